@@ -1,0 +1,16 @@
+/**
+ * Opaque bearer tokens (personal access tokens). 32 random bytes are far beyond guessing, so a
+ * fast sha-256 is the right stored form: it lets the hot path find a token by equality.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+export function generateToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+/** ZITADEL's expiry for a PAT created without one. */
+export const NO_EXPIRY = new Date('9999-12-31T23:59:59Z');

@@ -1,0 +1,93 @@
+/**
+ * First start on an empty store: the instance, its default organisation, a machine user
+ * holding IAM_OWNER, and a personal access token for it. Runs under the store's exclusive lock,
+ * so two processes starting at once on one database bootstrap exactly one instance; later
+ * starts find the instance and create nothing.
+ */
+import { generateToken, hashToken, NO_EXPIRY } from '../../auth/tokens.js';
+import type { Store } from '../../store/store.js';
+import { newId } from '../ids.js';
+import { orgPrimaryDomain } from '../orgs/domain.js';
+
+export interface BootstrapResult {
+  instanceId: string;
+  defaultOrgId: string;
+  /** Set only by the start that created the instance: the admin's token, shown once. */
+  created?: { adminUserId: string; token: string };
+}
+
+export const DEFAULT_ORG_NAME = 'Default';
+export const ADMIN_USER_NAME = 'admin';
+
+export async function bootstrapInstance(store: Store, instanceDomain: string): Promise<BootstrapResult> {
+  return store.exclusive(async () => {
+    const existing = await store.read.instance.get();
+    if (existing) return { instanceId: existing.id, defaultOrgId: existing.defaultOrgId };
+
+    const instanceId = newId();
+    const orgId = newId();
+    const adminUserId = newId();
+    const tokenId = newId();
+    const token = generateToken();
+    await store.transaction(async (tx) => {
+      const at = new Date();
+      const emit = (aggregateType: string, aggregateId: string, type: string, resourceOwner: string, payload: Record<string, unknown>) =>
+        tx.events.append({ aggregateType, aggregateId, type, payload, creator: 'SYSTEM', resourceOwner }, at);
+
+      await emit('instance', instanceId, 'instance.added', instanceId, { defaultOrgId: orgId });
+      await tx.instance.insert({ id: instanceId, defaultOrgId: orgId, createdAt: at });
+
+      const org = await emit('org', orgId, 'org.added', orgId, { name: DEFAULT_ORG_NAME });
+      await tx.orgs.insert({
+        id: orgId,
+        name: DEFAULT_ORG_NAME,
+        nameKey: DEFAULT_ORG_NAME.toLowerCase(),
+        state: 'ORG_STATE_ACTIVE',
+        primaryDomain: orgPrimaryDomain(DEFAULT_ORG_NAME, instanceDomain),
+        sequence: org.sequence,
+        createdAt: at,
+        changedAt: at,
+      });
+
+      const machine = { name: 'Instance administrator', description: 'Created on first start', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' };
+      await emit('user', adminUserId, 'user.machine.added', orgId, { userName: ADMIN_USER_NAME, ...machine });
+      const pat = await emit('user', adminUserId, 'user.personal.access.token.added', orgId, { tokenId, expirationDate: NO_EXPIRY.toISOString() });
+      await tx.users.insert({
+        id: adminUserId,
+        orgId,
+        type: 'machine',
+        userName: ADMIN_USER_NAME,
+        userNameKey: ADMIN_USER_NAME,
+        state: 'USER_STATE_ACTIVE',
+        data: machine,
+        passwordHash: null,
+        passwordChangeRequired: false,
+        sequence: pat.sequence,
+        createdAt: at,
+        changedAt: at,
+      });
+      await tx.tokens.insert({
+        id: tokenId,
+        userId: adminUserId,
+        tokenHash: hashToken(token),
+        expiresAt: NO_EXPIRY,
+        sequence: pat.sequence,
+        createdAt: at,
+        changedAt: at,
+      });
+
+      const member = await emit('instance', instanceId, 'instance.member.added', instanceId, { userId: adminUserId, roles: ['IAM_OWNER'] });
+      await tx.members.insert({
+        scopeType: 'instance',
+        scopeId: instanceId,
+        userId: adminUserId,
+        resourceOwner: instanceId,
+        roles: ['IAM_OWNER'],
+        sequence: member.sequence,
+        createdAt: at,
+        changedAt: at,
+      });
+    });
+    return { instanceId, defaultOrgId: orgId, created: { adminUserId, token } };
+  });
+}

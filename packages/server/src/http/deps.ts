@@ -1,0 +1,10 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Store } from '../store/store.js';
+import type { AppEnv } from './env.js';
+
+/** What every route registrar receives. */
+export interface RouteDeps {
+  store: Store;
+  /** Authenticates the caller; listed first in each protected route's middleware. */
+  auth: MiddlewareHandler<AppEnv>;
+}

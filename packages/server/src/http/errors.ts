@@ -1,0 +1,109 @@
+/**
+ * The one place a failure becomes an HTTP response: ZITADEL's body
+ * `{code, message, details: [{"@type", id, message}]}` with grpc-gateway's status mapping
+ * (reference §6.1). Every error body also carries the request id, to find its log line.
+ */
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ZodError } from 'zod';
+import { DomainError, GrpcCode } from '../domain/errors.js';
+import { UniqueViolation } from '../store/store.js';
+import type { AppEnv } from './env.js';
+
+export const ERROR_DETAIL_TYPE = 'type.googleapis.com/zitadel.v1.ErrorDetail';
+
+const HTTP_STATUS: Record<number, ContentfulStatusCode> = {
+  [GrpcCode.Canceled]: 499 as ContentfulStatusCode,
+  [GrpcCode.Unknown]: 500,
+  [GrpcCode.InvalidArgument]: 400,
+  [GrpcCode.DeadlineExceeded]: 504,
+  [GrpcCode.NotFound]: 404,
+  [GrpcCode.AlreadyExists]: 409,
+  [GrpcCode.PermissionDenied]: 403,
+  [GrpcCode.ResourceExhausted]: 429,
+  [GrpcCode.FailedPrecondition]: 400,
+  [GrpcCode.Aborted]: 409,
+  [GrpcCode.OutOfRange]: 400,
+  [GrpcCode.Unimplemented]: 501,
+  [GrpcCode.Internal]: 500,
+  [GrpcCode.Unavailable]: 503,
+  [GrpcCode.DataLoss]: 500,
+  [GrpcCode.Unauthenticated]: 401,
+};
+
+export function httpStatusOf(code: GrpcCode): ContentfulStatusCode {
+  return HTTP_STATUS[code] ?? 500;
+}
+
+export interface ErrorBody {
+  code: number;
+  message: string;
+  details: { '@type': string; id: string; message: string; requestId?: string }[];
+}
+
+export function errorBody(error: DomainError, requestId?: string): ErrorBody {
+  return {
+    code: error.code,
+    message: `${error.message} (${error.id})`,
+    details: [{ '@type': ERROR_DETAIL_TYPE, id: error.id, message: error.message, ...(requestId ? { requestId } : {}) }],
+  };
+}
+
+export function respondError(c: Context<AppEnv>, error: DomainError, status = httpStatusOf(error.code)) {
+  if (error.code === GrpcCode.Unauthenticated) c.header('WWW-Authenticate', `Bearer error="invalid_token"`);
+  return c.json(errorBody(error, c.get('requestId')), status);
+}
+
+/** A zod failure → 400 naming the field, e.g. `invalid title: …` or `invalid orgs[0].name: …`. */
+export function validationError(error: ZodError, where: string): DomainError {
+  const issue = error.issues[0];
+  const path = issue.path.reduce<string>(
+    (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
+    '',
+  );
+  const field = path || (where === 'json' ? 'body' : where);
+  return new DomainError(GrpcCode.InvalidArgument, 'API-V4l1d', `invalid ${field}: ${describeIssue(issue)}`);
+}
+
+function describeIssue(issue: ZodError['issues'][number]): string {
+  switch (issue.code) {
+    case 'too_big':
+      return issue.origin === 'string'
+        ? `value length must be at most ${String(issue.maximum)} characters`
+        : `value must be at most ${String(issue.maximum)}`;
+    case 'too_small':
+      return issue.origin === 'string'
+        ? Number(issue.minimum) === 1
+          ? 'value is required and must not be empty'
+          : `value length must be at least ${String(issue.minimum)} characters`
+        : `value must be at least ${String(issue.minimum)}`;
+    case 'invalid_type':
+      return issue.input === undefined ? 'value is required' : `expected ${issue.expected}, got ${Array.isArray(issue.input) ? 'array' : issue.input === null ? 'null' : typeof issue.input}`;
+    default:
+      return issue.message;
+  }
+}
+
+/** Anything thrown that is not a DomainError: known HTTP failures keep their status, the rest is 500. */
+export function toDomainError(error: unknown): { error: DomainError; status?: ContentfulStatusCode } {
+  if (error instanceof DomainError) return { error };
+  if (error instanceof UniqueViolation) {
+    return { error: new DomainError(GrpcCode.AlreadyExists, 'V3-DKcYh', 'Resource already exists') };
+  }
+  if (error instanceof HTTPException) {
+    if (error.status === 413) {
+      return { error: new DomainError(GrpcCode.ResourceExhausted, 'API-B0dy5', 'request body too large'), status: 413 };
+    }
+    if (error.status === 415) {
+      return { error: new DomainError(GrpcCode.InvalidArgument, 'API-C0nT1', 'the request body must be sent with Content-Type: application/json') };
+    }
+    if (error.status === 400) {
+      return { error: new DomainError(GrpcCode.InvalidArgument, 'API-J50n1', `malformed request: ${error.message}`) };
+    }
+  }
+  if (error instanceof SyntaxError) {
+    return { error: new DomainError(GrpcCode.InvalidArgument, 'API-J50n1', `malformed JSON: ${error.message}`) };
+  }
+  return { error: new DomainError(GrpcCode.Internal, 'API-1nt3r', 'internal error') };
+}

@@ -1,0 +1,15 @@
+import type { MiddlewareHandler } from 'hono';
+import { authenticate, type TokenVerifier } from '../../auth/authenticate.js';
+import type { Store } from '../../store/store.js';
+import type { AppEnv } from '../env.js';
+
+/**
+ * Resolves the caller before the route validates its input, as ZITADEL does: an
+ * unauthenticated request gets 401 whatever its body.
+ */
+export function requireAuth(store: Store, verifiers: readonly TokenVerifier[], instanceId: () => string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set('ctx', await authenticate(store, verifiers, instanceId(), c.req.header('authorization'), c.req.header('x-service-orgid')));
+    await next();
+  };
+}

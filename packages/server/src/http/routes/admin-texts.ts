@@ -1,0 +1,115 @@
+/**
+ * Instance message texts (description §4.1): openapi/paths/admin/text-verifyemail.yaml.
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { getDefaultMessageText, getInstanceMessageText, resetInstanceMessageText, setInstanceMessageText } from '../../domain/texts/instance-texts.js';
+import { MESSAGE_TYPES } from '../../domain/texts/message-text.js';
+import { SUPPORTED_LANGUAGES } from '../../domain/languages.js';
+import type { RouteDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
+import { DetailsResponse, errorResponses, SECURED } from '../schemas/common.js';
+import { LanguageParam, LanguagesResponse, MessageTextResponse, SetMessageTextRequest } from '../schemas/texts.js';
+
+const TAG = ['Message texts'];
+
+export function registerAdminTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/admin/v1/text/message/verifyemail/{language}',
+      operationId: 'SetDefaultVerifyEmailMessageText',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: {
+        params: LanguageParam,
+        body: { required: true, content: { 'application/json': { schema: SetMessageTextRequest } } },
+      },
+      responses: {
+        200: { description: 'Stored.', content: { 'application/json': { schema: DetailsResponse } } },
+        ...errorResponses(400, 401, 403, 413),
+      },
+    }),
+    async (c) => {
+      const { language } = c.req.valid('param');
+      const result = await setInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, language, c.req.valid('json'));
+      return c.json(result, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/admin/v1/text/message/verifyemail/{language}',
+      operationId: 'GetCustomVerifyEmailMessageText',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: { params: LanguageParam },
+      responses: {
+        200: { description: 'The instance text, or the built-in default.', content: { 'application/json': { schema: MessageTextResponse } } },
+        ...errorResponses(400, 401, 403),
+      },
+    }),
+    async (c) => {
+      const customText = await getInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
+      return c.json({ customText }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/admin/v1/text/default/message/verifyemail/{language}',
+      operationId: 'GetDefaultVerifyEmailMessageText',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: { params: LanguageParam },
+      responses: {
+        200: { description: 'The built-in text.', content: { 'application/json': { schema: MessageTextResponse } } },
+        ...errorResponses(400, 401, 403),
+      },
+    }),
+    async (c) => {
+      const customText = getDefaultMessageText(c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
+      return c.json({ customText }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/admin/v1/text/message/verifyemail/{language}',
+      operationId: 'ResetCustomVerifyEmailMessageTextToDefault',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: { params: LanguageParam },
+      responses: {
+        200: { description: 'Removed; the built-in default applies again.', content: { 'application/json': { schema: DetailsResponse } } },
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const result = await resetInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
+      return c.json(result, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/admin/v1/languages',
+      operationId: 'GetSupportedLanguages',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      responses: {
+        200: { description: 'The supported languages.', content: { 'application/json': { schema: LanguagesResponse } } },
+        ...errorResponses(401),
+      },
+    }),
+    (c) => c.json({ languages: [...SUPPORTED_LANGUAGES] }, 200),
+  );
+}

@@ -1,0 +1,98 @@
+/**
+ * Probes, the spec and its interactive reference: openapi/paths/system.yaml.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import type { AppEnv } from '../env.js';
+import type { RouteDeps } from '../deps.js';
+import { errorResponses } from '../schemas/common.js';
+
+export interface SystemDeps extends RouteDeps {
+  spec: Record<string, unknown>;
+  /** True once SIGTERM arrived: readiness fails so balancers stop sending traffic. */
+  isShuttingDown: () => boolean;
+}
+
+const Status = z.object({ status: z.string() });
+const SWAGGER_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js']);
+
+export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, { store, spec, isShuttingDown }: SystemDeps) {
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/healthz',
+      operationId: 'Healthz',
+      tags: ['System'],
+      responses: { 200: { description: 'The process is alive.', content: { 'application/json': { schema: Status } } } },
+    }),
+    (c) => c.json({ status: 'ok' }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/readyz',
+      operationId: 'Readyz',
+      tags: ['System'],
+      responses: {
+        200: { description: 'The store is reachable and migrated.', content: { 'application/json': { schema: Status } } },
+        503: { description: 'Shutting down, or the store is unreachable.', content: { 'application/json': { schema: Status } } },
+      },
+    }),
+    async (c) => {
+      if (isShuttingDown()) return c.json({ status: 'shutting down' }, 503);
+      try {
+        await store.ping();
+        return c.json({ status: 'ok' }, 200);
+      } catch {
+        return c.json({ status: 'store unreachable' }, 503);
+      }
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/openapi.json',
+      operationId: 'GetOpenApiDocument',
+      tags: ['System'],
+      responses: {
+        200: { description: 'This API\'s hand-written OpenAPI 3.1 document.', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
+      },
+    }),
+    (c) => c.json(spec, 200),
+  );
+
+  const swaggerDir = getAbsoluteFSPath();
+  const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>identity-service API reference</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="api-reference"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script></body></html>`;
+  const init = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#api-reference', deepLinking: true, persistAuthorization: true });`;
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/docs',
+      operationId: 'GetApiReference',
+      tags: ['System'],
+      responses: { 200: { description: 'An interactive API reference over /openapi.json.', content: { 'text/html': { schema: z.string() } } } },
+    }),
+    (c) => c.html(page, 200),
+  );
+
+  // Static assets of the reference page; not API operations, so not in the spec.
+  app.get('/docs/init.js', (c) => c.body(init, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  app.get('/docs/:asset', (c, next) => {
+    const asset = c.req.param('asset');
+    if (!SWAGGER_ASSETS.has(asset)) return next();
+    const type = asset.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8';
+    return c.body(readFileSync(join(swaggerDir, asset)), 200, { 'content-type': type, 'cache-control': 'public, max-age=3600' });
+  });
+}
+
+export { errorResponses };

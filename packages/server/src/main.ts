@@ -1,0 +1,68 @@
+/**
+ * The only place that reads the environment and listens: configuration → store (migrated) →
+ * first-start bootstrap → HTTP server, and a graceful stop on SIGTERM/SIGINT.
+ */
+import { serve } from '@hono/node-server';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { bootstrapInstance } from './domain/instance/bootstrap.js';
+import { createLogger } from './http/log.js';
+import { writeAdminToken } from './instance-files.js';
+import { openStore } from './store/store.js';
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const store = await openStore(config.store);
+  const instanceDomain = new URL(config.externalUrl).hostname;
+  const instance = await bootstrapInstance(store, instanceDomain);
+  if (instance.created) {
+    writeAdminToken(config.adminPatFile, instance.created.token);
+    // Printed once, on the start that created it; it is also in ADMIN_PAT_FILE (mode 0600).
+    process.stdout.write(
+      `\nFirst start: created the instance administrator (IAM_OWNER).\n` +
+        `Personal access token (shown once; also written to ${config.adminPatFile}):\n\n  ${instance.created.token}\n\n`,
+    );
+  }
+
+  let shuttingDown = false;
+  const app = createApp({
+    store,
+    instanceId: instance.instanceId,
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    isShuttingDown: () => shuttingDown,
+  });
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+    logger.info('listening', { address: info.address, port: info.port, store: config.store.dialect, externalUrl: config.externalUrl });
+  });
+
+  const stop = (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info('shutting down', { signal });
+    // Stop accepting connections, let in-flight requests finish, then close the store.
+    server.close(async () => {
+      await store.close();
+      logger.info('stopped');
+      process.exit(0);
+    });
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

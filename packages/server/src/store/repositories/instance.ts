@@ -1,0 +1,20 @@
+import type { Tables } from '../schema.js';
+import type { Db } from '../store.js';
+
+export interface InstanceRow {
+  id: string;
+  defaultOrgId: string;
+  createdAt: Date;
+}
+
+export function instanceRepository(db: Db, t: Tables) {
+  return {
+    async get(): Promise<InstanceRow | undefined> {
+      const [row] = await db.select().from(t.instances).limit(1);
+      return row;
+    },
+    async insert(row: InstanceRow): Promise<void> {
+      await db.insert(t.instances).values(row);
+    },
+  };
+}

@@ -1,0 +1,6 @@
+// The PostgreSQL instantiation of the tables; drizzle-kit reads this file to generate migrations.
+import { pgColumns } from './columns.js';
+import { defineTables } from './schema.js';
+
+export const { events, instances, orgs, users, personalAccessTokens, members, messageTexts } =
+  defineTables(pgColumns);

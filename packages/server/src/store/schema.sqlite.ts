@@ -1,0 +1,6 @@
+// The SQLite instantiation of the tables; drizzle-kit reads this file to generate migrations.
+import { sqliteColumns } from './columns.js';
+import { defineTables } from './schema.js';
+
+export const { events, instances, orgs, users, personalAccessTokens, members, messageTexts } =
+  defineTables(sqliteColumns);

@@ -1,0 +1,55 @@
+/**
+ * The storage boundary. The domain sees only `Store` and `Repositories`; which dialect runs
+ * underneath (SQLite file or PostgreSQL server) is decided once, in `openStore`.
+ */
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { createRepositories, type Repositories } from './repositories/index.js';
+
+/** The query-builder type repositories are written against (see columns.ts for why pg). */
+export type Db = NodePgDatabase<Record<string, never>>;
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Store {
+  readonly dialect: Dialect;
+  /** Reads outside a transaction (on SQLite: a separate connection that sees only committed data). */
+  readonly read: Repositories;
+  /** Runs `fn` in one transaction: every state change and its events commit together or not at all. */
+  transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** Runs `fn` while no other process on this store runs it (first-start bootstrap). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A write lost a race on a unique key (the caller decides what that means: usually 409). */
+export class UniqueViolation extends Error {
+  constructor(readonly detail: string) {
+    super(`unique violation: ${detail}`);
+  }
+}
+
+export { createRepositories, type Repositories };
+
+export interface StoreLocation {
+  dialect: Dialect;
+  /** A file path for SQLite, a connection URL for PostgreSQL. */
+  target: string;
+}
+
+/** `DATABASE_URL` → which store. Default: the SQLite file ./data/identity.db. */
+export function parseDatabaseUrl(url: string | undefined): StoreLocation {
+  if (!url) return { dialect: 'sqlite', target: './data/identity.db' };
+  if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', target: url };
+  if (url.startsWith('file:')) return { dialect: 'sqlite', target: url.slice('file:'.length) };
+  return { dialect: 'sqlite', target: url };
+}
+
+export async function openStore(location: StoreLocation): Promise<Store> {
+  if (location.dialect === 'postgres') {
+    const { openPostgresStore } = await import('./postgres.js');
+    return openPostgresStore(location.target);
+  }
+  const { openSqliteStore } = await import('./sqlite.js');
+  return openSqliteStore(location.target);
+}

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestInstance, describeEachStore, insertMachineUserWithToken, type TestInstance } from './support/instance.js';
+
+const PATH = '/admin/v1/text/message/verifyemail/en';
+
+describeEachStore('authentication with personal access tokens', (dialect) => {
+  let t: TestInstance;
+  beforeAll(async () => {
+    t = await createTestInstance(dialect);
+  });
+  afterAll(() => t.close());
+
+  const expect401 = async (res: Response) => {
+    expect(res.status).toBe(401);
+    const body = await res.json();
+    expect(body.code).toBe(16);
+    expect(body.details[0].id).toMatch(/^AUTH-/);
+    expect(res.headers.get('www-authenticate')).toContain('Bearer');
+  };
+
+  it('no token → 401', async () => {
+    await expect401(await t.call('PUT', PATH, { token: null, body: { title: 'x' } }));
+  });
+
+  it('malformed header → 401', async () => {
+    await expect401(await t.call('GET', PATH, { token: null, headers: { authorization: 'Basic abc' } }));
+    await expect401(await t.call('GET', PATH, { token: null, headers: { authorization: 'Bearer' } }));
+  });
+
+  it('unknown token → 401', async () => {
+    await expect401(await t.call('GET', PATH, { token: 'not-a-token' }));
+  });
+
+  it('expired token → 401', async () => {
+    const { token } = await insertMachineUserWithToken(t, { instanceRoles: ['IAM_OWNER'], expiresAt: new Date(Date.now() - 1000) });
+    await expect401(await t.call('GET', PATH, { token }));
+  });
+
+  it('401 comes before validation: an unauthenticated request with a bad body is not told about the body', async () => {
+    await expect401(await t.call('PUT', PATH, { token: null, body: { title: 'x'.repeat(500) } }));
+  });
+
+  it('a valid token of a user with no membership → 403', async () => {
+    const { token } = await insertMachineUserWithToken(t);
+    const res = await t.call('GET', PATH, { token });
+    expect(res.status).toBe(403);
+  });
+
+  it('x-service-orgid naming an organisation that does not exist → 403', async () => {
+    const res = await t.call('GET', PATH, { headers: { 'x-service-orgid': '12345' } });
+    expect(res.status).toBe(403);
+    expect((await res.json()).details[0].id).toBe('AUTH-Bs7Ds');
+  });
+
+  it('the admin token of the bootstrap works', async () => {
+    expect((await t.call('GET', PATH)).status).toBe(200);
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * A complete, bootstrapped service for one test: a fresh store (a SQLite file in a temp
+ * folder, or a fresh PostgreSQL database), the first-start bootstrap, and the app built
+ * in-process. `describeEachStore` runs a suite once per dialect.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { describe, inject } from 'vitest';
+import { createApp, type AppDeps } from '../../src/app.js';
+import { hashToken, generateToken, NO_EXPIRY } from '../../src/auth/tokens.js';
+import { bootstrapInstance } from '../../src/domain/instance/bootstrap.js';
+import { newId } from '../../src/domain/ids.js';
+import { openStore, type Dialect, type Store } from '../../src/store/store.js';
+
+export const DIALECTS: Dialect[] = ['sqlite', 'postgres'];
+
+export function describeEachStore(name: string, suite: (dialect: Dialect) => void) {
+  describe.each(DIALECTS)(`${name} [%s]`, (dialect) => suite(dialect));
+}
+
+export interface TestInstance {
+  dialect: Dialect;
+  store: Store;
+  app: ReturnType<typeof createApp>;
+  instanceId: string;
+  defaultOrgId: string;
+  adminUserId: string;
+  adminToken: string;
+  /** `app.request` with the admin token (or another) and JSON handling. */
+  call: (method: string, path: string, options?: { token?: string | null; body?: unknown; headers?: Record<string, string> }) => Promise<Response>;
+  close: () => Promise<void>;
+}
+
+let dbCounter = 0;
+
+/** A connection URL to a new, empty PostgreSQL database on the test server. */
+export async function freshPostgresDatabase(): Promise<string> {
+  const adminUrl = inject('postgresUrl');
+  const name = `test_${process.pid}_${Date.now()}_${dbCounter++}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function openTestStore(dialect: Dialect): Promise<{ store: Store; cleanup: () => void }> {
+  if (dialect === 'postgres') {
+    return { store: await openStore({ dialect, target: await freshPostgresDatabase() }), cleanup: () => undefined };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'identity-sqlite-'));
+  return {
+    store: await openStore({ dialect, target: join(dir, 'identity.db') }),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export async function createTestInstance(dialect: Dialect, options: Partial<AppDeps> = {}): Promise<TestInstance> {
+  const { store, cleanup } = await openTestStore(dialect);
+  const boot = await bootstrapInstance(store, 'localhost');
+  const app = createApp({ store, instanceId: boot.instanceId, ...options });
+  const adminToken = boot.created!.token;
+  const call: TestInstance['call'] = (method, path, opts = {}) => {
+    const token = opts.token === undefined ? adminToken : opts.token;
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    }
+    return Promise.resolve(app.request(path, { method, headers, body }));
+  };
+  return {
+    dialect,
+    store,
+    app,
+    instanceId: boot.instanceId,
+    defaultOrgId: boot.defaultOrgId,
+    adminUserId: boot.created!.adminUserId,
+    adminToken,
+    call,
+    close: async () => {
+      await store.close();
+      cleanup();
+    },
+  };
+}
+
+/**
+ * A machine user with a PAT and the given memberships, written straight to the store: for
+ * permission tests that must not depend on the users API.
+ */
+export async function insertMachineUserWithToken(
+  t: TestInstance,
+  options: { orgId?: string; instanceRoles?: string[]; orgRoles?: string[]; expiresAt?: Date } = {},
+): Promise<{ userId: string; token: string }> {
+  const userId = newId();
+  const token = generateToken();
+  const orgId = options.orgId ?? t.defaultOrgId;
+  const at = new Date();
+  await t.store.transaction(async (tx) => {
+    const user = await tx.events.append({ aggregateType: 'user', aggregateId: userId, type: 'user.machine.added', payload: {}, creator: 'TEST', resourceOwner: orgId });
+    await tx.users.insert({
+      id: userId, orgId, type: 'machine', userName: `m-${userId}`, userNameKey: `m-${userId}`, state: 'USER_STATE_ACTIVE',
+      data: { name: 'test machine' }, passwordHash: null, passwordChangeRequired: false, sequence: user.sequence, createdAt: at, changedAt: at,
+    });
+    await tx.tokens.insert({ id: newId(), userId, tokenHash: hashToken(token), expiresAt: options.expiresAt ?? NO_EXPIRY, sequence: user.sequence, createdAt: at, changedAt: at });
+    if (options.instanceRoles?.length) {
+      await tx.members.insert({ scopeType: 'instance', scopeId: t.instanceId, userId, resourceOwner: t.instanceId, roles: options.instanceRoles, sequence: 1, createdAt: at, changedAt: at });
+    }
+    if (options.orgRoles?.length) {
+      await tx.members.insert({ scopeType: 'org', scopeId: orgId, userId, resourceOwner: orgId, roles: options.orgRoles, sequence: 1, createdAt: at, changedAt: at });
+    }
+  });
+  return { userId, token };
+}
