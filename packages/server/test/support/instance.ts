@@ -13,6 +13,7 @@ import { hashToken, generateToken, NO_EXPIRY } from '../../src/auth/tokens.js';
 import { bootstrapInstance } from '../../src/domain/instance/bootstrap.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore, type Dialect, type Store } from '../../src/store/store.js';
+import type {} from './global-postgres.js'; // the typing of inject('postgresUrl')
 
 export const DIALECTS: Dialect[] = ['sqlite', 'postgres'];
 

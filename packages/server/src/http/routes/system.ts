@@ -1,3 +1,4 @@
+/// <reference path="../../types/swagger-ui-dist.d.ts" />
 /**
  * Probes, the spec and its interactive reference: openapi/paths/system.yaml.
  */

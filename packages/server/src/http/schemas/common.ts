@@ -18,7 +18,7 @@ export const ErrorBody = z
     code: z.number().int(),
     message: z.string(),
     details: z.array(
-      z.object({ '@type': z.string(), id: z.string(), message: z.string(), requestId: z.string().optional() }),
+      z.object({ '@type': z.literal('type.googleapis.com/zitadel.v1.ErrorDetail'), id: z.string(), message: z.string(), requestId: z.string().optional() }),
     ),
   })
   .openapi('ErrorBody');
