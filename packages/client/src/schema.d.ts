@@ -168,6 +168,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/orgs/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation the request acts on
+         * @description The caller's organisation, or the one named by `x-service-orgid`. Permission `org.read`.
+         */
+        get: operations["GetMyOrg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -265,6 +285,15 @@ export interface components {
             /** @example ok */
             status: string;
         };
+        Org: {
+            id: string;
+            details: components["schemas"]["Details"];
+            /** @enum {string} */
+            state: "ORG_STATE_UNSPECIFIED" | "ORG_STATE_ACTIVE" | "ORG_STATE_INACTIVE" | "ORG_STATE_REMOVED";
+            name: string;
+            /** @description `<name as a DNS label>.<instance domain>`, e.g. `acme.localhost`. */
+            primaryDomain: string;
+        };
     };
     responses: {
         /** @description Invalid request; the message names the field (code 3 or 9). */
@@ -329,6 +358,12 @@ export interface components {
          * @example en
          */
         Language: string;
+        /**
+         * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+         *     organisation; the caller needs the permission there (an instance role, or a role in that
+         *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+         */
+        OrgHeader: string;
     };
     requestBodies: never;
     headers: never;
@@ -595,6 +630,38 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetMyOrg: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organisation the request acts on. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        org: components["schemas"]["Org"];
+                    };
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             default: components["responses"]["Unexpected"];

@@ -13,6 +13,7 @@ import { createLogger, type Logger } from './http/log.js';
 import { requireAuth } from './http/middleware/authenticate.js';
 import { requestContext } from './http/middleware/request-context.js';
 import { registerAdminTextRoutes } from './http/routes/admin-texts.js';
+import { registerManagementOrgRoutes } from './http/routes/management-orgs.js';
 import { registerSystemRoutes } from './http/routes/system.js';
 import { loadSpec } from './http/spec.js';
 import type { Store } from './store/store.js';
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps) {
   };
   registerSystemRoutes(app, { ...routeDeps, spec: deps.spec ?? loadSpec(), isShuttingDown: deps.isShuttingDown ?? (() => false) });
   registerAdminTextRoutes(app, routeDeps);
+  registerManagementOrgRoutes(app, routeDeps);
 
   const knownPaths = app.routes
     .filter((r) => r.method !== 'ALL')
