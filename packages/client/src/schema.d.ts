@@ -4,6 +4,61 @@
  */
 
 export interface paths {
+    "/admin/v1/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export organisations
+         * @description Exports organisations as ZITADEL's document `{"orgs": [DataOrg…]}` (see `DataOrgs` for what is in it).
+         *     `responseOutput`: the document is the response body, streamed as it is read (memory does not grow
+         *     with the organisation). `gcsOutput`: the document is written to Cloud Storage with the given
+         *     credentials (one upload request) and the response says where; with both, the object is written
+         *     first and the streamed body starts with `gcsOutput`. Excluded ids that match nothing are ignored.
+         *     Permission: `iam.read` (IAM_OWNER, IAM_OWNER_VIEWER, IAM_LOGIN_CLIENT).
+         */
+        post: operations["ExportData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import organisations
+         * @description Imports a document produced by an export (this service's or ZITADEL's), a version-1 document, or one
+         *     read from Cloud Storage. The whole document is validated first: an invalid field → 400 naming its
+         *     path (e.g. `orgs[0].humanUsers[3].user.email.email`), nothing written. Each organisation is then
+         *     imported in one transaction. Resources that already exist are reported in `errors` and left
+         *     unchanged; ids from the document are kept (machine users included); password hashes and OTP
+         *     secrets are stored as given; texts go to the imported organisation. An organisation whose id exists
+         *     is imported into; one whose name is taken by another organisation is skipped (reported). Imported
+         *     resources get no events of their own; the import appends one event `instance.data.imported` naming
+         *     the caller and the organisations. The importing user is not made a member of anything.
+         *     A timeout rolls back the organisation in progress (earlier ones stay) → 504.
+         *     Permission: `iam.write` (IAM_OWNER).
+         */
+        post: operations["ImportData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -188,10 +243,1438 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/orgs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an organisation
+         * @description Creates an organisation with the primary domain `<name as a DNS label>.<instance domain>`
+         *     and makes the caller its ORG_OWNER. Appends `org.added` and `org.member.added`.
+         *     Permission `org.create` (IAM_OWNER, IAM_ORG_MANAGER); ZITADEL lets any authenticated user
+         *     create an organisation, this service does not. A name or primary domain already taken
+         *     (ignoring letter case) answers 409.
+         */
+        post: operations["AddOrg"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/orgs/me/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a user a member of the organisation
+         * @description Gives an existing user (of any organisation of the instance) organisation roles (`ORG_*`)
+         *     in the organisation the request acts on. Appends `org.member.added`. Permission
+         *     `org.member.write`.
+         */
+        post: operations["AddOrgMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/orgs/me/members/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the members of the organisation
+         * @description Members of the organisation the request acts on, oldest membership first. Permission `org.member.read`.
+         */
+        post: operations["ListOrgMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/orgs/me/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a member's roles
+         * @description Appends `org.member.changed`. Permission `org.member.write`.
+         */
+        put: operations["UpdateOrgMember"];
+        post?: never;
+        /**
+         * Remove a member of the organisation
+         * @description Takes all organisation roles from the user. Appends `org.member.removed`. Permission
+         *     `org.member.delete`. 404 when the user is not a member (ZITADEL answers 200).
+         */
+        delete: operations["RemoveOrgMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/human/_import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create (import) a human user in the organisation
+         * @description Creates a human user in the organisation the request acts on, with a password or an
+         *     already hashed password. The state is `USER_STATE_INITIAL` until the email is verified and
+         *     a password is set. Appends `user.human.added`. Permission `user.write`.
+         */
+        post: operations["ImportHumanUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/machine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a machine (service) user in the organisation
+         * @description Creates a machine user in the organisation the request acts on; it authenticates with
+         *     personal access tokens. Appends `user.machine.added`. Permission `user.write`.
+         */
+        post: operations["AddMachineUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the users of the organisation
+         * @description Users of the organisation the request acts on, oldest first. Permission `user.read`.
+         */
+        post: operations["ListUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One user of the organisation
+         * @description A user of the organisation the request acts on; a user of another organisation answers 404.
+         *     Permission `user.read`.
+         */
+        get: operations["GetUserByID"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user of the organisation
+         * @description Removes the user with its personal access tokens (which stop working at once) and its
+         *     memberships. Appends `user.removed` and, per membership, `<scope>.member.cascade.removed`.
+         *     Permission `user.delete`, and being allowed to grant every membership the user holds
+         *     (otherwise 403 `COMMAND-Auth0r`).
+         */
+        delete: operations["RemoveUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/pats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a personal access token for a machine user
+         * @description A bearer token for a machine user of the organisation the request acts on. The token is
+         *     returned only in this response. Appends `user.personal.access.token.added`. Permission
+         *     `user.write`. A human user answers 400 `COMMAND-Df2f1`; a past `expirationDate` 400
+         *     `DOMAIN-dv3t5`.
+         *     The caller must also be allowed to grant every membership the user holds (e.g.
+         *     `iam.member.write` for an instance member), otherwise 403 `COMMAND-Auth0r`: unlike ZITADEL,
+         *     `user.write` alone does not let an organisation's user manager mint a token for its IAM_OWNER.
+         */
+        post: operations["AddPersonalAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/pats/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The personal access tokens of a user
+         * @description The tokens' ids and expiry (never the tokens), oldest first. Permission `user.read`.
+         */
+        post: operations["ListPersonalAccessTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/pats/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a personal access token
+         * @description The token stops working at once. Appends `user.personal.access.token.removed`. Permission `user.write`.
+         */
+        delete: operations["RemovePersonalAccessToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/orgs/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the organisations of the instance
+         * @description Every organisation of the instance matching all `queries`, oldest first (`asc: false`:
+         *     newest first). Permission `iam.read` (IAM_OWNER, IAM_OWNER_VIEWER, IAM_LOGIN_CLIENT).
+         */
+        post: operations["ListOrgs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/orgs/{orgId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One organisation of the instance
+         * @description Any organisation of the instance, by id. Permission `iam.read`.
+         */
+        get: operations["GetOrgByID"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a user an instance member
+         * @description Gives an existing user (of any organisation) instance roles (`IAM_*`), which apply in every
+         *     organisation. Appends `instance.member.added`. Permission `iam.member.write` (IAM_OWNER,
+         *     IAM_LOGIN_CLIENT).
+         */
+        post: operations["AddIAMMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/members/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the instance members
+         * @description Instance members, oldest membership first. Permission `iam.member.read`.
+         */
+        post: operations["ListIAMMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an instance member
+         * @description Takes all instance roles from the user. Appends `instance.member.removed`. Permission
+         *     `iam.member.delete`. 404 when the user is not an instance member (ZITADEL answers 200).
+         */
+        delete: operations["RemoveIAMMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/idps/jwt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deprecated: add a JWT identity provider to the organisation
+         * @deprecated
+         * @description Creates a JWT identity provider on the organisation: its users can then sign in with an existing
+         *     JWT, fetched from `jwtEndpoint`, as a federated identity. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     One event `org.idp.config.added` on the organisation, so `details.sequence` is the organisation's
+         *     event count. A name the organisation already uses (ignoring letter case) answers 409 `V3-DKcYh`.
+         *     Deprecated: use the identity-provider settings that replace it (see the `Link` header).
+         */
+        post: operations["AddOrgJWTIDP"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/idps/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deprecated: list the identity providers of the organisation and the instance
+         * @deprecated
+         * @description The providers the organisation can use: its own (`IDP_OWNER_TYPE_ORG`) and the instance's
+         *     (`IDP_OWNER_TYPE_SYSTEM`). Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.read`.
+         */
+        post: operations["ListOrgIDPs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/idps/{idpId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Deprecated: an identity provider of the organisation or the instance
+         * @deprecated
+         * @description The provider with this id when the organisation or the instance owns it; otherwise 404
+         *     `QUERY-rhR2o`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.read`.
+         */
+        get: operations["GetOrgIDPByID"];
+        /**
+         * Deprecated: change an organisation provider's name, styling and auto-registration
+         * @deprecated
+         * @description Replaces name, styling and auto-registration of a provider the organisation owns (an instance
+         *     provider answers 404). A request that changes nothing answers 400 `Org-jf9w`; a name the organisation
+         *     already uses answers 409. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         */
+        put: operations["UpdateOrgIDP"];
+        post?: never;
+        /**
+         * Deprecated: remove an identity provider of the organisation
+         * @deprecated
+         * @description Removes a provider the organisation owns; its name becomes free again. Instance providers cannot be
+         *     removed here (404). Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         */
+        delete: operations["RemoveOrgIDP"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/idps/{idpId}/jwt_config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Deprecated: change an organisation provider's JWT settings
+         * @deprecated
+         * @description Replaces the JWT settings of a provider the organisation owns (same rules as when adding). A request
+         *     that changes nothing answers 400 `Org-2k9fs`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         */
+        put: operations["UpdateOrgIDPJWTConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/idps/{idpId}/_deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deprecated: deactivate an identity provider of the organisation
+         * @deprecated
+         * @description Sets an active provider the organisation owns to `IDP_STATE_INACTIVE`; one that is not active answers
+         *     400 `Org-BBmd0`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         */
+        post: operations["DeactivateOrgIDP"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/idps/{idpId}/_reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deprecated: reactivate an identity provider of the organisation
+         * @deprecated
+         * @description Sets an inactive provider the organisation owns back to `IDP_STATE_ACTIVE`; one that is not inactive
+         *     answers 400 `Org-5Mo0d`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         */
+        post: operations["ReactivateOrgIDP"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/idps/jwt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deprecated: add a JWT identity provider to the instance
+         * @deprecated
+         * @description Creates a JWT identity provider on the instance, usable by every organisation (`IDP_OWNER_TYPE_SYSTEM`).
+         *     Permission `iam.idp.write`. One event `instance.idp.config.added` on the instance, so
+         *     `details.sequence` is the instance's event count. A name the instance already uses (ignoring letter
+         *     case) answers 409 `V3-DKcYh`.
+         */
+        post: operations["AddJWTIDP"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/idps/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deprecated: list the identity providers of the instance
+         * @deprecated
+         * @description The instance's own providers. Permission `iam.idp.read`.
+         */
+        post: operations["ListIDPs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/idps/{idpId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Deprecated: an identity provider of the instance
+         * @deprecated
+         * @description The instance provider with this id; organisation providers answer 404 `QUERY-rhR2o` here.
+         *     Permission `iam.idp.read`.
+         */
+        get: operations["GetIDPByID"];
+        put?: never;
+        post?: never;
+        /**
+         * Deprecated: remove an identity provider of the instance
+         * @deprecated
+         * @description Removes an instance provider; its name becomes free again. Permission `iam.idp.write`.
+         */
+        delete: operations["RemoveIDP"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a project
+         * @description Creates a project in the context organisation; the caller becomes its `PROJECT_OWNER`
+         *     (as ZITADEL's AddProject does). Permission `project.create`. A name already used by a project
+         *     of the organisation answers 409.
+         */
+        post: operations["AddProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the organisation's projects
+         * @description Projects of the context organisation, oldest first unless `query.asc` is false. Permission
+         *     `project.read`; a caller holding it only through project roles sees only those projects.
+         */
+        post: operations["ListProjects"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A project of the organisation
+         * @description Permission `project.read` (through a project role: for that project only, else 403). A
+         *     project of another organisation answers 404 like a missing one.
+         */
+        get: operations["GetProjectByID"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a role to a project
+         * @description Permission `project.role.write` (through a project role: for that project only). An unknown
+         *     project, or one of another organisation, answers 404; a key the project already has, 409.
+         */
+        post: operations["AddProjectRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/roles/_bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add several roles at once
+         * @description All or nothing: one key the project already has, or a key given twice, answers 409 and adds
+         *     none. Permission `project.role.write`.
+         */
+        post: operations["BulkAddProjectRoles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/roles/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search a project's roles
+         * @description Roles ordered by key. Permission `project.role.read`.
+         */
+        post: operations["ListProjectRoles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/roles/{roleKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                roleKey: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a role from a project
+         * @description Removes the role and takes it out of every user grant on the project, in one transaction
+         *     (each changed grant gets a `user.grant.cascade.changed` event). Permission `project.role.delete`.
+         */
+        delete: operations["RemoveProjectRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a user a member of the project
+         * @description Gives a user (of any organisation of the instance) project roles (`PROJECT_OWNER`,
+         *     `PROJECT_OWNER_VIEWER`, `PROJECT_OWNER_GLOBAL`, `PROJECT_OWNER_VIEWER_GLOBAL`). Their
+         *     permissions count only for this project. An unknown user answers 400; an existing member,
+         *     409. Permission `project.member.write`.
+         */
+        post: operations["AddProjectMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/members/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The project's members
+         * @description Permission `project.member.read`.
+         */
+        post: operations["ListProjectMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member from the project
+         * @description Permission `project.member.delete`.
+         */
+        delete: operations["RemoveProjectMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant a user roles on a project
+         * @description The context organisation grants the user (of any organisation of the instance) roles on one of
+         *     its projects. Permission `user.grant.write`; through a project role it covers only that project
+         *     (else 403 `EVENT-Shu7e`). Unknown user → 400 `COMMAND-4f8sg`; a project that is not the
+         *     context organisation's (or does not exist) → 400 `COMMAND-4m9ff`; a role key the project does
+         *     not define → 400 `COMMAND-mm9F4`; a grant for the same organisation, user and project → 409
+         *     `V3-DKcYh`.
+         */
+        post: operations["AddUserGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/grants/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the organisation's user grants
+         * @description Grants owned by the context organisation, oldest first unless `query.asc` is false.
+         *     Permission `user.grant.read`; a caller holding it only through project roles sees only grants
+         *     on those projects.
+         */
+        post: operations["ListUserGrants"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/grants/{grantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                /** @description The user grant's id. */
+                grantId: components["parameters"]["GrantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A user grant
+         * @description A grant of the context organisation whose user is `userId`; anything else answers 404
+         *     `QUERY-wIPkA`. Permission `user.grant.read` (through a project role: for that project only).
+         */
+        get: operations["GetUserGrantByID"];
+        /**
+         * Replace a grant's roles
+         * @description The grant's roles become `roleKeys`. The same roles again → 400 `COMMAND-Rs8fy`; an undefined
+         *     role → 400 `COMMAND-mm9F4`. Permission `user.grant.write`.
+         */
+        put: operations["UpdateUserGrant"];
+        post?: never;
+        /**
+         * Remove a user grant
+         * @description Removes the grant (description §4.2): the user can no longer use the project and the grant's
+         *     roles leave tokens issued afterwards; the same grant can be added again. A grant that does not
+         *     exist, was removed, belongs to another organisation than the context one, or whose user is not
+         *     `userId` answers 404 `COMMAND-1My0t` "User grant not found". Permission `user.grant.delete`;
+         *     a caller holding it only through roles on other projects gets 403 `EVENT-Shu7e`.
+         */
+        delete: operations["RemoveUserGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/grants/{grantId}/_deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                /** @description The user grant's id. */
+                grantId: components["parameters"]["GrantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a user grant
+         * @description An inactive grant stays but gives no roles. Not active → 400 `COMMAND-1S9gx`. Permission `user.grant.write`.
+         */
+        post: operations["DeactivateUserGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/grants/{grantId}/_reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                /** @description The user grant's id. */
+                grantId: components["parameters"]["GrantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a user grant
+         * @description Not inactive → 400 `COMMAND-1ML0v`. Permission `user.grant.write`.
+         */
+        post: operations["ReactivateUserGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/user_grants/_bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove several user grants at once
+         * @description All in one transaction: an empty list → 400 `COMMAND-5M0sd`; any grant missing in the context
+         *     organisation → 404 `COMMAND-1My0t` and nothing is removed; a grant on a project the caller's
+         *     project-scoped permission does not cover → 403 `EVENT-Shu7e`. Permission `user.grant.delete`.
+         */
+        delete: operations["BulkRemoveUserGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/apps/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an OIDC application to a project
+         * @description Creates an OIDC application (client) of the project. Permission `project.app.write`. The response
+         *     carries the clientId and, for confidential clients (BASIC/POST), the client secret, shown only here.
+         *     An unknown project (or one of another organisation) answers 404.
+         */
+        post: operations["AddOIDCApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/apps/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the applications of a project
+         * @description Applications of the project, oldest first unless `query.asc` is false. Permission `project.app.read`.
+         */
+        post: operations["ListApps"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/apps/{appId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an application
+         * @description Permission `project.app.read`.
+         */
+        get: operations["GetAppByID"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an application
+         * @description Removes the application; its client can no longer get tokens. Permission `project.app.delete`.
+         */
+        delete: operations["RemoveApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/apps/{appId}/oidc_config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change an application's OIDC settings
+         * @description Fields left out keep their value; nothing changed answers 400. Switching a public client to BASIC/POST
+         *     generates a client secret, returned here once. Permission `project.app.write`.
+         */
+        put: operations["UpdateOIDCAppConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Generate a client secret for a machine user
+         * @description Generates (or replaces) the machine user's client secret, for the client-credentials grant at
+         *     /oauth/v2/token (client_secret_basic; client_id = the returned clientId, normally the user name).
+         *     Shown once; only a hash is kept. Permission `user.write`, and the caller must be allowed to grant
+         *     every role the machine user holds. A human user answers 400; an unknown user 404.
+         */
+        put: operations["GenerateMachineSecret"];
+        post?: never;
+        /**
+         * Remove a machine user's client secret
+         * @description The client-credentials grant stops working for the user. Permission `user.write`. A human user
+         *     answers 400; no secret (or no user) 404.
+         */
+        delete: operations["RemoveMachineSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/events/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the audit trail
+         * @description Every write appends its events in the same transaction, so this is the complete history of the
+         *     instance, newest first unless `asc`. Filters (all optional, combined): `editorUserId`,
+         *     `aggregateTypes`, `aggregateId`, `eventTypes`, `resourceOwner`, and a creation-date window:
+         *     `range {since, until}` (both inclusive) or `from` (same as `range.since`). Paging: `limit`
+         *     (0 or omitted: 100, at most 1000) and `offset` (ZITADEL pages by a sequence cursor instead).
+         *     Permission `events.read` (IAM_OWNER, IAM_OWNER_VIEWER).
+         */
+        post: operations["ListEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description ZITADEL's OIDCResponseType: CODE for the authorization code flow, ID_TOKEN / ID_TOKEN_TOKEN for the implicit flow.
+         * @enum {string}
+         */
+        OIDCResponseType: "OIDC_RESPONSE_TYPE_CODE" | "OIDC_RESPONSE_TYPE_ID_TOKEN" | "OIDC_RESPONSE_TYPE_ID_TOKEN_TOKEN";
+        /**
+         * @description ZITADEL's OIDCGrantType. DEVICE_CODE and TOKEN_EXCHANGE are refused (400): this server does not run them.
+         * @enum {string}
+         */
+        OIDCGrantType: "OIDC_GRANT_TYPE_AUTHORIZATION_CODE" | "OIDC_GRANT_TYPE_IMPLICIT" | "OIDC_GRANT_TYPE_REFRESH_TOKEN" | "OIDC_GRANT_TYPE_DEVICE_CODE" | "OIDC_GRANT_TYPE_TOKEN_EXCHANGE";
+        /**
+         * @description ZITADEL's OIDCAppType: WEB (server-side), USER_AGENT (single-page app), NATIVE (desktop/mobile).
+         * @enum {string}
+         */
+        OIDCAppType: "OIDC_APP_TYPE_WEB" | "OIDC_APP_TYPE_USER_AGENT" | "OIDC_APP_TYPE_NATIVE";
+        /**
+         * @description How the client authenticates at the token endpoint: BASIC / POST with the generated secret, NONE for public clients (PKCE). PRIVATE_KEY_JWT is refused (400): there is no application key API.
+         * @enum {string}
+         */
+        OIDCAuthMethodType: "OIDC_AUTH_METHOD_TYPE_BASIC" | "OIDC_AUTH_METHOD_TYPE_POST" | "OIDC_AUTH_METHOD_TYPE_NONE" | "OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT";
+        /**
+         * @description Access token format: BEARER = opaque (checked by lookup / introspection), JWT = signed with the keys at /oauth/v2/keys.
+         * @enum {string}
+         */
+        OIDCTokenType: "OIDC_TOKEN_TYPE_BEARER" | "OIDC_TOKEN_TYPE_JWT";
+        /**
+         * @description OIDC version of the app.
+         * @enum {string}
+         */
+        OIDCVersion: "OIDC_VERSION_1_0";
+        /**
+         * @description ZITADEL's AddOIDCAppRequest. Fields left out take ZITADEL's defaults (the enums' first values, no URIs).
+         * @example {
+         *       "name": "spa",
+         *       "redirectUris": [
+         *         "https://app.example.com/callback"
+         *       ],
+         *       "responseTypes": [
+         *         "OIDC_RESPONSE_TYPE_CODE"
+         *       ],
+         *       "grantTypes": [
+         *         "OIDC_GRANT_TYPE_AUTHORIZATION_CODE",
+         *         "OIDC_GRANT_TYPE_REFRESH_TOKEN"
+         *       ],
+         *       "appType": "OIDC_APP_TYPE_USER_AGENT",
+         *       "authMethodType": "OIDC_AUTH_METHOD_TYPE_NONE",
+         *       "accessTokenType": "OIDC_TOKEN_TYPE_JWT"
+         *     }
+         */
+        AddOIDCAppRequest: {
+            name: string;
+            /** @description Absolute URIs without fragment. Without devMode, URIs that break the app type's rules (web/user agent https only; native a custom scheme or http on loopback) are reported in complianceProblems and not accepted at authorization. */
+            redirectUris?: string[];
+            /** @description Default [OIDC_RESPONSE_TYPE_CODE]. */
+            responseTypes?: components["schemas"]["OIDCResponseType"][];
+            /** @description Default [OIDC_GRANT_TYPE_AUTHORIZATION_CODE]. REFRESH_TOKEN lets the app get refresh tokens with the offline_access scope. */
+            grantTypes?: components["schemas"]["OIDCGrantType"][];
+            appType?: components["schemas"]["OIDCAppType"];
+            authMethodType?: components["schemas"]["OIDCAuthMethodType"];
+            postLogoutRedirectUris?: string[];
+            version?: components["schemas"]["OIDCVersion"];
+            /** @description Accept non-compliant redirect URIs (e.g. http) at authorization. */
+            devMode?: boolean;
+            accessTokenType?: components["schemas"]["OIDCTokenType"];
+            /** @description Put the roles claim into access tokens even without the roles scope. */
+            accessTokenRoleAssertion?: boolean;
+            /** @description Put the roles claim (when the roles scope is requested) into the ID token too, not only userinfo. */
+            idTokenRoleAssertion?: boolean;
+            /** @description Put the profile and email claims into the ID token too, not only userinfo. */
+            idTokenUserinfoAssertion?: boolean;
+            /** @description 0s to 5s, subtracted from iat and added to exp of JWT access tokens. */
+            clockSkew?: string;
+            additionalOrigins?: string[];
+            skipNativeAppSuccessPage?: boolean;
+        };
+        /** @description ZITADEL's UpdateOIDCAppConfigRequest. Fields left out keep their value; a request that changes nothing answers 400. */
+        UpdateOIDCAppConfigRequest: {
+            /** @description Absolute URIs without fragment. Without devMode, URIs that break the app type's rules (web/user agent https only; native a custom scheme or http on loopback) are reported in complianceProblems and not accepted at authorization. */
+            redirectUris?: string[];
+            /** @description Default [OIDC_RESPONSE_TYPE_CODE]. */
+            responseTypes?: components["schemas"]["OIDCResponseType"][];
+            /** @description Default [OIDC_GRANT_TYPE_AUTHORIZATION_CODE]. REFRESH_TOKEN lets the app get refresh tokens with the offline_access scope. */
+            grantTypes?: components["schemas"]["OIDCGrantType"][];
+            appType?: components["schemas"]["OIDCAppType"];
+            authMethodType?: components["schemas"]["OIDCAuthMethodType"];
+            postLogoutRedirectUris?: string[];
+            version?: components["schemas"]["OIDCVersion"];
+            /** @description Accept non-compliant redirect URIs (e.g. http) at authorization. */
+            devMode?: boolean;
+            accessTokenType?: components["schemas"]["OIDCTokenType"];
+            /** @description Put the roles claim into access tokens even without the roles scope. */
+            accessTokenRoleAssertion?: boolean;
+            /** @description Put the roles claim (when the roles scope is requested) into the ID token too, not only userinfo. */
+            idTokenRoleAssertion?: boolean;
+            /** @description Put the profile and email claims into the ID token too, not only userinfo. */
+            idTokenUserinfoAssertion?: boolean;
+            /** @description 0s to 5s, subtracted from iat and added to exp of JWT access tokens. */
+            clockSkew?: string;
+            additionalOrigins?: string[];
+            skipNativeAppSuccessPage?: boolean;
+        };
+        LocalizedMessage: {
+            key: string;
+            localizedMessage: string;
+        };
+        AddOIDCAppResponse: {
+            appId: string;
+            details: components["schemas"]["Details"];
+            clientId: string;
+            /** @description Only for confidential clients (auth method BASIC or POST), shown this once; only its hash is kept. */
+            clientSecret?: string;
+            noneCompliant: boolean;
+            complianceProblems: components["schemas"]["LocalizedMessage"][];
+        };
+        OIDCConfig: {
+            redirectUris: string[];
+            responseTypes: components["schemas"]["OIDCResponseType"][];
+            grantTypes: components["schemas"]["OIDCGrantType"][];
+            appType: components["schemas"]["OIDCAppType"];
+            clientId: string;
+            authMethodType: components["schemas"]["OIDCAuthMethodType"];
+            postLogoutRedirectUris: string[];
+            version: components["schemas"]["OIDCVersion"];
+            noneCompliant: boolean;
+            complianceProblems: components["schemas"]["LocalizedMessage"][];
+            devMode: boolean;
+            accessTokenType: components["schemas"]["OIDCTokenType"];
+            accessTokenRoleAssertion: boolean;
+            idTokenRoleAssertion: boolean;
+            idTokenUserinfoAssertion: boolean;
+            clockSkew: string;
+            additionalOrigins: string[];
+            skipNativeAppSuccessPage: boolean;
+        };
+        /** @description An application of a project (only OIDC applications exist here). */
+        App: {
+            id: string;
+            details: components["schemas"]["Details"];
+            /** @enum {string} */
+            state: "APP_STATE_ACTIVE" | "APP_STATE_INACTIVE";
+            name: string;
+            oidcConfig: components["schemas"]["OIDCConfig"];
+        };
+        /**
+         * @description An object in Google Cloud Storage (description §2.7). `serviceaccountJson` (also accepted as
+         *     `serviceaccount_json`) is the service-account credentials file, base64-encoded; credentials that do
+         *     not decode to a JSON object are refused with 400 before any request is made.
+         */
+        GcsLocation: {
+            bucket?: string;
+            /** @description The object name in the bucket (the file written on export, read on import). */
+            path?: string;
+            serviceaccountJson?: string;
+            /** @description Alias of `serviceaccountJson`. */
+            serviceaccount_json?: string;
+        };
+        /**
+         * @description ZITADEL's export/import document `{"orgs": [DataOrg…]}` (its `ImportDataOrg`): every field of ZITADEL's
+         *     `DataOrg` is accepted under its JSON name or its proto name (`human_users` = `humanUsers`), enums by name
+         *     or number, and validated with ZITADEL's rules before anything is written; unknown fields are ignored.
+         *     What this service exports and imports per organisation: `orgId`, `org.name`, `orgState`, `humanUsers`
+         *     (`hashedPassword` with `withPasswords`, `otpCode` with `withOtp`), `machineUsers` (ids and
+         *     `accessTokenType` kept), `projects`, `projectRoles`, `oidcApps` (new client id; confidential clients
+         *     get a new secret that must be regenerated), `userGrants`, `orgMembers`, `projectMembers`, `jwtIdps`,
+         *     `loginTexts` and the message texts `initMessages`, `passwordResetMessages`, `verifyEmailMessages`,
+         *     `verifyPhoneMessages`, `domainClaimedMessages`, `passwordlessRegistrationMessages`,
+         *     `verifySmsOtpMessages`, `verifyEmailOtpMessages`, `inviteUserMessages`. Other ZITADEL fields (policies,
+         *     domains, actions, API apps, keys, metadata, IDP links, OIDC IDPs, project grants) are validated and
+         *     reported in the import's `errors` as not supported. Instance-specific (not in the document): event
+         *     history, sequences and dates, OIDC client ids and secrets, personal access tokens.
+         */
+        DataOrgs: {
+            orgs?: ({
+                orgId?: string;
+                org?: {
+                    name?: string;
+                };
+                orgState?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description Description §2.5. Every field is also accepted under its snake_case name (listed as aliases). At least
+         *     one output is required: `responseOutput` (the document is the streamed response body) and/or
+         *     `gcsOutput` (the document is written to Cloud Storage first). `timeout` is a Go duration ("30s",
+         *     "10m", "1h2m3.5s"); default 30m, at most 24h; an invalid one is a 400.
+         */
+        ExportDataRequest: {
+            /** @description Organisations to export; empty or absent = all. */
+            orgIds?: string[];
+            org_ids?: string[];
+            excludedOrgIds?: string[];
+            excluded_org_ids?: string[];
+            /** @description Include password hashes (`hashedPassword.value`, the stored encoded hash). */
+            withPasswords?: boolean;
+            with_passwords?: boolean;
+            /** @description Include TOTP secrets (`otpCode`). */
+            withOtp?: boolean;
+            with_otp?: boolean;
+            responseOutput?: boolean;
+            response_output?: boolean;
+            gcsOutput?: components["schemas"]["GcsLocation"];
+            gcs_output?: components["schemas"]["GcsLocation"];
+            /** @example 10m */
+            timeout?: string;
+        };
+        /**
+         * @description With `responseOutput`: the document `{"orgs": [...]}`, streamed (preceded by `gcsOutput` when both
+         *     outputs were asked for). A failure after streaming began (e.g. the timeout) aborts the connection,
+         *     leaving an incomplete JSON body. With only `gcsOutput`: where the document was written.
+         */
+        ExportDataResponse: {
+            gcsOutput?: {
+                bucket: string;
+                path: string;
+                /** @description Size of the written object (uint64 as a string). */
+                bytes: string;
+            };
+            orgs?: {
+                [key: string]: unknown;
+            }[];
+        };
+        /**
+         * @description Description §2.6: `timeout` plus exactly one data source (snake_case aliases accepted). `timeout` is a
+         *     Go duration; default 30m, at most 24h; invalid → 400. Inline bodies are limited to
+         *     MAX_IMPORT_BODY_BYTES (64 MiB by default) → 413 beyond; objects read from Cloud Storage too.
+         */
+        ImportDataRequest: {
+            /** @example 10m */
+            timeout?: string;
+            dataOrgs?: components["schemas"]["DataOrgs"];
+            data_orgs?: components["schemas"]["DataOrgs"];
+            /** @description A version-1 document, as a JSON object or as a string holding JSON (converted as ZITADEL does). */
+            dataOrgsv1?: string | components["schemas"]["DataOrgs"];
+            data_orgsv1?: string | components["schemas"]["DataOrgs"];
+            dataOrgsGcs?: components["schemas"]["GcsLocation"];
+            data_orgs_gcs?: components["schemas"]["GcsLocation"];
+            dataOrgsv1Gcs?: components["schemas"]["GcsLocation"];
+            data_orgsv1_gcs?: components["schemas"]["GcsLocation"];
+        };
+        /**
+         * @description `success.orgs` lists each organisation entry that was created or already existed, with the ids (from
+         *     the document) of what was imported now. `errors` lists what was not imported: resources that already
+         *     exist (`message` in ZITADEL's form `ID=<id> Message=<key>`, e.g. `ID=COMMAND-ziuna
+         *     Message=Errors.User.AlreadyExisting`), references to missing users/projects, unsupported languages, and
+         *     document fields this service does not hold (`ID=IMPORT-uNsup`). Empty lists are omitted.
+         */
+        ImportDataResponse: {
+            errors?: {
+                type: string;
+                id: string;
+                message: string;
+            }[];
+            success: {
+                orgs?: {
+                    orgId: string;
+                    humanUserIds?: string[];
+                    machineUserIds?: string[];
+                    projectIds?: string[];
+                    /** @description `<projectId>_<roleKey>` */
+                    projectRoles?: string[];
+                    oidcAppIds?: string[];
+                    userGrants?: {
+                        projectId: string;
+                        userId: string;
+                    }[];
+                    orgMembers?: string[];
+                    projectMembers?: {
+                        projectId: string;
+                        userId: string;
+                    }[];
+                    jwtIdps?: string[];
+                    /** @description Languages of the imported login texts. */
+                    loginTexts?: string[];
+                    /** @description `<template>_<language>` of the imported message texts. */
+                    messageTexts?: string[];
+                }[];
+            };
+        };
         /**
          * @description ZITADEL's error body (a google.rpc.Status).
          * @example {
@@ -294,6 +1777,486 @@ export interface components {
             /** @description `<name as a DNS label>.<instance domain>`, e.g. `acme.localhost`. */
             primaryDomain: string;
         };
+        /**
+         * @description Paging of a list call. `offset` is a uint64 and may be sent as a string (as ZITADEL emits it)
+         *     or as a number. `limit` 0 or omitted means 100; at most 1000. `asc` sorts ascending (default:
+         *     the list's natural order, ascending by creation).
+         */
+        ListQuery: {
+            offset?: string | number;
+            limit?: number;
+            asc?: boolean;
+        };
+        /** @description About a list result. */
+        ListDetails: {
+            /** @description How many objects match the filters (all pages); uint64 as a string. */
+            totalResult: string;
+            /**
+             * Format: date-time
+             * @description When the result was read.
+             */
+            viewTimestamp: string;
+        };
+        /**
+         * @description How a text query compares; omitted means `TEXT_QUERY_METHOD_EQUALS`.
+         * @enum {string}
+         */
+        TextQueryMethod: "TEXT_QUERY_METHOD_EQUALS" | "TEXT_QUERY_METHOD_EQUALS_IGNORE_CASE" | "TEXT_QUERY_METHOD_STARTS_WITH" | "TEXT_QUERY_METHOD_STARTS_WITH_IGNORE_CASE" | "TEXT_QUERY_METHOD_CONTAINS" | "TEXT_QUERY_METHOD_CONTAINS_IGNORE_CASE" | "TEXT_QUERY_METHOD_ENDS_WITH" | "TEXT_QUERY_METHOD_ENDS_WITH_IGNORE_CASE";
+        AddOrgRequest: {
+            /** @description Unique in the instance, ignoring letter case; surrounding spaces are removed. */
+            name: string;
+        };
+        AddOrgResponse: {
+            id: string;
+            details: components["schemas"]["Details"];
+        };
+        ListOrgsRequest: {
+            query?: components["schemas"]["ListQuery"];
+            /** @description All queries must match (AND). */
+            queries?: {
+                nameQuery?: {
+                    name: string;
+                    method?: components["schemas"]["TextQueryMethod"];
+                };
+            }[];
+        };
+        ListOrgsResponse: {
+            details: components["schemas"]["ListDetails"];
+            result: components["schemas"]["Org"][];
+        };
+        /** @description A user of an organisation (ZITADEL's user.v1.User); exactly one of `human` and `machine` is set. */
+        User: {
+            id: string;
+            details: components["schemas"]["Details"];
+            /**
+             * @description `USER_STATE_INITIAL` for a human without a verified email or without a password.
+             * @enum {string}
+             */
+            state: "USER_STATE_UNSPECIFIED" | "USER_STATE_ACTIVE" | "USER_STATE_INACTIVE" | "USER_STATE_DELETED" | "USER_STATE_LOCKED" | "USER_STATE_SUSPEND" | "USER_STATE_INITIAL";
+            userName: string;
+            loginNames: string[];
+            /** @description `<userName>@<primary domain of the user's organisation>`. */
+            preferredLoginName: string;
+            human?: {
+                profile: {
+                    firstName: string;
+                    lastName: string;
+                    nickName?: string;
+                    /** @description As given, else `<firstName> <lastName>`. */
+                    displayName: string;
+                    preferredLanguage?: string;
+                    gender?: components["schemas"]["Gender"];
+                };
+                email: {
+                    email: string;
+                    isEmailVerified?: boolean;
+                };
+                phone?: {
+                    phone: string;
+                    isPhoneVerified?: boolean;
+                };
+            };
+            machine?: {
+                name: string;
+                description?: string;
+                accessTokenType: components["schemas"]["AccessTokenType"];
+            };
+        };
+        /** @enum {string} */
+        Gender: "GENDER_UNSPECIFIED" | "GENDER_FEMALE" | "GENDER_MALE" | "GENDER_DIVERSE";
+        /**
+         * @description The kind of access token the machine user's authentication issues; omitted means bearer.
+         * @enum {string}
+         */
+        AccessTokenType: "ACCESS_TOKEN_TYPE_BEARER" | "ACCESS_TOKEN_TYPE_JWT";
+        /**
+         * @description ZITADEL's ImportHumanUserRequest. Give `password` (hashed here with argon2id, checked against
+         *     the default complexity policy: at least 8 characters with a lower-case letter, an upper-case
+         *     letter, a digit and a symbol) or `hashedPassword` (stored as given), not both.
+         */
+        ImportHumanUserRequest: {
+            /** @description Keep this id (imports); a new id is generated when omitted. */
+            userId?: string;
+            /** @description Unique in the organisation, ignoring letter case. */
+            userName: string;
+            profile: {
+                firstName: string;
+                lastName: string;
+                nickName?: string;
+                displayName?: string;
+                preferredLanguage?: string;
+                gender?: components["schemas"]["Gender"];
+            };
+            email: {
+                /** Format: email */
+                email: string;
+                isEmailVerified?: boolean;
+            };
+            phone?: {
+                phone: string;
+                isPhoneVerified?: boolean;
+            };
+            password?: string;
+            hashedPassword?: {
+                /** @description An encoded hash (MCF or PHC string), stored as given. */
+                value: string;
+                /**
+                 * @deprecated
+                 * @description Obsolete; ignored.
+                 */
+                algorithm?: string;
+            };
+            passwordChangeRequired?: boolean;
+        };
+        AddMachineUserRequest: {
+            /** @description Keep this id (imports); a new id is generated when omitted. */
+            userId?: string;
+            /** @description Unique in the organisation, ignoring letter case. */
+            userName: string;
+            name: string;
+            description?: string;
+            accessTokenType?: components["schemas"]["AccessTokenType"];
+        };
+        /** @description The created user's id and the details of its creation. */
+        UserIdResponse: {
+            userId: string;
+            details: components["schemas"]["Details"];
+        };
+        ListUsersRequest: {
+            query?: components["schemas"]["ListQuery"];
+            /** @description All queries must match (AND). */
+            queries?: {
+                userNameQuery?: {
+                    userName: string;
+                    method?: components["schemas"]["TextQueryMethod"];
+                };
+                typeQuery?: {
+                    /** @enum {string} */
+                    type: "TYPE_HUMAN" | "TYPE_MACHINE";
+                };
+            }[];
+        };
+        ListUsersResponse: {
+            details: components["schemas"]["ListDetails"];
+            result: components["schemas"]["User"][];
+        };
+        AddPersonalAccessTokenRequest: {
+            /**
+             * Format: date-time
+             * @description When the token stops working; omitted means 9999-12-31T23:59:59Z. Must be in the future.
+             */
+            expirationDate?: string;
+        };
+        AddPersonalAccessTokenResponse: {
+            tokenId: string;
+            /** @description The bearer token. Shown only in this response; only its hash is stored. */
+            token: string;
+            details: components["schemas"]["Details"];
+        };
+        PersonalAccessToken: {
+            id: string;
+            details: components["schemas"]["Details"];
+            /** Format: date-time */
+            expirationDate: string;
+        };
+        ListPersonalAccessTokensResponse: {
+            details: components["schemas"]["ListDetails"];
+            result: components["schemas"]["PersonalAccessToken"][];
+        };
+        /** @description A membership with the member user's names (ZITADEL's member.v1.Member). */
+        Member: {
+            userId: string;
+            details: components["schemas"]["Details"];
+            roles: string[];
+            preferredLoginName: string;
+            email?: string;
+            firstName?: string;
+            lastName?: string;
+            /** @description A human's display name, a machine user's name. */
+            displayName: string;
+            /** @enum {string} */
+            userType: "TYPE_HUMAN" | "TYPE_MACHINE";
+        };
+        AddMemberRequest: {
+            /** @description An existing user of any organisation of the instance. */
+            userId: string;
+            /** @description Roles of the scope (`ORG_*` for organisation members, `IAM_*` for instance members). */
+            roles: string[];
+        };
+        UpdateMemberRequest: {
+            /** @description The member's roles from now on (replaces the previous ones). */
+            roles: string[];
+        };
+        ListMembersRequest: {
+            query?: components["schemas"]["ListQuery"];
+            /** @description All queries must match (AND). */
+            queries?: {
+                userIdQuery?: {
+                    userId: string;
+                };
+            }[];
+        };
+        ListMembersResponse: {
+            details: components["schemas"]["ListDetails"];
+            result: components["schemas"]["Member"][];
+        };
+        /**
+         * @description A JWT identity provider. Unknown fields are ignored. Beyond ZITADEL (which checks only the
+         *     length), `jwtEndpoint` and `keysEndpoint` must be absolute `http://` or `https://` URLs.
+         * @example {
+         *       "name": "Legacy portal",
+         *       "jwtEndpoint": "https://portal.example.com/jwt",
+         *       "issuer": "https://portal.example.com",
+         *       "keysEndpoint": "https://portal.example.com/keys",
+         *       "headerName": "x-auth-token"
+         *     }
+         */
+        AddJWTIDPRequest: {
+            /** @description Unique in its owner (organisation or instance), ignoring letter case. */
+            name: string;
+            /** @description Button styling. Default `STYLING_TYPE_UNSPECIFIED`; the numbers 0 and 1 are accepted too. */
+            stylingType?: ("STYLING_TYPE_UNSPECIFIED" | "STYLING_TYPE_GOOGLE") | (0 | 1);
+            /**
+             * Format: uri
+             * @description Where the JWT can be extracted (absolute http(s) URL).
+             */
+            jwtEndpoint: string;
+            /** @description Issuer of the JWT, used for validation. */
+            issuer: string;
+            /**
+             * Format: uri
+             * @description The key set (JWKS) that verifies the JWT's signature (absolute http(s) URL).
+             */
+            keysEndpoint: string;
+            /** @description The header the JWT is sent in, e.g. `authorization`. */
+            headerName: string;
+            /** @description Register unknown users automatically. Default false. */
+            autoRegister?: boolean;
+        };
+        AddJWTIDPResponse: {
+            details: components["schemas"]["Details"];
+            /** @description The new provider's id. */
+            idpId: string;
+        };
+        JWTConfig: {
+            jwtEndpoint: string;
+            issuer: string;
+            keysEndpoint: string;
+            headerName: string;
+        };
+        /**
+         * @description An identity provider configuration (ZITADEL's `zitadel.idp.v1.IDP`); only JWT providers exist here,
+         *     so `jwtConfig` is always present.
+         */
+        IDP: {
+            id: string;
+            details: components["schemas"]["Details"];
+            /** @enum {string} */
+            state: "IDP_STATE_UNSPECIFIED" | "IDP_STATE_ACTIVE" | "IDP_STATE_INACTIVE";
+            name: string;
+            /** @enum {string} */
+            stylingType: "STYLING_TYPE_UNSPECIFIED" | "STYLING_TYPE_GOOGLE";
+            /**
+             * @description `IDP_OWNER_TYPE_ORG` for an organisation's provider, `IDP_OWNER_TYPE_SYSTEM` for the instance's.
+             * @enum {string}
+             */
+            owner: "IDP_OWNER_TYPE_UNSPECIFIED" | "IDP_OWNER_TYPE_SYSTEM" | "IDP_OWNER_TYPE_ORG";
+            autoRegister: boolean;
+            jwtConfig: components["schemas"]["JWTConfig"];
+        };
+        IDPResponse: {
+            idp: components["schemas"]["IDP"];
+        };
+        /** @description Replaces the provider's name, styling and auto-registration flag (omitted optional fields get their defaults). */
+        UpdateIDPRequest: {
+            name: string;
+            stylingType?: ("STYLING_TYPE_UNSPECIFIED" | "STYLING_TYPE_GOOGLE") | (0 | 1);
+            autoRegister?: boolean;
+        };
+        /** @description Replaces the provider's JWT settings; the same rules as when adding. */
+        UpdateIDPJWTConfigRequest: {
+            /** Format: uri */
+            jwtEndpoint: string;
+            issuer: string;
+            /** Format: uri */
+            keysEndpoint: string;
+            headerName: string;
+        };
+        /**
+         * @description Paging, sorting and filters. Several `queries` must all match. Results are ordered by creation
+         *     (`IDP_FIELD_NAME_UNSPECIFIED`) or by name; ascending unless `query.asc` is false.
+         * @example {
+         *       "query": {
+         *         "limit": 20,
+         *         "asc": true
+         *       },
+         *       "sortingColumn": "IDP_FIELD_NAME_NAME",
+         *       "queries": [
+         *         {
+         *           "idpNameQuery": {
+         *             "name": "portal",
+         *             "method": "TEXT_QUERY_METHOD_CONTAINS_IGNORE_CASE"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        ListIDPsRequest: {
+            query?: components["schemas"]["ListQuery"];
+            /** @enum {string} */
+            sortingColumn?: "IDP_FIELD_NAME_UNSPECIFIED" | "IDP_FIELD_NAME_NAME";
+            queries?: {
+                idpIdQuery?: {
+                    id: string;
+                };
+                idpNameQuery?: {
+                    name: string;
+                    method?: components["schemas"]["TextQueryMethod"];
+                };
+                ownerTypeQuery?: {
+                    /** @enum {string} */
+                    ownerType: "IDP_OWNER_TYPE_SYSTEM" | "IDP_OWNER_TYPE_ORG";
+                };
+            }[];
+        };
+        ListIDPsResponse: {
+            details: components["schemas"]["ListDetails"];
+            /** @enum {string} */
+            sortingColumn: "IDP_FIELD_NAME_UNSPECIFIED" | "IDP_FIELD_NAME_NAME";
+            result: components["schemas"]["IDP"][];
+        };
+        /**
+         * @description ZITADEL's AddProjectRequest. Project names are unique within the organisation.
+         * @example {
+         *       "name": "Shop",
+         *       "projectRoleAssertion": true
+         *     }
+         */
+        AddProjectRequest: {
+            name: string;
+            /** @description Put the user's roles of this project into tokens (claim urn:service:iam:org:project:roles). */
+            projectRoleAssertion?: boolean;
+            /** @description Only users with at least one role on this project may log in to its applications. */
+            projectRoleCheck?: boolean;
+            /** @description Only users of organisations that hold this project (own it or were granted it) may log in. */
+            hasProjectCheck?: boolean;
+            privateLabelingSetting?: components["schemas"]["PrivateLabelingSetting"];
+        };
+        /**
+         * @description Whose branding the login shows for this project's applications.
+         * @enum {string}
+         */
+        PrivateLabelingSetting: "PRIVATE_LABELING_SETTING_UNSPECIFIED" | "PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY" | "PRIVATE_LABELING_SETTING_ALLOW_LOGIN_USER_RESOURCE_OWNER_POLICY";
+        Project: {
+            id: string;
+            details: components["schemas"]["Details"];
+            name: string;
+            /** @enum {string} */
+            state: "PROJECT_STATE_UNSPECIFIED" | "PROJECT_STATE_ACTIVE" | "PROJECT_STATE_INACTIVE";
+            projectRoleAssertion: boolean;
+            projectRoleCheck: boolean;
+            hasProjectCheck: boolean;
+            privateLabelingSetting: components["schemas"]["PrivateLabelingSetting"];
+        };
+        /**
+         * @description A role of the project; its key is what user grants hand out and tokens carry.
+         * @example {
+         *       "roleKey": "reader",
+         *       "displayName": "Reader"
+         *     }
+         */
+        AddProjectRoleRequest: {
+            roleKey: string;
+            displayName: string;
+            group?: string;
+        };
+        ProjectRole: {
+            key: string;
+            details: components["schemas"]["Details"];
+            displayName: string;
+            group?: string;
+        };
+        ProjectMember: {
+            userId: string;
+            details: components["schemas"]["Details"];
+            roles: string[];
+            userName: string;
+            /** @description `<userName>@<primary domain of the user's organisation>`. */
+            preferredLoginName: string;
+            displayName?: string;
+            /** @enum {string} */
+            userType: "TYPE_HUMAN" | "TYPE_MACHINE";
+        };
+        /**
+         * @description Grants the user (of any organisation of the instance) roles on a project of the context
+         *     organisation. One grant per organisation, user and project.
+         * @example {
+         *       "projectId": "300000000000000001",
+         *       "roleKeys": [
+         *         "reader"
+         *       ]
+         *     }
+         */
+        AddUserGrantRequest: {
+            projectId: string;
+            /** @description Keys of roles defined on the project; may be empty. */
+            roleKeys?: string[];
+        };
+        /** @description A user's roles on a project, granted by an organisation. Fields without a value are omitted. */
+        UserGrant: {
+            id: string;
+            details: components["schemas"]["Details"];
+            roleKeys: string[];
+            /** @enum {string} */
+            state: "USER_GRANT_STATE_UNSPECIFIED" | "USER_GRANT_STATE_ACTIVE" | "USER_GRANT_STATE_INACTIVE";
+            userId: string;
+            userName?: string;
+            firstName?: string;
+            lastName?: string;
+            email?: string;
+            displayName?: string;
+            preferredLoginName?: string;
+            /** @enum {string} */
+            userType?: "TYPE_HUMAN" | "TYPE_MACHINE";
+            /** @description The organisation that granted (owns the grant). */
+            orgId: string;
+            orgName?: string;
+            orgDomain?: string;
+            projectId: string;
+            projectName?: string;
+            /** @description The user's organisation (ZITADEL's name for it). */
+            grantedOrgId?: string;
+            grantedOrgName?: string;
+            grantedOrgDomain?: string;
+        };
+        /** @description One entry of the audit trail, in ZITADEL's ListEvents shape. */
+        Event: {
+            editor: {
+                /** @description The user whose request wrote the event (`SYSTEM` for the first start). */
+                userId: string;
+            };
+            aggregate: {
+                id: string;
+                type: {
+                    /** @example usergrant */
+                    type: string;
+                };
+                resourceOwner: string;
+            };
+            /** @description The event's number within its aggregate (uint64 as a string). */
+            sequence: string;
+            /** @description The event's position in the whole log (uint64 as a string). */
+            position: string;
+            /** Format: date-time */
+            creationDate: string;
+            payload: {
+                [key: string]: unknown;
+            };
+            type: {
+                /** @example user.grant.removed */
+                type: string;
+            };
+        };
     };
     responses: {
         /** @description Invalid request; the message names the field (code 3 or 9). */
@@ -333,6 +2296,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The resource already exists, e.g. a name that must be unique is taken (code 6). */
+        AlreadyExists: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The request body is larger than allowed (code 8). */
         PayloadTooLarge: {
             headers: {
@@ -351,8 +2323,81 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description Invalid request; the message names the field (code 3 or 9). Answered by a deprecated operation (see the headers). */
+        DeprecatedBadRequest: {
+            headers: {
+                Deprecation: components["headers"]["Deprecation"];
+                Link: components["headers"]["DeprecationLink"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Missing, malformed, unknown or expired token (code 16). Answered by a deprecated operation (see the headers). */
+        DeprecatedUnauthenticated: {
+            headers: {
+                "WWW-Authenticate"?: string;
+                Deprecation: components["headers"]["Deprecation"];
+                Link: components["headers"]["DeprecationLink"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The caller lacks the permission, or the organisation does not exist (code 7). Answered by a deprecated operation (see the headers). */
+        DeprecatedPermissionDenied: {
+            headers: {
+                Deprecation: components["headers"]["Deprecation"];
+                Link: components["headers"]["DeprecationLink"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The resource does not exist (code 5). Answered by a deprecated operation (see the headers). */
+        DeprecatedNotFound: {
+            headers: {
+                Deprecation: components["headers"]["Deprecation"];
+                Link: components["headers"]["DeprecationLink"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The name is already taken (code 6, `V3-DKcYh`). Answered by a deprecated operation (see the headers). */
+        DeprecatedAlreadyExists: {
+            headers: {
+                Deprecation: components["headers"]["Deprecation"];
+                Link: components["headers"]["DeprecationLink"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Any other unexpected error. Answered by a deprecated operation (see the headers). */
+        DeprecatedUnexpected: {
+            headers: {
+                Deprecation: components["headers"]["Deprecation"];
+                Link: components["headers"]["DeprecationLink"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
     };
     parameters: {
+        /** @description The project's id. */
+        ProjectId: string;
+        /** @description The application's id. */
+        AppId: string;
+        /** @description The user grant's id. */
+        GrantId: string;
         /**
          * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
          * @example en
@@ -364,13 +2409,106 @@ export interface components {
          *     organisation), otherwise 403. An organisation that does not exist also answers 403.
          */
         OrgHeader: string;
+        /** @description The user's id. */
+        UserId: string;
+        /** @description The identity provider's id. */
+        IdpId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description RFC 9745: the operation is deprecated, since the given moment (a structured-field date: seconds
+         *     since the epoch), `@1688169599` = 2023-06-30T23:59:59Z.
+         * @example @1688169599
+         */
+        Deprecation: string;
+        /**
+         * @description RFC 8288 links: the operation's entry in this reference (`rel="deprecation"`, RFC 9745) and the
+         *     documentation of what replaces it (`rel="successor-version"`).
+         * @example </docs#/Identity%20providers/AddOrgJWTIDP>; rel="deprecation", <https://zitadel.com/docs/guides/integrate/identity-providers/jwt_idp>; rel="successor-version"
+         */
+        DeprecationLink: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    ExportData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportDataRequest"];
+            };
+        };
+        responses: {
+            /** @description The document (streamed) and/or where it was written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportDataResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ImportData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportDataRequest"];
+            };
+        };
+        responses: {
+            /** @description What was imported, and what was not (already existing or unsupported). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportDataResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            /** @description The Cloud Storage object (or its bucket) does not exist (code 5). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The timeout elapsed; the organisation in progress was rolled back (code 4). */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            default: components["responses"]["Unexpected"];
+        };
+    };
     Healthz: {
         parameters: {
             query?: never;
@@ -662,6 +2800,2130 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddOrg: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddOrgRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddOrgResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddOrgMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description Added; `details` of the event appended to the organisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListOrgMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListMembersRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of members and the total count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListMembersResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateOrgMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed (or unchanged when the roles were already these). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveOrgMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ImportHumanUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportHumanUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserIdResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddMachineUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMachineUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserIdResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListUsers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListUsersRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of matching users and the total count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListUsersResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetUserByID: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; `details` of the `user.removed` event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddPersonalAccessToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddPersonalAccessTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddPersonalAccessTokenResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListPersonalAccessTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description One page of tokens and the total count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListPersonalAccessTokensResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemovePersonalAccessToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListOrgs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListOrgsRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of matching organisations and the total count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListOrgsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgByID: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        org: components["schemas"]["Org"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddIAMMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description Added; `details` of the event appended to the instance. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListIAMMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListMembersRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of members and the total count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListMembersResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveIAMMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddOrgJWTIDP: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddJWTIDPRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; `details` of the event appended to the organisation. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddJWTIDPResponse"];
+                };
+            };
+            400: components["responses"]["DeprecatedBadRequest"];
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            409: components["responses"]["DeprecatedAlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    ListOrgIDPs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListIDPsRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of providers. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListIDPsResponse"];
+                };
+            };
+            400: components["responses"]["DeprecatedBadRequest"];
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    GetOrgIDPByID: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IDPResponse"];
+                };
+            };
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            404: components["responses"]["DeprecatedNotFound"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    UpdateOrgIDP: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateIDPRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed; `details` of the event appended to the organisation. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["DeprecatedBadRequest"];
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            404: components["responses"]["DeprecatedNotFound"];
+            409: components["responses"]["DeprecatedAlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    RemoveOrgIDP: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; `details` of the event appended to the organisation. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            404: components["responses"]["DeprecatedNotFound"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    UpdateOrgIDPJWTConfig: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateIDPJWTConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed; `details` of the event appended to the organisation. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["DeprecatedBadRequest"];
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            404: components["responses"]["DeprecatedNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    DeactivateOrgIDP: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deactivated. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["DeprecatedBadRequest"];
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            404: components["responses"]["DeprecatedNotFound"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    ReactivateOrgIDP: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reactivated. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["DeprecatedBadRequest"];
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            404: components["responses"]["DeprecatedNotFound"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    AddJWTIDP: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddJWTIDPRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; `details` of the event appended to the instance. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddJWTIDPResponse"];
+                };
+            };
+            400: components["responses"]["DeprecatedBadRequest"];
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            409: components["responses"]["DeprecatedAlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    ListIDPs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListIDPsRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of providers. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListIDPsResponse"];
+                };
+            };
+            400: components["responses"]["DeprecatedBadRequest"];
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    GetIDPByID: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IDPResponse"];
+                };
+            };
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            404: components["responses"]["DeprecatedNotFound"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    RemoveIDP: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; `details` of the event appended to the instance. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            404: components["responses"]["DeprecatedNotFound"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    AddProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddProjectRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; `details` of the project aggregate (the owner membership is its second event). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListProjects: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                    queries?: {
+                        nameQuery?: {
+                            name: string;
+                            method?: components["schemas"]["TextQueryMethod"];
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The matching projects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["ListDetails"];
+                        result: components["schemas"]["Project"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetProjectByID: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        project: components["schemas"]["Project"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddProjectRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddProjectRoleRequest"];
+            };
+        };
+        responses: {
+            /** @description Added; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["AlreadyExists"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    BulkAddProjectRoles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    roles: {
+                        key: string;
+                        displayName: string;
+                        group?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description All added; `details` of the last event on the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["AlreadyExists"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListProjectRoles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                    queries?: {
+                        keyQuery?: {
+                            key: string;
+                            method?: components["schemas"]["TextQueryMethod"];
+                        };
+                        displayNameQuery?: {
+                            displayName: string;
+                            method?: components["schemas"]["TextQueryMethod"];
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The matching roles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["ListDetails"];
+                        result: components["schemas"]["ProjectRole"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveProjectRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                roleKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddProjectMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userId: string;
+                    roles: ("PROJECT_OWNER" | "PROJECT_OWNER_VIEWER" | "PROJECT_OWNER_GLOBAL" | "PROJECT_OWNER_VIEWER_GLOBAL")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Added; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["AlreadyExists"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListProjectMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The members, oldest first unless `query.asc` is false. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["ListDetails"];
+                        result: components["schemas"]["ProjectMember"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveProjectMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddUserGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddUserGrantRequest"];
+            };
+        };
+        responses: {
+            /** @description Granted. A grant is its own aggregate, so `details.sequence` is "1". */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userGrantId: string;
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListUserGrants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                    /** @description All given queries must match. */
+                    queries?: {
+                        userIdQuery?: {
+                            userId: string;
+                        };
+                        projectIdQuery?: {
+                            projectId: string;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The matching grants. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["ListDetails"];
+                        result: components["schemas"]["UserGrant"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetUserGrantByID: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                /** @description The user grant's id. */
+                grantId: components["parameters"]["GrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The grant. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userGrant: components["schemas"]["UserGrant"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateUserGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                /** @description The user grant's id. */
+                grantId: components["parameters"]["GrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    roleKeys?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Changed; `details` of the grant's aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveUserGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                /** @description The user grant's id. */
+                grantId: components["parameters"]["GrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; `details` of the removal event (sequence, changeDate, resourceOwner). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    DeactivateUserGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                /** @description The user grant's id. */
+                grantId: components["parameters"]["GrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deactivated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ReactivateUserGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                /** @description The user grant's id. */
+                grantId: components["parameters"]["GrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reactivated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    BulkRemoveUserGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    grantId: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description All removed (an empty object, as ZITADEL answers). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddOIDCApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddOIDCAppRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddOIDCAppResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListApps: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The applications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["ListDetails"];
+                        result: components["schemas"]["App"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetAppByID: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        app: components["schemas"]["App"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateOIDCAppConfig: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOIDCAppConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["Details"];
+                        clientSecret?: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GenerateMachineSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client id and the new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        clientSecret: string;
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveMachineSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    limit?: number;
+                    offset?: string | number;
+                    asc?: boolean;
+                    editorUserId?: string;
+                    /**
+                     * @example [
+                     *       "usergrant",
+                     *       "project"
+                     *     ]
+                     */
+                    aggregateTypes?: string[];
+                    aggregateId?: string;
+                    /**
+                     * @example [
+                     *       "user.grant.removed"
+                     *     ]
+                     */
+                    eventTypes?: string[];
+                    resourceOwner?: string;
+                    range?: {
+                        /** Format: date-time */
+                        since?: string;
+                        /** Format: date-time */
+                        until?: string;
+                    };
+                    /** Format: date-time */
+                    from?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The matching events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["Event"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             default: components["responses"]["Unexpected"];

@@ -3,7 +3,7 @@
  * and call `app.request(...)` or hand `app.fetch` to the typed client.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimit } from './http/middleware/body-limit.js';
 import { personalAccessTokenVerifier, type TokenVerifier } from './auth/authenticate.js';
 import { DomainError, GrpcCode } from './domain/errors.js';
 import type { RouteDeps } from './http/deps.js';
@@ -12,8 +12,22 @@ import { respondError, toDomainError, validationError } from './http/errors.js';
 import { createLogger, type Logger } from './http/log.js';
 import { requireAuth } from './http/middleware/authenticate.js';
 import { requestContext } from './http/middleware/request-context.js';
+import { registerAdminEventRoutes } from './http/routes/admin-events.js';
+import { registerAdminIdpRoutes } from './http/routes/admin-idps.js';
 import { registerAdminTextRoutes } from './http/routes/admin-texts.js';
+import { IMPORT_PATH, registerAdminTransferRoutes } from './http/routes/admin-transfer.js';
+import { registerManagementAppRoutes } from './http/routes/management-apps.js';
+import { registerManagementUserSecretRoutes } from './http/routes/management-user-secrets.js';
+import { registerManagementIdpRoutes } from './http/routes/management-idps.js';
 import { registerManagementOrgRoutes } from './http/routes/management-orgs.js';
+import { registerAdminMemberRoutes } from './http/routes/admin-members.js';
+import { registerAdminOrgRoutes } from './http/routes/admin-orgs.js';
+import { registerManagementOrgMemberRoutes } from './http/routes/management-org-members.js';
+import { registerManagementUserPatRoutes } from './http/routes/management-user-pats.js';
+import { registerManagementUserRoutes } from './http/routes/management-users.js';
+import { registerOidcRoutes, type OidcRouteDeps } from './http/routes/oidc-ui.js';
+import { registerManagementProjectRoutes } from './http/routes/management-projects.js';
+import { registerManagementUserGrantRoutes } from './http/routes/management-user-grants.js';
 import { registerSystemRoutes } from './http/routes/system.js';
 import { loadSpec } from './http/spec.js';
 import type { Store } from './store/store.js';
@@ -25,8 +39,14 @@ export interface AppDeps {
   /** The bundled spec served at /openapi.json (loaded from openapi/ when omitted). */
   spec?: Record<string, unknown>;
   maxBodyBytes?: number;
+  /** Largest body of POST /admin/v1/import (default 64 MiB); it has its own limit instead of maxBodyBytes. */
+  maxImportBodyBytes?: number;
+  /** Cloud Storage API endpoint for export/import (an emulator in tests); Google's when omitted. */
+  gcsEndpoint?: string;
   /** Extra token kinds, tried after personal access tokens. */
   tokenVerifiers?: TokenVerifier[];
+  /** The login page and userinfo of the authorization server (server.ts passes them; in-process API tests do not). */
+  oidc?: OidcRouteDeps;
   isShuttingDown?: () => boolean;
 }
 
@@ -40,7 +60,9 @@ export function createApp(deps: AppDeps) {
   });
 
   app.use('*', requestContext(logger));
-  app.use('*', bodyLimit({ maxSize: deps.maxBodyBytes ?? 1024 * 1024, onError: (c) => respondError(c, new DomainError(GrpcCode.ResourceExhausted, 'API-B0dy5', 'request body too large'), 413) }));
+  const globalBodyLimit = bodyLimit({ maxSize: deps.maxBodyBytes ?? 1024 * 1024, onError: (c) => respondError(c, new DomainError(GrpcCode.ResourceExhausted, 'API-B0dy5', 'request body too large'), 413) });
+  // The import route applies its own, larger limit (admin-transfer.ts).
+  app.use('*', (c, next) => (c.req.path === IMPORT_PATH ? next() : globalBodyLimit(c, next)));
 
   const verifiers = [personalAccessTokenVerifier(deps.store), ...(deps.tokenVerifiers ?? [])];
   const routeDeps: RouteDeps = {
@@ -50,6 +72,20 @@ export function createApp(deps: AppDeps) {
   registerSystemRoutes(app, { ...routeDeps, spec: deps.spec ?? loadSpec(), isShuttingDown: deps.isShuttingDown ?? (() => false) });
   registerAdminTextRoutes(app, routeDeps);
   registerManagementOrgRoutes(app, routeDeps);
+  registerManagementOrgMemberRoutes(app, routeDeps);
+  registerManagementUserRoutes(app, routeDeps);
+  registerManagementUserPatRoutes(app, routeDeps);
+  registerAdminOrgRoutes(app, routeDeps);
+  registerAdminMemberRoutes(app, routeDeps);
+  registerManagementAppRoutes(app, routeDeps);
+  registerManagementUserSecretRoutes(app, routeDeps);
+  if (deps.oidc) registerOidcRoutes(app, deps.oidc);
+  registerManagementIdpRoutes(app, routeDeps);
+  registerAdminIdpRoutes(app, routeDeps);
+  registerManagementProjectRoutes(app, routeDeps);
+  registerManagementUserGrantRoutes(app, routeDeps);
+  registerAdminEventRoutes(app, routeDeps);
+  registerAdminTransferRoutes(app, { ...routeDeps, gcs: deps.gcsEndpoint ? { endpoint: deps.gcsEndpoint } : undefined, maxImportBodyBytes: deps.maxImportBodyBytes });
 
   const knownPaths = app.routes
     .filter((r) => r.method !== 'ALL')

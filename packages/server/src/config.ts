@@ -15,6 +15,12 @@ const EnvSchema = z.object({
   EXTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Largest request body in bytes for ordinary calls. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  /** Largest body of POST /admin/v1/import (inline documents); 64 MiB by default. */
+  MAX_IMPORT_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /** A Cloud Storage emulator for export/import (e.g. http://127.0.0.1:9199); Google's API when unset. */
+  STORAGE_EMULATOR_HOST: z.url({ protocol: /^https?$/ }).optional(),
+  /** Failed password checks after which a user is locked (the instance lockout policy); 0 = no lockout. */
+  LOCKOUT_MAX_PASSWORD_ATTEMPTS: z.coerce.number().int().min(0).default(0),
 });
 
 export interface Config {
@@ -26,6 +32,12 @@ export interface Config {
   /** Public base URL (issuer, links); defaults to http://localhost:<port>. */
   externalUrl: string;
   maxBodyBytes: number;
+  /** Largest import body (MAX_IMPORT_BODY_BYTES). */
+  maxImportBodyBytes: number;
+  /** Cloud Storage endpoint for export/import (STORAGE_EMULATOR_HOST); Google's when unset. */
+  gcsEndpoint?: string;
+  /** Lockout policy: failed password checks before the user is locked; 0 = off. */
+  lockoutMaxPasswordAttempts: number;
 }
 
 export class ConfigError extends Error {}
@@ -45,5 +57,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     externalUrl: (e.EXTERNAL_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     maxBodyBytes: e.MAX_BODY_BYTES,
+    maxImportBodyBytes: e.MAX_IMPORT_BODY_BYTES,
+    gcsEndpoint: e.STORAGE_EMULATOR_HOST,
+    lockoutMaxPasswordAttempts: e.LOCKOUT_MAX_PASSWORD_ATTEMPTS,
   };
 }

@@ -2,12 +2,11 @@
  * The only place that reads the environment and listens: configuration → store (migrated) →
  * first-start bootstrap → HTTP server, and a graceful stop on SIGTERM/SIGINT.
  */
-import { serve } from '@hono/node-server';
-import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { bootstrapInstance } from './domain/instance/bootstrap.js';
 import { createLogger } from './http/log.js';
 import { writeAdminToken } from './instance-files.js';
+import { createServer } from './server.js';
 import { openStore } from './store/store.js';
 
 async function main() {
@@ -35,15 +34,23 @@ async function main() {
   }
 
   let shuttingDown = false;
-  const app = createApp({
+  const { server } = await createServer({
     store,
     instanceId: instance.instanceId,
     logger,
     maxBodyBytes: config.maxBodyBytes,
+    maxImportBodyBytes: config.maxImportBodyBytes,
+    gcsEndpoint: config.gcsEndpoint,
     isShuttingDown: () => shuttingDown,
+    issuer: config.externalUrl,
+    lockout: { maxPasswordAttempts: config.lockoutMaxPasswordAttempts },
+    // The process speaks plain HTTP; an https EXTERNAL_URL means a TLS proxy in front of it.
+    trustProxy: config.externalUrl.startsWith('https:'),
   });
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-    logger.info('listening', { address: info.address, port: info.port, store: config.store.dialect, externalUrl: config.externalUrl });
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    logger.info('listening', { address: config.host, port, store: config.store.dialect, externalUrl: config.externalUrl });
   });
 
   const stop = (signal: string) => {

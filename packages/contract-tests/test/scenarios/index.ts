@@ -3,9 +3,19 @@
  * must produce every status its operations document (the ledger checks). Add yours here.
  */
 import type { Harness } from '../support/harness.js';
+import { appScenarios } from './apps.js';
+import { eventScenarios } from './events.js';
+import { idpScenarios } from './idps.js';
+import { machineSecretScenarios } from './machine-secrets.js';
+import { memberScenarios } from './members.js';
+import { orgAdminScenarios } from './org-admin.js';
 import { orgScenarios } from './orgs.js';
+import { projectScenarios } from './projects.js';
 import { systemScenarios } from './system.js';
+import { userGrantScenarios } from './user-grants.js';
+import { userScenarios } from './users.js';
 import { verifyEmailTextScenarios } from './verify-email-text.js';
+import { transferScenarios } from './transfer.js';
 
 export type ScenarioGroup = (h: () => Harness) => void;
 
@@ -13,4 +23,14 @@ export const scenarioGroups: ScenarioGroup[] = [
   systemScenarios,
   verifyEmailTextScenarios,
   orgScenarios,
+  orgAdminScenarios,
+  userScenarios,
+  memberScenarios,
+  idpScenarios,
+  projectScenarios,
+  appScenarios,
+  machineSecretScenarios,
+  userGrantScenarios,
+  eventScenarios,
+  transferScenarios,
 ];

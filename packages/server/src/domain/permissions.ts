@@ -177,6 +177,15 @@ export class Permissions {
     return this.global.has(permission) || this.byProject.has(permission);
   }
 
+  /**
+   * The projects this permission is limited to: undefined when it is held without restriction
+   * (lists then need no project filter), else the projects of the caller's project roles.
+   */
+  projectsWith(permission: string): string[] | undefined {
+    if (this.global.has(permission)) return undefined;
+    return [...(this.byProject.get(permission) ?? [])];
+  }
+
   /** Held for objects of this project (unrestricted, or through a role on the project). */
   allowsProject(permission: string, projectId: string): boolean {
     return this.global.has(permission) || (this.byProject.get(permission)?.has(projectId) ?? false);

@@ -6,6 +6,7 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
@@ -47,7 +48,15 @@ export async function openPostgresStore(url: string): Promise<Store> {
     transaction: async (fn) => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await db.transaction((tx) => fn(createRepositories(tx as unknown as Db, tables)));
+          return await db.transaction((tx) =>
+            fn(
+              createRepositories(tx as unknown as Db, tables, {
+                lockAggregate: async (type, id) => {
+                  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${type}/${id}`}, 0))`);
+                },
+              }),
+            ),
+          );
         } catch (error) {
           const translated = translateError(error);
           const lostSequenceRace =

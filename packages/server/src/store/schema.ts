@@ -36,6 +36,8 @@ export function defineTables(c: ColumnFactory) {
   const instances = c.table('instances', {
     id: c.text('id').primaryKey(),
     defaultOrgId: c.text('default_org_id').notNull(),
+    /** The instance's domain (host of EXTERNAL_URL at first start): organisations' primary domains end in it. */
+    domain: c.text('domain').notNull().default('localhost'),
     createdAt: c.time('created_at').notNull(),
   });
 
@@ -129,7 +131,207 @@ export function defineTables(c: ColumnFactory) {
     (t) => [c.primaryKey({ columns: [t.ownerId, t.messageType, t.language] })],
   );
 
-  return { events, instances, orgs, users, personalAccessTokens, members, messageTexts };
+  /** Projects of an organisation (ZITADEL's project aggregate; roles and members hang off it). */
+  const projects = c.table(
+    'projects',
+    {
+      id: c.text('id').primaryKey(),
+      orgId: c.text('org_id').notNull(),
+      name: c.text('name').notNull(),
+      state: c.text('state').notNull(),
+      projectRoleAssertion: c.bool('project_role_assertion').notNull(),
+      projectRoleCheck: c.bool('project_role_check').notNull(),
+      hasProjectCheck: c.bool('has_project_check').notNull(),
+      privateLabelingSetting: c.text('private_labeling_setting').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    // ZITADEL keeps project names unique per organisation.
+    (t) => [c.uniqueIndex('projects_org_name').on(t.orgId, t.name)],
+  );
+
+  const projectRoles = c.table(
+    'project_roles',
+    {
+      projectId: c.text('project_id').notNull(),
+      roleKey: c.text('role_key').notNull(),
+      orgId: c.text('org_id').notNull(),
+      displayName: c.text('display_name').notNull(),
+      group: c.text('role_group').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    (t) => [c.primaryKey({ columns: [t.projectId, t.roleKey] })],
+  );
+
+  /** A user's roles on a project, granted by an organisation (each grant is its own aggregate). */
+  const userGrants = c.table(
+    'user_grants',
+    {
+      id: c.text('id').primaryKey(),
+      /** The organisation that granted (the resource owner; the project's org). */
+      orgId: c.text('org_id').notNull(),
+      userId: c.text('user_id').notNull(),
+      projectId: c.text('project_id').notNull(),
+      roleKeys: c.json<string[]>('role_keys').notNull(),
+      state: c.text('state').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    (t) => [
+      // ZITADEL's unique constraint: one grant per organisation, user and project.
+      c.uniqueIndex('user_grants_org_user_project').on(t.orgId, t.userId, t.projectId),
+      c.index('user_grants_user').on(t.userId),
+      c.index('user_grants_project').on(t.projectId),
+    ],
+  );
+
+  /**
+   * Identity-provider configurations (only JWT ones exist) of an organisation or of the instance.
+   * Names are unique per owner, ignoring letter case (ZITADEL's `idp_config_names` constraint).
+   */
+  const idps = c.table(
+    'idps',
+    {
+      id: c.text('id').primaryKey(),
+      /** The owning organisation's id, or the instance id. */
+      ownerId: c.text('owner_id').notNull(),
+      /** 'IDP_OWNER_TYPE_ORG' | 'IDP_OWNER_TYPE_SYSTEM' */
+      ownerType: c.text('owner_type').notNull(),
+      name: c.text('name').notNull(),
+      nameKey: c.text('name_key').notNull(),
+      state: c.text('state').notNull(),
+      stylingType: c.text('styling_type').notNull(),
+      autoRegister: c.bool('auto_register').notNull(),
+      jwtEndpoint: c.text('jwt_endpoint').notNull(),
+      jwtIssuer: c.text('jwt_issuer').notNull(),
+      jwtKeysEndpoint: c.text('jwt_keys_endpoint').notNull(),
+      jwtHeaderName: c.text('jwt_header_name').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    (t) => [c.uniqueIndex('idps_owner_name_key').on(t.ownerId, t.nameKey)],
+  );
+
+  /**
+   * oidc-provider's stored models (Session, Interaction, Grant, AuthorizationCode, RefreshToken,
+   * opaque AccessToken, ClientCredentials …), one row per (kind, id); the payload is the library's
+   * own JSON. Not domain state: written without events (see oidc/adapter.ts).
+   */
+  const oidcPayloads = c.table(
+    'oidc_payloads',
+    {
+      kind: c.text('kind').notNull(),
+      id: c.text('id').notNull(),
+      payload: c.json<Record<string, unknown>>('payload').notNull(),
+      grantId: c.text('grant_id'),
+      uid: c.text('uid'),
+      userCode: c.text('user_code'),
+      /** Seconds since the epoch, as oidc-provider reports `consumed`. */
+      consumedAt: c.bigint('consumed_at'),
+      /** null = never expires. */
+      expiresAt: c.time('expires_at'),
+    },
+    (t) => [
+      c.primaryKey({ columns: [t.kind, t.id] }),
+      c.index('oidc_payloads_grant').on(t.grantId),
+      c.index('oidc_payloads_uid').on(t.uid),
+      c.index('oidc_payloads_expires').on(t.expiresAt),
+    ],
+  );
+
+  /**
+   * Key material of the authorization server, shared by every process on this store: RS256
+   * signing keys (kind 'signing', a private JWK) and cookie-signing secrets (kind 'cookie').
+   * The newest unexpired key of a kind is used; older unexpired ones stay published/accepted.
+   */
+  const oidcKeys = c.table(
+    'oidc_keys',
+    {
+      id: c.text('id').primaryKey(),
+      kind: c.text('kind').notNull(),
+      material: c.json<Record<string, unknown>>('material').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      /** When the key stops being published and accepted (set when it is rotated out). */
+      expiresAt: c.time('expires_at'),
+    },
+    (t) => [c.index('oidc_keys_kind').on(t.kind)],
+  );
+
+  /** OIDC applications of a project (ZITADEL's OIDC app config; the project aggregate owns them). */
+  const oidcApps = c.table(
+    'oidc_apps',
+    {
+      id: c.text('id').primaryKey(),
+      projectId: c.text('project_id').notNull(),
+      orgId: c.text('org_id').notNull(),
+      name: c.text('name').notNull(),
+      state: c.text('state').notNull(),
+      clientId: c.text('client_id').notNull(),
+      /** sha-256 of the generated secret (32 random bytes); null for public clients (auth method NONE). */
+      clientSecretHash: c.text('client_secret_hash'),
+      /** The OIDC settings as the API shows them (redirectUris, grantTypes, accessTokenType, …). */
+      config: c.json<Record<string, unknown>>('config').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    (t) => [c.uniqueIndex('oidc_apps_client_id').on(t.clientId), c.index('oidc_apps_project').on(t.projectId)],
+  );
+
+  /** Client secrets of machine users, for the client-credentials grant. */
+  const machineSecrets = c.table(
+    'machine_secrets',
+    {
+      userId: c.text('user_id').primaryKey(),
+      /** The client_id the machine user authenticates with (its user name, unique among secrets). */
+      clientId: c.text('client_id').notNull(),
+      secretHash: c.text('secret_hash').notNull(),
+      createdAt: c.time('created_at').notNull(),
+    },
+    (t) => [c.uniqueIndex('machine_secrets_client_id').on(t.clientId)],
+  );
+
+  /** Failed password checks since the last success, for the lockout policy. */
+  const passwordFailures = c.table('password_failures', {
+    userId: c.text('user_id').primaryKey(),
+    count: c.int('count').notNull(),
+    changedAt: c.time('changed_at').notNull(),
+  });
+
+  /**
+   * TOTP secrets of human users (base32, as ZITADEL exports them with `withOtp`). Written by the
+   * import; a user without a row has no authenticator app set up.
+   */
+  const userOtpSecrets = c.table('user_otp_secrets', {
+    userId: c.text('user_id').primaryKey(),
+    secret: c.text('secret').notNull(),
+    createdAt: c.time('created_at').notNull(),
+  });
+
+  /** Custom login-page texts of an organisation: one row per language, the screens as JSON. */
+  const loginTexts = c.table(
+    'login_texts',
+    {
+      ownerId: c.text('owner_id').notNull(),
+      language: c.text('language').notNull(),
+      screens: c.json<Record<string, Record<string, string>>>('screens').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    (t) => [c.primaryKey({ columns: [t.ownerId, t.language] })],
+  );
+
+  return {
+    events, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
+    oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures,
+    userOtpSecrets, loginTexts,
+  };
 }
 
 export type Tables = ReturnType<typeof defineTables>;

@@ -98,7 +98,14 @@ export async function createTestInstance(dialect: Dialect, options: Partial<AppD
  */
 export async function insertMachineUserWithToken(
   t: TestInstance,
-  options: { orgId?: string; instanceRoles?: string[]; orgRoles?: string[]; expiresAt?: Date } = {},
+  options: {
+    orgId?: string;
+    instanceRoles?: string[];
+    orgRoles?: string[];
+    /** Project roles (PROJECT_*): membership of the project, owned by the project's organisation. */
+    projectRoles?: { projectId: string; roles: string[] }[];
+    expiresAt?: Date;
+  } = {},
 ): Promise<{ userId: string; token: string }> {
   const userId = newId();
   const token = generateToken();
@@ -117,6 +124,49 @@ export async function insertMachineUserWithToken(
     if (options.orgRoles?.length) {
       await tx.members.insert({ scopeType: 'org', scopeId: orgId, userId, resourceOwner: orgId, roles: options.orgRoles, sequence: 1, createdAt: at, changedAt: at });
     }
+    for (const { projectId, roles } of options.projectRoles ?? []) {
+      const project = await tx.projects.get(projectId);
+      if (!project) throw new Error(`no project ${projectId}`);
+      await tx.members.insert({ scopeType: 'project', scopeId: projectId, userId, resourceOwner: project.orgId, roles, sequence: 1, createdAt: at, changedAt: at });
+    }
   });
   return { userId, token };
+}
+
+/**
+ * A human user written straight to the store (profile and email as the users API keeps them),
+ * until tests can use the users API.
+ */
+export async function insertHumanUser(
+  t: TestInstance,
+  options: { orgId?: string; userName?: string; firstName?: string; lastName?: string; email?: string } = {},
+): Promise<{ userId: string }> {
+  const userId = newId();
+  const orgId = options.orgId ?? t.defaultOrgId;
+  const userName = options.userName ?? `h-${userId}`;
+  const profile = { firstName: options.firstName ?? 'Test', lastName: options.lastName ?? 'Human', displayName: `${options.firstName ?? 'Test'} ${options.lastName ?? 'Human'}` };
+  const at = new Date();
+  await t.store.transaction(async (tx) => {
+    const user = await tx.events.append({ aggregateType: 'user', aggregateId: userId, type: 'user.human.added', payload: { userName }, creator: 'TEST', resourceOwner: orgId });
+    await tx.users.insert({
+      id: userId, orgId, type: 'human', userName, userNameKey: userName.toLowerCase(), state: 'USER_STATE_ACTIVE',
+      data: { profile, email: { email: options.email ?? `${userName}@example.com` } }, passwordHash: null, passwordChangeRequired: false,
+      sequence: user.sequence, createdAt: at, changedAt: at,
+    });
+  });
+  return { userId };
+}
+
+/** An organisation written straight to the store, until tests can use the orgs API. */
+export async function insertOrg(t: TestInstance, name: string): Promise<{ orgId: string }> {
+  const orgId = newId();
+  const at = new Date();
+  await t.store.transaction(async (tx) => {
+    const event = await tx.events.append({ aggregateType: 'org', aggregateId: orgId, type: 'org.added', payload: { name }, creator: 'TEST', resourceOwner: orgId });
+    await tx.orgs.insert({
+      id: orgId, name, nameKey: name.toLowerCase(), state: 'ORG_STATE_ACTIVE', primaryDomain: `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.localhost`,
+      sequence: event.sequence, createdAt: at, changedAt: at,
+    });
+  });
+  return { orgId };
 }

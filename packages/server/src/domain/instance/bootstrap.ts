@@ -20,22 +20,23 @@ export const DEFAULT_ORG_NAME = 'Default';
 export const ADMIN_USER_NAME = 'admin';
 
 export async function bootstrapInstance(store: Store, instanceDomain: string): Promise<BootstrapResult> {
+  // The lock keeps concurrent starts from racing on PostgreSQL; the existence check inside the
+  // write transaction (BEGIN IMMEDIATE on SQLite) does the same for processes sharing a SQLite file.
   return store.exclusive(async () => {
-    const existing = await store.read.instance.get();
-    if (existing) return { instanceId: existing.id, defaultOrgId: existing.defaultOrgId };
-
     const instanceId = newId();
     const orgId = newId();
     const adminUserId = newId();
     const tokenId = newId();
     const token = generateToken();
-    await store.transaction(async (tx) => {
+    const existing = await store.transaction(async (tx) => {
+      const found = await tx.instance.get();
+      if (found) return found;
       const at = new Date();
       const emit = (aggregateType: string, aggregateId: string, type: string, resourceOwner: string, payload: Record<string, unknown>) =>
         tx.events.append({ aggregateType, aggregateId, type, payload, creator: 'SYSTEM', resourceOwner }, at);
 
-      await emit('instance', instanceId, 'instance.added', instanceId, { defaultOrgId: orgId });
-      await tx.instance.insert({ id: instanceId, defaultOrgId: orgId, createdAt: at });
+      await emit('instance', instanceId, 'instance.added', instanceId, { defaultOrgId: orgId, domain: instanceDomain });
+      await tx.instance.insert({ id: instanceId, defaultOrgId: orgId, domain: instanceDomain, createdAt: at });
 
       const org = await emit('org', orgId, 'org.added', orgId, { name: DEFAULT_ORG_NAME });
       await tx.orgs.insert({
@@ -87,7 +88,9 @@ export async function bootstrapInstance(store: Store, instanceDomain: string): P
         createdAt: at,
         changedAt: at,
       });
+      return undefined;
     });
+    if (existing) return { instanceId: existing.id, defaultOrgId: existing.defaultOrgId };
     return { instanceId, defaultOrgId: orgId, created: { adminUserId, token } };
   });
 }

@@ -1,6 +1,7 @@
 import { requirePermission, type RequestContext } from '../context.js';
 import { viewDetails, type ObjectDetails } from '../details.js';
 import { notFound } from '../errors.js';
+import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
 import type { Store } from '../../store/store.js';
 
 export const ORG_STATES = ['ORG_STATE_UNSPECIFIED', 'ORG_STATE_ACTIVE', 'ORG_STATE_INACTIVE', 'ORG_STATE_REMOVED'] as const;
@@ -30,4 +31,29 @@ export function toOrgView(org: { id: string; name: string; state: string; primar
     name: org.name,
     primaryDomain: org.primaryDomain,
   };
+}
+
+export interface OrgSearchQuery {
+  nameQuery?: { name: string; method?: TextQueryMethod };
+}
+
+/** Every organisation of the instance matching all queries (admin API, `iam.read`). */
+export async function listOrgs(
+  store: Store,
+  ctx: RequestContext,
+  input: { query?: ListQueryInput; queries?: OrgSearchQuery[] },
+): Promise<{ details: ListDetails; result: OrgView[] }> {
+  requirePermission(ctx, 'iam.read');
+  const names = (input.queries ?? []).flatMap((q) => (q.nameQuery ? [textMatch(q.nameQuery.name, q.nameQuery.method)] : []));
+  const at = new Date();
+  const { total, rows } = await store.read.orgs.search({ names }, toPage(input.query));
+  return { details: listDetails(total, at), result: rows.map(toOrgView) };
+}
+
+/** Any organisation of the instance by id (admin API, `iam.read`). */
+export async function getOrgById(store: Store, ctx: RequestContext, orgId: string): Promise<OrgView> {
+  requirePermission(ctx, 'iam.read');
+  const org = await store.read.orgs.get(orgId);
+  if (!org) throw notFound('QUERY-1Nf8s', 'Organisation not found');
+  return toOrgView(org);
 }

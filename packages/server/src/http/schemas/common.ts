@@ -3,6 +3,7 @@
  * contract tests fail when they drift apart.
  */
 import { z } from '@hono/zod-openapi';
+import { TEXT_QUERY_METHODS } from '../../domain/list.js';
 
 export const Details = z
   .object({
@@ -24,6 +25,23 @@ export const ErrorBody = z
   .openapi('ErrorBody');
 
 export const DetailsResponse = z.object({ details: Details });
+
+/** Paging of list calls (ZITADEL's ListQuery); offset is a uint64, accepted as string or number. */
+export const ListQuery = z
+  .object({
+    offset: z.union([z.string().regex(/^[0-9]+$/), z.number().int().min(0)]).optional(),
+    limit: z.number().int().min(0).max(1000).optional(),
+    asc: z.boolean().optional(),
+  })
+  .openapi('ListQuery');
+
+export const ListDetails = z
+  .object({ totalResult: z.string(), viewTimestamp: z.string() })
+  .openapi('ListDetails');
+
+export const TextQueryMethod = z
+  .enum(TEXT_QUERY_METHODS)
+  .openapi('TextQueryMethod');
 
 /** The optional organisation-context header of every management operation. */
 export const OrgHeader = z.object({ 'x-service-orgid': z.string().max(200).optional() });

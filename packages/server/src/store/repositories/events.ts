@@ -1,4 +1,5 @@
-import { and, asc, count, desc, eq, gte, inArray, lte, max, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lte, max, sql, type SQL } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -20,6 +21,8 @@ export interface StoredEvent extends NewEvent {
 export interface EventFilter {
   aggregateTypes?: string[];
   aggregateId?: string;
+  eventTypes?: string[];
+  resourceOwner?: string;
   creator?: string;
   from?: Date;
   until?: Date;
@@ -28,22 +31,43 @@ export interface EventFilter {
   asc: boolean;
 }
 
-export function eventRepository(db: Db, t: Tables) {
+export function eventRepository(db: Db, t: Tables, hooks: { lockAggregate?: (type: string, id: string) => Promise<void> } = {}) {
+  // Every write appends: both statements prepared (see prepared.ts).
+  const lastSequence = once(() =>
+    db
+      .select({ current: max(t.events.sequence) })
+      .from(t.events)
+      .where(and(eq(t.events.aggregateType, sql.placeholder('aggregateType')), eq(t.events.aggregateId, sql.placeholder('aggregateId'))))
+      .prepare('events_last_sequence'),
+  );
+  const insertEvent = once(() =>
+    db
+      .insert(t.events)
+      .values({
+        aggregateType: sql.placeholder('aggregateType'),
+        aggregateId: sql.placeholder('aggregateId'),
+        sequence: sql.placeholder('sequence'),
+        type: sql.placeholder('type'),
+        payload: sql.placeholder('payload'),
+        creator: sql.placeholder('creator'),
+        resourceOwner: sql.placeholder('resourceOwner'),
+        createdAt: sql.placeholder('createdAt'),
+      })
+      .returning({ position: t.events.position })
+      .prepare('events_insert'),
+  );
   return {
     /**
-     * Appends one event with the aggregate's next sequence. Must run inside a transaction;
-     * the unique (aggregate, sequence) key rejects a concurrent writer that read the same max.
+     * Appends one event with the aggregate's next sequence. Must run inside a transaction.
+     * Writers of one aggregate are serialised (PostgreSQL: a transaction-scoped advisory lock;
+     * SQLite: one writer at a time anyway), and the unique (aggregate, sequence) key is the
+     * backstop should two ever read the same max.
      */
     async append(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
-      const [{ current }] = await db
-        .select({ current: max(t.events.sequence) })
-        .from(t.events)
-        .where(and(eq(t.events.aggregateType, event.aggregateType), eq(t.events.aggregateId, event.aggregateId)));
+      await hooks.lockAggregate?.(event.aggregateType, event.aggregateId);
+      const [{ current }] = await lastSequence().execute({ aggregateType: event.aggregateType, aggregateId: event.aggregateId });
       const sequence = Number(current ?? 0) + 1;
-      const [row] = await db
-        .insert(t.events)
-        .values({ ...event, sequence, createdAt: at })
-        .returning({ position: t.events.position });
+      const [row] = await insertEvent().execute({ ...event, sequence, createdAt: at });
       return { ...event, sequence, createdAt: at, position: row.position };
     },
 
@@ -51,6 +75,8 @@ export function eventRepository(db: Db, t: Tables) {
       const conditions: SQL[] = [];
       if (filter.aggregateId) conditions.push(eq(t.events.aggregateId, filter.aggregateId));
       if (filter.creator) conditions.push(eq(t.events.creator, filter.creator));
+      if (filter.resourceOwner) conditions.push(eq(t.events.resourceOwner, filter.resourceOwner));
+      if (filter.eventTypes?.length) conditions.push(inArray(t.events.type, filter.eventTypes));
       if (filter.from) conditions.push(gte(t.events.createdAt, filter.from));
       if (filter.until) conditions.push(lte(t.events.createdAt, filter.until));
       if (filter.aggregateTypes?.length) conditions.push(inArray(t.events.aggregateType, filter.aggregateTypes));

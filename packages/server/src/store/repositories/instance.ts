@@ -4,6 +4,7 @@ import type { Db } from '../store.js';
 export interface InstanceRow {
   id: string;
   defaultOrgId: string;
+  domain: string;
   createdAt: Date;
 }
 

@@ -1,26 +1,40 @@
-import { and, eq, or } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
+import type { PageQuery } from './search.js';
+import type { UserRow } from './users.js';
 
 export type MemberRow = Tables['members']['$inferSelect'];
 export type MemberScope = 'instance' | 'org' | 'project';
+export interface MemberWithUser {
+  member: MemberRow;
+  user: UserRow;
+  /** The primary domain of the user's organisation (for its login name). */
+  orgPrimaryDomain: string;
+}
 
 export function memberRepository(db: Db, t: Tables) {
+  const forUserInOrg = once(() =>
+    db
+      .select({ scopeType: t.members.scopeType, scopeId: t.members.scopeId, roles: t.members.roles })
+      .from(t.members)
+      .where(
+        and(
+          eq(t.members.userId, sql.placeholder('userId')),
+          or(eq(t.members.scopeType, 'instance'), eq(t.members.resourceOwner, sql.placeholder('orgId'))),
+        ),
+      )
+      .prepare('members_for_user_in_org'),
+  );
   return {
     /**
      * The memberships that can grant a user permissions when acting in `orgId`: instance
      * memberships, memberships of that organisation, and memberships of its projects.
+     * Runs on every authenticated request, hence prepared.
      */
     async forUserInOrg(userId: string, orgId: string): Promise<Pick<MemberRow, 'scopeType' | 'scopeId' | 'roles'>[]> {
-      return db
-        .select({ scopeType: t.members.scopeType, scopeId: t.members.scopeId, roles: t.members.roles })
-        .from(t.members)
-        .where(
-          and(
-            eq(t.members.userId, userId),
-            or(eq(t.members.scopeType, 'instance'), eq(t.members.resourceOwner, orgId)),
-          ),
-        );
+      return forUserInOrg().execute({ userId, orgId });
     },
     async get(scopeType: MemberScope, scopeId: string, userId: string): Promise<MemberRow | undefined> {
       const [row] = await db
@@ -32,6 +46,46 @@ export function memberRepository(db: Db, t: Tables) {
     },
     async insert(row: MemberRow): Promise<void> {
       await db.insert(t.members).values(row);
+    },
+    /** Every membership of the user, whatever its scope (to remove them with the user). */
+    async listByUser(userId: string): Promise<MemberRow[]> {
+      return db.select().from(t.members).where(eq(t.members.userId, userId));
+    },
+    /** Members of one scope with the user and organisation fields a member listing shows. */
+    async search(
+      scopeType: MemberScope,
+      scopeId: string,
+      filter: { userIds?: string[] },
+      page: PageQuery,
+    ): Promise<{ total: number; rows: MemberWithUser[] }> {
+      const where = and(
+        eq(t.members.scopeType, scopeType),
+        eq(t.members.scopeId, scopeId),
+        filter.userIds ? inArray(t.members.userId, filter.userIds) : undefined,
+      );
+      const [{ total }] = await db.select({ total: count() }).from(t.members).where(where);
+      const order = page.asc ? asc : desc;
+      const rows = await db
+        .select({ member: t.members, user: t.users, orgPrimaryDomain: t.orgs.primaryDomain })
+        .from(t.members)
+        .innerJoin(t.users, eq(t.users.id, t.members.userId))
+        .innerJoin(t.orgs, eq(t.orgs.id, t.users.orgId))
+        .where(where)
+        .orderBy(order(t.members.createdAt), order(t.members.userId))
+        .limit(page.limit)
+        .offset(page.offset);
+      return { total: Number(total), rows };
+    },
+    async update(scopeType: MemberScope, scopeId: string, userId: string, roles: string[], sequence: number, changedAt: Date): Promise<void> {
+      await db
+        .update(t.members)
+        .set({ roles, sequence, changedAt })
+        .where(and(eq(t.members.scopeType, scopeType), eq(t.members.scopeId, scopeId), eq(t.members.userId, userId)));
+    },
+    async remove(scopeType: MemberScope, scopeId: string, userId: string): Promise<void> {
+      await db
+        .delete(t.members)
+        .where(and(eq(t.members.scopeType, scopeType), eq(t.members.scopeId, scopeId), eq(t.members.userId, userId)));
     },
   };
 }

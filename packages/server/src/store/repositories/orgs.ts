@@ -1,6 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
+import { textCondition, type PageQuery, type TextMatch } from './search.js';
+
+// Re-exported: some repositories import the paging type from here.
+export type { PageQuery } from './search.js';
 
 export type OrgRow = Tables['orgs']['$inferSelect'];
 
@@ -16,6 +20,27 @@ export function orgRepository(db: Db, t: Tables) {
     },
     async insert(row: OrgRow): Promise<void> {
       await db.insert(t.orgs).values(row);
+    },
+    async getByPrimaryDomain(primaryDomain: string): Promise<OrgRow | undefined> {
+      const [row] = await db.select().from(t.orgs).where(eq(t.orgs.primaryDomain, primaryDomain)).limit(1);
+      return row;
+    },
+    async getByNameKey(nameKey: string): Promise<OrgRow | undefined> {
+      const [row] = await db.select().from(t.orgs).where(eq(t.orgs.nameKey, nameKey)).limit(1);
+      return row;
+    },
+    /** Organisations matching the name query, oldest first (or newest first when !asc). */
+    async search(filter: { names?: TextMatch[] }, page: PageQuery): Promise<{ total: number; rows: OrgRow[] }> {
+      const where = and(...(filter.names ?? []).map((m) => textCondition(t.orgs.name, m, t.orgs.nameKey)));
+      const [{ total }] = await db.select({ total: count() }).from(t.orgs).where(where);
+      const rows = await db
+        .select()
+        .from(t.orgs)
+        .where(where)
+        .orderBy(page.asc ? asc(t.orgs.createdAt) : desc(t.orgs.createdAt), page.asc ? asc(t.orgs.id) : desc(t.orgs.id))
+        .limit(page.limit)
+        .offset(page.offset);
+      return { total: Number(total), rows };
     },
   };
 }

@@ -1,6 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
+import { textCondition, type PageQuery, type TextMatch } from './search.js';
 
 export type UserRow = Tables['users']['$inferSelect'];
 
@@ -12,6 +13,46 @@ export function userRepository(db: Db, t: Tables) {
     },
     async insert(row: UserRow): Promise<void> {
       await db.insert(t.users).values(row);
+    },
+    /** The user if it belongs to this organisation. */
+    async getInOrg(orgId: string, id: string): Promise<UserRow | undefined> {
+      const [row] = await db.select().from(t.users).where(and(eq(t.users.orgId, orgId), eq(t.users.id, id))).limit(1);
+      return row;
+    },
+    async getByUserNameKey(orgId: string, userNameKey: string): Promise<UserRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(t.users)
+        .where(and(eq(t.users.orgId, orgId), eq(t.users.userNameKey, userNameKey)))
+        .limit(1);
+      return row;
+    },
+    async search(
+      orgId: string,
+      filter: { userNames?: TextMatch[]; type?: 'human' | 'machine' },
+      page: PageQuery,
+    ): Promise<{ total: number; rows: UserRow[] }> {
+      const where = and(
+        eq(t.users.orgId, orgId),
+        ...(filter.userNames ?? []).map((m) => textCondition(t.users.userName, m, t.users.userNameKey)),
+        filter.type ? eq(t.users.type, filter.type) : undefined,
+      );
+      const [{ total }] = await db.select({ total: count() }).from(t.users).where(where);
+      const rows = await db
+        .select()
+        .from(t.users)
+        .where(where)
+        .orderBy(page.asc ? asc(t.users.createdAt) : desc(t.users.createdAt), page.asc ? asc(t.users.id) : desc(t.users.id))
+        .limit(page.limit)
+        .offset(page.offset);
+      return { total: Number(total), rows };
+    },
+    /** Records a later event on the user's aggregate (e.g. a token added). */
+    async touch(id: string, sequence: number, changedAt: Date): Promise<void> {
+      await db.update(t.users).set({ sequence, changedAt }).where(eq(t.users.id, id));
+    },
+    async remove(id: string): Promise<void> {
+      await db.delete(t.users).where(eq(t.users.id, id));
     },
   };
 }

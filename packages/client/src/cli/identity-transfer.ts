@@ -1,0 +1,211 @@
+/**
+ * identity-transfer: move organisations between identity-service (or ZITADEL) instances.
+ *
+ *   identity-transfer export  --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] --out FILE
+ *   identity-transfer import  --url URL --token PAT [--timeout 30m] FILE
+ *   identity-transfer migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]
+ *                             [--with-passwords] [--with-otp] [--timeout 30m]
+ *
+ * Documents are streamed (never held whole in memory): export writes the response body to the
+ * file as it arrives; import and migrate send `{"timeout":…,"dataOrgs":<document>}` as a
+ * streamed request body. Progress (bytes) is shown on a terminal; a summary ends every run.
+ * Exit codes: 0 done, 1 the service refused or some resources were not imported, 2 usage.
+ */
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+
+export interface CliIo {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  /** Whether to draw a progress line (a terminal). */
+  tty: boolean;
+}
+
+const defaultIo: CliIo = {
+  stdout: (l) => process.stdout.write(`${l}\n`),
+  stderr: (l) => process.stderr.write(`${l}\n`),
+  tty: Boolean(process.stderr.isTTY),
+};
+
+class UsageError extends Error {}
+
+function progress(io: CliIo, label: string, total?: number) {
+  let bytes = 0;
+  let last = 0;
+  const draw = (final = false) => {
+    if (!io.tty) return;
+    const mib = (bytes / 1048576).toFixed(1);
+    const pct = total ? ` ${Math.min(100, Math.floor((bytes / total) * 100))}%` : '';
+    process.stderr.write(`\r${label}: ${mib} MiB${pct}${final ? '\n' : ''}`);
+  };
+  return {
+    add(n: number) {
+      bytes += n;
+      if (Date.now() - last > 100) {
+        last = Date.now();
+        draw();
+      }
+    },
+    done() {
+      draw(true);
+      return bytes;
+    },
+  };
+}
+
+/** Counts bytes through an async iterable of chunks. */
+async function* counted(source: AsyncIterable<Uint8Array | string>, onBytes: (n: number) => void) {
+  for await (const chunk of source) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    onBytes(buf.length);
+    yield buf;
+  }
+}
+
+async function failure(res: Response): Promise<Error> {
+  const text = await res.text();
+  try {
+    const body = JSON.parse(text) as { message?: string };
+    return new Error(`${res.status}: ${body.message ?? text}`);
+  } catch {
+    return new Error(`${res.status}: ${text.slice(0, 500)}`);
+  }
+}
+
+const base = (url: string) => url.replace(/\/+$/, '');
+
+async function startExport(url: string, token: string, opts: { orgs: string[]; withPasswords: boolean; withOtp: boolean; timeout?: string }) {
+  const res = await fetch(`${base(url)}/admin/v1/export`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ orgIds: opts.orgs, withPasswords: opts.withPasswords, withOtp: opts.withOtp, responseOutput: true, ...(opts.timeout ? { timeout: opts.timeout } : {}) }),
+  });
+  if (!res.ok || !res.body) throw await failure(res);
+  return res.body as unknown as AsyncIterable<Uint8Array>;
+}
+
+interface ImportSummary {
+  errors?: { type: string; id: string; message: string }[];
+  success: { orgs?: Record<string, unknown>[] };
+}
+
+async function sendImport(url: string, token: string, document: AsyncIterable<Uint8Array>, timeout: string): Promise<ImportSummary> {
+  async function* body() {
+    yield Buffer.from(`{"timeout":${JSON.stringify(timeout)},"dataOrgs":`);
+    yield* document;
+    yield Buffer.from('}');
+  }
+  const res = await fetch(`${base(url)}/admin/v1/import`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: Readable.toWeb(Readable.from(body())) as ReadableStream,
+    duplex: 'half',
+  } as RequestInit);
+  if (!res.ok) throw await failure(res);
+  return (await res.json()) as ImportSummary;
+}
+
+function summarise(io: CliIo, result: ImportSummary): number {
+  const orgs = result.success.orgs ?? [];
+  for (const org of orgs) {
+    const parts = Object.entries(org)
+      .filter(([k, v]) => k !== 'orgId' && Array.isArray(v))
+      .map(([k, v]) => `${(v as unknown[]).length} ${k}`);
+    io.stdout(`org ${String(org.orgId)}: ${parts.length ? parts.join(', ') : 'nothing new'}`);
+  }
+  const errors = result.errors ?? [];
+  const byType = new Map<string, number>();
+  for (const e of errors) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
+  io.stdout(`imported into ${orgs.length} organisation(s); not imported: ${errors.length}${byType.size ? ` (${[...byType].map(([t, n]) => `${n} ${t}`).join(', ')})` : ''}`);
+  for (const e of errors.slice(0, 20)) io.stderr(`  ${e.type} ${e.id}: ${e.message}`);
+  if (errors.length > 20) io.stderr(`  … and ${errors.length - 20} more`);
+  return errors.length ? 1 : 0;
+}
+
+export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  const [command, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      token: { type: 'string' },
+      'from-url': { type: 'string' },
+      'from-token': { type: 'string' },
+      'to-url': { type: 'string' },
+      'to-token': { type: 'string' },
+      org: { type: 'string', multiple: true },
+      'with-passwords': { type: 'boolean' },
+      'with-otp': { type: 'boolean' },
+      out: { type: 'string' },
+      timeout: { type: 'string' },
+    },
+  });
+  const need = (name: keyof typeof values) => {
+    const v = values[name];
+    if (typeof v !== 'string' || !v) throw new UsageError(`--${String(name)} is required`);
+    return v;
+  };
+  const exportOpts = { orgs: values.org ?? [], withPasswords: Boolean(values['with-passwords']), withOtp: Boolean(values['with-otp']), timeout: values.timeout };
+  const timeout = values.timeout ?? '30m';
+
+  if (command === 'export') {
+    const url = need('url');
+    const token = need('token');
+    const out = need('out');
+    const bar = progress(io, 'exporting');
+    await pipeline(Readable.from(counted(await startExport(url, token, exportOpts), bar.add)), createWriteStream(out));
+    const bytes = bar.done();
+    const orgs = (JSON.parse((await import('node:fs')).readFileSync(out, 'utf8')) as { orgs: { orgId: string; humanUsers?: unknown[]; machineUsers?: unknown[] }[] }).orgs;
+    for (const o of orgs) io.stdout(`org ${o.orgId}: ${o.humanUsers?.length ?? 0} human users, ${o.machineUsers?.length ?? 0} machine users`);
+    io.stdout(`exported ${orgs.length} organisation(s), ${bytes} bytes → ${out}`);
+    return 0;
+  }
+  if (command === 'import') {
+    const url = need('url');
+    const token = need('token');
+    const file = positionals[0];
+    if (!file) throw new UsageError('the document file is required');
+    const bar = progress(io, 'uploading', statSync(file).size);
+    // A file may be a bare document or a whole import request (`{"dataOrgs": …}`, as the fixtures are).
+    const head = (await import('node:fs')).readFileSync(file, { encoding: 'utf8' }).slice(0, 4096);
+    if (/"(data_orgs|dataOrgs|data_orgsv1|dataOrgsv1)"\s*:/.test(head) && !/^\s*\{\s*"orgs"/.test(head)) {
+      const body = JSON.parse((await import('node:fs')).readFileSync(file, 'utf8')) as Record<string, unknown>;
+      const res = await fetch(`${base(url)}/admin/v1/import`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, timeout: values.timeout ?? body.timeout ?? timeout }),
+      });
+      bar.done();
+      if (!res.ok) throw await failure(res);
+      return summarise(io, (await res.json()) as ImportSummary);
+    }
+    const result = await sendImport(url, token, counted(createReadStream(file), bar.add), timeout);
+    bar.done();
+    return summarise(io, result);
+  }
+  if (command === 'migrate') {
+    const from = need('from-url');
+    const fromToken = need('from-token');
+    const to = need('to-url');
+    const toToken = need('to-token');
+    const bar = progress(io, 'migrating');
+    const result = await sendImport(to, toToken, counted(await startExport(from, fromToken, exportOpts), bar.add), timeout);
+    bar.done();
+    return summarise(io, result);
+  }
+  throw new UsageError(`unknown command ${command ?? '(none)'}; use export, import or migrate`);
+}
+
+/** The process entry (bin/identity-transfer.mjs): exit code 2 for usage errors, 1 for failures. */
+export function run(): void {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`identity-transfer: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(error instanceof UsageError ? 2 : 1);
+    },
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * The CLI against two real HTTP servers (the service built in-process on SQLite, listening on
+ * loopback ports), as a migration between two instances runs.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { createTestInstance, type TestInstance } from '@identity-service/server/test/support/instance.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main, type CliIo } from '../src/cli/identity-transfer.js';
+
+interface Running {
+  instance: TestInstance;
+  server: ServerType;
+  url: string;
+}
+
+async function start(): Promise<Running> {
+  const instance = await createTestInstance('sqlite');
+  return new Promise((resolve) => {
+    const server = serve({ fetch: instance.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
+      resolve({ instance, server, url: `http://127.0.0.1:${info.port}` }),
+    );
+  });
+}
+
+function capture(tty = false): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, tty, stdout: (l) => out.push(l), stderr: (l) => err.push(l) };
+}
+
+const org = (n: string) => ({
+  orgId: `cli-${n}`,
+  org: { name: `CLI ${n}` },
+  humanUsers: [{ userId: `cli-${n}-u`, user: { userName: 'h', profile: { firstName: 'H', lastName: 'U' }, email: { email: `h${n}@example.com`, isEmailVerified: true }, hashedPassword: { value: '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy' }, otpCode: 'JBSWY3DPEHPK3PXP' } }],
+  machineUsers: [{ userId: `cli-${n}-m`, user: { userName: 'm', name: 'M' } }],
+  projects: [{ projectId: `cli-${n}-p`, project: { name: 'P' } }],
+  projectRoles: [{ projectId: `cli-${n}-p`, roleKey: 'r', displayName: 'R' }],
+  userGrants: [{ userId: `cli-${n}-u`, projectId: `cli-${n}-p`, roleKeys: ['r'] }],
+});
+
+describe('identity-transfer CLI', () => {
+  let a: Running;
+  let b: Running;
+  let dir: string;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([start(), start()]);
+    dir = mkdtempSync(join(tmpdir(), 'identity-transfer-'));
+    const res = await a.instance.call('POST', '/admin/v1/import', { body: { dataOrgs: { orgs: [org('1'), org('2')] } } });
+    expect(res.status).toBe(200);
+  });
+  afterAll(async () => {
+    for (const r of [a, b]) {
+      await new Promise((done) => r?.server.close(done));
+      await r?.instance.close();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('migrates two organisations between running instances, with progress and a summary', async () => {
+    const io = capture(true);
+    const code = await main(['migrate', '--from-url', a.url, '--from-token', a.instance.adminToken, '--to-url', b.url, '--to-token', b.instance.adminToken, '--org', 'cli-1', '--org', 'cli-2', '--with-passwords', '--with-otp'], io);
+    expect(code).toBe(0);
+    expect(io.out.join('\n')).toContain('org cli-1: 1 humanUserIds, 1 machineUserIds, 1 projectIds, 1 projectRoles, 1 userGrants');
+    expect(io.out.at(-1)).toBe('imported into 2 organisation(s); not imported: 0');
+    const user = await b.instance.store.read.users.get('cli-2-u');
+    expect(user?.passwordHash).toMatch(/^\$2a\$10\$/);
+  });
+
+  it('exports to a file and imports it; a second import reports everything as existing', async () => {
+    const file = join(dir, 'export.json');
+    const io = capture();
+    expect(await main(['export', '--url', a.url, '--token', a.instance.adminToken, '--org', 'cli-1', '--with-passwords', '--out', file], io)).toBe(0);
+    expect(io.out.at(-1)).toMatch(/^exported 1 organisation\(s\), \d+ bytes/);
+    expect(JSON.parse(readFileSync(file, 'utf8')).orgs[0].humanUsers[0].user.hashedPassword.value).toMatch(/^\$2a\$/);
+
+    const again = capture();
+    expect(await main(['import', '--url', b.url, '--token', b.instance.adminToken, file], again)).toBe(1);
+    expect(again.out.at(-1)).toMatch(/not imported: \d+ \(.*1 org.*\)/);
+  });
+
+  it('imports a whole request file such as the ZITADEL docs fixture', async () => {
+    const io = capture();
+    const fixture = new URL('../../../../shared/fixtures/zitadel-docs-bulk-import.json', import.meta.url).pathname;
+    expect(await main(['import', '--url', b.url, '--token', b.instance.adminToken, fixture], io)).toBe(0);
+    expect(io.out[0]).toContain('3 humanUserIds');
+  });
+
+  it('reports refusals and usage errors', async () => {
+    await expect(main(['export', '--url', a.url, '--token', 'wrong', '--out', join(dir, 'x.json')], capture())).rejects.toThrow(/^401/);
+    await expect(main(['export', '--url', a.url], capture())).rejects.toThrow(/--token is required/);
+    await expect(main(['frobnicate'], capture())).rejects.toThrow(/unknown command/);
+  });
+});

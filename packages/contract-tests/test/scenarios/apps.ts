@@ -1,0 +1,74 @@
+import { expect, it } from 'vitest';
+import { insertOrg } from '@identity-service/server/test/support/instance.js';
+import type { Harness } from '../support/harness.js';
+
+const LONG = 'x'.repeat(201);
+
+export function appScenarios(h: () => Harness) {
+  it('OIDC applications: every documented status', async () => {
+    const { admin, anonymous, instance } = h();
+    const { orgId: otherOrg } = await insertOrg(instance, 'Contract apps');
+    const { client: outsider } = await h().userWithRoles({ org: ['ORG_SETTINGS_MANAGER'] });
+    const inOther = h().clientFor(instance.adminToken, otherOrg);
+    const project = await admin.POST('/management/v1/projects', { body: { name: 'Contract apps project' } });
+    const projectId = project.data!.id;
+    const p = { params: { path: { projectId } } };
+    const spa = {
+      name: 'spa',
+      redirectUris: ['http://localhost:3000/cb'],
+      appType: 'OIDC_APP_TYPE_USER_AGENT' as const,
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' as const,
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE' as const, 'OIDC_GRANT_TYPE_REFRESH_TOKEN' as const],
+      accessTokenType: 'OIDC_TOKEN_TYPE_JWT' as const,
+    };
+
+    // AddOIDCApp: a public client has no secret; http redirects without devMode are reported.
+    const added = await admin.POST('/management/v1/projects/{projectId}/apps/oidc', { ...p, body: spa });
+    expect(added.response.status).toBe(200);
+    expect(added.data?.clientSecret).toBeUndefined();
+    expect(added.data?.noneCompliant).toBe(true);
+    const appId = added.data!.appId;
+    const web = await admin.POST('/management/v1/projects/{projectId}/apps/oidc', { ...p, body: { name: 'web', redirectUris: ['https://app.example.com/cb'] } });
+    expect(web.data?.clientSecret).toBeTruthy();
+    expect(web.data?.noneCompliant).toBe(false);
+    expect((await admin.POST('/management/v1/projects/{projectId}/apps/oidc', { ...p, body: { ...spa, grantTypes: ['OIDC_GRANT_TYPE_DEVICE_CODE'] } })).response.status).toBe(400);
+    expect((await admin.POST('/management/v1/projects/{projectId}/apps/oidc', { ...p, body: { ...spa, redirectUris: ['not a uri'] } })).response.status).toBe(400);
+    expect((await anonymous.POST('/management/v1/projects/{projectId}/apps/oidc', { ...p, body: spa })).response.status).toBe(401);
+    expect((await outsider.POST('/management/v1/projects/{projectId}/apps/oidc', { ...p, body: spa })).response.status).toBe(403);
+    expect((await inOther.POST('/management/v1/projects/{projectId}/apps/oidc', { ...p, body: spa })).response.status).toBe(404);
+
+    // GetAppByID
+    const a = (id: string) => ({ params: { path: { projectId, appId: id } } });
+    const got = await admin.GET('/management/v1/projects/{projectId}/apps/{appId}', a(appId));
+    expect(got.data?.app.oidcConfig).toMatchObject({ clientId: added.data!.clientId, authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', accessTokenType: 'OIDC_TOKEN_TYPE_JWT', clockSkew: '0s' });
+    expect((await admin.GET('/management/v1/projects/{projectId}/apps/{appId}', a(LONG))).response.status).toBe(400);
+    expect((await anonymous.GET('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).response.status).toBe(401);
+    expect((await outsider.GET('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).response.status).toBe(403);
+    expect((await admin.GET('/management/v1/projects/{projectId}/apps/{appId}', a('missing'))).response.status).toBe(404);
+
+    // ListApps
+    const list = await admin.POST('/management/v1/projects/{projectId}/apps/_search', { ...p, body: {} });
+    expect(list.data?.result.map((x) => x.name)).toEqual(['spa', 'web']);
+    expect((await admin.POST('/management/v1/projects/{projectId}/apps/_search', { ...p, body: { query: { limit: 5000 } } })).response.status).toBe(400);
+    expect((await anonymous.POST('/management/v1/projects/{projectId}/apps/_search', { ...p, body: {} })).response.status).toBe(401);
+    expect((await outsider.POST('/management/v1/projects/{projectId}/apps/_search', { ...p, body: {} })).response.status).toBe(403);
+    expect((await inOther.POST('/management/v1/projects/{projectId}/apps/_search', { ...p, body: {} })).response.status).toBe(404);
+
+    // UpdateOIDCAppConfig: devMode clears the compliance problem; becoming confidential yields a secret once.
+    expect((await admin.PUT('/management/v1/projects/{projectId}/apps/{appId}/oidc_config', { ...a(appId), body: { devMode: true } })).response.status).toBe(200);
+    expect((await admin.GET('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).data?.app.oidcConfig.noneCompliant).toBe(false);
+    const secret = await admin.PUT('/management/v1/projects/{projectId}/apps/{appId}/oidc_config', { ...a(appId), body: { authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC' } });
+    expect(secret.data?.clientSecret).toBeTruthy();
+    expect((await admin.PUT('/management/v1/projects/{projectId}/apps/{appId}/oidc_config', { ...a(appId), body: { devMode: true } })).response.status).toBe(400);
+    expect((await anonymous.PUT('/management/v1/projects/{projectId}/apps/{appId}/oidc_config', { ...a(appId), body: {} })).response.status).toBe(401);
+    expect((await outsider.PUT('/management/v1/projects/{projectId}/apps/{appId}/oidc_config', { ...a(appId), body: {} })).response.status).toBe(403);
+    expect((await admin.PUT('/management/v1/projects/{projectId}/apps/{appId}/oidc_config', { ...a('missing'), body: { devMode: true } })).response.status).toBe(404);
+
+    // RemoveApp
+    expect((await anonymous.DELETE('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).response.status).toBe(401);
+    expect((await outsider.DELETE('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).response.status).toBe(403);
+    expect((await admin.DELETE('/management/v1/projects/{projectId}/apps/{appId}', a(LONG))).response.status).toBe(400);
+    expect((await admin.DELETE('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).response.status).toBe(200);
+    expect((await admin.DELETE('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).response.status).toBe(404);
+  });
+}

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startGcsEmulator, type GcsEmulator } from '@identity-service/server/test/support/gcs-emulator.js';
+import type { Harness } from '../support/harness.js';
+
+const EXPORT = '/admin/v1/export' as const;
+const IMPORT = '/admin/v1/import' as const;
+
+const doc = {
+  orgs: [
+    {
+      orgId: 'ct-transfer-org',
+      org: { name: 'Contract transfer' },
+      humanUsers: [{ userId: 'ct-transfer-u1', user: { userName: 'ct', profile: { firstName: 'C', lastName: 'T' }, email: { email: 'ct@example.com', isEmailVerified: true }, hashedPassword: { value: '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy' } } }],
+      machineUsers: [{ userId: 'ct-transfer-m1', user: { userName: 'ct-svc', name: 'Svc' } }],
+    },
+  ],
+};
+
+export function transferScenarios(h: () => Harness) {
+  let gcs: GcsEmulator;
+  beforeAll(async () => {
+    gcs = await startGcsEmulator();
+  });
+  afterAll(() => gcs?.stop());
+
+  it('export/import: import, export (stream and Cloud Storage), re-import reports existing', async () => {
+    const { admin } = h();
+    const imported = await admin.POST(IMPORT, { body: { timeout: '1m', data_orgs: doc } });
+    expect(imported.response.status).toBe(200);
+    expect(imported.data?.success.orgs?.[0]).toMatchObject({ orgId: 'ct-transfer-org', humanUserIds: ['ct-transfer-u1'], machineUserIds: ['ct-transfer-m1'] });
+
+    const exported = await admin.POST(EXPORT, { body: { org_ids: ['ct-transfer-org'], with_passwords: true, response_output: true } });
+    expect(exported.response.status).toBe(200);
+    expect(exported.data?.orgs?.[0]).toMatchObject({ orgId: 'ct-transfer-org' });
+
+    const location = { bucket: 'contract', path: 'transfer.json', serviceaccount_json: gcs.serviceAccountBase64 };
+    const toGcs = await admin.POST(EXPORT, { body: { orgIds: ['ct-transfer-org'], gcsOutput: location } });
+    expect(toGcs.data?.gcsOutput).toMatchObject({ bucket: 'contract', path: 'transfer.json' });
+    const again = await admin.POST(IMPORT, { body: { dataOrgsGcs: location } });
+    expect(again.response.status).toBe(200);
+    expect(again.data?.errors?.map((e) => e.type)).toEqual(expect.arrayContaining(['org', 'human_user', 'machine_user']));
+  });
+
+  it('export/import: 400, 401, 403, 404, 413, 504', async () => {
+    const { admin, anonymous } = h();
+    expect((await admin.POST(EXPORT, { body: {} })).response.status).toBe(400);
+    expect((await admin.POST(IMPORT, { body: { timeout: 'later', dataOrgs: { orgs: [] } } })).response.status).toBe(400);
+    const invalid = await admin.POST(IMPORT, { body: { dataOrgs: { orgs: [{ humanUsers: [{ userId: 'x', user: { userName: 'x', profile: { firstName: 'a', lastName: 'b' }, email: { email: 'nope' } } }] }] } } });
+    expect(invalid.response.status).toBe(400);
+    expect(invalid.error?.message).toContain('orgs[0].humanUsers[0].user.email.email');
+
+    expect((await anonymous.POST(EXPORT, { body: { responseOutput: true } })).response.status).toBe(401);
+    expect((await anonymous.POST(IMPORT, { body: { dataOrgs: { orgs: [] } } })).response.status).toBe(401);
+
+    const { client: viewer } = await h().userWithRoles({ instance: ['IAM_OWNER_VIEWER'] });
+    expect((await viewer.POST(IMPORT, { body: { dataOrgs: { orgs: [] } } })).response.status).toBe(403);
+    const { client: orgOwner } = await h().userWithRoles({ org: ['ORG_OWNER'] });
+    expect((await orgOwner.POST(EXPORT, { body: { responseOutput: true } })).response.status).toBe(403);
+
+    const missing = await admin.POST(IMPORT, { body: { dataOrgsGcs: { bucket: 'contract', path: 'missing.json', serviceaccountJson: gcs.serviceAccountBase64 } } });
+    expect(missing.response.status).toBe(404);
+
+    const late = await admin.POST(IMPORT, { body: { timeout: '1ns', dataOrgs: { orgs: [{ orgId: 'ct-late', org: { name: 'Late' } }] } } });
+    expect(late.response.status).toBe(504);
+
+    const token = h().instance.adminToken;
+    const bigExport = await h().fetch(EXPORT, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ responseOutput: true, pad: 'x'.repeat(2 * 1024 * 1024) }) });
+    expect(bigExport.status).toBe(413);
+    // Beyond the import's own limit (64 MiB by default).
+    const bigImport = await h().fetch(IMPORT, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: `{"dataOrgs":{"orgs":[]},"pad":"${'x'.repeat(64 * 1024 * 1024 + 16)}"}` });
+    expect(bigImport.status).toBe(413);
+  });
+}

@@ -1,0 +1,187 @@
+/**
+ * OIDC applications of a project (ZITADEL's AddOIDCApp, GetAppByID, ListApps,
+ * UpdateOIDCAppConfig, RemoveApp). Apps are events on the project aggregate. A confidential
+ * app's secret is generated here, returned once, and only its sha-256 is kept.
+ */
+import { generateToken, hashToken } from '../../auth/tokens.js';
+import type { Store } from '../../store/store.js';
+import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
+import { requirePermission, type RequestContext } from '../context.js';
+import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import { invalidArgument, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
+import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
+import { complianceProblems, validateOidcConfig, withDefaults, type OidcAppConfig, type OidcAppInput } from './oidc-config.js';
+
+export interface LocalizedMessage {
+  key: string;
+  localizedMessage: string;
+}
+
+export interface OidcConfigView extends OidcAppConfig {
+  clientId: string;
+  noneCompliant: boolean;
+  complianceProblems: LocalizedMessage[];
+}
+
+export interface AppView {
+  id: string;
+  details: ObjectDetails;
+  state: 'APP_STATE_ACTIVE' | 'APP_STATE_INACTIVE';
+  name: string;
+  oidcConfig: OidcConfigView;
+}
+
+const appNotFound = () => notFound('APP-ij33f', 'App not found');
+
+const PROBLEM_TEXT: Record<string, string> = {
+  'Application.OIDC.V1.Code.RedirectURIs.HttpOnlyForDevMode': 'Redirect URIs with http are only allowed in development mode.',
+  'Application.OIDC.V1.Native.RedirectURIs.InvalidScheme': 'Native apps need a custom scheme or http on a loopback address.',
+  'Application.OIDC.V1.PostLogoutRedirectURIs.HttpOnlyForDevMode': 'Post-logout redirect URIs with http are only allowed in development mode.',
+};
+
+function compliance(config: OidcAppConfig): { noneCompliant: boolean; complianceProblems: LocalizedMessage[] } {
+  // devMode accepts non-compliant URIs, as in ZITADEL; without it they are reported and not used.
+  const problems = config.devMode ? [] : complianceProblems(config);
+  return { noneCompliant: problems.length > 0, complianceProblems: problems.map((key) => ({ key, localizedMessage: PROBLEM_TEXT[key] ?? key })) };
+}
+
+const needsSecret = (config: OidcAppConfig) => config.authMethodType !== 'OIDC_AUTH_METHOD_TYPE_NONE';
+
+function checkName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > 200) throw invalidArgument('PROJECT-39mfs', 'Errors.Project.App.Invalid: name must have 1 to 200 characters');
+  return trimmed;
+}
+
+export function toAppView(row: OidcAppRow): AppView {
+  const config = row.config as unknown as OidcAppConfig;
+  return {
+    id: row.id,
+    details: viewDetails(row, row.orgId),
+    state: row.state as AppView['state'],
+    name: row.name,
+    oidcConfig: { ...config, clientId: row.clientId, ...compliance(config) },
+  };
+}
+
+export async function addOidcApp(
+  store: Store,
+  ctx: RequestContext,
+  projectId: string,
+  input: OidcAppInput & { name: string },
+): Promise<{ appId: string; details: ObjectDetails; clientId: string; clientSecret?: string; noneCompliant: boolean; complianceProblems: LocalizedMessage[] }> {
+  requirePermission(ctx, 'project.app.write');
+  const name = checkName(input.name);
+  const config = withDefaults(input);
+  validateOidcConfig(config);
+  const appId = newId();
+  const clientId = newId();
+  const clientSecret = needsSecret(config) ? generateToken() : undefined;
+  return store.transaction(async (tx) => {
+    const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
+    const emit = (type: string, payload: Record<string, unknown>) =>
+      tx.events.append({ aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type, payload, creator: ctx.caller.userId, resourceOwner: project.orgId });
+    await emit('project.application.added', { appId, name });
+    const event = await emit('project.application.config.oidc.added', { appId, clientId, ...config, hasSecret: !!clientSecret });
+    await tx.oidcApps.insert({
+      id: appId,
+      projectId: project.id,
+      orgId: project.orgId,
+      name,
+      state: 'APP_STATE_ACTIVE',
+      clientId,
+      clientSecretHash: clientSecret ? hashToken(clientSecret) : null,
+      config: config as unknown as Record<string, unknown>,
+      sequence: event.sequence,
+      createdAt: event.createdAt,
+      changedAt: event.createdAt,
+    });
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    return { appId, details: addedDetails(event), clientId, ...(clientSecret ? { clientSecret } : {}), ...compliance(config) };
+  });
+}
+
+export async function getApp(store: Store, ctx: RequestContext, projectId: string, appId: string): Promise<{ app: AppView }> {
+  requirePermission(ctx, 'project.app.read');
+  const project = await projectForCaller(store.read, ctx, projectId, 'project.app.read');
+  const row = await store.read.oidcApps.get(project.id, appId);
+  if (!row) throw appNotFound();
+  return { app: toAppView(row) };
+}
+
+export async function listApps(store: Store, ctx: RequestContext, projectId: string, input: { query?: ListQueryInput }): Promise<{ details: ListDetails; result: AppView[] }> {
+  requirePermission(ctx, 'project.app.read');
+  const project = await projectForCaller(store.read, ctx, projectId, 'project.app.read');
+  const { total, rows } = await store.read.oidcApps.search(project.id, toPage(input.query));
+  return { details: listDetails(total), result: rows.map(toAppView) };
+}
+
+/**
+ * Replaces the OIDC settings given (fields left out keep their value). Switching from NONE to a
+ * secret-based method needs a secret: one is generated and returned, as only then it can be shown.
+ */
+export async function updateOidcAppConfig(
+  store: Store,
+  ctx: RequestContext,
+  projectId: string,
+  appId: string,
+  input: OidcAppInput,
+): Promise<{ details: ObjectDetails; clientSecret?: string }> {
+  requirePermission(ctx, 'project.app.write');
+  return store.transaction(async (tx) => {
+    const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
+    const row = await tx.oidcApps.get(project.id, appId);
+    if (!row) throw appNotFound();
+    const before = row.config as unknown as OidcAppConfig;
+    const config = withDefaults(input, before);
+    validateOidcConfig(config);
+    if (JSON.stringify(config) === JSON.stringify(before)) throw invalidArgument('COMMAND-1m88i', 'Errors.NoChangesFound');
+    const clientSecret = needsSecret(config) && !row.clientSecretHash ? generateToken() : undefined;
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE,
+      aggregateId: project.id,
+      type: 'project.application.config.oidc.changed',
+      payload: { appId, ...diff(before, config), ...(clientSecret ? { secretGenerated: true } : {}) },
+      creator: ctx.caller.userId,
+      resourceOwner: project.orgId,
+    });
+    await tx.oidcApps.update(row.id, {
+      config: config as unknown as Record<string, unknown>,
+      clientSecretHash: needsSecret(config) ? (clientSecret ? hashToken(clientSecret) : row.clientSecretHash) : null,
+      sequence: event.sequence,
+      changedAt: event.createdAt,
+    });
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    return { details: changedDetails(event), ...(clientSecret ? { clientSecret } : {}) };
+  });
+}
+
+export async function removeApp(store: Store, ctx: RequestContext, projectId: string, appId: string): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'project.app.delete');
+  return store.transaction(async (tx) => {
+    const project = await projectForCaller(tx, ctx, projectId, 'project.app.delete');
+    const row = await tx.oidcApps.get(project.id, appId);
+    if (!row) throw appNotFound();
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE,
+      aggregateId: project.id,
+      type: 'project.application.removed',
+      payload: { appId, name: row.name, clientId: row.clientId },
+      creator: ctx.caller.userId,
+      resourceOwner: project.orgId,
+    });
+    await tx.oidcApps.remove(row.id);
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    return { details: changedDetails(event) };
+  });
+}
+
+function diff(before: OidcAppConfig, after: OidcAppConfig): Partial<OidcAppConfig> {
+  const changed: Record<string, unknown> = {};
+  for (const key of Object.keys(after) as (keyof OidcAppConfig)[]) {
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changed[key] = after[key];
+  }
+  return changed as Partial<OidcAppConfig>;
+}

@@ -1,0 +1,81 @@
+/**
+ * The password check behind the login page: resolve the login name to one human user, check
+ * its state, verify the password against whatever hash format it was imported with, count
+ * failures for the lockout policy, and replace weak imported hashes with argon2id on success.
+ */
+import { verifyPassword } from '../../auth/password-hashes.js';
+import { hashPassword } from '../../auth/passwords.js';
+import type { Repositories, Store } from '../../store/store.js';
+import type { UserRow } from '../../store/repositories/users.js';
+
+export interface LockoutPolicy {
+  /** Failed password checks after which the user is locked; 0 = never. */
+  maxPasswordAttempts: number;
+}
+
+export type LoginOutcome =
+  | { ok: true; userId: string; rehashed: boolean }
+  | { ok: false; reason: 'invalid_credentials' | 'locked' | 'inactive' };
+
+/** States in which a human may log in (ZITADEL lets initial users in to finish their set-up). */
+const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
+
+/**
+ * `user` or `user@org-primary-domain` (case-insensitive) → the human user, when exactly one
+ * matches. A user name that is itself an e-mail address is tried whole first.
+ */
+export async function findLoginUser(read: Repositories, loginName: string): Promise<UserRow | undefined> {
+  const key = loginName.trim().toLowerCase();
+  if (!key) return undefined;
+  const humans = (rows: Awaited<ReturnType<Repositories['logins']['usersByNameKey']>>) => rows.filter((r) => r.user.type === 'human');
+  const whole = humans(await read.logins.usersByNameKey(key));
+  if (whole.length === 1) return whole[0].user;
+  const at = key.lastIndexOf('@');
+  if (at > 0) {
+    const domain = key.slice(at + 1);
+    const scoped = humans(await read.logins.usersByNameKey(key.slice(0, at))).filter((r) => r.orgPrimaryDomain.toLowerCase() === domain);
+    if (scoped.length === 1) return scoped[0].user;
+  }
+  return undefined;
+}
+
+export async function checkPasswordLogin(store: Store, policy: LockoutPolicy, loginName: string, password: string): Promise<LoginOutcome> {
+  const user = await findLoginUser(store.read, loginName);
+  if (!user) return { ok: false, reason: 'invalid_credentials' };
+  if (user.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked' };
+  if (!LOGIN_STATES.has(user.state)) return { ok: false, reason: 'inactive' };
+
+  // Hashing is slow by design: done before the transaction, which only records the outcome.
+  const check = user.passwordHash ? await verifyPassword(password, user.passwordHash) : { ok: false };
+  const newHash = check.ok && check.rehash ? await hashPassword(password) : undefined;
+
+  return store.transaction(async (tx) => {
+    const at = new Date();
+    const emit = (type: string, payload: Record<string, unknown> = {}) =>
+      tx.events.append({ aggregateType: 'user', aggregateId: user.id, type, payload, creator: user.id, resourceOwner: user.orgId }, at);
+
+    const current = await tx.users.get(user.id);
+    if (!current || current.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked' } as const;
+
+    if (!check.ok) {
+      const failures = (await tx.logins.failures(user.id)) + 1;
+      await tx.logins.setFailures(user.id, failures, at);
+      let event = await emit('user.human.password.check.failed');
+      const lock = policy.maxPasswordAttempts > 0 && failures >= policy.maxPasswordAttempts;
+      if (lock) event = await emit('user.locked', { failedPasswordAttempts: failures });
+      await tx.logins.setUserState(user.id, lock ? 'USER_STATE_LOCKED' : current.state, event.sequence, at);
+      return lock ? ({ ok: false, reason: 'locked' } as const) : ({ ok: false, reason: 'invalid_credentials' } as const);
+    }
+
+    await tx.logins.clearFailures(user.id);
+    const event = await emit('user.human.password.check.succeeded');
+    if (newHash) {
+      // Only the new hash's format is recorded, never the hash: events are readable by auditors.
+      const updated = await emit('user.human.password.hash.updated', { algorithm: 'argon2id' });
+      await tx.logins.setPasswordHash(user.id, newHash, updated.sequence, at);
+    } else {
+      await tx.logins.setUserState(user.id, current.state, event.sequence, at);
+    }
+    return { ok: true, userId: user.id, rehashed: !!newHash } as const;
+  });
+}

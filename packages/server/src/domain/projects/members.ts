@@ -1,0 +1,92 @@
+/**
+ * Project members: PROJECT_* roles held on one project (rows of the members table with scope
+ * 'project', owned by the project's organisation). Their permissions count only for that project.
+ */
+import { requirePermission, type RequestContext } from '../context.js';
+import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
+import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
+import { PROJECT_ROLES } from '../permissions.js';
+import type { Store } from '../../store/store.js';
+import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
+
+export interface ProjectMemberView {
+  userId: string;
+  details: ObjectDetails;
+  roles: string[];
+  userName: string;
+  preferredLoginName: string;
+  displayName?: string;
+  userType: 'TYPE_HUMAN' | 'TYPE_MACHINE';
+}
+
+function checkRoles(roles: string[]) {
+  const unknown = roles.filter((r) => !(PROJECT_ROLES as readonly string[]).includes(r));
+  if (roles.length === 0 || unknown.length > 0) {
+    throw invalidArgument('PROJECT-W8m4l', `Invalid member roles${unknown.length ? `: ${unknown.join(', ')}` : ''} (allowed: ${PROJECT_ROLES.join(', ')})`);
+  }
+}
+
+export async function addProjectMember(store: Store, ctx: RequestContext, projectId: string, input: { userId: string; roles: string[] }): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'project.member.write');
+  const roles = [...new Set(input.roles)];
+  checkRoles(roles);
+  return store.transaction(async (tx) => {
+    const project = await projectForCaller(tx, ctx, projectId, 'project.member.write');
+    if (!(await tx.users.get(input.userId))) throw failedPrecondition('PROJECT-3m9ds', 'User not found');
+    if (await tx.members.get('project', project.id, input.userId)) throw alreadyExists('V3-DKcYh', 'Member already exists');
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.member.added',
+      payload: { userId: input.userId, roles }, creator: ctx.caller.userId, resourceOwner: project.orgId,
+    });
+    await tx.members.insert({
+      scopeType: 'project', scopeId: project.id, userId: input.userId, resourceOwner: project.orgId, roles,
+      sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
+    });
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    return { details: addedDetails(event) };
+  });
+}
+
+export async function searchProjectMembers(store: Store, ctx: RequestContext, projectId: string, input: { query?: ListQueryInput }): Promise<{ details: ListDetails; result: ProjectMemberView[] }> {
+  requirePermission(ctx, 'project.member.read');
+  const project = await projectForCaller(store.read, ctx, projectId, 'project.member.read');
+  const { total, rows } = await store.read.members.search('project', project.id, {}, toPage(input.query));
+  return {
+    details: listDetails(total),
+    result: rows.map(({ member, user, orgPrimaryDomain }) => {
+      const displayName = displayNameOf(user.data);
+      return {
+        userId: member.userId,
+        details: viewDetails(member, member.resourceOwner),
+        roles: member.roles,
+        userName: user.userName,
+        preferredLoginName: `${user.userName}@${orgPrimaryDomain}`,
+        ...(displayName ? { displayName } : {}),
+        userType: user.type === 'human' ? 'TYPE_HUMAN' : 'TYPE_MACHINE',
+      };
+    }),
+  };
+}
+
+export async function removeProjectMember(store: Store, ctx: RequestContext, projectId: string, userId: string): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'project.member.delete');
+  return store.transaction(async (tx) => {
+    const project = await projectForCaller(tx, ctx, projectId, 'project.member.delete');
+    if (!(await tx.members.get('project', project.id, userId))) throw notFound('PROJECT-D8JxR', 'Member not found');
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.member.removed',
+      payload: { userId }, creator: ctx.caller.userId, resourceOwner: project.orgId,
+    });
+    await tx.members.remove('project', project.id, userId);
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    return { details: changedDetails(event) };
+  });
+}
+
+/** A human's display name (profile) or a machine's name, whichever the user's data holds. */
+export function displayNameOf(data: Record<string, unknown>): string | undefined {
+  const profile = (data.profile ?? {}) as Record<string, unknown>;
+  const value = profile.displayName ?? data.displayName ?? data.name;
+  return typeof value === 'string' && value ? value : undefined;
+}

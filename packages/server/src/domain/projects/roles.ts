@@ -1,0 +1,110 @@
+/**
+ * Project roles: the role keys user grants hand out. Roles are events on the project aggregate;
+ * removing a role also takes it out of every user grant on the project (ZITADEL cascades the
+ * same way), in the same transaction.
+ */
+import { requirePermission, type RequestContext } from '../context.js';
+import { changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import { alreadyExists, invalidArgument, notFound } from '../errors.js';
+import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
+import { cascadeRoleRemoval } from '../user-grants/cascade.js';
+import type { Repositories, Store } from '../../store/store.js';
+import type { ProjectRoleRow } from '../../store/repositories/projects.js';
+import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
+
+export interface RoleInput {
+  key: string;
+  displayName: string;
+  group?: string;
+}
+
+export interface RoleView {
+  key: string;
+  details: ObjectDetails;
+  displayName: string;
+  group?: string;
+}
+
+export async function addProjectRole(store: Store, ctx: RequestContext, projectId: string, role: RoleInput): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'project.role.write');
+  return store.transaction((tx) => addRoles(tx, ctx, projectId, [role]));
+}
+
+/** All roles or none: one duplicate (stored, or twice in the request) refuses the whole call. */
+export async function bulkAddProjectRoles(store: Store, ctx: RequestContext, projectId: string, roles: RoleInput[]): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'project.role.write');
+  if (roles.length === 0) throw invalidArgument('PROJECT-8m9vS', 'At least one role is required');
+  return store.transaction((tx) => addRoles(tx, ctx, projectId, roles));
+}
+
+async function addRoles(tx: Repositories, ctx: RequestContext, projectId: string, roles: RoleInput[]): Promise<{ details: ObjectDetails }> {
+  const project = await projectForCaller(tx, ctx, projectId, 'project.role.write');
+  const keys = roles.map((r) => r.key.trim());
+  const taken = await tx.projects.roles.existingKeys(project.id, keys);
+  if (taken.length > 0 || new Set(keys).size !== keys.length) throw alreadyExists('V3-DKcYh', 'Role already exists');
+  const rows: ProjectRoleRow[] = [];
+  let last;
+  for (const [i, role] of roles.entries()) {
+    const displayName = role.displayName.trim();
+    const group = role.group?.trim() ?? '';
+    last = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE,
+      aggregateId: project.id,
+      type: 'project.role.added',
+      payload: { key: keys[i], displayName, group },
+      creator: ctx.caller.userId,
+      resourceOwner: project.orgId,
+    });
+    rows.push({ projectId: project.id, roleKey: keys[i], orgId: project.orgId, displayName, group, sequence: last.sequence, createdAt: last.createdAt, changedAt: last.createdAt });
+  }
+  await tx.projects.roles.insert(rows);
+  await tx.projects.touch(project.id, last!.sequence, last!.createdAt);
+  return { details: changedDetails(last!) };
+}
+
+export interface RoleSearch {
+  query?: ListQueryInput;
+  queries?: { keyQuery?: { key: string; method?: TextQueryMethod }; displayNameQuery?: { displayName: string; method?: TextQueryMethod } }[];
+}
+
+export async function searchProjectRoles(store: Store, ctx: RequestContext, projectId: string, input: RoleSearch): Promise<{ details: ListDetails; result: RoleView[] }> {
+  requirePermission(ctx, 'project.role.read');
+  const project = await projectForCaller(store.read, ctx, projectId, 'project.role.read');
+  const keyQuery = input.queries?.find((q) => q.keyQuery)?.keyQuery;
+  const displayNameQuery = input.queries?.find((q) => q.displayNameQuery)?.displayNameQuery;
+  const { total, rows } = await store.read.projects.roles.search({
+    projectId: project.id,
+    key: keyQuery ? textMatch(keyQuery.key, keyQuery.method) : undefined,
+    displayName: displayNameQuery ? textMatch(displayNameQuery.displayName, displayNameQuery.method) : undefined,
+    ...toPage(input.query),
+  });
+  return {
+    details: listDetails(total),
+    result: rows.map((row) => ({
+      key: row.roleKey,
+      details: viewDetails(row, row.orgId),
+      displayName: row.displayName,
+      ...(row.group ? { group: row.group } : {}),
+    })),
+  };
+}
+
+export async function removeProjectRole(store: Store, ctx: RequestContext, projectId: string, roleKey: string): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'project.role.delete');
+  return store.transaction(async (tx) => {
+    const project = await projectForCaller(tx, ctx, projectId, 'project.role.delete');
+    if (!(await tx.projects.roles.get(project.id, roleKey))) throw notFound('COMMAND-DM2xs', 'Role not found');
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE,
+      aggregateId: project.id,
+      type: 'project.role.removed',
+      payload: { key: roleKey },
+      creator: ctx.caller.userId,
+      resourceOwner: project.orgId,
+    });
+    await tx.projects.roles.remove(project.id, roleKey);
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    await cascadeRoleRemoval(tx, ctx, project.id, roleKey);
+    return { details: changedDetails(event) };
+  });
+}

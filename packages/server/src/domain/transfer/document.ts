@@ -1,0 +1,387 @@
+/**
+ * The export/import document: ZITADEL's `{"orgs": [DataOrg…]}` (reference §4.3, Appendix A),
+ * as zod schemas with ZITADEL's validation rules. Unknown fields are dropped, as ZITADEL's
+ * gateway does. One schema per list element, so a large document is validated element by
+ * element (validate.ts) and never held twice in memory.
+ */
+import { z } from 'zod';
+import { ENUMS } from './enums.js';
+import {
+  base64Bytes,
+  bool,
+  email,
+  maxBytes,
+  protoDuration,
+  protoEnum,
+  runes,
+  str,
+  strList,
+  timestamp,
+  uint32,
+  uint64,
+} from './fields.js';
+
+const id = runes(1, 200);
+const req = <T extends z.ZodType>(schema: T) => schema; // marks a field PGV requires (documentation only)
+
+export const AddOrgRequest = z.object({ name: req(runes(1, 200)) });
+
+export const DomainPolicy = z.object({
+  orgId: runes(1, 200).optional(),
+  userLoginMustBeDomain: bool,
+  validateOrgDomains: bool,
+  smtpSenderAddressMatchesInstanceDomain: bool,
+});
+
+const color = runes(0, 50).optional();
+export const LabelPolicy = z.object({
+  primaryColor: color,
+  hideLoginNameSuffix: bool,
+  warnColor: color,
+  backgroundColor: color,
+  fontColor: color,
+  primaryColorDark: color,
+  backgroundColorDark: color,
+  warnColorDark: color,
+  fontColorDark: color,
+  disableWatermark: bool,
+  themeMode: protoEnum(ENUMS.ThemeMode).optional(),
+});
+
+export const LockoutPolicy = z.object({ maxPasswordAttempts: uint32.optional(), maxOtpAttempts: uint32.optional() });
+
+const LoginPolicyIdp = z.object({ idpId: id, ownerType: protoEnum(ENUMS.IDPOwnerType).refine((v) => v !== 'IDP_OWNER_TYPE_UNSPECIFIED', 'value must not be in list [0]') });
+export const LoginPolicy = z.object({
+  allowUsernamePassword: bool,
+  allowRegister: bool,
+  allowExternalIdp: bool,
+  forceMfa: bool,
+  passwordlessType: protoEnum(ENUMS.PasswordlessType).optional(),
+  hidePasswordReset: bool,
+  ignoreUnknownUsernames: bool,
+  defaultRedirectUri: str,
+  passwordCheckLifetime: protoDuration().optional(),
+  externalLoginCheckLifetime: protoDuration().optional(),
+  mfaInitSkipLifetime: protoDuration().optional(),
+  secondFactorCheckLifetime: protoDuration().optional(),
+  multiFactorCheckLifetime: protoDuration().optional(),
+  secondFactors: z.array(protoEnum(ENUMS.SecondFactorType)).optional(),
+  multiFactors: z.array(protoEnum(ENUMS.MultiFactorType)).optional(),
+  idps: z.array(LoginPolicyIdp).optional(),
+  allowDomainDiscovery: bool,
+  disableLoginWithEmail: bool,
+  disableLoginWithPhone: bool,
+  forceMfaLocalOnly: bool,
+});
+
+export const PasswordComplexityPolicy = z.object({
+  minLength: uint64.optional(),
+  hasUppercase: bool,
+  hasLowercase: bool,
+  hasNumber: bool,
+  hasSymbol: bool,
+});
+
+export const PrivacyPolicy = z.object({
+  tosLink: str,
+  privacyLink: str,
+  helpLink: str,
+  supportEmail: z.union([z.literal(''), email.pipe(runes(0, 320))]).optional(),
+  docsLink: str,
+  customLink: str,
+  customLinkText: str,
+});
+
+export const DataProject = z.object({
+  projectId: id,
+  project: z.object({
+    name: req(runes(1, 200)),
+    projectRoleAssertion: bool,
+    projectRoleCheck: bool,
+    hasProjectCheck: bool,
+    privateLabelingSetting: protoEnum(ENUMS.PrivateLabelingSetting).optional(),
+  }),
+});
+
+export const ProjectRole = z.object({
+  projectId: id,
+  roleKey: req(runes(1, 200)),
+  displayName: req(runes(1, 200)),
+  group: runes(0, 200).optional(),
+});
+
+export const DataAPIApplication = z.object({
+  appId: id,
+  app: z.object({
+    projectId: id,
+    name: req(runes(1, 200)),
+    authMethodType: protoEnum(ENUMS.APIAuthMethodType).optional(),
+  }),
+});
+
+export const OIDCApp = z.object({
+  projectId: id,
+  name: req(runes(1, 200)),
+  redirectUris: strList,
+  responseTypes: z.array(protoEnum(ENUMS.OIDCResponseType)).optional(),
+  grantTypes: z.array(protoEnum(ENUMS.OIDCGrantType)).optional(),
+  appType: protoEnum(ENUMS.OIDCAppType).optional(),
+  authMethodType: protoEnum(ENUMS.OIDCAuthMethodType).optional(),
+  postLogoutRedirectUris: strList,
+  version: protoEnum(ENUMS.OIDCVersion).optional(),
+  devMode: bool,
+  accessTokenType: protoEnum(ENUMS.OIDCTokenType).optional(),
+  accessTokenRoleAssertion: bool,
+  idTokenRoleAssertion: bool,
+  idTokenUserinfoAssertion: bool,
+  clockSkew: protoDuration(5).optional(),
+  additionalOrigins: strList,
+  skipNativeAppSuccessPage: bool,
+  backChannelLogoutUri: str,
+  loginVersion: z
+    .object({ loginV1: z.object({}).optional(), loginV2: z.object({ baseUri: str }).optional() })
+    .optional(),
+});
+export const DataOIDCApplication = z.object({ appId: id, app: OIDCApp });
+
+export const HumanUser = z.object({
+  userName: req(runes(1, 200)),
+  profile: z.object({
+    firstName: req(runes(1, 200)),
+    lastName: req(runes(1, 200)),
+    nickName: runes(0, 200).optional(),
+    displayName: runes(0, 200).optional(),
+    preferredLanguage: runes(0, 10).optional(),
+    gender: protoEnum(ENUMS.Gender).optional(),
+  }),
+  email: z.object({ email: req(email), isEmailVerified: bool }),
+  phone: z
+    .object({
+      phone: runes(1, 50).refine((p) => p.startsWith('+'), 'value does not have prefix "+"'),
+      isPhoneVerified: bool,
+    })
+    .optional(),
+  password: str,
+  // `algorithm` (obsolete, still in ZITADEL's docs) is dropped like every unknown field.
+  hashedPassword: z.object({ value: str }).optional(),
+  passwordChangeRequired: bool,
+  requestPasswordlessRegistration: bool,
+  otpCode: str,
+  idps: z
+    .array(z.object({ configId: id, externalUserId: id, displayName: runes(0, 200).optional() }))
+    .optional(),
+});
+export const DataHumanUser = z.object({
+  userId: id,
+  user: HumanUser,
+  state: protoEnum(ENUMS.UserState).optional(),
+});
+
+export const MachineUser = z.object({
+  userName: req(runes(1, 200)),
+  name: req(runes(1, 200)),
+  description: runes(0, 500).optional(),
+  accessTokenType: protoEnum(ENUMS.AccessTokenType).optional(),
+  userId: id.optional(),
+});
+export const DataMachineUser = z.object({
+  userId: id,
+  user: MachineUser,
+  state: protoEnum(ENUMS.UserState).optional(),
+});
+
+export const TriggerAction = z.object({ flowType: str, triggerType: str, actionIds: strList });
+
+export const DataAction = z.object({
+  actionId: id,
+  action: z.object({
+    name: req(runes(1, 200)),
+    script: req(z.string().min(1, 'value length must be at least 1 runes').pipe(maxBytes(40000))),
+    timeout: protoDuration(20).optional(),
+    allowedToFail: bool,
+  }),
+});
+
+export const DataProjectGrant = z.object({
+  grantId: id,
+  projectGrant: z.object({ projectId: id, grantedOrgId: id, roleKeys: strList }),
+});
+
+export const UserGrant = z.object({
+  userId: req(id),
+  projectId: req(id),
+  projectGrantId: runes(0, 200).optional(),
+  roleKeys: strList,
+});
+
+export const OrgMember = z.object({ userId: id, roles: strList });
+export const ProjectMember = z.object({ projectId: id, userId: id, roles: strList });
+export const ProjectGrantMember = z.object({ projectId: id, grantId: id, userId: req(id), roles: strList });
+
+export const UserMetadata = z.object({ id, key: runes(1, 200), value: base64Bytes(1, 500000) });
+
+/** The screens of SetCustomLoginTextsRequest; each screen is a set of short strings. */
+export const LOGIN_TEXT_SCREENS = [
+  'selectAccountText', 'loginText', 'passwordText', 'usernameChangeText', 'usernameChangeDoneText',
+  'initPasswordText', 'initPasswordDoneText', 'emailVerificationText', 'emailVerificationDoneText',
+  'initializeUserText', 'initializeDoneText', 'initMfaPromptText', 'initMfaOtpText', 'initMfaU2fText',
+  'initMfaDoneText', 'mfaProvidersText', 'verifyMfaOtpText', 'verifyMfaU2fText', 'passwordlessText',
+  'passwordChangeText', 'passwordChangeDoneText', 'passwordResetDoneText', 'registrationOptionText',
+  'registrationUserText', 'registrationOrgText', 'linkingUserDoneText', 'externalUserNotFoundText',
+  'successLoginText', 'logoutText', 'footerText', 'passwordlessPromptText', 'passwordlessRegistrationText',
+  'passwordlessRegistrationDoneText', 'externalRegistrationUserOverviewText', 'linkingUserPromptText',
+] as const;
+// Every screen field is limited to 100–500 runes in ZITADEL; 500 (the largest) is enforced here.
+const Screen = z.record(z.string(), runes(0, 500));
+export const LoginTexts = z.object({
+  language: runes(1, 200),
+  ...Object.fromEntries(LOGIN_TEXT_SCREENS.map((s) => [s, Screen.optional()])),
+}) as z.ZodType<{ language: string } & Partial<Record<(typeof LOGIN_TEXT_SCREENS)[number], Record<string, string>>>>;
+
+export const MessageText = z.object({
+  language: runes(1, 200),
+  title: maxBytes(2000).optional(),
+  preHeader: maxBytes(2000).optional(),
+  subject: maxBytes(2000).optional(),
+  greeting: maxBytes(4000).optional(),
+  text: maxBytes(40000).optional(),
+  buttonText: maxBytes(4000).optional(),
+  footerText: maxBytes(8000).optional(),
+});
+export const VerifyPhoneMessageText = MessageText.extend({ text: runes(0, 800).optional() });
+export const VerifySmsOtpMessageText = z.object({ language: runes(1, 200), text: runes(0, 800).optional() });
+
+export const DataOIDCIDP = z.object({
+  idpId: id,
+  idp: z.object({
+    name: req(runes(1, 200)),
+    stylingType: protoEnum(ENUMS.IDPStylingType).optional(),
+    clientId: req(runes(1, 200)),
+    clientSecret: req(runes(1, 200)),
+    issuer: req(runes(1, 200)),
+    scopes: strList,
+    displayNameMapping: protoEnum(ENUMS.OIDCMappingField).optional(),
+    usernameMapping: protoEnum(ENUMS.OIDCMappingField).optional(),
+    autoRegister: bool,
+  }),
+});
+
+export const DataJWTIDP = z.object({
+  idpId: id,
+  idp: z.object({
+    name: req(runes(1, 200)),
+    stylingType: protoEnum(ENUMS.IDPStylingType).optional(),
+    jwtEndpoint: req(runes(1, 200)),
+    issuer: req(runes(1, 200)),
+    keysEndpoint: req(runes(1, 200)),
+    headerName: req(runes(1, 200)),
+    autoRegister: bool,
+  }),
+});
+
+export const UserLink = z.object({
+  userId: str,
+  idpId: str,
+  idpName: str,
+  providedUserId: str,
+  providedUserName: str,
+  idpType: protoEnum(ENUMS.IDPType).optional(),
+});
+
+export const OrgDomain = z.object({
+  orgId: str,
+  domainName: str,
+  isVerified: bool,
+  isPrimary: bool,
+  validationType: protoEnum(ENUMS.DomainValidationType).optional(),
+});
+
+export const DataAppKey = z.object({
+  id: str,
+  projectId: str,
+  appId: str,
+  clientId: str,
+  type: protoEnum(ENUMS.KeyType).optional(),
+  expirationDate: timestamp.optional(),
+  publicKey: base64Bytes(0, Number.MAX_SAFE_INTEGER).optional(),
+});
+
+export const DataMachineKey = z.object({
+  keyId: str,
+  userId: str,
+  type: protoEnum(ENUMS.KeyType).optional(),
+  expirationDate: timestamp.optional(),
+  publicKey: base64Bytes(0, Number.MAX_SAFE_INTEGER).optional(),
+});
+
+/** Single-valued fields of DataOrg (v2) and their schemas. */
+export const ORG_SINGLE_FIELDS = {
+  orgId: id,
+  org: AddOrgRequest,
+  domainPolicy: DomainPolicy,
+  labelPolicy: LabelPolicy,
+  lockoutPolicy: LockoutPolicy,
+  loginPolicy: LoginPolicy,
+  passwordComplexityPolicy: PasswordComplexityPolicy,
+  privacyPolicy: PrivacyPolicy,
+  orgState: protoEnum(ENUMS.OrgState),
+} as const;
+
+/** List fields of DataOrg (v2) and the schema of one element. */
+export const ORG_LIST_FIELDS = {
+  projects: DataProject,
+  projectRoles: ProjectRole,
+  apiApps: DataAPIApplication,
+  oidcApps: DataOIDCApplication,
+  humanUsers: DataHumanUser,
+  machineUsers: DataMachineUser,
+  triggerActions: TriggerAction,
+  actions: DataAction,
+  projectGrants: DataProjectGrant,
+  userGrants: UserGrant,
+  orgMembers: OrgMember,
+  projectMembers: ProjectMember,
+  projectGrantMembers: ProjectGrantMember,
+  userMetadata: UserMetadata,
+  loginTexts: LoginTexts,
+  initMessages: MessageText,
+  passwordResetMessages: MessageText,
+  verifyEmailMessages: MessageText,
+  verifyPhoneMessages: VerifyPhoneMessageText,
+  domainClaimedMessages: MessageText,
+  passwordlessRegistrationMessages: MessageText,
+  oidcIdps: DataOIDCIDP,
+  jwtIdps: DataJWTIDP,
+  userLinks: UserLink,
+  domains: OrgDomain,
+  appKeys: DataAppKey,
+  machineKeys: DataMachineKey,
+  verifySmsOtpMessages: VerifySmsOtpMessageText,
+  verifyEmailOtpMessages: MessageText,
+  inviteUserMessages: MessageText,
+} as const;
+
+type Out<T> = T extends z.ZodType ? z.output<T> : never;
+export type DataOrg = { orgId?: string } & { -readonly [K in Exclude<keyof typeof ORG_SINGLE_FIELDS, 'orgId'>]?: Out<(typeof ORG_SINGLE_FIELDS)[K]> } & {
+  -readonly [K in keyof typeof ORG_LIST_FIELDS]?: Out<(typeof ORG_LIST_FIELDS)[K]>[];
+};
+export interface DataOrgs {
+  orgs: DataOrg[];
+}
+
+export type DataHumanUserT = z.output<typeof DataHumanUser>;
+export type DataMachineUserT = z.output<typeof DataMachineUser>;
+export type MessageTextT = z.output<typeof MessageText>;
+
+/** The message-text lists of DataOrg and the template name each one stores (messages of ZITADEL's i18n). */
+export const MESSAGE_TEXT_LISTS = {
+  initMessages: 'InitCode',
+  passwordResetMessages: 'PasswordReset',
+  verifyEmailMessages: 'VerifyEmail',
+  verifyPhoneMessages: 'VerifyPhone',
+  domainClaimedMessages: 'DomainClaimed',
+  passwordlessRegistrationMessages: 'PasswordlessRegistration',
+  verifySmsOtpMessages: 'VerifySMSOTP',
+  verifyEmailOtpMessages: 'VerifyEmailOTP',
+  inviteUserMessages: 'InviteUser',
+} as const;

@@ -1,0 +1,227 @@
+/**
+ * ExportData (reference §4, description §4.4): the document `{"orgs":[DataOrg…]}` with
+ * everything this service holds per organisation, produced as a stream of JSON text so memory
+ * does not grow with the organisation (users and grants are read in keyset pages).
+ *
+ * Not exported (description §2.8, and what this service does not hold): instance settings,
+ * IAM members, machine keys, personal access tokens, application keys, passkeys; OIDC client
+ * ids and secrets (an import generates new ones, as ZITADEL's does).
+ */
+import { requirePermission, type RequestContext } from '../context.js';
+import { DomainError, GrpcCode } from '../errors.js';
+import type { Repositories, Store } from '../../store/store.js';
+import { writeGcsObject, type GcsOptions } from '../../storage/gcs.js';
+import { MESSAGE_TEXT_LISTS } from './document.js';
+import { parseExportRequest, type ExportRequest } from './request.js';
+
+const PAGE = 1000;
+
+export interface ExportDeps {
+  gcs?: GcsOptions;
+}
+
+export interface ExportResult {
+  /** Where the document was written, when gcsOutput was given. */
+  gcsOutput?: { bucket: string; path: string; bytes: string };
+  /** The response body as JSON text chunks, when responseOutput was set. */
+  body?: AsyncIterable<string>;
+  /** Aborts a streaming body (the caller's deadline). */
+  signal: AbortSignal;
+}
+
+/** Drops undefined, empty strings, false and empty lists, as protojson omits zero values. */
+function compact<T extends Record<string, unknown>>(obj: T): Partial<T> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (v === undefined || v === null || v === '' || v === false) continue;
+    if (Array.isArray(v) && v.length === 0) continue;
+    out[k] = v;
+  }
+  return out as Partial<T>;
+}
+
+const MESSAGE_LIST_BY_TYPE = Object.fromEntries(Object.entries(MESSAGE_TEXT_LISTS).map(([list, type]) => [type, list]));
+
+function checkDeadline(signal: AbortSignal, timeoutMs: number) {
+  if (signal.aborted) throw new DomainError(GrpcCode.DeadlineExceeded, 'EXPORT-t1me0', `export timed out after ${timeoutMs / 1000}s`);
+}
+
+/** The document as JSON text, organisation by organisation. */
+export async function* exportDocument(read: Repositories, req: ExportRequest, signal: AbortSignal, prefix = ''): AsyncGenerator<string> {
+  const orgs = await read.transfer.orgsToExport(req.orgIds, req.excludedOrgIds);
+  const orgIds = orgs.map((o) => o.id);
+  yield `{${prefix}"orgs":[`;
+  for (let i = 0; i < orgs.length; i++) {
+    checkDeadline(signal, req.timeoutMs);
+    const org = orgs[i];
+    yield `${i ? ',' : ''}{"orgId":${JSON.stringify(org.id)},"org":${JSON.stringify({ name: org.name })},"orgState":${JSON.stringify(org.state)}`;
+
+    // Lists are opened lazily: an empty list is omitted, like every zero value.
+    for (const type of ['human', 'machine'] as const) {
+      let opened = false;
+      let after = '';
+      for (;;) {
+        checkDeadline(signal, req.timeoutMs);
+        const page = await read.transfer.usersPage(org.id, type, after, PAGE);
+        if (page.length === 0) break;
+        const otp = type === 'human' && req.withOtp ? await read.transfer.otpSecrets(page.map((u) => u.id)) : undefined;
+        let chunk = opened ? ',' : `,"${type}Users":[`;
+        chunk += page
+          .map((u) => JSON.stringify(type === 'human' ? humanUser(u, req, otp?.get(u.id)) : machineUser(u)))
+          .join(',');
+        opened = true;
+        yield chunk;
+        after = page[page.length - 1].id;
+        if (page.length < PAGE) break;
+      }
+      if (opened) yield ']';
+    }
+
+    const projects = await read.transfer.projectsOf(org.id);
+    if (projects.length) {
+      yield `,"projects":${JSON.stringify(projects.map((p) => ({
+        projectId: p.id,
+        project: compact({
+          name: p.name,
+          projectRoleAssertion: p.projectRoleAssertion,
+          projectRoleCheck: p.projectRoleCheck,
+          hasProjectCheck: p.hasProjectCheck,
+          privateLabelingSetting: p.privateLabelingSetting === 'PRIVATE_LABELING_SETTING_UNSPECIFIED' ? undefined : p.privateLabelingSetting,
+        }),
+      })))}`;
+    }
+    const roles = await read.transfer.projectRolesOf(org.id);
+    if (roles.length) {
+      yield `,"projectRoles":${JSON.stringify(roles.map((r) => compact({ projectId: r.projectId, roleKey: r.roleKey, displayName: r.displayName, group: r.group })))}`;
+    }
+    const apps = await read.transfer.oidcAppsOf(org.id);
+    if (apps.length) {
+      yield `,"oidcApps":${JSON.stringify(apps.map((a) => ({ appId: a.id, app: compact({ projectId: a.projectId, name: a.name, ...oidcConfig(a.config) }) })))}`;
+    }
+
+    let grantsOpened = false;
+    let afterGrant = '';
+    for (;;) {
+      checkDeadline(signal, req.timeoutMs);
+      const page = await read.transfer.userGrantsPage(org.id, orgIds, afterGrant, PAGE);
+      if (page.length === 0) break;
+      yield (grantsOpened ? ',' : ',"userGrants":[') +
+        page.map(({ grant: g }) => JSON.stringify(compact({ userId: g.userId, projectId: g.projectId, roleKeys: g.roleKeys }))).join(',');
+      grantsOpened = true;
+      afterGrant = page[page.length - 1].grant.id;
+      if (page.length < PAGE) break;
+    }
+    if (grantsOpened) yield ']';
+
+    const orgMembers = await read.transfer.membersOf(org.id, 'org', orgIds);
+    if (orgMembers.length) {
+      yield `,"orgMembers":${JSON.stringify(orgMembers.map(({ member: m }) => compact({ userId: m.userId, roles: m.roles })))}`;
+    }
+    const projectMembers = await read.transfer.membersOf(org.id, 'project', orgIds);
+    if (projectMembers.length) {
+      yield `,"projectMembers":${JSON.stringify(projectMembers.map(({ member: m }) => compact({ projectId: m.scopeId, userId: m.userId, roles: m.roles })))}`;
+    }
+    const idps = await read.transfer.jwtIdpsOf(org.id);
+    if (idps.length) {
+      yield `,"jwtIdps":${JSON.stringify(idps.map((d) => ({
+        idpId: d.id,
+        idp: compact({
+          name: d.name,
+          stylingType: d.stylingType === 'STYLING_TYPE_UNSPECIFIED' ? undefined : d.stylingType,
+          jwtEndpoint: d.jwtEndpoint,
+          issuer: d.jwtIssuer,
+          keysEndpoint: d.jwtKeysEndpoint,
+          headerName: d.jwtHeaderName,
+          autoRegister: d.autoRegister,
+        }),
+      })))}`;
+    }
+
+    const loginTexts = await read.transfer.loginTextsOf(org.id);
+    if (loginTexts.length) yield `,"loginTexts":${JSON.stringify(loginTexts.map((l) => ({ language: l.language, ...l.screens })))}`;
+    const texts = await read.transfer.messageTextsOf(org.id);
+    const byList = new Map<string, unknown[]>();
+    for (const text of texts) {
+      const list = MESSAGE_LIST_BY_TYPE[text.messageType];
+      if (!list) continue;
+      if (!byList.has(list)) byList.set(list, []);
+      byList.get(list)!.push({ language: text.language, ...compact(text.fields) });
+    }
+    for (const [list, items] of byList) yield `,${JSON.stringify(list)}:${JSON.stringify(items)}`;
+    yield '}';
+  }
+  yield ']}';
+}
+
+type UserRow = Awaited<ReturnType<Repositories['transfer']['usersPage']>>[number];
+
+function humanUser(u: UserRow, req: ExportRequest, otp: string | undefined) {
+  const data = u.data as { profile?: Record<string, unknown>; email?: Record<string, unknown>; phone?: Record<string, unknown> };
+  return {
+    userId: u.id,
+    user: compact({
+      userName: u.userName,
+      profile: compact(data.profile ?? {}),
+      email: compact(data.email ?? {}),
+      phone: data.phone ? compact(data.phone) : undefined,
+      hashedPassword: req.withPasswords && u.passwordHash ? { value: u.passwordHash } : undefined,
+      passwordChangeRequired: req.withPasswords ? u.passwordChangeRequired : undefined,
+      otpCode: req.withOtp ? otp : undefined,
+    }),
+    state: u.state,
+  };
+}
+
+function machineUser(u: UserRow) {
+  const data = u.data as { name?: string; description?: string; accessTokenType?: string };
+  return {
+    userId: u.id,
+    user: compact({
+      userName: u.userName,
+      name: data.name,
+      description: data.description,
+      // Exported, unlike ZITADEL, so JWT machine users stay JWT machine users (reference §9).
+      accessTokenType: data.accessTokenType === 'ACCESS_TOKEN_TYPE_BEARER' ? undefined : data.accessTokenType,
+    }),
+    state: u.state,
+  };
+}
+
+const OIDC_CONFIG_FIELDS = [
+  'redirectUris', 'responseTypes', 'grantTypes', 'appType', 'authMethodType', 'postLogoutRedirectUris', 'version',
+  'devMode', 'accessTokenType', 'accessTokenRoleAssertion', 'idTokenRoleAssertion', 'idTokenUserinfoAssertion',
+  'clockSkew', 'additionalOrigins', 'skipNativeAppSuccessPage', 'backChannelLogoutUri', 'loginVersion',
+] as const;
+/** Enum values that are the proto zero value and therefore omitted. */
+const ZERO_ENUMS = new Set(['OIDC_APP_TYPE_WEB', 'OIDC_AUTH_METHOD_TYPE_BASIC', 'OIDC_VERSION_1_0', 'OIDC_TOKEN_TYPE_BEARER']);
+
+function oidcConfig(config: Record<string, unknown>) {
+  const out: Record<string, unknown> = {};
+  for (const key of OIDC_CONFIG_FIELDS) {
+    const v = config[key];
+    if (typeof v === 'string' && ZERO_ENUMS.has(v)) continue;
+    if (key === 'clockSkew' && (v === '0s' || v === '0')) continue;
+    out[key] = v;
+  }
+  return compact(out);
+}
+
+/** Runs an export: permission, request, then the outputs (GCS first, then the streamed body). */
+export async function exportData(store: Store, ctx: RequestContext, raw: unknown, deps: ExportDeps = {}): Promise<ExportResult> {
+  requirePermission(ctx, 'iam.read');
+  const req = parseExportRequest(raw);
+  const signal = AbortSignal.timeout(req.timeoutMs);
+  let gcsOutput: ExportResult['gcsOutput'];
+  if (req.gcsOutput) {
+    try {
+      const { bytes } = await writeGcsObject(req.gcsOutput, exportDocument(store.read, req, signal), { ...deps.gcs, signal });
+      gcsOutput = { bucket: req.gcsOutput.bucket, path: req.gcsOutput.path, bytes: String(bytes) };
+    } catch (error) {
+      if (signal.aborted) throw new DomainError(GrpcCode.DeadlineExceeded, 'EXPORT-t1me0', `export timed out after ${req.timeoutMs / 1000}s`);
+      throw error;
+    }
+  }
+  if (!req.responseOutput) return { gcsOutput, signal };
+  const prefix = gcsOutput ? `"gcsOutput":${JSON.stringify(gcsOutput)},` : '';
+  return { gcsOutput, body: exportDocument(store.read, req, signal, prefix), signal };
+}

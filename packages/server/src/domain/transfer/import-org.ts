@@ -1,0 +1,426 @@
+/**
+ * One organisation of an import, inside one transaction (all of it or none of it). Resources
+ * that already exist are reported in `errors` and skipped; nothing is updated or merged, so a
+ * second run of the same document changes nothing. Imported resources get no events of their
+ * own (description §4.5 rule 3): their state rows start at sequence 0.
+ */
+import { randomBytes, createHash } from 'node:crypto';
+import type { Repositories } from '../../store/store.js';
+import { DomainError, GrpcCode } from '../errors.js';
+import { newId } from '../ids.js';
+import { SUPPORTED_LANGUAGES } from '../languages.js';
+import { orgPrimaryDomain } from '../orgs/domain.js';
+import { ORG_ROLES, PROJECT_ROLES } from '../permissions.js';
+import { MESSAGE_TEXT_LISTS, type DataOrg } from './document.js';
+
+export interface ImportError {
+  type: string;
+  id: string;
+  message: string;
+}
+
+export interface ImportSuccessOrg {
+  orgId: string;
+  humanUserIds?: string[];
+  machineUserIds?: string[];
+  projectIds?: string[];
+  projectRoles?: string[];
+  oidcAppIds?: string[];
+  userGrants?: { projectId: string; userId: string }[];
+  orgMembers?: string[];
+  projectMembers?: { projectId: string; userId: string }[];
+  jwtIdps?: string[];
+  loginTexts?: string[];
+  messageTexts?: string[];
+}
+
+/** Fields of DataOrg this service does not hold: each entry is reported, never silently dropped. */
+const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: string) => string }> = {
+  apiApps: { type: 'api_app', id: (a) => a.appId },
+  actions: { type: 'action', id: (a) => a.actionId },
+  triggerActions: { type: 'trigger_action', id: (a) => `${a.flowType}_${a.triggerType}` },
+  projectGrants: { type: 'project_grant', id: (g, o) => `${o}_${g.projectGrant.projectId}_${g.projectGrant.grantedOrgId}` },
+  projectGrantMembers: { type: 'project_grant_member', id: (m, o) => `${o}_${m.projectId}_${m.grantId}_${m.userId}` },
+  userMetadata: { type: 'user_metadata', id: (m) => `${m.id}_${m.key}` },
+  oidcIdps: { type: 'oidc_idp', id: (i) => i.idpId },
+  userLinks: { type: 'user_link', id: (l) => `${l.userId}_${l.idpId}` },
+  domains: { type: 'domain', id: (d, o) => `${o}_${d.domainName}` },
+  appKeys: { type: 'app_key', id: (k) => k.id },
+  machineKeys: { type: 'machine_user_key', id: (k) => k.keyId },
+};
+const UNSUPPORTED_SINGLE: Record<string, string> = {
+  domainPolicy: 'domain_policy',
+  labelPolicy: 'label_policy',
+  lockoutPolicy: 'lockout_policy',
+  loginPolicy: 'login_policy',
+  passwordComplexityPolicy: 'password_complexity_policy',
+  privacyPolicy: 'privacy_policy',
+};
+
+const MESSAGE_ERROR_TYPES: Record<string, string> = {
+  initMessages: 'init_message',
+  passwordResetMessages: 'password_reset_message',
+  verifyEmailMessages: 'verify_email_message',
+  verifyPhoneMessages: 'verify_phone_message',
+  domainClaimedMessages: 'domain_claimed_message',
+  passwordlessRegistrationMessages: 'passwordless_registration_message',
+  verifySmsOtpMessages: 'verify_sms_otp_message',
+  verifyEmailOtpMessages: 'verify_email_otp_message',
+  inviteUserMessages: 'invite_user_messages',
+};
+
+/** ZITADEL's error text form `ID=<id> Message=<key>` (reference §5.5). */
+const msg = (id: string, key: string) => `ID=${id} Message=${key}`;
+
+export interface OrgImportContext {
+  org: DataOrg;
+  /** Precomputed argon2 hashes of plain `password`s, by user id (hashing happens outside the transaction). */
+  plainHashes: Map<string, string>;
+  /** Expired deadline (checked between steps; the transaction then rolls back). */
+  signal: { readonly aborted: boolean };
+  onTimeout: () => DomainError;
+  errors: ImportError[];
+}
+
+export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<ImportSuccessOrg | undefined> {
+  const { org, errors } = c;
+  const check = () => {
+    if (c.signal.aborted) throw c.onTimeout();
+  };
+  const at = new Date();
+  const stamp = { sequence: 0, createdAt: at, changedAt: at };
+  const orgId = org.orgId ?? newId();
+  const ok: ImportSuccessOrg = { orgId };
+  const push = <K extends keyof ImportSuccessOrg>(key: K, value: NonNullable<ImportSuccessOrg[K]> extends (infer E)[] ? E : never) => {
+    ((ok[key] ??= [] as never) as unknown[]).push(value);
+  };
+
+  // The organisation: created, or (as ZITADEL does) imported into when its id exists.
+  const existingOrg = await tx.orgs.get(orgId);
+  if (existingOrg) {
+    errors.push({ type: 'org', id: orgId, message: msg('ORG-lapo2n', 'Errors.Org.AlreadyExisting') });
+  } else {
+    // A document may omit the name (ZITADEL's Auth0 migration output does): the id stands in.
+    const name = (org.org?.name ?? orgId).trim() || orgId;
+    if (await tx.orgs.getByNameKey(name.toLowerCase())) {
+      errors.push({ type: 'org', id: orgId, message: msg('ORG-3M9f2', `Errors.Org.AlreadyExists: the name "${name}" is taken by another organisation; its resources were not imported`) });
+      return undefined;
+    }
+    const instance = await tx.instance.get();
+    const primaryDomain = orgPrimaryDomain(name, instance?.domain ?? 'localhost');
+    if (await tx.orgs.getByPrimaryDomain(primaryDomain)) {
+      errors.push({ type: 'org', id: orgId, message: msg('ORG-3M9f3', `Errors.Org.Domain.AlreadyExists: ${primaryDomain}; its resources were not imported`) });
+      return undefined;
+    }
+    await tx.orgs.insert({
+      id: orgId, name, nameKey: name.toLowerCase(), state: org.orgState === 'ORG_STATE_INACTIVE' ? 'ORG_STATE_INACTIVE' : 'ORG_STATE_ACTIVE', primaryDomain, ...stamp,
+    });
+  }
+
+  for (const [field, type] of Object.entries(UNSUPPORTED_SINGLE)) {
+    if ((org as Record<string, unknown>)[field]) errors.push({ type, id: orgId, message: msg('IMPORT-uNsup', `${field} is not supported by this service and was not imported`) });
+  }
+  for (const [field, spec] of Object.entries(UNSUPPORTED_LISTS)) {
+    for (const item of ((org as Record<string, unknown[]>)[field] ?? [])) {
+      errors.push({ type: spec.type, id: spec.id(item, orgId), message: msg('IMPORT-uNsup', `${field} are not supported by this service; this entry was not imported`) });
+    }
+  }
+
+  // ---- users ----
+  check();
+  const humans = org.humanUsers ?? [];
+  const machines = org.machineUsers ?? [];
+  const allIds = [...humans.map((h) => h.userId), ...machines.map((m) => m.userId)];
+  const takenIds = await tx.transfer.existingUserIds(allIds);
+  const names = [...humans.map((h) => h.user.userName), ...machines.map((m) => m.user.userName)].map((n) => n.toLowerCase());
+  const takenNames = await tx.transfer.existingUserNameKeys(orgId, names);
+  const userRows: Parameters<Repositories['transfer']['insertUsers']>[0] = [];
+  const otpRows: Parameters<Repositories['transfer']['insertOtpSecrets']>[0] = [];
+  const claim = (type: string, id: string, userName: string): boolean => {
+    if (takenIds.has(id)) {
+      errors.push({ type, id, message: msg('COMMAND-ziuna', 'Errors.User.AlreadyExisting') });
+      return false;
+    }
+    const key = userName.toLowerCase();
+    if (takenNames.has(key)) {
+      errors.push({ type, id, message: msg('COMMAND-k2unb', `Errors.User.AlreadyExists: user name "${userName}" is taken in the organisation`) });
+      return false;
+    }
+    takenIds.add(id);
+    takenNames.add(key);
+    return true;
+  };
+  for (const h of humans) {
+    if (h.state === 'USER_STATE_DELETED') {
+      errors.push({ type: 'human_user', id: h.userId, message: msg('IMPORT-d3l3t', 'deleted users are not imported') });
+      continue;
+    }
+    if (!claim('human_user', h.userId, h.user.userName)) continue;
+    const u = h.user;
+    const passwordHash = c.plainHashes.get(h.userId) ?? (u.hashedPassword?.value || null);
+    const state = h.state && h.state !== 'USER_STATE_UNSPECIFIED' ? h.state : u.email.isEmailVerified && passwordHash ? 'USER_STATE_ACTIVE' : 'USER_STATE_INITIAL';
+    userRows.push({
+      id: h.userId, orgId, type: 'human', userName: u.userName, userNameKey: u.userName.toLowerCase(), state,
+      data: stripUndefined({ profile: stripUndefined(u.profile), email: stripUndefined(u.email), ...(u.phone ? { phone: stripUndefined(u.phone) } : {}) }),
+      passwordHash, passwordChangeRequired: Boolean(passwordHash && u.passwordChangeRequired), ...stamp,
+    });
+    if (u.otpCode) otpRows.push({ userId: h.userId, secret: u.otpCode, createdAt: at });
+    for (const link of u.idps ?? []) {
+      errors.push({ type: 'user_link', id: `${h.userId}_${link.configId}`, message: msg('IMPORT-uNsup', 'IDP links are not supported by this service and were not imported') });
+    }
+    push('humanUserIds', h.userId);
+  }
+  for (const m of machines) {
+    if (m.state === 'USER_STATE_DELETED') {
+      errors.push({ type: 'machine_user', id: m.userId, message: msg('IMPORT-d3l3t', 'deleted users are not imported') });
+      continue;
+    }
+    if (!claim('machine_user', m.userId, m.user.userName)) continue;
+    userRows.push({
+      id: m.userId, orgId, type: 'machine', userName: m.user.userName, userNameKey: m.user.userName.toLowerCase(),
+      state: m.state && m.state !== 'USER_STATE_UNSPECIFIED' ? m.state : 'USER_STATE_ACTIVE',
+      data: stripUndefined({ name: m.user.name, description: m.user.description, accessTokenType: m.user.accessTokenType ?? 'ACCESS_TOKEN_TYPE_BEARER' }),
+      passwordHash: null, passwordChangeRequired: false, ...stamp,
+    });
+    push('machineUserIds', m.userId);
+  }
+  await tx.transfer.insertUsers(userRows);
+  await tx.transfer.insertOtpSecrets(otpRows);
+  check();
+
+  // ---- projects, roles, OIDC apps ----
+  const projects = org.projects ?? [];
+  const takenProjects = await tx.transfer.existingProjectIds(projects.map((p) => p.projectId));
+  const takenProjectNames = await tx.transfer.existingProjectNames(orgId);
+  const projectRows: Parameters<Repositories['transfer']['insertProjects']>[0] = [];
+  for (const p of projects) {
+    if (takenProjects.has(p.projectId)) {
+      errors.push({ type: 'project', id: p.projectId, message: msg('COMMAND-opamwu', 'Errors.Project.AlreadyExisting') });
+      continue;
+    }
+    if (takenProjectNames.has(p.project.name)) {
+      errors.push({ type: 'project', id: p.projectId, message: msg('PROJECT-3M9f4', `Errors.Project.AlreadyExists: name "${p.project.name}" is taken in the organisation`) });
+      continue;
+    }
+    takenProjects.add(p.projectId);
+    takenProjectNames.add(p.project.name);
+    projectRows.push({
+      id: p.projectId, orgId, name: p.project.name, state: 'PROJECT_STATE_ACTIVE',
+      projectRoleAssertion: p.project.projectRoleAssertion ?? false, projectRoleCheck: p.project.projectRoleCheck ?? false,
+      hasProjectCheck: p.project.hasProjectCheck ?? false, privateLabelingSetting: p.project.privateLabelingSetting ?? 'PRIVATE_LABELING_SETTING_UNSPECIFIED', ...stamp,
+    });
+    push('projectIds', p.projectId);
+  }
+  await tx.transfer.insertProjects(projectRows);
+
+  // Projects of this organisation (imported now or before): the only ones roles, apps, grants and members may name.
+  const referenced = [
+    ...(org.projectRoles ?? []).map((r) => r.projectId), ...(org.oidcApps ?? []).map((a) => a.app.projectId),
+    ...(org.userGrants ?? []).map((g) => g.projectId), ...(org.projectMembers ?? []).map((m) => m.projectId),
+  ];
+  const projectOrg = await tx.transfer.projectOrgs(referenced);
+  const projectName = new Map(projectRows.map((p) => [p.id, p.name]));
+  const inThisOrg = (projectId: string, type: string, id: string) => {
+    if (projectOrg.get(projectId) === orgId) return true;
+    errors.push({ type, id, message: msg('PROJECT-n0tF0', `Errors.Project.NotFound: project ${projectId} does not exist in organisation ${orgId}`) });
+    return false;
+  };
+
+  const roles = org.projectRoles ?? [];
+  const takenRoles = await tx.transfer.existingRoleKeys([...new Set(roles.map((r) => r.projectId))]);
+  const roleRows: Parameters<Repositories['transfer']['insertProjectRoles']>[0] = [];
+  for (const r of roles) {
+    const key = `${r.projectId}_${r.roleKey}`;
+    if (!inThisOrg(r.projectId, 'project_role', key)) continue;
+    if (takenRoles.has(key)) {
+      errors.push({ type: 'project_role', id: key, message: msg('COMMAND-4m9vS', 'Errors.Project.Role.AlreadyExists') });
+      continue;
+    }
+    takenRoles.add(key);
+    roleRows.push({ projectId: r.projectId, roleKey: r.roleKey, orgId, displayName: r.displayName, group: r.group ?? '', ...stamp });
+    push('projectRoles', key);
+  }
+  await tx.transfer.insertProjectRoles(roleRows);
+
+  const apps = org.oidcApps ?? [];
+  const takenApps = await tx.transfer.existingOidcAppIds(apps.map((a) => a.appId));
+  const appRows: Parameters<Repositories['transfer']['insertOidcApps']>[0] = [];
+  for (const a of apps) {
+    if (!inThisOrg(a.app.projectId, 'oidc_app', a.appId)) continue;
+    if (takenApps.has(a.appId)) {
+      errors.push({ type: 'oidc_app', id: a.appId, message: msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting') });
+      continue;
+    }
+    takenApps.add(a.appId);
+    const { projectId, name, ...config } = a.app;
+    // New client credentials, as in ZITADEL: the document carries neither id nor secret.
+    // Confidential clients get a secret nobody knows until it is regenerated.
+    const slug = (projectName.get(projectId) ?? projectId).toLowerCase().replace(/[^a-z0-9]+/g, '');
+    const publicClient = config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_NONE';
+    appRows.push({
+      id: a.appId, projectId, orgId, name, state: 'APP_STATE_ACTIVE', clientId: `${newId()}@${slug || 'project'}`,
+      clientSecretHash: publicClient ? null : createHash('sha256').update(randomBytes(32)).digest('hex'),
+      config: stripUndefined({
+        appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', version: 'OIDC_VERSION_1_0',
+        accessTokenType: 'OIDC_TOKEN_TYPE_BEARER', responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+        ...config,
+      }),
+      ...stamp,
+    });
+    push('oidcAppIds', a.appId);
+  }
+  await tx.transfer.insertOidcApps(appRows);
+  check();
+
+  // ---- JWT identity providers ----
+  const idps = org.jwtIdps ?? [];
+  const takenIdps = await tx.transfer.existingIdpIds(idps.map((i) => i.idpId));
+  const takenIdpNames = await tx.transfer.existingIdpNameKeys(orgId);
+  const idpRows: Parameters<Repositories['transfer']['insertIdps']>[0] = [];
+  for (const i of idps) {
+    const nameKey = i.idp.name.toLowerCase();
+    if (takenIdps.has(i.idpId) || takenIdpNames.has(nameKey)) {
+      errors.push({ type: 'jwt_idp', id: i.idpId, message: msg('V3-DKcYh', 'Errors.IDPConfig.AlreadyExists') });
+      continue;
+    }
+    takenIdps.add(i.idpId);
+    takenIdpNames.add(nameKey);
+    idpRows.push({
+      id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', name: i.idp.name, nameKey, state: 'IDP_STATE_ACTIVE',
+      stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED', autoRegister: i.idp.autoRegister ?? false,
+      jwtEndpoint: i.idp.jwtEndpoint, jwtIssuer: i.idp.issuer, jwtKeysEndpoint: i.idp.keysEndpoint, jwtHeaderName: i.idp.headerName, ...stamp,
+    });
+    push('jwtIdps', i.idpId);
+  }
+  await tx.transfer.insertIdps(idpRows);
+
+  // ---- user grants and memberships (users may belong to earlier organisations or the target) ----
+  check();
+  const grants = org.userGrants ?? [];
+  const memberUserIds = [...grants.map((g) => g.userId), ...(org.orgMembers ?? []).map((m) => m.userId), ...(org.projectMembers ?? []).map((m) => m.userId)];
+  const knownUsers = await tx.transfer.existingUserIds(memberUserIds);
+  const userExists = (userId: string, type: string, id: string) => {
+    if (knownUsers.has(userId)) return true;
+    errors.push({ type, id, message: msg('COMMAND-4f8sg', `Errors.User.NotFound: user ${userId}`) });
+    return false;
+  };
+  const takenGrants = await tx.transfer.existingUserGrantKeys(orgId, grants.map((g) => g.userId));
+  const allRoleKeys = await tx.transfer.existingRoleKeys([...new Set(grants.map((g) => g.projectId))]);
+  const grantRows: Parameters<Repositories['transfer']['insertUserGrants']>[0] = [];
+  for (const g of grants) {
+    const id = `${orgId}_${g.projectId}_${g.userId}`;
+    if (!inThisOrg(g.projectId, 'user_grant', id) || !userExists(g.userId, 'user_grant', id)) continue;
+    const key = `${g.projectId}_${g.userId}`;
+    if (takenGrants.has(key)) {
+      errors.push({ type: 'user_grant', id, message: msg('V3-DKcYh', 'Errors.UserGrant.AlreadyExists') });
+      continue;
+    }
+    const missing = (g.roleKeys ?? []).filter((k) => !allRoleKeys.has(`${g.projectId}_${k}`));
+    if (missing.length) {
+      errors.push({ type: 'user_grant', id, message: msg('COMMAND-mm9F4', `Errors.Project.Role.NotFound: ${missing.join(', ')}`) });
+      continue;
+    }
+    takenGrants.add(key);
+    grantRows.push({ id: newId(), orgId, userId: g.userId, projectId: g.projectId, roleKeys: g.roleKeys ?? [], state: 'USER_GRANT_STATE_ACTIVE', ...stamp });
+    push('userGrants', { projectId: g.projectId, userId: g.userId });
+  }
+  await tx.transfer.insertUserGrants(grantRows);
+
+  const memberRows: Parameters<Repositories['transfer']['insertMembers']>[0] = [];
+  const takenOrgMembers = await tx.transfer.existingMemberKeys('org', [orgId]);
+  for (const m of org.orgMembers ?? []) {
+    const id = `${orgId}_${m.userId}`;
+    if (!userExists(m.userId, 'org_member', id)) continue;
+    const bad = (m.roles ?? []).filter((r) => !(ORG_ROLES as readonly string[]).includes(r));
+    if (bad.length || !m.roles?.length) {
+      errors.push({ type: 'org_member', id, message: msg('ORG-4m9fS', `Errors.Org.MemberInvalid: roles ${bad.join(', ') || '(none)'}`) });
+      continue;
+    }
+    if (takenOrgMembers.has(`${orgId}_${m.userId}`)) {
+      errors.push({ type: 'org_member', id, message: msg('ORG-poWwe', 'Errors.Org.Member.AlreadyExists') });
+      continue;
+    }
+    takenOrgMembers.add(`${orgId}_${m.userId}`);
+    memberRows.push({ scopeType: 'org', scopeId: orgId, userId: m.userId, resourceOwner: orgId, roles: m.roles, ...stamp });
+    push('orgMembers', m.userId);
+  }
+  const takenProjectMembers = await tx.transfer.existingMemberKeys('project', (org.projectMembers ?? []).map((m) => m.projectId));
+  for (const m of org.projectMembers ?? []) {
+    const id = `${orgId}_${m.projectId}_${m.userId}`;
+    if (!inThisOrg(m.projectId, 'project_member', id) || !userExists(m.userId, 'project_member', id)) continue;
+    const bad = (m.roles ?? []).filter((r) => !(PROJECT_ROLES as readonly string[]).includes(r));
+    if (bad.length || !m.roles?.length) {
+      errors.push({ type: 'project_member', id, message: msg('PROJECT-4m9fS', `Errors.Project.MemberInvalid: roles ${bad.join(', ') || '(none)'}`) });
+      continue;
+    }
+    if (takenProjectMembers.has(`${m.projectId}_${m.userId}`)) {
+      errors.push({ type: 'project_member', id, message: msg('PROJECT-37fug', 'Errors.AlreadyExists') });
+      continue;
+    }
+    takenProjectMembers.add(`${m.projectId}_${m.userId}`);
+    memberRows.push({ scopeType: 'project', scopeId: m.projectId, userId: m.userId, resourceOwner: orgId, roles: m.roles, ...stamp });
+    push('projectMembers', { projectId: m.projectId, userId: m.userId });
+  }
+  await tx.transfer.insertMembers(memberRows);
+
+  // ---- texts: into the imported organisation (ZITADEL writes message texts to the caller's org) ----
+  const supported = new Set<string>(SUPPORTED_LANGUAGES);
+  const takenLogin = await tx.transfer.existingLoginTextLanguages(orgId);
+  const loginRows: Parameters<Repositories['transfer']['insertLoginTexts']>[0] = [];
+  for (const l of org.loginTexts ?? []) {
+    const language = l.language.toLowerCase();
+    const id = `${orgId}_${language}`;
+    if (!supported.has(language)) {
+      errors.push({ type: 'login_texts', id, message: msg('LANG-lg4DP', 'Errors.Language.NotSupported') });
+      continue;
+    }
+    if (takenLogin.has(language)) {
+      errors.push({ type: 'login_texts', id, message: msg('IMPORT-t3xtE', 'custom login texts for this language already exist; not changed') });
+      continue;
+    }
+    takenLogin.add(language);
+    const { language: _, ...screens } = l;
+    loginRows.push({ ownerId: orgId, language, screens: screens as Record<string, Record<string, string>>, ...stamp });
+    push('loginTexts', language);
+  }
+  await tx.transfer.insertLoginTexts(loginRows);
+
+  const takenTexts = await tx.transfer.existingMessageTextKeys(orgId);
+  const textRows: Parameters<Repositories['transfer']['insertMessageTexts']>[0] = [];
+  for (const [list, messageType] of Object.entries(MESSAGE_TEXT_LISTS)) {
+    for (const text of ((org as Record<string, { language: string }[]>)[list] ?? [])) {
+      const language = text.language.toLowerCase();
+      const type = MESSAGE_ERROR_TYPES[list];
+      const id = `${orgId}_${language}`;
+      if (!supported.has(language)) {
+        errors.push({ type, id, message: msg('LANG-lg4DP', 'Errors.Language.NotSupported') });
+        continue;
+      }
+      if (takenTexts.has(`${messageType}_${language}`)) {
+        errors.push({ type, id, message: msg('IMPORT-t3xtE', 'a custom text of this type and language already exists; not changed') });
+        continue;
+      }
+      takenTexts.add(`${messageType}_${language}`);
+      const { language: _, ...fields } = text as Record<string, string>;
+      textRows.push({ ownerId: orgId, messageType, language, fields: stripUndefined(fields), ...stamp });
+      push('messageTexts', `${messageType}_${language}`);
+    }
+  }
+  await tx.transfer.insertMessageTexts(textRows);
+  check();
+  return ok;
+}
+
+function stripUndefined<T extends Record<string, unknown>>(obj: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined && v !== '') out[k] = v;
+  return out as T;
+}
+
+export const timeoutError = (ms: number, done: string[]) =>
+  new DomainError(
+    GrpcCode.DeadlineExceeded,
+    'IMPORT-t1me0',
+    `import timed out after ${ms / 1000}s; the organisation in progress was rolled back and later ones were not started` +
+      (done.length ? ` (completed: ${done.join(', ')})` : ' (none was completed)'),
+  );

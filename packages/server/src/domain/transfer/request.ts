@@ -1,0 +1,122 @@
+/**
+ * The export and import requests (description §2.5–§2.7, reference §4.2/§5.2): both
+ * spellings of every name accepted, `timeout` in Go duration syntax with a documented default.
+ */
+import { z } from 'zod';
+import { invalidArgument } from '../errors.js';
+import type { GcsLocation } from '../../storage/gcs.js';
+import { DEFAULT_TRANSFER_TIMEOUT_MS, MAX_TRANSFER_TIMEOUT_MS, parseGoDuration } from './duration.js';
+import { normaliseKeysInPlace } from './keys.js';
+import { ProblemList } from './validate.js';
+
+const Gcs = z.object({ bucket: z.string().min(1), path: z.string().min(1), serviceaccountJson: z.string().min(1) });
+
+const ExportInput = z.object({
+  orgIds: z.array(z.string()).optional(),
+  excludedOrgIds: z.array(z.string()).optional(),
+  withPasswords: z.boolean().optional(),
+  withOtp: z.boolean().optional(),
+  responseOutput: z.boolean().optional(),
+  gcsOutput: Gcs.optional(),
+  timeout: z.string().optional(),
+});
+
+const ImportInput = z.object({
+  timeout: z.string().optional(),
+  dataOrgs: z.unknown().optional(),
+  dataOrgsv1: z.unknown().optional(),
+  dataOrgsGcs: Gcs.optional(),
+  dataOrgsv1Gcs: Gcs.optional(),
+});
+
+export interface ExportRequest {
+  orgIds?: string[];
+  excludedOrgIds: string[];
+  withPasswords: boolean;
+  withOtp: boolean;
+  responseOutput: boolean;
+  gcsOutput?: GcsLocation;
+  timeoutMs: number;
+}
+
+export type ImportSource =
+  | { kind: 'inline'; version: 1 | 2; data: unknown }
+  | { kind: 'gcs'; version: 1 | 2; location: GcsLocation };
+
+export interface ImportRequest {
+  source: ImportSource;
+  timeoutMs: number;
+}
+
+/** Only the top-level names and the small nested objects: the document itself is normalised later. */
+function normaliseTop(raw: unknown): Record<string, unknown> {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidArgument('API-V4l1d', 'invalid body: expected object');
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    const camel = key.replace(/_+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
+    if (camel !== key && camel in (raw as object)) continue; // lowerCamelCase wins
+    out[camel] = camel.endsWith('Gcs') || camel === 'gcsOutput' ? normaliseKeysInPlace(value) : value;
+  }
+  return out;
+}
+
+function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    const problems = new ProblemList();
+    problems.addZod([], r.error);
+    throw problems.toError();
+  }
+  return r.data;
+}
+
+export function parseTimeout(timeout: string | undefined): number {
+  if (timeout === undefined || timeout === '') return DEFAULT_TRANSFER_TIMEOUT_MS;
+  const ms = parseGoDuration(timeout);
+  if (ms === undefined) {
+    throw invalidArgument('IMPORT-t1m30', `invalid timeout: "${timeout}" is not a duration (use Go syntax such as "30s", "10m", "1h30m")`);
+  }
+  if (ms <= 0 || ms > MAX_TRANSFER_TIMEOUT_MS) {
+    throw invalidArgument('IMPORT-t1m31', `invalid timeout: must be greater than 0 and at most 24h, got "${timeout}"`);
+  }
+  return ms;
+}
+
+export function parseExportRequest(raw: unknown): ExportRequest {
+  const input = parseOrThrow(ExportInput, normaliseTop(raw));
+  const timeoutMs = parseTimeout(input.timeout);
+  if (!input.responseOutput && !input.gcsOutput) {
+    throw invalidArgument('EXPORT-0utp0', 'no output: set responseOutput (the document as the response body) and/or gcsOutput');
+  }
+  return {
+    orgIds: input.orgIds?.length ? input.orgIds : undefined,
+    excludedOrgIds: input.excludedOrgIds ?? [],
+    withPasswords: input.withPasswords ?? false,
+    withOtp: input.withOtp ?? false,
+    responseOutput: input.responseOutput ?? false,
+    gcsOutput: input.gcsOutput,
+    timeoutMs,
+  };
+}
+
+export function parseImportRequest(raw: unknown): ImportRequest {
+  const input = parseOrThrow(ImportInput, normaliseTop(raw));
+  const timeoutMs = parseTimeout(input.timeout);
+  const given = (['dataOrgs', 'dataOrgsv1', 'dataOrgsGcs', 'dataOrgsv1Gcs'] as const).filter((k) => input[k] !== undefined && input[k] !== null);
+  if (given.length !== 1) {
+    throw invalidArgument(
+      'IMPORT-d4t40',
+      given.length === 0
+        ? 'no data: give exactly one of dataOrgs, dataOrgsv1, dataOrgsGcs, dataOrgsv1Gcs'
+        : `give exactly one of dataOrgs, dataOrgsv1, dataOrgsGcs, dataOrgsv1Gcs (got ${given.join(', ')})`,
+    );
+  }
+  const key = given[0];
+  const source: ImportSource =
+    key === 'dataOrgs'
+      ? { kind: 'inline', version: 2, data: input.dataOrgs }
+      : key === 'dataOrgsv1'
+        ? { kind: 'inline', version: 1, data: input.dataOrgsv1 }
+        : { kind: 'gcs', version: key === 'dataOrgsGcs' ? 2 : 1, location: (key === 'dataOrgsGcs' ? input.dataOrgsGcs : input.dataOrgsv1Gcs)! };
+  return { source, timeoutMs };
+}

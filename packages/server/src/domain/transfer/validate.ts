@@ -1,0 +1,122 @@
+/**
+ * Validation of a whole document before anything is written (reference §5.2, issue #10417).
+ * Each list element is parsed on its own and replaces the raw element, so memory holds one
+ * copy of the document. Problems are reported with their path in the document, e.g.
+ * `orgs[0].humanUsers[3].user.email.email`; up to MAX_REPORTED are named in one message.
+ */
+import type { z } from 'zod';
+import { invalidArgument, type DomainError } from '../errors.js';
+import { ORG_LIST_FIELDS, ORG_SINGLE_FIELDS, type DataOrg, type DataOrgs } from './document.js';
+import { normaliseKeysInPlace } from './keys.js';
+
+const MAX_REPORTED = 5;
+
+export interface Problem {
+  path: string;
+  message: string;
+}
+
+export function formatPath(parts: readonly PropertyKey[]): string {
+  return parts.reduce<string>(
+    (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
+    '',
+  );
+}
+
+/** Collects problems while walking a document. */
+export class ProblemList {
+  readonly problems: Problem[] = [];
+  private total = 0;
+
+  add(path: string, message: string) {
+    this.total++;
+    if (this.problems.length < MAX_REPORTED) this.problems.push({ path, message });
+  }
+
+  addZod(base: readonly PropertyKey[], error: z.ZodError) {
+    for (const issue of error.issues) this.add(formatPath([...base, ...issue.path]), describe(issue));
+  }
+
+  get count() {
+    return this.total;
+  }
+
+  /** 400 naming every reported path: `invalid orgs[0].humanUsers[3].user.email.email: …`. */
+  toError(): DomainError {
+    const first = this.problems.map((p) => `invalid ${p.path}: ${p.message}`).join('; ');
+    const more = this.total > this.problems.length ? ` (and ${this.total - this.problems.length} more)` : '';
+    return invalidArgument('IMPORT-V4l1d', `${first}${more}`);
+  }
+}
+
+function describe(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type') {
+    return issue.input === undefined ? 'value is required' : `expected ${issue.expected}`;
+  }
+  if (issue.code === 'unrecognized_keys') return issue.message;
+  return issue.message;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A raw `{orgs: [...]}` (already key-normalised) → the validated document, or problems added
+ * to `problems` (the returned value is then incomplete and must not be used).
+ */
+export function validateDataOrgs(raw: unknown, problems: ProblemList, base: readonly PropertyKey[] = []): DataOrgs {
+  if (!isObject(raw)) {
+    problems.add(formatPath(base) || 'document', 'expected object');
+    return { orgs: [] };
+  }
+  const rawOrgs = raw.orgs ?? [];
+  if (!Array.isArray(rawOrgs)) {
+    problems.add(formatPath([...base, 'orgs']), 'expected array');
+    return { orgs: [] };
+  }
+  const orgs: DataOrg[] = [];
+  for (let i = 0; i < rawOrgs.length; i++) {
+    orgs.push(validateDataOrg(rawOrgs[i], problems, [...base, 'orgs', i]));
+    rawOrgs[i] = null; // release the raw copy as we go
+  }
+  return { orgs };
+}
+
+function validateDataOrg(raw: unknown, problems: ProblemList, base: readonly PropertyKey[]): DataOrg {
+  if (!isObject(raw)) {
+    problems.add(formatPath(base), 'expected object');
+    return {};
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(ORG_SINGLE_FIELDS)) {
+    if (raw[key] === undefined || raw[key] === null) continue;
+    const r = (schema as z.ZodType).safeParse(raw[key]);
+    if (r.success) out[key] = r.data;
+    else problems.addZod([...base, key], r.error);
+  }
+  for (const [key, schema] of Object.entries(ORG_LIST_FIELDS)) {
+    const list = raw[key];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list)) {
+      problems.add(formatPath([...base, key]), 'expected array');
+      continue;
+    }
+    const parsed: unknown[] = new Array(list.length);
+    for (let j = 0; j < list.length; j++) {
+      const r = (schema as z.ZodType).safeParse(list[j]);
+      if (r.success) parsed[j] = r.data;
+      else problems.addZod([...base, key, j], r.error);
+      list[j] = null;
+    }
+    if (parsed.length > 0) out[key] = parsed;
+  }
+  return out as DataOrg;
+}
+
+/** Normalises names and validates; throws 400 naming the paths of the first problems. */
+export function parseDataOrgs(raw: unknown): DataOrgs {
+  normaliseKeysInPlace(raw);
+  const problems = new ProblemList();
+  const doc = validateDataOrgs(raw, problems);
+  if (problems.count > 0) throw problems.toError();
+  return doc;
+}

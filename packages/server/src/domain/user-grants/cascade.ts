@@ -1,0 +1,42 @@
+/**
+ * What other writes do to user grants: a removed project role leaves every grant on the
+ * project that held it (ZITADEL's `user.grant.cascade.changed`).
+ */
+import type { RequestContext } from '../context.js';
+import type { Repositories } from '../../store/store.js';
+
+export const USER_GRANT_AGGREGATE = 'usergrant';
+
+export async function cascadeRoleRemoval(tx: Repositories, ctx: RequestContext, projectId: string, roleKey: string): Promise<void> {
+  for (const grant of await tx.userGrants.byProject(projectId)) {
+    if (!grant.roleKeys.includes(roleKey)) continue;
+    const roleKeys = grant.roleKeys.filter((k) => k !== roleKey);
+    const event = await tx.events.append({
+      aggregateType: USER_GRANT_AGGREGATE,
+      aggregateId: grant.id,
+      type: 'user.grant.cascade.changed',
+      payload: { roleKeys },
+      creator: ctx.caller.userId,
+      resourceOwner: grant.orgId,
+    });
+    await tx.userGrants.update(grant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
+  }
+}
+
+/**
+ * A removed user's grants go with it (ZITADEL's `user.grant.cascade.removed`), in every
+ * organisation; for the users feature to call inside its removal transaction.
+ */
+export async function cascadeUserRemoval(tx: Repositories, ctx: RequestContext, userId: string): Promise<void> {
+  for (const grant of await tx.userGrants.byUser(userId)) {
+    await tx.events.append({
+      aggregateType: USER_GRANT_AGGREGATE,
+      aggregateId: grant.id,
+      type: 'user.grant.cascade.removed',
+      payload: { userId, projectId: grant.projectId },
+      creator: ctx.caller.userId,
+      resourceOwner: grant.orgId,
+    });
+    await tx.userGrants.remove(grant.id);
+  }
+}

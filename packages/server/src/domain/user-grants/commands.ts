@@ -1,0 +1,155 @@
+/**
+ * User grants, write side (reference §2.2–2.3). A grant lives in the organisation that granted
+ * it (the context organisation) and is its own aggregate, so a new grant's sequence is 1.
+ * Permissions come first (any hold on the permission), then the grant or project is looked up in
+ * the context organisation only, then a permission held only through project roles must cover
+ * the grant's project (403 `EVENT-Shu7e`).
+ */
+import { requirePermission, type RequestContext } from '../context.js';
+import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Repositories, Store } from '../../store/store.js';
+import type { UserGrantRow } from '../../store/repositories/user-grants.js';
+import { USER_GRANT_AGGREGATE } from './cascade.js';
+
+export const USER_GRANT_STATES = ['USER_GRANT_STATE_UNSPECIFIED', 'USER_GRANT_STATE_ACTIVE', 'USER_GRANT_STATE_INACTIVE'] as const;
+
+export const grantNotFound = () => notFound('COMMAND-1My0t', 'User grant not found');
+
+export function checkProjectScope(ctx: RequestContext, permission: string, projectId: string): void {
+  if (!ctx.permissions.allowsProject(permission, projectId)) {
+    throw permissionDenied('EVENT-Shu7e', 'User has no permissions on this project');
+  }
+}
+
+async function checkRoleKeys(tx: Repositories, projectId: string, roleKeys: string[]): Promise<void> {
+  const defined = await tx.projects.roles.existingKeys(projectId, roleKeys);
+  if (defined.length !== roleKeys.length) throw failedPrecondition('COMMAND-mm9F4', 'Project role not found');
+}
+
+const unique = (keys: string[] | undefined) => [...new Set((keys ?? []).map((k) => k.trim()))];
+
+export async function addUserGrant(
+  store: Store,
+  ctx: RequestContext,
+  userId: string,
+  input: { projectId: string; roleKeys?: string[] },
+): Promise<{ userGrantId: string; details: ObjectDetails }> {
+  requirePermission(ctx, 'user.grant.write');
+  if (!userId.trim() || !input.projectId.trim()) throw invalidArgument('COMMAND-kVfMa', 'User grant is invalid');
+  const roleKeys = unique(input.roleKeys);
+  const id = newId();
+  return store.transaction(async (tx) => {
+    if (!(await tx.users.get(userId))) throw failedPrecondition('COMMAND-4f8sg', 'User could not be found');
+    // An unknown project and another organisation's project answer alike (reference §2.2).
+    const project = await tx.projects.getInOrg(input.projectId, ctx.orgId);
+    if (!project) throw failedPrecondition('COMMAND-4m9ff', 'Grant not found');
+    checkProjectScope(ctx, 'user.grant.write', project.id);
+    await checkRoleKeys(tx, project.id, roleKeys);
+    if (await tx.userGrants.find(ctx.orgId, userId, project.id)) throw alreadyExists('V3-DKcYh', 'User grant already exists');
+    const event = await tx.events.append({
+      aggregateType: USER_GRANT_AGGREGATE,
+      aggregateId: id,
+      type: 'user.grant.added',
+      payload: { userId, projectId: project.id, roleKeys },
+      creator: ctx.caller.userId,
+      resourceOwner: ctx.orgId,
+    });
+    await tx.userGrants.insert({
+      id, orgId: ctx.orgId, userId, projectId: project.id, roleKeys, state: 'USER_GRANT_STATE_ACTIVE',
+      sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
+    });
+    return { userGrantId: id, details: addedDetails(event) };
+  });
+}
+
+/**
+ * The grant addressed by the path, after the permission checks. Unlike ZITADEL (which ignores
+ * the path's user id) a grant of another user answers 404 as well.
+ */
+async function grantForCaller(tx: Repositories, ctx: RequestContext, userId: string, grantId: string, permission: string): Promise<UserGrantRow> {
+  const grant = await tx.userGrants.getInOrg(grantId, ctx.orgId);
+  if (!grant || grant.userId !== userId) throw grantNotFound();
+  checkProjectScope(ctx, permission, grant.projectId);
+  return grant;
+}
+
+async function appendGrantEvent(tx: Repositories, ctx: RequestContext, grant: UserGrantRow, type: string, payload: Record<string, unknown>) {
+  return tx.events.append({
+    aggregateType: USER_GRANT_AGGREGATE,
+    aggregateId: grant.id,
+    type,
+    payload,
+    creator: ctx.caller.userId,
+    resourceOwner: grant.orgId,
+  });
+}
+
+/** Replaces the grant's roles; the same roles again is refused as ZITADEL does. */
+export async function updateUserGrant(store: Store, ctx: RequestContext, userId: string, grantId: string, input: { roleKeys?: string[] }): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'user.grant.write');
+  const roleKeys = unique(input.roleKeys);
+  return store.transaction(async (tx) => {
+    const grant = await grantForCaller(tx, ctx, userId, grantId, 'user.grant.write');
+    await checkRoleKeys(tx, grant.projectId, roleKeys);
+    const same = roleKeys.length === grant.roleKeys.length && roleKeys.every((k) => grant.roleKeys.includes(k));
+    if (same) throw failedPrecondition('COMMAND-Rs8fy', 'User grant has not been changed');
+    const event = await appendGrantEvent(tx, ctx, grant, 'user.grant.changed', { roleKeys });
+    await tx.userGrants.update(grant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
+    return { details: changedDetails(event) };
+  });
+}
+
+export async function deactivateUserGrant(store: Store, ctx: RequestContext, userId: string, grantId: string): Promise<{ details: ObjectDetails }> {
+  return setState(store, ctx, userId, grantId, 'USER_GRANT_STATE_INACTIVE');
+}
+
+export async function reactivateUserGrant(store: Store, ctx: RequestContext, userId: string, grantId: string): Promise<{ details: ObjectDetails }> {
+  return setState(store, ctx, userId, grantId, 'USER_GRANT_STATE_ACTIVE');
+}
+
+async function setState(store: Store, ctx: RequestContext, userId: string, grantId: string, state: 'USER_GRANT_STATE_ACTIVE' | 'USER_GRANT_STATE_INACTIVE') {
+  requirePermission(ctx, 'user.grant.write');
+  return store.transaction(async (tx) => {
+    const grant = await grantForCaller(tx, ctx, userId, grantId, 'user.grant.write');
+    if (grant.state === state) {
+      throw state === 'USER_GRANT_STATE_INACTIVE'
+        ? failedPrecondition('COMMAND-1S9gx', 'User grant is not active')
+        : failedPrecondition('COMMAND-1ML0v', 'User grant is not inactive');
+    }
+    const type = state === 'USER_GRANT_STATE_INACTIVE' ? 'user.grant.deactivated' : 'user.grant.reactivated';
+    const event = await appendGrantEvent(tx, ctx, grant, type, {});
+    await tx.userGrants.update(grant.id, { state, sequence: event.sequence, changedAt: event.createdAt });
+    return { details: changedDetails(event) };
+  });
+}
+
+/** RemoveUserGrant (reference §2.3): the row goes, so the same grant can be added again. */
+export async function removeUserGrant(store: Store, ctx: RequestContext, userId: string, grantId: string): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'user.grant.delete');
+  return store.transaction(async (tx) => {
+    const grant = await grantForCaller(tx, ctx, userId, grantId, 'user.grant.delete');
+    return { details: changedDetails(await removeGrant(tx, ctx, grant)) };
+  });
+}
+
+/** BulkRemoveUserGrant: every grant must exist in the context organisation, else nothing is removed. */
+export async function bulkRemoveUserGrants(store: Store, ctx: RequestContext, grantIds: string[]): Promise<Record<string, never>> {
+  requirePermission(ctx, 'user.grant.delete');
+  const ids = [...new Set(grantIds)];
+  if (ids.length === 0) throw invalidArgument('COMMAND-5M0sd', 'User grant ids are missing');
+  return store.transaction(async (tx) => {
+    const grants = await tx.userGrants.manyInOrg(ids, ctx.orgId);
+    if (grants.length !== ids.length) throw grantNotFound();
+    for (const grant of grants) checkProjectScope(ctx, 'user.grant.delete', grant.projectId);
+    for (const grant of grants) await removeGrant(tx, ctx, grant);
+    return {};
+  });
+}
+
+async function removeGrant(tx: Repositories, ctx: RequestContext, grant: UserGrantRow) {
+  const event = await appendGrantEvent(tx, ctx, grant, 'user.grant.removed', { userId: grant.userId, projectId: grant.projectId });
+  await tx.userGrants.remove(grant.id);
+  return event;
+}

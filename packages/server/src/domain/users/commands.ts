@@ -1,0 +1,191 @@
+/**
+ * Creating and removing users of the context organisation. User names are unique per
+ * organisation ignoring case (the users_org_user_name_key index backs the check against races);
+ * a given `userId` (imports) must be unused in the whole instance.
+ */
+import { hashPassword } from '../../auth/passwords.js';
+import type { Repositories, Store } from '../../store/store.js';
+import { requirePermission, type RequestContext } from '../context.js';
+import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
+import { alreadyExists, invalidArgument, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { cascadeUserRemoval } from '../user-grants/cascade.js';
+import { requireAuthorityOver } from './guard.js';
+import { checkPasswordComplexity } from './password-policy.js';
+import type { AccessTokenType, Gender, HumanData, MachineData, UserState } from './view.js';
+
+export const USER_AGGREGATE = 'user';
+
+export interface ImportHumanUserInput {
+  userId?: string;
+  userName: string;
+  profile: { firstName: string; lastName: string; nickName?: string; displayName?: string; preferredLanguage?: string; gender?: Gender };
+  email: { email: string; isEmailVerified?: boolean };
+  phone?: { phone: string; isPhoneVerified?: boolean };
+  password?: string;
+  /** `algorithm` is ZITADEL's obsolete field: accepted and ignored. */
+  hashedPassword?: { value: string; algorithm?: string };
+  passwordChangeRequired?: boolean;
+}
+
+export interface AddMachineUserInput {
+  userId?: string;
+  userName: string;
+  name: string;
+  description?: string;
+  accessTokenType?: AccessTokenType;
+}
+
+export interface CreatedUser {
+  userId: string;
+  details: ObjectDetails;
+}
+
+export async function importHumanUser(store: Store, ctx: RequestContext, input: ImportHumanUserInput): Promise<CreatedUser> {
+  requirePermission(ctx, 'user.write');
+  if (input.password !== undefined && input.hashedPassword !== undefined) {
+    throw invalidArgument('USER-pW1h4', 'invalid hashedPassword: give either password or hashedPassword, not both');
+  }
+  if (input.password) checkPasswordComplexity(input.password);
+  // Hash outside the transaction: argon2 is slow on purpose and must not hold the write lock.
+  const passwordHash = input.password ? await hashPassword(input.password) : (input.hashedPassword?.value ?? null);
+
+  const { profile, email, phone } = input;
+  const data: HumanData = {
+    profile: {
+      firstName: profile.firstName,
+      lastName: profile.lastName,
+      ...(profile.nickName ? { nickName: profile.nickName } : {}),
+      // ZITADEL's default display name.
+      displayName: profile.displayName || `${profile.firstName} ${profile.lastName}`,
+      ...(profile.preferredLanguage ? { preferredLanguage: profile.preferredLanguage } : {}),
+      ...(profile.gender && profile.gender !== 'GENDER_UNSPECIFIED' ? { gender: profile.gender } : {}),
+    },
+    email: { email: email.email, ...(email.isEmailVerified ? { isEmailVerified: true } : {}) },
+    ...(phone ? { phone: { phone: phone.phone, ...(phone.isPhoneVerified ? { isPhoneVerified: true } : {}) } } : {}),
+  };
+  // As in ZITADEL, a user who cannot sign in yet (no verified email or no password) is initial.
+  const state: UserState = email.isEmailVerified && passwordHash ? 'USER_STATE_ACTIVE' : 'USER_STATE_INITIAL';
+  return createUser(store, ctx, {
+    userId: input.userId,
+    userName: input.userName,
+    type: 'human',
+    state,
+    data,
+    passwordHash,
+    // Unlike ZITADEL (which drops it for hashed passwords), honoured for both kinds.
+    passwordChangeRequired: Boolean(passwordHash && input.passwordChangeRequired),
+    eventType: 'user.human.added',
+    // The hash never goes into the event log: events can be read back through the API.
+    payload: { userName: input.userName, ...data, passwordSet: Boolean(passwordHash), passwordChangeRequired: Boolean(input.passwordChangeRequired) },
+  });
+}
+
+export async function addMachineUser(store: Store, ctx: RequestContext, input: AddMachineUserInput): Promise<CreatedUser> {
+  requirePermission(ctx, 'user.write');
+  const data: MachineData = {
+    name: input.name,
+    ...(input.description ? { description: input.description } : {}),
+    accessTokenType: input.accessTokenType ?? 'ACCESS_TOKEN_TYPE_BEARER',
+  };
+  return createUser(store, ctx, {
+    userId: input.userId,
+    userName: input.userName,
+    type: 'machine',
+    state: 'USER_STATE_ACTIVE',
+    data,
+    passwordHash: null,
+    passwordChangeRequired: false,
+    eventType: 'user.machine.added',
+    payload: { userName: input.userName, ...data },
+  });
+}
+
+interface NewUser {
+  userId?: string;
+  userName: string;
+  type: 'human' | 'machine';
+  state: UserState;
+  data: HumanData | MachineData;
+  passwordHash: string | null;
+  passwordChangeRequired: boolean;
+  eventType: string;
+  payload: Record<string, unknown>;
+}
+
+async function createUser(store: Store, ctx: RequestContext, user: NewUser): Promise<CreatedUser> {
+  const userId = user.userId ?? newId();
+  const userNameKey = user.userName.toLowerCase();
+  return store.transaction(async (tx) => {
+    if (user.userId && (await tx.users.get(user.userId))) throw alreadyExists('V3-DKcYh', 'User already exists');
+    if (await tx.users.getByUserNameKey(ctx.orgId, userNameKey)) {
+      throw alreadyExists('V3-DKcYh', 'User already exists: the userName is taken in this organisation');
+    }
+    const event = await tx.events.append({
+      aggregateType: USER_AGGREGATE,
+      aggregateId: userId,
+      type: user.eventType,
+      payload: user.payload,
+      creator: ctx.caller.userId,
+      resourceOwner: ctx.orgId,
+    });
+    await tx.users.insert({
+      id: userId,
+      orgId: ctx.orgId,
+      type: user.type,
+      userName: user.userName,
+      userNameKey,
+      state: user.state,
+      data: user.data as unknown as Record<string, unknown>,
+      passwordHash: user.passwordHash,
+      passwordChangeRequired: user.passwordChangeRequired,
+      sequence: event.sequence,
+      createdAt: event.createdAt,
+      changedAt: event.createdAt,
+    });
+    return { userId, details: addedDetails(event) };
+  });
+}
+
+/** The user of the context organisation, else 404 (a user of another organisation is not found). */
+export async function userInContextOrg(tx: Repositories, ctx: RequestContext, userId: string, errorId: string) {
+  const user = await tx.users.getInOrg(ctx.orgId, userId);
+  if (!user) throw notFound(errorId, 'User could not be found');
+  return user;
+}
+
+/**
+ * Removes the user, its personal access tokens and its memberships. Each membership's removal
+ * is an event on its scope's aggregate (as ZITADEL's `*.member.cascade.removed`), so the
+ * organisation's or instance's own history shows it.
+ */
+export async function removeUser(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'user.delete');
+  return store.transaction(async (tx) => {
+    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-m9od');
+    await requireAuthorityOver(tx, ctx, user.id);
+    const event = await tx.events.append({
+      aggregateType: USER_AGGREGATE,
+      aggregateId: user.id,
+      type: 'user.removed',
+      payload: { userName: user.userName },
+      creator: ctx.caller.userId,
+      resourceOwner: user.orgId,
+    });
+    for (const m of await tx.members.listByUser(user.id)) {
+      await tx.events.append({
+        aggregateType: m.scopeType,
+        aggregateId: m.scopeId,
+        type: `${m.scopeType}.member.cascade.removed`,
+        payload: { userId: user.id },
+        creator: ctx.caller.userId,
+        resourceOwner: m.resourceOwner,
+      });
+      await tx.members.remove(m.scopeType as 'instance' | 'org' | 'project', m.scopeId, user.id);
+    }
+    await cascadeUserRemoval(tx, ctx, user.id);
+    await tx.tokens.removeByUser(user.id);
+    await tx.users.remove(user.id);
+    return { details: changedDetails(event) };
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * Client secrets of machine users (ZITADEL's GenerateMachineSecret / RemoveMachineSecret): with
+ * one, the machine user gets tokens by the client-credentials grant (client_id = its user name)
+ * as an alternative to personal access tokens. The secret is 32 random bytes shown once; only its
+ * sha-256 is stored. Generating again replaces the previous secret.
+ */
+import { generateToken, hashToken } from '../../auth/tokens.js';
+import type { Store } from '../../store/store.js';
+import { requirePermission, type RequestContext } from '../context.js';
+import { changedDetails, type ObjectDetails } from '../details.js';
+import { invalidArgument, notFound } from '../errors.js';
+import { USER_AGGREGATE, userInContextOrg } from './commands.js';
+import { requireAuthorityOver } from './guard.js';
+
+export async function generateMachineSecret(
+  store: Store,
+  ctx: RequestContext,
+  userId: string,
+): Promise<{ clientId: string; clientSecret: string; details: ObjectDetails }> {
+  requirePermission(ctx, 'user.write');
+  const clientSecret = generateToken();
+  return store.transaction(async (tx) => {
+    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-x8910');
+    if (user.type !== 'machine') throw invalidArgument('COMMAND-Df2f1', 'Wrong user type: only machine users have client secrets');
+    // Same escalation guard as PATs: a secret is as good as a token for every role the user holds.
+    await requireAuthorityOver(tx, ctx, user.id);
+    const existing = await tx.logins.machineSecrets.get(user.id);
+    let clientId = existing?.clientId ?? user.userName;
+    // User names are unique per organisation only; a clash with another organisation's machine
+    // user gets the organisation's domain appended (ZITADEL's login-name form).
+    if (!existing && (await tx.logins.machineSecrets.byClientId(clientId))) {
+      const org = await tx.orgs.get(user.orgId);
+      clientId = `${user.userName}@${org?.primaryDomain ?? user.orgId}`;
+    }
+    const event = await tx.events.append({
+      aggregateType: USER_AGGREGATE,
+      aggregateId: user.id,
+      type: 'user.machine.secret.set',
+      payload: { clientId },
+      creator: ctx.caller.userId,
+      resourceOwner: user.orgId,
+    });
+    await tx.logins.machineSecrets.upsert({ userId: user.id, clientId, secretHash: hashToken(clientSecret), createdAt: event.createdAt });
+    await tx.users.touch(user.id, event.sequence, event.createdAt);
+    return { clientId, clientSecret, details: changedDetails(event) };
+  });
+}
+
+export async function removeMachineSecret(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'user.write');
+  return store.transaction(async (tx) => {
+    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-x8910');
+    if (user.type !== 'machine') throw invalidArgument('COMMAND-Df2f1', 'Wrong user type: only machine users have client secrets');
+    await requireAuthorityOver(tx, ctx, user.id);
+    if (!(await tx.logins.machineSecrets.get(user.id))) throw notFound('COMMAND-vtn2x', 'The machine user has no secret');
+    const event = await tx.events.append({
+      aggregateType: USER_AGGREGATE,
+      aggregateId: user.id,
+      type: 'user.machine.secret.removed',
+      payload: {},
+      creator: ctx.caller.userId,
+      resourceOwner: user.orgId,
+    });
+    await tx.logins.machineSecrets.remove(user.id);
+    await tx.users.touch(user.id, event.sequence, event.createdAt);
+    return { details: changedDetails(event) };
+  });
+}

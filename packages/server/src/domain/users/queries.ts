@@ -1,0 +1,41 @@
+import type { Store } from '../../store/store.js';
+import { requirePermission, type RequestContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
+import { toUserView, type UserView } from './view.js';
+
+export interface UserSearchQuery {
+  userNameQuery?: { userName: string; method?: TextQueryMethod };
+  typeQuery?: { type: 'TYPE_HUMAN' | 'TYPE_MACHINE' };
+}
+
+/** A user of the context organisation; another organisation's user is not found. */
+export async function getUserById(store: Store, ctx: RequestContext, userId: string): Promise<UserView> {
+  requirePermission(ctx, 'user.read');
+  const user = await store.read.users.getInOrg(ctx.orgId, userId);
+  if (!user) throw notFound('QUERY-Dfbg2', 'User could not be found');
+  return toUserView(user, await orgDomain(store, ctx.orgId));
+}
+
+export async function listUsers(
+  store: Store,
+  ctx: RequestContext,
+  input: { query?: ListQueryInput; queries?: UserSearchQuery[] },
+): Promise<{ details: ListDetails; result: UserView[] }> {
+  requirePermission(ctx, 'user.read');
+  const queries = input.queries ?? [];
+  const names = queries.flatMap((q) => (q.userNameQuery ? [textMatch(q.userNameQuery.userName, q.userNameQuery.method)] : []));
+  const types = [...new Set(queries.flatMap((q) => (q.typeQuery ? [q.typeQuery.type === 'TYPE_HUMAN' ? 'human' : 'machine'] as const : [])))];
+  const at = new Date();
+  // Queries are ANDed: two different types can never both match.
+  if (types.length > 1) return { details: listDetails(0, at), result: [] };
+  const { total, rows } = await store.read.users.search(ctx.orgId, { userNames: names, type: types[0] }, toPage(input.query));
+  const domain = await orgDomain(store, ctx.orgId);
+  return { details: listDetails(total, at), result: rows.map((row) => toUserView(row, domain)) };
+}
+
+async function orgDomain(store: Store, orgId: string): Promise<string> {
+  const org = await store.read.orgs.get(orgId);
+  if (!org) throw notFound('QUERY-1Nf8s', 'Organisation not found');
+  return org.primaryDomain;
+}

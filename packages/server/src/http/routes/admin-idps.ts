@@ -1,0 +1,91 @@
+/**
+ * JWT identity providers of the instance (ZITADEL's admin twin of AddOrgJWTIDP):
+ * openapi/paths/admin/idps.yaml. Deprecated like the management side.
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { addJwtIdp, removeIdp } from '../../domain/idps/commands.js';
+import { instanceScope } from '../../domain/idps/idp.js';
+import { getIdp, listIdps } from '../../domain/idps/queries.js';
+import type { RouteDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
+import { idpDeprecation } from '../middleware/deprecation.js';
+import { DetailsResponse, errorResponses, SECURED } from '../schemas/common.js';
+import { AddJWTIDPRequest, AddJWTIDPResponse, IdpIdParam, IDPResponse, ListIDPsRequest, ListIDPsResponse, withDeprecationHeaders } from '../schemas/idps.js';
+
+const TAG = ['Identity providers'];
+const json = <T>(schema: T) => ({ required: true, content: { 'application/json': { schema } } });
+const ok = <T>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+
+export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/admin/v1/idps/jwt',
+      operationId: 'AddJWTIDP',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('AddJWTIDP'), auth] as const,
+      request: { body: json(AddJWTIDPRequest) },
+      responses: withDeprecationHeaders({
+        200: ok('Created.', AddJWTIDPResponse),
+        ...errorResponses(400, 401, 403, 409, 413),
+      }),
+    }),
+    async (c) => c.json(await addJwtIdp(store, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/admin/v1/idps/_search',
+      operationId: 'ListIDPs',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('ListIDPs'), auth] as const,
+      request: { body: json(ListIDPsRequest) },
+      responses: withDeprecationHeaders({
+        200: ok('One page of providers.', ListIDPsResponse),
+        ...errorResponses(400, 401, 403, 413),
+      }),
+    }),
+    async (c) => c.json(await listIdps(store, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/admin/v1/idps/{idpId}',
+      operationId: 'GetIDPByID',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('GetIDPByID'), auth] as const,
+      request: { params: IdpIdParam },
+      responses: withDeprecationHeaders({
+        200: ok('The provider.', IDPResponse),
+        ...errorResponses(401, 403, 404),
+      }),
+    }),
+    async (c) => c.json({ idp: await getIdp(store, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('param').idpId) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/admin/v1/idps/{idpId}',
+      operationId: 'RemoveIDP',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('RemoveIDP'), auth] as const,
+      request: { params: IdpIdParam },
+      responses: withDeprecationHeaders({
+        200: ok('Removed.', DetailsResponse),
+        ...errorResponses(401, 403, 404),
+      }),
+    }),
+    async (c) => c.json(await removeIdp(store, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('param').idpId), 200),
+  );
+}

@@ -1,0 +1,102 @@
+/**
+ * Export and import of organisations (description §4.4, §4.5): openapi/paths/admin/transfer.yaml.
+ * The export body is streamed as it is produced; the import has its own, larger body limit.
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { DomainError, GrpcCode } from '../../domain/errors.js';
+import { exportData } from '../../domain/transfer/export.js';
+import { importData } from '../../domain/transfer/import.js';
+import type { GcsOptions } from '../../storage/gcs.js';
+import type { RouteDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
+import { respondError } from '../errors.js';
+import { ErrorBody, errorResponses, SECURED } from '../schemas/common.js';
+import { ExportDataRequest, ExportDataResponse, ImportDataRequest, ImportDataResponse } from '../schemas/transfer.js';
+
+const TAG = ['Export and import'];
+/** Default largest import body: 64 MiB (MAX_IMPORT_BODY_BYTES). */
+export const DEFAULT_MAX_IMPORT_BODY_BYTES = 64 * 1024 * 1024;
+export const IMPORT_PATH = '/admin/v1/import';
+
+export interface TransferRouteDeps extends RouteDeps {
+  gcs?: GcsOptions;
+  maxImportBodyBytes?: number;
+}
+
+const tooLarge = () => new DomainError(GrpcCode.ResourceExhausted, 'API-B0dy5', 'request body too large');
+
+/** The import's own body limit; app.ts exempts the import path from the global one. */
+export function importBodyLimit(maxBytes: number) {
+  return bodyLimit({ maxSize: maxBytes, onError: (c) => respondError(c, tooLarge(), 413) });
+}
+
+export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, auth, gcs, maxImportBodyBytes }: TransferRouteDeps) {
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/admin/v1/export',
+      operationId: 'ExportData',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: { body: { required: true, content: { 'application/json': { schema: ExportDataRequest } } } },
+      responses: {
+        200: { description: 'The document (streamed) and/or where it was written.', content: { 'application/json': { schema: ExportDataResponse } } },
+        ...errorResponses(400, 401, 403, 413),
+      },
+    }),
+    async (c) => {
+      const result = await exportData(store, c.var.ctx, c.req.valid('json'), { gcs });
+      if (!result.body) return c.json({ gcsOutput: result.gcsOutput }, 200);
+      const iterator = result.body[Symbol.asyncIterator]();
+      const encoder = new TextEncoder();
+      const logger = c.var.logger;
+      const requestId = c.var.requestId;
+      // Pull-based: the next chunk is read from the store only when the client takes the last.
+      const stream = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const { value, done } = await iterator.next();
+            if (done) controller.close();
+            else controller.enqueue(encoder.encode(value));
+          } catch (error) {
+            // Headers are gone: the only honest signal left is an aborted, incomplete body.
+            logger?.error('export aborted', { requestId, error: String(error) });
+            controller.error(error);
+          }
+        },
+        async cancel() {
+          await iterator.return?.(undefined);
+        },
+      });
+      return c.body(stream, 200, { 'content-type': 'application/json' }) as never;
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: IMPORT_PATH,
+      operationId: 'ImportData',
+      tags: TAG,
+      security: SECURED,
+      middleware: [importBodyLimit(maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES), auth] as const,
+      request: { body: { required: true, content: { 'application/json': { schema: ImportDataRequest } } } },
+      responses: {
+        200: { description: 'What was imported, and what was not (already existing or unsupported).', content: { 'application/json': { schema: ImportDataResponse } } },
+        ...errorResponses(400, 401, 403, 404, 413),
+        504: { description: 'The timeout elapsed: the organisation in progress was rolled back (code 4).', content: { 'application/json': { schema: ErrorBody } } },
+      },
+    }),
+    async (c) => {
+      try {
+        return c.json(await importData(store, c.var.ctx, c.req.valid('json'), { gcs, maxBytes: maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES }), 200);
+      } catch (error) {
+        // A stored document over the limit is the same failure as an inline body over it.
+        if (error instanceof DomainError && error.id === 'GCS-t00B1g') return respondError(c, error, 413) as never;
+        throw error;
+      }
+    },
+  );
+}

@@ -1,0 +1,105 @@
+/**
+ * OIDC applications of a project (management API): openapi/paths/management/apps.yaml.
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { addOidcApp, getApp, listApps, removeApp, updateOidcAppConfig } from '../../domain/apps/oidc-apps.js';
+import type { RouteDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
+import {
+  AddOIDCAppRequest,
+  AddOIDCAppResponse,
+  AppParam,
+  AppResponse,
+  ListAppsRequest,
+  ListAppsResponse,
+  UpdateOIDCAppConfigRequest,
+  UpdateOIDCAppConfigResponse,
+} from '../schemas/apps.js';
+import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
+import { ProjectIdParam } from '../schemas/projects.js';
+
+const TAG = ['Applications'];
+const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+const body = <T>(schema: T) => ({ required: true, ...json(schema) });
+const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
+
+export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/apps/oidc',
+      operationId: 'AddOIDCApp',
+      request: { headers: OrgHeader, params: ProjectIdParam, body: body(AddOIDCAppRequest) },
+      responses: { ...ok('Created; a confidential client’s secret is shown this once.', AddOIDCAppResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await addOidcApp(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'get',
+      path: '/management/v1/projects/{projectId}/apps/{appId}',
+      operationId: 'GetAppByID',
+      request: { headers: OrgHeader, params: AppParam },
+      responses: { ...ok('The application.', AppResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, appId } = c.req.valid('param');
+      return c.json(await getApp(store, c.var.ctx, projectId, appId), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/apps/_search',
+      operationId: 'ListApps',
+      request: { headers: OrgHeader, params: ProjectIdParam, body: body(ListAppsRequest) },
+      responses: { ...ok('The project’s applications, oldest first.', ListAppsResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await listApps(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'put',
+      path: '/management/v1/projects/{projectId}/apps/{appId}/oidc_config',
+      operationId: 'UpdateOIDCAppConfig',
+      request: { headers: OrgHeader, params: AppParam, body: body(UpdateOIDCAppConfigRequest) },
+      responses: { ...ok('Changed.', UpdateOIDCAppConfigResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, appId } = c.req.valid('param');
+      return c.json(await updateOidcAppConfig(store, c.var.ctx, projectId, appId, c.req.valid('json')), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'delete',
+      path: '/management/v1/projects/{projectId}/apps/{appId}',
+      operationId: 'RemoveApp',
+      request: { headers: OrgHeader, params: AppParam },
+      responses: { ...ok('Removed; its client can no longer get tokens.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, appId } = c.req.valid('param');
+      return c.json(await removeApp(store, c.var.ctx, projectId, appId), 200);
+    },
+  );
+}

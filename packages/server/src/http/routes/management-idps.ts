@@ -1,0 +1,175 @@
+/**
+ * JWT identity providers, management side (description §4.3, reference §3):
+ * openapi/paths/management/idps.yaml. Deprecated operations: every response carries the
+ * deprecation headers (middleware listed before auth).
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { addJwtIdp, deactivateIdp, reactivateIdp, removeIdp, updateIdp, updateIdpJwtConfig } from '../../domain/idps/commands.js';
+import { orgScope } from '../../domain/idps/idp.js';
+import { getIdp, listIdps } from '../../domain/idps/queries.js';
+import type { RouteDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
+import { idpDeprecation } from '../middleware/deprecation.js';
+import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
+import {
+  AddJWTIDPRequest,
+  AddJWTIDPResponse,
+  IdpIdParam,
+  IDPResponse,
+  ListIDPsRequest,
+  ListIDPsResponse,
+  UpdateIDPJWTConfigRequest,
+  UpdateIDPRequest,
+  withDeprecationHeaders,
+} from '../schemas/idps.js';
+
+const TAG = ['Identity providers'];
+const json = <T>(schema: T) => ({ required: true, content: { 'application/json': { schema } } });
+const ok = <T>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+
+export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/management/v1/idps/jwt',
+      operationId: 'AddOrgJWTIDP',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('AddOrgJWTIDP'), auth] as const,
+      request: { headers: OrgHeader, body: json(AddJWTIDPRequest) },
+      responses: withDeprecationHeaders({
+        200: ok('Created.', AddJWTIDPResponse),
+        ...errorResponses(400, 401, 403, 409, 413),
+      }),
+    }),
+    async (c) => c.json(await addJwtIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/management/v1/idps/_search',
+      operationId: 'ListOrgIDPs',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('ListOrgIDPs'), auth] as const,
+      request: { headers: OrgHeader, body: json(ListIDPsRequest) },
+      responses: withDeprecationHeaders({
+        200: ok('One page of providers.', ListIDPsResponse),
+        ...errorResponses(400, 401, 403, 413),
+      }),
+    }),
+    async (c) => c.json(await listIdps(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/management/v1/idps/{idpId}',
+      operationId: 'GetOrgIDPByID',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('GetOrgIDPByID'), auth] as const,
+      request: { headers: OrgHeader, params: IdpIdParam },
+      responses: withDeprecationHeaders({
+        200: ok('The provider.', IDPResponse),
+        ...errorResponses(401, 403, 404),
+      }),
+    }),
+    async (c) => c.json({ idp: await getIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/management/v1/idps/{idpId}',
+      operationId: 'UpdateOrgIDP',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('UpdateOrgIDP'), auth] as const,
+      request: { headers: OrgHeader, params: IdpIdParam, body: json(UpdateIDPRequest) },
+      responses: withDeprecationHeaders({
+        200: ok('Changed.', DetailsResponse),
+        ...errorResponses(400, 401, 403, 404, 409, 413),
+      }),
+    }),
+    async (c) => c.json(await updateIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/management/v1/idps/{idpId}',
+      operationId: 'RemoveOrgIDP',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('RemoveOrgIDP'), auth] as const,
+      request: { headers: OrgHeader, params: IdpIdParam },
+      responses: withDeprecationHeaders({
+        200: ok('Removed.', DetailsResponse),
+        ...errorResponses(401, 403, 404),
+      }),
+    }),
+    async (c) => c.json(await removeIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/management/v1/idps/{idpId}/jwt_config',
+      operationId: 'UpdateOrgIDPJWTConfig',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('UpdateOrgIDPJWTConfig'), auth] as const,
+      request: { headers: OrgHeader, params: IdpIdParam, body: json(UpdateIDPJWTConfigRequest) },
+      responses: withDeprecationHeaders({
+        200: ok('Changed.', DetailsResponse),
+        ...errorResponses(400, 401, 403, 404, 413),
+      }),
+    }),
+    async (c) =>
+      c.json(await updateIdpJwtConfig(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/management/v1/idps/{idpId}/_deactivate',
+      operationId: 'DeactivateOrgIDP',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('DeactivateOrgIDP'), auth] as const,
+      request: { headers: OrgHeader, params: IdpIdParam },
+      responses: withDeprecationHeaders({
+        200: ok('Deactivated.', DetailsResponse),
+        ...errorResponses(400, 401, 403, 404),
+      }),
+    }),
+    async (c) => c.json(await deactivateIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/management/v1/idps/{idpId}/_reactivate',
+      operationId: 'ReactivateOrgIDP',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('ReactivateOrgIDP'), auth] as const,
+      request: { headers: OrgHeader, params: IdpIdParam },
+      responses: withDeprecationHeaders({
+        200: ok('Reactivated.', DetailsResponse),
+        ...errorResponses(400, 401, 403, 404),
+      }),
+    }),
+    async (c) => c.json(await reactivateIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId), 200),
+  );
+}

@@ -1,0 +1,184 @@
+/**
+ * Projects, their roles and members (management API): openapi/paths/management/projects.yaml.
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { addProjectMember, removeProjectMember, searchProjectMembers } from '../../domain/projects/members.js';
+import { addProject, getProject, searchProjects } from '../../domain/projects/projects.js';
+import { addProjectRole, bulkAddProjectRoles, removeProjectRole, searchProjectRoles } from '../../domain/projects/roles.js';
+import type { RouteDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
+import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
+import {
+  AddProjectMemberRequest,
+  AddProjectRequest,
+  AddProjectResponse,
+  AddProjectRoleRequest,
+  BulkAddProjectRolesRequest,
+  ListProjectMembersRequest,
+  ListProjectMembersResponse,
+  ListProjectRolesRequest,
+  ListProjectRolesResponse,
+  ListProjectsRequest,
+  ListProjectsResponse,
+  ProjectIdParam,
+  ProjectMemberParam,
+  ProjectResponse,
+  ProjectRoleParam,
+} from '../schemas/projects.js';
+
+const TAG = ['Projects'];
+const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+const body = <T>(schema: T) => ({ required: true, ...json(schema) });
+const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
+
+export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/projects',
+      operationId: 'AddProject',
+      request: { headers: OrgHeader, body: body(AddProjectRequest) },
+      responses: { ...ok('Created; the caller is its PROJECT_OWNER.', AddProjectResponse), ...errorResponses(400, 401, 403, 409) },
+    }),
+    async (c) => c.json(await addProject(store, c.var.ctx, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'get',
+      path: '/management/v1/projects/{projectId}',
+      operationId: 'GetProjectByID',
+      request: { headers: OrgHeader, params: ProjectIdParam },
+      responses: { ...ok('The project.', ProjectResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => c.json({ project: await getProject(store, c.var.ctx, c.req.valid('param').projectId) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/projects/_search',
+      operationId: 'ListProjects',
+      request: { headers: OrgHeader, body: body(ListProjectsRequest) },
+      responses: { ...ok('The matching projects of the organisation.', ListProjectsResponse), ...errorResponses(400, 401, 403) },
+    }),
+    async (c) => c.json(await searchProjects(store, c.var.ctx, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/roles',
+      operationId: 'AddProjectRole',
+      request: { headers: OrgHeader, params: ProjectIdParam, body: body(AddProjectRoleRequest) },
+      responses: { ...ok('Added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
+    async (c) => {
+      const { roleKey, displayName, group } = c.req.valid('json');
+      return c.json(await addProjectRole(store, c.var.ctx, c.req.valid('param').projectId, { key: roleKey, displayName, group }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/roles/_bulk',
+      operationId: 'BulkAddProjectRoles',
+      request: { headers: OrgHeader, params: ProjectIdParam, body: body(BulkAddProjectRolesRequest) },
+      responses: { ...ok('All roles added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
+    async (c) => c.json(await bulkAddProjectRoles(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json').roles), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/roles/_search',
+      operationId: 'ListProjectRoles',
+      request: { headers: OrgHeader, params: ProjectIdParam, body: body(ListProjectRolesRequest) },
+      responses: { ...ok('The matching roles, by key.', ListProjectRolesResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await searchProjectRoles(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'delete',
+      path: '/management/v1/projects/{projectId}/roles/{roleKey}',
+      operationId: 'RemoveProjectRole',
+      request: { headers: OrgHeader, params: ProjectRoleParam },
+      responses: { ...ok('Removed, also from every user grant.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, roleKey } = c.req.valid('param');
+      return c.json(await removeProjectRole(store, c.var.ctx, projectId, roleKey), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/members',
+      operationId: 'AddProjectMember',
+      request: { headers: OrgHeader, params: ProjectIdParam, body: body(AddProjectMemberRequest) },
+      responses: { ...ok('Added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
+    async (c) => c.json(await addProjectMember(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/members/_search',
+      operationId: 'ListProjectMembers',
+      request: { headers: OrgHeader, params: ProjectIdParam, body: body(ListProjectMembersRequest) },
+      responses: { ...ok('The project\'s members.', ListProjectMembersResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await searchProjectMembers(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'delete',
+      path: '/management/v1/projects/{projectId}/members/{userId}',
+      operationId: 'RemoveProjectMember',
+      request: { headers: OrgHeader, params: ProjectMemberParam },
+      responses: { ...ok('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, userId } = c.req.valid('param');
+      return c.json(await removeProjectMember(store, c.var.ctx, projectId, userId), 200);
+    },
+  );
+}

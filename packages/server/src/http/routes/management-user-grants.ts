@@ -1,0 +1,151 @@
+/**
+ * User grants (management API, reference §2): openapi/paths/management/user-grants.yaml.
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import {
+  addUserGrant,
+  bulkRemoveUserGrants,
+  deactivateUserGrant,
+  reactivateUserGrant,
+  removeUserGrant,
+  updateUserGrant,
+} from '../../domain/user-grants/commands.js';
+import { getUserGrant, searchUserGrants } from '../../domain/user-grants/queries.js';
+import type { RouteDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
+import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
+import {
+  AddUserGrantRequest,
+  AddUserGrantResponse,
+  BulkRemoveUserGrantRequest,
+  EmptyResponse,
+  ListUserGrantsRequest,
+  ListUserGrantsResponse,
+  UpdateUserGrantRequest,
+  UserGrantParam,
+  UserGrantResponse,
+  UserIdParam,
+} from '../schemas/user-grants.js';
+
+const TAG = ['User grants'];
+const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+const body = <T>(schema: T) => ({ required: true, ...json(schema) });
+const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
+
+export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/users/{userId}/grants',
+      operationId: 'AddUserGrant',
+      request: { headers: OrgHeader, params: UserIdParam, body: body(AddUserGrantRequest) },
+      responses: { ...ok('Granted.', AddUserGrantResponse), ...errorResponses(400, 401, 403, 409) },
+    }),
+    async (c) => c.json(await addUserGrant(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/users/grants/_search',
+      operationId: 'ListUserGrants',
+      request: { headers: OrgHeader, body: body(ListUserGrantsRequest) },
+      responses: { ...ok('The matching grants of the organisation.', ListUserGrantsResponse), ...errorResponses(400, 401, 403) },
+    }),
+    async (c) => c.json(await searchUserGrants(store, c.var.ctx, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'get',
+      path: '/management/v1/users/{userId}/grants/{grantId}',
+      operationId: 'GetUserGrantByID',
+      request: { headers: OrgHeader, params: UserGrantParam },
+      responses: { ...ok('The grant.', UserGrantResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { userId, grantId } = c.req.valid('param');
+      return c.json({ userGrant: await getUserGrant(store, c.var.ctx, userId, grantId) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'put',
+      path: '/management/v1/users/{userId}/grants/{grantId}',
+      operationId: 'UpdateUserGrant',
+      request: { headers: OrgHeader, params: UserGrantParam, body: body(UpdateUserGrantRequest) },
+      responses: { ...ok('Changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { userId, grantId } = c.req.valid('param');
+      return c.json(await updateUserGrant(store, c.var.ctx, userId, grantId, c.req.valid('json')), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'delete',
+      path: '/management/v1/users/{userId}/grants/{grantId}',
+      operationId: 'RemoveUserGrant',
+      request: { headers: OrgHeader, params: UserGrantParam },
+      responses: { ...ok('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { userId, grantId } = c.req.valid('param');
+      return c.json(await removeUserGrant(store, c.var.ctx, userId, grantId), 200);
+    },
+  );
+
+  for (const [suffix, operationId, run] of [
+    ['_deactivate', 'DeactivateUserGrant', deactivateUserGrant],
+    ['_reactivate', 'ReactivateUserGrant', reactivateUserGrant],
+  ] as const) {
+    app.openapi(
+      createRoute({
+        tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+        method: 'post',
+        path: `/management/v1/users/{userId}/grants/{grantId}/${suffix}`,
+        operationId,
+        request: { headers: OrgHeader, params: UserGrantParam },
+        responses: { ...ok('State changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+      }),
+      async (c) => {
+        const { userId, grantId } = c.req.valid('param');
+        return c.json(await run(store, c.var.ctx, userId, grantId), 200);
+      },
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'delete',
+      path: '/management/v1/user_grants/_bulk',
+      operationId: 'BulkRemoveUserGrant',
+      request: { headers: OrgHeader, body: body(BulkRemoveUserGrantRequest) },
+      responses: { ...ok('All removed.', EmptyResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await bulkRemoveUserGrants(store, c.var.ctx, c.req.valid('json').grantId), 200),
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * The browser side of the authorization server: the login page (a plain HTML form, usable
+ * without JavaScript), automatic consent for our first-party applications, and userinfo for
+ * our access tokens (the library's own userinfo refuses tokens that carry an audience, and
+ * every token here does). These routes need the Node request/response (`c.env.incoming`),
+ * so they only work when served through server.ts.
+ */
+import type { HttpBindings } from '@hono/node-server';
+import type { Context, Hono } from 'hono';
+import type Provider from 'oidc-provider';
+import { checkPasswordLogin, type LockoutPolicy } from '../../domain/login/password-login.js';
+import { hasScope, ROLES_CLAIM, ROLES_SCOPE, audienceProjects, rolesClaim, userClaims } from '../../oidc/scopes.js';
+import type { AccessTokenReader } from '../../oidc/access-tokens.js';
+import type { Store } from '../../store/store.js';
+import type { AppEnv } from '../env.js';
+import { loginPage, messagePage } from './oidc-ui-pages.js';
+
+export interface OidcRouteDeps {
+  provider: Provider;
+  store: Store;
+  lockout: LockoutPolicy;
+  readAccessToken: AccessTokenReader;
+  issuer: string;
+}
+
+const FAILURE_TEXT = {
+  invalid_credentials: 'The login name or the password is wrong.',
+  locked: 'This user is locked after too many failed attempts. Ask an administrator to unlock it.',
+  inactive: 'This user is not active.',
+} as const;
+
+const node = (c: Context) => c.env as unknown as HttpBindings;
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
+  const { provider, store } = deps;
+
+  async function details(c: Context): Promise<Details | undefined> {
+    try {
+      const d = await provider.interactionDetails(node(c).incoming, node(c).outgoing);
+      return d.uid === c.req.param('uid') ? d : undefined;
+    } catch {
+      return undefined; // no or expired interaction cookie
+    }
+  }
+  const expired = (c: Context) =>
+    c.html(messagePage('Sign-in expired', 'This sign-in attempt has expired or was opened in another browser. Go back to the application and start again.'), 400);
+
+  app.get('/ui/login/:uid', async (c) => {
+    const d = await details(c);
+    if (!d) return expired(c);
+    if (d.prompt.name === 'login') return c.html(loginPage(d.uid, String(d.params.login_hint ?? '')));
+    if (d.prompt.name !== 'consent' || !d.session?.accountId) return expired(c);
+    // First-party applications: grant exactly what is missing, without asking.
+    const missing = d.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const grant = (d.grantId ? await provider.Grant.find(d.grantId) : undefined) ?? new provider.Grant({ accountId: d.session.accountId, clientId: String(d.params.client_id) });
+    if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    const grantId = await grant.save();
+    const to = await provider.interactionResult(node(c).incoming, node(c).outgoing, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    return c.redirect(to, 303);
+  });
+
+  app.post('/ui/login/:uid', async (c) => {
+    const d = await details(c);
+    if (!d || d.prompt.name !== 'login') return expired(c);
+    const form = await c.req.parseBody();
+    const loginName = typeof form.loginName === 'string' ? form.loginName : '';
+    const password = typeof form.password === 'string' ? form.password : '';
+    if (!loginName || !password) return c.html(loginPage(d.uid, loginName, 'Enter your login name and password.'), 400);
+    const outcome = await checkPasswordLogin(store, deps.lockout, loginName, password);
+    if (!outcome.ok) return c.html(loginPage(d.uid, loginName, FAILURE_TEXT[outcome.reason]), outcome.reason === 'invalid_credentials' ? 401 : 403);
+    const to = await provider.interactionResult(
+      node(c).incoming,
+      node(c).outgoing,
+      { login: { accountId: outcome.userId, amr: ['pwd'], remember: true } },
+      { mergeWithLastSubmission: false },
+    );
+    return c.redirect(to, 303);
+  });
+
+  const userinfo = async (c: Context) => {
+    c.header('Cache-Control', 'no-store');
+    const challenge = (error: string, status: 401 | 403) => {
+      c.header('WWW-Authenticate', `Bearer realm="${deps.issuer}", error="${error}"`);
+      return c.json({ error, error_description: error === 'invalid_token' ? 'invalid token provided' : 'openid scope is missing' }, status);
+    };
+    const match = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
+    const access = match ? await deps.readAccessToken(match[1]) : undefined;
+    if (!access) return challenge('invalid_token', 401);
+    if (!hasScope(access.scope, 'openid')) return challenge('insufficient_scope', 403);
+    const user = await store.read.users.get(access.userId);
+    if (!user || user.type !== 'human' || !['USER_STATE_ACTIVE', 'USER_STATE_INITIAL'].includes(user.state)) return challenge('invalid_token', 401);
+    const org = await store.read.orgs.get(user.orgId);
+    const std = userClaims(user, org?.primaryDomain ?? '');
+    const body: Record<string, unknown> = { sub: user.id };
+    if (hasScope(access.scope, 'profile')) Object.assign(body, std.profile);
+    if (hasScope(access.scope, 'email')) Object.assign(body, std.email);
+    if (hasScope(access.scope, ROLES_SCOPE)) {
+      const app = await store.read.oidcApps.byClientId(access.clientId);
+      body[ROLES_CLAIM] = await rolesClaim(store, user.id, [...(app ? [app.projectId] : []), ...audienceProjects(access.scope)]);
+    }
+    return c.json(body);
+  };
+  app.get('/oidc/v1/userinfo', userinfo);
+  app.post('/oidc/v1/userinfo', userinfo);
+}

@@ -1,0 +1,78 @@
+/**
+ * Access tokens issued by our authorization server, as the API and userinfo see them: JWTs are
+ * checked against our signing keys, opaque ones are looked up in the provider's storage.
+ */
+import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type Provider from 'oidc-provider';
+import type { Caller } from '../domain/context.js';
+import { unauthenticated } from '../domain/errors.js';
+import type { Store } from '../store/store.js';
+import type { TokenVerifier } from '../auth/authenticate.js';
+import { publicJwks, type OidcKeys } from './keys.js';
+import { hasScope, SERVICE_AUDIENCE, SERVICE_AUDIENCE_SCOPE } from './scopes.js';
+
+export interface VerifiedAccessToken {
+  /** The user the token acts for (a machine user's id for client-credentials tokens). */
+  userId: string;
+  clientId: string;
+  scope: string;
+  audience: string[];
+  /** The claims a JWT carries, or the extra claims stored with an opaque token. */
+  claims: Record<string, unknown>;
+}
+
+/** Initial humans may call the API like active ones (they logged in); PATs need active machine users. */
+const API_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
+const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+
+export function accessTokenReader(provider: Provider, keys: OidcKeys, issuer: string, store: Store) {
+  const jwks = createLocalJWKSet(publicJwks(keys));
+
+  async function machineUserOf(clientId: string): Promise<string | undefined> {
+    return (await store.read.logins.machineSecrets.byClientId(clientId))?.userId;
+  }
+
+  /** The token if it is one of ours and valid now; undefined otherwise. */
+  return async function read(token: string): Promise<VerifiedAccessToken | undefined> {
+    if (JWT_SHAPE.test(token)) {
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, jwks, { issuer, typ: 'at+jwt' }));
+      } catch {
+        return undefined;
+      }
+      const aud = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+      if (typeof payload.sub !== 'string') return undefined;
+      return { userId: payload.sub, clientId: String(payload.client_id ?? ''), scope: String(payload.scope ?? ''), audience: aud, claims: payload };
+    }
+    const access = await provider.AccessToken.find(token);
+    if (access && !access.isExpired && access.accountId) {
+      return { userId: access.accountId, clientId: access.clientId!, scope: access.scope ?? '', audience: [String(access.aud ?? '')], claims: { ...(access.extra ?? {}) } };
+    }
+    const cc = await provider.ClientCredentials.find(token);
+    if (cc && !cc.isExpired && cc.clientId) {
+      const userId = await machineUserOf(cc.clientId);
+      if (userId) return { userId, clientId: cc.clientId, scope: cc.scope ?? '', audience: [String(cc.aud ?? '')], claims: { ...(cc.extra ?? {}) } };
+    }
+    return undefined;
+  };
+}
+
+export type AccessTokenReader = ReturnType<typeof accessTokenReader>;
+
+/** Whether the token was issued for this API (`…:id:service:aud` scope): others are refused on /admin and /management. */
+export function isForThisApi(token: VerifiedAccessToken): boolean {
+  return token.audience.includes(SERVICE_AUDIENCE) || hasScope(token.scope, SERVICE_AUDIENCE_SCOPE);
+}
+
+/** The API's verifier for OAuth access tokens (tried after personal access tokens). */
+export function oauthAccessTokenVerifier(read: AccessTokenReader, store: Store): TokenVerifier {
+  return async (token): Promise<Caller | undefined> => {
+    const access = await read(token);
+    if (!access) return undefined;
+    if (!isForThisApi(access)) throw unauthenticated('AUTH-7fs1e', 'Token is not valid for this API (audience scope missing)');
+    const user = await store.read.users.get(access.userId);
+    if (!user || !API_STATES.has(user.state)) throw unauthenticated('AUTH-7fs1e', 'Token is invalid or expired');
+    return { userId: user.id, orgId: user.orgId };
+  };
+}

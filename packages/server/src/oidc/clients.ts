@@ -1,0 +1,108 @@
+/**
+ * oidc-provider asks for clients by client_id; they come from our store: OIDC applications of
+ * projects, and machine users that have a client secret (client-credentials grant). Secrets are
+ * stored as sha-256 hashes (they are 32 random bytes, like PATs), so the provider's plain-text
+ * comparison is replaced by `compareHashedClientSecret`.
+ */
+import type { AdapterPayload } from 'oidc-provider';
+import { hashToken } from '../auth/tokens.js';
+import { durationSeconds, nonCompliantRedirects, type OidcAppConfig } from '../domain/apps/oidc-config.js';
+import type { Store } from '../store/store.js';
+
+/** Our own client metadata (declared in `extraClientMetadata.properties`). */
+export const EXTRA_CLIENT_METADATA = [
+  'kind',
+  'project_id',
+  'user_id',
+  'access_token_type',
+  'access_token_role_assertion',
+  'id_token_role_assertion',
+  'id_token_userinfo_assertion',
+  'clock_skew',
+] as const;
+
+export interface ClientExtras {
+  kind?: 'app' | 'machine';
+  project_id?: string;
+  user_id?: string;
+  access_token_type?: 'jwt' | 'opaque';
+  access_token_role_assertion?: boolean;
+  id_token_role_assertion?: boolean;
+  id_token_userinfo_assertion?: boolean;
+  clock_skew?: number;
+}
+
+export function clientLookup(store: Store) {
+  return async (clientId: string): Promise<AdapterPayload | undefined> => {
+    const app = await store.read.oidcApps.byClientId(clientId);
+    if (app) {
+      if (app.state !== 'APP_STATE_ACTIVE') return undefined;
+      return {
+        client_id: app.clientId,
+        ...(app.clientSecretHash ? { client_secret: app.clientSecretHash } : {}),
+        ...toClientMetadata(app.config as unknown as OidcAppConfig),
+        kind: 'app',
+        project_id: app.projectId,
+      } as AdapterPayload;
+    }
+    const secret = await store.read.logins.machineSecrets.byClientId(clientId);
+    if (!secret) return undefined;
+    const user = await store.read.users.get(secret.userId);
+    if (!user || user.type !== 'machine' || user.state !== 'USER_STATE_ACTIVE') return undefined;
+    const jwt = (user.data as Record<string, unknown>).accessTokenType === 'ACCESS_TOKEN_TYPE_JWT';
+    return {
+      client_id: secret.clientId,
+      client_secret: secret.secretHash,
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      kind: 'machine',
+      user_id: user.id,
+      access_token_type: jwt ? 'jwt' : 'opaque',
+    } as AdapterPayload;
+  };
+}
+
+/** Replaces the provider's plain-text comparison: `clientSecret` holds the hash. */
+export async function compareHashedClientSecret(this: { clientSecret?: string }, actual: string): Promise<boolean> {
+  const { timingSafeEqual } = await import('node:crypto');
+  if (!this.clientSecret || typeof actual !== 'string') return false;
+  const a = Buffer.from(hashToken(actual));
+  const b = Buffer.from(this.clientSecret);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const RESPONSE_TYPES: Record<OidcAppConfig['responseTypes'][number], string> = {
+  OIDC_RESPONSE_TYPE_CODE: 'code',
+  OIDC_RESPONSE_TYPE_ID_TOKEN: 'id_token',
+  OIDC_RESPONSE_TYPE_ID_TOKEN_TOKEN: 'id_token token',
+};
+const GRANT_TYPES: Partial<Record<OidcAppConfig['grantTypes'][number], string>> = {
+  OIDC_GRANT_TYPE_AUTHORIZATION_CODE: 'authorization_code',
+  OIDC_GRANT_TYPE_IMPLICIT: 'implicit',
+  OIDC_GRANT_TYPE_REFRESH_TOKEN: 'refresh_token',
+};
+const AUTH_METHODS: Partial<Record<OidcAppConfig['authMethodType'], string>> = {
+  OIDC_AUTH_METHOD_TYPE_BASIC: 'client_secret_basic',
+  OIDC_AUTH_METHOD_TYPE_POST: 'client_secret_post',
+  OIDC_AUTH_METHOD_TYPE_NONE: 'none',
+};
+
+/** ZITADEL's app settings → oidc-provider client metadata. Without devMode, non-compliant redirect URIs are left out. */
+export function toClientMetadata(config: OidcAppConfig): Record<string, unknown> {
+  const allowed = (uris: string[]) => (config.devMode ? uris : uris.filter((u) => !nonCompliantRedirects(config, [u]).length));
+  return {
+    application_type: config.appType === 'OIDC_APP_TYPE_NATIVE' ? 'native' : 'web',
+    redirect_uris: allowed(config.redirectUris),
+    post_logout_redirect_uris: allowed(config.postLogoutRedirectUris),
+    response_types: config.responseTypes.map((r) => RESPONSE_TYPES[r]),
+    grant_types: config.grantTypes.map((g) => GRANT_TYPES[g]).filter(Boolean),
+    token_endpoint_auth_method: AUTH_METHODS[config.authMethodType] ?? 'client_secret_basic',
+    access_token_type: config.accessTokenType === 'OIDC_TOKEN_TYPE_JWT' ? 'jwt' : 'opaque',
+    access_token_role_assertion: config.accessTokenRoleAssertion,
+    id_token_role_assertion: config.idTokenRoleAssertion,
+    id_token_userinfo_assertion: config.idTokenUserinfoAssertion,
+    clock_skew: durationSeconds(config.clockSkew) ?? 0,
+  };
+}

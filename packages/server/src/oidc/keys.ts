@@ -1,0 +1,77 @@
+/**
+ * Key material of the authorization server, kept in the store so that every process on one
+ * store signs and verifies alike: RS256 signing keys (private JWKs) and cookie-signing secrets.
+ * Made on the first start (under the store's exclusive lock, so concurrent first starts agree);
+ * rotated with `rotateKeys` (see docs/oidc.md): the new key signs, the old one stays published
+ * until it expires, so tokens it signed still verify.
+ */
+import { randomBytes } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { Store } from '../store/store.js';
+
+export interface OidcKeys {
+  /** Private signing JWKs, newest (the one that signs) first. */
+  signing: JWK[];
+  /** Cookie secrets, newest (the one that signs) first. */
+  cookie: string[];
+}
+
+async function newSigningKey(): Promise<{ id: string; material: JWK }> {
+  const { privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
+  const jwk: JWK = { ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig' };
+  jwk.kid = await calculateJwkThumbprint(jwk);
+  return { id: jwk.kid, material: jwk };
+}
+
+function newCookieSecret(): { id: string; material: { secret: string } } {
+  const secret = randomBytes(32).toString('base64url');
+  return { id: `cookie-${randomBytes(8).toString('hex')}`, material: { secret } };
+}
+
+async function readKeys(store: Store, now: Date): Promise<OidcKeys> {
+  const [signing, cookie] = await Promise.all([store.read.oidc.keys.live('signing', now), store.read.oidc.keys.live('cookie', now)]);
+  return {
+    signing: signing.map((k) => k.material as JWK),
+    cookie: cookie.map((k) => String(k.material.secret)),
+  };
+}
+
+/** The keys in the store, creating the first ones when there are none. */
+export async function loadOrCreateKeys(store: Store): Promise<OidcKeys> {
+  const now = new Date();
+  const found = await readKeys(store, now);
+  if (found.signing.length > 0 && found.cookie.length > 0) return found;
+  const signing = await newSigningKey();
+  const cookie = newCookieSecret();
+  await store.exclusive(() =>
+    store.transaction(async (tx) => {
+      if ((await tx.oidc.keys.live('signing', now)).length === 0) await tx.oidc.keys.insert({ ...signing, kind: 'signing', createdAt: now, expiresAt: null });
+      if ((await tx.oidc.keys.live('cookie', now)).length === 0) await tx.oidc.keys.insert({ ...cookie, kind: 'cookie', createdAt: now, expiresAt: null });
+    }),
+  );
+  return readKeys(store, now);
+}
+
+/**
+ * Adds a new signing key and cookie secret and lets the current ones expire after `overlapMs`
+ * (default 24 h: longer than any access or ID token lives). Processes pick the new key up when
+ * they restart; until then they keep signing with the old one, which stays published.
+ */
+export async function rotateKeys(store: Store, overlapMs = 24 * 60 * 60 * 1000): Promise<{ kid: string }> {
+  const signing = await newSigningKey();
+  const cookie = newCookieSecret();
+  const now = new Date();
+  const until = new Date(now.getTime() + overlapMs);
+  await store.transaction(async (tx) => {
+    await tx.oidc.keys.expireAll('signing', until);
+    await tx.oidc.keys.expireAll('cookie', until);
+    await tx.oidc.keys.insert({ ...signing, kind: 'signing', createdAt: now, expiresAt: null });
+    await tx.oidc.keys.insert({ ...cookie, kind: 'cookie', createdAt: now, expiresAt: null });
+  });
+  return { kid: signing.id };
+}
+
+/** The public halves, for verifying our own tokens without a round trip to /oauth/v2/keys. */
+export function publicJwks(keys: OidcKeys): { keys: JWK[] } {
+  return { keys: keys.signing.map(({ kty, n, e, kid, alg, use }) => ({ kty, n, e, kid, alg, use })) };
+}

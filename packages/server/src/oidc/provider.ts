@@ -1,0 +1,234 @@
+/**
+ * The authorization server: oidc-provider (a certified OpenID Provider library) configured with
+ * ZITADEL's paths, scopes and claims, our store as its storage, and our keys.
+ *
+ * How ZITADEL's scopes map onto oidc-provider: the library takes a token's audience only from
+ * one "resource server" (RFC 8707). Every token here is for our single resource server
+ * (RESOURCE), whose allowed scopes are the OIDC ones, the roles scope and the audience scopes;
+ * the JWT customizer then writes ZITADEL's audience array (the app's project, the client, each
+ * `…:id:{projectId}:aud` project, and `service` for this API).
+ */
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import type { Store } from '../store/store.js';
+import { storeAdapter } from './adapter.js';
+import { clientLookup, compareHashedClientSecret, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
+import { publicJwks, type OidcKeys } from './keys.js';
+import {
+  audienceProjects,
+  hasScope,
+  OIDC_SCOPES,
+  ROLES_CLAIM,
+  ROLES_SCOPE,
+  rolesClaim,
+  SERVICE_AUDIENCE,
+  SERVICE_AUDIENCE_SCOPE,
+  userClaims,
+} from './scopes.js';
+
+/** The resource indicator of every token (clients never need to send it). */
+export const RESOURCE = 'urn:service:iam';
+
+export const ROUTES = {
+  authorization: '/oauth/v2/authorize',
+  token: '/oauth/v2/token',
+  jwks: '/oauth/v2/keys',
+  introspection: '/oauth/v2/introspect',
+  revocation: '/oauth/v2/revoke',
+  pushed_authorization_request: '/oauth/v2/par',
+  userinfo: '/oidc/v1/userinfo',
+  end_session: '/oidc/v1/end_session',
+} as const;
+
+/** Token lifetimes in seconds. JWT access tokens cannot be recalled, so they live one hour. */
+export const TTL = {
+  AccessToken: 3600,
+  ClientCredentials: 3600,
+  IdToken: 3600,
+  AuthorizationCode: 60,
+  Interaction: 3600,
+  Session: 14 * 24 * 3600,
+  Grant: 90 * 24 * 3600,
+  RefreshToken: 30 * 24 * 3600,
+} as const;
+
+const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
+
+export interface OidcProviderDeps {
+  store: Store;
+  issuer: string;
+  keys: OidcKeys;
+}
+
+const extras = (ctx: KoaContextWithOIDC): ClientExtras => (ctx.oidc.client?.metadata() ?? {}) as ClientExtras;
+
+/** The projects whose roles/audience a token covers: the app's own and those named by aud scopes. */
+function tokenProjects(client: ClientExtras, scope: string | undefined): string[] {
+  return [...new Set([client.project_id, ...audienceProjects(scope)].filter((p): p is string => !!p))];
+}
+
+/** Every `…:id:{x}:aud` scope in these scope strings (they become allowed scopes of the resource server). */
+function audienceScopesIn(...scopes: (string | undefined)[]): string[] {
+  const found = scopes.flatMap((s) => (s ?? '').split(' ')).filter((s) => /^urn:service:iam:org:project:id:[^:\s]+:aud$/.test(s));
+  return [...new Set(found)];
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+export function createOidcProvider(deps: OidcProviderDeps): Provider {
+  const { store, issuer, keys } = deps;
+
+  const configuration: Configuration = {
+    adapter: storeAdapter(store, clientLookup(store)),
+    clients: [],
+    jwks: { keys: keys.signing as never },
+    cookies: { keys: keys.cookie },
+    routes: ROUTES,
+    scopes: [...OIDC_SCOPES],
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'given_name', 'family_name', 'nickname', 'locale', 'preferred_username', 'updated_at'],
+      email: ['email', 'email_verified'],
+      [ROLES_SCOPE]: [ROLES_CLAIM],
+    },
+    responseTypes: ['code', 'id_token', 'id_token token'],
+    pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
+    extraClientMetadata: { properties: [...EXTRA_CLIENT_METADATA] },
+    interactions: { url: (_ctx, interaction) => `/ui/login/${interaction.uid}` },
+    ttl: { ...TTL },
+    conformIdTokenClaims: true,
+    features: {
+      devInteractions: { enabled: false },
+      introspection: {
+        enabled: true,
+        // A public client may look at its own tokens only; a confidential client at any.
+        allowedPolicy: (ctx, client, token) => client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
+      },
+      revocation: { enabled: true },
+      clientCredentials: { enabled: true },
+      rpInitiatedLogout: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx, _client, oneOf) => (oneOf?.length ? oneOf[0] : RESOURCE),
+        useGrantedResource: () => true,
+        getResourceServerInfo: (ctx, resource, client) => {
+          if (resource !== RESOURCE) throw new errors.InvalidTarget();
+          const meta = client.metadata() as ClientExtras;
+          const entities = ctx.oidc.entities as { RefreshToken?: { scope?: string }; AuthorizationCode?: { scope?: string } };
+          const requested = audienceScopesIn(String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
+          return {
+            scope: [...OIDC_SCOPES, ROLES_SCOPE, SERVICE_AUDIENCE_SCOPE, ...requested].join(' '),
+            audience: meta.project_id ?? client.clientId,
+            accessTokenFormat: meta.access_token_type === 'jwt' ? 'jwt' : 'opaque',
+            accessTokenTTL: TTL.AccessToken,
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    // Our applications are first-party: consent is granted without asking, for what was requested.
+    async loadExistingGrant(ctx) {
+      const { client, session, params } = ctx.oidc;
+      if (!client || !session?.accountId) return undefined;
+      const id = ctx.oidc.result?.consent?.grantId || session.grantIdFor(client.clientId);
+      const found = id ? await ctx.oidc.provider.Grant.find(id) : undefined;
+      const grant = found ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
+      grant.addOIDCScope([...ctx.oidc.requestParamOIDCScopes].join(' '));
+      const scope = String(params?.scope ?? '');
+      for (const [indicator, rs] of Object.entries(ctx.oidc.resourceServers ?? {})) {
+        grant.addResourceScope(indicator, scope.split(' ').filter((s) => rs.scopes.has(s)).join(' '));
+      }
+      await grant.save();
+      return grant;
+    },
+    async findAccount(ctx, sub) {
+      const user = await store.read.users.get(sub);
+      if (!user || !LOGIN_STATES.has(user.state)) return undefined; // → invalid_grant on refresh
+      const org = await store.read.orgs.get(user.orgId);
+      return {
+        accountId: sub,
+        async claims(use, scope) {
+          const client = extras(ctx);
+          const std = userClaims(user, org?.primaryDomain ?? '');
+          // ZITADEL puts profile/e-mail and roles into the ID token only when the app asks for it.
+          const inIdToken = use !== 'id_token';
+          const claims: Record<string, unknown> = { sub };
+          if (hasScope(scope, 'profile') && (inIdToken || client.id_token_userinfo_assertion)) Object.assign(claims, std.profile);
+          if (hasScope(scope, 'email') && (inIdToken || client.id_token_userinfo_assertion)) Object.assign(claims, std.email);
+          if (hasScope(scope, ROLES_SCOPE) && (inIdToken || client.id_token_role_assertion)) {
+            claims[ROLES_CLAIM] = await rolesClaim(store, sub, tokenProjects(client, scope));
+          }
+          return claims as { sub: string };
+        },
+      };
+    },
+    // Runs on every access token minted (code exchange, refresh, client credentials), so roles
+    // always reflect the grants at that moment.
+    async extraTokenClaims(ctx, token) {
+      const client = extras(ctx);
+      const accountId = ('accountId' in token ? token.accountId : undefined) ?? (client.kind === 'machine' ? client.user_id : undefined);
+      const scope = token.scope;
+      if (!accountId || !(hasScope(scope, ROLES_SCOPE) || client.access_token_role_assertion)) return undefined;
+      return { [ROLES_CLAIM]: await rolesClaim(store, accountId, tokenProjects(client, scope)) };
+    },
+    formats: {
+      customizers: {
+        jwt(ctx, token, jwt) {
+          const client = extras(ctx);
+          const aud = [client.project_id, token.clientId, ...audienceProjects(token.scope)];
+          if (hasScope(token.scope, SERVICE_AUDIENCE_SCOPE)) aud.push(SERVICE_AUDIENCE);
+          jwt.payload.aud = [...new Set(aud.filter((a): a is string => !!a))];
+          jwt.payload.azp = token.clientId;
+          if (client.kind === 'machine' && client.user_id) jwt.payload.sub = client.user_id;
+          const skew = Math.round(client.clock_skew ?? 0);
+          if (skew > 0 && typeof jwt.payload.iat === 'number') jwt.payload.iat -= skew;
+          if (skew > 0 && typeof jwt.payload.exp === 'number') jwt.payload.exp += skew;
+        },
+      },
+    },
+    async renderError(ctx, out) {
+      ctx.type = 'html';
+      const rows = Object.entries(out)
+        .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(String(v))}</dd>`)
+        .join('');
+      ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><h1>Sign-in error</h1><dl>${rows}</dl></body></html>`;
+    },
+  };
+
+  const provider = new Provider(issuer, configuration);
+  (provider.Client.prototype as unknown as { compareClientSecret: typeof compareHashedClientSecret }).compareClientSecret = compareHashedClientSecret;
+
+  // offline_access is dropped unless consent is prompted for (OIDC Core 11); ZITADEL issues
+  // refresh tokens without it, so the prompt is added and answered automatically.
+  provider.use(async (ctx, next) => {
+    if (ctx.path === ROUTES.authorization && (ctx.method === 'GET' || ctx.method === 'POST')) {
+      const query = ctx.query as Record<string, string | undefined>;
+      const prompts = (query.prompt ?? '').split(' ').filter(Boolean);
+      if (hasScope(query.scope, 'offline_access') && !prompts.includes('consent') && !prompts.includes('none')) {
+        ctx.query = { ...query, prompt: [...prompts, 'consent'].join(' ') };
+      }
+    }
+    await next();
+  });
+
+  // JWT access tokens are not stored, so the library refuses to introspect them; answer for
+  // them from their signature (the client has already been authenticated at this point).
+  const jwks = createLocalJWKSet(publicJwks(keys));
+  provider.use(async (ctx, next) => {
+    await next();
+    const body = ctx.body as { error?: string } | undefined;
+    if (ctx.oidc?.route !== 'introspection' || ctx.status !== 400 || body?.error !== 'unsupported_token_type') return;
+    const caller = ctx.oidc.client;
+    ctx.status = 200;
+    try {
+      const { payload } = await jwtVerify(String(ctx.oidc.params?.token ?? ''), jwks, { issuer, typ: 'at+jwt' });
+      const user = typeof payload.sub === 'string' ? await store.read.users.get(payload.sub) : undefined;
+      const foreign = caller?.clientAuthMethod === 'none' && payload.client_id !== caller.clientId;
+      ctx.body = foreign || !user || !LOGIN_STATES.has(user.state) ? { active: false } : { active: true, token_type: 'Bearer', ...payload };
+    } catch {
+      ctx.body = { active: false };
+    }
+  });
+
+  return provider;
+}

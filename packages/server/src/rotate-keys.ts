@@ -1,0 +1,26 @@
+/**
+ * `npm run keys:rotate`: adds a new token-signing key and cookie secret to the store the
+ * environment names (DATABASE_URL), and lets the current ones expire after OVERLAP_HOURS (24).
+ * Restart every process on the store afterwards (rolling): each loads the keys at start.
+ */
+import { ConfigError, loadConfig } from './config.js';
+import { rotateKeys } from './oidc/keys.js';
+import { openStore } from './store/store.js';
+
+async function run() {
+  const config = loadConfig(process.env);
+  const hours = Number(process.argv[2] ?? 24);
+  if (!Number.isFinite(hours) || hours < 0) throw new ConfigError('usage: rotate-keys [overlap hours, default 24]');
+  const store = await openStore(config.store);
+  try {
+    const { kid } = await rotateKeys(store, hours * 3600 * 1000);
+    process.stdout.write(`new signing key ${kid}; previous keys stay published for ${hours} h. Restart every process on this store now.\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+run().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

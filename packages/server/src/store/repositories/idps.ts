@@ -1,0 +1,61 @@
+import { and, asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import type { Tables } from '../schema.js';
+import type { Db } from '../store.js';
+import { textCondition, type PageQuery, type TextMatch } from './search.js';
+
+export type IdpRow = Tables['idps']['$inferSelect'];
+export type IdpChange = Partial<Omit<IdpRow, 'id' | 'ownerId' | 'ownerType' | 'createdAt'>>;
+
+export interface IdpSearch extends PageQuery {
+  /** Providers of these owners only (an organisation and/or the instance). */
+  ownerIds: string[];
+  id?: string;
+  name?: TextMatch;
+  ownerType?: string;
+  sortBy: 'created' | 'name';
+}
+
+export function idpRepository(db: Db, t: Tables) {
+  return {
+    async get(id: string): Promise<IdpRow | undefined> {
+      const [row] = await db.select().from(t.idps).where(eq(t.idps.id, id)).limit(1);
+      return row;
+    },
+    async nameTaken(ownerId: string, nameKey: string, exceptId?: string): Promise<boolean> {
+      const [row] = await db
+        .select({ id: t.idps.id })
+        .from(t.idps)
+        .where(and(eq(t.idps.ownerId, ownerId), eq(t.idps.nameKey, nameKey)))
+        .limit(1);
+      return row !== undefined && row.id !== exceptId;
+    },
+    async insert(row: IdpRow): Promise<void> {
+      await db.insert(t.idps).values(row);
+    },
+    async update(id: string, change: IdpChange): Promise<void> {
+      await db.update(t.idps).set(change).where(eq(t.idps.id, id));
+    },
+    async remove(id: string): Promise<void> {
+      await db.delete(t.idps).where(eq(t.idps.id, id));
+    },
+    async search(query: IdpSearch): Promise<{ total: number; rows: IdpRow[] }> {
+      const conditions: (SQL | undefined)[] = [inArray(t.idps.ownerId, query.ownerIds)];
+      if (query.id !== undefined) conditions.push(eq(t.idps.id, query.id));
+      if (query.ownerType !== undefined) conditions.push(eq(t.idps.ownerType, query.ownerType));
+      if (query.name) conditions.push(textCondition(t.idps.name, query.name, t.idps.nameKey));
+      const where = and(...conditions);
+      const [{ total }] = await db.select({ total: count() }).from(t.idps).where(where);
+      const direction = query.asc ? asc : desc;
+      // Ids are time-sorted, so ordering by id is ordering by creation; it also breaks name ties.
+      const order = query.sortBy === 'name' ? [direction(t.idps.nameKey), direction(t.idps.id)] : [direction(t.idps.createdAt), direction(t.idps.id)];
+      const rows = await db
+        .select()
+        .from(t.idps)
+        .where(where)
+        .orderBy(...order)
+        .limit(query.limit)
+        .offset(query.offset);
+      return { total: Number(total), rows };
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { and, asc, desc, eq, gt, isNull, lte, or } from 'drizzle-orm';
+import type { Tables } from '../schema.js';
+import type { Db } from '../store.js';
+
+export type OidcPayloadRow = Tables['oidcPayloads']['$inferSelect'];
+export type OidcKeyRow = Tables['oidcKeys']['$inferSelect'];
+
+/** Storage of oidc-provider's models and of the authorization server's keys. */
+export function oidcRepository(db: Db, t: Tables) {
+  const p = t.oidcPayloads;
+  const k = t.oidcKeys;
+  const alive = (now: Date) => or(isNull(p.expiresAt), gt(p.expiresAt, now));
+  return {
+    payloads: {
+      async upsert(row: OidcPayloadRow): Promise<void> {
+        await db
+          .insert(p)
+          .values(row)
+          .onConflictDoUpdate({
+            target: [p.kind, p.id],
+            set: { payload: row.payload, grantId: row.grantId, uid: row.uid, userCode: row.userCode, consumedAt: row.consumedAt, expiresAt: row.expiresAt },
+          });
+      },
+      async find(kind: string, id: string, now: Date): Promise<OidcPayloadRow | undefined> {
+        const [row] = await db.select().from(p).where(and(eq(p.kind, kind), eq(p.id, id), alive(now))).limit(1);
+        return row;
+      },
+      async findByUid(kind: string, uid: string, now: Date): Promise<OidcPayloadRow | undefined> {
+        const [row] = await db.select().from(p).where(and(eq(p.kind, kind), eq(p.uid, uid), alive(now))).limit(1);
+        return row;
+      },
+      async findByUserCode(kind: string, userCode: string, now: Date): Promise<OidcPayloadRow | undefined> {
+        const [row] = await db.select().from(p).where(and(eq(p.kind, kind), eq(p.userCode, userCode), alive(now))).limit(1);
+        return row;
+      },
+      async consume(kind: string, id: string, at: number): Promise<void> {
+        await db.update(p).set({ consumedAt: at }).where(and(eq(p.kind, kind), eq(p.id, id)));
+      },
+      async destroy(kind: string, id: string): Promise<void> {
+        await db.delete(p).where(and(eq(p.kind, kind), eq(p.id, id)));
+      },
+      async revokeByGrantId(kind: string, grantId: string): Promise<void> {
+        await db.delete(p).where(and(eq(p.kind, kind), eq(p.grantId, grantId)));
+      },
+      async deleteExpired(now: Date): Promise<void> {
+        await db.delete(p).where(lte(p.expiresAt, now));
+      },
+    },
+    keys: {
+      /** Unexpired keys of a kind, newest first. */
+      async live(kind: string, now: Date): Promise<OidcKeyRow[]> {
+        return db
+          .select()
+          .from(k)
+          .where(and(eq(k.kind, kind), or(isNull(k.expiresAt), gt(k.expiresAt, now))))
+          .orderBy(desc(k.createdAt), asc(k.id));
+      },
+      async insert(row: OidcKeyRow): Promise<void> {
+        await db.insert(k).values(row);
+      },
+      /** Sets an expiry on every key of the kind that has none (they are being rotated out). */
+      async expireAll(kind: string, expiresAt: Date): Promise<void> {
+        await db.update(k).set({ expiresAt }).where(and(eq(k.kind, kind), isNull(k.expiresAt)));
+      },
+    },
+  };
+}

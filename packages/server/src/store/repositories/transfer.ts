@@ -1,0 +1,171 @@
+/**
+ * Bulk reads and writes of the export/import (domain/transfer): keyset-paged reads so an
+ * export streams in constant memory, and batched existence checks and inserts so an import of
+ * 100,000 users is a few hundred statements rather than a few hundred thousand.
+ */
+import { and, asc, eq, gt, inArray, notInArray, type SQL } from 'drizzle-orm';
+import type { Tables } from '../schema.js';
+import type { Db } from '../store.js';
+
+type Row<K extends keyof Tables> = Tables[K]['$inferInsert'];
+
+/** Rows per INSERT / per IN (…) list: well below SQLite's 32,766 bound variables. */
+export const TRANSFER_BATCH = 500;
+
+export function transferRepository(db: Db, t: Tables) {
+  const chunked = async <T>(items: T[], fn: (chunk: T[]) => Promise<void>) => {
+    for (let i = 0; i < items.length; i += TRANSFER_BATCH) await fn(items.slice(i, i + TRANSFER_BATCH));
+  };
+  const existing = async (column: any, table: any, ids: string[], extra?: SQL): Promise<Set<string>> => {
+    const found = new Set<string>();
+    await chunked([...new Set(ids)], async (chunk) => {
+      const rows = await db.select({ v: column }).from(table).where(and(inArray(column, chunk), extra));
+      for (const r of rows as { v: string }[]) found.add(r.v);
+    });
+    return found;
+  };
+
+  return {
+    // ---- export ----
+    async orgsToExport(ids: string[] | undefined, excluded: string[]) {
+      const o = t.orgs;
+      return db
+        .select()
+        .from(o)
+        .where(and(ids && ids.length ? inArray(o.id, ids) : undefined, excluded.length ? notInArray(o.id, excluded) : undefined))
+        .orderBy(asc(o.id));
+    },
+    /** Users of one type of an organisation with id > `afterId`, by id. */
+    async usersPage(orgId: string, type: 'human' | 'machine', afterId: string, limit: number) {
+      const u = t.users;
+      return db
+        .select()
+        .from(u)
+        .where(and(eq(u.orgId, orgId), eq(u.type, type), afterId ? gt(u.id, afterId) : undefined))
+        .orderBy(asc(u.id))
+        .limit(limit);
+    },
+    async otpSecrets(userIds: string[]): Promise<Map<string, string>> {
+      const out = new Map<string, string>();
+      await chunked(userIds, async (chunk) => {
+        const rows = await db.select().from(t.userOtpSecrets).where(inArray(t.userOtpSecrets.userId, chunk));
+        for (const r of rows) out.set(r.userId, r.secret);
+      });
+      return out;
+    },
+    async projectsOf(orgId: string) {
+      return db.select().from(t.projects).where(eq(t.projects.orgId, orgId)).orderBy(asc(t.projects.id));
+    },
+    async projectRolesOf(orgId: string) {
+      const r = t.projectRoles;
+      return db.select().from(r).where(eq(r.orgId, orgId)).orderBy(asc(r.projectId), asc(r.roleKey));
+    },
+    async oidcAppsOf(orgId: string) {
+      return db.select().from(t.oidcApps).where(eq(t.oidcApps.orgId, orgId)).orderBy(asc(t.oidcApps.id));
+    },
+    async jwtIdpsOf(orgId: string) {
+      const i = t.idps;
+      return db.select().from(i).where(and(eq(i.ownerId, orgId), eq(i.ownerType, 'IDP_OWNER_TYPE_ORG'))).orderBy(asc(i.id));
+    },
+    /** User grants owned by the organisation whose user belongs to one of `userOrgIds`, paged by id. */
+    async userGrantsPage(orgId: string, userOrgIds: string[], afterId: string, limit: number) {
+      const g = t.userGrants;
+      return db
+        .select({ grant: g })
+        .from(g)
+        .innerJoin(t.users, eq(t.users.id, g.userId))
+        .where(and(eq(g.orgId, orgId), inArray(t.users.orgId, userOrgIds), afterId ? gt(g.id, afterId) : undefined))
+        .orderBy(asc(g.id))
+        .limit(limit);
+    },
+    /** Org and project memberships owned by the organisation, of users in `userOrgIds`. */
+    async membersOf(orgId: string, scopeType: 'org' | 'project', userOrgIds: string[]) {
+      const m = t.members;
+      return db
+        .select({ member: m })
+        .from(m)
+        .innerJoin(t.users, eq(t.users.id, m.userId))
+        .where(and(eq(m.resourceOwner, orgId), eq(m.scopeType, scopeType), inArray(t.users.orgId, userOrgIds)))
+        .orderBy(asc(m.scopeId), asc(m.userId));
+    },
+    async messageTextsOf(ownerId: string) {
+      const m = t.messageTexts;
+      return db.select().from(m).where(eq(m.ownerId, ownerId)).orderBy(asc(m.messageType), asc(m.language));
+    },
+    async loginTextsOf(ownerId: string) {
+      return db.select().from(t.loginTexts).where(eq(t.loginTexts.ownerId, ownerId)).orderBy(asc(t.loginTexts.language));
+    },
+
+    // ---- import: existence checks (ids that already exist) ----
+    existingUserIds: (ids: string[]) => existing(t.users.id, t.users, ids),
+    existingUserNameKeys: (orgId: string, keys: string[]) => existing(t.users.userNameKey, t.users, keys, eq(t.users.orgId, orgId)),
+    existingProjectIds: (ids: string[]) => existing(t.projects.id, t.projects, ids),
+    existingOidcAppIds: (ids: string[]) => existing(t.oidcApps.id, t.oidcApps, ids),
+    existingIdpIds: (ids: string[]) => existing(t.idps.id, t.idps, ids),
+    async existingProjectNames(orgId: string): Promise<Set<string>> {
+      const rows = await db.select({ name: t.projects.name }).from(t.projects).where(eq(t.projects.orgId, orgId));
+      return new Set(rows.map((r) => r.name));
+    },
+    async existingIdpNameKeys(ownerId: string): Promise<Set<string>> {
+      const rows = await db.select({ k: t.idps.nameKey }).from(t.idps).where(eq(t.idps.ownerId, ownerId));
+      return new Set(rows.map((r) => r.k));
+    },
+    async existingRoleKeys(projectIds: string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      await chunked(projectIds, async (chunk) => {
+        const rows = await db.select({ p: t.projectRoles.projectId, k: t.projectRoles.roleKey }).from(t.projectRoles).where(inArray(t.projectRoles.projectId, chunk));
+        for (const r of rows) out.add(`${r.p}_${r.k}`);
+      });
+      return out;
+    },
+    /** `orgId_userId_projectId` of existing grants of the organisation. */
+    async existingUserGrantKeys(orgId: string, userIds: string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      const g = t.userGrants;
+      await chunked([...new Set(userIds)], async (chunk) => {
+        const rows = await db.select({ u: g.userId, p: g.projectId }).from(g).where(and(eq(g.orgId, orgId), inArray(g.userId, chunk)));
+        for (const r of rows) out.add(`${r.p}_${r.u}`);
+      });
+      return out;
+    },
+    /** `scopeId_userId` of existing memberships of a scope type among `scopeIds`. */
+    async existingMemberKeys(scopeType: string, scopeIds: string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      const m = t.members;
+      await chunked([...new Set(scopeIds)], async (chunk) => {
+        const rows = await db.select({ s: m.scopeId, u: m.userId }).from(m).where(and(eq(m.scopeType, scopeType), inArray(m.scopeId, chunk)));
+        for (const r of rows) out.add(`${r.s}_${r.u}`);
+      });
+      return out;
+    },
+    /** Projects among `ids` with their organisation (for grants and members of the document). */
+    async projectOrgs(ids: string[]): Promise<Map<string, string>> {
+      const out = new Map<string, string>();
+      await chunked([...new Set(ids)], async (chunk) => {
+        const rows = await db.select({ id: t.projects.id, org: t.projects.orgId }).from(t.projects).where(inArray(t.projects.id, chunk));
+        for (const r of rows) out.set(r.id, r.org);
+      });
+      return out;
+    },
+    async existingMessageTextKeys(ownerId: string): Promise<Set<string>> {
+      const rows = await db.select({ t: t.messageTexts.messageType, l: t.messageTexts.language }).from(t.messageTexts).where(eq(t.messageTexts.ownerId, ownerId));
+      return new Set(rows.map((r) => `${r.t}_${r.l}`));
+    },
+    async existingLoginTextLanguages(ownerId: string): Promise<Set<string>> {
+      const rows = await db.select({ l: t.loginTexts.language }).from(t.loginTexts).where(eq(t.loginTexts.ownerId, ownerId));
+      return new Set(rows.map((r) => r.l));
+    },
+
+    // ---- import: batched inserts ----
+    insertUsers: (rows: Row<'users'>[]) => chunked(rows, async (c) => void (await db.insert(t.users).values(c))),
+    insertOtpSecrets: (rows: Row<'userOtpSecrets'>[]) => chunked(rows, async (c) => void (await db.insert(t.userOtpSecrets).values(c))),
+    insertProjects: (rows: Row<'projects'>[]) => chunked(rows, async (c) => void (await db.insert(t.projects).values(c))),
+    insertProjectRoles: (rows: Row<'projectRoles'>[]) => chunked(rows, async (c) => void (await db.insert(t.projectRoles).values(c))),
+    insertOidcApps: (rows: Row<'oidcApps'>[]) => chunked(rows, async (c) => void (await db.insert(t.oidcApps).values(c))),
+    insertIdps: (rows: Row<'idps'>[]) => chunked(rows, async (c) => void (await db.insert(t.idps).values(c))),
+    insertUserGrants: (rows: Row<'userGrants'>[]) => chunked(rows, async (c) => void (await db.insert(t.userGrants).values(c))),
+    insertMembers: (rows: Row<'members'>[]) => chunked(rows, async (c) => void (await db.insert(t.members).values(c))),
+    insertMessageTexts: (rows: Row<'messageTexts'>[]) => chunked(rows, async (c) => void (await db.insert(t.messageTexts).values(c))),
+    insertLoginTexts: (rows: Row<'loginTexts'>[]) => chunked(rows, async (c) => void (await db.insert(t.loginTexts).values(c))),
+  };
+}

@@ -1,0 +1,71 @@
+import { and, asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import type { Tables } from '../schema.js';
+import type { Db } from '../store.js';
+
+export type UserGrantRow = Tables['userGrants']['$inferSelect'];
+
+export interface UserGrantFilter {
+  orgId: string;
+  userId?: string;
+  projectId?: string;
+  /** Only grants on these projects (a caller whose permission covers only some projects). */
+  projectIds?: string[];
+  limit: number;
+  offset: number;
+  asc: boolean;
+}
+
+export function userGrantRepository(db: Db, t: Tables) {
+  const g = t.userGrants;
+  return {
+    /** The grant if it belongs to `orgId`: grants of other organisations do not exist there. */
+    async getInOrg(id: string, orgId: string): Promise<UserGrantRow | undefined> {
+      const [row] = await db.select().from(g).where(and(eq(g.id, id), eq(g.orgId, orgId))).limit(1);
+      return row;
+    },
+    async manyInOrg(ids: string[], orgId: string): Promise<UserGrantRow[]> {
+      if (ids.length === 0) return [];
+      return db.select().from(g).where(and(inArray(g.id, ids), eq(g.orgId, orgId)));
+    },
+    async find(orgId: string, userId: string, projectId: string): Promise<UserGrantRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(g)
+        .where(and(eq(g.orgId, orgId), eq(g.userId, userId), eq(g.projectId, projectId)))
+        .limit(1);
+      return row;
+    },
+    async byProject(projectId: string): Promise<UserGrantRow[]> {
+      return db.select().from(g).where(eq(g.projectId, projectId));
+    },
+    /** Every grant of the user, in any organisation (to remove them with the user). */
+    async byUser(userId: string): Promise<UserGrantRow[]> {
+      return db.select().from(g).where(eq(g.userId, userId));
+    },
+    async insert(row: UserGrantRow): Promise<void> {
+      await db.insert(g).values(row);
+    },
+    async update(id: string, change: Partial<Pick<UserGrantRow, 'roleKeys' | 'state'>> & { sequence: number; changedAt: Date }): Promise<void> {
+      await db.update(g).set(change).where(eq(g.id, id));
+    },
+    async remove(id: string): Promise<void> {
+      await db.delete(g).where(eq(g.id, id));
+    },
+    async search(filter: UserGrantFilter): Promise<{ total: number; rows: UserGrantRow[] }> {
+      const conditions: SQL[] = [eq(g.orgId, filter.orgId)];
+      if (filter.userId) conditions.push(eq(g.userId, filter.userId));
+      if (filter.projectId) conditions.push(eq(g.projectId, filter.projectId));
+      if (filter.projectIds) conditions.push(filter.projectIds.length ? inArray(g.projectId, filter.projectIds) : eq(g.id, ''));
+      const where = and(...conditions);
+      const [{ total }] = await db.select({ total: count() }).from(g).where(where);
+      const rows = await db
+        .select()
+        .from(g)
+        .where(where)
+        .orderBy(filter.asc ? asc(g.createdAt) : desc(g.createdAt), filter.asc ? asc(g.id) : desc(g.id))
+        .limit(filter.limit)
+        .offset(filter.offset);
+      return { total: Number(total), rows };
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The server as a user starts it: `src/main.ts` in its own process, configured by the
+ * environment, bootstrapping on first start, stopping gracefully on SIGTERM.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { freshPostgresDatabase } from './support/instance.js';
+
+const MAIN = join(dirname(fileURLToPath(import.meta.url)), '../src/main.ts');
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(env: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"msg":"listening".*?"port":(\d+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(match[1]), output: () => out, exited });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    exited.then((code) => reject(new Error(`server exited with ${code}:\n${out}`)));
+  });
+}
+
+async function stop(server: Running): Promise<number | null> {
+  server.child.kill('SIGTERM');
+  return server.exited;
+}
+
+describe('the server process', () => {
+  it('first start bootstraps and writes the admin token (0600); later starts create nothing; SIGTERM stops it cleanly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const env = { DATABASE_URL: `file:${join(dir, 'data', 'identity.db')}`, ADMIN_PAT_FILE: join(dir, 'data', 'admin.pat') };
+    const first = await start(env);
+    const token = readFileSync(env.ADMIN_PAT_FILE, 'utf8').trim();
+    expect(statSync(env.ADMIN_PAT_FILE).mode & 0o777).toBe(0o600);
+    expect(first.output()).toContain(token);
+
+    const base = `http://127.0.0.1:${first.port}`;
+    const put = await fetch(`${base}/admin/v1/text/message/verifyemail/en`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Hi' }),
+    });
+    expect(put.status).toBe(200);
+    expect(typeof (await put.json()).details.sequence).toBe('string');
+    expect(first.output()).toMatch(/"msg":"request".*"requestId":".+".*"status":200/);
+    expect(await stop(first)).toBe(0);
+
+    const second = await start(env);
+    expect(second.output()).not.toContain('First start');
+    expect(readFileSync(env.ADMIN_PAT_FILE, 'utf8').trim()).toBe(token);
+    const get = await fetch(`http://127.0.0.1:${second.port}/admin/v1/text/message/verifyemail/en`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await get.json()).customText.title).toBe('Hi');
+    expect(await stop(second)).toBe(0);
+  });
+
+  it('an invalid configuration stops the start with a message naming the variable', async () => {
+    await expect(start({ PORT: 'eighty' })).rejects.toThrow(/PORT/);
+  });
+
+  it('two processes starting at once on one SQLite file bootstrap exactly one instance', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const db = `file:${join(dir, 'identity.db')}`;
+    const servers = await Promise.all([1, 2].map((n) => start({ DATABASE_URL: db, ADMIN_PAT_FILE: join(dir, `admin-${n}.pat`) })));
+    expect(servers.filter((s) => s.output().includes('First start'))).toHaveLength(1);
+    await Promise.all(servers.map(stop));
+  });
+
+  it('two processes starting at once on one PostgreSQL database bootstrap exactly one instance', async () => {
+    const url = await freshPostgresDatabase();
+    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const servers = await Promise.all([1, 2].map((n) => start({ DATABASE_URL: url, ADMIN_PAT_FILE: join(dir, `admin-${n}.pat`) })));
+    expect(servers.filter((s) => s.output().includes('First start'))).toHaveLength(1);
+    const token = readFileSync(join(dir, `admin-${servers.findIndex((s) => s.output().includes('First start')) + 1}.pat`), 'utf8').trim();
+    // The token made by one process works on the other: both serve the same instance.
+    for (const s of servers) {
+      const res = await fetch(`http://127.0.0.1:${s.port}/admin/v1/languages`, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+    }
+    await Promise.all(servers.map(stop));
+  });
+});
