@@ -93,5 +93,9 @@ describe('identity-transfer CLI', () => {
     await expect(main(['export', '--url', a.url, '--token', 'wrong', '--out', join(dir, 'x.json')], capture())).rejects.toThrow(/^401/);
     await expect(main(['export', '--url', a.url], capture())).rejects.toThrow(/--token is required/);
     await expect(main(['frobnicate'], capture())).rejects.toThrow(/unknown command/);
+    const help = capture();
+    expect(await main(['--help'], help)).toBe(0);
+    expect(help.out.join('\n')).toMatch(/identity-transfer migrate --from-url/);
+    expect(await main([], capture())).toBe(2);
   });
 });

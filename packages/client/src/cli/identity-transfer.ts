@@ -124,8 +124,18 @@ function summarise(io: CliIo, result: ImportSummary): number {
   return errors.length ? 1 : 0;
 }
 
+export const USAGE = `usage:
+  identity-transfer export  --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] --out FILE
+  identity-transfer import  --url URL --token PAT [--timeout 30m] FILE
+  identity-transfer migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]
+                            [--with-passwords] [--with-otp] [--timeout 30m]`;
+
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.stdout(USAGE);
+    return command === undefined ? 2 : 0;
+  }
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
