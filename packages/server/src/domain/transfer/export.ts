@@ -7,6 +7,7 @@
  * IAM members, machine keys, personal access tokens, application keys, passkeys; OIDC client
  * ids and secrets (an import generates new ones, as ZITADEL's does).
  */
+import type { OnTransferProgress } from './progress.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode } from '../errors.js';
 import type { Repositories, Store } from '../../store/store.js';
@@ -18,6 +19,7 @@ const PAGE = 1000;
 
 export interface ExportDeps {
   gcs?: GcsOptions;
+  onProgress?: OnTransferProgress;
 }
 
 export interface ExportResult {
@@ -47,7 +49,14 @@ function checkDeadline(signal: AbortSignal, timeoutMs: number) {
 }
 
 /** The document as JSON text, organisation by organisation. */
-export async function* exportDocument(read: Repositories, req: ExportRequest, signal: AbortSignal, prefix = ''): AsyncGenerator<string> {
+export async function* exportDocument(
+  read: Repositories,
+  req: ExportRequest,
+  signal: AbortSignal,
+  prefix = '',
+  onProgress?: OnTransferProgress,
+): AsyncGenerator<string> {
+  const started = performance.now();
   const orgs = await read.transfer.orgsToExport(req.orgIds, req.excludedOrgIds);
   const orgIds = orgs.map((o) => o.id);
   yield `{${prefix}"orgs":[`;
@@ -149,6 +158,7 @@ export async function* exportDocument(read: Repositories, req: ExportRequest, si
     }
     for (const [list, items] of byList) yield `,${JSON.stringify(list)}:${JSON.stringify(items)}`;
     yield '}';
+    onProgress?.({ step: 'export', orgId: org.id, done: i + 1, total: orgs.length, elapsedMs: Math.round(performance.now() - started) });
   }
   yield ']}';
 }
@@ -214,7 +224,7 @@ export async function exportData(store: Store, ctx: RequestContext, raw: unknown
   let gcsOutput: ExportResult['gcsOutput'];
   if (req.gcsOutput) {
     try {
-      const { bytes } = await writeGcsObject(req.gcsOutput, exportDocument(store.read, req, signal), { ...deps.gcs, signal });
+      const { bytes } = await writeGcsObject(req.gcsOutput, exportDocument(store.read, req, signal, '', deps.onProgress), { ...deps.gcs, signal });
       gcsOutput = { bucket: req.gcsOutput.bucket, path: req.gcsOutput.path, bytes: String(bytes) };
     } catch (error) {
       if (signal.aborted) throw new DomainError(GrpcCode.DeadlineExceeded, 'EXPORT-t1me0', `export timed out after ${req.timeoutMs / 1000}s`);
@@ -223,5 +233,5 @@ export async function exportData(store: Store, ctx: RequestContext, raw: unknown
   }
   if (!req.responseOutput) return { gcsOutput, signal };
   const prefix = gcsOutput ? `"gcsOutput":${JSON.stringify(gcsOutput)},` : '';
-  return { gcsOutput, body: exportDocument(store.read, req, signal, prefix), signal };
+  return { gcsOutput, body: exportDocument(store.read, req, signal, prefix, deps.onProgress), signal };
 }

@@ -12,6 +12,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode, invalidArgument } from '../errors.js';
 import type { DataOrgs } from './document.js';
 import { importOrg, timeoutError, type ImportError, type ImportSuccessOrg } from './import-org.js';
+import type { OnTransferProgress } from './progress.js';
 import { parseImportRequest } from './request.js';
 import { parseDataOrgsV1 } from './v1.js';
 import { parseDataOrgs } from './validate.js';
@@ -20,6 +21,7 @@ export interface ImportDeps {
   gcs?: GcsOptions;
   /** Largest document read from storage (the inline body is limited by the HTTP layer). */
   maxBytes?: number;
+  onProgress?: OnTransferProgress;
 }
 
 export interface ImportDataResponse {
@@ -79,6 +81,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
       );
       errors.push(...orgErrors);
       if (done) orgs.push(done);
+      deps.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: doc.orgs.indexOf(org) + 1, total: doc.orgs.length, elapsedMs: Math.round(performance.now() - started) });
     }
   } catch (error) {
     if (signal.aborted && !(error instanceof DomainError && error.code === GrpcCode.DeadlineExceeded)) {

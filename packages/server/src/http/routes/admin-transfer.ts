@@ -3,10 +3,12 @@
  * The export body is streamed as it is produced; the import has its own, larger body limit.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
 import { exportData } from '../../domain/transfer/export.js';
 import { importData } from '../../domain/transfer/import.js';
+import type { OnTransferProgress } from '../../domain/transfer/progress.js';
 import type { GcsOptions } from '../../storage/gcs.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
@@ -47,7 +49,7 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
       },
     }),
     async (c) => {
-      const result = await exportData(store, c.var.ctx, c.req.valid('json'), { gcs });
+      const result = await exportData(store, c.var.ctx, c.req.valid('json'), { gcs, onProgress: logProgress(c) });
       if (!result.body) return c.json({ gcsOutput: result.gcsOutput }, 200);
       const iterator = result.body[Symbol.asyncIterator]();
       const encoder = new TextEncoder();
@@ -91,7 +93,7 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       try {
-        return c.json(await importData(store, c.var.ctx, c.req.valid('json'), { gcs, maxBytes: maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES }), 200);
+        return c.json(await importData(store, c.var.ctx, c.req.valid('json'), { gcs, maxBytes: maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES, onProgress: logProgress(c) }), 200);
       } catch (error) {
         // A stored document over the limit is the same failure as an inline body over it.
         if (error instanceof DomainError && error.id === 'GCS-t00B1g') return respondError(c, error, 413) as never;
@@ -99,4 +101,10 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
       }
     },
   );
+}
+
+/** One log line per organisation exported or imported, tied to the request. */
+function logProgress(c: Context<AppEnv>): OnTransferProgress {
+  const { logger, requestId } = c.var;
+  return (progress) => logger?.info('transfer progress', { requestId, ...progress });
 }
