@@ -1,0 +1,68 @@
+/**
+ * /docs as a person sees it: headless Debian Chromium loads the page, which fetches
+ * /openapi.json from this process (no CDN) and renders every operation.
+ * Skips loudly where Chromium is not installed; CI installs it.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec } from '../src/http/spec.js';
+import { createTestInstance, type TestInstance } from './support/instance.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available) {
+  console.warn(`\n*** SKIPPING the Chromium /docs test: no browser at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ***\n`);
+}
+
+describe.skipIf(!available)('/docs in headless Chromium', () => {
+  let t: TestInstance;
+  let server: ServerType;
+  let base: string;
+  let profileDir: string;
+
+  beforeAll(async () => {
+    t = await createTestInstance('sqlite');
+    await new Promise<void>((resolve) => {
+      server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+        base = `http://127.0.0.1:${info.port}`;
+        resolve();
+      });
+    });
+    profileDir = mkdtempSync(join(tmpdir(), 'chromium-docs-'));
+  });
+  afterAll(async () => {
+    await new Promise((r) => server?.close(r));
+    await t?.close();
+    rmSync(profileDir, { recursive: true, force: true });
+  });
+
+  it('renders one entry per operation of the spec, with no failed requests', async () => {
+    const context = await chromium.launchPersistentContext(profileDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await context.newPage();
+      const failed: string[] = [];
+      page.on('requestfailed', (req) => failed.push(req.url()));
+      page.on('response', (res) => {
+        if (res.status() >= 400) failed.push(`${res.status()} ${res.url()}`);
+      });
+      await page.goto(`${base}/docs`);
+      await page.waitForSelector('.opblock', { timeout: 20_000 });
+      const spec = loadSpec() as { paths: Record<string, Record<string, unknown>> };
+      const operations = Object.values(spec.paths).flatMap((item) => ['get', 'put', 'post', 'delete', 'patch'].filter((m) => item[m]));
+      expect(await page.locator('.opblock').count()).toBe(operations.length);
+      expect(await page.getByText('/admin/v1/text/message/verifyemail/{language}', { exact: true }).count()).toBeGreaterThan(0);
+      expect(failed).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
