@@ -1303,7 +1303,12 @@ export interface paths {
          * @description Permission `project.app.read`.
          */
         get: operations["GetAppByID"];
-        put?: never;
+        /**
+         * Rename an application
+         * @description Changes the application's name; its settings and client stay as they are. The current name again
+         *     answers 400 (`COMMAND-2m8vx` Errors.NoChangesFound). Permission `project.app.write`.
+         */
+        put: operations["UpdateApp"];
         post?: never;
         /**
          * Remove an application
@@ -1330,6 +1335,28 @@ export interface paths {
          */
         put: operations["UpdateOIDCAppConfig"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/apps/{appId}/oidc_config/_generate_client_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a new client secret
+         * @description Replaces the client secret of a confidential OIDC application (auth method BASIC or POST) and returns
+         *     the new one, shown only here. The old secret stops working at once. A public client (auth method
+         *     NONE) has no secret: 400 (code 9, `COMMAND-Ggh3a`). Permission `project.app.write`.
+         */
+        post: operations["RegenerateOIDCClientSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1383,6 +1410,250 @@ export interface paths {
          *     Permission `events.read` (IAM_OWNER, IAM_OWNER_VIEWER).
          */
         post: operations["ListEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Provider metadata
+         * @description OpenID Connect Discovery. The issuer is `EXTERNAL_URL`; every endpoint below is listed under it.
+         */
+        get: operations["OIDCDiscovery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/v2/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public signing keys (JWKS)
+         * @description Verify ID tokens and JWT access tokens (RS256) with these keys. See docs/oidc.md for rotation.
+         */
+        get: operations["OIDCKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/v2/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization request (browser)
+         * @description Starts the authorization code flow (OpenID Connect Core §3.1.2). Public clients (auth method NONE) must
+         *     use PKCE with S256. A browser without a session is sent to the login page (`/ui/login/{uid}`); with a
+         *     session, straight back to `redirect_uri` with `code` (or with `error` for a request that cannot be
+         *     granted). `offline_access` implies consent, which is given automatically for the service's own apps.
+         */
+        get: operations["OAuthAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/v2/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token request
+         * @description Grants `authorization_code` (with `code_verifier` for PKCE), `refresh_token` and `client_credentials`
+         *     (machine users with a client secret, see SetMachineUserSecret). Confidential clients authenticate with
+         *     HTTP Basic (BASIC) or `client_id` + `client_secret` in the body (POST); public clients send only
+         *     `client_id` and rely on PKCE.
+         */
+        post: operations["OAuthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/v2/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token introspection
+         * @description RFC 7662, for JWT and opaque access tokens and refresh tokens. The caller authenticates as a client
+         *     (as at the token endpoint); a public client sees only its own tokens.
+         */
+        post: operations["OAuthIntrospect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/v2/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token revocation
+         * @description RFC 7009 for opaque access tokens and refresh tokens (revoking a refresh token ends its grant). JWT access tokens cannot be recalled and live until they expire.
+         */
+        post: operations["OAuthRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oidc/v1/userinfo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * UserInfo
+         * @description The claims of the access token's (human) user allowed by its scopes: `profile`, `email` and
+         *     `urn:service:iam:org:project:roles`. JWT and opaque access tokens alike; the audience scope is not needed.
+         */
+        get: operations["OIDCUserInfo"];
+        put?: never;
+        /**
+         * UserInfo (POST)
+         * @description The same as GET; the token is read from the Authorization header only.
+         */
+        post: operations["OIDCUserInfoPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oidc/v1/end_session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Logout (RP-initiated)
+         * @description OpenID Connect RP-Initiated Logout. Shows a sign-out confirmation page (an HTML form, no JavaScript
+         *     needed) that posts to `/oidc/v1/end_session/confirm`. Ending the session means the next authorization
+         *     request asks for the password again.
+         */
+        get: operations["OIDCEndSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oidc/v1/end_session/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the logout (browser form)
+         * @description Submitted by the confirmation page. `logout=yes` ends the session; without it the session stays.
+         */
+        post: operations["OIDCEndSessionConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oidc/v1/end_session/success": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Signed-out page
+         * @description Shown after a logout without a post-logout redirect URI.
+         */
+        get: operations["OIDCEndSessionSuccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sign-in attempt (from the authorization request's redirect; tied to the browser's cookie). */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Login page (browser)
+         * @description The login form (login name and password; a plain HTML form that works without JavaScript). When the
+         *     attempt only lacks consent, consent is given for the service's own apps and the browser is sent on.
+         */
+        get: operations["LoginPage"];
+        put?: never;
+        /**
+         * Submit the login form
+         * @description Checks the password (our argon2id hashes and every imported format). A failure shows the form again
+         *     with a message. With a lockout policy (`LOCKOUT_MAX_PASSWORD_ATTEMPTS`), the user is locked after that
+         *     many consecutive failures, and then refused even with the right password.
+         */
+        post: operations["LoginSubmit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1493,6 +1764,11 @@ export interface components {
             clockSkew?: string;
             additionalOrigins?: string[];
             skipNativeAppSuccessPage?: boolean;
+        };
+        /** @description ZITADEL's UpdateAppRequest. The same name as now answers 400 (nothing changed). */
+        UpdateAppRequest: {
+            /** @description The application's new name (surrounding spaces are trimmed). */
+            name: string;
         };
         LocalizedMessage: {
             key: string;
@@ -2257,8 +2533,164 @@ export interface components {
                 type: string;
             };
         };
+        /** @description An OAuth 2.0 error (RFC 6749 §5.2), as the authorization server answers it. */
+        OAuthError: {
+            /**
+             * @description The error code, e.g. `invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`, `invalid_scope`, `invalid_token`, `insufficient_scope`.
+             * @example invalid_grant
+             */
+            error: string;
+            /**
+             * @description A human-readable explanation.
+             * @example grant request is invalid
+             */
+            error_description?: string;
+        };
+        /** @description A successful token response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3). */
+        OAuthTokenResponse: {
+            /** @description An RS256-signed JWT (`typ` at+jwt) for apps with accessTokenType JWT and machine users with ACCESS_TOKEN_TYPE_JWT, otherwise an opaque string. Verify JWTs with /oauth/v2/keys, opaque ones at /oauth/v2/introspect. */
+            access_token: string;
+            /**
+             * @description Always bearer (case-insensitive).
+             * @example Bearer
+             */
+            token_type: string;
+            /** @description Seconds until the access token expires (3600). */
+            expires_in: number;
+            /** @description The granted scopes, space-separated. */
+            scope?: string;
+            /** @description The ID token (RS256 JWT), when `openid` was requested in a code or refresh grant. */
+            id_token?: string;
+            /** @description With `offline_access` and an app allowed the REFRESH_TOKEN grant type; rotated on use. */
+            refresh_token?: string;
+        };
+        /**
+         * @description RFC 7662 introspection. An unknown, expired or revoked token, or a token of another client asked for by a
+         *     public client, is `{"active": false}` only. For access tokens, JWT or opaque alike, `aud` is ZITADEL's
+         *     audience array (the app's project, the client, each project of a `…:id:{projectId}:aud` scope and
+         *     `service` with the service audience scope), and the roles claim is present when it was requested.
+         */
+        OAuthIntrospectionResponse: {
+            active: boolean;
+            /** @description The user (a machine user's id for client-credentials tokens). */
+            sub?: string;
+            client_id?: string;
+            scope?: string;
+            aud?: string[] | string;
+            exp?: number;
+            iat?: number;
+            iss?: string;
+            jti?: string;
+            sid?: string;
+            /** @description For access tokens (`Bearer`); absent for refresh tokens. */
+            token_type?: string;
+            "urn:service:iam:org:project:roles"?: components["schemas"]["ProjectRolesClaim"];
+        };
+        /**
+         * @description The claim `urn:service:iam:org:project:roles`: `{ "<role>": { "<orgId>": "<org primary domain>" } }` from the user's current active user grants on the token's projects.
+         * @example {
+         *       "reader": {
+         *         "912102541254414336": "acme.localhost"
+         *       }
+         *     }
+         */
+        ProjectRolesClaim: {
+            [key: string]: {
+                [key: string]: string;
+            };
+        };
+        /** @description The claims of the token's user allowed by its scopes (OpenID Connect Core §5.3.2). */
+        OIDCUserInfo: {
+            sub: string;
+            name?: string;
+            given_name?: string;
+            family_name?: string;
+            nickname?: string;
+            locale?: string;
+            /** @description `<userName>@<org primary domain>`. */
+            preferred_username?: string;
+            updated_at?: number;
+            email?: string;
+            email_verified?: boolean;
+            "urn:service:iam:org:project:roles"?: components["schemas"]["ProjectRolesClaim"];
+        };
+        /** @description OpenID Provider metadata (OpenID Connect Discovery 1.0 §3). Endpoints are absolute URLs under the issuer. */
+        OIDCDiscovery: {
+            /** @description EXTERNAL_URL. */
+            issuer: string;
+            authorization_endpoint: string;
+            token_endpoint: string;
+            jwks_uri: string;
+            userinfo_endpoint?: string;
+            introspection_endpoint?: string;
+            revocation_endpoint?: string;
+            end_session_endpoint?: string;
+            scopes_supported?: string[];
+            claims_supported?: string[];
+            response_types_supported: string[];
+            grant_types_supported?: string[];
+            subject_types_supported: string[];
+            id_token_signing_alg_values_supported: string[];
+            code_challenge_methods_supported?: string[];
+            token_endpoint_auth_methods_supported?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The public signing keys (RFC 7517 JWK Set, public members only), newest first; keys of a rotation stay listed until they expire. */
+        JWKS: {
+            keys: {
+                /** @constant */
+                kty: "RSA";
+                kid: string;
+                /** @constant */
+                use?: "sig";
+                /** @constant */
+                alg?: "RS256";
+                n?: string;
+                e?: string;
+            }[];
+        };
     };
     responses: {
+        /** @description An OAuth error (RFC 6749 §5.2), e.g. `invalid_request`, `invalid_grant`, `unsupported_grant_type`, `invalid_scope`. */
+        OAuthBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description Client authentication failed (`invalid_client`); with HTTP Basic the answer carries `WWW-Authenticate`. */
+        OAuthInvalidClient: {
+            headers: {
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description No, unknown or expired access token, or a user that can no longer sign in (`invalid_token`, RFC 6750). */
+        OAuthInvalidToken: {
+            headers: {
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description The access token lacks the `openid` scope (`insufficient_scope`, RFC 6750). */
+        OAuthInsufficientScope: {
+            headers: {
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
         /** @description Invalid request; the message names the field (code 3 or 9). */
         BadRequest: {
             headers: {
@@ -4712,6 +5144,49 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    UpdateApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAppRequest"];
+            };
+        };
+        responses: {
+            /** @description Renamed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     RemoveApp: {
         parameters: {
             query?: never;
@@ -4785,6 +5260,46 @@ export interface operations {
                     "application/json": {
                         details: components["schemas"]["Details"];
                         clientSecret?: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RegenerateOIDCClientSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientSecret: string;
+                        details: components["schemas"]["Details"];
                     };
                 };
             };
@@ -4927,6 +5442,420 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             default: components["responses"]["Unexpected"];
+        };
+    };
+    OIDCDiscovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider's metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIDCDiscovery"];
+                };
+            };
+        };
+    };
+    OIDCKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JWK Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jwk-set+json": components["schemas"]["JWKS"];
+                };
+            };
+        };
+    };
+    OAuthAuthorize: {
+        parameters: {
+            query: {
+                /** @description The application's clientId. */
+                client_id: string;
+                /** @description `code` (also `id_token` and `id_token token` for apps allowed the IMPLICIT grant). */
+                response_type: "code" | "id_token" | "id_token token";
+                /** @description One of the app's redirect URIs. */
+                redirect_uri: string;
+                /**
+                 * @description Space-separated: `openid profile email offline_access`, `urn:service:iam:org:project:id:service:aud`
+                 *     (required for tokens accepted by this API), `urn:service:iam:org:project:id:{projectId}:aud`,
+                 *     `urn:service:iam:org:project:roles`.
+                 * @example openid profile urn:service:iam:org:project:id:service:aud
+                 */
+                scope: string;
+                state?: string;
+                nonce?: string;
+                /** @description PKCE (RFC 7636), required for public clients. */
+                code_challenge?: string;
+                code_challenge_method?: "S256";
+                prompt?: string;
+                /** @description Prefills the login name on the login page. */
+                login_hint?: string;
+                max_age?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the login page, or back to `redirect_uri` with `code` and `state` (or `error` and `error_description`). */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request cannot be sent back to the client (unknown client, unregistered redirect URI, missing client_id); an HTML page names the error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    OAuthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    grant_type: "authorization_code" | "refresh_token" | "client_credentials";
+                    code?: string;
+                    redirect_uri?: string;
+                    code_verifier?: string;
+                    refresh_token?: string;
+                    /** @description client_credentials, refresh_token (a subset of the granted scopes). */
+                    scope?: string;
+                    /** @description Public clients and client_secret_post. */
+                    client_id?: string;
+                    /** @description client_secret_post only. */
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthTokenResponse"];
+                };
+            };
+            400: components["responses"]["OAuthBadRequest"];
+            401: components["responses"]["OAuthInvalidClient"];
+        };
+    };
+    OAuthIntrospect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    token: string;
+                    /** @enum {string} */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    client_id?: string;
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The token's state and claims. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthIntrospectionResponse"];
+                };
+            };
+            400: components["responses"]["OAuthBadRequest"];
+            401: components["responses"]["OAuthInvalidClient"];
+        };
+    };
+    OAuthRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    token: string;
+                    /** @enum {string} */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    client_id?: string;
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Revoked, or the token was unknown (RFC 7009 answers both alike); no body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["OAuthBadRequest"];
+            401: components["responses"]["OAuthInvalidClient"];
+        };
+    };
+    OIDCUserInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's claims. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIDCUserInfo"];
+                };
+            };
+            401: components["responses"]["OAuthInvalidToken"];
+            403: components["responses"]["OAuthInsufficientScope"];
+        };
+    };
+    OIDCUserInfoPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's claims. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OIDCUserInfo"];
+                };
+            };
+            401: components["responses"]["OAuthInvalidToken"];
+            403: components["responses"]["OAuthInsufficientScope"];
+        };
+    };
+    OIDCEndSession: {
+        parameters: {
+            query?: {
+                /** @description An ID token this provider issued; needed with post_logout_redirect_uri unless client_id is given. */
+                id_token_hint?: string;
+                client_id?: string;
+                /** @description One of the app's post-logout redirect URIs. */
+                post_logout_redirect_uri?: string;
+                /** @description Returned on the post-logout redirect. */
+                state?: string;
+                logout_hint?: string;
+                ui_locales?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-out confirmation page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["OAuthBadRequest"];
+        };
+    };
+    OIDCEndSessionConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description From the confirmation page (tied to the browser's cookie). */
+                    xsrf: string;
+                    /** @enum {string} */
+                    logout?: "yes";
+                };
+            };
+        };
+        responses: {
+            /** @description To the post-logout redirect URI (with `state`), or to `/oidc/v1/end_session/success`. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["OAuthBadRequest"];
+        };
+    };
+    OIDCEndSessionSuccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed-out page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sign-in attempt (from the authorization request's redirect; tied to the browser's cookie). */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The login form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Consent given; back to the authorization endpoint, which redirects to the client. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The sign-in attempt is unknown, has expired or belongs to another browser. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginSubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sign-in attempt (from the authorization request's redirect; tied to the browser's cookie). */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description `userName` or `userName@<org primary domain>`. */
+                    loginName: string;
+                    /** Format: password */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in; back to the authorization endpoint, which redirects to the client with a code. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Login name or password missing (the form again, with a message), or the attempt expired. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Wrong login name or password (the form again, with a message). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The user is locked or not active (the form again, with a message). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
 }

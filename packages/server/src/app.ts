@@ -6,9 +6,10 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from './http/middleware/body-limit.js';
 import { personalAccessTokenVerifier, type TokenVerifier } from './auth/authenticate.js';
 import { DomainError, GrpcCode } from './domain/errors.js';
+import { findUnstorableText } from './domain/unstorable-text.js';
 import type { RouteDeps } from './http/deps.js';
 import type { AppEnv } from './http/env.js';
-import { respondError, toDomainError, validationError } from './http/errors.js';
+import { respondError, toDomainError, unstorableTextError, validationError } from './http/errors.js';
 import { createLogger, type Logger } from './http/log.js';
 import { requireAuth } from './http/middleware/authenticate.js';
 import { requestContext } from './http/middleware/request-context.js';
@@ -53,9 +54,11 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const logger = deps.logger ?? createLogger('silent');
   const app = new OpenAPIHono<AppEnv>({
-    // Route input that fails its schema → 400 naming the field, in the error body.
+    // Route input that fails its schema, or holds text no store can keep → 400 naming the field.
     defaultHook: (result, c) => {
       if (!result.success) return respondError(c, validationError(result.error, result.target));
+      const unstorable = findUnstorableText(result.data);
+      if (unstorable) return respondError(c, unstorableTextError(unstorable, result.target));
     },
   });
 

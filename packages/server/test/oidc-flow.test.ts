@@ -146,6 +146,11 @@ describeEachStore('OAuth / OIDC end to end', (dialect) => {
     const intro = await oc.tokenIntrospection(introspector, tokens.access_token);
     expect(intro.active).toBe(true);
     expect(intro[ROLES]).toEqual({ reader: { [s.t.defaultOrgId]: orgDomain } });
+    // The same audience array a JWT access token of this client and scope carries.
+    expect(intro.aud).toEqual([projectId, opaque.clientId, 'service']);
+    const jwt = await codeFlow(s, spa, 'alice', PASSWORD, `openid ${AUD}`);
+    expect(decodeJwt(jwt.access_token).aud).toEqual([projectId, spa.clientId, 'service']);
+    expect((await oc.tokenIntrospection(introspector, jwt.access_token)).aud).toEqual([projectId, spa.clientId, 'service']);
     expect((await oc.fetchUserInfo(opaque.config, tokens.access_token, ownerId))[ROLES]).toEqual({ reader: { [s.t.defaultOrgId]: orgDomain } });
   });
 

@@ -64,6 +64,27 @@ export function appScenarios(h: () => Harness) {
     expect((await outsider.PUT('/management/v1/projects/{projectId}/apps/{appId}/oidc_config', { ...a(appId), body: {} })).response.status).toBe(403);
     expect((await admin.PUT('/management/v1/projects/{projectId}/apps/{appId}/oidc_config', { ...a('missing'), body: { devMode: true } })).response.status).toBe(404);
 
+    // UpdateApp: renames; the same name again is 400.
+    const renamed = await admin.PUT('/management/v1/projects/{projectId}/apps/{appId}', { ...a(appId), body: { name: 'spa renamed' } });
+    expect(renamed.response.status).toBe(200);
+    expect((await admin.GET('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).data?.app.name).toBe('spa renamed');
+    expect((await admin.PUT('/management/v1/projects/{projectId}/apps/{appId}', { ...a(appId), body: { name: 'spa renamed' } })).response.status).toBe(400);
+    expect((await anonymous.PUT('/management/v1/projects/{projectId}/apps/{appId}', { ...a(appId), body: { name: 'x' } })).response.status).toBe(401);
+    expect((await outsider.PUT('/management/v1/projects/{projectId}/apps/{appId}', { ...a(appId), body: { name: 'x' } })).response.status).toBe(403);
+    expect((await admin.PUT('/management/v1/projects/{projectId}/apps/{appId}', { ...a('missing'), body: { name: 'x' } })).response.status).toBe(404);
+
+    // RegenerateOIDCClientSecret: confidential clients only.
+    const gen = '/management/v1/projects/{projectId}/apps/{appId}/oidc_config/_generate_client_secret' as const;
+    const regenerated = await admin.POST(gen, a(web.data!.appId));
+    expect(regenerated.response.status).toBe(200);
+    expect(regenerated.data?.clientSecret).toBeTruthy();
+    expect(regenerated.data?.clientSecret).not.toBe(web.data?.clientSecret);
+    const publicApp = await admin.POST('/management/v1/projects/{projectId}/apps/oidc', { ...p, body: { ...spa, name: 'public' } });
+    expect((await admin.POST(gen, a(publicApp.data!.appId))).response.status).toBe(400);
+    expect((await anonymous.POST(gen, a(web.data!.appId))).response.status).toBe(401);
+    expect((await outsider.POST(gen, a(web.data!.appId))).response.status).toBe(403);
+    expect((await inOther.POST(gen, a(web.data!.appId))).response.status).toBe(404);
+
     // RemoveApp
     expect((await anonymous.DELETE('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).response.status).toBe(401);
     expect((await outsider.DELETE('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).response.status).toBe(403);

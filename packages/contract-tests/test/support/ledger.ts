@@ -4,7 +4,7 @@
  * validate against the hand-written spec. The ledger remembers which operation × status pairs
  * were seen, so a documented pair that no test exercises fails the run.
  */
-import { deref, findOperation, operations, validatorFor } from './spec.js';
+import { deref, findOperation, operations, validatorFor, type SpecOperation } from './spec.js';
 
 export const exercised = new Set<string>();
 export const violations: string[] = [];
@@ -31,7 +31,7 @@ export function recordingFetch(fetch: (req: Request) => Response | Promise<Respo
       violations.push(`${where}: content type "${contentType}" not documented (${Object.keys(content).join(', ')})`);
       return response;
     }
-    if (contentType === 'application/json') {
+    if (contentType === 'application/json' || contentType.endsWith('+json')) {
       const body = await response.clone().json();
       const validate = validatorFor(`${op.operationId} ${status}`, content[contentType].schema);
       if (!validate(body)) violations.push(`${where}: body does not match the spec: ${JSON.stringify(validate.errors)} body=${JSON.stringify(body).slice(0, 500)}`);
@@ -40,7 +40,10 @@ export function recordingFetch(fetch: (req: Request) => Response | Promise<Respo
   };
 }
 
-/** Documented operation × status pairs that no test produced. */
-export function unexercised(): string[] {
-  return operations.flatMap((op) => op.statuses.map((s) => `${op.operationId} ${s}`)).filter((k) => !exercised.has(k));
+/** Documented operation × status pairs that no test produced (of the operations `which` selects). */
+export function unexercised(which: (op: SpecOperation) => boolean = () => true): string[] {
+  return operations
+    .filter(which)
+    .flatMap((op) => op.statuses.map((s) => `${op.operationId} ${s}`))
+    .filter((k) => !exercised.has(k));
 }

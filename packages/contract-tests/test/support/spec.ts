@@ -32,6 +32,12 @@ export const operations: SpecOperation[] = Object.entries(spec.paths as Record<s
   })),
 );
 
+/**
+ * Operations answered by the authorization server or the login pages (`x-served-by`), not by the
+ * API's OpenAPI routes: the drift test skips them and oauth.test.ts checks them on a real server.
+ */
+export const servedOutsideApi = (operation: any): boolean => typeof operation?.['x-served-by'] === 'string';
+
 export function findOperation(method: string, pathname: string): SpecOperation | undefined {
   return operations.find((op) => op.method === method.toLowerCase() && op.pattern.test(pathname));
 }

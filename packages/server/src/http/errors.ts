@@ -8,6 +8,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import { DomainError, GrpcCode } from '../domain/errors.js';
+import { UNSTORABLE_TEXT_MESSAGE } from '../domain/unstorable-text.js';
 import { UniqueViolation } from '../store/store.js';
 import type { AppEnv } from './env.js';
 
@@ -55,15 +56,28 @@ export function respondError(c: Context<AppEnv>, error: DomainError, status = ht
   return c.json(errorBody(error, c.get('requestId')), status);
 }
 
-/** A zod failure → 400 naming the field, e.g. `invalid title: …` or `invalid orgs[0].name: …`. */
-export function validationError(error: ZodError, where: string): DomainError {
-  const issue = error.issues[0];
-  const path = issue.path.reduce<string>(
+/** `['orgs', 0, 'name']` → `orgs[0].name`; the empty path names the input (`body`, `param`). */
+function fieldName(path: readonly PropertyKey[], where: string): string {
+  const field = path.reduce<string>(
     (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
     '',
   );
-  const field = path || (where === 'json' ? 'body' : where);
-  return new DomainError(GrpcCode.InvalidArgument, 'API-V4l1d', `invalid ${field}: ${describeIssue(issue)}`);
+  return field || (where === 'json' ? 'body' : where);
+}
+
+/** A zod failure → 400 naming the field, e.g. `invalid title: …` or `invalid orgs[0].name: …`. */
+export function validationError(error: ZodError, where: string): DomainError {
+  const issue = error.issues[0];
+  return new DomainError(GrpcCode.InvalidArgument, 'API-V4l1d', `invalid ${fieldName(issue.path, where)}: ${describeIssue(issue)}`);
+}
+
+/** Valid input holding text no store can keep (domain/unstorable-text.ts) → 400 naming the field. */
+export function unstorableTextError(path: readonly PropertyKey[], where: string): DomainError {
+  return new DomainError(
+    GrpcCode.InvalidArgument,
+    'API-V4l1d',
+    `invalid ${fieldName(path, where)}: ${UNSTORABLE_TEXT_MESSAGE}`,
+  );
 }
 
 function describeIssue(issue: ZodError['issues'][number]): string {

@@ -11,6 +11,7 @@
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { Store } from '../store/store.js';
+import { logoutPage, messagePage } from '../http/routes/oidc-ui-pages.js';
 import { storeAdapter } from './adapter.js';
 import { clientLookup, compareHashedClientSecret, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import { publicJwks, type OidcKeys } from './keys.js';
@@ -21,8 +22,8 @@ import {
   ROLES_CLAIM,
   ROLES_SCOPE,
   rolesClaim,
-  SERVICE_AUDIENCE,
   SERVICE_AUDIENCE_SCOPE,
+  tokenAudience,
   userClaims,
 } from './scopes.js';
 
@@ -106,7 +107,18 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       },
       revocation: { enabled: true },
       clientCredentials: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      // Our own pages (no external assets, as the login page) instead of the library's defaults.
+      rpInitiatedLogout: {
+        enabled: true,
+        async logoutSource(ctx, form) {
+          ctx.type = 'html';
+          ctx.body = logoutPage(form, ctx.host);
+        },
+        async postLogoutSuccessSource(ctx) {
+          ctx.type = 'html';
+          ctx.body = messagePage('Signed out', 'You are signed out. You can close this window.');
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: (_ctx, _client, oneOf) => (oneOf?.length ? oneOf[0] : RESOURCE),
@@ -175,9 +187,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       customizers: {
         jwt(ctx, token, jwt) {
           const client = extras(ctx);
-          const aud = [client.project_id, token.clientId, ...audienceProjects(token.scope)];
-          if (hasScope(token.scope, SERVICE_AUDIENCE_SCOPE)) aud.push(SERVICE_AUDIENCE);
-          jwt.payload.aud = [...new Set(aud.filter((a): a is string => !!a))];
+          jwt.payload.aud = tokenAudience(client.project_id, token.clientId, token.scope);
           jwt.payload.azp = token.clientId;
           if (client.kind === 'machine' && client.user_id) jwt.payload.sub = client.user_id;
           const skew = Math.round(client.clock_skew ?? 0);
@@ -213,11 +223,20 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
 
   // JWT access tokens are not stored, so the library refuses to introspect them; answer for
   // them from their signature (the client has already been authenticated at this point).
+  // Opaque access tokens are stored with one audience only (oidc-provider's setAudience refuses
+  // more: "only a single audience value is supported"), so their introspection answer gets
+  // the same `aud` array a JWT of that client and scope would carry.
   const jwks = createLocalJWKSet(publicJwks(keys));
   provider.use(async (ctx, next) => {
     await next();
-    const body = ctx.body as { error?: string } | undefined;
-    if (ctx.oidc?.route !== 'introspection' || ctx.status !== 400 || body?.error !== 'unsupported_token_type') return;
+    const body = ctx.body as { error?: string; active?: boolean; token_type?: string; client_id?: string; scope?: string; aud?: unknown } | undefined;
+    if (ctx.oidc?.route !== 'introspection') return;
+    if (ctx.status === 200 && body?.active && body.token_type && body.client_id) {
+      const owner = (await ctx.oidc.provider.Client.find(body.client_id))?.metadata() as ClientExtras | undefined;
+      body.aud = tokenAudience(owner?.project_id, body.client_id, body.scope);
+      return;
+    }
+    if (ctx.status !== 400 || body?.error !== 'unsupported_token_type') return;
     const caller = ctx.oidc.client;
     ctx.status = 200;
     try {

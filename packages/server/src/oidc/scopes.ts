@@ -24,6 +24,17 @@ export function audienceProjects(scope: string | undefined): string[] {
   return [...new Set(ids)];
 }
 
+/**
+ * ZITADEL's `aud` of an access token: the app's project, the client, every project named by an
+ * audience scope, and `service` (this API) with the service audience scope. JWTs carry it and
+ * introspection answers it, for opaque tokens too.
+ */
+export function tokenAudience(projectId: string | undefined, clientId: string | undefined, scope: string | undefined): string[] {
+  const aud = [projectId, clientId, ...audienceProjects(scope)];
+  if (hasScope(scope, SERVICE_AUDIENCE_SCOPE)) aud.push(SERVICE_AUDIENCE);
+  return [...new Set(aud.filter((a): a is string => !!a))];
+}
+
 export function hasScope(scope: string | undefined, wanted: string): boolean {
   return (scope ?? '').split(' ').includes(wanted);
 }

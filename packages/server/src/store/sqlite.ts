@@ -1,8 +1,9 @@
 /**
  * SQLite (better-sqlite3, WAL). better-sqlite3 is synchronous and drizzle's SQLite transactions
  * cannot span an `await`, so transactions are run by hand (BEGIN IMMEDIATE … COMMIT) on a writer
- * connection, one at a time through a promise queue. Reads outside transactions use a second
- * connection, which in WAL mode sees only committed data.
+ * connection, one at a time through a queue that lets queued transactions share a commit (see
+ * groupCommitQueue). Reads outside transactions use a second connection, which in WAL mode sees
+ * only committed data.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -35,24 +36,13 @@ export async function openSqliteStore(path: string): Promise<Store> {
   const writer = createRepositories(writerDb as unknown as Db, tables);
   const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables);
 
-  const serialize = promiseQueue();
+  const transactions = groupCommitQueue(writerConn);
   const serializeExclusive = promiseQueue();
 
   return {
     dialect: 'sqlite',
     read: reader,
-    transaction: (fn) =>
-      serialize(async () => {
-        writerConn.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await fn(writer);
-          writerConn.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (writerConn.inTransaction) writerConn.exec('ROLLBACK');
-          throw translateError(error);
-        }
-      }),
+    transaction: (fn) => transactions.run(() => fn(writer)),
     // Across processes BEGIN IMMEDIATE + busy_timeout serialise writers; within this process a
     // second queue (not the transaction queue, which `fn` itself uses) runs one `fn` at a time.
     exclusive: (fn) => serializeExclusive(fn),
@@ -60,7 +50,7 @@ export async function openSqliteStore(path: string): Promise<Store> {
       readerConn.prepare('select 1').get();
     },
     close: async () => {
-      await serialize(async () => undefined);
+      await transactions.idle();
       if (readerConn !== writerConn) readerConn.close();
       writerConn.close();
     },
@@ -73,6 +63,115 @@ function translateError(error: unknown): unknown {
     return new UniqueViolation((error as Error).message);
   }
   return error;
+}
+
+/** Most transactions that share one commit: bounds how long the first of them waits for it. */
+const MAX_GROUP = 32;
+
+interface QueuedTransaction {
+  fn: () => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit. Transactions run one at a time, in call order, as before; but those that queued
+ * up while one ran share its BEGIN IMMEDIATE … COMMIT, each inside a SAVEPOINT of its own. One
+ * that fails is rolled back to its savepoint and fails alone, and every caller learns its result
+ * only after the COMMIT that made it durable, so callers see what they saw with one commit each.
+ * What goes down is the number of commits: a commit writes a WAL frame for every page touched
+ * (events, its indexes, the state row), which was the largest single cost of a write under load.
+ */
+function groupCommitQueue(conn: Database.Database) {
+  const begin = conn.prepare('BEGIN IMMEDIATE');
+  const commit = conn.prepare('COMMIT');
+  const rollback = conn.prepare('ROLLBACK');
+  const savepoint = conn.prepare('SAVEPOINT tx');
+  const release = conn.prepare('RELEASE tx');
+  const rollbackToSavepoint = conn.prepare('ROLLBACK TO tx');
+  const waiting: QueuedTransaction[] = [];
+  let draining: Promise<void> | undefined;
+
+  /** Transactions of the open group that succeeded and wait for its COMMIT. */
+  let group: { tx: QueuedTransaction; result: unknown }[] = [];
+
+  /** Fails every transaction of the open group with `error` (its work is rolled back). */
+  function failGroup(error: unknown) {
+    if (conn.inTransaction) rollback.run();
+    for (const done of group) done.tx.reject(translateError(error));
+    group = [];
+  }
+
+  async function runGroup(): Promise<void> {
+    try {
+      begin.run();
+    } catch (error) {
+      // Another process holds the write lock past busy_timeout: the first in line fails, as it did alone.
+      waiting.shift()!.reject(translateError(error));
+      return;
+    }
+    while (group.length < MAX_GROUP) {
+      if (waiting.length === 0) {
+        // better-sqlite3 is synchronous, so a request runs from its socket read to this point
+        // without yielding, and transactions of concurrent requests would never be queued
+        // together. One turn of the event loop lets the requests already read reach here.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (waiting.length === 0) break;
+      }
+      const tx = waiting.shift()!;
+      savepoint.run();
+      try {
+        const result = await tx.fn();
+        release.run();
+        group.push({ tx, result });
+      } catch (error) {
+        if (conn.inTransaction) {
+          rollbackToSavepoint.run();
+          release.run();
+          tx.reject(translateError(error));
+          continue;
+        }
+        // SQLite rolled the whole transaction back itself (I/O error, disk full): the work of
+        // the others in this group is gone too, so they fail with the same error.
+        tx.reject(translateError(error));
+        failGroup(error);
+        return;
+      }
+    }
+    try {
+      commit.run();
+    } catch (error) {
+      failGroup(error);
+      return;
+    }
+    const committed = group;
+    group = [];
+    for (const done of committed) done.tx.resolve(done.result);
+  }
+
+  async function drain(): Promise<void> {
+    while (waiting.length > 0) {
+      try {
+        await runGroup();
+      } catch (error) {
+        // A transaction-control statement itself failed: nothing of the group is durable.
+        failGroup(error);
+      }
+    }
+    draining = undefined;
+  }
+
+  return {
+    run<T>(fn: () => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        waiting.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+        // Started on a microtask, as the promise queue did: `fn` never runs inside the caller's call.
+        draining ??= Promise.resolve().then(drain);
+      });
+    },
+    /** Resolves once every queued transaction has finished. */
+    idle: () => draining ?? Promise.resolve(),
+  };
 }
 
 /** Runs the functions given to it one after another, in call order. */

@@ -33,7 +33,7 @@ export interface AppView {
   oidcConfig: OidcConfigView;
 }
 
-const appNotFound = () => notFound('APP-ij33f', 'App not found');
+export const appNotFound = () => notFound('APP-ij33f', 'App not found');
 
 const PROBLEM_TEXT: Record<string, string> = {
   'Application.OIDC.V1.Code.RedirectURIs.HttpOnlyForDevMode': 'Redirect URIs with http are only allowed in development mode.',
@@ -47,9 +47,9 @@ function compliance(config: OidcAppConfig): { noneCompliant: boolean; compliance
   return { noneCompliant: problems.length > 0, complianceProblems: problems.map((key) => ({ key, localizedMessage: PROBLEM_TEXT[key] ?? key })) };
 }
 
-const needsSecret = (config: OidcAppConfig) => config.authMethodType !== 'OIDC_AUTH_METHOD_TYPE_NONE';
+export const needsSecret = (config: OidcAppConfig) => config.authMethodType !== 'OIDC_AUTH_METHOD_TYPE_NONE';
 
-function checkName(name: string): string {
+export function checkName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 200) throw invalidArgument('PROJECT-39mfs', 'Errors.Project.App.Invalid: name must have 1 to 200 characters');
   return trimmed;

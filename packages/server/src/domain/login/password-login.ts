@@ -7,6 +7,7 @@ import { verifyPassword } from '../../auth/password-hashes.js';
 import { hashPassword } from '../../auth/passwords.js';
 import type { Repositories, Store } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
+import { isUnstorableText } from '../unstorable-text.js';
 
 export interface LockoutPolicy {
   /** Failed password checks after which the user is locked; 0 = never. */
@@ -26,7 +27,8 @@ const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
  */
 export async function findLoginUser(read: Repositories, loginName: string): Promise<UserRow | undefined> {
   const key = loginName.trim().toLowerCase();
-  if (!key) return undefined;
+  // No stored name holds such text, and PostgreSQL refuses to compare against it (a 500).
+  if (!key || isUnstorableText(key)) return undefined;
   const humans = (rows: Awaited<ReturnType<Repositories['logins']['usersByNameKey']>>) => rows.filter((r) => r.user.type === 'human');
   const whole = humans(await read.logins.usersByNameKey(key));
   if (whole.length === 1) return whole[0].user;

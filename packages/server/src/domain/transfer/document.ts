@@ -5,6 +5,7 @@
  * element (validate.ts) and never held twice in memory.
  */
 import { z } from 'zod';
+import { isSupportedPasswordHash, UNSUPPORTED_HASH } from '../users/hashed-password.js';
 import { ENUMS } from './enums.js';
 import {
   base64Bytes,
@@ -144,6 +145,14 @@ export const OIDCApp = z.object({
 });
 export const DataOIDCApplication = z.object({ appId: id, app: OIDCApp });
 
+// An empty value means "no password" (import-org.ts); any other must be verifiable at login.
+// The problem carries ZITADEL's id, which validate.ts gives the 400 when it is the only kind.
+const hashedPasswordValue = z.string().superRefine((value, ctx) => {
+  if (value !== '' && !isSupportedPasswordHash(value)) {
+    ctx.addIssue({ code: 'custom', message: UNSUPPORTED_HASH.message, params: { errorId: UNSUPPORTED_HASH.id } });
+  }
+}).optional();
+
 export const HumanUser = z.object({
   userName: req(runes(1, 200)),
   profile: z.object({
@@ -163,7 +172,7 @@ export const HumanUser = z.object({
     .optional(),
   password: str,
   // `algorithm` (obsolete, still in ZITADEL's docs) is dropped like every unknown field.
-  hashedPassword: z.object({ value: str }).optional(),
+  hashedPassword: z.object({ value: hashedPasswordValue }).optional(),
   passwordChangeRequired: bool,
   requestPasswordlessRegistration: bool,
   otpCode: str,

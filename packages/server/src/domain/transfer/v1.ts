@@ -16,7 +16,7 @@ import { ENUMS } from './enums.js';
 import { bool, protoEnum, runes, strList } from './fields.js';
 import type { DataOrg, DataOrgs } from './document.js';
 import { normaliseKeysInPlace } from './keys.js';
-import { formatPath, ProblemList, validateDataOrgs } from './validate.js';
+import { checkStorableText, formatPath, ProblemList, validateDataOrgs } from './validate.js';
 
 const IamPolicy = z.object({ orgId: runes(1, 200).optional(), userLoginMustBeDomain: bool });
 const V1TriggerAction = z.object({
@@ -75,6 +75,7 @@ export function parseDataOrgsV1(input: unknown, defaults: InstanceDefaults = ZIT
   }
   normaliseKeysInPlace(raw);
   const problems = new ProblemList();
+  checkStorableText(raw, problems);
   const v1Parts: Record<string, unknown>[] = [];
   const rawOrgs = isObject(raw) && Array.isArray(raw.orgs) ? raw.orgs : [];
   rawOrgs.forEach((org, i) => {

@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import { invalidArgument, type DomainError } from '../errors.js';
+import { findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '../unstorable-text.js';
 import { ORG_LIST_FIELDS, ORG_SINGLE_FIELDS, type DataOrg, type DataOrgs } from './document.js';
 import { normaliseKeysInPlace } from './keys.js';
 
@@ -14,6 +15,8 @@ const MAX_REPORTED = 5;
 export interface Problem {
   path: string;
   message: string;
+  /** A specific error id (e.g. ZITADEL's `USER-JDk4t`) the rule behind the problem has. */
+  errorId?: string;
 }
 
 export function formatPath(parts: readonly PropertyKey[]): string {
@@ -27,14 +30,17 @@ export function formatPath(parts: readonly PropertyKey[]): string {
 export class ProblemList {
   readonly problems: Problem[] = [];
   private total = 0;
+  // The one specific id all problems so far share; null once they differ or one has none.
+  private sharedId: string | null | undefined;
 
-  add(path: string, message: string) {
+  add(path: string, message: string, errorId?: string) {
     this.total++;
-    if (this.problems.length < MAX_REPORTED) this.problems.push({ path, message });
+    this.sharedId = this.sharedId === undefined || this.sharedId === errorId ? (errorId ?? null) : null;
+    if (this.problems.length < MAX_REPORTED) this.problems.push({ path, message, ...(errorId ? { errorId } : {}) });
   }
 
   addZod(base: readonly PropertyKey[], error: z.ZodError) {
-    for (const issue of error.issues) this.add(formatPath([...base, ...issue.path]), describe(issue));
+    for (const issue of error.issues) this.add(formatPath([...base, ...issue.path]), describe(issue), errorIdOf(issue));
   }
 
   get count() {
@@ -45,8 +51,13 @@ export class ProblemList {
   toError(): DomainError {
     const first = this.problems.map((p) => `invalid ${p.path}: ${p.message}`).join('; ');
     const more = this.total > this.problems.length ? ` (and ${this.total - this.problems.length} more)` : '';
-    return invalidArgument('IMPORT-V4l1d', `${first}${more}`);
+    return invalidArgument(this.sharedId ?? 'IMPORT-V4l1d', `${first}${more}`);
   }
+}
+
+function errorIdOf(issue: z.core.$ZodIssue): string | undefined {
+  const id = issue.code === 'custom' ? (issue.params as { errorId?: unknown } | undefined)?.errorId : undefined;
+  return typeof id === 'string' ? id : undefined;
 }
 
 function describe(issue: z.core.$ZodIssue): string {
@@ -112,10 +123,17 @@ function validateDataOrg(raw: unknown, problems: ProblemList, base: readonly Pro
   return out as DataOrg;
 }
 
+/** Text no store can keep (NUL, unpaired surrogates) anywhere in the raw document is a problem. */
+export function checkStorableText(raw: unknown, problems: ProblemList) {
+  const path = findUnstorableText(raw);
+  if (path) problems.add(formatPath(path), UNSTORABLE_TEXT_MESSAGE);
+}
+
 /** Normalises names and validates; throws 400 naming the paths of the first problems. */
 export function parseDataOrgs(raw: unknown): DataOrgs {
   normaliseKeysInPlace(raw);
   const problems = new ProblemList();
+  checkStorableText(raw, problems);
   const doc = validateDataOrgs(raw, problems);
   if (problems.count > 0) throw problems.toError();
   return doc;

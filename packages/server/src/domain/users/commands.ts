@@ -11,6 +11,7 @@ import { alreadyExists, invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { cascadeUserRemoval } from '../user-grants/cascade.js';
 import { requireAuthorityOver } from './guard.js';
+import { checkHashedPassword } from './hashed-password.js';
 import { checkPasswordComplexity } from './password-policy.js';
 import type { AccessTokenType, Gender, HumanData, MachineData, UserState } from './view.js';
 
@@ -47,6 +48,7 @@ export async function importHumanUser(store: Store, ctx: RequestContext, input: 
     throw invalidArgument('USER-pW1h4', 'invalid hashedPassword: give either password or hashedPassword, not both');
   }
   if (input.password) checkPasswordComplexity(input.password);
+  if (input.hashedPassword !== undefined) checkHashedPassword(input.hashedPassword.value);
   // Hash outside the transaction: argon2 is slow on purpose and must not hold the write lock.
   const passwordHash = input.password ? await hashPassword(input.password) : (input.hashedPassword?.value ?? null);
 
@@ -151,6 +153,18 @@ async function createUser(store: Store, ctx: RequestContext, user: NewUser): Pro
 export async function userInContextOrg(tx: Repositories, ctx: RequestContext, userId: string, errorId: string) {
   const user = await tx.users.getInOrg(ctx.orgId, userId);
   if (!user) throw notFound(errorId, 'User could not be found');
+  return user;
+}
+
+/**
+ * The machine user of the context organisation whose credentials (`what`: tokens, secrets) the
+ * caller manages: 404 when missing, 400 for a human user, 403 when it holds roles the caller
+ * may not grant (a credential is as good as every role the user holds).
+ */
+export async function machineUserForCredentials(tx: Repositories, ctx: RequestContext, userId: string, notFoundId: string, what: string) {
+  const user = await userInContextOrg(tx, ctx, userId, notFoundId);
+  if (user.type !== 'machine') throw invalidArgument('COMMAND-Df2f1', `Wrong user type: only machine users have ${what}`);
+  await requireAuthorityOver(tx, ctx, user.id);
   return user;
 }
 

@@ -8,9 +8,8 @@ import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
-import { invalidArgument, notFound } from '../errors.js';
-import { USER_AGGREGATE, userInContextOrg } from './commands.js';
-import { requireAuthorityOver } from './guard.js';
+import { notFound } from '../errors.js';
+import { machineUserForCredentials, USER_AGGREGATE } from './commands.js';
 
 export async function generateMachineSecret(
   store: Store,
@@ -20,10 +19,8 @@ export async function generateMachineSecret(
   requirePermission(ctx, 'user.write');
   const clientSecret = generateToken();
   return store.transaction(async (tx) => {
-    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-x8910');
-    if (user.type !== 'machine') throw invalidArgument('COMMAND-Df2f1', 'Wrong user type: only machine users have client secrets');
     // Same escalation guard as PATs: a secret is as good as a token for every role the user holds.
-    await requireAuthorityOver(tx, ctx, user.id);
+    const user = await machineUserForCredentials(tx, ctx, userId, 'COMMAND-x8910', 'client secrets');
     const existing = await tx.logins.machineSecrets.get(user.id);
     let clientId = existing?.clientId ?? user.userName;
     // User names are unique per organisation only; a clash with another organisation's machine
@@ -49,9 +46,7 @@ export async function generateMachineSecret(
 export async function removeMachineSecret(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
-    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-x8910');
-    if (user.type !== 'machine') throw invalidArgument('COMMAND-Df2f1', 'Wrong user type: only machine users have client secrets');
-    await requireAuthorityOver(tx, ctx, user.id);
+    const user = await machineUserForCredentials(tx, ctx, userId, 'COMMAND-x8910', 'client secrets');
     if (!(await tx.logins.machineSecrets.get(user.id))) throw notFound('COMMAND-vtn2x', 'The machine user has no secret');
     const event = await tx.events.append({
       aggregateType: USER_AGGREGATE,

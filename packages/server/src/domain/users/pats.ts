@@ -9,8 +9,7 @@ import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '.
 import { invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
-import { USER_AGGREGATE, userInContextOrg } from './commands.js';
-import { requireAuthorityOver } from './guard.js';
+import { machineUserForCredentials, USER_AGGREGATE, userInContextOrg } from './commands.js';
 
 export interface AddedToken {
   tokenId: string;
@@ -36,9 +35,7 @@ export async function addPersonalAccessToken(
   const tokenId = newId();
   const token = generateToken();
   return store.transaction(async (tx) => {
-    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-Dggw2');
-    if (user.type !== 'machine') throw invalidArgument('COMMAND-Df2f1', 'Wrong user type: only machine users have personal access tokens');
-    await requireAuthorityOver(tx, ctx, user.id);
+    const user = await machineUserForCredentials(tx, ctx, userId, 'COMMAND-Dggw2', 'personal access tokens');
     const event = await tx.events.append({
       aggregateType: USER_AGGREGATE,
       aggregateId: user.id,

@@ -2,6 +2,7 @@
  * OIDC applications of a project (management API): openapi/paths/management/apps.yaml.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { regenerateOidcClientSecret, updateApp } from '../../domain/apps/app-changes.js';
 import { addOidcApp, getApp, listApps, removeApp, updateOidcAppConfig } from '../../domain/apps/oidc-apps.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
@@ -12,6 +13,8 @@ import {
   AppResponse,
   ListAppsRequest,
   ListAppsResponse,
+  RegenerateOIDCClientSecretResponse,
+  UpdateAppRequest,
   UpdateOIDCAppConfigRequest,
   UpdateOIDCAppConfigResponse,
 } from '../schemas/apps.js';
@@ -100,6 +103,40 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
       return c.json(await removeApp(store, c.var.ctx, projectId, appId), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'put',
+      path: '/management/v1/projects/{projectId}/apps/{appId}',
+      operationId: 'UpdateApp',
+      request: { headers: OrgHeader, params: AppParam, body: body(UpdateAppRequest) },
+      responses: { ...ok('Renamed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, appId } = c.req.valid('param');
+      return c.json(await updateApp(store, c.var.ctx, projectId, appId, c.req.valid('json')), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/apps/{appId}/oidc_config/_generate_client_secret',
+      operationId: 'RegenerateOIDCClientSecret',
+      request: { headers: OrgHeader, params: AppParam },
+      responses: { ...ok('The new secret, shown this once; the old one no longer works.', RegenerateOIDCClientSecretResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, appId } = c.req.valid('param');
+      return c.json(await regenerateOidcClientSecret(store, c.var.ctx, projectId, appId), 200);
     },
   );
 }

@@ -26,3 +26,16 @@ export function loginPage(uid: string, loginName = '', error?: string): string {
 export function messagePage(title: string, text: string): string {
   return layout(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`);
 }
+
+/**
+ * The sign-out confirmation of RP-initiated logout. `form` is oidc-provider's hidden form
+ * (`id="op.logoutForm"`, carrying the xsrf token); the buttons submit it, so no JavaScript is needed.
+ */
+export function logoutPage(form: string, host: string): string {
+  return layout(
+    'Sign out',
+    `<h1>Sign out</h1><p>Do you want to sign out from ${escapeHtml(host)}?</p>${form}
+<button autofocus type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>
+<button type="submit" form="op.logoutForm">No, stay signed in</button>`,
+  );
+}

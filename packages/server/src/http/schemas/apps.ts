@@ -56,6 +56,9 @@ export const AddOIDCAppResponse = z
   })
   .openapi('AddOIDCAppResponse');
 
+export const UpdateAppRequest = z.object({ name: z.string().trim().min(1).max(200) }).openapi('UpdateAppRequest');
+export const RegenerateOIDCClientSecretResponse = z.object({ clientSecret: z.string(), details: Details });
+
 export const UpdateOIDCAppConfigResponse = z.object({ details: Details, clientSecret: z.string().optional() });
 
 export const OIDCConfig = z

@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
-import { textCondition, type PageQuery, type TextMatch } from './search.js';
+import { selectPage, textCondition, type PageQuery, type TextMatch } from './search.js';
 
 export type IdpRow = Tables['idps']['$inferSelect'];
 export type IdpChange = Partial<Omit<IdpRow, 'id' | 'ownerId' | 'ownerType' | 'createdAt'>>;
@@ -44,18 +44,9 @@ export function idpRepository(db: Db, t: Tables) {
       if (query.ownerType !== undefined) conditions.push(eq(t.idps.ownerType, query.ownerType));
       if (query.name) conditions.push(textCondition(t.idps.name, query.name, t.idps.nameKey));
       const where = and(...conditions);
-      const [{ total }] = await db.select({ total: count() }).from(t.idps).where(where);
-      const direction = query.asc ? asc : desc;
       // Ids are time-sorted, so ordering by id is ordering by creation; it also breaks name ties.
-      const order = query.sortBy === 'name' ? [direction(t.idps.nameKey), direction(t.idps.id)] : [direction(t.idps.createdAt), direction(t.idps.id)];
-      const rows = await db
-        .select()
-        .from(t.idps)
-        .where(where)
-        .orderBy(...order)
-        .limit(query.limit)
-        .offset(query.offset);
-      return { total: Number(total), rows };
+      const order = query.sortBy === 'name' ? [t.idps.nameKey, t.idps.id] : [t.idps.createdAt, t.idps.id];
+      return selectPage(db, t.idps, where, order, query);
     },
   };
 }

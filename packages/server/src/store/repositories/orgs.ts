@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
-import { textCondition, type PageQuery, type TextMatch } from './search.js';
+import { selectPage, textCondition, type PageQuery, type TextMatch } from './search.js';
 
 // Re-exported: some repositories import the paging type from here.
 export type { PageQuery } from './search.js';
@@ -32,15 +32,7 @@ export function orgRepository(db: Db, t: Tables) {
     /** Organisations matching the name query, oldest first (or newest first when !asc). */
     async search(filter: { names?: TextMatch[] }, page: PageQuery): Promise<{ total: number; rows: OrgRow[] }> {
       const where = and(...(filter.names ?? []).map((m) => textCondition(t.orgs.name, m, t.orgs.nameKey)));
-      const [{ total }] = await db.select({ total: count() }).from(t.orgs).where(where);
-      const rows = await db
-        .select()
-        .from(t.orgs)
-        .where(where)
-        .orderBy(page.asc ? asc(t.orgs.createdAt) : desc(t.orgs.createdAt), page.asc ? asc(t.orgs.id) : desc(t.orgs.id))
-        .limit(page.limit)
-        .offset(page.offset);
-      return { total: Number(total), rows };
+      return selectPage(db, t.orgs, where, [t.orgs.createdAt, t.orgs.id], page);
     },
   };
 }

@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
-import { textCondition, type TextMatch } from './search.js';
+import { selectPage, textCondition, type TextMatch } from './search.js';
 
 export type ProjectRow = Tables['projects']['$inferSelect'];
 export type ProjectRoleRow = Tables['projectRoles']['$inferSelect'];
@@ -57,15 +57,7 @@ export function projectRepository(db: Db, t: Tables) {
       if (filter.ids) conditions.push(filter.ids.length ? inArray(p.id, filter.ids) : eq(p.id, ''));
       if (filter.name) conditions.push(textCondition(p.name, filter.name));
       const where = and(...conditions);
-      const [{ total }] = await db.select({ total: count() }).from(p).where(where);
-      const rows = await db
-        .select()
-        .from(p)
-        .where(where)
-        .orderBy(filter.asc ? asc(p.createdAt) : desc(p.createdAt), filter.asc ? asc(p.id) : desc(p.id))
-        .limit(filter.limit)
-        .offset(filter.offset);
-      return { total: Number(total), rows };
+      return selectPage(db, p, where, [p.createdAt, p.id], filter);
     },
 
     roles: {
@@ -93,15 +85,7 @@ export function projectRepository(db: Db, t: Tables) {
         if (filter.key) conditions.push(textCondition(r.roleKey, filter.key));
         if (filter.displayName) conditions.push(textCondition(r.displayName, filter.displayName));
         const where = and(...conditions);
-        const [{ total }] = await db.select({ total: count() }).from(r).where(where);
-        const rows = await db
-          .select()
-          .from(r)
-          .where(where)
-          .orderBy(filter.asc ? asc(r.roleKey) : desc(r.roleKey))
-          .limit(filter.limit)
-          .offset(filter.offset);
-        return { total: Number(total), rows };
+        return selectPage(db, r, where, [r.roleKey], filter);
       },
     },
   };

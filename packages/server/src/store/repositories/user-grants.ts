@@ -1,6 +1,7 @@
-import { and, asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
+import { selectPage } from './search.js';
 
 export type UserGrantRow = Tables['userGrants']['$inferSelect'];
 
@@ -57,15 +58,7 @@ export function userGrantRepository(db: Db, t: Tables) {
       if (filter.projectId) conditions.push(eq(g.projectId, filter.projectId));
       if (filter.projectIds) conditions.push(filter.projectIds.length ? inArray(g.projectId, filter.projectIds) : eq(g.id, ''));
       const where = and(...conditions);
-      const [{ total }] = await db.select({ total: count() }).from(g).where(where);
-      const rows = await db
-        .select()
-        .from(g)
-        .where(where)
-        .orderBy(filter.asc ? asc(g.createdAt) : desc(g.createdAt), filter.asc ? asc(g.id) : desc(g.id))
-        .limit(filter.limit)
-        .offset(filter.offset);
-      return { total: Number(total), rows };
+      return selectPage(db, g, where, [g.createdAt, g.id], filter);
     },
   };
 }

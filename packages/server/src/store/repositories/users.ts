@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
-import { textCondition, type PageQuery, type TextMatch } from './search.js';
+import { selectPage, textCondition, type PageQuery, type TextMatch } from './search.js';
 
 export type UserRow = Tables['users']['$inferSelect'];
 
@@ -37,15 +37,7 @@ export function userRepository(db: Db, t: Tables) {
         ...(filter.userNames ?? []).map((m) => textCondition(t.users.userName, m, t.users.userNameKey)),
         filter.type ? eq(t.users.type, filter.type) : undefined,
       );
-      const [{ total }] = await db.select({ total: count() }).from(t.users).where(where);
-      const rows = await db
-        .select()
-        .from(t.users)
-        .where(where)
-        .orderBy(page.asc ? asc(t.users.createdAt) : desc(t.users.createdAt), page.asc ? asc(t.users.id) : desc(t.users.id))
-        .limit(page.limit)
-        .offset(page.offset);
-      return { total: Number(total), rows };
+      return selectPage(db, t.users, where, [t.users.createdAt, t.users.id], page);
     },
     /** Records a later event on the user's aggregate (e.g. a token added). */
     async touch(id: string, sequence: number, changedAt: Date): Promise<void> {

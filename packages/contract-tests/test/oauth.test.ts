@@ -1,0 +1,223 @@
+/**
+ * The OAuth 2.0 / OpenID Connect operations of the spec (marked `x-served-by`) against the REAL
+ * server: server.ts on loopback (oidc-provider + login pages + API), as the server's oidc tests
+ * build it. Every request goes through the ledger's recording fetch (installed as the global
+ * fetch for this file, so the browser stand-in's requests are recorded too): each answer must be
+ * documented and match the spec, and every documented status of these operations must be seen.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
+import { recordingFetch, unexercised, violations } from './support/ledger.js';
+import { operations, servedOutsideApi } from './support/spec.js';
+
+const REDIRECT = 'http://127.0.0.1:1/callback';
+const AFTER_LOGOUT = 'http://127.0.0.1:1/signed-out';
+const PASSWORD = 'Secr3t-Passw0rd!';
+const AUD = 'urn:service:iam:org:project:id:service:aud';
+const ROLES = 'urn:service:iam:org:project:roles';
+
+const realFetch = globalThis.fetch;
+let s: OidcTestServer;
+let spaClientId: string;
+let opaqueClientId: string;
+let web: { clientId: string; clientSecret: string };
+let machine: { clientId: string; clientSecret: string };
+let projectId: string;
+
+const form = (body: Record<string, string>, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+  body: new URLSearchParams(body),
+  redirect: 'manual',
+});
+const basic = (clientId: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` });
+const url = (path: string, query: Record<string, string> = {}) => `${s.issuer}${path}${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ''}`;
+
+function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+const authorizeUrl = (clientId: string, scope: string, challenge: string, state = 'st') =>
+  url('/oauth/v2/authorize', { client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope, state, code_challenge: challenge, code_challenge_method: 'S256' });
+
+/** Authorization request → login page → submit; returns the code (following redirects by hand, so each step is recorded). */
+async function signIn(browser: Browser, clientId: string, scope: string, loginName: string) {
+  const { verifier, challenge } = pkce();
+  const start = await browser.request(authorizeUrl(clientId, scope, challenge));
+  expect(start.status).toBe(303);
+  const loginPath = start.headers.get('location')!;
+  expect(loginPath).toMatch(/^\/ui\/login\//);
+  const page = await browser.request(s.issuer + loginPath);
+  expect(page.status).toBe(200);
+  const done = await browser.follow(s.issuer + loginPath, REDIRECT, { form: { loginName, password: PASSWORD } });
+  const code = done.location?.searchParams.get('code');
+  expect(code, `no code: ${done.res.status}`).toBeTruthy();
+  return { code: code!, verifier, loginPath };
+}
+
+async function exchange(clientId: string, code: string, verifier: string) {
+  const res = await fetch(url('/oauth/v2/token'), form({ grant_type: 'authorization_code', client_id: clientId, code, redirect_uri: REDIRECT, code_verifier: verifier }));
+  expect(res.status).toBe(200);
+  return (await res.json()) as { access_token: string; id_token: string; refresh_token?: string; scope: string };
+}
+
+beforeAll(async () => {
+  const recorded = recordingFetch((request) => realFetch(request));
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => recorded(new Request(input, init))) as typeof fetch;
+  s = await startOidcServer('sqlite', { maxPasswordAttempts: 2 });
+  const project = await s.api('POST', '/management/v1/projects', { name: 'oauth contract' });
+  projectId = project.body.id;
+  await s.api('POST', `/management/v1/projects/${projectId}/roles`, { roleKey: 'reader', displayName: 'Reader' });
+  const publicApp = {
+    redirectUris: [REDIRECT], postLogoutRedirectUris: [AFTER_LOGOUT], appType: 'OIDC_APP_TYPE_USER_AGENT' as const, authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' as const,
+    grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE' as const, 'OIDC_GRANT_TYPE_REFRESH_TOKEN' as const], devMode: true,
+  };
+  spaClientId = (await createOidcApp(s, projectId, { name: 'spa', ...publicApp, accessTokenType: 'OIDC_TOKEN_TYPE_JWT' })).clientId;
+  opaqueClientId = (await createOidcApp(s, projectId, { name: 'opaque', ...publicApp, accessTokenType: 'OIDC_TOKEN_TYPE_BEARER' })).clientId;
+  const webApp = await createOidcApp(s, projectId, { name: 'web', redirectUris: ['https://web.example.com/cb'] });
+  web = { clientId: webApp.clientId, clientSecret: webApp.clientSecret! };
+  const alice = await importHuman(s, 'alice', { password: PASSWORD });
+  await s.api('POST', `/management/v1/users/${alice}/grants`, { projectId, roleKeys: ['reader'] });
+  await importHuman(s, 'carol', { password: PASSWORD });
+  const robot = await s.api('POST', '/management/v1/users/machine', { userName: 'robot', name: 'Robot' });
+  const secret = await s.api('PUT', `/management/v1/users/${robot.body.userId}/secret`);
+  machine = { clientId: secret.body.clientId, clientSecret: secret.body.clientSecret };
+}, 60_000);
+
+afterAll(async () => {
+  globalThis.fetch = realFetch;
+  await s?.close();
+});
+
+describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
+  it('discovery and keys', async () => {
+    const meta = await fetch(url('/.well-known/openid-configuration'));
+    expect(meta.status).toBe(200);
+    const body = await meta.json();
+    expect(body.issuer).toBe(s.issuer);
+    expect(body.token_endpoint).toBe(`${s.issuer}/oauth/v2/token`);
+    const keys = await fetch(url('/oauth/v2/keys'));
+    expect(keys.status).toBe(200);
+    for (const key of (await keys.json()).keys) expect(key.d).toBeUndefined();
+  });
+
+  it('authorize: HTML error page when the client cannot be told', async () => {
+    expect((await fetch(url('/oauth/v2/authorize', { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' }), { redirect: 'manual' })).status).toBe(400);
+    const unknown = await fetch(authorizeUrl('nope', 'openid', pkce().challenge), { redirect: 'manual' });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain('invalid_client');
+    // A request the client can be told about goes back to it with the error.
+    const noPkce = await fetch(url('/oauth/v2/authorize', { client_id: spaClientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' }), { redirect: 'manual' });
+    expect(noPkce.status).toBe(303);
+    expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+  });
+
+  it('login page: form, missing fields, wrong password, lockout, unknown attempt', async () => {
+    expect((await fetch(url('/ui/login/unknown-attempt'), { redirect: 'manual' })).status).toBe(400);
+    const browser = new Browser();
+    const start = await browser.request(authorizeUrl(spaClientId, 'openid', pkce().challenge));
+    const loginUrl = s.issuer + start.headers.get('location')!;
+    expect((await browser.request(loginUrl)).status).toBe(200);
+    expect((await browser.request(loginUrl, { form: { loginName: 'carol', password: '' } })).status).toBe(400);
+    const wrong = await browser.request(loginUrl, { form: { loginName: 'carol', password: 'wrong' } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain('The login name or the password is wrong.');
+    const locked = await browser.request(loginUrl, { form: { loginName: 'carol', password: 'wrong' } });
+    expect(locked.status).toBe(403);
+    expect(await locked.text()).toContain('locked');
+  });
+
+  it('code + PKCE, token errors, consent step for offline_access, refresh', async () => {
+    const browser = new Browser();
+    const { code, verifier } = await signIn(browser, spaClientId, `openid profile offline_access ${ROLES} ${AUD}`, 'alice');
+    const tokens = await exchange(spaClientId, code, verifier);
+    expect(tokens.refresh_token).toBeTruthy();
+    const refresh = () => fetch(url('/oauth/v2/token'), form({ grant_type: 'refresh_token', client_id: spaClientId, refresh_token: tokens.refresh_token! }));
+    expect((await refresh()).status).toBe(200);
+    // A code is used once; replaying it also revokes what it granted (RFC 6749 §4.1.2).
+    const again = await fetch(url('/oauth/v2/token'), form({ grant_type: 'authorization_code', client_id: spaClientId, code, redirect_uri: REDIRECT, code_verifier: verifier }));
+    expect(again.status).toBe(400);
+    expect((await again.json()).error).toBe('invalid_grant');
+    const revoked = await refresh();
+    expect(revoked.status).toBe(400);
+    expect((await revoked.json()).error).toBe('invalid_grant');
+    const unsupported = await fetch(url('/oauth/v2/token'), form({ grant_type: 'password', client_id: spaClientId }));
+    expect(unsupported.status).toBe(400);
+    expect((await unsupported.json()).error).toBe('unsupported_grant_type');
+    const wrongSecret = await fetch(url('/oauth/v2/token'), form({ grant_type: 'client_credentials' }, basic(web.clientId, 'wrong')));
+    expect(wrongSecret.status).toBe(401);
+    expect(wrongSecret.headers.get('www-authenticate')).toContain('invalid_client');
+    const cc = await fetch(url('/oauth/v2/token'), form({ grant_type: 'client_credentials', scope: AUD }, basic(machine.clientId, machine.clientSecret)));
+    expect(cc.status).toBe(200);
+  });
+
+  it('introspection and revocation', async () => {
+    const { code, verifier } = await signIn(new Browser(), opaqueClientId, `openid offline_access ${ROLES} ${AUD}`, 'alice');
+    const tokens = await exchange(opaqueClientId, code, verifier);
+    const intro = await fetch(url('/oauth/v2/introspect'), form({ token: tokens.access_token }, basic(web.clientId, web.clientSecret)));
+    expect(intro.status).toBe(200);
+    const body = await intro.json();
+    expect(body).toMatchObject({ active: true, aud: [projectId, opaqueClientId, 'service'] });
+    expect(body[ROLES]).toHaveProperty('reader');
+    expect((await fetch(url('/oauth/v2/introspect'), form({}, basic(web.clientId, web.clientSecret)))).status).toBe(400);
+    expect((await fetch(url('/oauth/v2/introspect'), form({ token: tokens.access_token }, basic(web.clientId, 'wrong')))).status).toBe(401);
+
+    // Revoking the refresh token (a public client names itself) ends it.
+    expect((await fetch(url('/oauth/v2/revoke'), form({ token: tokens.refresh_token!, client_id: opaqueClientId }))).status).toBe(200);
+    const after = await fetch(url('/oauth/v2/introspect'), form({ token: tokens.refresh_token! }, basic(web.clientId, web.clientSecret)));
+    expect(await after.json()).toEqual({ active: false });
+    expect((await fetch(url('/oauth/v2/revoke'), form({ client_id: opaqueClientId }))).status).toBe(400);
+    expect((await fetch(url('/oauth/v2/revoke'), form({ token: 'x' }, basic(web.clientId, 'wrong')))).status).toBe(401);
+  });
+
+  it('userinfo: claims, no token, no openid scope (GET and POST)', async () => {
+    const { code, verifier } = await signIn(new Browser(), spaClientId, 'openid profile email', 'alice');
+    const { access_token } = await exchange(spaClientId, code, verifier);
+    const noOpenid = await (await fetch(url('/oauth/v2/token'), form({ grant_type: 'client_credentials', scope: AUD }, basic(machine.clientId, machine.clientSecret)))).json();
+    for (const method of ['GET', 'POST']) {
+      const ok = await fetch(url('/oidc/v1/userinfo'), { method, headers: { authorization: `Bearer ${access_token}` } });
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toMatchObject({ preferred_username: expect.stringMatching(/^alice@/), email: 'alice@example.com' });
+      const none = await fetch(url('/oidc/v1/userinfo'), { method });
+      expect(none.status).toBe(401);
+      expect(none.headers.get('www-authenticate')).toContain('invalid_token');
+      const scope = await fetch(url('/oidc/v1/userinfo'), { method, headers: { authorization: `Bearer ${noOpenid.access_token}` } });
+      expect(scope.status).toBe(403);
+    }
+  });
+
+  it('end_session: confirmation page, errors, confirm with and without a redirect, signed-out page', async () => {
+    const browser = new Browser();
+    const { code, verifier } = await signIn(browser, spaClientId, 'openid', 'alice');
+    const { id_token } = await exchange(spaClientId, code, verifier);
+    const page = await browser.request(url('/oidc/v1/end_session', { id_token_hint: id_token, post_logout_redirect_uri: AFTER_LOGOUT, state: 'bye' }));
+    expect(page.status).toBe(200);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(await page.text())![1];
+    const confirmed = await browser.request(url('/oidc/v1/end_session/confirm'), { form: { xsrf, logout: 'yes' } });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toBe(`${AFTER_LOGOUT}?state=bye`);
+    // Without a post-logout redirect URI the browser lands on the signed-out page.
+    const plain = await browser.request(url('/oidc/v1/end_session'));
+    const xsrf2 = /name="xsrf" value="([^"]+)"/.exec(await plain.text())![1];
+    const toSuccess = await browser.request(url('/oidc/v1/end_session/confirm'), { form: { xsrf: xsrf2, logout: 'yes' } });
+    expect(toSuccess.status).toBe(303);
+    const success = await browser.request(new URL(toSuccess.headers.get('location')!, s.issuer).href);
+    expect(success.status).toBe(200);
+
+    expect((await fetch(url('/oidc/v1/end_session', { client_id: spaClientId, post_logout_redirect_uri: 'http://evil.example/' }))).status).toBe(400);
+    expect((await fetch(url('/oidc/v1/end_session/confirm'), form({ xsrf: 'forged', logout: 'yes' }))).status).toBe(400);
+  });
+});
+
+describe('the OAuth ledger', () => {
+  it('every answer was documented and matched the spec', () => {
+    expect(violations).toEqual([]);
+  });
+
+  it('every documented status of the OAuth operations was produced', () => {
+    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(13);
+    expect(unexercised((op) => servedOutsideApi(op.operation))).toEqual([]);
+  });
+});

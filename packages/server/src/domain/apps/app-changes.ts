@@ -1,0 +1,69 @@
+/**
+ * Changes to an existing application that are not its OIDC settings: its name (ZITADEL's
+ * UpdateApp) and a new client secret for a confidential client (RegenerateOIDCClientSecret).
+ */
+import { generateToken, hashToken } from '../../auth/tokens.js';
+import type { Store } from '../../store/store.js';
+import { requirePermission, type RequestContext } from '../context.js';
+import { changedDetails, type ObjectDetails } from '../details.js';
+import { failedPrecondition, invalidArgument } from '../errors.js';
+import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
+import { appNotFound, checkName, needsSecret } from './oidc-apps.js';
+import type { OidcAppConfig } from './oidc-config.js';
+
+/** Renames the application. The same name again answers 400 (ZITADEL: `COMMAND-2m8vx` Errors.NoChangesFound). */
+export async function updateApp(store: Store, ctx: RequestContext, projectId: string, appId: string, input: { name: string }): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'project.app.write');
+  const name = checkName(input.name);
+  return store.transaction(async (tx) => {
+    const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
+    const row = await tx.oidcApps.get(project.id, appId);
+    if (!row) throw appNotFound();
+    if (row.name === name) throw invalidArgument('COMMAND-2m8vx', 'Errors.NoChangesFound');
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE,
+      aggregateId: project.id,
+      type: 'project.application.changed',
+      payload: { appId, name },
+      creator: ctx.caller.userId,
+      resourceOwner: project.orgId,
+    });
+    await tx.oidcApps.update(row.id, { name, sequence: event.sequence, changedAt: event.createdAt });
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    return { details: changedDetails(event) };
+  });
+}
+
+/**
+ * Replaces a confidential client's secret; the old one stops working at once (only the new
+ * hash is kept, and the provider re-reads the client on every request). A public client (auth
+ * method NONE) has no secret to regenerate: 400, as ZITADEL's precondition error.
+ */
+export async function regenerateOidcClientSecret(
+  store: Store,
+  ctx: RequestContext,
+  projectId: string,
+  appId: string,
+): Promise<{ clientSecret: string; details: ObjectDetails }> {
+  requirePermission(ctx, 'project.app.write');
+  return store.transaction(async (tx) => {
+    const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
+    const row = await tx.oidcApps.get(project.id, appId);
+    if (!row) throw appNotFound();
+    if (!needsSecret(row.config as unknown as OidcAppConfig)) {
+      throw failedPrecondition('COMMAND-Ggh3a', 'Errors.Project.App.OIDCAuthMethodNoSecret: a public client (auth method NONE) has no client secret');
+    }
+    const clientSecret = generateToken();
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE,
+      aggregateId: project.id,
+      type: 'project.application.config.oidc.secret.changed',
+      payload: { appId },
+      creator: ctx.caller.userId,
+      resourceOwner: project.orgId,
+    });
+    await tx.oidcApps.update(row.id, { clientSecretHash: hashToken(clientSecret), sequence: event.sequence, changedAt: event.createdAt });
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    return { clientSecret, details: changedDetails(event) };
+  });
+}

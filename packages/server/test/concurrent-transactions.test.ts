@@ -1,0 +1,82 @@
+/**
+ * Transactions started together (as concurrent requests start them). On SQLite queued
+ * transactions share one commit (store/sqlite.ts, group commit); each must still behave as if it
+ * had committed alone: it fails alone, and its caller hears of success only once it is durable
+ * and visible to readers.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { UniqueViolation, type Store } from '../src/store/store.js';
+import { describeEachStore, openTestStore } from './support/instance.js';
+
+describeEachStore('concurrent transactions', (dialect) => {
+  let store: Store;
+  let cleanup: () => void;
+  beforeAll(async () => {
+    ({ store, cleanup } = await openTestStore(dialect));
+  });
+  afterAll(async () => {
+    await store.close();
+    cleanup();
+  });
+
+  const event = (aggregateId: string, n = 0) => ({ aggregateType: 'ct', aggregateId, type: 'x', payload: { n }, creator: 'c', resourceOwner: 'o' });
+  const count = async (aggregateId: string) =>
+    (await store.read.events.search({ aggregateId, limit: 100, offset: 0, asc: true })).total;
+
+  it('a caller is answered only once its transaction is visible to readers', async () => {
+    const seenAtResolve = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.transaction((tx) => tx.events.append(event(`visible-${i}`))).then(() => count(`visible-${i}`)),
+      ),
+    );
+    expect(seenAtResolve).toEqual(Array(20).fill(1));
+  });
+
+  it('one failing transaction among many fails alone; the others keep all their writes', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        store.transaction(async (tx) => {
+          await tx.events.append(event(`mixed-${i}`, 1));
+          await tx.events.append(event(`mixed-${i}`, 2));
+          if (i % 4 === 1) throw new Error(`boom ${i}`);
+          return i;
+        }),
+      ),
+    );
+    for (const [i, result] of results.entries()) {
+      if (i % 4 === 1) {
+        expect(result).toMatchObject({ status: 'rejected', reason: { message: `boom ${i}` } });
+        expect(await count(`mixed-${i}`)).toBe(0);
+      } else {
+        expect(result).toEqual({ status: 'fulfilled', value: i });
+        expect(await count(`mixed-${i}`)).toBe(2);
+      }
+    }
+  });
+
+  it('a unique violation inside one transaction is reported as such and undoes only that transaction', async () => {
+    const at = new Date();
+    const results = await Promise.allSettled([
+      store.transaction((tx) => tx.events.append(event('uv-before'))),
+      store.transaction(async (tx) => {
+        await tx.events.append(event('uv-self'));
+        // Two tokens with one hash break the unique index on token_hash.
+        const row = { userId: 'u', tokenHash: 'same-hash', expiresAt: at, sequence: 1, createdAt: at, changedAt: at };
+        await tx.tokens.insert({ id: 'uv-1', ...row });
+        await tx.tokens.insert({ id: 'uv-2', ...row });
+      }),
+      store.transaction((tx) => tx.events.append(event('uv-after'))),
+    ]);
+    expect(results[0].status).toBe('fulfilled');
+    expect(results[1]).toMatchObject({ status: 'rejected' });
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(UniqueViolation);
+    expect(results[2].status).toBe('fulfilled');
+    expect([await count('uv-before'), await count('uv-self'), await count('uv-after')]).toEqual([1, 0, 1]);
+  });
+
+  it('sequences of one aggregate stay gapless when many writers share it', async () => {
+    const appended = await Promise.all(Array.from({ length: 30 }, (_, n) => store.transaction((tx) => tx.events.append(event('shared', n)))));
+    expect(appended.map((e) => e.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(await count('shared')).toBe(30);
+  });
+});
