@@ -1,11 +1,10 @@
-/// <reference path="../../types/swagger-ui-dist.d.ts" />
 /**
  * Probes, the spec and its interactive reference: openapi/paths/system.yaml.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { AppEnv } from '../env.js';
 import type { RouteDeps } from '../deps.js';
 import { errorResponses } from '../schemas/common.js';
@@ -17,6 +16,11 @@ export interface SystemDeps extends RouteDeps {
 }
 
 const Status = z.object({ status: z.string() });
+/**
+ * swagger-ui-dist's assets, found through its package.json: importing the package itself would
+ * load its whole browser bundle into the server at start.
+ */
+const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const SWAGGER_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js']);
 
 export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, { store, spec, isShuttingDown }: SystemDeps) {
@@ -66,7 +70,6 @@ export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, { store, spec, is
     (c) => c.json(spec, 200),
   );
 
-  const swaggerDir = getAbsoluteFSPath();
   const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>identity-service API reference</title>
 <link rel="stylesheet" href="/docs/swagger-ui.css"></head>
@@ -92,7 +95,7 @@ export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, { store, spec, is
     const asset = c.req.param('asset');
     if (!SWAGGER_ASSETS.has(asset)) return next();
     const type = asset.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8';
-    return c.body(readFileSync(join(swaggerDir, asset)), 200, { 'content-type': type, 'cache-control': 'public, max-age=3600' });
+    return c.body(readFileSync(join(SWAGGER_DIR, asset)), 200, { 'content-type': type, 'cache-control': 'public, max-age=3600' });
   });
 }
 
