@@ -1,0 +1,248 @@
+/**
+ * Throughput of the hot write path, `PUT /admin/v1/text/message/verifyemail/en` with a PAT,
+ * against a bare Hono JSON endpoint on the same machine, on SQLite and on PostgreSQL.
+ *
+ *   npm run bench                    (from the repo root)
+ *
+ * Environment (all optional):
+ *   BENCH_DURATION=10      measured seconds per target
+ *   BENCH_WARMUP=2         warm-up seconds per target, on the same connections (not counted)
+ *   BENCH_CONNECTIONS=50   concurrent connections
+ *   BENCH_STORES=sqlite,postgres
+ *   BENCH_TARGETS=bare,write,read   which measurements to run (e.g. only `write` while profiling)
+ *   BENCH_LOG_LEVEL=warn   the server's LOG_LEVEL (info writes one line per request)
+ *   BENCH_NODE_ARGS=""     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ *   BENCH_KEEP=1           keep the temp folder (server logs, database) for inspection
+ *   BENCH_SERVER_DIR=…     the packages/server folder to start (default: this checkout's)
+ *
+ * Everything listens on 127.0.0.1 only; the load generator (autocannon, in this process) shares
+ * the machine with the server, as in the bare baseline.
+ *
+ * Exit code 1 when any request failed (non-2xx, connection error) or a write did not append
+ * exactly one event. The throughput target is reported, not asserted: it depends on the machine.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, startChild, type Child } from './support/children.js';
+import { measure, type LoadSettings } from './support/load.js';
+import { startPostgres, type BenchPostgres } from './support/postgres.js';
+import { renderTable, type Row } from './support/report.js';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const REPO = join(BENCH_DIR, '..');
+/** Another checkout's packages/server can be measured against this one (A/B of a change). */
+const SERVER_DIR = process.env.BENCH_SERVER_DIR || join(REPO, 'packages', 'server');
+const TEXT_PATH = '/admin/v1/text/message/verifyemail/en';
+
+/** The target from the task: the write path keeps a third of the bare stack's throughput. */
+const TARGET_RATIO = 0.33;
+const TARGET_P99_MS = 10;
+
+const int = (name: string, fallback: number) => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${raw}`);
+  return n;
+};
+
+const settings: LoadSettings = {
+  connections: int('BENCH_CONNECTIONS', 50),
+  duration: int('BENCH_DURATION', 10),
+  warmup: int('BENCH_WARMUP', 2),
+};
+const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
+const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,write,read').split(',').map((s) => s.trim()));
+const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
+const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
+const work = mkdtempSync(join(tmpdir(), 'identity-bench-'));
+const children: Child[] = [];
+let postgres: BenchPostgres | undefined;
+
+/** A full-replacement body; only the title differs from request to request, so every PUT is a change. */
+function textBody(title: string): string {
+  return JSON.stringify({
+    title,
+    preHeader: 'Verify your email',
+    subject: 'Verify your email address',
+    greeting: 'Hello {{.DisplayName}},',
+    text: 'Please verify your email address by clicking the button below.',
+    buttonText: 'Verify',
+    footerText: 'If you did not ask for this, ignore this message.',
+  });
+}
+
+async function setText(baseUrl: string, headers: Record<string, string>, title: string): Promise<number> {
+  const res = await fetch(baseUrl + TEXT_PATH, { method: 'PUT', headers, body: textBody(title) });
+  if (!res.ok) throw new Error(`PUT ${TEXT_PATH} answered ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as { details: { sequence: string } };
+  return Number(body.details.sequence);
+}
+
+async function benchBare(): Promise<Row> {
+  const port = await freePort();
+  const child = await startChild({
+    args: ['--import', 'tsx', join(BENCH_DIR, 'bare-server.ts')],
+    cwd: REPO,
+    env: { PORT: String(port) },
+    port,
+    readyPath: '/',
+    logFile: join(work, 'bare.log'),
+  });
+  children.push(child);
+  try {
+    const m = await measure({ url: child.baseUrl + '/' }, settings, child.cpuSeconds);
+    return { target: 'bare Hono GET / (small JSON)', store: '-', m };
+  } finally {
+    await child.stop();
+  }
+}
+
+async function benchServer(store: string): Promise<Row[]> {
+  const dir = join(work, store);
+  const patFile = join(dir, 'admin.pat');
+  const databaseUrl = store === 'postgres' ? await postgres!.createDatabase(`bench_${Date.now()}`) : join(dir, 'identity.db');
+  const port = await freePort();
+  const child = await startChild({
+    args: [...serverNodeArgs, '--import', 'tsx', 'src/main.ts'],
+    cwd: SERVER_DIR,
+    env: { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel },
+    port,
+    readyPath: '/readyz',
+    logFile: join(work, `server-${store}.log`),
+  });
+  children.push(child);
+  try {
+    const token = readFileSync(patFile, 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const rows: Row[] = [];
+    if (targets.has('write')) rows.push(await benchWrite(child, headers, store));
+    if (targets.has('read')) {
+      const m = await measure(
+        { url: child.baseUrl + TEXT_PATH, headers: { authorization: headers.authorization } },
+        settings,
+        child.cpuSeconds,
+      );
+      rows.push({ target: `GET ${TEXT_PATH} (auth + read)`, store, m });
+    }
+    return rows;
+  } finally {
+    await child.stop();
+  }
+}
+
+/**
+ * Authenticated PUTs, each with a new title, so each one changes the text and appends an event.
+ * Checked: every 2xx answer carries a sequence no other answer carries (one event each), and
+ * the aggregate grew by at least the 2xx count and at most the requests sent (requests still in
+ * flight when autocannon stops are processed by the server but never counted as answered).
+ */
+async function benchWrite(child: Child, headers: Record<string, string>, store: string): Promise<Row> {
+  const { baseUrl } = child;
+  const runId = Date.now().toString(36);
+  const before = await setText(baseUrl, headers, `bench ${runId} before`);
+  const sequences = new Set<string>();
+  let okAnswers = 0;
+  let n = 0;
+  const m = await measure(
+    {
+      url: baseUrl,
+      requests: [
+        {
+          method: 'PUT',
+          path: TEXT_PATH,
+          headers,
+          setupRequest: (req) => ({ ...req, body: textBody(`bench ${runId} #${n++}`) }),
+          onResponse: (status, body) => {
+            if (status !== 200) return;
+            okAnswers++;
+            const sequence = /"sequence":"(\d+)"/.exec(body)?.[1];
+            if (sequence) sequences.add(sequence);
+          },
+        },
+      ],
+    },
+    settings,
+    child.cpuSeconds,
+  );
+  const after = await setText(baseUrl, headers, `bench ${runId} after`);
+  const appended = after - before - 1;
+  const answered = m.ok;
+  const eventsOk = sequences.size === okAnswers && appended >= answered && appended <= m.sent;
+  return {
+    target: `PUT ${TEXT_PATH} (write + event)`,
+    store,
+    m,
+    eventsOk,
+    eventsNote: `${appended} appended, ${answered} 2xx, ${m.sent} sent, ${sequences.size === okAnswers ? 'sequences unique' : `${sequences.size} sequences in ${okAnswers} answers`}`,
+  };
+}
+
+function machine(): string {
+  const cpu = cpus()[0]?.model ?? 'unknown';
+  return `${cpus().length} CPUs (${cpu}), Node ${process.version}`;
+}
+
+async function main() {
+  process.stdout.write(
+    `identity-service bench: ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per target, ` +
+      `server ${SERVER_DIR}, LOG_LEVEL=${logLevel}${serverNodeArgs.length ? `, node ${serverNodeArgs.join(' ')}` : ''}; ${machine()}\n`,
+  );
+  const rows: Row[] = [];
+  const bare = targets.has('bare') ? await benchBare() : undefined;
+  if (bare) {
+    rows.push(bare);
+    process.stdout.write(`  bare: ${Math.round(bare.m.requestsPerSecond)} req/s\n`);
+  }
+  for (const store of stores) {
+    if (store === 'postgres') postgres = await startPostgres();
+    else if (store !== 'sqlite') throw new Error(`BENCH_STORES: unknown store ${store}`);
+    const serverRows = await benchServer(store);
+    rows.push(...serverRows);
+    for (const r of serverRows) process.stdout.write(`  ${store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
+    if (postgres) {
+      await postgres.stop();
+      postgres = undefined;
+    }
+  }
+
+  const bareRps = bare?.m.requestsPerSecond;
+  process.stdout.write(`\n${renderTable(rows, bareRps)}\n\n`);
+
+  const sqliteWrite = rows.find((r) => r.store === 'sqlite' && r.eventsOk !== undefined);
+  if (sqliteWrite && bareRps) {
+    const ratio = sqliteWrite.m.requestsPerSecond / bareRps;
+    const met = ratio >= TARGET_RATIO && sqliteWrite.m.p99 <= TARGET_P99_MS;
+    process.stdout.write(
+      `target (SQLite write ≥ ${TARGET_RATIO * 100} % of bare, p99 ≤ ${TARGET_P99_MS} ms): ` +
+        `${(ratio * 100).toFixed(1)} %, p99 ${sqliteWrite.m.p99.toFixed(1)} ms → ${met ? 'MET' : 'MISSED'} (reported, not asserted)\n`,
+    );
+  }
+
+  const failed = rows.reduce((sum, r) => sum + r.m.non2xx + r.m.errors, 0);
+  const badEvents = rows.filter((r) => r.eventsOk === false);
+  for (const r of rows.filter((x) => x.m.non2xx > 0)) {
+    process.stdout.write(`failed responses on ${r.store} ${r.target}: ${JSON.stringify(r.m.statusCodes)}\n`);
+  }
+  if (failed > 0 || badEvents.length > 0) {
+    process.stdout.write(`FAILED: ${failed} failed requests, ${badEvents.length} event-count mismatches (logs in ${work})\n`);
+    process.exitCode = 1;
+  }
+}
+
+async function cleanup() {
+  for (const child of children) await child.stop().catch(() => undefined);
+  if (postgres) await postgres.stop().catch(() => undefined);
+  if (process.env.BENCH_KEEP || process.exitCode) process.stdout.write(`kept ${work}\n`);
+  else rmSync(work, { recursive: true, force: true });
+}
+
+main()
+  .catch((error) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(cleanup);
