@@ -3411,6 +3411,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailsResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
@@ -3554,6 +3555,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
@@ -3588,6 +3590,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailsResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
@@ -3703,6 +3706,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailsResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
@@ -3759,6 +3763,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
@@ -3843,6 +3848,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailsResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
@@ -3956,6 +3962,7 @@ export interface operations {
                     "application/json": components["schemas"]["IDPResponse"];
                 };
             };
+            400: components["responses"]["DeprecatedBadRequest"];
             401: components["responses"]["DeprecatedUnauthenticated"];
             403: components["responses"]["DeprecatedPermissionDenied"];
             404: components["responses"]["DeprecatedNotFound"];
@@ -4035,6 +4042,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailsResponse"];
                 };
             };
+            400: components["responses"]["DeprecatedBadRequest"];
             401: components["responses"]["DeprecatedUnauthenticated"];
             403: components["responses"]["DeprecatedPermissionDenied"];
             404: components["responses"]["DeprecatedNotFound"];
@@ -4243,6 +4251,7 @@ export interface operations {
                     "application/json": components["schemas"]["IDPResponse"];
                 };
             };
+            400: components["responses"]["DeprecatedBadRequest"];
             401: components["responses"]["DeprecatedUnauthenticated"];
             403: components["responses"]["DeprecatedPermissionDenied"];
             404: components["responses"]["DeprecatedNotFound"];
@@ -4272,6 +4281,7 @@ export interface operations {
                     "application/json": components["schemas"]["DetailsResponse"];
                 };
             };
+            400: components["responses"]["DeprecatedBadRequest"];
             401: components["responses"]["DeprecatedUnauthenticated"];
             403: components["responses"]["DeprecatedPermissionDenied"];
             404: components["responses"]["DeprecatedNotFound"];

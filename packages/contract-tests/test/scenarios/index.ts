@@ -10,6 +10,7 @@ import { machineSecretScenarios } from './machine-secrets.js';
 import { memberScenarios } from './members.js';
 import { orgAdminScenarios } from './org-admin.js';
 import { orgScenarios } from './orgs.js';
+import { pathParameterScenarios } from './path-parameters.js';
 import { projectScenarios } from './projects.js';
 import { systemScenarios } from './system.js';
 import { userGrantScenarios } from './user-grants.js';
@@ -33,4 +34,5 @@ export const scenarioGroups: ScenarioGroup[] = [
   userGrantScenarios,
   eventScenarios,
   transferScenarios,
+  pathParameterScenarios,
 ];

@@ -65,7 +65,7 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }
       request: { params: IdpIdParam },
       responses: withDeprecationHeaders({
         200: ok('The provider.', IDPResponse),
-        ...errorResponses(401, 403, 404),
+        ...errorResponses(400, 401, 403, 404),
       }),
     }),
     async (c) => c.json({ idp: await getIdp(store, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('param').idpId) }, 200),
@@ -83,7 +83,7 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }
       request: { params: IdpIdParam },
       responses: withDeprecationHeaders({
         200: ok('Removed.', DetailsResponse),
-        ...errorResponses(401, 403, 404),
+        ...errorResponses(400, 401, 403, 404),
       }),
     }),
     async (c) => c.json(await removeIdp(store, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('param').idpId), 200),

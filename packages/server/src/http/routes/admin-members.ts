@@ -57,7 +57,7 @@ export function registerAdminMemberRoutes(app: OpenAPIHono<AppEnv>, { store, aut
       request: { params: UserIdParam },
       responses: {
         200: { description: 'Removed.', content: { 'application/json': { schema: DetailsResponse } } },
-        ...errorResponses(401, 403, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => c.json(await removeMember(store, c.var.ctx, instanceScope(c.var.ctx), c.req.valid('param').userId), 200),

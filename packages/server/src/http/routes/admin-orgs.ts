@@ -39,7 +39,7 @@ export function registerAdminOrgRoutes(app: OpenAPIHono<AppEnv>, { store, auth }
       request: { params: OrgIdParam },
       responses: {
         200: { description: 'The organisation.', content: { 'application/json': { schema: OrgResponse } } },
-        ...errorResponses(401, 403, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => c.json({ org: await getOrgById(store, c.var.ctx, c.req.valid('param').orgId) }, 200),

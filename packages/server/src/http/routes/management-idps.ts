@@ -76,7 +76,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       request: { headers: OrgHeader, params: IdpIdParam },
       responses: withDeprecationHeaders({
         200: ok('The provider.', IDPResponse),
-        ...errorResponses(401, 403, 404),
+        ...errorResponses(400, 401, 403, 404),
       }),
     }),
     async (c) => c.json({ idp: await getIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId) }, 200),
@@ -112,7 +112,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       request: { headers: OrgHeader, params: IdpIdParam },
       responses: withDeprecationHeaders({
         200: ok('Removed.', DetailsResponse),
-        ...errorResponses(401, 403, 404),
+        ...errorResponses(400, 401, 403, 404),
       }),
     }),
     async (c) => c.json(await removeIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId), 200),

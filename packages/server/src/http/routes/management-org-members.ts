@@ -78,7 +78,7 @@ export function registerManagementOrgMemberRoutes(app: OpenAPIHono<AppEnv>, { st
       request: { headers: OrgHeader, params: UserIdParam },
       responses: {
         200: { description: 'Removed.', content: { 'application/json': { schema: DetailsResponse } } },
-        ...errorResponses(401, 403, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => c.json(await removeMember(store, c.var.ctx, orgScope(c.var.ctx), c.req.valid('param').userId), 200),

@@ -71,7 +71,7 @@ export function registerManagementUserPatRoutes(app: OpenAPIHono<AppEnv>, { stor
       request: { headers: OrgHeader, params: TokenIdParams },
       responses: {
         200: { description: 'Revoked.', content: { 'application/json': { schema: DetailsResponse } } },
-        ...errorResponses(401, 403, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
     async (c) => {
