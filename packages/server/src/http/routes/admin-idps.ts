@@ -9,12 +9,10 @@ import { getIdp, listIdps } from '../../domain/idps/queries.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { idpDeprecation } from '../middleware/deprecation.js';
-import { DetailsResponse, errorResponses, SECURED } from '../schemas/common.js';
+import { DetailsResponse, errorResponses, jsonBody, jsonResponse, SECURED } from '../schemas/common.js';
 import { AddJWTIDPRequest, AddJWTIDPResponse, IdpIdParam, IDPResponse, ListIDPsRequest, ListIDPsResponse, withDeprecationHeaders } from '../schemas/idps.js';
 
 const TAG = ['Identity providers'];
-const json = <T>(schema: T) => ({ required: true, content: { 'application/json': { schema } } });
-const ok = <T>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
 
 export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
   app.openapi(
@@ -26,9 +24,9 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }
       deprecated: true,
       security: SECURED,
       middleware: [idpDeprecation('AddJWTIDP'), auth] as const,
-      request: { body: json(AddJWTIDPRequest) },
+      request: { body: jsonBody(AddJWTIDPRequest) },
       responses: withDeprecationHeaders({
-        200: ok('Created.', AddJWTIDPResponse),
+        200: jsonResponse('Created.', AddJWTIDPResponse),
         ...errorResponses(400, 401, 403, 409, 413),
       }),
     }),
@@ -44,9 +42,9 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }
       deprecated: true,
       security: SECURED,
       middleware: [idpDeprecation('ListIDPs'), auth] as const,
-      request: { body: json(ListIDPsRequest) },
+      request: { body: jsonBody(ListIDPsRequest) },
       responses: withDeprecationHeaders({
-        200: ok('One page of providers.', ListIDPsResponse),
+        200: jsonResponse('One page of providers.', ListIDPsResponse),
         ...errorResponses(400, 401, 403, 413),
       }),
     }),
@@ -64,7 +62,7 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }
       middleware: [idpDeprecation('GetIDPByID'), auth] as const,
       request: { params: IdpIdParam },
       responses: withDeprecationHeaders({
-        200: ok('The provider.', IDPResponse),
+        200: jsonResponse('The provider.', IDPResponse),
         ...errorResponses(400, 401, 403, 404),
       }),
     }),
@@ -82,7 +80,7 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }
       middleware: [idpDeprecation('RemoveIDP'), auth] as const,
       request: { params: IdpIdParam },
       responses: withDeprecationHeaders({
-        200: ok('Removed.', DetailsResponse),
+        200: jsonResponse('Removed.', DetailsResponse),
         ...errorResponses(400, 401, 403, 404),
       }),
     }),

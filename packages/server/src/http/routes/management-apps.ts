@@ -18,13 +18,10 @@ import {
   UpdateOIDCAppConfigRequest,
   UpdateOIDCAppConfigResponse,
 } from '../schemas/apps.js';
-import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
+import { DetailsResponse, errorResponses, jsonBody, jsonResponse, OrgHeader, SECURED } from '../schemas/common.js';
 import { ProjectIdParam } from '../schemas/projects.js';
 
 const TAG = ['Applications'];
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-const body = <T>(schema: T) => ({ required: true, ...json(schema) });
-const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
 
 export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
   app.openapi(
@@ -35,8 +32,8 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
       method: 'post',
       path: '/management/v1/projects/{projectId}/apps/oidc',
       operationId: 'AddOIDCApp',
-      request: { headers: OrgHeader, params: ProjectIdParam, body: body(AddOIDCAppRequest) },
-      responses: { ...ok('Created; a confidential client’s secret is shown this once.', AddOIDCAppResponse), ...errorResponses(400, 401, 403, 404) },
+      request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(AddOIDCAppRequest) },
+      responses: { 200: jsonResponse('Created; a confidential client’s secret is shown this once.', AddOIDCAppResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => c.json(await addOidcApp(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
@@ -50,7 +47,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
       path: '/management/v1/projects/{projectId}/apps/{appId}',
       operationId: 'GetAppByID',
       request: { headers: OrgHeader, params: AppParam },
-      responses: { ...ok('The application.', AppResponse), ...errorResponses(400, 401, 403, 404) },
+      responses: { 200: jsonResponse('The application.', AppResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
@@ -66,8 +63,8 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
       method: 'post',
       path: '/management/v1/projects/{projectId}/apps/_search',
       operationId: 'ListApps',
-      request: { headers: OrgHeader, params: ProjectIdParam, body: body(ListAppsRequest) },
-      responses: { ...ok('The project’s applications, oldest first.', ListAppsResponse), ...errorResponses(400, 401, 403, 404) },
+      request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(ListAppsRequest) },
+      responses: { 200: jsonResponse('The project’s applications, oldest first.', ListAppsResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => c.json(await listApps(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
@@ -80,8 +77,8 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
       method: 'put',
       path: '/management/v1/projects/{projectId}/apps/{appId}/oidc_config',
       operationId: 'UpdateOIDCAppConfig',
-      request: { headers: OrgHeader, params: AppParam, body: body(UpdateOIDCAppConfigRequest) },
-      responses: { ...ok('Changed.', UpdateOIDCAppConfigResponse), ...errorResponses(400, 401, 403, 404) },
+      request: { headers: OrgHeader, params: AppParam, body: jsonBody(UpdateOIDCAppConfigRequest) },
+      responses: { 200: jsonResponse('Changed.', UpdateOIDCAppConfigResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
@@ -98,7 +95,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
       path: '/management/v1/projects/{projectId}/apps/{appId}',
       operationId: 'RemoveApp',
       request: { headers: OrgHeader, params: AppParam },
-      responses: { ...ok('Removed; its client can no longer get tokens.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+      responses: { 200: jsonResponse('Removed; its client can no longer get tokens.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
@@ -114,8 +111,8 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
       method: 'put',
       path: '/management/v1/projects/{projectId}/apps/{appId}',
       operationId: 'UpdateApp',
-      request: { headers: OrgHeader, params: AppParam, body: body(UpdateAppRequest) },
-      responses: { ...ok('Renamed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+      request: { headers: OrgHeader, params: AppParam, body: jsonBody(UpdateAppRequest) },
+      responses: { 200: jsonResponse('Renamed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
@@ -132,7 +129,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
       path: '/management/v1/projects/{projectId}/apps/{appId}/oidc_config/_generate_client_secret',
       operationId: 'RegenerateOIDCClientSecret',
       request: { headers: OrgHeader, params: AppParam },
-      responses: { ...ok('The new secret, shown this once; the old one no longer works.', RegenerateOIDCClientSecretResponse), ...errorResponses(400, 401, 403, 404) },
+      responses: { 200: jsonResponse('The new secret, shown this once; the old one no longer works.', RegenerateOIDCClientSecretResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');

@@ -10,7 +10,7 @@ import { getIdp, listIdps } from '../../domain/idps/queries.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { idpDeprecation } from '../middleware/deprecation.js';
-import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
+import { DetailsResponse, errorResponses, jsonBody, jsonResponse, OrgHeader, SECURED } from '../schemas/common.js';
 import {
   AddJWTIDPRequest,
   AddJWTIDPResponse,
@@ -24,8 +24,6 @@ import {
 } from '../schemas/idps.js';
 
 const TAG = ['Identity providers'];
-const json = <T>(schema: T) => ({ required: true, content: { 'application/json': { schema } } });
-const ok = <T>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
 
 export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
   app.openapi(
@@ -37,9 +35,9 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       deprecated: true,
       security: SECURED,
       middleware: [idpDeprecation('AddOrgJWTIDP'), auth] as const,
-      request: { headers: OrgHeader, body: json(AddJWTIDPRequest) },
+      request: { headers: OrgHeader, body: jsonBody(AddJWTIDPRequest) },
       responses: withDeprecationHeaders({
-        200: ok('Created.', AddJWTIDPResponse),
+        200: jsonResponse('Created.', AddJWTIDPResponse),
         ...errorResponses(400, 401, 403, 409, 413),
       }),
     }),
@@ -55,9 +53,9 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       deprecated: true,
       security: SECURED,
       middleware: [idpDeprecation('ListOrgIDPs'), auth] as const,
-      request: { headers: OrgHeader, body: json(ListIDPsRequest) },
+      request: { headers: OrgHeader, body: jsonBody(ListIDPsRequest) },
       responses: withDeprecationHeaders({
-        200: ok('One page of providers.', ListIDPsResponse),
+        200: jsonResponse('One page of providers.', ListIDPsResponse),
         ...errorResponses(400, 401, 403, 413),
       }),
     }),
@@ -75,7 +73,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       middleware: [idpDeprecation('GetOrgIDPByID'), auth] as const,
       request: { headers: OrgHeader, params: IdpIdParam },
       responses: withDeprecationHeaders({
-        200: ok('The provider.', IDPResponse),
+        200: jsonResponse('The provider.', IDPResponse),
         ...errorResponses(400, 401, 403, 404),
       }),
     }),
@@ -91,9 +89,9 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       deprecated: true,
       security: SECURED,
       middleware: [idpDeprecation('UpdateOrgIDP'), auth] as const,
-      request: { headers: OrgHeader, params: IdpIdParam, body: json(UpdateIDPRequest) },
+      request: { headers: OrgHeader, params: IdpIdParam, body: jsonBody(UpdateIDPRequest) },
       responses: withDeprecationHeaders({
-        200: ok('Changed.', DetailsResponse),
+        200: jsonResponse('Changed.', DetailsResponse),
         ...errorResponses(400, 401, 403, 404, 409, 413),
       }),
     }),
@@ -111,7 +109,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       middleware: [idpDeprecation('RemoveOrgIDP'), auth] as const,
       request: { headers: OrgHeader, params: IdpIdParam },
       responses: withDeprecationHeaders({
-        200: ok('Removed.', DetailsResponse),
+        200: jsonResponse('Removed.', DetailsResponse),
         ...errorResponses(400, 401, 403, 404),
       }),
     }),
@@ -127,9 +125,9 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       deprecated: true,
       security: SECURED,
       middleware: [idpDeprecation('UpdateOrgIDPJWTConfig'), auth] as const,
-      request: { headers: OrgHeader, params: IdpIdParam, body: json(UpdateIDPJWTConfigRequest) },
+      request: { headers: OrgHeader, params: IdpIdParam, body: jsonBody(UpdateIDPJWTConfigRequest) },
       responses: withDeprecationHeaders({
-        200: ok('Changed.', DetailsResponse),
+        200: jsonResponse('Changed.', DetailsResponse),
         ...errorResponses(400, 401, 403, 404, 413),
       }),
     }),
@@ -148,7 +146,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       middleware: [idpDeprecation('DeactivateOrgIDP'), auth] as const,
       request: { headers: OrgHeader, params: IdpIdParam },
       responses: withDeprecationHeaders({
-        200: ok('Deactivated.', DetailsResponse),
+        200: jsonResponse('Deactivated.', DetailsResponse),
         ...errorResponses(400, 401, 403, 404),
       }),
     }),
@@ -166,7 +164,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       middleware: [idpDeprecation('ReactivateOrgIDP'), auth] as const,
       request: { headers: OrgHeader, params: IdpIdParam },
       responses: withDeprecationHeaders({
-        200: ok('Reactivated.', DetailsResponse),
+        200: jsonResponse('Reactivated.', DetailsResponse),
         ...errorResponses(400, 401, 403, 404),
       }),
     }),

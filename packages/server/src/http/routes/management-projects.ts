@@ -7,7 +7,7 @@ import { addProject, getProject, searchProjects } from '../../domain/projects/pr
 import { addProjectRole, bulkAddProjectRoles, removeProjectRole, searchProjectRoles } from '../../domain/projects/roles.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
-import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
+import { DetailsResponse, errorResponses, jsonBody, jsonResponse, OrgHeader, SECURED } from '../schemas/common.js';
 import {
   AddProjectMemberRequest,
   AddProjectRequest,
@@ -27,9 +27,6 @@ import {
 } from '../schemas/projects.js';
 
 const TAG = ['Projects'];
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-const body = <T>(schema: T) => ({ required: true, ...json(schema) });
-const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
 
 export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
 
@@ -41,8 +38,8 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       method: 'post',
       path: '/management/v1/projects',
       operationId: 'AddProject',
-      request: { headers: OrgHeader, body: body(AddProjectRequest) },
-      responses: { ...ok('Created; the caller is its PROJECT_OWNER.', AddProjectResponse), ...errorResponses(400, 401, 403, 409) },
+      request: { headers: OrgHeader, body: jsonBody(AddProjectRequest) },
+      responses: { 200: jsonResponse('Created; the caller is its PROJECT_OWNER.', AddProjectResponse), ...errorResponses(400, 401, 403, 409) },
     }),
     async (c) => c.json(await addProject(store, c.var.ctx, c.req.valid('json')), 200),
   );
@@ -56,7 +53,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       path: '/management/v1/projects/{projectId}',
       operationId: 'GetProjectByID',
       request: { headers: OrgHeader, params: ProjectIdParam },
-      responses: { ...ok('The project.', ProjectResponse), ...errorResponses(400, 401, 403, 404) },
+      responses: { 200: jsonResponse('The project.', ProjectResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => c.json({ project: await getProject(store, c.var.ctx, c.req.valid('param').projectId) }, 200),
   );
@@ -69,8 +66,8 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       method: 'post',
       path: '/management/v1/projects/_search',
       operationId: 'ListProjects',
-      request: { headers: OrgHeader, body: body(ListProjectsRequest) },
-      responses: { ...ok('The matching projects of the organisation.', ListProjectsResponse), ...errorResponses(400, 401, 403) },
+      request: { headers: OrgHeader, body: jsonBody(ListProjectsRequest) },
+      responses: { 200: jsonResponse('The matching projects of the organisation.', ListProjectsResponse), ...errorResponses(400, 401, 403) },
     }),
     async (c) => c.json(await searchProjects(store, c.var.ctx, c.req.valid('json')), 200),
   );
@@ -83,8 +80,8 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       method: 'post',
       path: '/management/v1/projects/{projectId}/roles',
       operationId: 'AddProjectRole',
-      request: { headers: OrgHeader, params: ProjectIdParam, body: body(AddProjectRoleRequest) },
-      responses: { ...ok('Added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
+      request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(AddProjectRoleRequest) },
+      responses: { 200: jsonResponse('Added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
     }),
     async (c) => {
       const { roleKey, displayName, group } = c.req.valid('json');
@@ -100,8 +97,8 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       method: 'post',
       path: '/management/v1/projects/{projectId}/roles/_bulk',
       operationId: 'BulkAddProjectRoles',
-      request: { headers: OrgHeader, params: ProjectIdParam, body: body(BulkAddProjectRolesRequest) },
-      responses: { ...ok('All roles added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
+      request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(BulkAddProjectRolesRequest) },
+      responses: { 200: jsonResponse('All roles added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
     }),
     async (c) => c.json(await bulkAddProjectRoles(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json').roles), 200),
   );
@@ -114,8 +111,8 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       method: 'post',
       path: '/management/v1/projects/{projectId}/roles/_search',
       operationId: 'ListProjectRoles',
-      request: { headers: OrgHeader, params: ProjectIdParam, body: body(ListProjectRolesRequest) },
-      responses: { ...ok('The matching roles, by key.', ListProjectRolesResponse), ...errorResponses(400, 401, 403, 404) },
+      request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(ListProjectRolesRequest) },
+      responses: { 200: jsonResponse('The matching roles, by key.', ListProjectRolesResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => c.json(await searchProjectRoles(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
@@ -129,7 +126,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       path: '/management/v1/projects/{projectId}/roles/{roleKey}',
       operationId: 'RemoveProjectRole',
       request: { headers: OrgHeader, params: ProjectRoleParam },
-      responses: { ...ok('Removed, also from every user grant.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+      responses: { 200: jsonResponse('Removed, also from every user grant.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       const { projectId, roleKey } = c.req.valid('param');
@@ -145,8 +142,8 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       method: 'post',
       path: '/management/v1/projects/{projectId}/members',
       operationId: 'AddProjectMember',
-      request: { headers: OrgHeader, params: ProjectIdParam, body: body(AddProjectMemberRequest) },
-      responses: { ...ok('Added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
+      request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(AddProjectMemberRequest) },
+      responses: { 200: jsonResponse('Added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
     }),
     async (c) => c.json(await addProjectMember(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
@@ -159,8 +156,8 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       method: 'post',
       path: '/management/v1/projects/{projectId}/members/_search',
       operationId: 'ListProjectMembers',
-      request: { headers: OrgHeader, params: ProjectIdParam, body: body(ListProjectMembersRequest) },
-      responses: { ...ok('The project\'s members.', ListProjectMembersResponse), ...errorResponses(400, 401, 403, 404) },
+      request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(ListProjectMembersRequest) },
+      responses: { 200: jsonResponse('The project\'s members.', ListProjectMembersResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => c.json(await searchProjectMembers(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
@@ -174,7 +171,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       path: '/management/v1/projects/{projectId}/members/{userId}',
       operationId: 'RemoveProjectMember',
       request: { headers: OrgHeader, params: ProjectMemberParam },
-      responses: { ...ok('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+      responses: { 200: jsonResponse('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       const { projectId, userId } = c.req.valid('param');

@@ -13,7 +13,7 @@ import {
 import { getUserGrant, searchUserGrants } from '../../domain/user-grants/queries.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
-import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
+import { DetailsResponse, errorResponses, jsonBody, jsonResponse, OrgHeader, SECURED } from '../schemas/common.js';
 import {
   AddUserGrantRequest,
   AddUserGrantResponse,
@@ -28,9 +28,6 @@ import {
 } from '../schemas/user-grants.js';
 
 const TAG = ['User grants'];
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-const body = <T>(schema: T) => ({ required: true, ...json(schema) });
-const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
 
 export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
 
@@ -42,8 +39,8 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
       method: 'post',
       path: '/management/v1/users/{userId}/grants',
       operationId: 'AddUserGrant',
-      request: { headers: OrgHeader, params: UserIdParam, body: body(AddUserGrantRequest) },
-      responses: { ...ok('Granted.', AddUserGrantResponse), ...errorResponses(400, 401, 403, 409) },
+      request: { headers: OrgHeader, params: UserIdParam, body: jsonBody(AddUserGrantRequest) },
+      responses: { 200: jsonResponse('Granted.', AddUserGrantResponse), ...errorResponses(400, 401, 403, 409) },
     }),
     async (c) => c.json(await addUserGrant(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
   );
@@ -56,8 +53,8 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
       method: 'post',
       path: '/management/v1/users/grants/_search',
       operationId: 'ListUserGrants',
-      request: { headers: OrgHeader, body: body(ListUserGrantsRequest) },
-      responses: { ...ok('The matching grants of the organisation.', ListUserGrantsResponse), ...errorResponses(400, 401, 403) },
+      request: { headers: OrgHeader, body: jsonBody(ListUserGrantsRequest) },
+      responses: { 200: jsonResponse('The matching grants of the organisation.', ListUserGrantsResponse), ...errorResponses(400, 401, 403) },
     }),
     async (c) => c.json(await searchUserGrants(store, c.var.ctx, c.req.valid('json')), 200),
   );
@@ -71,7 +68,7 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
       path: '/management/v1/users/{userId}/grants/{grantId}',
       operationId: 'GetUserGrantByID',
       request: { headers: OrgHeader, params: UserGrantParam },
-      responses: { ...ok('The grant.', UserGrantResponse), ...errorResponses(400, 401, 403, 404) },
+      responses: { 200: jsonResponse('The grant.', UserGrantResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       const { userId, grantId } = c.req.valid('param');
@@ -87,8 +84,8 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
       method: 'put',
       path: '/management/v1/users/{userId}/grants/{grantId}',
       operationId: 'UpdateUserGrant',
-      request: { headers: OrgHeader, params: UserGrantParam, body: body(UpdateUserGrantRequest) },
-      responses: { ...ok('Changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+      request: { headers: OrgHeader, params: UserGrantParam, body: jsonBody(UpdateUserGrantRequest) },
+      responses: { 200: jsonResponse('Changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       const { userId, grantId } = c.req.valid('param');
@@ -105,7 +102,7 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
       path: '/management/v1/users/{userId}/grants/{grantId}',
       operationId: 'RemoveUserGrant',
       request: { headers: OrgHeader, params: UserGrantParam },
-      responses: { ...ok('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+      responses: { 200: jsonResponse('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       const { userId, grantId } = c.req.valid('param');
@@ -126,7 +123,7 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
         path: `/management/v1/users/{userId}/grants/{grantId}/${suffix}`,
         operationId,
         request: { headers: OrgHeader, params: UserGrantParam },
-        responses: { ...ok('State changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+        responses: { 200: jsonResponse('State changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
       }),
       async (c) => {
         const { userId, grantId } = c.req.valid('param');
@@ -143,8 +140,8 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
       method: 'delete',
       path: '/management/v1/user_grants/_bulk',
       operationId: 'BulkRemoveUserGrant',
-      request: { headers: OrgHeader, body: body(BulkRemoveUserGrantRequest) },
-      responses: { ...ok('All removed.', EmptyResponse), ...errorResponses(400, 401, 403, 404) },
+      request: { headers: OrgHeader, body: jsonBody(BulkRemoveUserGrantRequest) },
+      responses: { 200: jsonResponse('All removed.', EmptyResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => c.json(await bulkRemoveUserGrants(store, c.var.ctx, c.req.valid('json').grantId), 200),
   );

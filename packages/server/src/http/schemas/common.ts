@@ -62,6 +62,12 @@ export function errorResponses<S extends keyof typeof ERROR_DESCRIPTIONS>(...sta
   ) as Record<S, { description: string; content: { 'application/json': { schema: typeof ErrorBody } } }>;
 }
 
+/** A required JSON request body, for `createRoute({ request: { body } })`. */
+export const jsonBody = <T>(schema: T) => ({ required: true, content: { 'application/json': { schema } } });
+
+/** A response with a JSON body, for `createRoute({ responses: { 200: … } })`. */
+export const jsonResponse = <T>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+
 /** Either a personal access token or an OAuth 2.0 access token with the API audience. */
 export const SECURED: Record<string, string[]>[] = [
   { bearerAuth: [] },
