@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { refuseAuthWrite } from './auth-writes.js';
 import { sqliteColumns } from './columns.js';
 import { defineTables } from './schema.js';
 import { createRepositories, UniqueViolation, type Db, type Store } from './store.js';
@@ -30,13 +31,21 @@ export async function openSqliteStore(path: string): Promise<Store> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const writerConn = connect(path);
   const writerDb = drizzle(writerConn);
-  migrate(writerDb, { migrationsFolder });
+  migrateOnce(writerDb);
   const readerConn = path === ':memory:' ? writerConn : connect(path);
   const tables = defineTables(sqliteColumns);
-  const writer = createRepositories(writerDb as unknown as Db, tables);
-  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables);
+  // Writes to authentication's tables are reported while the transaction runs and counted once
+  // it has committed (or rolled back), before any caller of the group is answered.
+  let authGeneration = 0;
+  let authWritten = false;
+  const writer = createRepositories(writerDb as unknown as Db, tables, { onAuthWrite: () => void (authWritten = true) });
+  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, { onAuthWrite: refuseAuthWrite });
 
-  const transactions = groupCommitQueue(writerConn);
+  const transactions = groupCommitQueue(writerConn, () => {
+    if (!authWritten) return;
+    authWritten = false;
+    authGeneration++;
+  });
   const serializeExclusive = promiseQueue();
 
   return {
@@ -46,6 +55,7 @@ export async function openSqliteStore(path: string): Promise<Store> {
     // Across processes BEGIN IMMEDIATE + busy_timeout serialise writers; within this process a
     // second queue (not the transaction queue, which `fn` itself uses) runs one `fn` at a time.
     exclusive: (fn) => serializeExclusive(fn),
+    authGeneration: () => authGeneration,
     ping: async () => {
       readerConn.prepare('select 1').get();
     },
@@ -82,7 +92,7 @@ interface QueuedTransaction {
  * What goes down is the number of commits: a commit writes a WAL frame for every page touched
  * (events, its indexes, the state row), which was the largest single cost of a write under load.
  */
-function groupCommitQueue(conn: Database.Database) {
+function groupCommitQueue(conn: Database.Database, afterGroup: () => void) {
   const begin = conn.prepare('BEGIN IMMEDIATE');
   const commit = conn.prepare('COMMIT');
   const rollback = conn.prepare('ROLLBACK');
@@ -97,6 +107,7 @@ function groupCommitQueue(conn: Database.Database) {
 
   /** Fails every transaction of the open group with `error` (its work is rolled back). */
   function failGroup(error: unknown) {
+    afterGroup();
     if (conn.inTransaction) rollback.run();
     for (const done of group) done.tx.reject(translateError(error));
     group = [];
@@ -144,6 +155,7 @@ function groupCommitQueue(conn: Database.Database) {
       failGroup(error);
       return;
     }
+    afterGroup();
     const committed = group;
     group = [];
     for (const done of committed) done.tx.resolve(done.result);
@@ -182,4 +194,20 @@ function promiseQueue() {
     tail = run.catch(() => undefined);
     return run;
   };
+}
+
+/**
+ * Applies pending migrations. Two processes starting at once on a new file can both see a
+ * migration as pending; the second then fails on CREATE TABLE once the first has committed.
+ * Running migrate again reads the journal the first one wrote and finds nothing left to do.
+ */
+function migrateOnce(db: ReturnType<typeof drizzle>) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      migrate(db, { migrationsFolder });
+      return;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
 }

