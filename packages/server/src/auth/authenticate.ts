@@ -6,6 +6,7 @@ import type { Caller, RequestContext } from '../domain/context.js';
 import { permissionDenied, unauthenticated } from '../domain/errors.js';
 import { Permissions } from '../domain/permissions.js';
 import type { Store } from '../store/store.js';
+import { AuthCache } from './auth-cache.js';
 import { hashToken } from './tokens.js';
 
 /** Returns the caller a token belongs to, or undefined when the token is not of its kind. */
@@ -13,14 +14,23 @@ export type TokenVerifier = (token: string) => Promise<Caller | undefined>;
 
 const INVALID_TOKEN = () => unauthenticated('AUTH-7fs1e', 'Token is invalid or expired');
 
-export function personalAccessTokenVerifier(store: Store): TokenVerifier {
-  return async (token) => {
-    const owner = await store.read.tokens.findOwnerByHash(hashToken(token));
-    if (!owner) return undefined;
-    if (owner.expiresAt.getTime() <= Date.now() || owner.userState !== 'USER_STATE_ACTIVE') throw INVALID_TOKEN();
-    return { userId: owner.userId, orgId: owner.orgId };
-  };
+/**
+ * Personal access tokens. A valid token's owner is cached (auth-cache.ts) until the token
+ * expires, the TTL passes, or a write to tokens/users commits; unknown, expired and inactive
+ * tokens are looked up every time.
+ */
+export function personalAccessTokenVerifier(store: Store, cache = new AuthCache<Caller | undefined>(store)): TokenVerifier {
+  return (token) =>
+    cache.get(hashToken(token), async () => {
+      const owner = await store.read.tokens.findOwnerByHash(hashToken(token));
+      if (!owner) return { uncached: undefined };
+      if (owner.expiresAt.getTime() <= Date.now() || owner.userState !== 'USER_STATE_ACTIVE') throw INVALID_TOKEN();
+      return { value: { userId: owner.userId, orgId: owner.orgId }, notAfter: owner.expiresAt.getTime() };
+    });
 }
+
+/** A caller's permissions per (user, context organisation); see auth-cache.ts for how long they are kept. */
+export type PermissionsCache = AuthCache<Permissions>;
 
 /** `Authorization` header → token, or 401 as ZITADEL words it. */
 export function bearerToken(header: string | undefined): string {
@@ -36,6 +46,7 @@ export async function authenticate(
   instanceId: string,
   authorization: string | undefined,
   orgHeader: string | undefined,
+  permissionsCache: PermissionsCache = new AuthCache<Permissions>(store, { maxEntries: 0 }),
 ): Promise<RequestContext> {
   const token = bearerToken(authorization);
   let caller: Caller | undefined;
@@ -46,9 +57,12 @@ export async function authenticate(
   if (!caller) throw INVALID_TOKEN();
 
   const orgId = orgHeader?.trim() || caller.orgId;
-  if (orgId !== caller.orgId && !(await store.read.orgs.exists(orgId))) {
-    throw permissionDenied('AUTH-Bs7Ds', "Organisation doesn't exist");
-  }
-  const memberships = await store.read.members.forUserInOrg(caller.userId, orgId);
-  return { instanceId, caller, orgId, permissions: new Permissions(memberships) };
+  const userId = caller.userId;
+  const permissions = await permissionsCache.get(`${userId}/${orgId}`, async () => {
+    if (orgId !== caller.orgId && !(await store.read.orgs.exists(orgId))) {
+      throw permissionDenied('AUTH-Bs7Ds', "Organisation doesn't exist");
+    }
+    return { value: new Permissions(await store.read.members.forUserInOrg(userId, orgId)) };
+  });
+  return { instanceId, caller, orgId, permissions };
 }

@@ -1,18 +1,19 @@
 /**
- * PostgreSQL (node-postgres pool). Transactions are drizzle's; a transaction that loses a race
- * on the event log's (aggregate, sequence) key is retried, so concurrent writers on one
- * aggregate serialise instead of failing. Migrations and bootstrap run under an advisory lock
+ * PostgreSQL (node-postgres pool). A transaction is BEGIN … COMMIT on one pooled connection,
+ * with repositories kept per connection. Writers of one aggregate queue on its
+ * aggregate_sequences row (events.append); should the (aggregate, sequence) key of events ever
+ * fire anyway, the transaction is retried. Migrations and bootstrap run under an advisory lock
  * so two processes starting at once on one database do the work exactly once.
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { refuseAuthWrite } from './auth-writes.js';
 import { pgColumns } from './columns.js';
 import { defineTables } from './schema.js';
-import { createRepositories, UniqueViolation, type Db, type Store } from './store.js';
+import { createRepositories, UniqueViolation, type Db, type Repositories, type Store } from './store.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'postgres');
 /** Arbitrary but fixed: the key of the advisory lock that serialises start-up work. */
@@ -41,24 +42,67 @@ export async function openPostgresStore(url: string): Promise<Store> {
   };
 
   await exclusive(() => migrate(drizzle(pool), { migrationsFolder }));
+  let authGeneration = 0;
+
+  /**
+   * Repositories bound to one pooled connection, built on its first transaction and kept as
+   * long as it lives: their prepared queries are then built once per connection instead of once
+   * per transaction (node-postgres already parses a named statement once per connection).
+   * A connection runs one transaction at a time, so `authWritten` belongs to the one running.
+   */
+  interface Connection {
+    repositories: Repositories;
+    authWritten: boolean;
+  }
+  const connections = new WeakMap<pg.PoolClient, Connection>();
+  const connectionOf = (client: pg.PoolClient): Connection => {
+    let connection = connections.get(client);
+    if (!connection) {
+      const conn: Connection = { authWritten: false, repositories: undefined! };
+      conn.repositories = createRepositories(drizzle(client) as unknown as Db, tables, { onAuthWrite: () => void (conn.authWritten = true) });
+      connections.set(client, (connection = conn));
+    }
+    return connection;
+  };
+
+  async function runOnce<T>(fn: (tx: Repositories) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    const connection = connectionOf(client);
+    connection.authWritten = false;
+    let broken: Error | undefined;
+    try {
+      await client.query('begin').catch((error: Error) => {
+        broken = error;
+        throw error;
+      });
+      try {
+        const result = await fn(connection.repositories);
+        await client.query('commit');
+        return result;
+      } catch (error) {
+        await client.query('rollback').catch((rollbackError: Error) => {
+          // The connection is unusable: the pool discards it instead of handing it out again.
+          broken = rollbackError;
+        });
+        throw error;
+      }
+    } finally {
+      // Counted once the transaction is over (committed or not), before its caller continues.
+      if (connection.authWritten) authGeneration++;
+      client.release(broken);
+    }
+  }
 
   return {
     dialect: 'postgres',
-    read: createRepositories(db, tables),
+    read: createRepositories(db, tables, { onAuthWrite: refuseAuthWrite }),
     transaction: async (fn) => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await db.transaction((tx) =>
-            fn(
-              createRepositories(tx as unknown as Db, tables, {
-                lockAggregate: async (type, id) => {
-                  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${type}/${id}`}, 0))`);
-                },
-              }),
-            ),
-          );
+          return await runOnce(fn);
         } catch (error) {
           const translated = translateError(error);
+          // The backstop of the (aggregate, sequence) key (see schema.ts) fired: run it again.
           const lostSequenceRace =
             translated instanceof UniqueViolation && translated.detail === 'events_aggregate_sequence';
           if (lostSequenceRace && attempt < MAX_ATTEMPTS) continue;
@@ -67,6 +111,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
       }
     },
     exclusive,
+    authGeneration: () => authGeneration,
     ping: async () => {
       await pool.query('select 1');
     },

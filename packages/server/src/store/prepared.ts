@@ -5,9 +5,9 @@
  * and SQLite's statement compilation as the largest share of a text write).
  *
  * `once(build)` defers the build to the first call. Repositories live as long as their
- * connection on SQLite (so each statement is compiled once per connection) and as long as one
- * transaction on PostgreSQL (where the statement's name lets node-postgres parse it once per
- * pooled connection).
+ * connection (SQLite's two, and each pooled PostgreSQL connection, see postgres.ts), so each
+ * statement is built and compiled once per connection. Writes to the tables authentication
+ * reads must not be prepared (auth-writes.ts).
  */
 export function once<T>(build: () => T): () => T {
   let built: T | undefined;

@@ -2,7 +2,7 @@
 import { sqliteColumns } from './columns.js';
 import { defineTables } from './schema.js';
 
-export const { events, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
+export const { events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
   oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures,
   userOtpSecrets, loginTexts } =
   defineTables(sqliteColumns);

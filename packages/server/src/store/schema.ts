@@ -24,12 +24,27 @@ export function defineTables(c: ColumnFactory) {
       createdAt: c.time('created_at').notNull(),
     },
     (t) => [
-      // Two writers racing on one aggregate cannot both win: the loser's transaction fails
-      // on this key and is retried with a fresh sequence.
+      // The backstop: sequences come from aggregate_sequences, which serialises the writers of
+      // one aggregate; should two ever get the same sequence, one transaction fails here.
       c.uniqueIndex('events_aggregate_sequence').on(t.aggregateType, t.aggregateId, t.sequence),
       c.index('events_created_at').on(t.createdAt),
       c.index('events_creator').on(t.creator),
     ],
+  );
+
+  /**
+   * The last sequence of each aggregate that has events. Appending an event increments its row
+   * in one statement (upsert … returning), which also locks the row until the transaction ends:
+   * writers of one aggregate queue there and each reads the sequence its predecessor committed.
+   */
+  const aggregateSequences = c.table(
+    'aggregate_sequences',
+    {
+      aggregateType: c.text('aggregate_type').notNull(),
+      aggregateId: c.text('aggregate_id').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+    },
+    (t) => [c.primaryKey({ columns: [t.aggregateType, t.aggregateId] })],
   );
 
   /** The single instance this deployment serves; created by the first start. */
@@ -328,7 +343,7 @@ export function defineTables(c: ColumnFactory) {
   );
 
   return {
-    events, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
+    events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
     oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures,
     userOtpSecrets, loginTexts,
   };

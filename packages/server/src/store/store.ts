@@ -18,6 +18,11 @@ export interface Store {
   transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Runs `fn` while no other process on this store runs it (first-start bootstrap). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Grows after every committed transaction of this process that wrote a table authentication
+   * reads (see auth-writes.ts); what was derived from those tables under an older value may be stale.
+   */
+  authGeneration(): number;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { authenticate, type TokenVerifier } from '../../auth/authenticate.js';
+import { AuthCache } from '../../auth/auth-cache.js';
+import { authenticate, type PermissionsCache, type TokenVerifier } from '../../auth/authenticate.js';
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
 
@@ -8,8 +9,9 @@ import type { AppEnv } from '../env.js';
  * unauthenticated request gets 401 whatever its body.
  */
 export function requireAuth(store: Store, verifiers: readonly TokenVerifier[], instanceId: () => string): MiddlewareHandler<AppEnv> {
+  const permissions: PermissionsCache = new AuthCache(store);
   return async (c, next) => {
-    c.set('ctx', await authenticate(store, verifiers, instanceId(), c.req.header('authorization'), c.req.header('x-service-orgid')));
+    c.set('ctx', await authenticate(store, verifiers, instanceId(), c.req.header('authorization'), c.req.header('x-service-orgid'), permissions));
     await next();
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, lte, max, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
@@ -31,14 +31,20 @@ export interface EventFilter {
   asc: boolean;
 }
 
-export function eventRepository(db: Db, t: Tables, hooks: { lockAggregate?: (type: string, id: string) => Promise<void> } = {}) {
+export function eventRepository(db: Db, t: Tables) {
   // Every write appends: both statements prepared (see prepared.ts).
-  const lastSequence = once(() =>
+  const s = t.aggregateSequences;
+  const nextSequence = once(() =>
     db
-      .select({ current: max(t.events.sequence) })
-      .from(t.events)
-      .where(and(eq(t.events.aggregateType, sql.placeholder('aggregateType')), eq(t.events.aggregateId, sql.placeholder('aggregateId'))))
-      .prepare('events_last_sequence'),
+      .insert(s)
+      .values({ aggregateType: sql.placeholder('aggregateType'), aggregateId: sql.placeholder('aggregateId'), sequence: 1 })
+      .onConflictDoUpdate({
+        target: [s.aggregateType, s.aggregateId],
+        // Qualified: unqualified, PostgreSQL could not tell the stored row from `excluded`.
+        set: { sequence: sql.raw(`"aggregate_sequences"."sequence" + 1`) },
+      })
+      .returning({ sequence: s.sequence })
+      .prepare('aggregate_sequences_next'),
   );
   const insertEvent = once(() =>
     db
@@ -59,14 +65,12 @@ export function eventRepository(db: Db, t: Tables, hooks: { lockAggregate?: (typ
   return {
     /**
      * Appends one event with the aggregate's next sequence. Must run inside a transaction.
-     * Writers of one aggregate are serialised (PostgreSQL: a transaction-scoped advisory lock;
-     * SQLite: one writer at a time anyway), and the unique (aggregate, sequence) key is the
-     * backstop should two ever read the same max.
+     * Taking the sequence (aggregate_sequences, one upsert) locks the aggregate's row until the
+     * transaction ends, so writers of one aggregate are serialised and gapless on both
+     * dialects; the unique (aggregate, sequence) key of events is the backstop.
      */
     async append(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
-      await hooks.lockAggregate?.(event.aggregateType, event.aggregateId);
-      const [{ current }] = await lastSequence().execute({ aggregateType: event.aggregateType, aggregateId: event.aggregateId });
-      const sequence = Number(current ?? 0) + 1;
+      const [{ sequence }] = await nextSequence().execute({ aggregateType: event.aggregateType, aggregateId: event.aggregateId });
       const [row] = await insertEvent().execute({ ...event, sequence, createdAt: at });
       return { ...event, sequence, createdAt: at, position: row.position };
     },

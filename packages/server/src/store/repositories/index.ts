@@ -2,6 +2,7 @@
  * All repositories bound to one connection or transaction. The domain receives this object
  * and never sees drizzle or SQL. One file per table group, named after it.
  */
+import { authTables, watchAuthWrites } from '../auth-writes.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { eventRepository } from './events.js';
@@ -19,15 +20,16 @@ import { transferRepository } from './transfer.js';
 import { userGrantRepository } from './user-grants.js';
 import { userRepository } from './users.js';
 
-/** What differs per dialect inside repositories (see store/postgres.ts and store/sqlite.ts). */
-export interface DialectHooks {
-  /** Serialises writers of one aggregate for the rest of the transaction (no-op where writers are already serial). */
-  lockAggregate?: (aggregateType: string, aggregateId: string) => Promise<void>;
+/** What the store (store/postgres.ts, store/sqlite.ts) wants to hear from its repositories. */
+export interface RepositoryHooks {
+  /** Called when a query that writes a table authentication reads is built (auth-writes.ts). */
+  onAuthWrite?: () => void;
 }
 
-export function createRepositories(db: Db, t: Tables, hooks: DialectHooks = {}) {
+export function createRepositories(base: Db, t: Tables, hooks: RepositoryHooks = {}) {
+  const db = hooks.onAuthWrite ? watchAuthWrites(base, authTables(t), hooks.onAuthWrite) : base;
   return {
-    events: eventRepository(db, t, hooks),
+    events: eventRepository(db, t),
     instance: instanceRepository(db, t),
     idps: idpRepository(db, t),
     orgs: orgRepository(db, t),

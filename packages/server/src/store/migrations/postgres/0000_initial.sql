@@ -1,3 +1,10 @@
+CREATE TABLE "aggregate_sequences" (
+	"aggregate_type" text NOT NULL,
+	"aggregate_id" text NOT NULL,
+	"sequence" bigint NOT NULL,
+	CONSTRAINT "aggregate_sequences_aggregate_type_aggregate_id_pk" PRIMARY KEY("aggregate_type","aggregate_id")
+);
+--> statement-breakpoint
 CREATE TABLE "events" (
 	"position" bigserial PRIMARY KEY NOT NULL,
 	"aggregate_type" text NOT NULL,

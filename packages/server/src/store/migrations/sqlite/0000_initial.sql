@@ -1,3 +1,10 @@
+CREATE TABLE `aggregate_sequences` (
+	`aggregate_type` text NOT NULL,
+	`aggregate_id` text NOT NULL,
+	`sequence` integer NOT NULL,
+	PRIMARY KEY(`aggregate_type`, `aggregate_id`)
+);
+--> statement-breakpoint
 CREATE TABLE `events` (
 	`position` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`aggregate_type` text NOT NULL,
