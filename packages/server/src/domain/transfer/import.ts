@@ -11,6 +11,7 @@ import { readGcsText, type GcsOptions } from '../../storage/gcs.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode, invalidArgument } from '../errors.js';
 import type { DataOrgs } from './document.js';
+import { importOrder } from './import-order.js';
 import { importOrg, timeoutError, type ImportError, type ImportSuccessOrg } from './import-org.js';
 import type { OnTransferProgress } from './progress.js';
 import { parseImportRequest } from './request.js';
@@ -68,7 +69,8 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
   const errors: ImportError[] = [];
   const orgs: ImportSuccessOrg[] = [];
   try {
-    for (const org of doc.orgs) {
+    const ordered = importOrder(doc.orgs);
+    for (const [index, org] of ordered.entries()) {
       // Plain passwords are hashed before the transaction: argon2 is slow on purpose.
       const plainHashes = new Map<string, string>();
       for (const h of org.humanUsers ?? []) {
@@ -81,7 +83,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
       );
       errors.push(...orgErrors);
       if (done) orgs.push(done);
-      deps.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: doc.orgs.indexOf(org) + 1, total: doc.orgs.length, elapsedMs: Math.round(performance.now() - started) });
+      deps.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: index + 1, total: ordered.length, elapsedMs: Math.round(performance.now() - started) });
     }
   } catch (error) {
     if (signal.aborted && !(error instanceof DomainError && error.code === GrpcCode.DeadlineExceeded)) {

@@ -1,0 +1,31 @@
+/**
+ * The order organisations are imported in. Each organisation is its own transaction, and a user
+ * grant or membership may name a user of another organisation of the same document (a project's
+ * grants to users of a partner organisation). Importing the user's organisation first makes such
+ * references resolvable. Where organisations reference each other both ways no order serves both:
+ * the references of the organisation imported first are reported as users not found.
+ */
+import type { DataOrg } from './document.js';
+
+export function importOrder(orgs: readonly DataOrg[]): DataOrg[] {
+  const ownerOfUser = new Map<string, number>();
+  orgs.forEach((org, i) => {
+    for (const u of [...(org.humanUsers ?? []), ...(org.machineUsers ?? [])]) ownerOfUser.set(u.userId, i);
+  });
+  const dependsOn = orgs.map((org, i) => {
+    const referenced = [...(org.userGrants ?? []), ...(org.orgMembers ?? []), ...(org.projectMembers ?? [])].map((r) => ownerOfUser.get(r.userId));
+    return [...new Set(referenced)].filter((j): j is number => j !== undefined && j !== i).sort((a, b) => a - b);
+  });
+
+  const order: number[] = [];
+  const state = new Array<'new' | 'visiting' | 'done'>(orgs.length).fill('new');
+  const visit = (i: number) => {
+    if (state[i] !== 'new') return; // done, or on the current path (a cycle: stop there)
+    state[i] = 'visiting';
+    for (const j of dependsOn[i]) visit(j);
+    state[i] = 'done';
+    order.push(i);
+  };
+  orgs.forEach((_, i) => visit(i));
+  return order.map((i) => orgs[i]);
+}
