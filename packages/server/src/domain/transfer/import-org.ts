@@ -294,7 +294,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   }
   await tx.transfer.insertIdps(idpRows);
 
-  // ---- user grants and memberships (users may belong to earlier organisations or the target) ----
+  // ---- user grants and memberships (users may belong to organisations imported before (see import-order.ts) or the target) ----
   check();
   const grants = org.userGrants ?? [];
   const memberUserIds = [...grants.map((g) => g.userId), ...(org.orgMembers ?? []).map((m) => m.userId), ...(org.projectMembers ?? []).map((m) => m.userId)];
