@@ -14,6 +14,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { refuseAuthWrite } from './auth-writes.js';
 import { sqliteColumns } from './columns.js';
 import { defineTables } from './schema.js';
+import { sqliteHotPath } from './sqlite-hot-path.js';
 import { createRepositories, UniqueViolation, type Db, type Store } from './store.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'sqlite');
@@ -38,8 +39,8 @@ export async function openSqliteStore(path: string): Promise<Store> {
   // it has committed (or rolled back), before any caller of the group is answered.
   let authGeneration = 0;
   let authWritten = false;
-  const writer = createRepositories(writerDb as unknown as Db, tables, { onAuthWrite: () => void (authWritten = true) });
-  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, { onAuthWrite: refuseAuthWrite });
+  const writer = createRepositories(writerDb as unknown as Db, tables, { onAuthWrite: () => void (authWritten = true) }, sqliteHotPath(writerConn));
+  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, { onAuthWrite: refuseAuthWrite }, sqliteHotPath(readerConn));
 
   const transactions = groupCommitQueue(writerConn, () => {
     if (!authWritten) return;

@@ -1,0 +1,107 @@
+/**
+ * The statements every text write and every event append runs, on SQLite, executed on
+ * better-sqlite3 directly instead of through drizzle.
+ *
+ * Why: on SQLite a statement costs a few microseconds, and drizzle's prepared queries add
+ * about 8 µs a call on top (placeholder filling, row mapping, its promise wrapper); a text
+ * write runs four of them, which made the store the largest share of the hot write path
+ * (BENCHMARKS.md, round 3). On PostgreSQL the round trip dwarfs that, so postgres.ts keeps
+ * drizzle's versions.
+ *
+ * The SQL and the value mapping follow the drizzle schema exactly (schema.ts with
+ * columns.ts' SQLite factory: times as integer milliseconds, JSON as text), so rows written
+ * here read back the same through drizzle and the other way round; test/sqlite-hot-path.test.ts
+ * checks that. A change to these tables' columns must change this file too.
+ */
+import type Database from 'better-sqlite3';
+import type { MessageTextFields } from './schema.js';
+import type { HotPath } from './repositories/index.js';
+import type { MessageTextRow } from './repositories/texts.js';
+import type { NewEvent, StoredEvent } from './repositories/events.js';
+
+interface MessageTextRecord {
+  owner_id: string;
+  message_type: string;
+  language: string;
+  fields: string;
+  sequence: number;
+  created_at: number;
+  changed_at: number;
+}
+
+export function sqliteHotPath(conn: Database.Database): HotPath {
+  // Prepared on first use: the reader connection never runs the writes.
+  let statements: ReturnType<typeof prepare> | undefined;
+  const s = () => (statements ??= prepare(conn));
+
+  return {
+    messageTexts: {
+      async get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined> {
+        const record = s().getText.get(ownerId, messageType, language) as MessageTextRecord | undefined;
+        if (!record) return undefined;
+        return {
+          ownerId: record.owner_id,
+          messageType: record.message_type,
+          language: record.language,
+          fields: JSON.parse(record.fields) as MessageTextFields,
+          sequence: record.sequence,
+          createdAt: new Date(record.created_at),
+          changedAt: new Date(record.changed_at),
+        };
+      },
+      async upsert(row: MessageTextRow): Promise<void> {
+        s().upsertText.run(
+          row.ownerId,
+          row.messageType,
+          row.language,
+          JSON.stringify(row.fields),
+          row.sequence,
+          row.createdAt.getTime(),
+          row.changedAt.getTime(),
+        );
+      },
+    },
+    events: {
+      async append(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
+        const { sequence } = s().nextSequence.get(event.aggregateType, event.aggregateId) as { sequence: number };
+        const { position } = s().insertEvent.get(
+          event.aggregateType,
+          event.aggregateId,
+          sequence,
+          event.type,
+          JSON.stringify(event.payload),
+          event.creator,
+          event.resourceOwner,
+          at.getTime(),
+        ) as { position: number };
+        return { ...event, sequence, createdAt: at, position };
+      },
+    },
+  };
+}
+
+function prepare(conn: Database.Database) {
+  return {
+    getText: conn.prepare(
+      `select owner_id, message_type, language, fields, sequence, created_at, changed_at
+         from message_texts where owner_id = ? and message_type = ? and language = ? limit 1`,
+    ),
+    upsertText: conn.prepare(
+      `insert into message_texts (owner_id, message_type, language, fields, sequence, created_at, changed_at)
+         values (?, ?, ?, ?, ?, ?, ?)
+         on conflict (owner_id, message_type, language)
+         do update set fields = excluded.fields, sequence = excluded.sequence, changed_at = excluded.changed_at`,
+    ),
+    // Same statement as events.ts' drizzle version: see there why the sequence comes from this row.
+    nextSequence: conn.prepare(
+      `insert into aggregate_sequences (aggregate_type, aggregate_id, sequence) values (?, ?, 1)
+         on conflict (aggregate_type, aggregate_id)
+         do update set sequence = aggregate_sequences.sequence + 1
+         returning sequence`,
+    ),
+    insertEvent: conn.prepare(
+      `insert into events (aggregate_type, aggregate_id, sequence, type, payload, creator, resource_owner, created_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?) returning position`,
+    ),
+  };
+}
