@@ -9,7 +9,7 @@
  *   BENCH_WARMUP=2         warm-up seconds per target, on the same connections (not counted)
  *   BENCH_CONNECTIONS=50   concurrent connections
  *   BENCH_STORES=sqlite,postgres
- *   BENCH_TARGETS=bare,write,read   which measurements to run (e.g. only `write` while profiling)
+ *   BENCH_TARGETS=bare,floor,write,read   which measurements to run (e.g. only `write` while profiling)
  *   BENCH_LOG_LEVEL=warn   the server's LOG_LEVEL (info writes one line per request)
  *   BENCH_NODE_ARGS=""     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_KEEP=1           keep the temp folder (server logs, database) for inspection
@@ -54,7 +54,7 @@ const settings: LoadSettings = {
   warmup: int('BENCH_WARMUP', 2),
 };
 const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
-const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,write,read').split(',').map((s) => s.trim()));
+const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,write,read').split(',').map((s) => s.trim()));
 const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
 const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -96,6 +96,31 @@ async function benchBare(): Promise<Row> {
   try {
     const m = await measure({ url: child.baseUrl + '/' }, settings, child.cpuSeconds);
     return { target: 'bare Hono GET / (small JSON)', store: '-', m };
+  } finally {
+    await child.stop();
+  }
+}
+
+/**
+ * The same write with nothing around it (bench/floor-server.ts): node:http, JSON.parse and the
+ * write's SQLite statements with group commit. What it reaches is the most this machine allows
+ * the write, whatever the framework; the service's row is to be read against it as well as
+ * against the bare endpoint.
+ */
+async function benchFloor(): Promise<Row> {
+  const port = await freePort();
+  const child = await startChild({
+    args: ['--import', 'tsx', join(BENCH_DIR, 'floor-server.ts')],
+    cwd: REPO,
+    env: { PORT: String(port), DATABASE_FILE: join(work, 'floor.db') },
+    port,
+    readyPath: '/',
+    logFile: join(work, 'floor.log'),
+  });
+  children.push(child);
+  try {
+    const row = await benchWrite(child, { authorization: 'Bearer not-checked', 'content-type': 'application/json' }, 'sqlite');
+    return { ...row, target: 'floor: node:http + the same SQLite write, no framework/auth/validation' };
   } finally {
     await child.stop();
   }
@@ -197,6 +222,11 @@ async function main() {
     rows.push(bare);
     process.stdout.write(`  bare: ${Math.round(bare.m.requestsPerSecond)} req/s\n`);
   }
+  if (targets.has('floor') && stores.includes('sqlite')) {
+    const floor = await benchFloor();
+    rows.push(floor);
+    process.stdout.write(`  floor: ${Math.round(floor.m.requestsPerSecond)} req/s\n`);
+  }
   for (const store of stores) {
     if (store === 'postgres') postgres = await startPostgres();
     else if (store !== 'sqlite') throw new Error(`BENCH_STORES: unknown store ${store}`);
@@ -212,7 +242,13 @@ async function main() {
   const bareRps = bare?.m.requestsPerSecond;
   process.stdout.write(`\n${renderTable(rows, bareRps)}\n\n`);
 
-  const sqliteWrite = rows.find((r) => r.store === 'sqlite' && r.eventsOk !== undefined);
+  const floorRow = rows.find((r) => r.target.startsWith('floor'));
+  if (floorRow && bareRps) {
+    process.stdout.write(
+      `floor (the write without framework, authentication or validation): ${((floorRow.m.requestsPerSecond / bareRps) * 100).toFixed(1)} % of bare, p99 ${floorRow.m.p99.toFixed(1)} ms\n`,
+    );
+  }
+  const sqliteWrite = rows.find((r) => r.store === 'sqlite' && r.eventsOk !== undefined && !r.target.startsWith('floor'));
   if (sqliteWrite && bareRps) {
     const ratio = sqliteWrite.m.requestsPerSecond / bareRps;
     const met = ratio >= TARGET_RATIO && sqliteWrite.m.p99 <= TARGET_P99_MS;
