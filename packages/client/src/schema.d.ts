@@ -1523,6 +1523,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/v2/par": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pushed authorization request
+         * @description RFC 9126: the client sends the parameters of an authorization request (those of OAuthAuthorize) here,
+         *     authenticated as at the token endpoint, and gets a one-time `request_uri`; the browser is then sent to
+         *     `/oauth/v2/authorize?client_id=…&request_uri=…` and the parameters cannot be changed on the way.
+         *     Optional: the authorization endpoint still accepts its parameters directly.
+         */
+        post: operations["OAuthPushedAuthorizationRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/v2/revoke": {
         parameters: {
             query?: never;
@@ -2625,6 +2648,7 @@ export interface components {
             introspection_endpoint?: string;
             revocation_endpoint?: string;
             end_session_endpoint?: string;
+            pushed_authorization_request_endpoint?: string;
             scopes_supported?: string[];
             claims_supported?: string[];
             response_types_supported: string[];
@@ -5519,6 +5543,11 @@ export interface operations {
                 /** @description Prefills the login name on the login page. */
                 login_hint?: string;
                 max_age?: number;
+                /**
+                 * @description From OAuthPushedAuthorizationRequest. With it, only `client_id` and `request_uri` are sent and
+                 *     the other parameters (including the required ones above) come from the pushed request.
+                 */
+                request_uri?: string;
             };
             header?: never;
             path?: never;
@@ -5610,6 +5639,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthIntrospectionResponse"];
+                };
+            };
+            400: components["responses"]["OAuthBadRequest"];
+            401: components["responses"]["OAuthInvalidClient"];
+        };
+    };
+    OAuthPushedAuthorizationRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description Required from every client, also with HTTP Basic (an authorization request parameter, RFC 9126 §2.1). */
+                    client_id: string;
+                    /** @description client_secret_post only. */
+                    client_secret?: string;
+                    /** @enum {string} */
+                    response_type: "code" | "id_token" | "id_token token";
+                    redirect_uri: string;
+                    scope: string;
+                    state?: string;
+                    nonce?: string;
+                    code_challenge?: string;
+                    /** @enum {string} */
+                    code_challenge_method?: "S256";
+                    prompt?: string;
+                    login_hint?: string;
+                    max_age?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Stored; `request_uri` is valid once, for `expires_in` seconds. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `urn:ietf:params:oauth:request_uri:…` */
+                        request_uri: string;
+                        expires_in: number;
+                    };
                 };
             };
             400: components["responses"]["OAuthBadRequest"];

@@ -172,6 +172,33 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     expect((await fetch(url('/oauth/v2/revoke'), form({ token: 'x' }, basic(web.clientId, 'wrong')))).status).toBe(401);
   });
 
+  it('pushed authorization request: the request_uri stands for the parameters at the authorization endpoint', async () => {
+    const { verifier, challenge } = pkce();
+    const params = { response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state: 'pushed', code_challenge: challenge, code_challenge_method: 'S256' };
+    const pushed = await fetch(url('/oauth/v2/par'), form({ client_id: spaClientId, ...params }));
+    expect(pushed.status).toBe(201);
+    const { request_uri, expires_in } = await pushed.json();
+    expect(request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+    expect(expires_in).toBeGreaterThan(0);
+
+    const browser = new Browser();
+    const start = await browser.request(url('/oauth/v2/authorize', { client_id: spaClientId, request_uri }));
+    expect(start.status).toBe(303);
+    const loginPath = start.headers.get('location')!;
+    expect(loginPath).toMatch(/^\/ui\/login\//);
+    const done = await browser.follow(s.issuer + loginPath, REDIRECT, { form: { loginName: 'alice', password: PASSWORD } });
+    expect(done.location?.searchParams.get('state')).toBe('pushed');
+    const tokens = await exchange(spaClientId, done.location!.searchParams.get('code')!, verifier);
+    expect(tokens.id_token).toBeTruthy();
+
+    // A confidential client authenticates as at the token endpoint (and names itself: client_id is an
+    // authorization request parameter, RFC 9126 §2.1); an unregistered redirect URI is refused before any browser sees it.
+    const confidential = await fetch(url('/oauth/v2/par'), form({ client_id: web.clientId, ...params, redirect_uri: 'https://web.example.com/cb' }, basic(web.clientId, web.clientSecret)));
+    expect(confidential.status).toBe(201);
+    expect((await fetch(url('/oauth/v2/par'), form({ client_id: web.clientId, ...params, redirect_uri: 'https://web.example.com/cb' }, basic(web.clientId, 'wrong')))).status).toBe(401);
+    expect((await fetch(url('/oauth/v2/par'), form({ client_id: spaClientId, ...params, redirect_uri: 'http://evil.example/cb' }))).status).toBe(400);
+  });
+
   it('userinfo: claims, no token, no openid scope (GET and POST)', async () => {
     const { code, verifier } = await signIn(new Browser(), spaClientId, 'openid profile email', 'alice');
     const { access_token } = await exchange(spaClientId, code, verifier);
@@ -217,7 +244,7 @@ describe('the OAuth ledger', () => {
   });
 
   it('every documented status of the OAuth operations was produced', () => {
-    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(13);
+    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(14);
     expect(unexercised((op) => servedOutsideApi(op.operation))).toEqual([]);
   });
 });
