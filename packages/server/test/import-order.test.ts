@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importOrder } from '../src/domain/transfer/import-order.js';
+import { importOrder, usersImportedLater } from '../src/domain/transfer/import-order.js';
 import type { DataOrg } from '../src/domain/transfer/document.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
 
@@ -24,6 +24,15 @@ describe('importOrder', () => {
   });
 });
 
+describe('usersImportedLater', () => {
+  it('names, for each organisation in import order, the users of the organisations after it', () => {
+    const later = usersImportedLater([org('b', ['b1', 'b2']), org('a', ['a1']), org('c', [])]);
+    expect(['a1', 'b1', 'b2', 'unknown'].filter(later[0])).toEqual(['a1']);
+    expect(['a1', 'b1', 'b2', 'unknown'].filter(later[1])).toEqual([]);
+    expect(['a1', 'b1', 'b2', 'unknown'].filter(later[2])).toEqual([]);
+  });
+});
+
 describeEachStore('import: grants to users of a later organisation in the same document', (dialect) => {
   let t: TestInstance;
   beforeAll(async () => {
@@ -38,5 +47,29 @@ describeEachStore('import: grants to users of a later organisation in the same d
     expect(body.errors ?? []).toEqual([]);
     const grants = await t.call('POST', '/management/v1/users/grants/_search', { headers: { 'x-service-orgid': 'x-shop' }, body: { queries: [{ userIdQuery: { userId: 'y-customer' } }] } });
     expect((await grants.json()).result.map((g: { projectId: string }) => g.projectId)).toEqual(['x-shop-p']);
+  });
+  it('both ways: each organisation grants to users of the other, and every grant and membership is imported', async () => {
+    const x = org('both-x', ['x-user'], ['y-user']);
+    const y = org('both-y', ['y-user'], ['x-user']);
+    (x as unknown as Record<string, unknown>).orgMembers = [{ userId: 'y-user', roles: ['ORG_USER_MANAGER'] }];
+    (y as unknown as Record<string, unknown>).orgMembers = [{ userId: 'x-user', roles: ['ORG_USER_MANAGER'] }];
+    const res = await t.call('POST', '/admin/v1/import', { body: { timeout: '1m', dataOrgs: { orgs: [x, y] } } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.errors ?? []).toEqual([]);
+    const success = Object.fromEntries(body.success.orgs.map((o: { orgId: string }) => [o.orgId, o]));
+    expect(success['both-x']).toMatchObject({ userGrants: [{ projectId: 'both-x-p', userId: 'y-user' }], orgMembers: ['y-user'] });
+    expect(success['both-y']).toMatchObject({ userGrants: [{ projectId: 'both-y-p', userId: 'x-user' }], orgMembers: ['x-user'] });
+    for (const [orgId, userId, projectId] of [['both-x', 'y-user', 'both-x-p'], ['both-y', 'x-user', 'both-y-p']]) {
+      const grants = await t.call('POST', '/management/v1/users/grants/_search', { headers: { 'x-service-orgid': orgId }, body: { queries: [{ userIdQuery: { userId } }] } });
+      expect((await grants.json()).result.map((g: { projectId: string }) => g.projectId)).toEqual([projectId]);
+    }
+
+    // A second run finds everything there: reported as existing, nothing added.
+    const again = await (await t.call('POST', '/admin/v1/import', { body: { timeout: '1m', dataOrgs: { orgs: [x, y] } } })).json();
+    expect(again.errors.filter((e: { type: string }) => e.type === 'user_grant').map((e: { message: string }) => e.message)).toEqual([
+      expect.stringContaining('AlreadyExists'),
+      expect.stringContaining('AlreadyExists'),
+    ]);
   });
 });

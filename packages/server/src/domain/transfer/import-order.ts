@@ -3,7 +3,8 @@
  * grant or membership may name a user of another organisation of the same document (a project's
  * grants to users of a partner organisation). Importing the user's organisation first makes such
  * references resolvable. Where organisations reference each other both ways no order serves both:
- * the references of the organisation imported first are reported as users not found.
+ * the references of the organisation imported first to users of one imported after it are
+ * deferred (usersImportedLater) and imported once all organisations are in.
  */
 import type { DataOrg } from './document.js';
 
@@ -28,4 +29,13 @@ export function importOrder(orgs: readonly DataOrg[]): DataOrg[] {
   };
   orgs.forEach((_, i) => visit(i));
   return order.map((i) => orgs[i]);
+}
+
+/** For each organisation of `ordered`: whether a user id belongs to an organisation after it. */
+export function usersImportedLater(ordered: readonly DataOrg[]): ((userId: string) => boolean)[] {
+  const position = new Map<string, number>();
+  ordered.forEach((org, i) => {
+    for (const u of [...(org.humanUsers ?? []), ...(org.machineUsers ?? [])]) position.set(u.userId, i);
+  });
+  return ordered.map((_, i) => (userId: string) => (position.get(userId) ?? -1) > i);
 }

@@ -80,6 +80,26 @@ export interface OrgImportContext {
   signal: { readonly aborted: boolean };
   onTimeout: () => DomainError;
   errors: ImportError[];
+  /**
+   * Users of organisations imported later in this import (import-order.ts): grants and
+   * memberships naming them are not imported with the organisation but handed back in
+   * `deferred`, to be imported by importReferences once those users exist.
+   */
+  importedLater?: (userId: string) => boolean;
+  deferred?: OrgReferences;
+}
+
+/** The parts of an organisation that name users: user grants, organisation and project members. */
+export type OrgReferences = Pick<DataOrg, 'userGrants' | 'orgMembers' | 'projectMembers'>;
+
+export interface ReferenceImportContext {
+  orgId: string;
+  refs: OrgReferences;
+  errors: ImportError[];
+  /** Receives each imported reference, into the organisation's entry of the import's success list. */
+  ok: ImportSuccessOrg;
+  check: () => void;
+  at: Date;
 }
 
 export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<ImportSuccessOrg | undefined> {
@@ -294,74 +314,10 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   }
   await tx.transfer.insertIdps(idpRows);
 
-  // ---- user grants and memberships (users may belong to organisations imported before (see import-order.ts) or the target) ----
-  check();
-  const grants = org.userGrants ?? [];
-  const memberUserIds = [...grants.map((g) => g.userId), ...(org.orgMembers ?? []).map((m) => m.userId), ...(org.projectMembers ?? []).map((m) => m.userId)];
-  const knownUsers = await tx.transfer.existingUserIds(memberUserIds);
-  const userExists = (userId: string, type: string, id: string) => {
-    if (knownUsers.has(userId)) return true;
-    errors.push({ type, id, message: msg('COMMAND-4f8sg', `Errors.User.NotFound: user ${userId}`) });
-    return false;
-  };
-  const takenGrants = await tx.transfer.existingUserGrantKeys(orgId, grants.map((g) => g.userId));
-  const allRoleKeys = await tx.transfer.existingRoleKeys([...new Set(grants.map((g) => g.projectId))]);
-  const grantRows: Parameters<Repositories['transfer']['insertUserGrants']>[0] = [];
-  for (const g of grants) {
-    const id = `${orgId}_${g.projectId}_${g.userId}`;
-    if (!inThisOrg(g.projectId, 'user_grant', id) || !userExists(g.userId, 'user_grant', id)) continue;
-    const key = `${g.projectId}_${g.userId}`;
-    if (takenGrants.has(key)) {
-      errors.push({ type: 'user_grant', id, message: msg('V3-DKcYh', 'Errors.UserGrant.AlreadyExists') });
-      continue;
-    }
-    const missing = (g.roleKeys ?? []).filter((k) => !allRoleKeys.has(`${g.projectId}_${k}`));
-    if (missing.length) {
-      errors.push({ type: 'user_grant', id, message: msg('COMMAND-mm9F4', `Errors.Project.Role.NotFound: ${missing.join(', ')}`) });
-      continue;
-    }
-    takenGrants.add(key);
-    grantRows.push({ id: newId(), orgId, userId: g.userId, projectId: g.projectId, roleKeys: g.roleKeys ?? [], state: 'USER_GRANT_STATE_ACTIVE', ...stamp });
-    push('userGrants', { projectId: g.projectId, userId: g.userId });
-  }
-  await tx.transfer.insertUserGrants(grantRows);
-
-  const memberRows: Parameters<Repositories['transfer']['insertMembers']>[0] = [];
-  const takenOrgMembers = await tx.transfer.existingMemberKeys('org', [orgId]);
-  for (const m of org.orgMembers ?? []) {
-    const id = `${orgId}_${m.userId}`;
-    if (!userExists(m.userId, 'org_member', id)) continue;
-    const bad = (m.roles ?? []).filter((r) => !(ORG_ROLES as readonly string[]).includes(r));
-    if (bad.length || !m.roles?.length) {
-      errors.push({ type: 'org_member', id, message: msg('ORG-4m9fS', `Errors.Org.MemberInvalid: roles ${bad.join(', ') || '(none)'}`) });
-      continue;
-    }
-    if (takenOrgMembers.has(`${orgId}_${m.userId}`)) {
-      errors.push({ type: 'org_member', id, message: msg('ORG-poWwe', 'Errors.Org.Member.AlreadyExists') });
-      continue;
-    }
-    takenOrgMembers.add(`${orgId}_${m.userId}`);
-    memberRows.push({ scopeType: 'org', scopeId: orgId, userId: m.userId, resourceOwner: orgId, roles: m.roles, ...stamp });
-    push('orgMembers', m.userId);
-  }
-  const takenProjectMembers = await tx.transfer.existingMemberKeys('project', (org.projectMembers ?? []).map((m) => m.projectId));
-  for (const m of org.projectMembers ?? []) {
-    const id = `${orgId}_${m.projectId}_${m.userId}`;
-    if (!inThisOrg(m.projectId, 'project_member', id) || !userExists(m.userId, 'project_member', id)) continue;
-    const bad = (m.roles ?? []).filter((r) => !(PROJECT_ROLES as readonly string[]).includes(r));
-    if (bad.length || !m.roles?.length) {
-      errors.push({ type: 'project_member', id, message: msg('PROJECT-4m9fS', `Errors.Project.MemberInvalid: roles ${bad.join(', ') || '(none)'}`) });
-      continue;
-    }
-    if (takenProjectMembers.has(`${m.projectId}_${m.userId}`)) {
-      errors.push({ type: 'project_member', id, message: msg('PROJECT-37fug', 'Errors.AlreadyExists') });
-      continue;
-    }
-    takenProjectMembers.add(`${m.projectId}_${m.userId}`);
-    memberRows.push({ scopeType: 'project', scopeId: m.projectId, userId: m.userId, resourceOwner: orgId, roles: m.roles, ...stamp });
-    push('projectMembers', { projectId: m.projectId, userId: m.userId });
-  }
-  await tx.transfer.insertMembers(memberRows);
+  // ---- user grants and memberships: now, or after the organisations whose users they name ----
+  const { now, later } = splitReferences(org, c.importedLater);
+  await importReferences(tx, { orgId, refs: now, errors, ok, check, at });
+  if (later) c.deferred = later;
 
   // ---- texts: into the imported organisation (ZITADEL writes message texts to the caller's org) ----
   const supported = new Set<string>(SUPPORTED_LANGUAGES);
@@ -409,6 +365,110 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   await tx.transfer.insertMessageTexts(textRows);
   check();
   return ok;
+}
+
+/**
+ * User grants and memberships of one organisation, whose users may belong to it, to an
+ * organisation imported before, or to the target instance already. Run inside importOrg, and
+ * again on its own (in a transaction of its own) for references importOrg deferred.
+ */
+export async function importReferences(tx: Repositories, c: ReferenceImportContext): Promise<void> {
+  const { orgId, refs, errors, ok, check } = c;
+  const stamp = { sequence: 0, createdAt: c.at, changedAt: c.at };
+  const push = <K extends keyof ImportSuccessOrg>(key: K, value: NonNullable<ImportSuccessOrg[K]> extends (infer E)[] ? E : never) => {
+    ((ok[key] ??= [] as never) as unknown[]).push(value);
+  };
+  const projectOrg = await tx.transfer.projectOrgs([...(refs.userGrants ?? []).map((g) => g.projectId), ...(refs.projectMembers ?? []).map((m) => m.projectId)]);
+  const inThisOrg = (projectId: string, type: string, id: string) => {
+    if (projectOrg.get(projectId) === orgId) return true;
+    errors.push({ type, id, message: msg('PROJECT-n0tF0', `Errors.Project.NotFound: project ${projectId} does not exist in organisation ${orgId}`) });
+    return false;
+  };
+  check();
+  const grants = refs.userGrants ?? [];
+  const memberUserIds = [...grants.map((g) => g.userId), ...(refs.orgMembers ?? []).map((m) => m.userId), ...(refs.projectMembers ?? []).map((m) => m.userId)];
+  const knownUsers = await tx.transfer.existingUserIds(memberUserIds);
+  const userExists = (userId: string, type: string, id: string) => {
+    if (knownUsers.has(userId)) return true;
+    errors.push({ type, id, message: msg('COMMAND-4f8sg', `Errors.User.NotFound: user ${userId}`) });
+    return false;
+  };
+  const takenGrants = await tx.transfer.existingUserGrantKeys(orgId, grants.map((g) => g.userId));
+  const allRoleKeys = await tx.transfer.existingRoleKeys([...new Set(grants.map((g) => g.projectId))]);
+  const grantRows: Parameters<Repositories['transfer']['insertUserGrants']>[0] = [];
+  for (const g of grants) {
+    const id = `${orgId}_${g.projectId}_${g.userId}`;
+    if (!inThisOrg(g.projectId, 'user_grant', id) || !userExists(g.userId, 'user_grant', id)) continue;
+    const key = `${g.projectId}_${g.userId}`;
+    if (takenGrants.has(key)) {
+      errors.push({ type: 'user_grant', id, message: msg('V3-DKcYh', 'Errors.UserGrant.AlreadyExists') });
+      continue;
+    }
+    const missing = (g.roleKeys ?? []).filter((k) => !allRoleKeys.has(`${g.projectId}_${k}`));
+    if (missing.length) {
+      errors.push({ type: 'user_grant', id, message: msg('COMMAND-mm9F4', `Errors.Project.Role.NotFound: ${missing.join(', ')}`) });
+      continue;
+    }
+    takenGrants.add(key);
+    grantRows.push({ id: newId(), orgId, userId: g.userId, projectId: g.projectId, roleKeys: g.roleKeys ?? [], state: 'USER_GRANT_STATE_ACTIVE', ...stamp });
+    push('userGrants', { projectId: g.projectId, userId: g.userId });
+  }
+  await tx.transfer.insertUserGrants(grantRows);
+
+  const memberRows: Parameters<Repositories['transfer']['insertMembers']>[0] = [];
+  const takenOrgMembers = await tx.transfer.existingMemberKeys('org', [orgId]);
+  for (const m of refs.orgMembers ?? []) {
+    const id = `${orgId}_${m.userId}`;
+    if (!userExists(m.userId, 'org_member', id)) continue;
+    const bad = (m.roles ?? []).filter((r) => !(ORG_ROLES as readonly string[]).includes(r));
+    if (bad.length || !m.roles?.length) {
+      errors.push({ type: 'org_member', id, message: msg('ORG-4m9fS', `Errors.Org.MemberInvalid: roles ${bad.join(', ') || '(none)'}`) });
+      continue;
+    }
+    if (takenOrgMembers.has(`${orgId}_${m.userId}`)) {
+      errors.push({ type: 'org_member', id, message: msg('ORG-poWwe', 'Errors.Org.Member.AlreadyExists') });
+      continue;
+    }
+    takenOrgMembers.add(`${orgId}_${m.userId}`);
+    memberRows.push({ scopeType: 'org', scopeId: orgId, userId: m.userId, resourceOwner: orgId, roles: m.roles, ...stamp });
+    push('orgMembers', m.userId);
+  }
+  const takenProjectMembers = await tx.transfer.existingMemberKeys('project', (refs.projectMembers ?? []).map((m) => m.projectId));
+  for (const m of refs.projectMembers ?? []) {
+    const id = `${orgId}_${m.projectId}_${m.userId}`;
+    if (!inThisOrg(m.projectId, 'project_member', id) || !userExists(m.userId, 'project_member', id)) continue;
+    const bad = (m.roles ?? []).filter((r) => !(PROJECT_ROLES as readonly string[]).includes(r));
+    if (bad.length || !m.roles?.length) {
+      errors.push({ type: 'project_member', id, message: msg('PROJECT-4m9fS', `Errors.Project.MemberInvalid: roles ${bad.join(', ') || '(none)'}`) });
+      continue;
+    }
+    if (takenProjectMembers.has(`${m.projectId}_${m.userId}`)) {
+      errors.push({ type: 'project_member', id, message: msg('PROJECT-37fug', 'Errors.AlreadyExists') });
+      continue;
+    }
+    takenProjectMembers.add(`${m.projectId}_${m.userId}`);
+    memberRows.push({ scopeType: 'project', scopeId: m.projectId, userId: m.userId, resourceOwner: orgId, roles: m.roles, ...stamp });
+    push('projectMembers', { projectId: m.projectId, userId: m.userId });
+  }
+  await tx.transfer.insertMembers(memberRows);
+
+}
+
+/** The references of `org` to import with it, and those naming users of organisations imported later. */
+function splitReferences(org: DataOrg, importedLater: ((userId: string) => boolean) | undefined): { now: OrgReferences; later?: OrgReferences } {
+  const all: OrgReferences = { userGrants: org.userGrants, orgMembers: org.orgMembers, projectMembers: org.projectMembers };
+  if (!importedLater) return { now: all };
+  const now: OrgReferences = {};
+  const later: OrgReferences = {};
+  let deferred = 0;
+  for (const key of ['userGrants', 'orgMembers', 'projectMembers'] as const) {
+    for (const ref of (all[key] ?? []) as { userId: string }[]) {
+      const target = importedLater(ref.userId) ? later : now;
+      if (target === later) deferred++;
+      ((target[key] ??= []) as { userId: string }[]).push(ref);
+    }
+  }
+  return deferred ? { now, later } : { now: all };
 }
 
 function stripUndefined<T extends Record<string, unknown>>(obj: T): T {

@@ -11,8 +11,8 @@ import { readGcsText, type GcsOptions } from '../../storage/gcs.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode, invalidArgument } from '../errors.js';
 import type { DataOrgs } from './document.js';
-import { importOrder } from './import-order.js';
-import { importOrg, timeoutError, type ImportError, type ImportSuccessOrg } from './import-org.js';
+import { importOrder, usersImportedLater } from './import-order.js';
+import { importOrg, importReferences, timeoutError, type ImportError, type ImportSuccessOrg, type OrgImportContext, type OrgReferences } from './import-org.js';
 import type { OnTransferProgress } from './progress.js';
 import { parseImportRequest } from './request.js';
 import { parseDataOrgsV1 } from './v1.js';
@@ -70,6 +70,8 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
   const orgs: ImportSuccessOrg[] = [];
   try {
     const ordered = importOrder(doc.orgs);
+    const later = usersImportedLater(ordered);
+    const deferred: { success: ImportSuccessOrg; refs: OrgReferences }[] = [];
     for (const [index, org] of ordered.entries()) {
       // Plain passwords are hashed before the transaction: argon2 is slow on purpose.
       const plainHashes = new Map<string, string>();
@@ -78,12 +80,28 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
         if (signal.aborted) throw timeoutError(timeoutMs, orgs.map((o) => o.orgId));
       }
       const orgErrors: ImportError[] = [];
-      const done = await store.transaction((tx) =>
-        importOrg(tx, { org, plainHashes, signal, errors: orgErrors, onTimeout: () => timeoutError(timeoutMs, orgs.map((o) => o.orgId)) }),
-      );
+      const context: OrgImportContext = {
+        org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: () => timeoutError(timeoutMs, orgs.map((o) => o.orgId)),
+      };
+      const done = await store.transaction((tx) => importOrg(tx, context));
       errors.push(...orgErrors);
       if (done) orgs.push(done);
+      if (done && context.deferred) deferred.push({ success: done, refs: context.deferred });
       deps.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: index + 1, total: ordered.length, elapsedMs: Math.round(performance.now() - started) });
+    }
+    // Organisations that name each other's users both ways: the references to users of
+    // organisations imported after them, now that those exist (one transaction per organisation).
+    for (const { success, refs } of deferred) {
+      const refErrors: ImportError[] = [];
+      const check = () => {
+        if (signal.aborted) throw timeoutError(timeoutMs, orgs.map((o) => o.orgId));
+      };
+      const added: ImportSuccessOrg = { orgId: success.orgId };
+      await store.transaction((tx) => importReferences(tx, { orgId: success.orgId, refs, errors: refErrors, ok: added, check, at: new Date() }));
+      errors.push(...refErrors);
+      for (const key of ['userGrants', 'orgMembers', 'projectMembers'] as const) {
+        if (added[key]) (success[key] as unknown[]) = [...(success[key] ?? []), ...added[key]];
+      }
     }
   } catch (error) {
     if (signal.aborted && !(error instanceof DomainError && error.code === GrpcCode.DeadlineExceeded)) {
