@@ -92,6 +92,9 @@ describe('identity-transfer CLI', () => {
   it('reports refusals and usage errors', async () => {
     await expect(main(['export', '--url', a.url, '--token', 'wrong', '--out', join(dir, 'x.json')], capture())).rejects.toThrow(/^401/);
     await expect(main(['export', '--url', a.url], capture())).rejects.toThrow(/--token is required/);
+    // A token may begin with "-" (base64url): it is taken as the value, and here refused by the server, not by the parser.
+    await expect(main(['export', '--url', a.url, '--token', '-Wx_9', '--out', join(dir, 'x.json')], capture())).rejects.toThrow(/^401/);
+    await expect(main(['migrate', '--from-url', a.url, '--from-token', '-a', '--to-url', b.url, '--to-token', '-b'], capture())).rejects.toThrow(/^401/);
     await expect(main(['frobnicate'], capture())).rejects.toThrow(/unknown command/);
     const help = capture();
     expect(await main(['--help'], help)).toBe(0);

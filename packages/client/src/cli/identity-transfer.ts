@@ -137,7 +137,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     return command === undefined ? 2 : 0;
   }
   const { values, positionals } = parseArgs({
-    args: rest,
+    args: attachTokenValues(rest),
     allowPositionals: true,
     options: {
       url: { type: 'string' },
@@ -207,6 +207,23 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     return summarise(io, result);
   }
   throw new UsageError(`unknown command ${command ?? '(none)'}; use export, import or migrate`);
+}
+
+/** Options whose value is a secret the user pastes as it is. */
+const TOKEN_OPTIONS = new Set(['--token', '--from-token', '--to-token']);
+
+/**
+ * `--token VALUE` → `--token=VALUE`. A token may begin with "-" (base64url does); parseArgs
+ * refuses such a separate value as ambiguous ("did you forget the value?"), which for an opaque
+ * secret is never the right reading.
+ */
+function attachTokenValues(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (TOKEN_OPTIONS.has(args[i]) && i + 1 < args.length) out.push(`${args[i]}=${args[++i]}`);
+    else out.push(args[i]);
+  }
+  return out;
 }
 
 /** The process entry (bin/identity-transfer.mjs): exit code 2 for usage errors, 1 for failures. */

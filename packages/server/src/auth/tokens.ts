@@ -5,7 +5,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 export function generateToken(): string {
-  return randomBytes(32).toString('base64url');
+  // Not beginning with "-": a token is pasted after command-line options (`--token …`), and
+  // many option parsers would read it as an option. Drawing again costs a bit of entropy, not more.
+  for (;;) {
+    const token = randomBytes(32).toString('base64url');
+    if (token[0] !== '-') return token;
+  }
 }
 
 export function hashToken(token: string): string {
