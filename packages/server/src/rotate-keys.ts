@@ -1,7 +1,7 @@
 /**
  * `npm run keys:rotate`: adds a new token-signing key and cookie secret to the store the
  * environment names (DATABASE_URL), and lets the current ones expire after OVERLAP_HOURS (24).
- * Restart every process on the store afterwards (rolling): each loads the keys at start.
+ * Running processes pick the new keys up within 30 s (server.ts), no restart needed.
  */
 import { ConfigError, loadConfig } from './config.js';
 import { rotateKeys } from './oidc/keys.js';
@@ -14,7 +14,7 @@ async function run() {
   const store = await openStore(config.store);
   try {
     const { kid } = await rotateKeys(store, hours * 3600 * 1000);
-    process.stdout.write(`new signing key ${kid}; previous keys stay published for ${hours} h. Restart every process on this store now.\n`);
+    process.stdout.write(`new signing key ${kid}; previous keys stay published for ${hours} h. Running processes switch within 30 s.\n`);
   } finally {
     await store.close();
   }

@@ -11,8 +11,9 @@ import { createApp, type App, type AppDeps } from './app.js';
 import type { LockoutPolicy } from './domain/login/password-login.js';
 import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-tokens.js';
 import { startPayloadSweeper } from './oidc/adapter.js';
-import { loadOrCreateKeys } from './oidc/keys.js';
+import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
+import { loadSpec } from './http/spec.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   /** The authorization server's issuer (EXTERNAL_URL): the base of every OAuth/OIDC URL. */
@@ -20,13 +21,25 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   lockout: LockoutPolicy;
   /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host on provider routes. */
   trustProxy?: boolean;
+  /** How often the signing keys are re-read from the store (default KEY_CHECK_INTERVAL_MS). */
+  keyCheckIntervalMs?: number;
 }
+
+/**
+ * How often a running process re-reads the signing keys, so that a rotation by another process
+ * (`npm run keys:rotate`) or a key's expiry reaches it without a restart. A token signed by a
+ * key it does not know yet makes it re-read them at once (KeyRing.verify).
+ */
+export const KEY_CHECK_INTERVAL_MS = 30_000;
 
 export interface ServiceHandler {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
-  app: App;
-  provider: Provider;
-  /** Stops background work (expired-row sweeping). */
+  /** The app and provider serving now (both are rebuilt when the signing keys change). */
+  readonly app: App;
+  readonly provider: Provider;
+  /** Re-reads the keys now; resolves true when they changed and the provider was rebuilt. */
+  reloadKeys: () => Promise<boolean>;
+  /** Stops background work (expired-row sweeping, key checks). */
   stop: () => void;
 }
 
@@ -36,26 +49,60 @@ function isProviderPath(path: string): boolean {
   return path.startsWith('/oauth/v2/') || path.startsWith('/oidc/v1/') || path === '/.well-known/openid-configuration' || path.startsWith('/.well-known/oauth-authorization-server');
 }
 
+interface Serving {
+  app: App;
+  provider: Provider;
+  oidc: ReturnType<Provider['callback']>;
+  hono: ReturnType<typeof getRequestListener>;
+}
+
 export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHandler> {
   const issuer = deps.issuer.replace(/\/+$/, '');
-  const keys = await loadOrCreateKeys(deps.store);
-  const provider = createOidcProvider({ store: deps.store, issuer, keys });
-  if (deps.trustProxy) provider.proxy = true;
-  const readAccessToken = accessTokenReader(provider, keys, issuer, deps.store);
-  const app = createApp({
-    ...deps,
-    tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
-    oidc: { provider, store: deps.store, lockout: deps.lockout, readAccessToken, issuer },
+  // Loaded once: a rebuild after a key change must not parse the spec again.
+  const spec = deps.spec ?? loadSpec();
+  // oidc-provider takes its keys at construction only, so new keys mean a new provider and an
+  // app bound to it. Requests already running finish on the ones they started with; sessions,
+  // grants and interactions live in the store and carry over.
+  const build = (): Serving => {
+    const provider = createOidcProvider({ store: deps.store, issuer, keys });
+    if (deps.trustProxy) provider.proxy = true;
+    const readAccessToken = accessTokenReader(provider, keys, issuer, deps.store);
+    const app = createApp({
+      ...deps,
+      spec,
+      tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
+      oidc: { provider, store: deps.store, lockout: deps.lockout, readAccessToken, issuer },
+    });
+    return { app, provider, oidc: provider.callback(), hono: getRequestListener(app.fetch) };
+  };
+  const keys: KeyRing = new KeyRing(deps.store, await loadOrCreateKeys(deps.store), () => {
+    serving = build();
   });
-  const oidc = provider.callback();
-  const hono = getRequestListener(app.fetch);
-  const stop = startPayloadSweeper(deps.store);
+  let serving = build();
+
+  const stopSweeper = startPayloadSweeper(deps.store);
+  const keyCheck = setInterval(() => void keys.refresh(0).catch(() => undefined), deps.keyCheckIntervalMs ?? KEY_CHECK_INTERVAL_MS);
+  keyCheck.unref();
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (isProviderPath(path)) void oidc(req, res);
-    else void hono(req, res);
+    const current = serving;
+    if (isProviderPath(path)) void current.oidc(req, res);
+    else void current.hono(req, res);
   };
-  return { handler, app, provider, stop };
+  return {
+    handler,
+    get app() {
+      return serving.app;
+    },
+    get provider() {
+      return serving.provider;
+    },
+    reloadKeys: () => keys.refresh(0),
+    stop: () => {
+      clearInterval(keyCheck);
+      stopSweeper();
+    },
+  };
 }
 
 /** A not-yet-listening HTTP server for the whole service. */
@@ -63,5 +110,6 @@ export async function createServer(deps: ServerDeps): Promise<ServiceHandler & {
   const service = await createRequestHandler(deps);
   const server = createHttpServer(service.handler);
   server.on('close', service.stop);
-  return { ...service, server };
+  // Not a spread: `app` and `provider` are getters (rebuilt on a key change).
+  return Object.assign(service, { server });
 }

@@ -6,7 +6,7 @@
  */
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as oc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OidcAppInput } from '../src/domain/apps/oidc-config.js';
 import { describeEachStore } from './support/instance.js';
 import { Browser, createOidcApp as createApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
@@ -232,35 +232,62 @@ describe('OIDC server keys', () => {
     }
   });
 
-  it('after rotation a restarted process signs with the new key and still verifies tokens of the old one', async () => {
+  it('a running process follows a rotation: tokens of the new key are accepted at once, it signs with it, and expired keys go', async () => {
     const s = await startOidcServer('sqlite');
+    const { createRequestHandler } = await import('../src/server.js');
+    const { rotateKeys } = await import('../src/oidc/keys.js');
+    const others: { stop: () => void }[] = [];
     try {
       const machine = await s.api('POST', '/management/v1/users/machine', { userName: 'rotor', name: 'Rotor', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' });
       await s.api('POST', '/admin/v1/members', { userId: machine.body.userId, roles: ['IAM_OWNER_VIEWER'] });
       const secret = await s.api('PUT', `/management/v1/users/${machine.body.userId}/secret`);
-      const token = async (issuer: string) => {
-        const config = await oc.discovery(new URL(issuer), 'rotor', undefined, oc.ClientSecretBasic(secret.body.clientSecret), { execute: [oc.allowInsecureRequests] });
-        return (await oc.clientCredentialsGrant(config, { scope: AUD })).access_token;
+      const token = async (handler = s.service.handler) => {
+        // The token endpoint of `handler`, reached through the test server (same issuer).
+        s.server.removeAllListeners('request');
+        s.server.on('request', handler);
+        try {
+          const config = await oc.discovery(new URL(s.issuer), 'rotor', undefined, oc.ClientSecretBasic(secret.body.clientSecret), { execute: [oc.allowInsecureRequests] });
+          return (await oc.clientCredentialsGrant(config, { scope: AUD })).access_token;
+        } finally {
+          s.server.removeAllListeners('request');
+          s.server.on('request', s.service.handler);
+        }
       };
-      const old = await token(s.issuer);
-      const { rotateKeys } = await import('../src/oidc/keys.js');
+      const kids = async () => ((await (await fetch(`${s.issuer}/oauth/v2/keys`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+      const call = (accessToken: string) => s.api('GET', '/admin/v1/text/message/verifyemail/en', undefined, accessToken);
+
+      const old = await token();
+      const oldKid = decodeProtectedHeader(old).kid;
+      // Rotated from outside (`npm run keys:rotate`); a process started afterwards signs with the new key …
       const { kid } = await rotateKeys(s.t.store);
-      // A "restarted" process on the same store and issuer.
-      const { createRequestHandler } = await import('../src/server.js');
-      const restarted = await createRequestHandler({ store: s.t.store, instanceId: s.t.instanceId, issuer: s.issuer, lockout: { maxPasswordAttempts: 0 } });
-      s.server.removeAllListeners('request');
-      s.server.on('request', restarted.handler);
-      try {
-        const jwks = (await (await fetch(`${s.issuer}/oauth/v2/keys`)).json()) as { keys: { kid: string }[] };
-        expect(jwks.keys.map((k) => k.kid)).toEqual([kid, decodeProtectedHeader(old).kid]);
-        const fresh = await token(s.issuer);
-        expect(decodeProtectedHeader(fresh).kid).toBe(kid);
-        expect((await s.api('GET', '/admin/v1/text/message/verifyemail/en', undefined, fresh)).status).toBe(200);
-        expect((await s.api('GET', '/admin/v1/text/message/verifyemail/en', undefined, old)).status).toBe(200);
-      } finally {
-        restarted.stop();
-      }
+      const second = await createRequestHandler({ store: s.t.store, instanceId: s.t.instanceId, issuer: s.issuer, lockout: { maxPasswordAttempts: 0 } });
+      others.push(second);
+      const fromSecond = await token(second.handler);
+      expect(decodeProtectedHeader(fromSecond).kid).toBe(kid);
+      // … and the running one, which has not looked yet, accepts its token (the unknown key makes it look) …
+      expect(await kids()).toEqual([oldKid]);
+      expect((await call(fromSecond)).status).toBe(200);
+      // … now publishes both, signs with the new key, and still accepts tokens of the old one.
+      expect(await kids()).toEqual([kid, oldKid]);
+      expect(decodeProtectedHeader(await token()).kid).toBe(kid);
+      expect((await call(old)).status).toBe(200);
+
+      // Rotating with no overlap retires the older keys at once: gone from the key set at the next look, their tokens refused.
+      const third = await rotateKeys(s.t.store, 0);
+      expect(await s.service.reloadKeys()).toBe(true);
+      expect(await kids()).toEqual([third.kid]);
+      expect((await call(old)).status).toBe(401);
+      expect((await call(fromSecond)).status).toBe(401);
+      expect(await s.service.reloadKeys()).toBe(false);
+
+      // Without any token asking, the periodic look finds a rotation too.
+      const watching = await createRequestHandler({ store: s.t.store, instanceId: s.t.instanceId, issuer: s.issuer, lockout: { maxPasswordAttempts: 0 }, keyCheckIntervalMs: 20 });
+      others.push(watching);
+      const before = watching.provider;
+      await rotateKeys(s.t.store);
+      await vi.waitFor(() => expect(watching.provider).not.toBe(before), { timeout: 2000, interval: 20 });
     } finally {
+      for (const other of others) other.stop();
       await s.close();
     }
   });

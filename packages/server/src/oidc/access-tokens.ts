@@ -2,13 +2,13 @@
  * Access tokens issued by our authorization server, as the API and userinfo see them: JWTs are
  * checked against our signing keys, opaque ones are looked up in the provider's storage.
  */
-import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
 import type { Caller } from '../domain/context.js';
 import { unauthenticated } from '../domain/errors.js';
 import type { Store } from '../store/store.js';
 import type { TokenVerifier } from '../auth/authenticate.js';
-import { publicJwks, type OidcKeys } from './keys.js';
+import type { KeyRing } from './keys.js';
 import { hasScope, SERVICE_AUDIENCE, SERVICE_AUDIENCE_SCOPE } from './scopes.js';
 
 export interface VerifiedAccessToken {
@@ -25,9 +25,7 @@ export interface VerifiedAccessToken {
 const API_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
-export function accessTokenReader(provider: Provider, keys: OidcKeys, issuer: string, store: Store) {
-  const jwks = createLocalJWKSet(publicJwks(keys));
-
+export function accessTokenReader(provider: Provider, keys: KeyRing, issuer: string, store: Store) {
   async function machineUserOf(clientId: string): Promise<string | undefined> {
     return (await store.read.logins.machineSecrets.byClientId(clientId))?.userId;
   }
@@ -37,7 +35,7 @@ export function accessTokenReader(provider: Provider, keys: OidcKeys, issuer: st
     if (JWT_SHAPE.test(token)) {
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token, jwks, { issuer, typ: 'at+jwt' }));
+        ({ payload } = await keys.verify(token, { issuer, typ: 'at+jwt' }));
       } catch {
         return undefined;
       }

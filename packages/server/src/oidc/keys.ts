@@ -3,10 +3,21 @@
  * store signs and verifies alike: RS256 signing keys (private JWKs) and cookie-signing secrets.
  * Made on the first start (under the store's exclusive lock, so concurrent first starts agree);
  * rotated with `rotateKeys` (see docs/oidc.md): the new key signs, the old one stays published
- * until it expires, so tokens it signed still verify.
+ * until it expires, so tokens it signed still verify. Running processes follow the store through
+ * a `KeyRing`: server.ts re-reads the keys periodically, and a token signed by a key this
+ * process does not know yet makes it re-read them at once.
  */
 import { randomBytes } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import {
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  errors as joseErrors,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+  type JWK,
+  type JWTVerifyOptions,
+} from 'jose';
 import type { Store } from '../store/store.js';
 
 export interface OidcKeys {
@@ -28,7 +39,7 @@ function newCookieSecret(): { id: string; material: { secret: string } } {
   return { id: `cookie-${randomBytes(8).toString('hex')}`, material: { secret } };
 }
 
-async function readKeys(store: Store, now: Date): Promise<OidcKeys> {
+export async function readKeys(store: Store, now: Date): Promise<OidcKeys> {
   const [signing, cookie] = await Promise.all([store.read.oidc.keys.live('signing', now), store.read.oidc.keys.live('cookie', now)]);
   return {
     signing: signing.map((k) => k.material as JWK),
@@ -54,8 +65,9 @@ export async function loadOrCreateKeys(store: Store): Promise<OidcKeys> {
 
 /**
  * Adds a new signing key and cookie secret and lets the current ones expire after `overlapMs`
- * (default 24 h: longer than any access or ID token lives). Processes pick the new key up when
- * they restart; until then they keep signing with the old one, which stays published.
+ * (default 24 h: longer than any access or ID token lives). Running processes pick the new key
+ * up within KEY_CHECK_INTERVAL_MS (server.ts); until then they sign with the old one, which
+ * stays published and accepted.
  */
 export async function rotateKeys(store: Store, overlapMs = 24 * 60 * 60 * 1000): Promise<{ kid: string }> {
   const signing = await newSigningKey();
@@ -74,4 +86,58 @@ export async function rotateKeys(store: Store, overlapMs = 24 * 60 * 60 * 1000):
 /** The public halves, for verifying our own tokens without a round trip to /oauth/v2/keys. */
 export function publicJwks(keys: OidcKeys): { keys: JWK[] } {
   return { keys: keys.signing.map(({ kty, n, e, kid, alg, use }) => ({ kty, n, e, kid, alg, use })) };
+}
+
+const sameKeys = (a: OidcKeys, b: OidcKeys) =>
+  a.cookie.join(' ') === b.cookie.join(' ') && a.signing.map((k) => k.kid).join(' ') === b.signing.map((k) => k.kid).join(' ');
+
+/**
+ * The keys one process serves with, following the store: `refresh()` re-reads them and, when
+ * they changed (a rotation, an expiry), replaces them and calls `onChange` (server.ts rebuilds
+ * the provider, whose keys are fixed at construction).
+ */
+export class KeyRing {
+  private keys: OidcKeys;
+  private verifyKey: ReturnType<typeof createLocalJWKSet>;
+  private lastRead = 0;
+
+  constructor(
+    private readonly store: Store,
+    initial: OidcKeys,
+    private readonly onChange: (keys: OidcKeys) => void = () => undefined,
+  ) {
+    this.keys = initial;
+    this.verifyKey = createLocalJWKSet(publicJwks(initial));
+  }
+
+  get current(): OidcKeys {
+    return this.keys;
+  }
+
+  /**
+   * Re-reads the keys unless that was done less than `minIntervalMs` ago (a burst of tokens
+   * with an unknown key costs one read a second, not one each). Resolves true when they changed.
+   */
+  async refresh(minIntervalMs = 1000): Promise<boolean> {
+    const now = Date.now();
+    if (now - this.lastRead < minIntervalMs) return false;
+    this.lastRead = now;
+    const keys = await readKeys(this.store, new Date(now));
+    // No live signing key would leave nothing to sign with: keep what there is (rotateKeys never does that).
+    if (keys.signing.length === 0 || keys.cookie.length === 0 || sameKeys(keys, this.keys)) return false;
+    this.keys = keys;
+    this.verifyKey = createLocalJWKSet(publicJwks(keys));
+    this.onChange(keys);
+    return true;
+  }
+
+  /** Verifies a JWT of ours; one signed by a key not known here yet makes the ring re-read the store first. */
+  async verify(token: string, options: JWTVerifyOptions) {
+    try {
+      return await jwtVerify(token, this.verifyKey, options);
+    } catch (error) {
+      if (!(error instanceof joseErrors.JWKSNoMatchingKey) || !(await this.refresh())) throw error;
+      return jwtVerify(token, this.verifyKey, options);
+    }
+  }
 }

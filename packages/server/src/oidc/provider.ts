@@ -9,12 +9,11 @@
  * `…:id:{projectId}:aud` project, and `service` for this API).
  */
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { Store } from '../store/store.js';
 import { logoutPage, messagePage } from '../http/routes/oidc-ui-pages.js';
 import { storeAdapter } from './adapter.js';
 import { clientLookup, compareHashedClientSecret, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
-import { publicJwks, type OidcKeys } from './keys.js';
+import type { KeyRing } from './keys.js';
 import {
   audienceProjects,
   hasScope,
@@ -58,7 +57,8 @@ const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
 export interface OidcProviderDeps {
   store: Store;
   issuer: string;
-  keys: OidcKeys;
+  /** The provider signs with `keys.current` as it is now; server.ts builds a new provider when it changes. */
+  keys: KeyRing;
 }
 
 const extras = (ctx: KoaContextWithOIDC): ClientExtras => (ctx.oidc.client?.metadata() ?? {}) as ClientExtras;
@@ -77,7 +77,8 @@ function audienceScopesIn(...scopes: (string | undefined)[]): string[] {
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
-  const { store, issuer, keys } = deps;
+  const { store, issuer } = deps;
+  const keys = deps.keys.current;
 
   const configuration: Configuration = {
     adapter: storeAdapter(store, clientLookup(store)),
@@ -226,7 +227,6 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   // Opaque access tokens are stored with one audience only (oidc-provider's setAudience refuses
   // more: "only a single audience value is supported"), so their introspection answer gets
   // the same `aud` array a JWT of that client and scope would carry.
-  const jwks = createLocalJWKSet(publicJwks(keys));
   provider.use(async (ctx, next) => {
     await next();
     const body = ctx.body as { error?: string; active?: boolean; token_type?: string; client_id?: string; scope?: string; aud?: unknown } | undefined;
@@ -240,7 +240,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     const caller = ctx.oidc.client;
     ctx.status = 200;
     try {
-      const { payload } = await jwtVerify(String(ctx.oidc.params?.token ?? ''), jwks, { issuer, typ: 'at+jwt' });
+      const { payload } = await deps.keys.verify(String(ctx.oidc.params?.token ?? ''), { issuer, typ: 'at+jwt' });
       const user = typeof payload.sub === 'string' ? await store.read.users.get(payload.sub) : undefined;
       const foreign = caller?.clientAuthMethod === 'none' && payload.client_id !== caller.clientId;
       ctx.body = foreign || !user || !LOGIN_STATES.has(user.state) ? { active: false } : { active: true, token_type: 'Bearer', ...payload };

@@ -59,8 +59,9 @@ export function oidcRepository(db: Db, t: Tables) {
         await db.insert(k).values(row);
       },
       /** Sets an expiry on every key of the kind that has none (they are being rotated out). */
+      /** Every key of `kind` expires by `expiresAt` at the latest (one already expiring sooner keeps its time). */
       async expireAll(kind: string, expiresAt: Date): Promise<void> {
-        await db.update(k).set({ expiresAt }).where(and(eq(k.kind, kind), isNull(k.expiresAt)));
+        await db.update(k).set({ expiresAt }).where(and(eq(k.kind, kind), or(isNull(k.expiresAt), gt(k.expiresAt, expiresAt))));
       },
     },
   };
