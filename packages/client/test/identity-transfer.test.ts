@@ -2,7 +2,8 @@
  * The CLI against two real HTTP servers (the service built in-process on SQLite, listening on
  * loopback ports), as a migration between two instances runs.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +81,26 @@ describe('identity-transfer CLI', () => {
     const again = capture();
     expect(await main(['import', '--url', b.url, '--token', b.instance.adminToken, file], again)).toBe(1);
     expect(again.out.at(-1)).toMatch(/not imported: \d+ \(.*1 org.*\)/);
+  });
+
+  it('an export cut off mid-stream fails and leaves no file (a truncated document must not be imported later)', async () => {
+    // A service that starts answering, then drops the connection, as an export failing mid-way does.
+    const dropping = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"orgs":[{"orgId":"cut-1","humanUsers":[');
+      setTimeout(() => res.destroy(), 20);
+    });
+    await new Promise<void>((done) => dropping.listen(0, '127.0.0.1', done));
+    const file = join(dir, 'cut.json');
+    try {
+      const url = `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`;
+      await expect(main(['export', '--url', url, '--token', 't', '--out', file], capture())).rejects.toThrow(/^export interrupted: .*cut\.json was not written/);
+      expect(existsSync(file)).toBe(false);
+      expect(existsSync(`${file}.partial`)).toBe(false);
+    } finally {
+      dropping.closeAllConnections();
+      await new Promise((done) => dropping.close(done));
+    }
   });
 
   it('imports a whole request file such as the ZITADEL docs fixture', async () => {

@@ -11,7 +11,7 @@
  * streamed request body. Progress (bytes) is shown on a terminal; a summary ends every run.
  * Exit codes: 0 done, 1 the service refused or some resources were not imported, 2 usage.
  */
-import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
@@ -166,7 +166,19 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const token = need('token');
     const out = need('out');
     const bar = progress(io, 'exporting');
-    await pipeline(Readable.from(counted(await startExport(url, token, exportOpts), bar.add)), createWriteStream(out));
+    // Into a side file, renamed when complete: an export cut off mid-stream (the service can only
+    // drop the connection once it has started answering) must not leave a truncated document
+    // under the name the user will import from.
+    const partial = `${out}.partial`;
+    const document = await startExport(url, token, exportOpts); // a refusal (401, 400, …) surfaces as it is
+    try {
+      await pipeline(Readable.from(counted(document, bar.add)), createWriteStream(partial));
+    } catch (error) {
+      bar.done();
+      rmSync(partial, { force: true });
+      throw new Error(`export interrupted: ${error instanceof Error ? error.message : String(error)}; ${out} was not written`);
+    }
+    renameSync(partial, out);
     const bytes = bar.done();
     const orgs = (JSON.parse((await import('node:fs')).readFileSync(out, 'utf8')) as { orgs: { orgId: string; humanUsers?: unknown[]; machineUsers?: unknown[] }[] }).orgs;
     for (const o of orgs) io.stdout(`org ${o.orgId}: ${o.humanUsers?.length ?? 0} human users, ${o.machineUsers?.length ?? 0} machine users`);
