@@ -97,6 +97,13 @@ describe('identity-transfer CLI', () => {
       await expect(main(['export', '--url', url, '--token', 't', '--out', file], capture())).rejects.toThrow(/^export interrupted: .*cut\.json was not written/);
       expect(existsSync(file)).toBe(false);
       expect(existsSync(`${file}.partial`)).toBe(false);
+
+      // migrate streams the export into the import: the upload is aborted and the target writes nothing.
+      const orgsOfB = async () => (await (await b.instance.call('POST', '/admin/v1/orgs/_search', { body: {} })).json()).details.totalResult;
+      const before = await orgsOfB();
+      expect(Number(before)).toBeGreaterThan(0);
+      await expect(main(['migrate', '--from-url', url, '--from-token', 't', '--to-url', b.url, '--to-token', b.instance.adminToken], capture())).rejects.toThrow();
+      expect(await orgsOfB()).toBe(before);
     } finally {
       dropping.closeAllConnections();
       await new Promise((done) => dropping.close(done));
