@@ -12,6 +12,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { refuseAuthWrite } from './auth-writes.js';
 import { pgColumns } from './columns.js';
+import { postgresHotPath } from './postgres-hot-path.js';
 import { defineTables } from './schema.js';
 import { createRepositories, UniqueViolation, type Db, type Repositories, type Store } from './store.js';
 
@@ -59,7 +60,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     let connection = connections.get(client);
     if (!connection) {
       const conn: Connection = { authWritten: false, repositories: undefined! };
-      conn.repositories = createRepositories(drizzle(client) as unknown as Db, tables, { onAuthWrite: () => void (conn.authWritten = true) });
+      conn.repositories = createRepositories(drizzle(client) as unknown as Db, tables, { onAuthWrite: () => void (conn.authWritten = true) }, postgresHotPath(client));
       connections.set(client, (connection = conn));
     }
     return connection;

@@ -27,25 +27,26 @@ export interface RepositoryHooks {
 }
 
 /**
- * Methods of the hot path a dialect runs without drizzle (sqlite-hot-path.ts); they replace the
- * drizzle versions of the same name and must behave identically.
+ * Methods of the hot path a dialect runs without drizzle (sqlite-hot-path.ts,
+ * postgres-hot-path.ts); they replace the drizzle methods of the same name and must behave
+ * identically (each has a test that holds them to it).
  */
 export interface HotPath {
   messageTexts: Pick<ReturnType<typeof messageTextRepository>, 'get' | 'upsert'>;
   events: Pick<ReturnType<typeof eventRepository>, 'append'>;
 }
 
-export function createRepositories(base: Db, t: Tables, hooks: RepositoryHooks = {}, hot?: HotPath) {
+export function createRepositories(base: Db, t: Tables, hooks: RepositoryHooks = {}, hot: Partial<HotPath> = {}) {
   const db = hooks.onAuthWrite ? watchAuthWrites(base, authTables(t), hooks.onAuthWrite) : base;
   return {
-    events: { ...eventRepository(db, t), ...hot?.events },
+    events: { ...eventRepository(db, t), ...hot.events },
     instance: instanceRepository(db, t),
     idps: idpRepository(db, t),
     orgs: orgRepository(db, t),
     users: userRepository(db, t),
     tokens: tokenRepository(db, t),
     members: memberRepository(db, t),
-    messageTexts: { ...messageTextRepository(db, t), ...hot?.messageTexts },
+    messageTexts: { ...messageTextRepository(db, t), ...hot.messageTexts },
     projects: projectRepository(db, t),
     userGrants: userGrantRepository(db, t),
     oidc: oidcRepository(db, t),

@@ -1,0 +1,64 @@
+/**
+ * The PostgreSQL event append (src/store/postgres-hot-path.ts) is one hand-written statement
+ * where the drizzle repository runs two. Both must continue one sequence per aggregate and
+ * store the same rows.
+ */
+import { drizzle } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgColumns } from '../src/store/columns.js';
+import { postgresHotPath } from '../src/store/postgres-hot-path.js';
+import { createRepositories, type Repositories } from '../src/store/repositories/index.js';
+import { defineTables } from '../src/store/schema.js';
+import { openStore, type Db, type Store } from '../src/store/store.js';
+import { freshPostgresDatabase } from './support/instance.js';
+
+describe('PostgreSQL hot path and drizzle repositories', () => {
+  let store: Store;
+  let client: pg.Client;
+  let viaDrizzle: Repositories;
+  let hot: ReturnType<typeof postgresHotPath>;
+
+  beforeAll(async () => {
+    const url = await freshPostgresDatabase();
+    store = await openStore({ dialect: 'postgres', target: url }); // migrates
+    client = new pg.Client({ connectionString: url });
+    await client.connect();
+    viaDrizzle = createRepositories(drizzle(client) as unknown as Db, defineTables(pgColumns));
+    hot = postgresHotPath(client);
+  });
+  afterAll(async () => {
+    await client.end();
+    await store.close();
+  });
+
+  it('events appended by either continue one sequence per aggregate and store the same columns', async () => {
+    const at = new Date('2026-04-05T06:07:08.009Z');
+    const event = { aggregateType: 'instance', aggregateId: 'agg-1', type: 'x.set', payload: { set: { title: 'ünïcødé "q"' }, removed: ['text'], n: 1 }, creator: 'u1', resourceOwner: 'o1' };
+    const first = await hot.events.append(event, at);
+    const second = await viaDrizzle.events.append(event, at);
+    const third = await hot.events.append(event, at);
+    expect([first.sequence, second.sequence, third.sequence]).toEqual([1, 2, 3]);
+    expect(typeof first.position).toBe('number');
+    expect(third.position).toBeGreaterThan(second.position);
+    expect((await hot.events.append({ ...event, aggregateId: 'agg-2' }, at)).sequence).toBe(1);
+
+    const { events } = await viaDrizzle.events.search({ aggregateId: 'agg-1', limit: 10, offset: 0, asc: true });
+    expect(events).toEqual([first, second, third]);
+  });
+
+  it('the store appends through it inside transactions, and a rolled-back append leaves no gap', async () => {
+    const append = () => store.transaction((tx) => tx.events.append({ aggregateType: 't', aggregateId: 'agg-3', type: 'x', payload: {}, creator: 'c', resourceOwner: 'o' }));
+    expect((await append()).sequence).toBe(1);
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.events.append({ aggregateType: 't', aggregateId: 'agg-3', type: 'x', payload: {}, creator: 'c', resourceOwner: 'o' });
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect((await append()).sequence).toBe(2);
+    // Concurrent writers of one aggregate queue on its sequence row: distinct, gapless.
+    const results = await Promise.all(Array.from({ length: 8 }, append));
+    expect(results.map((e) => e.sequence).sort((a, b) => a - b)).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+});
