@@ -1,7 +1,7 @@
 /**
- * The SQLite hot path (src/store/sqlite-hot-path.ts) runs hand-written SQL for statements the
- * drizzle repositories also have. Both must read and write the same rows: what one writes,
- * the other reads back unchanged, and sequences continue across them.
+ * The SQLite hot path (src/store/sqlite-hot-path.ts) runs hand-written SQL for the text
+ * statements the drizzle repositories also have, and the event append. Both must read and write
+ * the same rows: what one writes, the other reads back unchanged.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ describe('SQLite hot path and drizzle repositories', () => {
   let dir: string;
   let store: Store;
   let conn: Database.Database;
-  /** The drizzle repositories alone, on their own connection. */
+  /** The drizzle repositories (texts included), on their own connection; events are appended only by the hot path. */
   let viaDrizzle: Repositories;
   /** Only the hand-written statements, on the same file. */
   let hot: ReturnType<typeof sqliteHotPath>;
@@ -29,8 +29,8 @@ describe('SQLite hot path and drizzle repositories', () => {
     const path = join(dir, 'identity.db');
     store = await openStore({ dialect: 'sqlite', target: path }); // migrates
     conn = new Database(path);
-    viaDrizzle = createRepositories(drizzle(conn) as unknown as Db, defineTables(sqliteColumns));
     hot = sqliteHotPath(conn);
+    viaDrizzle = createRepositories(drizzle(conn) as unknown as Db, defineTables(sqliteColumns), { appendEvent: hot.appendEvent });
   });
   afterAll(async () => {
     conn.close();
@@ -63,18 +63,16 @@ describe('SQLite hot path and drizzle repositories', () => {
     expect(await viaDrizzle.messageTexts.get('instance-1', 'VerifyEmail', 'en')).toEqual({ ...changed, createdAt: row('en', '').createdAt });
   });
 
-  it('events appended by either continue one sequence per aggregate and store the same columns', async () => {
+  it('events it appends continue one sequence per aggregate and read back unchanged through drizzle', async () => {
     const at = new Date('2026-04-05T06:07:08.009Z');
     const event = { aggregateType: 'instance', aggregateId: 'agg-1', type: 'x.set', payload: { set: { title: 'a' }, removed: ['text'] }, creator: 'u1', resourceOwner: 'o1' };
-    const first = await hot.events.append(event, at);
-    const second = await viaDrizzle.events.append(event, at);
-    const third = await hot.events.append(event, at);
-    expect([first.sequence, second.sequence, third.sequence]).toEqual([1, 2, 3]);
-    expect(third.position).toBeGreaterThan(second.position);
-    expect((await hot.events.append({ ...event, aggregateId: 'agg-2' }, at)).sequence).toBe(1);
+    const appended = [await hot.appendEvent(event, at), await hot.appendEvent(event, at), await hot.appendEvent(event, at)];
+    expect(appended.map((e) => e.sequence)).toEqual([1, 2, 3]);
+    expect(appended[2].position).toBeGreaterThan(appended[1].position);
+    expect((await hot.appendEvent({ ...event, aggregateId: 'agg-2' }, at)).sequence).toBe(1);
 
     const { events } = await viaDrizzle.events.search({ aggregateId: 'agg-1', limit: 10, offset: 0, asc: true });
-    expect(events).toEqual([first, second, third]);
+    expect(events).toEqual(appended);
   });
 
   it('the store uses the hot path inside its transactions (one commit holds text and event)', async () => {

@@ -1,15 +1,15 @@
 /**
- * The event append on PostgreSQL as one statement instead of two.
+ * The event append on PostgreSQL (AppendEvent, repositories/events.ts) as one statement.
  *
  * Why: writers of one aggregate queue on its `aggregate_sequences` row from the moment they
  * take the next sequence until COMMIT (events.ts), so every round trip inside that window is
  * paid by every writer after them. Taking the sequence and inserting the event in one statement
  * (a data-modifying CTE; SQLite has none, see sqlite-hot-path.ts for its own reasons) takes one
- * round trip out of the window. Same rows as the drizzle version: test/postgres-hot-path.test.ts.
+ * round trip out of the window. test/postgres-hot-path.test.ts checks its rows through drizzle's reads.
  */
 import type pg from 'pg';
 import type { NewEvent, StoredEvent } from './repositories/events.js';
-import type { HotPath } from './repositories/index.js';
+import type { DialectStatements } from './repositories/index.js';
 
 const APPEND = {
   // Named: node-postgres parses it once per connection.
@@ -23,17 +23,16 @@ const APPEND = {
          returning position, sequence`,
 };
 
-export function postgresHotPath(client: pg.ClientBase): Pick<HotPath, 'events'> {
+/** On a pooled connection inside a transaction; on the pool itself for reads (which never append). */
+export function postgresHotPath(client: pg.ClientBase | pg.Pool): DialectStatements {
   return {
-    events: {
-      async append(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
-        const { rows } = await client.query<{ position: string; sequence: string }>({
-          ...APPEND,
-          values: [event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at],
-        });
-        // bigint columns arrive as strings (node-postgres keeps int8 exact); the schema's mode is 'number'.
-        return { ...event, sequence: Number(rows[0].sequence), createdAt: at, position: Number(rows[0].position) };
-      },
+    async appendEvent(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
+      const { rows } = await client.query<{ position: string; sequence: string }>({
+        ...APPEND,
+        values: [event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at],
+      });
+      // bigint columns arrive as strings (node-postgres keeps int8 exact); the schema's mode is 'number'.
+      return { ...event, sequence: Number(rows[0].sequence), createdAt: at, position: Number(rows[0].position) };
     },
   };
 }

@@ -60,7 +60,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     let connection = connections.get(client);
     if (!connection) {
       const conn: Connection = { authWritten: false, repositories: undefined! };
-      conn.repositories = createRepositories(drizzle(client) as unknown as Db, tables, { onAuthWrite: () => void (conn.authWritten = true) }, postgresHotPath(client));
+      conn.repositories = createRepositories(drizzle(client) as unknown as Db, tables, postgresHotPath(client), { onAuthWrite: () => void (conn.authWritten = true) });
       connections.set(client, (connection = conn));
     }
     return connection;
@@ -96,7 +96,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
 
   return {
     dialect: 'postgres',
-    read: createRepositories(db, tables, { onAuthWrite: refuseAuthWrite }),
+    read: createRepositories(db, tables, postgresHotPath(pool), { onAuthWrite: refuseAuthWrite }),
     transaction: async (fn) => {
       for (let attempt = 1; ; attempt++) {
         try {

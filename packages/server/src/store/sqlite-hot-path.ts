@@ -15,7 +15,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { MessageTextFields } from './schema.js';
-import type { HotPath } from './repositories/index.js';
+import type { DialectStatements } from './repositories/index.js';
 import type { MessageTextRow } from './repositories/texts.js';
 import type { NewEvent, StoredEvent } from './repositories/events.js';
 
@@ -29,7 +29,7 @@ interface MessageTextRecord {
   changed_at: number;
 }
 
-export function sqliteHotPath(conn: Database.Database): HotPath {
+export function sqliteHotPath(conn: Database.Database): Required<DialectStatements> {
   // Prepared on first use: the reader connection never runs the writes.
   let statements: ReturnType<typeof prepare> | undefined;
   const s = () => (statements ??= prepare(conn));
@@ -61,21 +61,19 @@ export function sqliteHotPath(conn: Database.Database): HotPath {
         );
       },
     },
-    events: {
-      async append(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
-        const { sequence } = s().nextSequence.get(event.aggregateType, event.aggregateId) as { sequence: number };
-        const { position } = s().insertEvent.get(
-          event.aggregateType,
-          event.aggregateId,
-          sequence,
-          event.type,
-          JSON.stringify(event.payload),
-          event.creator,
-          event.resourceOwner,
-          at.getTime(),
-        ) as { position: number };
-        return { ...event, sequence, createdAt: at, position };
-      },
+    async appendEvent(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
+      const { sequence } = s().nextSequence.get(event.aggregateType, event.aggregateId) as { sequence: number };
+      const { position } = s().insertEvent.get(
+        event.aggregateType,
+        event.aggregateId,
+        sequence,
+        event.type,
+        JSON.stringify(event.payload),
+        event.creator,
+        event.resourceOwner,
+        at.getTime(),
+      ) as { position: number };
+      return { ...event, sequence, createdAt: at, position };
     },
   };
 }
@@ -92,7 +90,7 @@ function prepare(conn: Database.Database) {
          on conflict (owner_id, message_type, language)
          do update set fields = excluded.fields, sequence = excluded.sequence, changed_at = excluded.changed_at`,
     ),
-    // Same statement as events.ts' drizzle version: see there why the sequence comes from this row.
+    // See AppendEvent (repositories/events.ts) for why the sequence comes from this row.
     nextSequence: conn.prepare(
       `insert into aggregate_sequences (aggregate_type, aggregate_id, sequence) values (?, ?, 1)
          on conflict (aggregate_type, aggregate_id)

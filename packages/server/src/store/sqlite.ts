@@ -39,8 +39,8 @@ export async function openSqliteStore(path: string): Promise<Store> {
   // it has committed (or rolled back), before any caller of the group is answered.
   let authGeneration = 0;
   let authWritten = false;
-  const writer = createRepositories(writerDb as unknown as Db, tables, { onAuthWrite: () => void (authWritten = true) }, sqliteHotPath(writerConn));
-  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, { onAuthWrite: refuseAuthWrite }, sqliteHotPath(readerConn));
+  const writer = createRepositories(writerDb as unknown as Db, tables, sqliteHotPath(writerConn), { onAuthWrite: () => void (authWritten = true) });
+  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, sqliteHotPath(readerConn), { onAuthWrite: refuseAuthWrite });
 
   const transactions = groupCommitQueue(writerConn, () => {
     if (!authWritten) return;

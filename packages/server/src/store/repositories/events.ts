@@ -1,5 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
-import { once } from '../prepared.js';
+import { and, asc, count, desc, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -31,49 +30,18 @@ export interface EventFilter {
   asc: boolean;
 }
 
-export function eventRepository(db: Db, t: Tables) {
-  // Every write appends: both statements prepared (see prepared.ts).
-  const s = t.aggregateSequences;
-  const nextSequence = once(() =>
-    db
-      .insert(s)
-      .values({ aggregateType: sql.placeholder('aggregateType'), aggregateId: sql.placeholder('aggregateId'), sequence: 1 })
-      .onConflictDoUpdate({
-        target: [s.aggregateType, s.aggregateId],
-        // Qualified: unqualified, PostgreSQL could not tell the stored row from `excluded`.
-        set: { sequence: sql.raw(`"aggregate_sequences"."sequence" + 1`) },
-      })
-      .returning({ sequence: s.sequence })
-      .prepare('aggregate_sequences_next'),
-  );
-  const insertEvent = once(() =>
-    db
-      .insert(t.events)
-      .values({
-        aggregateType: sql.placeholder('aggregateType'),
-        aggregateId: sql.placeholder('aggregateId'),
-        sequence: sql.placeholder('sequence'),
-        type: sql.placeholder('type'),
-        payload: sql.placeholder('payload'),
-        creator: sql.placeholder('creator'),
-        resourceOwner: sql.placeholder('resourceOwner'),
-        createdAt: sql.placeholder('createdAt'),
-      })
-      .returning({ position: t.events.position })
-      .prepare('events_insert'),
-  );
+/**
+ * Appends one event with the aggregate's next sequence; must run inside a transaction. Each
+ * dialect has its own (sqlite-hot-path.ts, postgres-hot-path.ts), so drizzle has none: taking
+ * the sequence (one upsert of the aggregate's `aggregate_sequences` row) locks that row until
+ * the transaction ends, so writers of one aggregate are serialised and gapless on both
+ * dialects; the unique (aggregate, sequence) key of events is the backstop.
+ */
+export type AppendEvent = (event: NewEvent, at?: Date) => Promise<StoredEvent>;
+
+export function eventRepository(db: Db, t: Tables, append: AppendEvent) {
   return {
-    /**
-     * Appends one event with the aggregate's next sequence. Must run inside a transaction.
-     * Taking the sequence (aggregate_sequences, one upsert) locks the aggregate's row until the
-     * transaction ends, so writers of one aggregate are serialised and gapless on both
-     * dialects; the unique (aggregate, sequence) key of events is the backstop.
-     */
-    async append(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
-      const [{ sequence }] = await nextSequence().execute({ aggregateType: event.aggregateType, aggregateId: event.aggregateId });
-      const [row] = await insertEvent().execute({ ...event, sequence, createdAt: at });
-      return { ...event, sequence, createdAt: at, position: row.position };
-    },
+    append,
 
     async search(filter: EventFilter): Promise<{ total: number; events: StoredEvent[] }> {
       const conditions: SQL[] = [];

@@ -5,7 +5,7 @@
 import { authTables, watchAuthWrites } from '../auth-writes.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
-import { eventRepository } from './events.js';
+import { eventRepository, type AppendEvent } from './events.js';
 import { idpRepository } from './idps.js';
 import { instanceRepository } from './instance.js';
 import { loginRepository } from './logins.js';
@@ -27,26 +27,26 @@ export interface RepositoryHooks {
 }
 
 /**
- * Methods of the hot path a dialect runs without drizzle (sqlite-hot-path.ts,
- * postgres-hot-path.ts); they replace the drizzle methods of the same name and must behave
- * identically (each has a test that holds them to it).
+ * Statements a dialect runs without drizzle: the event append (each dialect has its own, see
+ * AppendEvent) and, on SQLite, the text read and upsert, which replace the drizzle methods of the
+ * same name and must behave identically (sqlite-hot-path.ts; a test holds them to it).
  */
-export interface HotPath {
-  messageTexts: Pick<ReturnType<typeof messageTextRepository>, 'get' | 'upsert'>;
-  events: Pick<ReturnType<typeof eventRepository>, 'append'>;
+export interface DialectStatements {
+  appendEvent: AppendEvent;
+  messageTexts?: Pick<ReturnType<typeof messageTextRepository>, 'get' | 'upsert'>;
 }
 
-export function createRepositories(base: Db, t: Tables, hooks: RepositoryHooks = {}, hot: Partial<HotPath> = {}) {
+export function createRepositories(base: Db, t: Tables, dialect: DialectStatements, hooks: RepositoryHooks = {}) {
   const db = hooks.onAuthWrite ? watchAuthWrites(base, authTables(t), hooks.onAuthWrite) : base;
   return {
-    events: { ...eventRepository(db, t), ...hot.events },
+    events: eventRepository(db, t, dialect.appendEvent),
     instance: instanceRepository(db, t),
     idps: idpRepository(db, t),
     orgs: orgRepository(db, t),
     users: userRepository(db, t),
     tokens: tokenRepository(db, t),
     members: memberRepository(db, t),
-    messageTexts: { ...messageTextRepository(db, t), ...hot.messageTexts },
+    messageTexts: { ...messageTextRepository(db, t), ...dialect.messageTexts },
     projects: projectRepository(db, t),
     userGrants: userGrantRepository(db, t),
     oidc: oidcRepository(db, t),
