@@ -234,10 +234,8 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   await tx.transfer.insertProjects(projectRows);
 
   // Projects of this organisation (imported now or before): the only ones roles, apps, grants and members may name.
-  const referenced = [
-    ...(org.projectRoles ?? []).map((r) => r.projectId), ...(org.oidcApps ?? []).map((a) => a.app.projectId),
-    ...(org.userGrants ?? []).map((g) => g.projectId), ...(org.projectMembers ?? []).map((m) => m.projectId),
-  ];
+  // (Grants and members name projects too: importReferences checks those.)
+  const referenced = [...(org.projectRoles ?? []).map((r) => r.projectId), ...(org.oidcApps ?? []).map((a) => a.app.projectId)];
   const projectOrg = await tx.transfer.projectOrgs(referenced);
   const projectName = new Map(projectRows.map((p) => [p.id, p.name]));
   const inThisOrg = (projectId: string, type: string, id: string) => {

@@ -68,6 +68,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
 
   const errors: ImportError[] = [];
   const orgs: ImportSuccessOrg[] = [];
+  const timedOut = () => timeoutError(timeoutMs, orgs.map((o) => o.orgId));
   try {
     const ordered = importOrder(doc.orgs);
     const later = usersImportedLater(ordered);
@@ -77,11 +78,11 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
       const plainHashes = new Map<string, string>();
       for (const h of org.humanUsers ?? []) {
         if (h.user.password && !h.user.hashedPassword?.value) plainHashes.set(h.userId, await hashPassword(h.user.password));
-        if (signal.aborted) throw timeoutError(timeoutMs, orgs.map((o) => o.orgId));
+        if (signal.aborted) throw timedOut();
       }
       const orgErrors: ImportError[] = [];
       const context: OrgImportContext = {
-        org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: () => timeoutError(timeoutMs, orgs.map((o) => o.orgId)),
+        org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut,
       };
       const done = await store.transaction((tx) => importOrg(tx, context));
       errors.push(...orgErrors);
@@ -94,8 +95,9 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
     for (const { success, refs } of deferred) {
       const refErrors: ImportError[] = [];
       const check = () => {
-        if (signal.aborted) throw timeoutError(timeoutMs, orgs.map((o) => o.orgId));
+        if (signal.aborted) throw timedOut();
       };
+      // Staged like the organisation's own errors: reported only once its transaction has committed.
       const added: ImportSuccessOrg = { orgId: success.orgId };
       await store.transaction((tx) => importReferences(tx, { orgId: success.orgId, refs, errors: refErrors, ok: added, check, at: new Date() }));
       errors.push(...refErrors);
@@ -106,7 +108,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
   } catch (error) {
     if (signal.aborted && !(error instanceof DomainError && error.code === GrpcCode.DeadlineExceeded)) {
       await audit(store, ctx, orgs, errors.length, true);
-      throw timeoutError(timeoutMs, orgs.map((o) => o.orgId));
+      throw timedOut();
     }
     if (orgs.length) await audit(store, ctx, orgs, errors.length, signal.aborted);
     throw error;
