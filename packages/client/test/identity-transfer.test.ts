@@ -112,7 +112,7 @@ describe('identity-transfer CLI', () => {
 
   it('imports a whole request file such as the ZITADEL docs fixture', async () => {
     const io = capture();
-    const fixture = new URL('../../../../shared/fixtures/zitadel-docs-bulk-import.json', import.meta.url).pathname;
+    const fixture = new URL('./fixtures/zitadel-docs-bulk-import.json', import.meta.url).pathname;
     expect(await main(['import', '--url', b.url, '--token', b.instance.adminToken, fixture], io)).toBe(0);
     expect(io.out[0]).toContain('3 humanUserIds');
   });

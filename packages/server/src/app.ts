@@ -32,6 +32,7 @@ import { registerManagementUserGrantRoutes } from './http/routes/management-user
 import { registerSystemRoutes } from './http/routes/system.js';
 import { loadSpec } from './http/spec.js';
 import type { Store } from './store/store.js';
+import type { SecretBox } from './secrets/secret-box.js';
 
 export interface AppDeps {
   store: Store;
@@ -49,6 +50,11 @@ export interface AppDeps {
   /** The login page and userinfo of the authorization server (server.ts passes them; in-process API tests do not). */
   oidc?: OidcRouteDeps;
   isShuttingDown?: () => boolean;
+  /**
+   * Seals and opens secrets at rest with the operator's key. main.ts always passes it; when omitted
+   * (tests) every app of the process shares one random key, so handlers on one store agree.
+   */
+  secrets?: SecretBox;
 }
 
 export function createApp(deps: AppDeps) {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { LOG_LEVELS } from './http/log.js';
+import type { OperatorKeySource } from './secrets/operator-key.js';
 import { parseDatabaseUrl, type StoreLocation } from './store/store.js';
 
 const EnvSchema = z.object({
@@ -21,6 +22,12 @@ const EnvSchema = z.object({
   STORAGE_EMULATOR_HOST: z.url({ protocol: /^https?$/ }).optional(),
   /** Failed password checks after which a user is locked (the instance lockout policy); 0 = no lockout. */
   LOCKOUT_MAX_PASSWORD_ATTEMPTS: z.coerce.number().int().min(0).default(0),
+  /** The operator's key for secrets at rest (32 bytes, base64 or hex); else read from ENCRYPTION_KEY_FILE. */
+  ENCRYPTION_KEY: z.string().min(1).optional(),
+  /** File holding the key; created with a random key on the first start when missing. */
+  ENCRYPTION_KEY_FILE: z.string().min(1).default('./data/encryption.key'),
+  /** Earlier keys (comma-separated) still accepted for opening secrets sealed before a rotation. */
+  ENCRYPTION_KEYS_PREVIOUS: z.string().optional(),
 });
 
 export interface Config {
@@ -38,6 +45,8 @@ export interface Config {
   gcsEndpoint?: string;
   /** Lockout policy: failed password checks before the user is locked; 0 = off. */
   lockoutMaxPasswordAttempts: number;
+  /** Where the operator's encryption key comes from (secrets/operator-key.ts). */
+  encryptionKey: OperatorKeySource;
 }
 
 export class ConfigError extends Error {}
@@ -60,5 +69,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxImportBodyBytes: e.MAX_IMPORT_BODY_BYTES,
     gcsEndpoint: e.STORAGE_EMULATOR_HOST,
     lockoutMaxPasswordAttempts: e.LOCKOUT_MAX_PASSWORD_ATTEMPTS,
+    encryptionKey: {
+      key: e.ENCRYPTION_KEY,
+      keyFile: e.ENCRYPTION_KEY_FILE,
+      previousKeys: (e.ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
+    },
   };
 }

@@ -8,6 +8,8 @@ import { createLogger } from './http/log.js';
 import { writeAdminToken } from './instance-files.js';
 import { createServer } from './server.js';
 import { openStore } from './store/store.js';
+import { loadOperatorSecretBox } from './secrets/operator-key.js';
+import { SecretKeyError } from './secrets/secret-box.js';
 
 async function main() {
   let config;
@@ -21,6 +23,18 @@ async function main() {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  let secrets;
+  try {
+    const loaded = loadOperatorSecretBox(config.encryptionKey);
+    secrets = loaded.box;
+    if (loaded.createdFile) logger.info('created the encryption key for secrets at rest', { file: loaded.createdFile, keyId: secrets.keyId });
+  } catch (error) {
+    if (error instanceof SecretKeyError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
   const store = await openStore(config.store);
   const instanceDomain = new URL(config.externalUrl).hostname;
   const instance = await bootstrapInstance(store, instanceDomain);
@@ -38,6 +52,7 @@ async function main() {
     store,
     instanceId: instance.instanceId,
     logger,
+    secrets,
     maxBodyBytes: config.maxBodyBytes,
     maxImportBodyBytes: config.maxImportBodyBytes,
     gcsEndpoint: config.gcsEndpoint,

@@ -6,7 +6,7 @@ import { normaliseKeysInPlace, toLowerCamel } from '../src/domain/transfer/keys.
 import { parseDataOrgs } from '../src/domain/transfer/validate.js';
 import { parseDataOrgsV1, ZITADEL_INSTANCE_DEFAULTS } from '../src/domain/transfer/v1.js';
 
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../../../shared/fixtures/${name}`, import.meta.url), 'utf8'));
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8'));
 
 function human(i: number, overrides: Record<string, unknown> = {}) {
   return {

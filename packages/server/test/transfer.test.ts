@@ -5,7 +5,7 @@ import { createTestInstance, describeEachStore, insertMachineUserWithToken, type
 import { startGcsEmulator, type GcsEmulator } from './support/gcs-emulator.js';
 import { BCRYPT, richDocument, TOTP } from './support/transfer-documents.js';
 
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../../../shared/fixtures/${name}`, import.meta.url), 'utf8'));
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8'));
 
 
 

@@ -1,0 +1,44 @@
+/**
+ * Where the operator's encryption key comes from (read at start by main.ts through config.ts):
+ * - `ENCRYPTION_KEY`: the key itself (32 bytes, base64 or hex);
+ * - else `ENCRYPTION_KEY_FILE` (default `./data/encryption.key`): a file holding it. On the first
+ *   start, when that file does not exist, a random key is written there (mode 0600 in a 0700
+ *   folder), so the embedded default needs no setup.
+ * - `ENCRYPTION_KEYS_PREVIOUS`: earlier keys, comma-separated, still accepted for opening secrets
+ *   sealed before a rotation.
+ * Several processes sharing one PostgreSQL must be started with the same key.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createSecretBox, generateKeyText, parseKey, SecretKeyError, type SecretBox } from './secret-box.js';
+
+export interface OperatorKeySource {
+  key?: string;
+  keyFile: string;
+  previousKeys: string[];
+}
+
+export function loadOperatorSecretBox(source: OperatorKeySource): { box: SecretBox; createdFile?: string } {
+  let createdFile: string | undefined;
+  let keyText: string;
+  let origin: string;
+  if (source.key) {
+    keyText = source.key;
+    origin = 'ENCRYPTION_KEY';
+  } else {
+    origin = `ENCRYPTION_KEY_FILE (${source.keyFile})`;
+    if (!existsSync(source.keyFile)) {
+      mkdirSync(dirname(source.keyFile), { recursive: true, mode: 0o700 });
+      writeFileSync(source.keyFile, `${generateKeyText()}\n`, { mode: 0o600, flag: 'wx' });
+      createdFile = source.keyFile;
+    }
+    try {
+      keyText = readFileSync(source.keyFile, 'utf8');
+    } catch (error) {
+      throw new SecretKeyError(`${origin}: cannot read the encryption key: ${(error as Error).message}`);
+    }
+  }
+  const current = parseKey(keyText, origin);
+  const earlier = source.previousKeys.map((k, i) => parseKey(k, `ENCRYPTION_KEYS_PREVIOUS[${i}]`));
+  return { box: createSecretBox(current, earlier), createdFile };
+}

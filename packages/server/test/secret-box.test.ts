@@ -1,0 +1,49 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadOperatorSecretBox } from '../src/secrets/operator-key.js';
+import { createSecretBox, generateKeyText, parseKey, SecretKeyError } from '../src/secrets/secret-box.js';
+
+describe('secrets at rest', () => {
+  const key = parseKey(generateKeyText(), 'test');
+
+  it('seals so that the plain text does not appear, and opens for the same purpose only', () => {
+    const box = createSecretBox(key);
+    const sealed = box.seal('smtp-password-123', 'smtp.password');
+    expect(sealed).not.toContain('smtp-password-123');
+    expect(sealed.startsWith(`sb1.${box.keyId}.`)).toBe(true);
+    expect(box.openText(sealed, 'smtp.password')).toBe('smtp-password-123');
+    expect(() => box.open(sealed, 'oidc.key')).toThrow(SecretKeyError);
+    expect(box.seal('x', 'p')).not.toBe(box.seal('x', 'p'));
+  });
+
+  it('opens values sealed with an earlier key and names both keys when it has not got it', () => {
+    const old = createSecretBox(key);
+    const sealed = old.seal('s', 'p');
+    const next = parseKey(generateKeyText(), 'test');
+    const rotated = createSecretBox(next, [key]);
+    expect(rotated.openText(sealed, 'p')).toBe('s');
+    expect(rotated.isStale(sealed)).toBe(true);
+    expect(rotated.isStale(rotated.seal('s', 'p'))).toBe(false);
+    expect(() => createSecretBox(next).open(sealed, 'p')).toThrow(new RegExp(`sealed with encryption key ${old.keyId}`));
+  });
+
+  it('refuses a key of the wrong length with a message saying how to make one', () => {
+    expect(() => parseKey('short', 'ENCRYPTION_KEY')).toThrow(/ENCRYPTION_KEY: an encryption key must be 32 random bytes/);
+    expect(parseKey('ab'.repeat(32), 'hex').length).toBe(32);
+  });
+
+  it('creates a key file private to the service user on the first start and reuses it later', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'keys-')), 'data');
+    const keyFile = join(dir, 'encryption.key');
+    const first = loadOperatorSecretBox({ keyFile, previousKeys: [] });
+    expect(first.createdFile).toBe(keyFile);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const second = loadOperatorSecretBox({ keyFile, previousKeys: [] });
+    expect(second.createdFile).toBeUndefined();
+    expect(second.box.keyId).toBe(first.box.keyId);
+    expect(readFileSync(keyFile, 'utf8').trim().length).toBeGreaterThan(40);
+  });
+});
