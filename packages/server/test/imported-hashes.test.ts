@@ -20,6 +20,7 @@ const BOUNDS: Array<{ name: string; atLimit: string; beyond: string; says: strin
   { name: 'pbkdf2-sha1 rounds', atLimit: `$pbkdf2$5000000$${B64}$${B64}`, beyond: `$pbkdf2$999999999$${B64}$${B64}`, says: 'pbkdf2-sha1 rounds 999999999 is above the limit of 5000000' },
   { name: 'argon2 memory', atLimit: `$argon2id$v=19$m=262144,t=20,p=16$${B64}$${B64}`, beyond: `$argon2id$v=19$m=262145,t=1,p=1$${B64}$${B64}`, says: 'argon2id memory m=262145 KiB is above the limit of 262144' },
   { name: 'argon2 time', atLimit: `$argon2i$v=19$m=4096,t=20,p=1$${B64}$${B64}`, beyond: `$argon2i$v=19$m=4096,t=21,p=1$${B64}$${B64}`, says: 'argon2i time t=21 is above the limit of 20' },
+  { name: 'argon2 parameters in another order', atLimit: `$argon2id$v=19$t=3,p=1,m=65536$${B64}$${B64}`, beyond: `$argon2id$v=19$t=3,p=1,m=1048576$${B64}$${B64}`, says: 'argon2id memory m=1048576 KiB is above the limit of 262144' },
   { name: 'argon2 lanes', atLimit: `$argon2d$v=19$m=4096,t=1,p=16$${B64}$${B64}`, beyond: `$argon2d$v=19$m=4096,t=1,p=17$${B64}$${B64}`, says: 'argon2d parallelism p=17 is above the limit of 16' },
   { name: 'scrypt N', atLimit: `$scrypt$ln=20,r=8,p=1$${B64}$${B64}`, beyond: `$scrypt$ln=21,r=8,p=1$${B64}$${B64}`, says: 'scrypt ln=21 is above the limit of 20' },
   { name: 'scrypt p', atLimit: `$7$ln=16,r=8,p=4$${B64}$${B64}`, beyond: `$7$ln=16,r=8,p=5$${B64}$${B64}`, says: 'scrypt p=5 is above the limit of 4' },

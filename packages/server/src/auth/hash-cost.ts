@@ -78,7 +78,7 @@ function problemOf(format: PasswordHashFormat, encoded: string): string | undefi
     case 'argon2i':
     case 'argon2d': {
       // `$argon2id$v=19$m=…,t=…,p=…$salt$hash` (the version field is optional in old PHC strings).
-      const params = fields.find((f) => /^m=/.test(f)) ?? '';
+      const params = fields.find((f) => /(?:^|,)[mtp]=/.test(f)) ?? '';
       const value = (name: string) => {
         const m = new RegExp(`(?:^|,)${name}=(\\d+)(?:,|$)`).exec(params);
         return m ? m[1] : undefined;
