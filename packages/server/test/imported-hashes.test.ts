@@ -157,7 +157,7 @@ describeEachStore('imported password hashes must be verifiable', (dialect) => {
       const started = performance.now();
       const outcome = await checkPasswordLogin(t.store, { maxPasswordAttempts: 0 }, 'slipped', 'password');
       expect(performance.now() - started).toBeLessThan(1000);
-      expect(outcome).toEqual({ ok: false, reason: 'invalid_credentials', refusedHash: 'pbkdf2-sha256 rounds 999999999 is above the limit of 5000000' });
+      expect(outcome).toEqual({ ok: false, reason: 'invalid_credentials', refusedHash: 'pbkdf2-sha256 rounds 999999999 is above the limit of 5000000', userId });
       // Counted as a failed check (it counts towards the lockout policy like any other).
       const { events } = await t.store.read.events.search({ aggregateId: userId, limit: 100, offset: 0, asc: true });
       expect(events.map((e) => e.type)).toContain('user.human.password.check.failed');

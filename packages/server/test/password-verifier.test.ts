@@ -147,7 +147,7 @@ describeEachStore('the login page while password checks are busy, and with a has
     expect(result.page?.status).toBe(401);
     expect(await failures()).toBe(1);
     const warning = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'stored password hash refused at login');
-    expect(warning).toMatchObject({ level: 'warn', reason: 'sha512crypt rounds 999999999 is above the limit of 1000000' });
+    expect(warning).toMatchObject({ level: 'warn', userId, reason: 'sha512crypt rounds 999999999 is above the limit of 1000000' });
     expect(logLines.join('')).not.toContain('S4lt');
     expect(verifier.load).toEqual({ running: 0, queued: 0 });
   }, 30_000);

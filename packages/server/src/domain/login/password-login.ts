@@ -19,8 +19,13 @@ export interface LockoutPolicy {
 
 export type LoginOutcome =
   | { ok: true; userId: string; rehashed: boolean }
-  | { ok: false; reason: 'invalid_credentials'; refusedHash?: string }
-  | { ok: false; reason: 'locked' | 'inactive' | 'busy'; refusedHash?: string };
+  | {
+      ok: false;
+      reason: 'invalid_credentials' | 'locked' | 'inactive' | 'busy';
+      /** The stored hash was not run (cost beyond the bounds): why, and whose it is, for the log. */
+      refusedHash?: string;
+      userId?: string;
+    };
 
 /** States in which a human may log in (ZITADEL lets initial users in to finish their set-up). */
 const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
@@ -66,7 +71,7 @@ export async function checkPasswordLogin(
     // decided about the password, so nothing is counted; the user is asked to try again.
     return { ok: false, reason: 'busy' };
   }
-  const refused = check.refused ? { refusedHash: check.refused } : {};
+  const refused = check.refused ? { refusedHash: check.refused, userId: user.id } : {};
   const newHash = check.ok && check.rehash ? await hashPassword(password) : undefined;
 
   return store.transaction(async (tx) => {

@@ -79,7 +79,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     if (!outcome.ok) {
       if (outcome.refusedHash) {
         // Stored before the cost bounds existed; an administrator should reset this password.
-        c.var.logger?.warn('stored password hash refused at login', { requestId: c.var.requestId, reason: outcome.refusedHash });
+        c.var.logger?.warn('stored password hash refused at login', { requestId: c.var.requestId, userId: outcome.userId, reason: outcome.refusedHash });
       }
       if (outcome.reason === 'busy') c.header('Retry-After', '5');
       return c.html(loginPage(d.uid, loginName, FAILURE_TEXT[outcome.reason]), FAILURE_STATUS[outcome.reason]);
