@@ -1674,7 +1674,10 @@ export interface paths {
          * Submit the login form
          * @description Checks the password (our argon2id hashes and every imported format). A failure shows the form again
          *     with a message. With a lockout policy (`LOCKOUT_MAX_PASSWORD_ATTEMPTS`), the user is locked after that
-         *     many consecutive failures, and then refused even with the right password.
+         *     many consecutive failures, and then refused even with the right password. Passwords are checked in a
+         *     small pool of worker threads, a bounded number at once; when it and its queue are full the form comes
+         *     back with 503 and "try again" (nothing is counted). A stored hash beyond the cost bounds (see
+         *     `hashedPassword` of ImportHumanUser) is not run: it counts as a failed check and is logged.
          */
         post: operations["LoginSubmit"];
         delete?: never;
@@ -1853,7 +1856,9 @@ export interface components {
          *     `DataOrg` is accepted under its JSON name or its proto name (`human_users` = `humanUsers`), enums by name
          *     or number, and validated with ZITADEL's rules before anything is written; unknown fields are ignored.
          *     What this service exports and imports per organisation: `orgId`, `org.name`, `orgState`, `humanUsers`
-         *     (`hashedPassword` with `withPasswords`, `otpCode` with `withOtp`), `machineUsers` (ids and
+         *     (`hashedPassword` with `withPasswords`: on import in the formats and within the cost bounds listed for
+         *     ImportHumanUserRequest's `hashedPassword.value`, else 400 naming its path, e.g.
+         *     `orgs[0].humanUsers[1].user.hashedPassword.value`; `otpCode` with `withOtp`), `machineUsers` (ids and
          *     `accessTokenType` kept), `projects`, `projectRoles`, `oidcApps` (new client id; confidential clients
          *     get a new secret that must be regenerated), `userGrants`, `orgMembers`, `projectMembers`, `jwtIdps`,
          *     `loginTexts` and the message texts `initMessages`, `passwordResetMessages`, `verifyEmailMessages`,
@@ -2197,7 +2202,16 @@ export interface components {
             };
             password?: string;
             hashedPassword?: {
-                /** @description An encoded hash (MCF or PHC string), stored as given. */
+                /**
+                 * @description An encoded hash (MCF or PHC string), stored as given. Formats: argon2id/argon2i/argon2d, bcrypt
+                 *     (`$2a$`, `$2b$`, `$2y$`), pbkdf2 (`$pbkdf2$`, `$pbkdf2-sha256$`, `$pbkdf2-sha512$`; salt and hash in
+                 *     standard or passlib's adapted base64, padded or not), scrypt (`$scrypt$`, `$7$`), md5crypt `$1$`,
+                 *     sha256-crypt `$5$`, sha512-crypt `$6$`; any other is refused (400 `USER-JDk4t`). Cost bounds (a hash
+                 *     beyond them is refused with 400 `USER-H4c0s` naming `hashedPassword.value` and the parameter):
+                 *     bcrypt cost ≤ 15; sha-crypt `rounds` ≤ 1,000,000; pbkdf2 rounds ≤ 5,000,000 and a hash of at most
+                 *     64 bytes; argon2 `m` ≤ 262,144 KiB (256 MiB), `t` ≤ 20, `p` ≤ 16; scrypt `ln` ≤ 20, `r` ≤ 16,
+                 *     `p` ≤ 4 and 128·2^ln·r ≤ 1 GiB; md5crypt has a fixed cost.
+                 */
                 value: string;
                 /**
                  * @deprecated
@@ -5936,6 +5950,17 @@ export interface operations {
             /** @description The user is locked or not active (the form again, with a message). */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many password checks at once (the form again, asking to try again in a few seconds). */
+            503: {
+                headers: {
+                    /** @description Seconds after which to try again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PasswordVerifier } from '@identity-service/server/src/auth/password-verifier.js';
 import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
 import { recordingFetch, unexercised, violations } from './support/ledger.js';
 import { operations, servedOutsideApi } from './support/spec.js';
@@ -24,6 +25,10 @@ let opaqueClientId: string;
 let web: { clientId: string; clientSecret: string };
 let machine: { clientId: string; clientSecret: string };
 let projectId: string;
+// One password check at a time and none waiting, so a check held by a test makes a login wait (503).
+const passwordChecks = new PasswordVerifier({ workers: 1, maxQueued: 0 });
+// glibc crypt(3), sha512-crypt with 300,000 rounds (password "password"): holds the check for a while.
+const SLOW_HASH = '$6$rounds=300000$Qu3u3S4lt$/OAQs4KtaIT7elS0lW/3vJaCA45g18MqKa5FLfj.ZRWdYEBLMzxGH6UH5.d854.8tOPDPxt.a0TeqiN8YY.la0';
 
 const form = (body: Record<string, string>, headers: Record<string, string> = {}): RequestInit => ({
   method: 'POST',
@@ -66,7 +71,7 @@ async function exchange(clientId: string, code: string, verifier: string) {
 beforeAll(async () => {
   const recorded = recordingFetch((request) => realFetch(request));
   globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => recorded(new Request(input, init))) as typeof fetch;
-  s = await startOidcServer('sqlite', { maxPasswordAttempts: 2 });
+  s = await startOidcServer('sqlite', { maxPasswordAttempts: 2, passwordVerifier: passwordChecks });
   const project = await s.api('POST', '/management/v1/projects', { name: 'oauth contract' });
   projectId = project.body.id;
   await s.api('POST', `/management/v1/projects/${projectId}/roles`, { roleKey: 'reader', displayName: 'Reader' });
@@ -88,6 +93,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   globalThis.fetch = realFetch;
+  await passwordChecks.close();
   await s?.close();
 });
 
@@ -114,13 +120,18 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
   });
 
-  it('login page: form, missing fields, wrong password, lockout, unknown attempt', async () => {
+  it('login page: form, missing fields, busy, wrong password, lockout, unknown attempt', async () => {
     expect((await fetch(url('/ui/login/unknown-attempt'), { redirect: 'manual' })).status).toBe(400);
     const browser = new Browser();
     const start = await browser.request(authorizeUrl(spaClientId, 'openid', pkce().challenge));
     const loginUrl = s.issuer + start.headers.get('location')!;
     expect((await browser.request(loginUrl)).status).toBe(200);
     expect((await browser.request(loginUrl, { form: { loginName: 'carol', password: '' } })).status).toBe(400);
+    const held = passwordChecks.verify('password', SLOW_HASH);
+    const busy = await browser.request(loginUrl, { form: { loginName: 'carol', password: 'wrong' } });
+    expect(busy.status).toBe(503);
+    expect(await busy.text()).toContain('try again');
+    await held;
     const wrong = await browser.request(loginUrl, { form: { loginName: 'carol', password: 'wrong' } });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain('The login name or the password is wrong.');

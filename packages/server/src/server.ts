@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { getRequestListener } from '@hono/node-server';
 import type Provider from 'oidc-provider';
 import { createApp, type App, type AppDeps } from './app.js';
+import type { PasswordVerifier } from './auth/password-verifier.js';
 import type { LockoutPolicy } from './domain/login/password-login.js';
 import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-tokens.js';
 import { startPayloadSweeper } from './oidc/adapter.js';
@@ -23,6 +24,8 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   trustProxy?: boolean;
   /** How often the signing keys are re-read from the store (default KEY_CHECK_INTERVAL_MS). */
   keyCheckIntervalMs?: number;
+  /** The bounded pool the login's password checks run in (default: the process's own). */
+  passwordVerifier?: PasswordVerifier;
 }
 
 /**
@@ -71,7 +74,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       ...deps,
       spec,
       tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
-      oidc: { provider, store: deps.store, lockout: deps.lockout, readAccessToken, issuer },
+      oidc: { provider, store: deps.store, lockout: deps.lockout, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier },
     });
     return { app, provider, oidc: provider.callback(), hono: getRequestListener(app.fetch) };
   };

@@ -1,9 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSupportedPasswordHash } from '../src/domain/users/hashed-password.js';
+import { checkPasswordLogin } from '../src/domain/login/password-login.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
 
 const BCRYPT = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
 // Encodings passwap/ZITADEL-style importers meet but this service cannot verify at login.
+const B64 = 'cmFuZG9tc2FsdGlzaGFyZA';
+const HASH53 = 'aLYFkieuqJyeynvptPTxpehSViui5WeAPuR2Xw1wui9CPHEaacmFq';
+/**
+ * Each format's cost bound (docs/oidc.md): the hash at the limit is stored, one step beyond is
+ * refused with a message naming the parameter. The values need not verify: only their cost is read.
+ */
+const BOUNDS: Array<{ name: string; atLimit: string; beyond: string; says: string }> = [
+  { name: 'bcrypt cost', atLimit: `$2b$15$${HASH53}`, beyond: `$2b$16$${HASH53}`, says: 'bcrypt cost 16 is above the limit of 15' },
+  { name: 'bcrypt cost 31', atLimit: `$2y$04$${HASH53}`, beyond: `$2a$31$${HASH53}`, says: 'bcrypt cost 31 is above the limit of 15' },
+  { name: 'sha512-crypt rounds', atLimit: `$6$rounds=1000000$S4lt$${HASH53}`, beyond: `$6$rounds=1000001$S4lt$${HASH53}`, says: 'sha512crypt rounds 1000001 is above the limit of 1000000' },
+  { name: 'sha256-crypt rounds', atLimit: `$5$rounds=1000000$S4lt$${HASH53}`, beyond: `$5$rounds=999999999$S4lt$${HASH53}`, says: 'sha256crypt rounds 999999999 is above the limit of 1000000' },
+  { name: 'pbkdf2 rounds', atLimit: `$pbkdf2-sha256$5000000$${B64}$${B64}`, beyond: `$pbkdf2-sha256$5000001$${B64}$${B64}`, says: 'pbkdf2-sha256 rounds 5000001 is above the limit of 5000000' },
+  { name: 'pbkdf2-sha1 rounds', atLimit: `$pbkdf2$5000000$${B64}$${B64}`, beyond: `$pbkdf2$999999999$${B64}$${B64}`, says: 'pbkdf2-sha1 rounds 999999999 is above the limit of 5000000' },
+  { name: 'argon2 memory', atLimit: `$argon2id$v=19$m=262144,t=20,p=16$${B64}$${B64}`, beyond: `$argon2id$v=19$m=262145,t=1,p=1$${B64}$${B64}`, says: 'argon2id memory m=262145 KiB is above the limit of 262144' },
+  { name: 'argon2 time', atLimit: `$argon2i$v=19$m=4096,t=20,p=1$${B64}$${B64}`, beyond: `$argon2i$v=19$m=4096,t=21,p=1$${B64}$${B64}`, says: 'argon2i time t=21 is above the limit of 20' },
+  { name: 'argon2 parameters in another order', atLimit: `$argon2id$v=19$t=3,p=1,m=65536$${B64}$${B64}`, beyond: `$argon2id$v=19$t=3,p=1,m=1048576$${B64}$${B64}`, says: 'argon2id memory m=1048576 KiB is above the limit of 262144' },
+  { name: 'argon2 lanes', atLimit: `$argon2d$v=19$m=4096,t=1,p=16$${B64}$${B64}`, beyond: `$argon2d$v=19$m=4096,t=1,p=17$${B64}$${B64}`, says: 'argon2d parallelism p=17 is above the limit of 16' },
+  { name: 'scrypt N', atLimit: `$scrypt$ln=20,r=8,p=1$${B64}$${B64}`, beyond: `$scrypt$ln=21,r=8,p=1$${B64}$${B64}`, says: 'scrypt ln=21 is above the limit of 20' },
+  { name: 'scrypt p', atLimit: `$7$ln=16,r=8,p=4$${B64}$${B64}`, beyond: `$7$ln=16,r=8,p=5$${B64}$${B64}`, says: 'scrypt p=5 is above the limit of 4' },
+];
+
 const UNSUPPORTED = ['plain-text-password', '5f4dcc3b5aa765d61d8327deb882cf99', '{SSHA}abcdefgh', '$2a$x', '$unknown$v=1$abc'];
 
 describe('isSupportedPasswordHash', () => {
@@ -87,6 +109,59 @@ describeEachStore('imported password hashes must be verifiable', (dialect) => {
     expect(body.message).toContain('orgs[0].humanUsers[0].user.hashedPassword.value: Password hash encoding not supported');
     expect(body.message).toContain('orgs[0].humanUsers[1].user.email.email');
     expect(await t.store.read.orgs.get('hash-org-2')).toBeUndefined();
+  });
+
+  describe('cost bounds', () => {
+    for (const [i, b] of BOUNDS.entries()) {
+      it(`${b.name}: user import stores the hash at the limit, refuses it beyond with a 400 naming the field`, async () => {
+        const ok = await importUser(human(`limit${i}`, { value: b.atLimit }, `limit-${i}`));
+        expect(ok.status, b.atLimit).toBe(200);
+        expect((await t.store.read.users.get(`limit-${i}`))?.passwordHash).toBe(b.atLimit);
+
+        const res = await importUser(human(`beyond${i}`, { value: b.beyond }, `beyond-${i}`));
+        expect(res.status, b.beyond).toBe(400);
+        const body = await res.json();
+        expect(body.code).toBe(3);
+        expect(body.details[0].id).toBe('USER-H4c0s');
+        expect(body.message).toBe(`invalid hashedPassword.value: ${b.says} (USER-H4c0s)`);
+        expect(await t.store.read.users.get(`beyond-${i}`)).toBeUndefined();
+      });
+
+      it(`${b.name}: organisation import refuses it beyond the limit naming the path, stores it at the limit`, async () => {
+        const res = await importData([
+          { orgId: `bound-org-${i}`, org: { name: `Bound ${i}` }, humanUsers: [
+            { userId: `bo-${i}-ok`, user: human(`ok${i}`, { value: b.atLimit }) },
+            { userId: `bo-${i}-bad`, user: human(`bad${i}`, { value: b.beyond }) },
+          ] },
+        ]);
+        expect(res.status).toBe(400);
+        const body = await res.json();
+        expect(body.details[0].id).toBe('USER-H4c0s');
+        expect(body.message).toBe(`invalid orgs[0].humanUsers[1].user.hashedPassword.value: ${b.says} (USER-H4c0s)`);
+        expect(await t.store.read.orgs.get(`bound-org-${i}`)).toBeUndefined();
+
+        const good = await importData([{ orgId: `bound-org-${i}`, org: { name: `Bound ${i}` }, humanUsers: [{ userId: `bo-${i}-ok`, user: human(`ok${i}`, { value: b.atLimit }) }] }]);
+        expect(good.status).toBe(200);
+        expect((await t.store.read.users.get(`bo-${i}-ok`))?.passwordHash).toBe(b.atLimit);
+      });
+    }
+
+    it('a stored hash beyond the bounds (written before they existed) is refused at login without being run', async () => {
+      const userId = 'slipped-in';
+      expect((await importUser(human('slipped', { value: BCRYPT }, userId))).status).toBe(200);
+      // pbkdf2 with 999,999,999 rounds would keep a thread busy for many minutes if it were run.
+      const slipped = `$pbkdf2-sha256$999999999$${B64}$${B64}`;
+      const before = (await t.store.read.users.get(userId))!;
+      await t.store.transaction((tx) => tx.logins.setPasswordHash(userId, slipped, before.sequence, new Date()));
+
+      const started = performance.now();
+      const outcome = await checkPasswordLogin(t.store, { maxPasswordAttempts: 0 }, 'slipped', 'password');
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(outcome).toEqual({ ok: false, reason: 'invalid_credentials', refusedHash: 'pbkdf2-sha256 rounds 999999999 is above the limit of 5000000', userId });
+      // Counted as a failed check (it counts towards the lockout policy like any other).
+      const { events } = await t.store.read.events.search({ aggregateId: userId, limit: 100, offset: 0, asc: true });
+      expect(events.map((e) => e.type)).toContain('user.human.password.check.failed');
+    }, 10_000);
   });
 
   it('organisation import: supported hashes and an empty value (no password) still import', async () => {

@@ -10,7 +10,8 @@ import { hash as argon2Hash, type Options } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import { pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { passwordHashFormat, verifyPassword } from '../src/auth/password-hashes.js';
+import { passwordHashFormat } from '../src/auth/password-hashes.js';
+import { verifyPassword } from '../src/auth/password-verifier.js';
 
 const UNICODE = 'pässwörd€';
 
@@ -84,6 +85,41 @@ describe('verifyPassword with hashes made by the libraries here', () => {
     }
   });
 
+  // Keycloak migration tools write standard base64 (`+`, `/`, `=`); passlib writes its adapted form
+  // (`.` for `+`, no padding). ZITADEL's passwap reads both, each with or without padding.
+  describe('pbkdf2 in all four base64 forms', () => {
+    // A salt and keys whose base64 contain `+` and need padding, so each form differs from the others.
+    const salt = Buffer.from('fb7fbe00aa01', 'hex');
+    const forms: Array<[string, (b: Buffer) => string]> = [
+      ['standard, padded', (b) => b.toString('base64')],
+      ['standard, unpadded', (b) => b.toString('base64').replace(/=+$/, '')],
+      ['adapted, padded', (b) => b.toString('base64').replace(/\+/g, '.')],
+      ['adapted, unpadded', (b) => ab64(b)],
+    ];
+    for (const [prefix, digest, len] of [
+      ['$pbkdf2$', 'sha1', 20],
+      ['$pbkdf2-sha256$', 'sha256', 32],
+      ['$pbkdf2-sha512$', 'sha512', 64],
+    ] as const) {
+      for (const [form, encode] of forms) {
+        it(`${digest}, ${form}`, async () => {
+          // Find a password whose key's encoding has a '+' and padding (20/32/64-byte keys always pad).
+          let pw = plain;
+          let key = pbkdf2Sync(pw, salt, 1000, len, digest);
+          for (let i = 0; !key.toString('base64').includes('+'); i++) key = pbkdf2Sync((pw = `${plain}${i}`), salt, 1000, len, digest);
+          const encoded = `${prefix}1000$${encode(salt)}$${encode(key)}`;
+          expect((await verifyPassword(pw, encoded)).ok, encoded).toBe(true);
+          expect(await verifyPassword(`${pw}x`, encoded)).toEqual({ ok: false });
+        });
+      }
+    }
+    it('refuses a value that is base64 in no form', async () => {
+      const key = pbkdf2Sync(plain, salt, 1000, 32, 'sha256');
+      expect(await verifyPassword(plain, `$pbkdf2-sha256$1000$${ab64(salt)}$${key.toString('base64')}!`)).toEqual({ ok: false });
+      expect(await verifyPassword(plain, `$pbkdf2-sha256$1000$${ab64(salt)}$${key.toString('base64')}===`)).toEqual({ ok: false });
+    });
+  });
+
   it('scrypt from Node crypto, under both $scrypt$ and $7$', async () => {
     const salt = randomBytes(16);
     const key = scryptSync(plain, salt, 32, { N: 2 ** 10, r: 8, p: 1 });
@@ -106,7 +142,15 @@ describe('malformed and unsupported hashes', () => {
     ['truncated argon2', '$argon2id$v=19$m=4096,t=3,p=1$cmFuZG9t'],
     ['truncated bcrypt', '$2b$12$bIRGj4QPPoSUMWsJE.4Pk'],
   ])('%s never matches and does not throw', async (_name, encoded) => {
-    expect(await verifyPassword('password', encoded)).toEqual({ ok: false });
+    expect((await verifyPassword('password', encoded)).ok).toBe(false);
+  });
+
+  it('a password longer than 1024 bytes is not checked (sha-crypt would hash it once per round)', async () => {
+    const long = 'p'.repeat(1025);
+    const encoded = `$pbkdf2-sha256$1000$${ab64(Buffer.from('salt'))}$${ab64(pbkdf2Sync(long, 'salt', 1000, 32, 'sha256'))}`;
+    expect(await verifyPassword(long, encoded)).toEqual({ ok: false });
+    const limit = 'p'.repeat(1024);
+    expect(await verifyPassword(limit, `$pbkdf2-sha256$1000$${ab64(Buffer.from('salt'))}$${ab64(pbkdf2Sync(limit, 'salt', 1000, 32, 'sha256'))}`)).toEqual({ ok: true });
   });
 
   it('names the format of each supported prefix', () => {

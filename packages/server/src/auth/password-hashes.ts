@@ -4,24 +4,28 @@
  * Hashing itself is always done by a maintained library or Node's crypto; this module only
  * parses the encodings and compares in constant time.
  *
+ * The check here is synchronous and slow by design: it runs only in the verification workers
+ * (password-verifier-worker.ts), never on the event loop. Callers use `verifyPassword` from
+ * password-verifier.ts, which also refuses hashes beyond the cost bounds (hash-cost.ts).
+ *
  * Formats (the encoded string's prefix decides):
  * - argon2id / argon2i / argon2d PHC strings (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`): @node-rs/argon2
  * - bcrypt `$2a$`, `$2b$`, `$2y$` (all three are the same algorithm; `$2y$` is PHP's name): bcryptjs
- * - passlib pbkdf2 `$pbkdf2$`, `$pbkdf2-sha256$`, `$pbkdf2-sha512$` (`rounds$salt$hash`, both in
- *   passlib's "adapted base64" where `.` stands for `+`): crypto.pbkdf2
+ * - pbkdf2 `$pbkdf2$`, `$pbkdf2-sha256$`, `$pbkdf2-sha512$` (`rounds$salt$hash`, both base64:
+ *   passlib's "adapted" form where `.` stands for `+`, or the standard one Keycloak migration tools
+ *   write, each with or without `=` padding, as passwap reads them): crypto.pbkdf2Sync
  * - passlib scrypt `$scrypt$ln=…,r=…,p=…$salt$hash` (standard base64, no padding); passwap also
- *   reads the same layout under the `$7$` prefix: crypto.scrypt
+ *   reads the same layout under the `$7$` prefix: crypto.scryptSync
  * - md5crypt `$1$`: apache-md5
  * - sha256-crypt `$5$` / sha512-crypt `$6$` (with optional `rounds=`): unixcrypt
  *
  * `rehash` is set for weak formats (md5crypt, pbkdf2-sha1): after a successful login the caller
  * replaces the stored hash with an argon2id one.
  */
-import { verify as argon2Verify } from '@node-rs/argon2';
+import { verifySync as argon2Verify } from '@node-rs/argon2';
 import apacheMd5 from 'apache-md5';
 import bcrypt from 'bcryptjs';
-import { pbkdf2, scrypt, timingSafeEqual, type BinaryLike, type ScryptOptions } from 'node:crypto';
-import { promisify } from 'node:util';
+import { pbkdf2Sync, scryptSync, timingSafeEqual } from 'node:crypto';
 import { verify as shaCryptVerify } from 'unixcrypt';
 
 export type PasswordHashFormat =
@@ -49,9 +53,6 @@ const WEAK: ReadonlySet<PasswordHashFormat> = new Set(['md5crypt', 'pbkdf2-sha1'
 // under NodeNext resolution the default import is the function itself at run time.
 const md5crypt = apacheMd5 as unknown as (password: string, salt?: string) => string;
 
-const pbkdf2Async = promisify(pbkdf2);
-const scryptAsync = promisify(scrypt) as (pw: BinaryLike, salt: BinaryLike, keylen: number, opts: ScryptOptions) => Promise<Buffer>;
-
 /** Which supported format an encoded hash is in, or undefined when it is none of them. */
 export function passwordHashFormat(encoded: string): PasswordHashFormat | undefined {
   if (encoded.startsWith('$argon2id$')) return 'argon2id';
@@ -70,28 +71,29 @@ export function passwordHashFormat(encoded: string): PasswordHashFormat | undefi
 
 /**
  * Does `plain` match `encoded`? A malformed or unsupported hash never matches (and does not
- * throw): a login must answer "wrong password", not 500, for a bad imported hash.
+ * throw): a login must answer "wrong password", not 500, for a bad imported hash. Blocks the
+ * calling thread for as long as the hash's cost says: call it in a worker only.
  */
-export async function verifyPassword(plain: string, encoded: string): Promise<PasswordCheck> {
+export function verifyPasswordInThisThread(plain: string, encoded: string): PasswordCheck {
   const format = passwordHashFormat(encoded);
   if (!format) return { ok: false };
   let ok: boolean;
   try {
-    ok = await verifyFormat(format, plain, encoded);
+    ok = verifyFormat(format, plain, encoded);
   } catch {
     ok = false;
   }
   return ok && WEAK.has(format) ? { ok, rehash: true } : { ok };
 }
 
-async function verifyFormat(format: PasswordHashFormat, plain: string, encoded: string): Promise<boolean> {
+function verifyFormat(format: PasswordHashFormat, plain: string, encoded: string): boolean {
   switch (format) {
     case 'argon2id':
     case 'argon2i':
     case 'argon2d':
       return argon2Verify(encoded, plain);
     case 'bcrypt':
-      return bcrypt.compare(plain, encoded);
+      return bcrypt.compareSync(plain, encoded);
     case 'pbkdf2-sha1':
       return verifyPbkdf2(plain, encoded, 'sha1');
     case 'pbkdf2-sha256':
@@ -110,10 +112,17 @@ async function verifyFormat(format: PasswordHashFormat, plain: string, encoded: 
   }
 }
 
-/** passlib's adapted base64: standard alphabet with `.` for `+`, no padding. */
-function ab64Decode(value: string): Buffer {
-  if (!/^[A-Za-z0-9./]*$/.test(value)) throw new Error('not adapted base64');
-  return Buffer.from(value.replace(/\./g, '+'), 'base64');
+/**
+ * pbkdf2's salt and hash: standard base64 or passlib's adapted base64 (`.` for `+`), each with or
+ * without `=` padding, as passwap decodes them. One value uses one alphabet.
+ */
+function pbkdf2Base64Decode(value: string): Buffer {
+  const m = /^([A-Za-z0-9+./]*)(={0,2})$/.exec(value);
+  if (!m || (m[1].includes('+') && m[1].includes('.'))) throw new Error('not base64');
+  const [, body, padding] = m;
+  // A lone trailing character is no byte; padding, when present, must complete the last group.
+  if (body.length % 4 === 1 || (padding && value.length % 4 !== 0)) throw new Error('not base64');
+  return Buffer.from(body.replace(/\./g, '+'), 'base64');
 }
 
 function b64Decode(value: string): Buffer {
@@ -122,22 +131,22 @@ function b64Decode(value: string): Buffer {
 }
 
 // `$pbkdf2-sha256$29000$<salt>$<hash>`; the key length is the stored hash's length.
-async function verifyPbkdf2(plain: string, encoded: string, digest: 'sha1' | 'sha256' | 'sha512'): Promise<boolean> {
+function verifyPbkdf2(plain: string, encoded: string, digest: 'sha1' | 'sha256' | 'sha512'): boolean {
   const [, , roundsText, saltText, hashText, ...rest] = encoded.split('$');
   if (rest.length > 0 || !/^\d{1,9}$/.test(roundsText ?? '') || !saltText || !hashText) return false;
   const rounds = Number(roundsText);
-  const expected = ab64Decode(hashText);
+  const expected = pbkdf2Base64Decode(hashText);
   if (rounds < 1 || expected.length === 0) return false;
-  const actual = await pbkdf2Async(plain, ab64Decode(saltText), rounds, expected.length, digest);
+  const actual = pbkdf2Sync(plain, pbkdf2Base64Decode(saltText), rounds, expected.length, digest);
   return safeEqual(actual, expected);
 }
 
-// Upper bounds keep a hostile imported hash from tying up the process (ln=20, r=8 is 1 GiB).
+// Kept as a second line behind hash-cost.ts's bounds (ln=20, r=8 is 1 GiB).
 const SCRYPT_MAX_LN = 20;
 const SCRYPT_MAX_MEM = 1024 * 1024 * 1024 + 64 * 1024 * 1024;
 
 // `$scrypt$ln=16,r=8,p=1$<salt>$<hash>`: N = 2^ln, salt used as its decoded bytes.
-async function verifyScrypt(plain: string, encoded: string): Promise<boolean> {
+function verifyScrypt(plain: string, encoded: string): boolean {
   const [, , params, saltText, hashText, ...rest] = encoded.split('$');
   const m = /^ln=(\d{1,2}),r=(\d{1,3}),p=(\d{1,3})$/.exec(params ?? '');
   if (rest.length > 0 || !m || !saltText || !hashText) return false;
@@ -146,7 +155,7 @@ async function verifyScrypt(plain: string, encoded: string): Promise<boolean> {
   const N = 2 ** ln;
   const expected = b64Decode(hashText);
   if (expected.length === 0) return false;
-  const actual = await scryptAsync(plain, b64Decode(saltText), expected.length, {
+  const actual = scryptSync(plain, b64Decode(saltText), expected.length, {
     N,
     r,
     p,

@@ -7,8 +7,10 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { authenticate, personalAccessTokenVerifier } from '../../src/auth/authenticate.js';
+import type { PasswordVerifier } from '../../src/auth/password-verifier.js';
 import { addOidcApp } from '../../src/domain/apps/oidc-apps.js';
 import type { OidcAppInput } from '../../src/domain/apps/oidc-config.js';
+import type { Logger } from '../../src/http/log.js';
 import { createRequestHandler, type ServiceHandler } from '../../src/server.js';
 import type { Dialect } from '../../src/store/store.js';
 import { createTestInstance, type TestInstance } from './instance.js';
@@ -23,14 +25,28 @@ export interface OidcTestServer {
   close: () => Promise<void>;
 }
 
-export async function startOidcServer(dialect: Dialect, options: { maxPasswordAttempts?: number } = {}): Promise<OidcTestServer> {
+export interface OidcTestServerOptions {
+  maxPasswordAttempts?: number;
+  /** The pool the login's password checks run in (default: the process's own). */
+  passwordVerifier?: PasswordVerifier;
+  logger?: Logger;
+}
+
+export async function startOidcServer(dialect: Dialect, options: OidcTestServerOptions = {}): Promise<OidcTestServer> {
   const t = await createTestInstance(dialect);
   // Listen first: the issuer must name the real port before the provider is built.
   const server = createHttpServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const service = await createRequestHandler({ store: t.store, instanceId: t.instanceId, issuer, lockout: { maxPasswordAttempts: options.maxPasswordAttempts ?? 0 } });
+  const service = await createRequestHandler({
+    store: t.store,
+    instanceId: t.instanceId,
+    issuer,
+    lockout: { maxPasswordAttempts: options.maxPasswordAttempts ?? 0 },
+    passwordVerifier: options.passwordVerifier,
+    logger: options.logger,
+  });
   server.on('request', service.handler);
   const api: OidcTestServer['api'] = async (method, path, body, token = t.adminToken, headers = {}) => {
     const res = await fetch(issuer + path, {
@@ -127,16 +143,16 @@ export async function loginThroughForm(
   redirectUri: string,
   loginName: string,
   password: string,
-): Promise<{ callback?: URL; page?: { status: number; html: string } }> {
+): Promise<{ callback?: URL; page?: { status: number; html: string; headers: Headers } }> {
   const first = await browser.follow(authorizationUrl, redirectUri);
   if (first.location) return { callback: first.location }; // already signed in
   const html = await first.res.text();
   const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-  if (!action) return { page: { status: first.res.status, html } };
+  if (!action) return { page: { status: first.res.status, html, headers: first.res.headers } };
   const origin = new URL(authorizationUrl).origin;
   const submitted = await browser.follow(origin + action.replace(/&amp;/g, '&'), redirectUri, { form: { loginName, password } });
   if (submitted.location) return { callback: submitted.location };
-  return { page: { status: submitted.res.status, html: await submitted.res.text() } };
+  return { page: { status: submitted.res.status, html: await submitted.res.text(), headers: submitted.res.headers } };
 }
 
 /** An OIDC app through the domain function, as the admin (the HTTP API has its own tests). */

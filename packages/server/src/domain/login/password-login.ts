@@ -2,8 +2,11 @@
  * The password check behind the login page: resolve the login name to one human user, check
  * its state, verify the password against whatever hash format it was imported with, count
  * failures for the lockout policy, and replace weak imported hashes with argon2id on success.
+ * Verification runs in the bounded worker pool of auth/password-verifier.ts: when it is full the
+ * outcome is `busy` (nothing counted), and a stored hash beyond the cost bounds is not run but
+ * counted as a failed check, with `refusedHash` saying why (for the caller's log).
  */
-import { verifyPassword } from '../../auth/password-hashes.js';
+import { passwordVerifier, verifyPassword, type PasswordVerifier, type VerifyOutcome } from '../../auth/password-verifier.js';
 import { hashPassword } from '../../auth/passwords.js';
 import type { Repositories, Store } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
@@ -16,7 +19,13 @@ export interface LockoutPolicy {
 
 export type LoginOutcome =
   | { ok: true; userId: string; rehashed: boolean }
-  | { ok: false; reason: 'invalid_credentials' | 'locked' | 'inactive' };
+  | {
+      ok: false;
+      reason: 'invalid_credentials' | 'locked' | 'inactive' | 'busy';
+      /** The stored hash was not run (cost beyond the bounds): why, and whose it is, for the log. */
+      refusedHash?: string;
+      userId?: string;
+    };
 
 /** States in which a human may log in (ZITADEL lets initial users in to finish their set-up). */
 const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
@@ -41,14 +50,28 @@ export async function findLoginUser(read: Repositories, loginName: string): Prom
   return undefined;
 }
 
-export async function checkPasswordLogin(store: Store, policy: LockoutPolicy, loginName: string, password: string): Promise<LoginOutcome> {
+export async function checkPasswordLogin(
+  store: Store,
+  policy: LockoutPolicy,
+  loginName: string,
+  password: string,
+  verifier: PasswordVerifier = passwordVerifier,
+): Promise<LoginOutcome> {
   const user = await findLoginUser(store.read, loginName);
   if (!user) return { ok: false, reason: 'invalid_credentials' };
   if (user.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked' };
   if (!LOGIN_STATES.has(user.state)) return { ok: false, reason: 'inactive' };
 
   // Hashing is slow by design: done before the transaction, which only records the outcome.
-  const check = user.passwordHash ? await verifyPassword(password, user.passwordHash) : { ok: false };
+  let check: VerifyOutcome = { ok: false };
+  try {
+    if (user.passwordHash) check = await verifyPassword(password, user.passwordHash, verifier);
+  } catch {
+    // PasswordChecksBusy (too many at once), or a worker that failed or timed out: nothing was
+    // decided about the password, so nothing is counted; the user is asked to try again.
+    return { ok: false, reason: 'busy' };
+  }
+  const refused = check.refused ? { refusedHash: check.refused, userId: user.id } : {};
   const newHash = check.ok && check.rehash ? await hashPassword(password) : undefined;
 
   return store.transaction(async (tx) => {
@@ -57,7 +80,7 @@ export async function checkPasswordLogin(store: Store, policy: LockoutPolicy, lo
       tx.events.append({ aggregateType: 'user', aggregateId: user.id, type, payload, creator: user.id, resourceOwner: user.orgId }, at);
 
     const current = await tx.users.get(user.id);
-    if (!current || current.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked' } as const;
+    if (!current || current.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked', ...refused } as const;
 
     if (!check.ok) {
       const failures = (await tx.logins.failures(user.id)) + 1;
@@ -66,7 +89,7 @@ export async function checkPasswordLogin(store: Store, policy: LockoutPolicy, lo
       const lock = policy.maxPasswordAttempts > 0 && failures >= policy.maxPasswordAttempts;
       if (lock) event = await emit('user.locked', { failedPasswordAttempts: failures });
       await tx.logins.setUserState(user.id, lock ? 'USER_STATE_LOCKED' : current.state, event.sequence, at);
-      return lock ? ({ ok: false, reason: 'locked' } as const) : ({ ok: false, reason: 'invalid_credentials' } as const);
+      return lock ? ({ ok: false, reason: 'locked', ...refused } as const) : ({ ok: false, reason: 'invalid_credentials', ...refused } as const);
     }
 
     await tx.logins.clearFailures(user.id);

@@ -5,7 +5,7 @@
  * element (validate.ts) and never held twice in memory.
  */
 import { z } from 'zod';
-import { isSupportedPasswordHash, UNSUPPORTED_HASH } from '../users/hashed-password.js';
+import { hashCostProblem, HASH_COST_TOO_HIGH_ID, isSupportedPasswordHash, UNSUPPORTED_HASH } from '../users/hashed-password.js';
 import { ENUMS } from './enums.js';
 import {
   base64Bytes,
@@ -145,12 +145,17 @@ export const OIDCApp = z.object({
 });
 export const DataOIDCApplication = z.object({ appId: id, app: OIDCApp });
 
-// An empty value means "no password" (import-org.ts); any other must be verifiable at login.
-// The problem carries ZITADEL's id, which validate.ts gives the 400 when it is the only kind.
+// An empty value means "no password" (import-org.ts); any other must be verifiable at login,
+// within the cost bounds (auth/hash-cost.ts). The problem carries its id (ZITADEL's for the
+// encoding), which validate.ts gives the 400 when it is the only kind.
 const hashedPasswordValue = z.string().superRefine((value, ctx) => {
-  if (value !== '' && !isSupportedPasswordHash(value)) {
+  if (value === '') return;
+  if (!isSupportedPasswordHash(value)) {
     ctx.addIssue({ code: 'custom', message: UNSUPPORTED_HASH.message, params: { errorId: UNSUPPORTED_HASH.id } });
+    return;
   }
+  const costly = hashCostProblem(value);
+  if (costly) ctx.addIssue({ code: 'custom', message: costly, params: { errorId: HASH_COST_TOO_HIGH_ID } });
 }).optional();
 
 export const HumanUser = z.object({

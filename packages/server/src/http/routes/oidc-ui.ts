@@ -8,6 +8,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type Provider from 'oidc-provider';
+import type { PasswordVerifier } from '../../auth/password-verifier.js';
 import { checkPasswordLogin, type LockoutPolicy } from '../../domain/login/password-login.js';
 import { hasScope, ROLES_CLAIM, ROLES_SCOPE, audienceProjects, rolesClaim, userClaims } from '../../oidc/scopes.js';
 import type { AccessTokenReader } from '../../oidc/access-tokens.js';
@@ -21,13 +22,17 @@ export interface OidcRouteDeps {
   lockout: LockoutPolicy;
   readAccessToken: AccessTokenReader;
   issuer: string;
+  /** The bounded pool password checks run in (default: the process's own). */
+  passwordVerifier?: PasswordVerifier;
 }
 
 const FAILURE_TEXT = {
   invalid_credentials: 'The login name or the password is wrong.',
   locked: 'This user is locked after too many failed attempts. Ask an administrator to unlock it.',
   inactive: 'This user is not active.',
+  busy: 'Too many sign-ins are being checked right now. Please try again in a few seconds.',
 } as const;
+const FAILURE_STATUS = { invalid_credentials: 401, locked: 403, inactive: 403, busy: 503 } as const;
 
 const node = (c: Context) => c.env as unknown as HttpBindings;
 
@@ -70,8 +75,15 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     const loginName = typeof form.loginName === 'string' ? form.loginName : '';
     const password = typeof form.password === 'string' ? form.password : '';
     if (!loginName || !password) return c.html(loginPage(d.uid, loginName, 'Enter your login name and password.'), 400);
-    const outcome = await checkPasswordLogin(store, deps.lockout, loginName, password);
-    if (!outcome.ok) return c.html(loginPage(d.uid, loginName, FAILURE_TEXT[outcome.reason]), outcome.reason === 'invalid_credentials' ? 401 : 403);
+    const outcome = await checkPasswordLogin(store, deps.lockout, loginName, password, deps.passwordVerifier);
+    if (!outcome.ok) {
+      if (outcome.refusedHash) {
+        // Stored before the cost bounds existed; an administrator should reset this password.
+        c.var.logger?.warn('stored password hash refused at login', { requestId: c.var.requestId, userId: outcome.userId, reason: outcome.refusedHash });
+      }
+      if (outcome.reason === 'busy') c.header('Retry-After', '5');
+      return c.html(loginPage(d.uid, loginName, FAILURE_TEXT[outcome.reason]), FAILURE_STATUS[outcome.reason]);
+    }
     const to = await provider.interactionResult(
       node(c).incoming,
       node(c).outgoing,

@@ -1,0 +1,112 @@
+/**
+ * Upper bounds on the cost parameters of stored password hashes. A hash carries its own cost,
+ * and whoever may store a hash (a user manager, an import) could otherwise make every login
+ * attempt for that user — by anyone, at the login page — run for minutes or exhaust memory
+ * (`$6$rounds=999999999$…`). The bounds are generous for real exports (ZITADEL, passlib,
+ * Keycloak, glibc and PHP defaults are far below them) and keep one verification within seconds.
+ * They are documented in docs/oidc.md and the spec's `hashedPassword` descriptions.
+ *
+ * Checked on every write of a hash (user import, organisation import) and again before a stored
+ * hash is verified at login, for hashes stored before the bounds existed.
+ */
+import { passwordHashFormat, type PasswordHashFormat } from './password-hashes.js';
+
+export const HASH_COST_LIMITS = {
+  /** bcrypt's log2 cost (2^15 = 32,768 expansions; PHP's default is 10, passwap's 10–12). */
+  bcryptCost: 15,
+  /** sha256-crypt / sha512-crypt `rounds=` (glibc's default 5,000). */
+  shaCryptRounds: 1_000_000,
+  /** pbkdf2 iterations (Keycloak 27,500–600,000; OWASP's sha1 advice 1,300,000). */
+  pbkdf2Rounds: 5_000_000,
+  /** pbkdf2 derived key length in bytes: each digest-sized block costs the full rounds again. */
+  pbkdf2KeyBytes: 64,
+  /** argon2 `m=` in KiB (256 MiB; ZITADEL's default 64 MiB, OWASP 19–46 MiB). */
+  argon2MemoryKiB: 262_144,
+  /** argon2 `t=` passes. */
+  argon2Time: 20,
+  /** argon2 `p=` lanes. */
+  argon2Parallelism: 16,
+  /** scrypt `ln=` (N = 2^20 with r = 8 is 1 GiB; passlib's default is ln=16). */
+  scryptLn: 20,
+  /** scrypt `r=` block size (8 everywhere in practice). */
+  scryptR: 16,
+  /** scrypt `p=`: each lane costs the full N·r again (1 in practice). */
+  scryptP: 4,
+  /** scrypt memory, 128·N·r bytes. */
+  scryptMemoryBytes: 1024 * 1024 * 1024,
+} as const;
+
+const L = HASH_COST_LIMITS;
+
+const above = (format: string, what: string, value: string | number, limit: number) => `${format} ${what} ${value} is above the limit of ${limit}`;
+
+/**
+ * Why `encoded` costs more than the bounds allow (a sentence naming the parameter and its
+ * limit), or undefined when it is within them. Formats without a cost parameter (md5crypt: fixed
+ * 1,000 rounds) and values that are not hashes at all are not this function's concern.
+ */
+export function hashCostProblem(encoded: string): string | undefined {
+  const format = passwordHashFormat(encoded);
+  return format ? problemOf(format, encoded) : undefined;
+}
+
+function problemOf(format: PasswordHashFormat, encoded: string): string | undefined {
+  const fields = encoded.split('$');
+  switch (format) {
+    case 'bcrypt': {
+      const cost = Number(fields[2]);
+      return cost > L.bcryptCost ? above(format, 'cost', cost, L.bcryptCost) : undefined;
+    }
+    case 'sha256crypt':
+    case 'sha512crypt': {
+      // `$6$rounds=N$salt$hash`; without `rounds=` the default 5,000 applies.
+      const m = /^rounds=(\d+)$/.exec(fields[2] ?? '');
+      const rounds = m ? Number(m[1]) : 0;
+      return rounds > L.shaCryptRounds ? above(format, 'rounds', m![1], L.shaCryptRounds) : undefined;
+    }
+    case 'pbkdf2-sha1':
+    case 'pbkdf2-sha256':
+    case 'pbkdf2-sha512': {
+      const text = fields[2] ?? '';
+      if (/^\d+$/.test(text) && Number(text) > L.pbkdf2Rounds) return above(format, 'rounds', text, L.pbkdf2Rounds);
+      // base64 of more than pbkdf2KeyBytes (padding and either alphabet aside).
+      const keyChars = (fields[4] ?? '').replace(/=+$/, '').length;
+      const keyBytes = Math.floor((keyChars * 3) / 4);
+      return keyBytes > L.pbkdf2KeyBytes ? above(format, 'key length', `${keyBytes} bytes`, L.pbkdf2KeyBytes) : undefined;
+    }
+    case 'argon2id':
+    case 'argon2i':
+    case 'argon2d': {
+      // `$argon2id$v=19$m=…,t=…,p=…$salt$hash` (the version field is optional in old PHC strings).
+      const params = fields.find((f) => /(?:^|,)[mtp]=/.test(f)) ?? '';
+      const value = (name: string) => {
+        const m = new RegExp(`(?:^|,)${name}=(\\d+)(?:,|$)`).exec(params);
+        return m ? m[1] : undefined;
+      };
+      const checks: Array<[string, string, number]> = [
+        ['m', 'memory', L.argon2MemoryKiB],
+        ['t', 'time', L.argon2Time],
+        ['p', 'parallelism', L.argon2Parallelism],
+      ];
+      for (const [name, what, limit] of checks) {
+        const v = value(name);
+        if (v !== undefined && Number(v) > limit) {
+          return `${format} ${what} ${name}=${v}${name === 'm' ? ' KiB' : ''} is above the limit of ${limit}`;
+        }
+      }
+      return undefined;
+    }
+    case 'scrypt': {
+      const m = /^ln=(\d+),r=(\d+),p=(\d+)$/.exec(fields[2] ?? '');
+      if (!m) return undefined;
+      const [ln, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      if (ln > L.scryptLn) return `scrypt ln=${m[1]} is above the limit of ${L.scryptLn}`;
+      if (r > L.scryptR) return `scrypt r=${m[2]} is above the limit of ${L.scryptR}`;
+      if (p > L.scryptP) return `scrypt p=${m[3]} is above the limit of ${L.scryptP}`;
+      if (128 * 2 ** ln * r > L.scryptMemoryBytes) return `scrypt memory 128·2^${ln}·${r} bytes is above the limit of ${L.scryptMemoryBytes}`;
+      return undefined;
+    }
+    case 'md5crypt':
+      return undefined;
+  }
+}
