@@ -9,7 +9,8 @@ import { DomainError, GrpcCode } from './domain/errors.js';
 import { findUnstorableText } from './domain/unstorable-text.js';
 import type { RouteDeps } from './http/deps.js';
 import type { AppEnv } from './http/env.js';
-import { respondError, toDomainError, unstorableTextError, validationError } from './http/errors.js';
+import { bodyTooLarge, respondError, toDomainError, unstorableTextError, validationError } from './http/errors.js';
+import { withStrictJsonBody } from './http/strict-bodies.js';
 import { createLogger, type Logger } from './http/log.js';
 import { requireAuth } from './http/middleware/authenticate.js';
 import { requestContext } from './http/middleware/request-context.js';
@@ -62,14 +63,20 @@ export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({
     // Route input that fails its schema, or holds text no store can keep → 400 naming the field.
     defaultHook: (result, c) => {
-      if (!result.success) return respondError(c, validationError(result.error, result.target));
+      // On failure zod-validator hands the raw input as `data`: the message can then say what was sent.
+      if (!result.success) return respondError(c, validationError(result.error, result.target, (result as { data?: unknown }).data));
       const unstorable = findUnstorableText(result.data);
       if (unstorable) return respondError(c, unstorableTextError(unstorable, result.target));
     },
   });
 
+  // Every JSON body refuses fields its operation does not define (strict-bodies.ts), centrally.
+  const register = app.openapi;
+  app.openapi = ((route, handler, hook) => register(withStrictJsonBody(route), handler, hook)) as typeof app.openapi;
+
   app.use('*', requestContext(logger));
-  const globalBodyLimit = bodyLimit({ maxSize: deps.maxBodyBytes ?? 1024 * 1024, onError: (c) => respondError(c, new DomainError(GrpcCode.ResourceExhausted, 'API-B0dy5', 'request body too large'), 413) });
+  const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;
+  const globalBodyLimit = bodyLimit({ maxSize: maxBodyBytes, onError: (c) => respondError(c, bodyTooLarge(maxBodyBytes), 413) });
   // The import route applies its own, larger limit (admin-transfer.ts).
   app.use('*', (c, next) => (c.req.path === IMPORT_PATH ? next() : globalBodyLimit(c, next)));
 
@@ -125,5 +132,6 @@ function pathPattern(path: string): RegExp {
     .split('/')
     .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/');
-  return new RegExp(`^${source}/?$`);
+  // Exact: `/healthz/` is not `/healthz` (the router does not match it either), so it is a 404.
+  return new RegExp(`^${source}$`);
 }

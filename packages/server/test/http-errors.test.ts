@@ -42,8 +42,37 @@ describeEachStore('HTTP error handling: every failure a caller can cause is a 4x
     await expectError(await t.call('PUT', '/admin/v1/text/message/verifyemail/en', { body: 'title=x', headers: { 'content-type': 'text/plain' } }), 400, 3);
   });
 
-  it('a body over the limit → 413', async () => {
-    await expectError(await t.call('PUT', '/admin/v1/text/message/verifyemail/en', { body: { footerText: 'x'.repeat(10_000) } }), 413, 8);
+  it('a body over the limit → 413 saying the limit', async () => {
+    const body = await expectError(await t.call('PUT', '/admin/v1/text/message/verifyemail/en', { body: { footerText: 'x'.repeat(10_000) } }), 413, 8);
+    expect(body.message).toContain('4096 bytes');
+  });
+
+  it('a trailing slash on a known path → 404, not a 405 that allows the method used', async () => {
+    for (const path of ['/admin/v1/languages/', '/docs/', '/healthz/', '/admin/v1/text/message/verifyemail/en/']) {
+      const res = await t.call('GET', path);
+      await expectError(res, 404, 5);
+      expect(res.headers.get('allow'), path).toBeNull();
+    }
+  });
+
+  it('a field the operation does not define → 400 naming it, nothing stored', async () => {
+    const path = '/admin/v1/text/message/verifyemail/de';
+    const body = await expectError(await t.call('PUT', path, { body: { titel: 'x' } }), 400, 3);
+    expect(body.message).toContain('unknown field "titel"');
+    expect((await (await t.call('GET', path)).json()).customText.isDefault).toBe(true);
+    // Nested objects are checked too, and the message says where.
+    const nested = await expectError(await t.call('POST', '/admin/v1/orgs/_search', { body: { query: { limit: 1, lmit: 2 } } }), 400, 3);
+    expect(nested.message).toMatch(/invalid query: unknown field "lmit"/);
+  });
+
+  it('a value of the wrong type → 400 naming the field and the expected type, not "required"', async () => {
+    const path = '/admin/v1/text/message/verifyemail/en';
+    const wrong = await expectError(await t.call('PUT', path, { body: { title: 42 } }), 400, 3);
+    expect(wrong.message).toMatch(/invalid title: expected string, got number/);
+    const array = await expectError(await t.call('PUT', path, { body: '[1,2]' }), 400, 3);
+    expect(array.message).toMatch(/invalid body: expected object, got array/);
+    const missing = await expectError(await t.call('POST', '/management/v1/orgs', { body: {} }), 400, 3);
+    expect(missing.message).toMatch(/invalid name: value is required/);
   });
 
   it('a request id sent by the caller is echoed', async () => {

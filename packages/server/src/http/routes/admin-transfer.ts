@@ -12,7 +12,7 @@ import type { OnTransferProgress } from '../../domain/transfer/progress.js';
 import type { GcsOptions } from '../../storage/gcs.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
-import { respondError } from '../errors.js';
+import { bodyTooLarge, respondError } from '../errors.js';
 import { ErrorBody, errorResponses, SECURED } from '../schemas/common.js';
 import { ExportDataRequest, ExportDataResponse, ImportDataRequest, ImportDataResponse } from '../schemas/transfer.js';
 
@@ -26,11 +26,9 @@ export interface TransferRouteDeps extends RouteDeps {
   maxImportBodyBytes?: number;
 }
 
-const tooLarge = () => new DomainError(GrpcCode.ResourceExhausted, 'API-B0dy5', 'request body too large');
-
 /** The import's own body limit; app.ts exempts the import path from the global one. */
 export function importBodyLimit(maxBytes: number) {
-  return bodyLimit({ maxSize: maxBytes, onError: (c) => respondError(c, tooLarge(), 413) });
+  return bodyLimit({ maxSize: maxBytes, onError: (c) => respondError(c, bodyTooLarge(maxBytes), 413) });
 }
 
 export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, auth, gcs, maxImportBodyBytes }: TransferRouteDeps) {
