@@ -44,6 +44,8 @@ export interface AppDeps {
   maxBodyBytes?: number;
   /** Largest body of POST /admin/v1/import (default 64 MiB); it has its own limit instead of maxBodyBytes. */
   maxImportBodyBytes?: number;
+  /** Import requests served at once (default 2); the next one answers 429 before its body is read. */
+  maxConcurrentImports?: number;
   /** Cloud Storage API endpoint for export/import (an emulator in tests); Google's when omitted. */
   gcsEndpoint?: string;
   /** Extra token kinds, tried after personal access tokens. */
@@ -101,7 +103,7 @@ export function createApp(deps: AppDeps) {
   registerManagementProjectRoutes(app, routeDeps);
   registerManagementUserGrantRoutes(app, routeDeps);
   registerAdminEventRoutes(app, routeDeps);
-  registerAdminTransferRoutes(app, { ...routeDeps, gcs: deps.gcsEndpoint ? { endpoint: deps.gcsEndpoint } : undefined, maxImportBodyBytes: deps.maxImportBodyBytes });
+  registerAdminTransferRoutes(app, { ...routeDeps, gcs: deps.gcsEndpoint ? { endpoint: deps.gcsEndpoint } : undefined, maxImportBodyBytes: deps.maxImportBodyBytes, maxConcurrentImports: deps.maxConcurrentImports });
 
   const knownPaths = app.routes
     .filter((r) => r.method !== 'ALL')

@@ -4,7 +4,7 @@
  * parsed by Hono middleware first breaks client authentication), hence dispatching before Hono
  * rather than mounting it as a Hono route. main.ts and the end-to-end tests both use this.
  */
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type Provider from 'oidc-provider';
 import { createApp, type App, type AppDeps } from './app.js';
@@ -14,8 +14,11 @@ import { startPayloadSweeper } from './oidc/adapter.js';
 import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { loadSpec } from './http/spec.js';
+import { createLimitedHttpServer, type ConnectionLimits } from './http-server.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
+  /** Connection timeouts and cap (DEFAULT_CONNECTION_LIMITS when omitted). */
+  connections?: ConnectionLimits;
   /** The authorization server's issuer (EXTERNAL_URL): the base of every OAuth/OIDC URL. */
   issuer: string;
   lockout: LockoutPolicy;
@@ -108,7 +111,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
 /** A not-yet-listening HTTP server for the whole service. */
 export async function createServer(deps: ServerDeps): Promise<ServiceHandler & { server: Server }> {
   const service = await createRequestHandler(deps);
-  const server = createHttpServer(service.handler);
+  const server = createLimitedHttpServer(service.handler, deps.connections);
   server.on('close', service.stop);
   // Not a spread: `app` and `provider` are getters (rebuilt on a key change).
   return Object.assign(service, { server });
