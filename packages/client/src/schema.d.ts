@@ -50,7 +50,8 @@ export interface paths {
          *     resources get no events of their own; the import appends one event `instance.data.imported` naming
          *     the caller and the organisations. The importing user is not made a member of anything.
          *     A timeout rolls back the organisation in progress (earlier ones stay) → 504.
-         *     Permission: `iam.write` (IAM_OWNER).
+         *     Permission: `iam.write` (IAM_OWNER). The token and the permission are checked before the body is
+         *     read (401/403 without reading it); at most `MAX_CONCURRENT_IMPORTS` imports run at once (429 beyond).
          */
         post: operations["ImportData"];
         delete?: never;
@@ -148,7 +149,8 @@ export interface paths {
         };
         /**
          * Supported languages
-         * @description The language tags texts can be stored for. Any valid token may call it.
+         * @description The language tags texts can be stored for. Any valid token may call it. Like every authenticated call
+         *     it resolves `x-service-orgid`: an organisation that does not exist → 403.
          */
         get: operations["GetSupportedLanguages"];
         put?: never;
@@ -2953,6 +2955,19 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            /**
+             * @description As many imports as the server serves at once (`MAX_CONCURRENT_IMPORTS`, 2 by default) are
+             *     running; retry later (`Retry-After`). Answered before the body is read (code 8).
+             */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The timeout elapsed; the organisation in progress was rolled back (code 4). */
             504: {
                 headers: {
@@ -3101,6 +3116,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
         };
     };
     GetCustomVerifyEmailMessageText: {
@@ -3294,6 +3310,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -3330,6 +3347,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -3365,6 +3383,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -3404,6 +3423,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -3475,6 +3495,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -3511,6 +3532,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -3546,6 +3568,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -3657,6 +3680,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -3698,6 +3722,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -3762,6 +3787,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -3820,6 +3846,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -3848,6 +3875,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -4348,6 +4376,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -4394,6 +4423,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -4471,6 +4501,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -4517,6 +4548,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -4571,6 +4603,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -4650,6 +4683,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -4694,6 +4728,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -4773,6 +4808,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -4822,6 +4858,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -4904,6 +4941,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -5053,6 +5091,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -5092,6 +5131,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -5136,6 +5176,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -5218,6 +5259,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -5301,6 +5343,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -5475,6 +5518,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };

@@ -2,7 +2,8 @@
  * createApp(deps) → the Hono app. main.ts serves it; tests build the same app in-process
  * and call `app.request(...)` or hand `app.fetch` to the typed client.
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { errorResponses } from './http/schemas/common.js';
 import { bodyLimit } from './http/middleware/body-limit.js';
 import { personalAccessTokenVerifier, type TokenVerifier } from './auth/authenticate.js';
 import { DomainError, GrpcCode } from './domain/errors.js';
@@ -72,15 +73,25 @@ export function createApp(deps: AppDeps) {
     },
   });
 
-  // Every JSON body refuses fields its operation does not define (strict-bodies.ts), centrally.
+  // Conventions of every operation, applied here once rather than by each route: its JSON body
+  // refuses fields it does not define (strict-bodies.ts), and it documents the body limit's 413.
+  // An operation without a body never reads one, so the limit (and its 413) is not applied to it.
   const register = app.openapi;
-  app.openapi = ((route, handler, hook) => register(withStrictJsonBody(route), handler, hook)) as typeof app.openapi;
+  const bodyless: { method: string; pattern: RegExp }[] = [];
+  app.openapi = ((route, handler, hook) => {
+    if (!route.request?.body) bodyless.push({ method: route.method.toUpperCase(), pattern: specPathPattern(route.path) });
+    return register(withStrictJsonBody(withBodyLimitResponse(route)), handler, hook);
+  }) as typeof app.openapi;
+  const takesNoBody = (method: string, path: string) => bodyless.some((r) => r.method === method && r.pattern.test(path));
 
   app.use('*', requestContext(logger));
   const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;
   const globalBodyLimit = bodyLimit({ maxSize: maxBodyBytes, onError: (c) => respondError(c, bodyTooLarge(maxBodyBytes), 413) });
   // The import route applies its own, larger limit (admin-transfer.ts).
-  app.use('*', (c, next) => (c.req.path === IMPORT_PATH ? next() : globalBodyLimit(c, next)));
+  app.use('*', (c, next) => {
+    if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.path === IMPORT_PATH || takesNoBody(c.req.method, c.req.path)) return next();
+    return globalBodyLimit(c, next);
+  });
 
   const verifiers = [personalAccessTokenVerifier(deps.store), ...(deps.tokenVerifiers ?? [])];
   const routeDeps: RouteDeps = {
@@ -127,6 +138,17 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** An operation with a request body can answer the body limit's 413: documented on each. */
+function withBodyLimitResponse<R extends RouteConfig>(route: R): R {
+  if (!route.request?.body || route.responses[413]) return route;
+  return { ...route, responses: { ...route.responses, ...errorResponses(413) } };
+}
+
+/** OpenAPI path (`/a/{id}`) → a regex for that path. */
+function specPathPattern(path: string): RegExp {
+  return new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
+}
 
 /** Hono path (`/a/:id`) → a regex for that path, to answer 405 on a known path. */
 function pathPattern(path: string): RegExp {
