@@ -77,3 +77,20 @@ function clientFailure(code: string | undefined): [number, string, DomainError] 
       return [400, 'Bad Request', new DomainError(GrpcCode.InvalidArgument, 'API-H77p0', 'malformed HTTP request')];
   }
 }
+
+/** `.`/`..` segments, also percent-encoded (`%2e`), which URL parsing would resolve away. */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
+
+/**
+ * A raw path with a `.` or `..` segment → 400 in the error body; true when answered. Parsing the
+ * URL resolves such segments (`/users/..` becomes `/`), so the request would reach another path
+ * and answer its 404; no id is ever `.` or `..`, and clients normalise paths before sending.
+ */
+export function refuseDotSegments(req: IncomingMessage, res: ServerResponse): boolean {
+  const raw = req.url ?? '/';
+  const path = raw.slice(0, raw.search(/[?#]|$/));
+  if (!DOT_SEGMENT.test(path)) return false;
+  const body = JSON.stringify(errorBody(new DomainError(GrpcCode.InvalidArgument, 'API-D0t5g', 'a path segment must not be "." or ".."')));
+  res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  return true;
+}

@@ -14,7 +14,7 @@ import { startPayloadSweeper } from './oidc/adapter.js';
 import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { loadSpec } from './http/spec.js';
-import { createLimitedHttpServer, type ConnectionLimits } from './http-server.js';
+import { createLimitedHttpServer, refuseDotSegments, type ConnectionLimits } from './http-server.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   /** Connection timeouts and cap (DEFAULT_CONNECTION_LIMITS when omitted). */
@@ -90,6 +90,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const current = serving;
     if (isProviderPath(path)) void current.oidc(req, res);
+    else if (refuseDotSegments(req, res)) return;
     else void current.hono(req, res);
   };
   return {

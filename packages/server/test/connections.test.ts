@@ -4,6 +4,7 @@
  * closed after its idle time, connections beyond the cap are closed at once, and what node
  * refuses before the app (a 20 kB URL) is answered in the API's error body.
  */
+import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -102,5 +103,22 @@ describeEachStore('connections: timeouts and a cap', (dialect) => {
     expect(received).toMatch(/^HTTP\/1\.1 431 /);
     expect(received).toMatch(/content-type: application\/json/i);
     expect(bodyOf(received)).toMatchObject({ code: 3, details: [{ '@type': 'type.googleapis.com/zitadel.v1.ErrorDetail', id: 'API-H3ad5' }] });
+  });
+
+  it('an id of "." or ".." (sent without normalising the path) → 400 in the error body, not a 404 of another path', async () => {
+    for (const path of ['/management/v1/users/..', '/management/v1/users/.', '/admin/v1/orgs/%2E%2e', '/ui/login/..', '/ui/login/.?x=1']) {
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${t.adminToken}` } }, (r) => {
+          let body = '';
+          r.setEncoding('utf8');
+          r.on('data', (chunk) => (body += chunk));
+          r.on('end', () => resolve({ status: r.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(res.status, path).toBe(400);
+      expect(JSON.parse(res.body), path).toMatchObject({ code: 3, details: [{ id: 'API-D0t5g' }] });
+    }
   });
 });
