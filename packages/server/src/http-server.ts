@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { DomainError, GrpcCode } from './domain/errors.js';
 import { errorBody } from './http/errors.js';
+import type { Logger } from './http/log.js';
 
 export interface ConnectionLimits {
   /** Time to receive a request's headers, counted from the connection (or the previous response). */
@@ -35,6 +36,7 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 export function createLimitedHttpServer(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
+  logger?: Logger,
 ): Server {
   const server = createServer(
     {
@@ -49,18 +51,20 @@ export function createLimitedHttpServer(
     handler,
   );
   server.maxConnections = limits.maxConnections;
-  server.on('clientError', answerClientError);
+  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, logger));
   return server;
 }
 
 /** Failures node detects before the app sees a request: the error body, then close. */
-function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+function answerClientError(error: Error & { code?: string }, socket: Socket, logger?: Logger): void {
   const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
     socket.destroy();
     return;
   }
   const [status, reason, failure] = clientFailure(error.code);
+  // Nothing of the request is logged: it may be an attack's garbage, or carry a token.
+  logger?.info('request refused before routing', { status, reason: error.code ?? 'unknown', remoteAddress: socket.remoteAddress });
   const body = JSON.stringify(errorBody(failure));
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -112,7 +112,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
 /** A not-yet-listening HTTP server for the whole service. */
 export async function createServer(deps: ServerDeps): Promise<ServiceHandler & { server: Server }> {
   const service = await createRequestHandler(deps);
-  const server = createLimitedHttpServer(service.handler, deps.connections);
+  const server = createLimitedHttpServer(service.handler, deps.connections, deps.logger);
   server.on('close', service.stop);
   // Not a spread: `app` and `provider` are getters (rebuilt on a key change).
   return Object.assign(service, { server });

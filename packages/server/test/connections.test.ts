@@ -7,7 +7,9 @@
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { DEFAULT_CONNECTION_LIMITS } from '../src/http-server.js';
 import { createServer } from '../src/server.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
 
@@ -120,5 +122,18 @@ describeEachStore('connections: timeouts and a cap', (dialect) => {
       expect(res.status, path).toBe(400);
       expect(JSON.parse(res.body), path).toMatchObject({ code: 3, details: [{ id: 'API-D0t5g' }] });
     }
+  });
+});
+
+describe('connection and import settings (config.ts)', () => {
+  it('defaults, overrides, and a headers timeout longer than the request timeout refused', () => {
+    const defaults = loadConfig({});
+    expect(defaults.connections).toEqual(DEFAULT_CONNECTION_LIMITS);
+    expect(defaults.maxConcurrentImports).toBe(2);
+    const set = loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '3000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000', HTTP_MAX_CONNECTIONS: '50', MAX_CONCURRENT_IMPORTS: '4' });
+    expect(set.connections).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 3000, keepAliveTimeoutMs: 1000, maxConnections: 50 });
+    expect(set.maxConcurrentImports).toBe(4);
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
+    expect(() => loadConfig({ HTTP_MAX_CONNECTIONS: '0' })).toThrow(ConfigError);
   });
 });
