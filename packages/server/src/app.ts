@@ -18,7 +18,8 @@ import { requestContext } from './http/middleware/request-context.js';
 import { registerAdminEventRoutes } from './http/routes/admin-events.js';
 import { registerAdminIdpRoutes } from './http/routes/admin-idps.js';
 import { registerAdminTextRoutes } from './http/routes/admin-texts.js';
-import { IMPORT_PATH, registerAdminTransferRoutes } from './http/routes/admin-transfer.js';
+import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
+import { DEFAULT_MAX_CONCURRENT_IMPORTS, IMPORT_PATH, registerAdminTransferRoutes } from './http/routes/admin-transfer.js';
 import { registerManagementAppRoutes } from './http/routes/management-apps.js';
 import { registerManagementUserSecretRoutes } from './http/routes/management-user-secrets.js';
 import { registerManagementIdpRoutes } from './http/routes/management-idps.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   maxImportBodyBytes?: number;
   /** Import requests served at once (default 2); the next one answers 429 before its body is read. */
   maxConcurrentImports?: number;
+  /** The gate behind maxConcurrentImports, when apps rebuilt in one process must share it (server.ts). */
+  importGate?: ConcurrencyGate;
   /** Cloud Storage API endpoint for export/import (an emulator in tests); Google's when omitted. */
   gcsEndpoint?: string;
   /** Extra token kinds, tried after personal access tokens. */
@@ -114,7 +117,12 @@ export function createApp(deps: AppDeps) {
   registerManagementProjectRoutes(app, routeDeps);
   registerManagementUserGrantRoutes(app, routeDeps);
   registerAdminEventRoutes(app, routeDeps);
-  registerAdminTransferRoutes(app, { ...routeDeps, gcs: deps.gcsEndpoint ? { endpoint: deps.gcsEndpoint } : undefined, maxImportBodyBytes: deps.maxImportBodyBytes, maxConcurrentImports: deps.maxConcurrentImports });
+  registerAdminTransferRoutes(app, {
+    ...routeDeps,
+    gcs: deps.gcsEndpoint ? { endpoint: deps.gcsEndpoint } : undefined,
+    maxImportBodyBytes: deps.maxImportBodyBytes,
+    importGate: deps.importGate ?? new ConcurrencyGate(deps.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS),
+  });
 
   const knownPaths = app.routes
     .filter((r) => r.method !== 'ALL')

@@ -14,6 +14,8 @@ import { startPayloadSweeper } from './oidc/adapter.js';
 import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { loadSpec } from './http/spec.js';
+import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
+import { DEFAULT_MAX_CONCURRENT_IMPORTS } from './http/routes/admin-transfer.js';
 import { createLimitedHttpServer, refuseDotSegments, type ConnectionLimits } from './http-server.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
@@ -63,6 +65,8 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   const issuer = deps.issuer.replace(/\/+$/, '');
   // Loaded once: a rebuild after a key change must not parse the spec again.
   const spec = deps.spec ?? loadSpec();
+  // Shared by every app built below, so a rebuild does not reset how many imports are running.
+  const importGate = deps.importGate ?? new ConcurrencyGate(deps.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS);
   // oidc-provider takes its keys at construction only, so new keys mean a new provider and an
   // app bound to it. Requests already running finish on the ones they started with; sessions,
   // grants and interactions live in the store and carry over.
@@ -73,6 +77,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
     const app = createApp({
       ...deps,
       spec,
+      importGate,
       tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
       oidc: { provider, store: deps.store, lockout: deps.lockout, readAccessToken, issuer },
     });

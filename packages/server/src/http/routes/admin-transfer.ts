@@ -5,7 +5,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { requirePermission } from '../../domain/context.js';
-import { concurrencyLimit } from '../middleware/concurrency-limit.js';
+import { ConcurrencyGate, concurrencyLimit } from '../middleware/concurrency-limit.js';
 import { bodyLimit } from 'hono/body-limit';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
 import { exportData } from '../../domain/transfer/export.js';
@@ -29,7 +29,8 @@ export const DEFAULT_MAX_CONCURRENT_IMPORTS = 2;
 export interface TransferRouteDeps extends RouteDeps {
   gcs?: GcsOptions;
   maxImportBodyBytes?: number;
-  maxConcurrentImports?: number;
+  /** Import requests served at once (a gate shared by the apps of one process). */
+  importGate?: ConcurrencyGate;
 }
 
 /** The caller may import (`iam.write`): checked before the body is read, the domain checks it again. */
@@ -43,8 +44,8 @@ export function importBodyLimit(maxBytes: number) {
   return bodyLimit({ maxSize: maxBytes, onError: (c) => respondError(c, bodyTooLarge(maxBytes), 413) });
 }
 
-export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, auth, gcs, maxImportBodyBytes, maxConcurrentImports }: TransferRouteDeps) {
-  const importSlots = concurrencyLimit(maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS, 'imports');
+export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, auth, gcs, maxImportBodyBytes, importGate }: TransferRouteDeps) {
+  const importSlots = concurrencyLimit(importGate ?? new ConcurrencyGate(DEFAULT_MAX_CONCURRENT_IMPORTS), 'imports');
   app.openapi(
     createRoute({
       method: 'post',
