@@ -89,12 +89,13 @@ export function createApp(deps: AppDeps) {
 
   app.use('*', requestContext(logger));
   const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;
-  const globalBodyLimit = bodyLimit({ maxSize: maxBodyBytes, onError: (c) => respondError(c, bodyTooLarge(maxBodyBytes), 413) });
-  // The import route applies its own, larger limit (admin-transfer.ts).
-  app.use('*', (c, next) => {
-    if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.path === IMPORT_PATH || takesNoBody(c.req.method, c.req.path)) return next();
-    return globalBodyLimit(c, next);
+  const globalBodyLimit = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: (c) => respondError(c, bodyTooLarge(maxBodyBytes), 413),
+    exempt: (c) => takesNoBody(c.req.method, c.req.path),
   });
+  // The import route applies its own, larger limit (admin-transfer.ts).
+  app.use('*', (c, next) => (c.req.path === IMPORT_PATH ? next() : globalBodyLimit(c, next)));
 
   const verifiers = [personalAccessTokenVerifier(deps.store), ...(deps.tokenVerifiers ?? [])];
   const routeDeps: RouteDeps = {
