@@ -2919,6 +2919,27 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["PayloadTooLarge"];
+            /** @description Cloud Storage could not be reached (code 14). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The timeout elapsed while writing to Cloud Storage (code 4). A streamed document that runs out
+             *     of time is cut off instead (its status was already sent).
+             */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             default: components["responses"]["Unexpected"];
         };
     };
@@ -2964,6 +2985,15 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Cloud Storage could not be reached (code 14). */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -71,6 +71,22 @@ export function transferScenarios(h: () => Harness) {
     expect(bigImport.status).toBe(413);
   });
 
+  it('export/import: Cloud Storage unreachable → 503; writing to it past the timeout → 504', async () => {
+    const { admin } = h();
+    const location = { bucket: 'contract', path: 'unreachable.json', serviceaccountJson: gcs.serviceAccountBase64 };
+    // The storage client follows STORAGE_EMULATOR_HOST: point it at a closed port for these two calls.
+    const emulator = process.env.STORAGE_EMULATOR_HOST;
+    process.env.STORAGE_EMULATOR_HOST = 'http://127.0.0.1:9';
+    try {
+      expect((await admin.POST(EXPORT, { body: { orgIds: ['ct-transfer-org'], gcsOutput: location } })).response.status).toBe(503);
+      expect((await admin.POST(IMPORT, { body: { dataOrgsGcs: location } })).response.status).toBe(503);
+    } finally {
+      process.env.STORAGE_EMULATOR_HOST = emulator;
+    }
+    const late = await admin.POST(EXPORT, { body: { timeout: '1ns', orgIds: ['ct-transfer-org'], gcsOutput: location } });
+    expect(late.response.status).toBe(504);
+  });
+
   it('import: beyond the imports served at once (2 by default) → 429 before the body is read', async () => {
     const token = h().instance.adminToken;
     // Bodies that have started but not finished hold their import slots.

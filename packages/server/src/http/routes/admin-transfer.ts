@@ -58,6 +58,8 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
       responses: {
         200: { description: 'The document (streamed) and/or where it was written.', content: { 'application/json': { schema: ExportDataResponse } } },
         ...errorResponses(400, 401, 403, 413),
+        503: { description: 'Cloud Storage could not be reached (code 14).', content: { 'application/json': { schema: ErrorBody } } },
+        504: { description: 'The timeout elapsed while writing to Cloud Storage (code 4).', content: { 'application/json': { schema: ErrorBody } } },
       },
     }),
     async (c) => {
@@ -102,6 +104,7 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
       responses: {
         200: { description: 'What was imported, and what was not (already existing or unsupported).', content: { 'application/json': { schema: ImportDataResponse } } },
         ...errorResponses(400, 401, 403, 404, 413, 429),
+        503: { description: 'Cloud Storage could not be reached (code 14).', content: { 'application/json': { schema: ErrorBody } } },
         504: { description: 'The timeout elapsed: the organisation in progress was rolled back (code 4).', content: { 'application/json': { schema: ErrorBody } } },
       },
     }),
