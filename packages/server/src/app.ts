@@ -2,21 +2,24 @@
  * createApp(deps) → the Hono app. main.ts serves it; tests build the same app in-process
  * and call `app.request(...)` or hand `app.fetch` to the typed client.
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { errorResponses } from './http/schemas/common.js';
 import { bodyLimit } from './http/middleware/body-limit.js';
 import { personalAccessTokenVerifier, type TokenVerifier } from './auth/authenticate.js';
 import { DomainError, GrpcCode } from './domain/errors.js';
 import { findUnstorableText } from './domain/unstorable-text.js';
 import type { RouteDeps } from './http/deps.js';
 import type { AppEnv } from './http/env.js';
-import { respondError, toDomainError, unstorableTextError, validationError } from './http/errors.js';
+import { bodyTooLarge, respondError, toDomainError, unstorableTextError, validationError } from './http/errors.js';
+import { withStrictJsonBody } from './http/strict-bodies.js';
 import { createLogger, type Logger } from './http/log.js';
 import { requireAuth } from './http/middleware/authenticate.js';
 import { requestContext } from './http/middleware/request-context.js';
 import { registerAdminEventRoutes } from './http/routes/admin-events.js';
 import { registerAdminIdpRoutes } from './http/routes/admin-idps.js';
 import { registerAdminTextRoutes } from './http/routes/admin-texts.js';
-import { IMPORT_PATH, registerAdminTransferRoutes } from './http/routes/admin-transfer.js';
+import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
+import { DEFAULT_MAX_CONCURRENT_IMPORTS, IMPORT_PATH, registerAdminTransferRoutes } from './http/routes/admin-transfer.js';
 import { registerManagementAppRoutes } from './http/routes/management-apps.js';
 import { registerManagementUserSecretRoutes } from './http/routes/management-user-secrets.js';
 import { registerManagementIdpRoutes } from './http/routes/management-idps.js';
@@ -43,6 +46,10 @@ export interface AppDeps {
   maxBodyBytes?: number;
   /** Largest body of POST /admin/v1/import (default 64 MiB); it has its own limit instead of maxBodyBytes. */
   maxImportBodyBytes?: number;
+  /** Import requests served at once (default 2); the next one answers 429 before its body is read. */
+  maxConcurrentImports?: number;
+  /** The gate behind maxConcurrentImports, when apps rebuilt in one process must share it (server.ts). */
+  importGate?: ConcurrencyGate;
   /** Cloud Storage API endpoint for export/import (an emulator in tests); Google's when omitted. */
   gcsEndpoint?: string;
   /** Extra token kinds, tried after personal access tokens. */
@@ -62,14 +69,31 @@ export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({
     // Route input that fails its schema, or holds text no store can keep → 400 naming the field.
     defaultHook: (result, c) => {
-      if (!result.success) return respondError(c, validationError(result.error, result.target));
+      // On failure zod-validator hands the raw input as `data`: the message can then say what was sent.
+      if (!result.success) return respondError(c, validationError(result.error, result.target, (result as { data?: unknown }).data));
       const unstorable = findUnstorableText(result.data);
       if (unstorable) return respondError(c, unstorableTextError(unstorable, result.target));
     },
   });
 
+  // Conventions of every operation, applied here once rather than by each route: its JSON body
+  // refuses fields it does not define (strict-bodies.ts), and it documents the body limit's 413.
+  // An operation without a body never reads one, so the limit (and its 413) is not applied to it.
+  const register = app.openapi;
+  const bodyless: { method: string; pattern: RegExp }[] = [];
+  app.openapi = ((route, handler, hook) => {
+    if (!route.request?.body) bodyless.push({ method: route.method.toUpperCase(), pattern: specPathPattern(route.path) });
+    return register(withStrictJsonBody(withBodyLimitResponse(route)), handler, hook);
+  }) as typeof app.openapi;
+  const takesNoBody = (method: string, path: string) => bodyless.some((r) => r.method === method && r.pattern.test(path));
+
   app.use('*', requestContext(logger));
-  const globalBodyLimit = bodyLimit({ maxSize: deps.maxBodyBytes ?? 1024 * 1024, onError: (c) => respondError(c, new DomainError(GrpcCode.ResourceExhausted, 'API-B0dy5', 'request body too large'), 413) });
+  const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;
+  const globalBodyLimit = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: (c) => respondError(c, bodyTooLarge(maxBodyBytes), 413),
+    exempt: (c) => takesNoBody(c.req.method, c.req.path),
+  });
   // The import route applies its own, larger limit (admin-transfer.ts).
   app.use('*', (c, next) => (c.req.path === IMPORT_PATH ? next() : globalBodyLimit(c, next)));
 
@@ -94,7 +118,12 @@ export function createApp(deps: AppDeps) {
   registerManagementProjectRoutes(app, routeDeps);
   registerManagementUserGrantRoutes(app, routeDeps);
   registerAdminEventRoutes(app, routeDeps);
-  registerAdminTransferRoutes(app, { ...routeDeps, gcs: deps.gcsEndpoint ? { endpoint: deps.gcsEndpoint } : undefined, maxImportBodyBytes: deps.maxImportBodyBytes });
+  registerAdminTransferRoutes(app, {
+    ...routeDeps,
+    gcs: deps.gcsEndpoint ? { endpoint: deps.gcsEndpoint } : undefined,
+    maxImportBodyBytes: deps.maxImportBodyBytes,
+    importGate: deps.importGate ?? new ConcurrencyGate(deps.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS),
+  });
 
   const knownPaths = app.routes
     .filter((r) => r.method !== 'ALL')
@@ -119,11 +148,23 @@ export function createApp(deps: AppDeps) {
 
 export type App = ReturnType<typeof createApp>;
 
+/** An operation with a request body can answer the body limit's 413: documented on each. */
+function withBodyLimitResponse<R extends RouteConfig>(route: R): R {
+  if (!route.request?.body || route.responses[413]) return route;
+  return { ...route, responses: { ...route.responses, ...errorResponses(413) } };
+}
+
+/** OpenAPI path (`/a/{id}`) → a regex for that path. */
+function specPathPattern(path: string): RegExp {
+  return new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
+}
+
 /** Hono path (`/a/:id`) → a regex for that path, to answer 405 on a known path. */
 function pathPattern(path: string): RegExp {
   const source = path
     .split('/')
     .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/');
-  return new RegExp(`^${source}/?$`);
+  // Exact: `/healthz/` is not `/healthz` (the router does not match it either), so it is a 404.
+  return new RegExp(`^${source}$`);
 }

@@ -3,6 +3,7 @@
  * start with a message naming the variable. No other module reads process.env.
  */
 import { z } from 'zod';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http-server.js';
 import { LOG_LEVELS } from './http/log.js';
 import type { OperatorKeySource } from './secrets/operator-key.js';
 import { parseDatabaseUrl, type StoreLocation } from './store/store.js';
@@ -18,6 +19,16 @@ const EnvSchema = z.object({
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   /** Largest body of POST /admin/v1/import (inline documents); 64 MiB by default. */
   MAX_IMPORT_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /** Import requests served at once; the next one answers 429 before its body is read. */
+  MAX_CONCURRENT_IMPORTS: z.coerce.number().int().positive().default(2),
+  /** Connections (http-server.ts): time to send a request's headers, idle connections included. */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
+  /** Time to send a whole request, body included. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs),
+  /** Idle time allowed between two requests on one connection. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs),
+  /** Open connections at most. */
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().positive().default(DEFAULT_CONNECTION_LIMITS.maxConnections),
   /** A Cloud Storage emulator for export/import (e.g. http://127.0.0.1:9199); Google's API when unset. */
   STORAGE_EMULATOR_HOST: z.url({ protocol: /^https?$/ }).optional(),
   /** Failed password checks after which a user is locked (the instance lockout policy); 0 = no lockout. */
@@ -41,6 +52,10 @@ export interface Config {
   maxBodyBytes: number;
   /** Largest import body (MAX_IMPORT_BODY_BYTES). */
   maxImportBodyBytes: number;
+  /** Imports served at once (MAX_CONCURRENT_IMPORTS). */
+  maxConcurrentImports: number;
+  /** Connection timeouts and cap (HTTP_*). */
+  connections: ConnectionLimits;
   /** Cloud Storage endpoint for export/import (STORAGE_EMULATOR_HOST); Google's when unset. */
   gcsEndpoint?: string;
   /** Lockout policy: failed password checks before the user is locked; 0 = off. */
@@ -58,6 +73,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  // node refuses to start a server whose headers may take longer than its whole request.
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -67,6 +86,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     externalUrl: (e.EXTERNAL_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     maxBodyBytes: e.MAX_BODY_BYTES,
     maxImportBodyBytes: e.MAX_IMPORT_BODY_BYTES,
+    maxConcurrentImports: e.MAX_CONCURRENT_IMPORTS,
+    connections: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.HTTP_MAX_CONNECTIONS,
+    },
     gcsEndpoint: e.STORAGE_EMULATOR_HOST,
     lockoutMaxPasswordAttempts: e.LOCKOUT_MAX_PASSWORD_ATTEMPTS,
     encryptionKey: {

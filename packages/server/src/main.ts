@@ -55,6 +55,8 @@ async function main() {
     secrets,
     maxBodyBytes: config.maxBodyBytes,
     maxImportBodyBytes: config.maxImportBodyBytes,
+    maxConcurrentImports: config.maxConcurrentImports,
+    connections: config.connections,
     gcsEndpoint: config.gcsEndpoint,
     isShuttingDown: () => shuttingDown,
     issuer: config.externalUrl,

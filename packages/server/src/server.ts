@@ -4,7 +4,7 @@
  * parsed by Hono middleware first breaks client authentication), hence dispatching before Hono
  * rather than mounting it as a Hono route. main.ts and the end-to-end tests both use this.
  */
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type Provider from 'oidc-provider';
 import { createApp, type App, type AppDeps } from './app.js';
@@ -15,8 +15,13 @@ import { startPayloadSweeper } from './oidc/adapter.js';
 import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { loadSpec } from './http/spec.js';
+import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
+import { DEFAULT_MAX_CONCURRENT_IMPORTS } from './http/routes/admin-transfer.js';
+import { createLimitedHttpServer, refuseDotSegments, type ConnectionLimits } from './http-server.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
+  /** Connection timeouts and cap (DEFAULT_CONNECTION_LIMITS when omitted). */
+  connections?: ConnectionLimits;
   /** The authorization server's issuer (EXTERNAL_URL): the base of every OAuth/OIDC URL. */
   issuer: string;
   lockout: LockoutPolicy;
@@ -63,6 +68,8 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   const issuer = deps.issuer.replace(/\/+$/, '');
   // Loaded once: a rebuild after a key change must not parse the spec again.
   const spec = deps.spec ?? loadSpec();
+  // Shared by every app built below, so a rebuild does not reset how many imports are running.
+  const importGate = deps.importGate ?? new ConcurrencyGate(deps.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS);
   // oidc-provider takes its keys at construction only, so new keys mean a new provider and an
   // app bound to it. Requests already running finish on the ones they started with; sessions,
   // grants and interactions live in the store and carry over.
@@ -73,6 +80,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
     const app = createApp({
       ...deps,
       spec,
+      importGate,
       tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
       oidc: { provider, store: deps.store, lockout: deps.lockout, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier },
     });
@@ -90,6 +98,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const current = serving;
     if (isProviderPath(path)) void current.oidc(req, res);
+    else if (refuseDotSegments(req, res)) return;
     else void current.hono(req, res);
   };
   return {
@@ -111,7 +120,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
 /** A not-yet-listening HTTP server for the whole service. */
 export async function createServer(deps: ServerDeps): Promise<ServiceHandler & { server: Server }> {
   const service = await createRequestHandler(deps);
-  const server = createHttpServer(service.handler);
+  const server = createLimitedHttpServer(service.handler, deps.connections, deps.logger);
   server.on('close', service.stop);
   // Not a spread: `app` and `provider` are getters (rebuilt on a key change).
   return Object.assign(service, { server });

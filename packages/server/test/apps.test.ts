@@ -64,6 +64,21 @@ describeEachStore('applications: rename and client secret', (dialect) => {
     expect((await s.api('POST', `${app(webApp.appId)}/oidc_config/_generate_client_secret`, undefined, token)).status).toBe(403);
   });
 
+  it('RemoveApp: another organisation’s owner gets 404 like every lookup by id, its own organisation’s owner 403', async () => {
+    const { orgId } = await insertOrg(s.t, 'Other owners org');
+    // ORG_OWNER reads applications but may not remove them (ZITADEL's defaults).
+    const other = await insertMachineUserWithToken(s.t, { orgId, orgRoles: ['ORG_OWNER'] });
+    const removeAsOther = await s.api('DELETE', app(spaAppId), undefined, other.token);
+    expect(removeAsOther.status, JSON.stringify(removeAsOther.body)).toBe(404);
+    expect((await s.api('DELETE', app('missing'), undefined, other.token)).status).toBe(404);
+    const owner = await insertMachineUserWithToken(s.t, { orgRoles: ['ORG_OWNER'] });
+    expect((await s.api('DELETE', app(spaAppId), undefined, owner.token)).status).toBe(403);
+    // A caller that cannot read applications at all learns nothing either way.
+    const settings = await insertMachineUserWithToken(s.t, { orgRoles: ['ORG_SETTINGS_MANAGER'] });
+    expect((await s.api('DELETE', app(spaAppId), undefined, settings.token)).status).toBe(403);
+    expect((await s.api('GET', app(spaAppId))).status).toBe(200);
+  });
+
   it('RegenerateOIDCClientSecret returns a new secret once; the old one stops working at the token server', async () => {
     expect((await introspectAs(webApp.clientId, webApp.clientSecret)).status).toBe(200);
     const regenerated = await s.api('POST', `${app(webApp.appId)}/oidc_config/_generate_client_secret`);

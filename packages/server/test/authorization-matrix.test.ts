@@ -51,6 +51,11 @@ interface Operation {
   /** The status a caller holding the permission gets when acting in B on A's object (undefined: acts on B, allowed). */
   foreign?: number;
   write: boolean;
+  /**
+   * A permission that lets a caller see the object without holding `permission`: such a caller
+   * acting in B on A's object gets `foreign` (the object does not exist there), not 403.
+   */
+  visibleWith?: string;
   /** Prepares what the call needs (as the admin) and returns the request. */
   request: (f: Fixture) => Promise<{ method: string; path: string; body?: unknown }>;
 }
@@ -249,7 +254,7 @@ describeEachStore('authorization matrix', (dialect) => {
       id: 'RegenerateOIDCClientSecret', permission: 'project.app.write', scope: 'project', foreign: 404, write: true,
       request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}/oidc_config/_generate_client_secret` }),
     },
-    { id: 'RemoveApp', permission: 'project.app.delete', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}` }) },
+    { id: 'RemoveApp', permission: 'project.app.delete', visibleWith: 'project.app.read', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}` }) },
     // Client secrets of machine users (domain/users/machine-secret.ts).
     { id: 'GenerateMachineSecret', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await machine()}/secret` }) },
     {
@@ -277,7 +282,10 @@ describeEachStore('authorization matrix', (dialect) => {
   /** The outcome the role table implies. */
   function expected(op: Operation, variant: Variant, role: string): number {
     const held = op.permission === null || (variant !== 'orgOtherHeader' && ROLE_PERMISSIONS[role].includes(op.permission));
-    if (!held) return 403;
+    if (!held) {
+      const sees = variant === 'orgOtherContext' && op.visibleWith !== undefined && ROLE_PERMISSIONS[role].includes(op.visibleWith);
+      return sees ? op.foreign! : 403;
+    }
     if (variant === 'projectOther' && op.scope === 'project') return 403;
     if (variant === 'orgOtherContext' && op.foreign !== undefined) return op.foreign;
     return 200;

@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
+import { createTestInstance, describeEachStore, insertMachineUserWithToken, type TestInstance } from './support/instance.js';
 
 const PATH = '/admin/v1/text/message/verifyemail/en';
 const LIMIT = 1024;
@@ -69,4 +69,88 @@ describeEachStore('request body limit over HTTP', (dialect) => {
       expect(after.customText.details).toEqual(before.customText.details);
     });
   }
+});
+
+describeEachStore('POST /admin/v1/import: the caller is checked before its body is read, and few bodies are read at once', (dialect) => {
+  let t: TestInstance;
+  let server: ServerType;
+  let port: number;
+  const MAX_IMPORTS = 2;
+  beforeAll(async () => {
+    t = await createTestInstance(dialect, { maxConcurrentImports: MAX_IMPORTS });
+    server = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+    });
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    (server as import('node:http').Server).closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await t.close();
+  });
+
+  /**
+   * A chunked import body that is started but not finished: the answer must come without the
+   * rest of the body. `finish` sends the rest (or `abort` drops the connection).
+   */
+  const startUpload = (token: string | null, headers: Record<string, string> = {}) => {
+    let answered: (value: { status: number; body: { code?: number; message?: string } }) => void;
+    const answer = new Promise<{ status: number; body: { code?: number; message?: string } }>((resolve) => (answered = resolve));
+    const req = request({
+      host: '127.0.0.1', port, path: '/admin/v1/import', method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => answered({ status: res.statusCode!, body: text ? JSON.parse(text) : {} }));
+    });
+    req.on('error', () => undefined);
+    req.write('{"dataOrgs":{"orgs":[');
+    return {
+      answer,
+      finish: () => req.end(']}}'),
+      abort: () => req.destroy(),
+    };
+  };
+  const within = <T>(promise: Promise<T>, ms = 3000) =>
+    Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))]);
+
+  it('no token → 401 while the body is still arriving; a declared size over the limit → 401, not 413', async () => {
+    const upload = startUpload(null);
+    const res = await within(upload.answer);
+    upload.abort();
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe(16);
+    const declared = startUpload(null, { 'content-length': String(1024 * 1024 * 1024) });
+    const big = await within(declared.answer);
+    declared.abort();
+    expect(big.status).toBe(401);
+  });
+
+  it('a token without iam.write → 403 while the body is still arriving', async () => {
+    const { token } = await insertMachineUserWithToken(t, { orgRoles: ['ORG_OWNER'] });
+    const upload = startUpload(token);
+    const res = await within(upload.answer);
+    upload.abort();
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe(7);
+  });
+
+  it(`at most ${MAX_IMPORTS} import bodies are read at once: the next one → 429 in the error body, a later one succeeds`, async () => {
+    const running = Array.from({ length: MAX_IMPORTS }, () => startUpload(t.adminToken));
+    // Let the server take the running uploads in before the next one arrives.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const extra = startUpload(t.adminToken);
+    const refused = await within(extra.answer);
+    extra.abort();
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe(8);
+    expect(refused.body.message).toContain(`${MAX_IMPORTS}`);
+    for (const upload of running) upload.finish();
+    for (const upload of running) expect((await within(upload.answer)).status).toBe(200);
+    const later = startUpload(t.adminToken);
+    later.finish();
+    expect((await within(later.answer)).status).toBe(200);
+  });
 });

@@ -8,6 +8,11 @@ const jwtIdp = (name: string) => ({
   keysEndpoint: 'https://portal.example.com/keys',
   headerName: 'x-auth-token',
 });
+/** The body of UpdateOrgIDPJWTConfig: the JWT settings alone (a `name` there is an unknown field → 400). */
+const jwtConfig = () => {
+  const { name: _name, ...config } = jwtIdp('');
+  return config;
+};
 const idp = (idpId: string) => ({ params: { path: { idpId } } });
 const MISSING = '1';
 
@@ -74,7 +79,7 @@ export function idpScenarios(h: () => Harness) {
     expect((await admin.POST('/management/v1/idps/_search', { body: { query: { limit: 5000 } } })).response.status).toBe(400);
     expect((await admin.PUT('/management/v1/idps/{idpId}', { ...idp(idpId), body: { name: '' } })).response.status).toBe(400);
     expect((await admin.PUT('/management/v1/idps/{idpId}', { ...idp(idpId), body: { name: 'other NAME' } })).response.status).toBe(409);
-    expect((await admin.PUT('/management/v1/idps/{idpId}/jwt_config', { ...idp(idpId), body: { ...jwtIdp('x'), keysEndpoint: 'not a url' } })).response.status).toBe(400);
+    expect((await admin.PUT('/management/v1/idps/{idpId}/jwt_config', { ...idp(idpId), body: { ...jwtConfig(), keysEndpoint: 'not a url' } })).response.status).toBe(400);
     expect((await admin.POST('/management/v1/idps/{idpId}/_reactivate', idp(idpId))).response.status).toBe(400);
     await admin.POST('/management/v1/idps/{idpId}/_deactivate', idp(idpId));
     expect((await admin.POST('/management/v1/idps/{idpId}/_deactivate', idp(idpId))).response.status).toBe(400);
@@ -82,7 +87,7 @@ export function idpScenarios(h: () => Harness) {
     expect((await admin.GET('/management/v1/idps/{idpId}', idp(MISSING))).response.status).toBe(404);
     expect((await admin.PUT('/management/v1/idps/{idpId}', { ...idp(MISSING), body: { name: 'n' } })).response.status).toBe(404);
     expect((await admin.DELETE('/management/v1/idps/{idpId}', idp(MISSING))).response.status).toBe(404);
-    expect((await admin.PUT('/management/v1/idps/{idpId}/jwt_config', { ...idp(MISSING), body: jwtIdp('x') })).response.status).toBe(404);
+    expect((await admin.PUT('/management/v1/idps/{idpId}/jwt_config', { ...idp(MISSING), body: jwtConfig() })).response.status).toBe(404);
     expect((await admin.POST('/management/v1/idps/{idpId}/_deactivate', idp(MISSING))).response.status).toBe(404);
     expect((await admin.POST('/management/v1/idps/{idpId}/_reactivate', idp(MISSING))).response.status).toBe(404);
 
@@ -106,7 +111,7 @@ export function idpScenarios(h: () => Harness) {
       expect((await client.GET('/management/v1/idps/{idpId}', idp(idpId))).response.status).toBe(status);
       expect((await client.PUT('/management/v1/idps/{idpId}', { ...idp(idpId), body: { name: 'n' } })).response.status).toBe(status);
       expect((await client.DELETE('/management/v1/idps/{idpId}', idp(idpId))).response.status).toBe(status);
-      expect((await client.PUT('/management/v1/idps/{idpId}/jwt_config', { ...idp(idpId), body: jwtIdp('n') })).response.status).toBe(status);
+      expect((await client.PUT('/management/v1/idps/{idpId}/jwt_config', { ...idp(idpId), body: jwtConfig() })).response.status).toBe(status);
       expect((await client.POST('/management/v1/idps/{idpId}/_deactivate', idp(idpId))).response.status).toBe(status);
       expect((await client.POST('/management/v1/idps/{idpId}/_reactivate', idp(idpId))).response.status).toBe(status);
     }

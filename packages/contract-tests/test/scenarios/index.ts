@@ -3,6 +3,7 @@
  * must produce every status its operations document (the ledger checks). Add yours here.
  */
 import type { Harness } from '../support/harness.js';
+import { anyOperationScenarios } from './any-operation.js';
 import { appScenarios } from './apps.js';
 import { eventScenarios } from './events.js';
 import { idpScenarios } from './idps.js';
@@ -35,4 +36,5 @@ export const scenarioGroups: ScenarioGroup[] = [
   eventScenarios,
   transferScenarios,
   pathParameterScenarios,
+  anyOperationScenarios,
 ];

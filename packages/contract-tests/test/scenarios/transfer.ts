@@ -70,4 +70,45 @@ export function transferScenarios(h: () => Harness) {
     const bigImport = await h().fetch(IMPORT, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: `{"dataOrgs":{"orgs":[]},"pad":"${'x'.repeat(64 * 1024 * 1024 + 16)}"}` });
     expect(bigImport.status).toBe(413);
   });
+
+  it('export/import: Cloud Storage unreachable → 503; writing to it past the timeout → 504', async () => {
+    const { admin } = h();
+    const location = { bucket: 'contract', path: 'unreachable.json', serviceaccountJson: gcs.serviceAccountBase64 };
+    // The storage client follows STORAGE_EMULATOR_HOST: point it at a closed port for these two calls.
+    const emulator = process.env.STORAGE_EMULATOR_HOST;
+    process.env.STORAGE_EMULATOR_HOST = 'http://127.0.0.1:9';
+    try {
+      expect((await admin.POST(EXPORT, { body: { orgIds: ['ct-transfer-org'], gcsOutput: location } })).response.status).toBe(503);
+      expect((await admin.POST(IMPORT, { body: { dataOrgsGcs: location } })).response.status).toBe(503);
+    } finally {
+      process.env.STORAGE_EMULATOR_HOST = emulator;
+    }
+    const late = await admin.POST(EXPORT, { body: { timeout: '1ns', orgIds: ['ct-transfer-org'], gcsOutput: location } });
+    expect(late.response.status).toBe(504);
+  });
+
+  it('import: beyond the imports served at once (2 by default) → 429 before the body is read', async () => {
+    const token = h().instance.adminToken;
+    // Bodies that have started but not finished hold their import slots.
+    const open = [0, 1].map(() => {
+      let finish!: () => void;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"dataOrgs":{"orgs":['));
+          finish = () => {
+            controller.enqueue(new TextEncoder().encode(']}}'));
+            controller.close();
+          };
+        },
+      });
+      const answer = h().fetch(IMPORT, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+      return { answer, finish: () => finish() };
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const refused = await h().fetch(IMPORT, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dataOrgs: { orgs: [] } }) });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    for (const upload of open) upload.finish();
+    for (const upload of open) expect((await upload.answer).status).toBe(200);
+  });
 }

@@ -65,10 +65,33 @@ function fieldName(path: readonly PropertyKey[], where: string): string {
   return field || (where === 'json' ? 'body' : where);
 }
 
-/** A zod failure → 400 naming the field, e.g. `invalid title: …` or `invalid orgs[0].name: …`. */
-export function validationError(error: ZodError, where: string): DomainError {
+/** A body over the limit → 413 (code 8) whose message says the limit. */
+export function bodyTooLarge(maxBytes: number): DomainError {
+  return new DomainError(GrpcCode.ResourceExhausted, 'API-B0dy5', `request body too large (limit ${maxBytes} bytes)`);
+}
+
+/**
+ * A zod failure → 400 naming the field, e.g. `invalid title: …` or `invalid orgs[0].name: …`.
+ * `input` is what was sent (zod does not keep it in its issues): a value of the wrong type is
+ * then told apart from a missing one.
+ */
+export function validationError(error: ZodError, where: string, input?: unknown): DomainError {
   const issue = error.issues[0];
-  return new DomainError(GrpcCode.InvalidArgument, 'API-V4l1d', `invalid ${fieldName(issue.path, where)}: ${describeIssue(issue)}`);
+  return new DomainError(GrpcCode.InvalidArgument, 'API-V4l1d', `invalid ${fieldName(issue.path, where)}: ${describeIssue(issue, input)}`);
+}
+
+/** The value at `path` in `input`, or undefined. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const part of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[part];
+  }
+  return value;
+}
+
+function typeName(value: unknown): string {
+  return Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
 }
 
 /** Valid input holding text no store can keep (domain/unstorable-text.ts) → 400 naming the field. */
@@ -80,8 +103,10 @@ export function unstorableTextError(path: readonly PropertyKey[], where: string)
   );
 }
 
-function describeIssue(issue: ZodError['issues'][number]): string {
+function describeIssue(issue: ZodError['issues'][number], input: unknown): string {
   switch (issue.code) {
+    case 'unrecognized_keys':
+      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
     case 'too_big':
       return issue.origin === 'string'
         ? `value length must be at most ${String(issue.maximum)} characters`
@@ -92,8 +117,10 @@ function describeIssue(issue: ZodError['issues'][number]): string {
           ? 'value is required and must not be empty'
           : `value length must be at least ${String(issue.minimum)} characters`
         : `value must be at least ${String(issue.minimum)}`;
-    case 'invalid_type':
-      return issue.input === undefined ? 'value is required' : `expected ${issue.expected}, got ${Array.isArray(issue.input) ? 'array' : issue.input === null ? 'null' : typeof issue.input}`;
+    case 'invalid_type': {
+      const sent = issue.input !== undefined ? issue.input : valueAt(input, issue.path);
+      return sent === undefined ? 'value is required' : `expected ${issue.expected}, got ${typeName(sent)}`;
+    }
     default:
       return issue.message;
   }

@@ -8,7 +8,7 @@ import type { Store } from '../../store/store.js';
 import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
-import { invalidArgument, notFound } from '../errors.js';
+import { invalidArgument, notFound, permissionDenied } from '../errors.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
@@ -158,12 +158,20 @@ export async function updateOidcAppConfig(
   });
 }
 
+/**
+ * Removes the application. The caller must be able to see it before being told it may not remove
+ * it: ORG_OWNER reads apps but lacks `project.app.delete` (ZITADEL's defaults), and answering it 403
+ * for another organisation's ids, where every other lookup answers 404, would confirm they exist.
+ */
 export async function removeApp(store: Store, ctx: RequestContext, projectId: string, appId: string): Promise<{ details: ObjectDetails }> {
-  requirePermission(ctx, 'project.app.delete');
+  requirePermission(ctx, 'project.app.read');
   return store.transaction(async (tx) => {
-    const project = await projectForCaller(tx, ctx, projectId, 'project.app.delete');
+    const project = await projectForCaller(tx, ctx, projectId, 'project.app.read');
     const row = await tx.oidcApps.get(project.id, appId);
     if (!row) throw appNotFound();
+    if (!ctx.permissions.allowsProject('project.app.delete', project.id)) {
+      throw permissionDenied('AUTH-5mWD2', 'No matching permissions found (project.app.delete)');
+    }
     const event = await tx.events.append({
       aggregateType: PROJECT_AGGREGATE,
       aggregateId: project.id,

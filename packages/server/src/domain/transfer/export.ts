@@ -220,7 +220,8 @@ function oidcConfig(config: Record<string, unknown>) {
 export async function exportData(store: Store, ctx: RequestContext, raw: unknown, deps: ExportDeps = {}): Promise<ExportResult> {
   requirePermission(ctx, 'iam.read');
   const req = parseExportRequest(raw);
-  const signal = AbortSignal.timeout(req.timeoutMs);
+  // A Go duration may be below a millisecond ("1ns"); the timer takes whole milliseconds only.
+  const signal = AbortSignal.timeout(Math.ceil(req.timeoutMs));
   let gcsOutput: ExportResult['gcsOutput'];
   if (req.gcsOutput) {
     try {

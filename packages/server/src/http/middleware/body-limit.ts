@@ -6,10 +6,16 @@
  * profile). Where hono decides from the headers alone, this decides the same way without
  * touching the body; everything else (a chunked body) is handed to hono's middleware.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit as honoBodyLimit } from 'hono/body-limit';
 
-type BodyLimitOptions = Parameters<typeof honoBodyLimit>[0];
+type BodyLimitOptions = Parameters<typeof honoBodyLimit>[0] & {
+  /**
+   * Requests the limit does not apply to (their route never reads a body). Asked only when the
+   * limit would act, so a body declared within the limit costs nothing more.
+   */
+  exempt?: (c: Context) => boolean;
+};
 
 export function bodyLimit(options: BodyLimitOptions): MiddlewareHandler {
   const streaming = honoBodyLimit(options);
@@ -19,8 +25,10 @@ export function bodyLimit(options: BodyLimitOptions): MiddlewareHandler {
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
       if (Number.parseInt(length || '0', 10) <= options.maxSize) return next();
+      if (options.exempt?.(c)) return next();
       if (options.onError) return options.onError(c);
     }
+    if (options.exempt?.(c)) return next();
     return streaming(c, next);
   };
 }

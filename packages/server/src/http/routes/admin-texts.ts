@@ -107,7 +107,8 @@ export function registerAdminTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
       middleware: [auth] as const,
       responses: {
         200: { description: 'The supported languages.', content: { 'application/json': { schema: LanguagesResponse } } },
-        ...errorResponses(401),
+        // 403: authentication resolves x-service-orgid on every call, and an unknown organisation is refused.
+        ...errorResponses(401, 403),
       },
     }),
     (c) => c.json({ languages: [...SUPPORTED_LANGUAGES] }, 200),

@@ -3,7 +3,9 @@
  * The export body is streamed as it is produced; the import has its own, larger body limit.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { requirePermission } from '../../domain/context.js';
+import { ConcurrencyGate, concurrencyLimit } from '../middleware/concurrency-limit.js';
 import { bodyLimit } from 'hono/body-limit';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
 import { exportData } from '../../domain/transfer/export.js';
@@ -12,7 +14,7 @@ import type { OnTransferProgress } from '../../domain/transfer/progress.js';
 import type { GcsOptions } from '../../storage/gcs.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
-import { respondError } from '../errors.js';
+import { bodyTooLarge, respondError } from '../errors.js';
 import { ErrorBody, errorResponses, SECURED } from '../schemas/common.js';
 import { ExportDataRequest, ExportDataResponse, ImportDataRequest, ImportDataResponse } from '../schemas/transfer.js';
 
@@ -21,19 +23,29 @@ const TAG = ['Export and import'];
 export const DEFAULT_MAX_IMPORT_BODY_BYTES = 64 * 1024 * 1024;
 export const IMPORT_PATH = '/admin/v1/import';
 
+/** Default number of import requests served at once (MAX_CONCURRENT_IMPORTS). */
+export const DEFAULT_MAX_CONCURRENT_IMPORTS = 2;
+
 export interface TransferRouteDeps extends RouteDeps {
   gcs?: GcsOptions;
   maxImportBodyBytes?: number;
+  /** Import requests served at once (a gate shared by the apps of one process). */
+  importGate?: ConcurrencyGate;
 }
 
-const tooLarge = () => new DomainError(GrpcCode.ResourceExhausted, 'API-B0dy5', 'request body too large');
+/** The caller may import (`iam.write`): checked before the body is read, the domain checks it again. */
+const mayImport: MiddlewareHandler<AppEnv> = async (c, next) => {
+  requirePermission(c.var.ctx, 'iam.write');
+  await next();
+};
 
 /** The import's own body limit; app.ts exempts the import path from the global one. */
 export function importBodyLimit(maxBytes: number) {
-  return bodyLimit({ maxSize: maxBytes, onError: (c) => respondError(c, tooLarge(), 413) });
+  return bodyLimit({ maxSize: maxBytes, onError: (c) => respondError(c, bodyTooLarge(maxBytes), 413) });
 }
 
-export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, auth, gcs, maxImportBodyBytes }: TransferRouteDeps) {
+export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, auth, gcs, maxImportBodyBytes, importGate }: TransferRouteDeps) {
+  const importSlots = concurrencyLimit(importGate ?? new ConcurrencyGate(DEFAULT_MAX_CONCURRENT_IMPORTS), 'imports');
   app.openapi(
     createRoute({
       method: 'post',
@@ -46,6 +58,8 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
       responses: {
         200: { description: 'The document (streamed) and/or where it was written.', content: { 'application/json': { schema: ExportDataResponse } } },
         ...errorResponses(400, 401, 403, 413),
+        503: { description: 'Cloud Storage could not be reached (code 14).', content: { 'application/json': { schema: ErrorBody } } },
+        504: { description: 'The timeout elapsed while writing to Cloud Storage (code 4).', content: { 'application/json': { schema: ErrorBody } } },
       },
     }),
     async (c) => {
@@ -83,11 +97,14 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
       operationId: 'ImportData',
       tags: TAG,
       security: SECURED,
-      middleware: [importBodyLimit(maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES), auth] as const,
+      // Who calls, and whether it may import, before a byte of its (up to 64 MiB) body is read;
+      // then a bounded number of bodies in memory at once (16 parallel uploads cost ~1 GB).
+      middleware: [auth, mayImport, importSlots, importBodyLimit(maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES)] as const,
       request: { body: { required: true, content: { 'application/json': { schema: ImportDataRequest } } } },
       responses: {
         200: { description: 'What was imported, and what was not (already existing or unsupported).', content: { 'application/json': { schema: ImportDataResponse } } },
-        ...errorResponses(400, 401, 403, 404, 413),
+        ...errorResponses(400, 401, 403, 404, 413, 429),
+        503: { description: 'Cloud Storage could not be reached (code 14).', content: { 'application/json': { schema: ErrorBody } } },
         504: { description: 'The timeout elapsed: the organisation in progress was rolled back (code 4).', content: { 'application/json': { schema: ErrorBody } } },
       },
     }),

@@ -53,6 +53,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'The resource does not exist.',
   409: 'The resource already exists.',
   413: 'The request body is larger than allowed.',
+  429: 'Too many such requests at once; retry later (Retry-After).',
 };
 
 /** Response entries for the error statuses a route can answer with. */

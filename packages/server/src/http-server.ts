@@ -1,0 +1,100 @@
+/**
+ * The node HTTP server under the service, with bounds on what a client can hold: a connection
+ * that has not sent its request's headers within `headersTimeoutMs` (an idle one included), or
+ * its whole request within `requestTimeoutMs`, is answered 408 and closed; one left idle after
+ * a response is closed after `keepAliveTimeoutMs`; beyond `maxConnections` open connections a new
+ * one is closed at once. What node refuses before a request reaches the app (headers over 16 KiB
+ * → 431, a timeout → 408, unparsable HTTP → 400) is answered with the API's error body.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { DomainError, GrpcCode } from './domain/errors.js';
+import { errorBody } from './http/errors.js';
+import type { Logger } from './http/log.js';
+
+export interface ConnectionLimits {
+  /** Time to receive a request's headers, counted from the connection (or the previous response). */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included (not the time to answer it). */
+  requestTimeoutMs: number;
+  /** How long a connection may stay idle between requests. */
+  keepAliveTimeoutMs: number;
+  /** Open connections at most; further ones are closed as they arrive. */
+  maxConnections: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
+};
+
+/** Node's own limit on a request's line and headers (the URL counts): beyond it, 431. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+export function createLimitedHttpServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
+  logger?: Logger,
+): Server {
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // Node checks the two timeouts every 30 s by default, which would let a connection live up
+      // to 30 s past them; a check is a walk over open connections, cheap at this cap.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs || Infinity) / 4))),
+    },
+    handler,
+  );
+  server.maxConnections = limits.maxConnections;
+  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, logger));
+  return server;
+}
+
+/** Failures node detects before the app sees a request: the error body, then close. */
+function answerClientError(error: Error & { code?: string }, socket: Socket, logger?: Logger): void {
+  const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, failure] = clientFailure(error.code);
+  // Nothing of the request is logged: it may be an attack's garbage, or carry a token.
+  logger?.info('request refused before routing', { status, reason: error.code ?? 'unknown', remoteAddress: socket.remoteAddress });
+  const body = JSON.stringify(errorBody(failure));
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function clientFailure(code: string | undefined): [number, string, DomainError] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'Request Header Fields Too Large', new DomainError(GrpcCode.InvalidArgument, 'API-H3ad5', `the request line and headers are too large (limit ${MAX_HEADER_BYTES} bytes)`)];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'Request Timeout', new DomainError(GrpcCode.DeadlineExceeded, 'API-T1me0', 'the request was not received in time')];
+    default:
+      return [400, 'Bad Request', new DomainError(GrpcCode.InvalidArgument, 'API-H77p0', 'malformed HTTP request')];
+  }
+}
+
+/** `.`/`..` segments, also percent-encoded (`%2e`), which URL parsing would resolve away. */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
+
+/**
+ * A raw path with a `.` or `..` segment → 400 in the error body; true when answered. Parsing the
+ * URL resolves such segments (`/users/..` becomes `/`), so the request would reach another path
+ * and answer its 404; no id is ever `.` or `..`, and clients normalise paths before sending.
+ */
+export function refuseDotSegments(req: IncomingMessage, res: ServerResponse): boolean {
+  const raw = req.url ?? '/';
+  const path = raw.slice(0, raw.search(/[?#]|$/));
+  if (!DOT_SEGMENT.test(path)) return false;
+  const body = JSON.stringify(errorBody(new DomainError(GrpcCode.InvalidArgument, 'API-D0t5g', 'a path segment must not be "." or ".."')));
+  res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  return true;
+}

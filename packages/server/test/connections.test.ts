@@ -1,0 +1,139 @@
+/**
+ * What a client can hold on the real server (server.ts → http-server.ts), with short limits:
+ * an idle or slow connection is answered and closed once its time is up, a kept-alive one is
+ * closed after its idle time, connections beyond the cap are closed at once, and what node
+ * refuses before the app (a 20 kB URL) is answered in the API's error body.
+ */
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { DEFAULT_CONNECTION_LIMITS } from '../src/http-server.js';
+import { createServer } from '../src/server.js';
+import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
+
+const LIMITS = { headersTimeoutMs: 400, requestTimeoutMs: 800, keepAliveTimeoutMs: 300, maxConnections: 3 };
+
+describeEachStore('connections: timeouts and a cap', (dialect) => {
+  let t: TestInstance;
+  let close: () => Promise<void>;
+  let port: number;
+  const open: Socket[] = [];
+  beforeAll(async () => {
+    t = await createTestInstance(dialect);
+    const service = await createServer({ store: t.store, instanceId: t.instanceId, issuer: 'http://127.0.0.1', lockout: { maxPasswordAttempts: 0 }, connections: LIMITS });
+    await new Promise<void>((resolve) => service.server.listen(0, '127.0.0.1', resolve));
+    port = (service.server.address() as AddressInfo).port;
+    close = async () => {
+      service.server.closeAllConnections();
+      await new Promise((resolve) => service.server.close(resolve));
+      await t.close();
+    };
+  });
+  afterAll(async () => {
+    for (const socket of open) socket.destroy();
+    await close();
+  });
+
+  /** A raw connection: what it received, and after how long the server closed it. */
+  const connection = async () => {
+    const socket = connect(port, '127.0.0.1');
+    open.push(socket);
+    const started = Date.now();
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (received += chunk));
+    socket.on('error', () => undefined);
+    const closed = new Promise<{ afterMs: number; received: string }>((resolve) => socket.on('close', () => resolve({ afterMs: Date.now() - started, received })));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    return { socket, closed, received: () => received };
+  };
+  const bodyOf = (response: string) => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
+
+  it('an idle connection (nothing sent) is closed after the headers timeout, with a 408 in the error body', async () => {
+    const { closed } = await connection();
+    const { afterMs, received } = await closed;
+    expect(afterMs).toBeLessThan(LIMITS.headersTimeoutMs + 1500);
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(bodyOf(received)).toMatchObject({ code: 4, details: [{ id: 'API-T1me0' }] });
+  });
+
+  it('slow headers (one line every 100 ms) are cut at the headers timeout', async () => {
+    const { socket, closed } = await connection();
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    const drip = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 100);
+    const { afterMs, received } = await closed;
+    clearInterval(drip);
+    expect(afterMs).toBeLessThan(LIMITS.headersTimeoutMs + 1500);
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('a slow body is cut at the request timeout', async () => {
+    const { socket, closed } = await connection();
+    socket.write(`PUT /admin/v1/text/message/verifyemail/en HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.adminToken}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":"`);
+    const drip = setInterval(() => socket.writable && socket.write('x'), 100);
+    const { afterMs } = await closed;
+    clearInterval(drip);
+    expect(afterMs).toBeLessThan(LIMITS.requestTimeoutMs + 1500);
+  });
+
+  it('a kept-alive connection is closed after the keep-alive timeout once answered', async () => {
+    const { socket, closed, received } = await connection();
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await expect.poll(received).toContain('"status":"ok"');
+    const answeredAt = Date.now();
+    await closed;
+    expect(Date.now() - answeredAt).toBeLessThan(LIMITS.keepAliveTimeoutMs + 1000);
+  });
+
+  it(`beyond ${LIMITS.maxConnections} open connections a new one is closed at once`, async () => {
+    const held = await Promise.all(Array.from({ length: LIMITS.maxConnections }, () => connection()));
+    const extra = await connection();
+    const { afterMs } = await extra.closed;
+    expect(afterMs).toBeLessThan(LIMITS.headersTimeoutMs);
+    for (const c of held) c.socket.destroy();
+    // The next test needs a free slot: wait until the server has seen these close.
+    await Promise.all(held.map((c) => c.closed));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  });
+
+  it('a URL over 16 kB → 431 in the error body (not an empty answer)', async () => {
+    const { socket, closed } = await connection();
+    socket.write(`GET /admin/v1/orgs/${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const { received } = await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 431 /);
+    expect(received).toMatch(/content-type: application\/json/i);
+    expect(bodyOf(received)).toMatchObject({ code: 3, details: [{ '@type': 'type.googleapis.com/zitadel.v1.ErrorDetail', id: 'API-H3ad5' }] });
+  });
+
+  it('an id of "." or ".." (sent without normalising the path) → 400 in the error body, not a 404 of another path', async () => {
+    for (const path of ['/management/v1/users/..', '/management/v1/users/.', '/admin/v1/orgs/%2E%2e', '/ui/login/..', '/ui/login/.?x=1']) {
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${t.adminToken}` } }, (r) => {
+          let body = '';
+          r.setEncoding('utf8');
+          r.on('data', (chunk) => (body += chunk));
+          r.on('end', () => resolve({ status: r.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(res.status, path).toBe(400);
+      expect(JSON.parse(res.body), path).toMatchObject({ code: 3, details: [{ id: 'API-D0t5g' }] });
+    }
+  });
+});
+
+describe('connection and import settings (config.ts)', () => {
+  it('defaults, overrides, and a headers timeout longer than the request timeout refused', () => {
+    const defaults = loadConfig({});
+    expect(defaults.connections).toEqual(DEFAULT_CONNECTION_LIMITS);
+    expect(defaults.maxConcurrentImports).toBe(2);
+    const set = loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '3000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000', HTTP_MAX_CONNECTIONS: '50', MAX_CONCURRENT_IMPORTS: '4' });
+    expect(set.connections).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 3000, keepAliveTimeoutMs: 1000, maxConnections: 50 });
+    expect(set.maxConcurrentImports).toBe(4);
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
+    expect(() => loadConfig({ HTTP_MAX_CONNECTIONS: '0' })).toThrow(ConfigError);
+  });
+});
