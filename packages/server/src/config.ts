@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from './http/log.js';
 import type { OperatorKeySource } from './secrets/operator-key.js';
-import { parseDatabaseUrl, type StoreLocation } from './store/store.js';
+import { parseDatabaseUrl, UnsupportedDatabaseUrl, type StoreLocation } from './store/store.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -58,10 +58,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  let store: StoreLocation;
+  try {
+    store = parseDatabaseUrl(e.DATABASE_URL);
+  } catch (error) {
+    if (error instanceof UnsupportedDatabaseUrl) throw new ConfigError(`invalid configuration:\n  DATABASE_URL: ${error.message}`);
+    throw error;
+  }
   return {
     port: e.PORT,
     host: e.HOST,
-    store: parseDatabaseUrl(e.DATABASE_URL),
+    store,
     adminPatFile: e.ADMIN_PAT_FILE,
     logLevel: e.LOG_LEVEL,
     externalUrl: (e.EXTERNAL_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),

@@ -3,7 +3,7 @@
  * environment, bootstrapping on first start, stopping gracefully on SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,6 +77,21 @@ describe('the server process', () => {
 
   it('an invalid configuration stops the start with a message naming the variable', async () => {
     await expect(start({ PORT: 'eighty' })).rejects.toThrow(/PORT/);
+  });
+
+  it('a DATABASE_URL of an unsupported scheme stops the start (exit 2) before anything is created', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN], {
+      cwd: dir,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'mysql://x/y', ADMIN_PAT_FILE: join(dir, 'admin.pat'), ENCRYPTION_KEY_FILE: join(dir, 'k') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(err).toMatch(/DATABASE_URL: .*mysql/);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('two processes starting at once on one SQLite file bootstrap exactly one instance', async () => {
