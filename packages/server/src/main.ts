@@ -65,7 +65,7 @@ async function main() {
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    logger.info('listening', { address: config.host, port, store: config.store.dialect, externalUrl: config.externalUrl });
+    logger.info('listening', { address: config.host, port, pid: process.pid, store: config.store.dialect, externalUrl: config.externalUrl });
   });
 
   const stop = (signal: string) => {

@@ -7,10 +7,24 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { freshPostgresDatabase } from './support/instance.js';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), '../src/main.ts');
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Whether something listens on the port (a connection is accepted). */
+function portInUse(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
 
 interface Running {
   child: ChildProcess;
@@ -74,6 +88,66 @@ describe('the server process', () => {
     expect((await get.json()).customText.title).toBe('Hi');
     expect(await stop(second)).toBe(0);
   });
+
+  it('`npm start` runs the compiled server under node, and SIGTERM to the npm process stops it within 5 s and frees the port', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    // Exactly what a user or a supervisor runs: npm (which runs `prestart`, then sh → node).
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: REPO,
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: `file:${join(dir, 'identity.db')}`,
+        ADMIN_PAT_FILE: join(dir, 'admin.pat'),
+        ENCRYPTION_KEY_FILE: join(dir, 'encryption.key'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const { port, pid } = await new Promise<{ port: number; pid: number }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${out}`)), 150_000);
+      const onData = (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /"msg":"listening".*?"port":(\d+),"pid":(\d+)/.exec(out);
+        if (match) {
+          clearTimeout(timer);
+          resolve({ port: Number(match[1]), pid: Number(match[2]) });
+        }
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      void exited.then(() => reject(new Error(`npm start exited:\n${out}`)));
+    });
+    try {
+      // The server is node running the compiled JavaScript (no tsx between npm and it).
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(cmdline.some((arg) => arg.endsWith('packages/server/dist/main.js')), cmdline.join(' ')).toBe(true);
+      expect(cmdline.join(' ')).not.toMatch(/tsx/);
+      expect(await portInUse(port)).toBe(true);
+      // The compiled server finds the spec (openapi/) and applied its migrations (the token works).
+      expect((await fetch(`http://127.0.0.1:${port}/openapi.json`)).status).toBe(200);
+      const token = readFileSync(join(dir, 'admin.pat'), 'utf8').trim();
+      expect((await fetch(`http://127.0.0.1:${port}/admin/v1/languages`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+
+      const signalledAt = Date.now();
+      child.kill('SIGTERM');
+      const stopped = await Promise.race([exited, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 5000))]);
+      expect(stopped, out).not.toBe('timeout');
+      expect(Date.now() - signalledAt).toBeLessThan(5000);
+      expect(out).toMatch(/"msg":"stopped"/);
+      expect(await portInUse(port)).toBe(false);
+    } finally {
+      // Whatever happened, leave no server behind (the one npm started may have been orphaned).
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }, 180_000);
 
   it('an invalid configuration stops the start with a message naming the variable', async () => {
     await expect(start({ PORT: 'eighty' })).rejects.toThrow(/PORT/);
