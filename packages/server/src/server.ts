@@ -10,7 +10,7 @@ import type Provider from 'oidc-provider';
 import { createApp, type App, type AppDeps } from './app.js';
 import type { LockoutPolicy } from './domain/login/password-login.js';
 import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-tokens.js';
-import { startPayloadSweeper } from './oidc/adapter.js';
+import { hashLegacyTokenKeys, startPayloadSweeper } from './oidc/adapter.js';
 import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { loadSpec } from './http/spec.js';
@@ -75,6 +75,8 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
     });
     return { app, provider, oidc: provider.callback(), hono: getRequestListener(app.fetch) };
   };
+  // Tokens an earlier version stored under their own value move to their hash (oidc/adapter.ts).
+  await hashLegacyTokenKeys(deps.store);
   const keys: KeyRing = new KeyRing(deps.store, await loadOrCreateKeys(deps.store), () => {
     serving = build();
   });

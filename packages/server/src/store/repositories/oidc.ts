@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, isNull, lte, or } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -41,6 +41,13 @@ export function oidcRepository(db: Db, t: Tables) {
       },
       async revokeByGrantId(kind: string, grantId: string): Promise<void> {
         await db.delete(p).where(and(eq(p.kind, kind), eq(p.grantId, grantId)));
+      },
+      /** Rows of these kinds whose payload holds a `jti` (tokens stored by an earlier version, see oidc/adapter.ts). */
+      async withJti(kinds: string[]): Promise<OidcPayloadRow[]> {
+        return db
+          .select()
+          .from(p)
+          .where(and(inArray(p.kind, kinds), sql`cast(${p.payload} as text) like '%"jti"%'`));
       },
       async deleteExpired(now: Date): Promise<void> {
         await db.delete(p).where(lte(p.expiresAt, now));
