@@ -83,3 +83,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
   };
 }
+
+/**
+ * Where a command run through npm was started: npm runs a workspace's scripts in the package's
+ * folder, so relative paths (the default ./data/…) would otherwise name packages/server/data.
+ */
+export function commandWorkingDirectory(env: Record<string, string | undefined>): string {
+  return env.INIT_CWD || process.cwd();
+}

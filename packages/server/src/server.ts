@@ -14,6 +14,7 @@ import { hashLegacyTokenKeys, startPayloadSweeper } from './oidc/adapter.js';
 import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { loadSpec } from './http/spec.js';
+import { processSecretBox } from './secrets/secret-box.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   /** The authorization server's issuer (EXTERNAL_URL): the base of every OAuth/OIDC URL. */
@@ -77,7 +78,8 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   };
   // Tokens an earlier version stored under their own value move to their hash (oidc/adapter.ts).
   await hashLegacyTokenKeys(deps.store);
-  const keys: KeyRing = new KeyRing(deps.store, await loadOrCreateKeys(deps.store), () => {
+  const secrets = deps.secrets ?? processSecretBox();
+  const keys: KeyRing = new KeyRing(deps.store, secrets, await loadOrCreateKeys(deps.store, secrets), () => {
     serving = build();
   });
   let serving = build();

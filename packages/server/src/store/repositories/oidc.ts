@@ -62,8 +62,15 @@ export function oidcRepository(db: Db, t: Tables) {
           .where(and(eq(k.kind, kind), or(isNull(k.expiresAt), gt(k.expiresAt, now))))
           .orderBy(desc(k.createdAt), asc(k.id));
       },
+      /** Every key, expired ones included (re-sealing after an operator-key rotation). */
+      async all(): Promise<OidcKeyRow[]> {
+        return db.select().from(k).orderBy(asc(k.createdAt), asc(k.id));
+      },
       async insert(row: OidcKeyRow): Promise<void> {
         await db.insert(k).values(row);
+      },
+      async setMaterial(id: string, material: Record<string, unknown>): Promise<void> {
+        await db.update(k).set({ material }).where(eq(k.id, id));
       },
       /** Sets an expiry on every key of the kind that has none (they are being rotated out). */
       /** Every key of `kind` expires by `expiresAt` at the latest (one already expiring sooner keeps its time). */
