@@ -85,6 +85,11 @@ async function main() {
 }
 
 main().catch((error) => {
+  // The store's secrets do not open with this process's key: say which keys, without a stack.
+  if (error instanceof SecretKeyError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

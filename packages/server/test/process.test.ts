@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { generateKeyText } from '../src/secrets/secret-box.js';
 import { freshPostgresDatabase } from './support/instance.js';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), '../src/main.ts');
@@ -148,6 +149,15 @@ describe('the server process', () => {
       }
     }
   }, 180_000);
+
+  it('the signing keys are sealed with the operator key: a start with another key stops, naming both key ids', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const env = { DATABASE_URL: `file:${join(dir, 'identity.db')}`, ADMIN_PAT_FILE: join(dir, 'admin.pat'), ENCRYPTION_KEY_FILE: join(dir, 'encryption.key') };
+    const first = await start(env);
+    expect(statSync(env.ENCRYPTION_KEY_FILE).mode & 0o777).toBe(0o600);
+    expect(await stop(first)).toBe(0);
+    await expect(start({ ...env, ENCRYPTION_KEY: generateKeyText() })).rejects.toThrow(/exited with 2[\s\S]*sealed with encryption key [0-9a-f]{8}, but this process has key [0-9a-f]{8}/);
+  });
 
   it('an invalid configuration stops the start with a message naming the variable', async () => {
     await expect(start({ PORT: 'eighty' })).rejects.toThrow(/PORT/);
