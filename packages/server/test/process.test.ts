@@ -35,8 +35,10 @@ interface Running {
 }
 
 function start(env: Record<string, string>): Promise<Running> {
+  // The operator key beside the test's data, not in ./data of the package.
+  const keyFile = join(env.ADMIN_PAT_FILE ? dirname(env.ADMIN_PAT_FILE) : mkdtempSync(join(tmpdir(), 'identity-proc-')), 'encryption.key');
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ENCRYPTION_KEY_FILE: keyFile, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
