@@ -96,7 +96,7 @@ export async function resealKeys(store: Store, secrets: SecretBox, which: 'plain
 export async function loadOrCreateKeys(store: Store, secrets: SecretBox): Promise<OidcKeys> {
   const now = new Date();
   const found = await readKeys(store, secrets, now);
-  const plain = [...(await store.read.oidc.keys.all())].some((row) => !isSealed(row.material));
+  const plain = (await store.read.oidc.keys.all()).some((row) => !isSealed(row.material));
   if (plain) await store.exclusive(() => resealKeys(store, secrets, 'plain'));
   if (found.signing.length > 0 && found.cookie.length > 0) return found;
   const signing = await newSigningKey();
