@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http-server.js';
 import { LOG_LEVELS } from './http/log.js';
 import type { OperatorKeySource } from './secrets/operator-key.js';
-import { parseDatabaseUrl, type StoreLocation } from './store/store.js';
+import { parseDatabaseUrl, UnsupportedDatabaseUrl, type StoreLocation } from './store/store.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -77,10 +77,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
+  let store: StoreLocation;
+  try {
+    store = parseDatabaseUrl(e.DATABASE_URL);
+  } catch (error) {
+    if (error instanceof UnsupportedDatabaseUrl) throw new ConfigError(`invalid configuration:\n  DATABASE_URL: ${error.message}`);
+    throw error;
+  }
   return {
     port: e.PORT,
     host: e.HOST,
-    store: parseDatabaseUrl(e.DATABASE_URL),
+    store,
     adminPatFile: e.ADMIN_PAT_FILE,
     logLevel: e.LOG_LEVEL,
     externalUrl: (e.EXTERNAL_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
@@ -101,4 +108,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       previousKeys: (e.ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
     },
   };
+}
+
+/**
+ * Where a command run through npm was started: npm runs a workspace's scripts in the package's
+ * folder, so relative paths (the default ./data/…) would otherwise name packages/server/data.
+ */
+export function commandWorkingDirectory(env: Record<string, string | undefined>): string {
+  return env.INIT_CWD || process.cwd();
 }

@@ -67,7 +67,7 @@ async function main() {
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    logger.info('listening', { address: config.host, port, store: config.store.dialect, externalUrl: config.externalUrl });
+    logger.info('listening', { address: config.host, port, pid: process.pid, store: config.store.dialect, externalUrl: config.externalUrl });
   });
 
   const stop = (signal: string) => {
@@ -87,6 +87,11 @@ async function main() {
 }
 
 main().catch((error) => {
+  // The store's secrets do not open with this process's key: say which keys, without a stack.
+  if (error instanceof SecretKeyError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

@@ -3,17 +3,22 @@
  * environment names (DATABASE_URL), and lets the current ones expire after OVERLAP_HOURS (24).
  * Running processes pick the new keys up within 30 s (server.ts), no restart needed.
  */
-import { ConfigError, loadConfig } from './config.js';
+import { commandWorkingDirectory, ConfigError, loadConfig } from './config.js';
 import { rotateKeys } from './oidc/keys.js';
+import { loadOperatorSecretBox } from './secrets/operator-key.js';
 import { openStore } from './store/store.js';
 
 async function run() {
+  // npm runs workspace scripts in the package's folder: relative paths are the caller's.
+  process.chdir(commandWorkingDirectory(process.env));
   const config = loadConfig(process.env);
+  // New keys are sealed with the operator's key, as the server does (the same ENCRYPTION_KEY[_FILE]).
+  const { box } = loadOperatorSecretBox(config.encryptionKey);
   const hours = Number(process.argv[2] ?? 24);
   if (!Number.isFinite(hours) || hours < 0) throw new ConfigError('usage: rotate-keys [overlap hours, default 24]');
   const store = await openStore(config.store);
   try {
-    const { kid } = await rotateKeys(store, hours * 3600 * 1000);
+    const { kid } = await rotateKeys(store, box, hours * 3600 * 1000);
     process.stdout.write(`new signing key ${kid}; previous keys stay published for ${hours} h. Running processes switch within 30 s.\n`);
   } finally {
     await store.close();

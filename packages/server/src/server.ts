@@ -11,13 +11,14 @@ import { createApp, type App, type AppDeps } from './app.js';
 import type { PasswordVerifier } from './auth/password-verifier.js';
 import type { LockoutPolicy } from './domain/login/password-login.js';
 import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-tokens.js';
-import { startPayloadSweeper } from './oidc/adapter.js';
+import { hashLegacyTokenKeys, startPayloadSweeper } from './oidc/adapter.js';
 import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { loadSpec } from './http/spec.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
 import { DEFAULT_MAX_CONCURRENT_IMPORTS } from './http/routes/admin-transfer.js';
 import { createLimitedHttpServer, refuseDotSegments, type ConnectionLimits } from './http-server.js';
+import { processSecretBox } from './secrets/secret-box.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   /** Connection timeouts and cap (DEFAULT_CONNECTION_LIMITS when omitted). */
@@ -86,7 +87,10 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
     });
     return { app, provider, oidc: provider.callback(), hono: getRequestListener(app.fetch) };
   };
-  const keys: KeyRing = new KeyRing(deps.store, await loadOrCreateKeys(deps.store), () => {
+  // Tokens an earlier version stored under their own value move to their hash (oidc/adapter.ts).
+  await hashLegacyTokenKeys(deps.store);
+  const secrets = deps.secrets ?? processSecretBox();
+  const keys: KeyRing = new KeyRing(deps.store, secrets, await loadOrCreateKeys(deps.store, secrets), () => {
     serving = build();
   });
   let serving = build();

@@ -8,6 +8,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OidcAppInput } from '../src/domain/apps/oidc-config.js';
+import { processSecretBox } from '../src/secrets/secret-box.js';
 import { describeEachStore } from './support/instance.js';
 import { Browser, createOidcApp as createApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
 
@@ -225,7 +226,7 @@ describe('OIDC server keys', () => {
       const res = await second.app.request('/openapi.json');
       expect(res.status).toBe(200);
       const { loadOrCreateKeys, publicJwks } = await import('../src/oidc/keys.js');
-      expect(publicJwks(await loadOrCreateKeys(s.t.store))).toEqual(first);
+      expect(publicJwks(await loadOrCreateKeys(s.t.store, processSecretBox()))).toEqual(first);
       second.stop();
     } finally {
       await s.close();
@@ -259,7 +260,7 @@ describe('OIDC server keys', () => {
       const old = await token();
       const oldKid = decodeProtectedHeader(old).kid;
       // Rotated from outside (`npm run keys:rotate`); a process started afterwards signs with the new key …
-      const { kid } = await rotateKeys(s.t.store);
+      const { kid } = await rotateKeys(s.t.store, processSecretBox());
       const second = await createRequestHandler({ store: s.t.store, instanceId: s.t.instanceId, issuer: s.issuer, lockout: { maxPasswordAttempts: 0 } });
       others.push(second);
       const fromSecond = await token(second.handler);
@@ -273,7 +274,7 @@ describe('OIDC server keys', () => {
       expect((await call(old)).status).toBe(200);
 
       // Rotating with no overlap retires the older keys at once: gone from the key set at the next look, their tokens refused.
-      const third = await rotateKeys(s.t.store, 0);
+      const third = await rotateKeys(s.t.store, processSecretBox(), 0);
       expect(await s.service.reloadKeys()).toBe(true);
       expect(await kids()).toEqual([third.kid]);
       expect((await call(old)).status).toBe(401);
@@ -284,7 +285,7 @@ describe('OIDC server keys', () => {
       const watching = await createRequestHandler({ store: s.t.store, instanceId: s.t.instanceId, issuer: s.issuer, lockout: { maxPasswordAttempts: 0 }, keyCheckIntervalMs: 20 });
       others.push(watching);
       const before = watching.provider;
-      await rotateKeys(s.t.store);
+      await rotateKeys(s.t.store, processSecretBox());
       await vi.waitFor(() => expect(watching.provider).not.toBe(before), { timeout: 2000, interval: 20 });
     } finally {
       for (const other of others) other.stop();

@@ -3,14 +3,29 @@
  * environment, bootstrapping on first start, stopping gracefully on SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { generateKeyText } from '../src/secrets/secret-box.js';
 import { freshPostgresDatabase } from './support/instance.js';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), '../src/main.ts');
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Whether something listens on the port (a connection is accepted). */
+function portInUse(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
 
 interface Running {
   child: ChildProcess;
@@ -20,8 +35,10 @@ interface Running {
 }
 
 function start(env: Record<string, string>): Promise<Running> {
+  // The operator key beside the test's data, not in ./data of the package.
+  const keyFile = join(env.ADMIN_PAT_FILE ? dirname(env.ADMIN_PAT_FILE) : mkdtempSync(join(tmpdir(), 'identity-proc-')), 'encryption.key');
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ENCRYPTION_KEY_FILE: keyFile, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -75,8 +92,92 @@ describe('the server process', () => {
     expect(await stop(second)).toBe(0);
   });
 
+  it('`npm start` runs the compiled server under node, and SIGTERM to the npm process stops it within 5 s and frees the port', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    // Exactly what a user or a supervisor runs: npm (which runs `prestart`, then sh → node).
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: REPO,
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: `file:${join(dir, 'identity.db')}`,
+        ADMIN_PAT_FILE: join(dir, 'admin.pat'),
+        ENCRYPTION_KEY_FILE: join(dir, 'encryption.key'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const { port, pid } = await new Promise<{ port: number; pid: number }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${out}`)), 150_000);
+      const onData = (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /"msg":"listening".*?"port":(\d+),"pid":(\d+)/.exec(out);
+        if (match) {
+          clearTimeout(timer);
+          resolve({ port: Number(match[1]), pid: Number(match[2]) });
+        }
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      void exited.then(() => reject(new Error(`npm start exited:\n${out}`)));
+    });
+    try {
+      // The server is node running the compiled JavaScript (no tsx between npm and it).
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(cmdline.some((arg) => arg.endsWith('packages/server/dist/main.js')), cmdline.join(' ')).toBe(true);
+      expect(cmdline.join(' ')).not.toMatch(/tsx/);
+      expect(await portInUse(port)).toBe(true);
+      // The compiled server finds the spec (openapi/) and applied its migrations (the token works).
+      expect((await fetch(`http://127.0.0.1:${port}/openapi.json`)).status).toBe(200);
+      const token = readFileSync(join(dir, 'admin.pat'), 'utf8').trim();
+      expect((await fetch(`http://127.0.0.1:${port}/admin/v1/languages`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+
+      const signalledAt = Date.now();
+      child.kill('SIGTERM');
+      const stopped = await Promise.race([exited, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 5000))]);
+      expect(stopped, out).not.toBe('timeout');
+      expect(Date.now() - signalledAt).toBeLessThan(5000);
+      expect(out).toMatch(/"msg":"stopped"/);
+      expect(await portInUse(port)).toBe(false);
+    } finally {
+      // Whatever happened, leave no server behind (the one npm started may have been orphaned).
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }, 180_000);
+
+  it('the signing keys are sealed with the operator key: a start with another key stops, naming both key ids', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const env = { DATABASE_URL: `file:${join(dir, 'identity.db')}`, ADMIN_PAT_FILE: join(dir, 'admin.pat'), ENCRYPTION_KEY_FILE: join(dir, 'encryption.key') };
+    const first = await start(env);
+    expect(statSync(env.ENCRYPTION_KEY_FILE).mode & 0o777).toBe(0o600);
+    expect(await stop(first)).toBe(0);
+    await expect(start({ ...env, ENCRYPTION_KEY: generateKeyText() })).rejects.toThrow(/exited with 2[\s\S]*sealed with encryption key [0-9a-f]{8}, but this process has key [0-9a-f]{8}/);
+  });
+
   it('an invalid configuration stops the start with a message naming the variable', async () => {
     await expect(start({ PORT: 'eighty' })).rejects.toThrow(/PORT/);
+  });
+
+  it('a DATABASE_URL of an unsupported scheme stops the start (exit 2) before anything is created', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN], {
+      cwd: dir,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'mysql://x/y', ADMIN_PAT_FILE: join(dir, 'admin.pat'), ENCRYPTION_KEY_FILE: join(dir, 'k') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(err).toMatch(/DATABASE_URL: .*mysql/);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('two processes starting at once on one SQLite file bootstrap exactly one instance', async () => {

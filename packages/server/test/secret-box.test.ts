@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadOperatorSecretBox } from '../src/secrets/operator-key.js';
 import { createSecretBox, generateKeyText, parseKey, SecretKeyError } from '../src/secrets/secret-box.js';
@@ -46,4 +47,27 @@ describe('secrets at rest', () => {
     expect(second.box.keyId).toBe(first.box.keyId);
     expect(readFileSync(keyFile, 'utf8').trim().length).toBeGreaterThan(40);
   });
+
+  it('processes making the key file at once all end up with the one key written', async () => {
+    const keyFile = join(mkdtempSync(join(tmpdir(), 'keys-')), 'data', 'encryption.key');
+    const module = new URL('../src/secrets/operator-key.ts', import.meta.url).href;
+    // All processes wait for one moment, then race for the file.
+    const at = Date.now() + 4000;
+    const script = `const { loadOperatorSecretBox } = await import(${JSON.stringify(module)}); while (Date.now() < ${at}); process.stdout.write(loadOperatorSecretBox({ keyFile: ${JSON.stringify(keyFile)}, previousKeys: [] }).box.keyId);`;
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+          child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+          child.on('exit', (code) => resolve({ code, out }));
+        }),
+      ),
+    );
+    for (const r of results) expect(r.code, r.out).toBe(0);
+    const written = loadOperatorSecretBox({ keyFile, previousKeys: [] }).box.keyId;
+    expect(results.map((r) => r.out)).toEqual(results.map(() => written));
+    expect(readdirSync(dirname(keyFile))).toEqual(['encryption.key']);
+  }, 60_000);
 });

@@ -64,6 +64,34 @@ async function* counted(source: AsyncIterable<Uint8Array | string>, onBytes: (n:
   }
 }
 
+/** Why a connection failed, from Node's error code (fetch reports only "fetch failed", the code is in `cause`). */
+function connectionReason(error: unknown): string {
+  let cause: unknown = error;
+  // undici nests: TypeError('fetch failed') → cause (a system or TLS error), sometimes one level deeper.
+  for (let i = 0; i < 3 && cause instanceof Error && !(cause as { code?: unknown }).code && cause.cause; i++) cause = cause.cause;
+  const code = String((cause as { code?: unknown })?.code ?? '');
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (code === 'ECONNREFUSED') return 'connection refused (is the service running on that port?)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'EAI_FAIL') return `host name not found (DNS: ${code})`;
+  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'connection timed out';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `connection closed by the other side (${code})`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host unreachable (${code})`;
+  if (/^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH)/.test(code)) return `TLS failed (${code}: ${message})`;
+  return code ? `${code}: ${message}` : message;
+}
+
+/** fetch, with a failure to connect reported as "cannot reach <origin>: <reason>". */
+async function request(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if (error instanceof TypeError && error.message === 'fetch failed') {
+      throw new Error(`cannot reach ${new URL(url).origin}: ${connectionReason(error)}`);
+    }
+    throw error;
+  }
+}
+
 async function failure(res: Response): Promise<Error> {
   const text = await res.text();
   try {
@@ -77,7 +105,7 @@ async function failure(res: Response): Promise<Error> {
 const base = (url: string) => url.replace(/\/+$/, '');
 
 async function startExport(url: string, token: string, opts: { orgs: string[]; withPasswords: boolean; withOtp: boolean; timeout?: string }) {
-  const res = await fetch(`${base(url)}/admin/v1/export`, {
+  const res = await request(`${base(url)}/admin/v1/export`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ orgIds: opts.orgs, withPasswords: opts.withPasswords, withOtp: opts.withOtp, responseOutput: true, ...(opts.timeout ? { timeout: opts.timeout } : {}) }),
@@ -97,7 +125,7 @@ async function sendImport(url: string, token: string, document: AsyncIterable<Ui
     yield* document;
     yield Buffer.from('}');
   }
-  const res = await fetch(`${base(url)}/admin/v1/import`, {
+  const res = await request(`${base(url)}/admin/v1/import`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: Readable.toWeb(Readable.from(body())) as ReadableStream,
@@ -124,35 +152,96 @@ function summarise(io: CliIo, result: ImportSummary): number {
   return errors.length ? 1 : 0;
 }
 
+const COMMANDS = {
+  export: {
+    synopsis: ['export --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] --out FILE'],
+    about: 'Writes the organisations of one instance to FILE (a ZITADEL import document).',
+    options: [
+      ['--url URL', 'the source service (e.g. http://source:8080)'],
+      ['--token PAT', 'a token with iam.read (the admin token)'],
+      ['--org ID', 'an organisation to export (repeat for several; all when omitted)'],
+      ['--with-passwords', "include users' password hashes"],
+      ['--with-otp', "include users' TOTP secrets"],
+      ['--timeout DURATION', "the service's time limit for the export (e.g. 10m)"],
+      ['--out FILE', 'where to write the document (FILE.partial until it is complete)'],
+    ],
+  },
+  import: {
+    synopsis: ['import --url URL --token PAT [--timeout 30m] FILE'],
+    about: 'Imports the document in FILE (or a whole import request, {"dataOrgs": …}) into an instance.',
+    options: [
+      ['--url URL', 'the target service'],
+      ['--token PAT', 'a token with iam.write (the admin token)'],
+      ['--timeout DURATION', "the service's time limit for the import (default 30m)"],
+      ['FILE', 'the document to import'],
+    ],
+  },
+  migrate: {
+    synopsis: ['migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]', '[--with-passwords] [--with-otp] [--timeout 30m]'],
+    about: 'Streams an export of one instance into an import of another (nothing is written to disk).',
+    options: [
+      ['--from-url URL', 'the source service'],
+      ['--from-token PAT', 'a token of the source with iam.read'],
+      ['--to-url URL', 'the target service'],
+      ['--to-token PAT', 'a token of the target with iam.write'],
+      ['--org ID', 'an organisation to move (repeat for several; all when omitted)'],
+      ['--with-passwords', "move users' password hashes"],
+      ['--with-otp', "move users' TOTP secrets"],
+      ['--timeout DURATION', "the target's time limit for the import (default 30m)"],
+    ],
+  },
+} as const;
+
+type Command = keyof typeof COMMANDS;
+const isCommand = (name: string | undefined): name is Command => name !== undefined && Object.hasOwn(COMMANDS, name);
+
+/** A command's synopsis after `prefix`, continuation lines aligned under its first option. */
+function synopsis(command: Command, prefix: string): string {
+  const [first, ...more] = COMMANDS[command].synopsis;
+  const indent = ' '.repeat(prefix.length + command.length + 1);
+  return [`${prefix}${first}`, ...more.map((line) => `${indent}${line}`)].join('\n');
+}
+
 export const USAGE = `usage:
-  identity-transfer export  --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] --out FILE
-  identity-transfer import  --url URL --token PAT [--timeout 30m] FILE
-  identity-transfer migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]
-                            [--with-passwords] [--with-otp] [--timeout 30m]`;
+${(Object.keys(COMMANDS) as Command[]).map((c) => synopsis(c, '  identity-transfer ')).join('\n')}
+
+identity-transfer COMMAND --help shows a command's options.`;
+
+/** One command's usage, with a line per option. */
+export function commandUsage(command: Command): string {
+  const c = COMMANDS[command];
+  const width = Math.max(...c.options.map(([name]) => name.length));
+  return [synopsis(command, 'usage: identity-transfer '), '', c.about, '', ...c.options.map(([name, text]) => `  ${name.padEnd(width)}  ${text}`)].join('\n');
+}
 
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === 'help' && isCommand(rest[0])) {
+    io.stdout(commandUsage(rest[0]));
+    return 0;
+  }
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     io.stdout(USAGE);
     return command === undefined ? 2 : 0;
   }
-  const { values, positionals } = parseArgs({
-    args: attachTokenValues(rest),
-    allowPositionals: true,
-    options: {
-      url: { type: 'string' },
-      token: { type: 'string' },
-      'from-url': { type: 'string' },
-      'from-token': { type: 'string' },
-      'to-url': { type: 'string' },
-      'to-token': { type: 'string' },
-      org: { type: 'string', multiple: true },
-      'with-passwords': { type: 'boolean' },
-      'with-otp': { type: 'boolean' },
-      out: { type: 'string' },
-      timeout: { type: 'string' },
-    },
-  });
+  if (!isCommand(command)) throw new UsageError(`unknown command ${command}; use export, import or migrate (identity-transfer --help)`);
+  const args = attachTokenValues(rest);
+  // Help wins over everything else on the line (also over missing or unknown options).
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(commandUsage(command));
+    return 0;
+  }
+  let parsed;
+  try {
+    parsed = parseCommandArgs(args);
+  } catch (error) {
+    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS_')) {
+      const reason = (error as Error).message.split('. ')[0]!.replace(/^Unknown option/, 'unknown option');
+      throw new UsageError(`${reason}\n\n${commandUsage(command)}`);
+    }
+    throw error;
+  }
+  const { values, positionals } = parsed;
   const need = (name: keyof typeof values) => {
     const v = values[name];
     if (typeof v !== 'string' || !v) throw new UsageError(`--${String(name)} is required`);
@@ -195,7 +284,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const head = (await import('node:fs')).readFileSync(file, { encoding: 'utf8' }).slice(0, 4096);
     if (/"(data_orgs|dataOrgs|data_orgsv1|dataOrgsv1)"\s*:/.test(head) && !/^\s*\{\s*"orgs"/.test(head)) {
       const body = JSON.parse((await import('node:fs')).readFileSync(file, 'utf8')) as Record<string, unknown>;
-      const res = await fetch(`${base(url)}/admin/v1/import`, {
+      const res = await request(`${base(url)}/admin/v1/import`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ ...body, timeout: values.timeout ?? body.timeout ?? timeout }),
@@ -218,7 +307,27 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     bar.done();
     return summarise(io, result);
   }
-  throw new UsageError(`unknown command ${command ?? '(none)'}; use export, import or migrate`);
+  throw new UsageError(`unknown command ${String(command)}; use export, import or migrate`);
+}
+
+function parseCommandArgs(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      token: { type: 'string' },
+      'from-url': { type: 'string' },
+      'from-token': { type: 'string' },
+      'to-url': { type: 'string' },
+      'to-token': { type: 'string' },
+      org: { type: 'string', multiple: true },
+      'with-passwords': { type: 'boolean' },
+      'with-otp': { type: 'boolean' },
+      out: { type: 'string' },
+      timeout: { type: 'string' },
+    },
+  });
 }
 
 /** Options whose value is a secret the user pastes as it is. */

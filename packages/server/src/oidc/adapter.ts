@@ -3,16 +3,47 @@
  * These rows are the library's working state (sessions, codes, tokens), not domain state, so
  * they are written without events. Clients are not stored here: `Client` lookups read the OIDC
  * applications and machine-user secrets (see clients.ts).
+ *
+ * Bearer values are not stored: for the kinds in TOKEN_KINDS the library's id *is* the token or
+ * code a client presents (it calls `find(value)`), so the row's key is its SHA-256 (as for PATs)
+ * and the payload is stored without `jti` (the library puts the id there too); `find` puts it
+ * back from the value it was asked for. A row read from the table therefore cannot be replayed.
+ * Other kinds keep their ids: sessions and device codes are also found by uid / user code,
+ * where there is no value to restore `jti` from.
  */
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { hashToken } from '../auth/tokens.js';
 import type { Store } from '../store/store.js';
 import type { OidcPayloadRow } from '../store/repositories/oidc.js';
 
 export type ClientLookup = (clientId: string) => Promise<AdapterPayload | undefined>;
 
-function toPayload(row: OidcPayloadRow | undefined): AdapterPayload | undefined {
+/** Models whose id is a secret a client presents (found only by that value). */
+export const TOKEN_KINDS: ReadonlySet<string> = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'ClientCredentials',
+  'BackchannelAuthenticationRequest',
+  'PushedAuthorizationRequest',
+  'RegistrationAccessToken',
+  'InitialAccessToken',
+]);
+
+/** The stored key of a model's id: its hash for token kinds. */
+export function storedKey(kind: string, id: string): string {
+  return TOKEN_KINDS.has(kind) ? hashToken(id) : id;
+}
+
+function withoutJti(payload: AdapterPayload): AdapterPayload {
+  const { jti: _jti, ...rest } = payload;
+  return rest;
+}
+
+function toPayload(row: OidcPayloadRow | undefined, id?: string): AdapterPayload | undefined {
   if (!row) return undefined;
-  const payload = row.payload as AdapterPayload;
+  let payload = row.payload as AdapterPayload;
+  if (id !== undefined && TOKEN_KINDS.has(row.kind)) payload = { ...payload, jti: id };
   return row.consumedAt != null ? { ...payload, consumed: row.consumedAt } : payload;
 }
 
@@ -24,8 +55,8 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
       await store.transaction((tx) =>
         tx.oidc.payloads.upsert({
           kind: this.kind,
-          id,
-          payload: payload as Record<string, unknown>,
+          id: storedKey(this.kind, id),
+          payload: (TOKEN_KINDS.has(this.kind) ? withoutJti(payload) : payload) as Record<string, unknown>,
           grantId: payload.grantId ?? null,
           uid: payload.uid ?? null,
           userCode: payload.userCode ?? null,
@@ -37,7 +68,7 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.kind === 'Client') return findClient(id);
-      return toPayload(await store.read.oidc.payloads.find(this.kind, id, new Date()));
+      return toPayload(await store.read.oidc.payloads.find(this.kind, storedKey(this.kind, id), new Date()), id);
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -49,17 +80,37 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
     }
 
     async consume(id: string): Promise<void> {
-      await store.transaction((tx) => tx.oidc.payloads.consume(this.kind, id, Math.floor(Date.now() / 1000)));
+      await store.transaction((tx) => tx.oidc.payloads.consume(this.kind, storedKey(this.kind, id), Math.floor(Date.now() / 1000)));
     }
 
     async destroy(id: string): Promise<void> {
-      await store.transaction((tx) => tx.oidc.payloads.destroy(this.kind, id));
+      await store.transaction((tx) => tx.oidc.payloads.destroy(this.kind, storedKey(this.kind, id)));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
       await store.transaction((tx) => tx.oidc.payloads.revokeByGrantId(this.kind, grantId));
     }
   };
+}
+
+/**
+ * Rows an earlier version stored under the token itself (their payload still holds `jti`) are
+ * moved to the hashed key, without `jti`, so tokens issued before an upgrade keep working and
+ * none stays readable in the table. Run once at start (server.ts); idempotent.
+ */
+export async function hashLegacyTokenKeys(store: Store): Promise<number> {
+  return store.transaction(async (tx) => {
+    const rows = await tx.oidc.payloads.withJti([...TOKEN_KINDS]);
+    let moved = 0;
+    for (const row of rows) {
+      const jti = (row.payload as { jti?: unknown }).jti;
+      if (typeof jti !== 'string' || jti !== row.id) continue;
+      await tx.oidc.payloads.destroy(row.kind, row.id);
+      await tx.oidc.payloads.upsert({ ...row, id: storedKey(row.kind, row.id), payload: withoutJti(row.payload as AdapterPayload) as Record<string, unknown> });
+      moved++;
+    }
+    return moved;
+  });
 }
 
 /** Deletes expired rows now and then (they are already invisible to `find`). */

@@ -6,6 +6,12 @@
  * until it expires, so tokens it signed still verify. Running processes follow the store through
  * a `KeyRing`: server.ts re-reads the keys periodically, and a token signed by a key this
  * process does not know yet makes it re-read them at once.
+ *
+ * At rest each key's material is sealed with the operator's key (`{"sealed":"sb1.…"}`, see
+ * secrets/secret-box.ts; the purpose binds it to its kind and id). Plain material written by an
+ * earlier version is still read, and sealed by the next start (`loadOrCreateKeys`); material
+ * sealed with an earlier operator key opens while that key is in ENCRYPTION_KEYS_PREVIOUS and is
+ * moved to the current key by `resealKeys` (`npm run secrets:reseal`).
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -18,7 +24,9 @@ import {
   type JWK,
   type JWTVerifyOptions,
 } from 'jose';
-import type { Store } from '../store/store.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { OidcKeyRow } from '../store/repositories/oidc.js';
+import type { Repositories, Store } from '../store/store.js';
 
 export interface OidcKeys {
   /** Private signing JWKs, newest (the one that signs) first. */
@@ -27,7 +35,7 @@ export interface OidcKeys {
   cookie: string[];
 }
 
-async function newSigningKey(): Promise<{ id: string; material: JWK }> {
+async function newSigningKey(): Promise<{ id: string; material: KeyMaterial }> {
   const { privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
   const jwk: JWK = { ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig' };
   jwk.kid = await calculateJwkThumbprint(jwk);
@@ -39,28 +47,67 @@ function newCookieSecret(): { id: string; material: { secret: string } } {
   return { id: `cookie-${randomBytes(8).toString('hex')}`, material: { secret } };
 }
 
-export async function readKeys(store: Store, now: Date): Promise<OidcKeys> {
+type KeyKind = 'signing' | 'cookie';
+type KeyMaterial = Record<string, unknown>;
+
+const purposeOf = (kind: string, id: string) => `oidc_keys:${kind}:${id}`;
+const isSealed = (material: KeyMaterial): material is { sealed: string } => typeof material.sealed === 'string';
+
+function sealMaterial(secrets: SecretBox, kind: string, id: string, material: KeyMaterial): KeyMaterial {
+  return { sealed: secrets.seal(JSON.stringify(material), purposeOf(kind, id)) };
+}
+
+/** The plain material of a stored key: opened when sealed, as it is when an earlier version wrote it in plain text. */
+function openMaterial(secrets: SecretBox, row: OidcKeyRow): KeyMaterial {
+  if (!isSealed(row.material)) return row.material;
+  return JSON.parse(secrets.openText(row.material.sealed, purposeOf(row.kind, row.id))) as KeyMaterial;
+}
+
+async function insertKey(tx: Repositories, secrets: SecretBox, kind: KeyKind, key: { id: string; material: KeyMaterial }, now: Date) {
+  await tx.oidc.keys.insert({ id: key.id, kind, material: sealMaterial(secrets, kind, key.id, key.material), createdAt: now, expiresAt: null });
+}
+
+export async function readKeys(store: Store, secrets: SecretBox, now: Date): Promise<OidcKeys> {
   const [signing, cookie] = await Promise.all([store.read.oidc.keys.live('signing', now), store.read.oidc.keys.live('cookie', now)]);
   return {
-    signing: signing.map((k) => k.material as JWK),
-    cookie: cookie.map((k) => String(k.material.secret)),
+    signing: signing.map((k) => openMaterial(secrets, k) as JWK),
+    cookie: cookie.map((k) => String(openMaterial(secrets, k).secret)),
   };
 }
 
-/** The keys in the store, creating the first ones when there are none. */
-export async function loadOrCreateKeys(store: Store): Promise<OidcKeys> {
+/**
+ * Seals every key whose material is plain (an earlier version's) or sealed with an earlier
+ * operator key, with the current one. Returns how many it re-sealed.
+ */
+export async function resealKeys(store: Store, secrets: SecretBox, which: 'plain' | 'plain-or-stale' = 'plain-or-stale'): Promise<number> {
+  return store.transaction(async (tx) => {
+    let count = 0;
+    for (const row of await tx.oidc.keys.all()) {
+      const due = !isSealed(row.material) || (which === 'plain-or-stale' && secrets.isStale(row.material.sealed));
+      if (!due) continue;
+      await tx.oidc.keys.setMaterial(row.id, sealMaterial(secrets, row.kind, row.id, openMaterial(secrets, row)));
+      count++;
+    }
+    return count;
+  });
+}
+
+/** The keys in the store, creating the first ones when there are none (and sealing plain ones of an earlier version). */
+export async function loadOrCreateKeys(store: Store, secrets: SecretBox): Promise<OidcKeys> {
   const now = new Date();
-  const found = await readKeys(store, now);
+  const found = await readKeys(store, secrets, now);
+  const plain = (await store.read.oidc.keys.all()).some((row) => !isSealed(row.material));
+  if (plain) await store.exclusive(() => resealKeys(store, secrets, 'plain'));
   if (found.signing.length > 0 && found.cookie.length > 0) return found;
   const signing = await newSigningKey();
   const cookie = newCookieSecret();
   await store.exclusive(() =>
     store.transaction(async (tx) => {
-      if ((await tx.oidc.keys.live('signing', now)).length === 0) await tx.oidc.keys.insert({ ...signing, kind: 'signing', createdAt: now, expiresAt: null });
-      if ((await tx.oidc.keys.live('cookie', now)).length === 0) await tx.oidc.keys.insert({ ...cookie, kind: 'cookie', createdAt: now, expiresAt: null });
+      if ((await tx.oidc.keys.live('signing', now)).length === 0) await insertKey(tx, secrets, 'signing', signing, now);
+      if ((await tx.oidc.keys.live('cookie', now)).length === 0) await insertKey(tx, secrets, 'cookie', cookie, now);
     }),
   );
-  return readKeys(store, now);
+  return readKeys(store, secrets, now);
 }
 
 /**
@@ -69,7 +116,7 @@ export async function loadOrCreateKeys(store: Store): Promise<OidcKeys> {
  * up within KEY_CHECK_INTERVAL_MS (server.ts); until then they sign with the old one, which
  * stays published and accepted.
  */
-export async function rotateKeys(store: Store, overlapMs = 24 * 60 * 60 * 1000): Promise<{ kid: string }> {
+export async function rotateKeys(store: Store, secrets: SecretBox, overlapMs = 24 * 60 * 60 * 1000): Promise<{ kid: string }> {
   const signing = await newSigningKey();
   const cookie = newCookieSecret();
   const now = new Date();
@@ -77,8 +124,8 @@ export async function rotateKeys(store: Store, overlapMs = 24 * 60 * 60 * 1000):
   await store.transaction(async (tx) => {
     await tx.oidc.keys.expireAll('signing', until);
     await tx.oidc.keys.expireAll('cookie', until);
-    await tx.oidc.keys.insert({ ...signing, kind: 'signing', createdAt: now, expiresAt: null });
-    await tx.oidc.keys.insert({ ...cookie, kind: 'cookie', createdAt: now, expiresAt: null });
+    await insertKey(tx, secrets, 'signing', signing, now);
+    await insertKey(tx, secrets, 'cookie', cookie, now);
   });
   return { kid: signing.id };
 }
@@ -103,6 +150,7 @@ export class KeyRing {
 
   constructor(
     private readonly store: Store,
+    private readonly secrets: SecretBox,
     initial: OidcKeys,
     private readonly onChange: (keys: OidcKeys) => void = () => undefined,
   ) {
@@ -122,7 +170,7 @@ export class KeyRing {
     const now = Date.now();
     if (now - this.lastRead < minIntervalMs) return false;
     this.lastRead = now;
-    const keys = await readKeys(this.store, new Date(now));
+    const keys = await readKeys(this.store, this.secrets, new Date(now));
     // No live signing key would leave nothing to sign with: keep what there is (rotateKeys never does that).
     if (keys.signing.length === 0 || keys.cookie.length === 0 || sameKeys(keys, this.keys)) return false;
     this.keys = keys;

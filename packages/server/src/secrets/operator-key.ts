@@ -8,7 +8,7 @@
  *   sealed before a rotation.
  * Several processes sharing one PostgreSQL must be started with the same key.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createSecretBox, generateKeyText, parseKey, SecretKeyError, type SecretBox } from './secret-box.js';
 
@@ -27,11 +27,7 @@ export function loadOperatorSecretBox(source: OperatorKeySource): { box: SecretB
     origin = 'ENCRYPTION_KEY';
   } else {
     origin = `ENCRYPTION_KEY_FILE (${source.keyFile})`;
-    if (!existsSync(source.keyFile)) {
-      mkdirSync(dirname(source.keyFile), { recursive: true, mode: 0o700 });
-      writeFileSync(source.keyFile, `${generateKeyText()}\n`, { mode: 0o600, flag: 'wx' });
-      createdFile = source.keyFile;
-    }
+    if (!existsSync(source.keyFile) && createKeyFile(source.keyFile)) createdFile = source.keyFile;
     try {
       keyText = readFileSync(source.keyFile, 'utf8');
     } catch (error) {
@@ -41,4 +37,24 @@ export function loadOperatorSecretBox(source: OperatorKeySource): { box: SecretB
   const current = parseKey(keyText, origin);
   const earlier = source.previousKeys.map((k, i) => parseKey(k, `ENCRYPTION_KEYS_PREVIOUS[${i}]`));
   return { box: createSecretBox(current, earlier), createdFile };
+}
+
+/**
+ * Writes a new random key to `keyFile` unless another process got there first (two first starts
+ * at once on one data folder): the key is written whole to a side file and linked into place,
+ * which fails if the file exists, so nobody ever reads a half-written key. True when this call made it.
+ */
+function createKeyFile(keyFile: string): boolean {
+  mkdirSync(dirname(keyFile), { recursive: true, mode: 0o700 });
+  const side = `${keyFile}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(side, `${generateKeyText()}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(side, keyFile);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    unlinkSync(side);
+  }
 }

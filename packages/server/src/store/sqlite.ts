@@ -5,7 +5,7 @@
  * groupCommitQueue). Reads outside transactions use a second connection, which in WAL mode sees
  * only committed data.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -28,9 +28,32 @@ function connect(path: string) {
   return conn;
 }
 
+/**
+ * The database holds password hashes and the authorization server's keys: its folder is created
+ * 0700 and its files 0600, whatever the umask. SQLite gives the -wal and -shm files the mode of
+ * the database file, so creating that file first (empty: SQLite takes it as a new database) is
+ * enough for new stores; files an earlier version left 0644 are narrowed after opening.
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+}
+
+function narrowFileModes(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch {
+      // Missing (no WAL yet) or owned by another user (an operator's choice): nothing to narrow.
+    }
+  }
+}
+
 export async function openSqliteStore(path: string): Promise<Store> {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const onDisk = path !== ':memory:' && path !== '';
+  if (onDisk) createPrivately(path);
   const writerConn = connect(path);
+  if (onDisk) narrowFileModes(path);
   const writerDb = drizzle(writerConn);
   migrateOnce(writerDb);
   const readerConn = path === ':memory:' ? writerConn : connect(path);

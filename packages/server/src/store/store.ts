@@ -42,11 +42,24 @@ export interface StoreLocation {
   target: string;
 }
 
-/** `DATABASE_URL` → which store. Default: the SQLite file ./data/identity.db. */
+/** A `DATABASE_URL` naming a store this service cannot open (config.ts turns it into a ConfigError). */
+export class UnsupportedDatabaseUrl extends Error {}
+
+/**
+ * `DATABASE_URL` → which store. Default: the SQLite file ./data/identity.db. Any other URL scheme
+ * (`mysql://…`) is refused rather than taken for a file name. A scheme is two characters or more,
+ * so a Windows drive letter (`C:\data\identity.db`) still reads as a path.
+ */
 export function parseDatabaseUrl(url: string | undefined): StoreLocation {
   if (!url) return { dialect: 'sqlite', target: './data/identity.db' };
   if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', target: url };
   if (url.startsWith('file:')) return { dialect: 'sqlite', target: url.slice('file:'.length) };
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url);
+  if (scheme) {
+    throw new UnsupportedDatabaseUrl(
+      `unsupported scheme '${scheme[1]}:' in '${url.replace(/\/\/[^@/]*@/, '//…@')}'; use file:<path> (or a plain path) for SQLite, postgres:// or postgresql:// for PostgreSQL`,
+    );
+  }
   return { dialect: 'sqlite', target: url };
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, isNull, lte, or } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -42,6 +42,13 @@ export function oidcRepository(db: Db, t: Tables) {
       async revokeByGrantId(kind: string, grantId: string): Promise<void> {
         await db.delete(p).where(and(eq(p.kind, kind), eq(p.grantId, grantId)));
       },
+      /** Rows of these kinds whose payload holds a `jti` (tokens stored by an earlier version, see oidc/adapter.ts). */
+      async withJti(kinds: string[]): Promise<OidcPayloadRow[]> {
+        return db
+          .select()
+          .from(p)
+          .where(and(inArray(p.kind, kinds), sql`cast(${p.payload} as text) like '%"jti"%'`));
+      },
       async deleteExpired(now: Date): Promise<void> {
         await db.delete(p).where(lte(p.expiresAt, now));
       },
@@ -55,8 +62,15 @@ export function oidcRepository(db: Db, t: Tables) {
           .where(and(eq(k.kind, kind), or(isNull(k.expiresAt), gt(k.expiresAt, now))))
           .orderBy(desc(k.createdAt), asc(k.id));
       },
+      /** Every key, expired ones included (re-sealing after an operator-key rotation). */
+      async all(): Promise<OidcKeyRow[]> {
+        return db.select().from(k).orderBy(asc(k.createdAt), asc(k.id));
+      },
       async insert(row: OidcKeyRow): Promise<void> {
         await db.insert(k).values(row);
+      },
+      async setMaterial(id: string, material: Record<string, unknown>): Promise<void> {
+        await db.update(k).set({ material }).where(eq(k.id, id));
       },
       /** Sets an expiry on every key of the kind that has none (they are being rotated out). */
       /** Every key of `kind` expires by `expiresAt` at the latest (one already expiring sooner keeps its time). */
