@@ -3,12 +3,12 @@
  * environment, bootstrapping on first start, stopping gracefully on SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from './support/temp-dir.js';
 import { generateKeyText } from '../src/secrets/secret-box.js';
 import { freshPostgresDatabase } from './support/instance.js';
 
@@ -36,7 +36,7 @@ interface Running {
 
 function start(env: Record<string, string>): Promise<Running> {
   // The operator key beside the test's data, not in ./data of the package.
-  const keyFile = join(env.ADMIN_PAT_FILE ? dirname(env.ADMIN_PAT_FILE) : mkdtempSync(join(tmpdir(), 'identity-proc-')), 'encryption.key');
+  const keyFile = join(env.ADMIN_PAT_FILE ? dirname(env.ADMIN_PAT_FILE) : tempDir('identity-proc-'), 'encryption.key');
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ENCRYPTION_KEY_FILE: keyFile, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,7 +66,7 @@ async function stop(server: Running): Promise<number | null> {
 
 describe('the server process', () => {
   it('first start bootstraps and writes the admin token (0600); later starts create nothing; SIGTERM stops it cleanly', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const dir = tempDir('identity-proc-');
     const env = { DATABASE_URL: `file:${join(dir, 'data', 'identity.db')}`, ADMIN_PAT_FILE: join(dir, 'data', 'admin.pat') };
     const first = await start(env);
     const token = readFileSync(env.ADMIN_PAT_FILE, 'utf8').trim();
@@ -93,7 +93,7 @@ describe('the server process', () => {
   });
 
   it('`npm start` runs the compiled server under node, and SIGTERM to the npm process stops it within 5 s and frees the port', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const dir = tempDir('identity-proc-');
     // Exactly what a user or a supervisor runs: npm (which runs `prestart`, then sh → node).
     const child = spawn('npm', ['start', '--silent'], {
       cwd: REPO,
@@ -153,7 +153,7 @@ describe('the server process', () => {
   }, 180_000);
 
   it('the signing keys are sealed with the operator key: a start with another key stops, naming both key ids', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const dir = tempDir('identity-proc-');
     const env = { DATABASE_URL: `file:${join(dir, 'identity.db')}`, ADMIN_PAT_FILE: join(dir, 'admin.pat'), ENCRYPTION_KEY_FILE: join(dir, 'encryption.key') };
     const first = await start(env);
     expect(statSync(env.ENCRYPTION_KEY_FILE).mode & 0o777).toBe(0o600);
@@ -166,7 +166,7 @@ describe('the server process', () => {
   });
 
   it('a DATABASE_URL of an unsupported scheme stops the start (exit 2) before anything is created', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const dir = tempDir('identity-proc-');
     const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN], {
       cwd: dir,
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'mysql://x/y', ADMIN_PAT_FILE: join(dir, 'admin.pat'), ENCRYPTION_KEY_FILE: join(dir, 'k') },
@@ -181,7 +181,7 @@ describe('the server process', () => {
   });
 
   it('two processes starting at once on one SQLite file bootstrap exactly one instance', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const dir = tempDir('identity-proc-');
     const db = `file:${join(dir, 'identity.db')}`;
     const servers = await Promise.all([1, 2].map((n) => start({ DATABASE_URL: db, ADMIN_PAT_FILE: join(dir, `admin-${n}.pat`) })));
     expect(servers.filter((s) => s.output().includes('First start'))).toHaveLength(1);
@@ -190,7 +190,7 @@ describe('the server process', () => {
 
   it('two processes starting at once on one PostgreSQL database bootstrap exactly one instance', async () => {
     const url = await freshPostgresDatabase();
-    const dir = mkdtempSync(join(tmpdir(), 'identity-proc-'));
+    const dir = tempDir('identity-proc-');
     const servers = await Promise.all([1, 2].map((n) => start({ DATABASE_URL: url, ADMIN_PAT_FILE: join(dir, `admin-${n}.pat`) })));
     expect(servers.filter((s) => s.output().includes('First start'))).toHaveLength(1);
     const token = readFileSync(join(dir, `admin-${servers.findIndex((s) => s.output().includes('First start')) + 1}.pat`), 'utf8').trim();

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from './support/temp-dir.js';
 import { loadOperatorSecretBox } from '../src/secrets/operator-key.js';
 import { createSecretBox, generateKeyText, parseKey, SecretKeyError } from '../src/secrets/secret-box.js';
 
@@ -36,7 +36,7 @@ describe('secrets at rest', () => {
   });
 
   it('creates a key file private to the service user on the first start and reuses it later', () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'keys-')), 'data');
+    const dir = join(tempDir('keys-'), 'data');
     const keyFile = join(dir, 'encryption.key');
     const first = loadOperatorSecretBox({ keyFile, previousKeys: [] });
     expect(first.createdFile).toBe(keyFile);
@@ -49,7 +49,7 @@ describe('secrets at rest', () => {
   });
 
   it('processes making the key file at once all end up with the one key written', async () => {
-    const keyFile = join(mkdtempSync(join(tmpdir(), 'keys-')), 'data', 'encryption.key');
+    const keyFile = join(tempDir('keys-'), 'data', 'encryption.key');
     const module = new URL('../src/secrets/operator-key.ts', import.meta.url).href;
     // All processes wait for one moment, then race for the file.
     const at = Date.now() + 4000;
