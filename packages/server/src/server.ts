@@ -13,6 +13,7 @@ import type { LockoutPolicy } from './domain/login/password-login.js';
 import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-tokens.js';
 import { hashLegacyTokenKeys, startPayloadSweeper } from './oidc/adapter.js';
 import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
+import { refuseNulQuery } from './oidc/nul-guard.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { loadSpec } from './http/spec.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
@@ -101,7 +102,9 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const current = serving;
-    if (isProviderPath(path)) void current.oidc(req, res);
+    if (isProviderPath(path)) {
+      if (!refuseNulQuery(req, res, path)) void current.oidc(req, res);
+    }
     else if (refuseDotSegments(req, res)) return;
     else void current.hono(req, res);
   };

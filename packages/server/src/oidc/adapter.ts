@@ -15,6 +15,7 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { hashToken } from '../auth/tokens.js';
 import type { Store } from '../store/store.js';
 import type { OidcPayloadRow } from '../store/repositories/oidc.js';
+import { hasNul, nulPayloadError } from './nul-guard.js';
 
 export type ClientLookup = (clientId: string) => Promise<AdapterPayload | undefined>;
 
@@ -52,6 +53,7 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
     constructor(private readonly kind: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      if (hasNul(id) || JSON.stringify(payload).includes('\\u0000')) throw nulPayloadError();
       await store.transaction((tx) =>
         tx.oidc.payloads.upsert({
           kind: this.kind,
@@ -67,27 +69,33 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
+      if (hasNul(id)) return undefined; // no key holds one (nul-guard.ts)
       if (this.kind === 'Client') return findClient(id);
       return toPayload(await store.read.oidc.payloads.find(this.kind, storedKey(this.kind, id), new Date()), id);
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      if (hasNul(uid)) return undefined;
       return toPayload(await store.read.oidc.payloads.findByUid(this.kind, uid, new Date()));
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      if (hasNul(userCode)) return undefined;
       return toPayload(await store.read.oidc.payloads.findByUserCode(this.kind, userCode, new Date()));
     }
 
     async consume(id: string): Promise<void> {
+      if (hasNul(id)) return;
       await store.transaction((tx) => tx.oidc.payloads.consume(this.kind, storedKey(this.kind, id), Math.floor(Date.now() / 1000)));
     }
 
     async destroy(id: string): Promise<void> {
+      if (hasNul(id)) return;
       await store.transaction((tx) => tx.oidc.payloads.destroy(this.kind, storedKey(this.kind, id)));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      if (hasNul(grantId)) return;
       await store.transaction((tx) => tx.oidc.payloads.revokeByGrantId(this.kind, grantId));
     }
   };

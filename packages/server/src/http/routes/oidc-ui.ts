@@ -15,6 +15,7 @@ import type { AccessTokenReader } from '../../oidc/access-tokens.js';
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
 import { loginPage, messagePage } from './oidc-ui-pages.js';
+import { hasNul } from '../../oidc/nul-guard.js';
 
 export interface OidcRouteDeps {
   provider: Provider;
@@ -71,10 +72,14 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   app.post('/ui/login/:uid', async (c) => {
     const d = await details(c);
     if (!d || d.prompt.name !== 'login') return expired(c);
-    const form = await c.req.parseBody();
+    // A body that does not parse (e.g. broken multipart) is the user's mistake, not the server's.
+    const form = await c.req.parseBody().catch(() => undefined);
+    if (!form) return c.html(loginPage(d.uid, '', 'Enter your login name and password.'), 400);
     const loginName = typeof form.loginName === 'string' ? form.loginName : '';
     const password = typeof form.password === 'string' ? form.password : '';
     if (!loginName || !password) return c.html(loginPage(d.uid, loginName, 'Enter your login name and password.'), 400);
+    // No login name or password holds U+0000, and PostgreSQL cannot look one up (oidc/nul-guard.ts).
+    if (hasNul(loginName) || hasNul(password)) return c.html(loginPage(d.uid, '', 'Enter your login name and password.'), 400);
     const outcome = await checkPasswordLogin(store, deps.lockout, loginName, password, deps.passwordVerifier);
     if (!outcome.ok) {
       if (outcome.refusedHash) {
