@@ -352,7 +352,8 @@ export interface paths {
          * Create (import) a human user in the organisation
          * @description Creates a human user in the organisation the request acts on, with a password or an
          *     already hashed password. The state is `USER_STATE_INITIAL` until the email is verified and
-         *     a password is set. Appends `user.human.added`. Permission `user.write`.
+         *     a password is set. Appends `user.human.added`. Permission `user.write`. A `userId` that belongs, or
+         *     belonged, to a user (ids of removed users stay taken) → 409.
          */
         post: operations["ImportHumanUser"];
         delete?: never;
@@ -373,7 +374,8 @@ export interface paths {
         /**
          * Create a machine (service) user in the organisation
          * @description Creates a machine user in the organisation the request acts on; it authenticates with
-         *     personal access tokens. Appends `user.machine.added`. Permission `user.write`.
+         *     personal access tokens. Appends `user.machine.added`. Permission `user.write`. A `userId` that
+         *     belongs, or belonged, to a user (ids of removed users stay taken) → 409 `COMMAND-uR3us`.
          */
         post: operations["AddMachineUser"];
         delete?: never;
@@ -501,7 +503,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a personal access token
-         * @description The token stops working at once. Appends `user.personal.access.token.removed`. Permission `user.write`.
+         * @description The token stops working at once. Appends `user.personal.access.token.removed`. Permission `user.write`, and, as for adding one, the right to grant every role the user holds (else 403 `COMMAND-Auth0r`).
          */
         delete: operations["RemovePersonalAccessToken"];
         options?: never;
@@ -5653,7 +5655,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request cannot be sent back to the client (unknown client, unregistered redirect URI, missing client_id); an HTML page names the error. */
+            /** @description The request cannot be sent back to the client (unknown client, unregistered redirect URI, missing client_id, or a parameter holding a NUL character, which no parameter may); an HTML page names the error. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6005,7 +6007,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Login name or password missing (the form again, with a message), or the attempt expired. */
+            /** @description Login name or password missing, holding a NUL character, or a body that does not parse (the form again, with a message), or the attempt expired. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -14,7 +14,7 @@ import { refuseAuthWrite } from './auth-writes.js';
 import { pgColumns } from './columns.js';
 import { postgresHotPath } from './postgres-hot-path.js';
 import { defineTables } from './schema.js';
-import { createRepositories, UniqueViolation, type Db, type Repositories, type Store } from './store.js';
+import { createRepositories, lockKeys, UniqueViolation, type Db, type Repositories, type Store } from './store.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'postgres');
 /** Arbitrary but fixed: the key of the advisory lock that serialises start-up work. */
@@ -66,7 +66,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     return connection;
   };
 
-  async function runOnce<T>(fn: (tx: Repositories) => Promise<T>): Promise<T> {
+  async function runOnce<T>(fn: (tx: Repositories) => Promise<T>, locks: string[]): Promise<T> {
     const client = await pool.connect();
     const connection = connectionOf(client);
     connection.authWritten = false;
@@ -77,6 +77,9 @@ export async function openPostgresStore(url: string): Promise<Store> {
         throw error;
       });
       try {
+        // Transaction-scoped advisory locks, taken before anything is read and held until
+        // COMMIT/ROLLBACK; keys are sorted (lockKeys) and taken before any row lock, so no cycle.
+        for (const key of locks) await client.query({ name: 'lock_aggregate', text: 'select pg_advisory_xact_lock(hashtextextended($1, 0))', values: [key] });
         const result = await fn(connection.repositories);
         await client.query('commit');
         return result;
@@ -97,10 +100,11 @@ export async function openPostgresStore(url: string): Promise<Store> {
   return {
     dialect: 'postgres',
     read: createRepositories(db, tables, postgresHotPath(pool), { onAuthWrite: refuseAuthWrite }),
-    transaction: async (fn) => {
+    transaction: async (fn, locks) => {
+      const keys = lockKeys(locks);
       for (let attempt = 1; ; attempt++) {
         try {
-          return await runOnce(fn);
+          return await runOnce(fn, keys);
         } catch (error) {
           const translated = translateError(error);
           // The backstop of the (aggregate, sequence) key (see schema.ts) fired: run it again.

@@ -75,6 +75,7 @@ export async function openSqliteStore(path: string): Promise<Store> {
   return {
     dialect: 'sqlite',
     read: reader,
+    // `locks` need nothing here: BEGIN IMMEDIATE already makes every write transaction the only one.
     transaction: (fn) => transactions.run(() => fn(writer)),
     // Across processes BEGIN IMMEDIATE + busy_timeout serialise writers; within this process a
     // second queue (not the transaction queue, which `fn` itself uses) runs one `fn` at a time.

@@ -14,8 +14,14 @@ export interface Store {
   readonly dialect: Dialect;
   /** Reads outside a transaction (on SQLite: a separate connection that sees only committed data). */
   readonly read: Repositories;
-  /** Runs `fn` in one transaction: every state change and its events commit together or not at all. */
-  transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction: every state change and its events commit together or not at all.
+   * `locks` names the aggregates whose state `fn` reads to decide what it writes: they are locked
+   * before `fn` runs, until the transaction ends, so two commands on one aggregate run one after
+   * the other and each checks what the other committed (PostgreSQL's READ COMMITTED would
+   * otherwise let both check the same old state). See ARCHITECTURE.md, "The event log".
+   */
+  transaction<T>(fn: (tx: Repositories) => Promise<T>, locks?: readonly AggregateLock[]): Promise<T>;
   /** Runs `fn` while no other process on this store runs it (first-start bootstrap). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /**
@@ -25,6 +31,14 @@ export interface Store {
   authGeneration(): number;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** An aggregate a command locks: its type and id (`['user', userId]`). */
+export type AggregateLock = readonly [aggregateType: string, aggregateId: string];
+
+/** Lock keys in one order (sorted, without duplicates), so two transactions never wait on each other in a cycle. */
+export function lockKeys(locks: readonly AggregateLock[] | undefined): string[] {
+  return [...new Set((locks ?? []).map(([type, id]) => `${type}:${id}`))].sort();
 }
 
 /** A write lost a race on a unique key (the caller decides what that means: usually 409). */

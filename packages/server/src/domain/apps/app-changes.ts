@@ -4,6 +4,7 @@
  */
 import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { Store } from '../../store/store.js';
+import { APP_LOCK } from './oidc-apps.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition, invalidArgument } from '../errors.js';
@@ -31,7 +32,7 @@ export async function updateApp(store: Store, ctx: RequestContext, projectId: st
     await tx.oidcApps.update(row.id, { name, sequence: event.sequence, changedAt: event.createdAt });
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
     return { details: changedDetails(event) };
-  });
+  }, [[APP_LOCK, appId]]);
 }
 
 /**
@@ -65,5 +66,5 @@ export async function regenerateOidcClientSecret(
     await tx.oidcApps.update(row.id, { clientSecretHash: hashToken(clientSecret), sequence: event.sequence, changedAt: event.createdAt });
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
     return { clientSecret, details: changedDetails(event) };
-  });
+  }, [[APP_LOCK, appId]]);
 }

@@ -5,6 +5,9 @@
  */
 import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { Store } from '../../store/store.js';
+
+/** Commands on one application run one after the other (Store.transaction's locks). */
+export const APP_LOCK = 'app';
 import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
@@ -155,7 +158,7 @@ export async function updateOidcAppConfig(
     });
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
     return { details: changedDetails(event), ...(clientSecret ? { clientSecret } : {}) };
-  });
+  }, [[APP_LOCK, appId]]);
 }
 
 /**
@@ -183,7 +186,7 @@ export async function removeApp(store: Store, ctx: RequestContext, projectId: st
     await tx.oidcApps.remove(row.id);
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
     return { details: changedDetails(event) };
-  });
+  }, [[APP_LOCK, appId]]);
 }
 
 function diff(before: OidcAppConfig, after: OidcAppConfig): Partial<OidcAppConfig> {

@@ -13,7 +13,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition } from '../errors.js';
 import { newId } from '../ids.js';
-import { UniqueViolation, type Repositories, type Store } from '../../store/store.js';
+import { UniqueViolation, type AggregateLock, type Repositories, type Store } from '../../store/store.js';
 import type { IdpChange, IdpRow } from '../../store/repositories/idps.js';
 import { idpNotFound, nameKeyOf, stylingTypeOf, type IdpScope, type JwtConfig, type StylingType } from './idp.js';
 
@@ -29,15 +29,18 @@ export interface UpdateIdpInput {
   autoRegister?: boolean;
 }
 
+/** Commands on one identity provider run one after the other (Store.transaction's locks). */
+const IDP_LOCK = 'idp';
+
 const nameTaken = () => alreadyExists('V3-DKcYh', 'IDP Configuration with this name already exists');
 
 /**
  * Runs a write; a concurrent writer that took the same name first (PostgreSQL: the unique
  * index fires at insert/update) gets the same 409 as the checked case.
  */
-async function write<T>(store: Store, fn: (tx: Repositories) => Promise<T>): Promise<T> {
+async function write<T>(store: Store, fn: (tx: Repositories) => Promise<T>, locks?: readonly AggregateLock[]): Promise<T> {
   try {
-    return await store.transaction(fn);
+    return await store.transaction(fn, locks);
   } catch (error) {
     if (error instanceof UniqueViolation && /idps.*name_key/.test(error.detail)) throw nameTaken();
     throw error;
@@ -122,7 +125,7 @@ export async function updateIdp(store: Store, ctx: RequestContext, scope: IdpSco
     const nameKey = nameKeyOf(next.name);
     if (nameKey !== row.nameKey && (await tx.idps.nameTaken(scope.ownerId, nameKey, row.id))) throw nameTaken();
     return applyChange(tx, ctx, scope, row, 'idp.config.changed', changes, { ...changes, nameKey });
-  });
+  }, [[IDP_LOCK, idpId]]);
 }
 
 export async function updateIdpJwtConfig(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string, input: JwtConfig): Promise<{ details: ObjectDetails }> {
@@ -140,7 +143,7 @@ export async function updateIdpJwtConfig(store: Store, ctx: RequestContext, scop
       jwtKeysEndpoint: input.keysEndpoint,
       jwtHeaderName: input.headerName,
     });
-  });
+  }, [[IDP_LOCK, idpId]]);
 }
 
 export async function deactivateIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
@@ -149,7 +152,7 @@ export async function deactivateIdp(store: Store, ctx: RequestContext, scope: Id
     const row = await ownedIdp(tx, scope, idpId);
     if (row.state !== 'IDP_STATE_ACTIVE') throw failedPrecondition('Org-BBmd0', 'IDP Configuration is not active');
     return applyChange(tx, ctx, scope, row, 'idp.config.deactivated', {}, { state: 'IDP_STATE_INACTIVE' });
-  });
+  }, [[IDP_LOCK, idpId]]);
 }
 
 export async function reactivateIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
@@ -158,7 +161,7 @@ export async function reactivateIdp(store: Store, ctx: RequestContext, scope: Id
     const row = await ownedIdp(tx, scope, idpId);
     if (row.state !== 'IDP_STATE_INACTIVE') throw failedPrecondition('Org-5Mo0d', 'IDP Configuration is not inactive');
     return applyChange(tx, ctx, scope, row, 'idp.config.reactivated', {}, { state: 'IDP_STATE_ACTIVE' });
-  });
+  }, [[IDP_LOCK, idpId]]);
 }
 
 /** Removes the provider; its name is free again afterwards. */
@@ -176,5 +179,5 @@ export async function removeIdp(store: Store, ctx: RequestContext, scope: IdpSco
     });
     await tx.idps.remove(row.id);
     return { details: changedDetails(event) };
-  });
+  }, [[IDP_LOCK, idpId]]);
 }

@@ -5,6 +5,7 @@
  */
 import type { MemberWithUser } from '../../store/repositories/members.js';
 import type { Store } from '../../store/store.js';
+import { USER_AGGREGATE } from '../users/aggregate.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
@@ -85,7 +86,7 @@ export async function addMember(store: Store, ctx: RequestContext, scope: Member
       changedAt: event.createdAt,
     });
     return { details: addedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, input.userId]]);
 }
 
 /** Replaces the member's roles; unchanged roles write no event (ZITADEL does the same). */
@@ -106,7 +107,7 @@ export async function updateMember(store: Store, ctx: RequestContext, scope: Mem
     });
     await tx.members.update(scope.type, scope.id, userId, roles, event.sequence, event.createdAt);
     return { details: changedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, userId]]);
 }
 
 export async function removeMember(store: Store, ctx: RequestContext, scope: MemberScope, userId: string): Promise<{ details: ObjectDetails }> {
@@ -123,7 +124,7 @@ export async function removeMember(store: Store, ctx: RequestContext, scope: Mem
     });
     await tx.members.remove(scope.type, scope.id, userId);
     return { details: changedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, userId]]);
 }
 
 export async function listMembers(

@@ -2,6 +2,7 @@
  * Project members: PROJECT_* roles held on one project (rows of the members table with scope
  * 'project', owned by the project's organisation). Their permissions count only for that project.
  */
+import { USER_AGGREGATE } from '../users/aggregate.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
@@ -45,7 +46,7 @@ export async function addProjectMember(store: Store, ctx: RequestContext, projec
     });
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
     return { details: addedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, input.userId]]);
 }
 
 export async function searchProjectMembers(store: Store, ctx: RequestContext, projectId: string, input: { query?: ListQueryInput }): Promise<{ details: ListDetails; result: ProjectMemberView[] }> {
@@ -81,7 +82,7 @@ export async function removeProjectMember(store: Store, ctx: RequestContext, pro
     await tx.members.remove('project', project.id, userId);
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
     return { details: changedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, userId]]);
 }
 
 /** A human's display name (profile) or a machine's name, whichever the user's data holds. */

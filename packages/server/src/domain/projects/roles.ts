@@ -9,6 +9,9 @@ import { alreadyExists, invalidArgument, notFound } from '../errors.js';
 import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
 import { cascadeRoleRemoval } from '../user-grants/cascade.js';
 import type { Repositories, Store } from '../../store/store.js';
+
+/** Commands on one project's roles run one after the other (Store.transaction's locks). */
+const PROJECT_LOCK = 'project';
 import type { ProjectRoleRow } from '../../store/repositories/projects.js';
 import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
 
@@ -27,14 +30,14 @@ export interface RoleView {
 
 export async function addProjectRole(store: Store, ctx: RequestContext, projectId: string, role: RoleInput): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.role.write');
-  return store.transaction((tx) => addRoles(tx, ctx, projectId, [role]));
+  return store.transaction((tx) => addRoles(tx, ctx, projectId, [role]), [[PROJECT_LOCK, projectId]]);
 }
 
 /** All roles or none: one duplicate (stored, or twice in the request) refuses the whole call. */
 export async function bulkAddProjectRoles(store: Store, ctx: RequestContext, projectId: string, roles: RoleInput[]): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.role.write');
   if (roles.length === 0) throw invalidArgument('PROJECT-8m9vS', 'At least one role is required');
-  return store.transaction((tx) => addRoles(tx, ctx, projectId, roles));
+  return store.transaction((tx) => addRoles(tx, ctx, projectId, roles), [[PROJECT_LOCK, projectId]]);
 }
 
 async function addRoles(tx: Repositories, ctx: RequestContext, projectId: string, roles: RoleInput[]): Promise<{ details: ObjectDetails }> {
@@ -106,5 +109,5 @@ export async function removeProjectRole(store: Store, ctx: RequestContext, proje
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
     await cascadeRoleRemoval(tx, ctx, project.id, roleKey);
     return { details: changedDetails(event) };
-  });
+  }, [[PROJECT_LOCK, projectId]]);
 }

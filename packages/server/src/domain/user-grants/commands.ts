@@ -5,6 +5,7 @@
  * the context organisation only, then a permission held only through project roles must cover
  * the grant's project (403 `EVENT-Shu7e`).
  */
+import { USER_AGGREGATE } from '../users/aggregate.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors.js';
@@ -61,7 +62,7 @@ export async function addUserGrant(
       sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
     });
     return { userGrantId: id, details: addedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, userId]]);
 }
 
 /**
@@ -98,7 +99,7 @@ export async function updateUserGrant(store: Store, ctx: RequestContext, userId:
     const event = await appendGrantEvent(tx, ctx, grant, 'user.grant.changed', { roleKeys });
     await tx.userGrants.update(grant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
     return { details: changedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, userId], [USER_GRANT_AGGREGATE, grantId]]);
 }
 
 export async function deactivateUserGrant(store: Store, ctx: RequestContext, userId: string, grantId: string): Promise<{ details: ObjectDetails }> {
@@ -122,7 +123,7 @@ async function setState(store: Store, ctx: RequestContext, userId: string, grant
     const event = await appendGrantEvent(tx, ctx, grant, type, {});
     await tx.userGrants.update(grant.id, { state, sequence: event.sequence, changedAt: event.createdAt });
     return { details: changedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, userId], [USER_GRANT_AGGREGATE, grantId]]);
 }
 
 /** RemoveUserGrant (reference §2.3): the row goes, so the same grant can be added again. */
@@ -131,7 +132,7 @@ export async function removeUserGrant(store: Store, ctx: RequestContext, userId:
   return store.transaction(async (tx) => {
     const grant = await grantForCaller(tx, ctx, userId, grantId, 'user.grant.delete');
     return { details: changedDetails(await removeGrant(tx, ctx, grant)) };
-  });
+  }, [[USER_AGGREGATE, userId], [USER_GRANT_AGGREGATE, grantId]]);
 }
 
 /** BulkRemoveUserGrant: every grant must exist in the context organisation, else nothing is removed. */

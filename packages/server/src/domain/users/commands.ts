@@ -15,7 +15,8 @@ import { checkHashedPassword } from './hashed-password.js';
 import { checkPasswordComplexity } from './password-policy.js';
 import type { AccessTokenType, Gender, HumanData, MachineData, UserState } from './view.js';
 
-export const USER_AGGREGATE = 'user';
+export { USER_AGGREGATE } from './aggregate.js';
+import { USER_AGGREGATE } from './aggregate.js';
 
 export interface ImportHumanUserInput {
   userId?: string;
@@ -120,6 +121,10 @@ async function createUser(store: Store, ctx: RequestContext, user: NewUser): Pro
   const userNameKey = user.userName.toLowerCase();
   return store.transaction(async (tx) => {
     if (user.userId && (await tx.users.get(user.userId))) throw alreadyExists('V3-DKcYh', 'User already exists');
+    // A removed user's id is not given out again: a new user would continue its event history.
+    if (user.userId && (await tx.events.exists(USER_AGGREGATE, user.userId))) {
+      throw alreadyExists('COMMAND-uR3us', 'User already exists: the id belonged to a removed user and cannot be used again');
+    }
     if (await tx.users.getByUserNameKey(ctx.orgId, userNameKey)) {
       throw alreadyExists('V3-DKcYh', 'User already exists: the userName is taken in this organisation');
     }
@@ -146,7 +151,7 @@ async function createUser(store: Store, ctx: RequestContext, user: NewUser): Pro
       changedAt: event.createdAt,
     });
     return { userId, details: addedDetails(event) };
-  });
+  }, user.userId ? [[USER_AGGREGATE, user.userId]] : []);
 }
 
 /** The user of the context organisation, else 404 (a user of another organisation is not found). */
@@ -201,5 +206,5 @@ export async function removeUser(store: Store, ctx: RequestContext, userId: stri
     await tx.tokens.removeByUser(user.id);
     await tx.users.remove(user.id);
     return { details: changedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, userId]]);
 }

@@ -40,7 +40,7 @@ export async function generateMachineSecret(
     await tx.logins.machineSecrets.upsert({ userId: user.id, clientId, secretHash: hashToken(clientSecret), createdAt: event.createdAt });
     await tx.users.touch(user.id, event.sequence, event.createdAt);
     return { clientId, clientSecret, details: changedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, userId]]);
 }
 
 export async function removeMachineSecret(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
@@ -59,5 +59,5 @@ export async function removeMachineSecret(store: Store, ctx: RequestContext, use
     await tx.logins.machineSecrets.remove(user.id);
     await tx.users.touch(user.id, event.sequence, event.createdAt);
     return { details: changedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, userId]]);
 }

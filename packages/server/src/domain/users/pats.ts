@@ -10,6 +10,7 @@ import { invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { machineUserForCredentials, USER_AGGREGATE, userInContextOrg } from './commands.js';
+import { requireAuthorityOver } from './guard.js';
 
 export interface AddedToken {
   tokenId: string;
@@ -55,7 +56,7 @@ export async function addPersonalAccessToken(
     });
     await tx.users.touch(user.id, event.sequence, event.createdAt);
     return { tokenId, token, details: addedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, userId]]);
 }
 
 export async function listPersonalAccessTokens(
@@ -83,6 +84,8 @@ export async function removePersonalAccessToken(
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
     const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-Dggw2');
+    // As for minting one: only a caller who could grant every role the user holds manages its tokens.
+    await requireAuthorityOver(tx, ctx, user.id);
     const token = await tx.tokens.getForUser(user.id, tokenId);
     if (!token) throw notFound('COMMAND-4m77G', 'Personal Access Token not found');
     const event = await tx.events.append({
@@ -96,5 +99,5 @@ export async function removePersonalAccessToken(
     await tx.tokens.remove(token.id);
     await tx.users.touch(user.id, event.sequence, event.createdAt);
     return { details: changedDetails(event) };
-  });
+  }, [[USER_AGGREGATE, userId]]);
 }

@@ -43,6 +43,16 @@ export function eventRepository(db: Db, t: Tables, append: AppendEvent) {
   return {
     append,
 
+    /** Whether the aggregate ever had an event: ids of removed objects stay taken (ZITADEL's rule). */
+    async exists(aggregateType: string, aggregateId: string): Promise<boolean> {
+      const rows = await db
+        .select({ sequence: t.events.sequence })
+        .from(t.events)
+        .where(and(eq(t.events.aggregateType, aggregateType), eq(t.events.aggregateId, aggregateId)))
+        .limit(1);
+      return rows.length > 0;
+    },
+
     async search(filter: EventFilter): Promise<{ total: number; events: StoredEvent[] }> {
       const conditions: SQL[] = [];
       if (filter.aggregateId) conditions.push(eq(t.events.aggregateId, filter.aggregateId));

@@ -97,7 +97,12 @@ export function transferRepository(db: Db, t: Tables) {
     },
 
     // ---- import: existence checks (ids that already exist) ----
-    existingUserIds: (ids: string[]) => existing(t.users.id, t.users, ids),
+    /** Ids of users, and of removed users (whose events remain): neither may be imported again. */
+    async existingUserIds(ids: string[]): Promise<Set<string>> {
+      const live = await existing(t.users.id, t.users, ids);
+      const removed = await existing(t.events.aggregateId, t.events, ids, eq(t.events.aggregateType, 'user'));
+      return new Set([...live, ...removed]);
+    },
     existingUserNameKeys: (orgId: string, keys: string[]) => existing(t.users.userNameKey, t.users, keys, eq(t.users.orgId, orgId)),
     existingProjectIds: (ids: string[]) => existing(t.projects.id, t.projects, ids),
     existingOidcAppIds: (ids: string[]) => existing(t.oidcApps.id, t.oidcApps, ids),
