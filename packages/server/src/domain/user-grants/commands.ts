@@ -140,13 +140,16 @@ export async function bulkRemoveUserGrants(store: Store, ctx: RequestContext, gr
   requirePermission(ctx, 'user.grant.delete');
   const ids = [...new Set(grantIds)];
   if (ids.length === 0) throw invalidArgument('COMMAND-5M0sd', 'User grant ids are missing');
+  // The grants' users are locked as well (a user's removal removes its grants): read them first
+  // to know which, then read the grants again under the locks.
+  const users = (await store.read.userGrants.manyInOrg(ids, ctx.orgId)).map((g) => [USER_AGGREGATE, g.userId] as const);
   return store.transaction(async (tx) => {
     const grants = await tx.userGrants.manyInOrg(ids, ctx.orgId);
     if (grants.length !== ids.length) throw grantNotFound();
     for (const grant of grants) checkProjectScope(ctx, 'user.grant.delete', grant.projectId);
     for (const grant of grants) await removeGrant(tx, ctx, grant);
     return {};
-  });
+  }, [...users, ...ids.map((id) => [USER_GRANT_AGGREGATE, id] as const)]);
 }
 
 async function removeGrant(tx: Repositories, ctx: RequestContext, grant: UserGrantRow) {
