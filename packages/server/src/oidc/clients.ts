@@ -8,6 +8,7 @@ import type { AdapterPayload } from 'oidc-provider';
 import { hashToken } from '../auth/tokens.js';
 import { durationSeconds, nonCompliantRedirects, type OidcAppConfig } from '../domain/apps/oidc-config.js';
 import type { Store } from '../store/store.js';
+import { storedOidcConfig } from '../domain/apps/oidc-config.js';
 
 /** Our own client metadata (declared in `extraClientMetadata.properties`). */
 export const EXTRA_CLIENT_METADATA = [
@@ -40,7 +41,7 @@ export function clientLookup(store: Store) {
       return {
         client_id: app.clientId,
         ...(app.clientSecretHash ? { client_secret: app.clientSecretHash } : {}),
-        ...toClientMetadata(app.config as unknown as OidcAppConfig),
+        ...toClientMetadata(storedOidcConfig(app.config)),
         kind: 'app',
         project_id: app.projectId,
       } as AdapterPayload;

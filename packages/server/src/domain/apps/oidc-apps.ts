@@ -15,7 +15,7 @@ import { invalidArgument, notFound, permissionDenied } from '../errors.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
-import { complianceProblems, validateOidcConfig, withDefaults, type OidcAppConfig, type OidcAppInput } from './oidc-config.js';
+import { complianceProblems, validateOidcConfig, storedOidcConfig, withDefaults, type OidcAppConfig, type OidcAppInput } from './oidc-config.js';
 
 export interface LocalizedMessage {
   key: string;
@@ -59,7 +59,7 @@ export function checkName(name: string): string {
 }
 
 export function toAppView(row: OidcAppRow): AppView {
-  const config = row.config as unknown as OidcAppConfig;
+  const config = storedOidcConfig(row.config);
   return {
     id: row.id,
     details: viewDetails(row, row.orgId),
@@ -137,7 +137,7 @@ export async function updateOidcAppConfig(
     const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
     const row = await tx.oidcApps.get(project.id, appId);
     if (!row) throw appNotFound();
-    const before = row.config as unknown as OidcAppConfig;
+    const before = storedOidcConfig(row.config);
     const config = withDefaults(input, before);
     validateOidcConfig(config);
     if (JSON.stringify(config) === JSON.stringify(before)) throw invalidArgument('COMMAND-1m88i', 'Errors.NoChangesFound');

@@ -87,6 +87,15 @@ export function withDefaults(input: OidcAppInput, base?: OidcAppConfig): OidcApp
   };
 }
 
+/**
+ * The configuration of a stored application, every field present: rows imported from documents
+ * that leave optional fields out, or written by an earlier version, read like rows AddOIDCApp
+ * wrote. Every read of `oidc_apps.config` goes through here.
+ */
+export function storedOidcConfig(config: unknown): OidcAppConfig {
+  return withDefaults((config ?? {}) as OidcAppInput);
+}
+
 /** "1.5s" → seconds; undefined when not a Duration. */
 export function durationSeconds(value: string): number | undefined {
   const m = /^(\d+)(\.\d{1,9})?s$/.exec(value);

@@ -12,6 +12,7 @@ import { SUPPORTED_LANGUAGES } from '../languages.js';
 import { orgPrimaryDomain } from '../orgs/domain.js';
 import { ORG_ROLES, PROJECT_ROLES } from '../permissions.js';
 import { MESSAGE_TEXT_LISTS, type DataOrg } from './document.js';
+import { withDefaults, type OidcAppInput } from '../apps/oidc-config.js';
 
 export interface ImportError {
   type: string;
@@ -278,11 +279,8 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     appRows.push({
       id: a.appId, projectId, orgId, name, state: 'APP_STATE_ACTIVE', clientId: `${newId()}@${slug || 'project'}`,
       clientSecretHash: publicClient ? null : createHash('sha256').update(randomBytes(32)).digest('hex'),
-      config: stripUndefined({
-        appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', version: 'OIDC_VERSION_1_0',
-        accessTokenType: 'OIDC_TOKEN_TYPE_BEARER', responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-        ...config,
-      }),
+      // The same defaults as AddOIDCApp: the document may leave any optional field out.
+      config: withDefaults(stripUndefined(config) as OidcAppInput) as unknown as Record<string, unknown>,
       ...stamp,
     });
     push('oidcAppIds', a.appId);
