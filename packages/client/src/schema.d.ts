@@ -47,8 +47,10 @@ export interface paths {
          *     unchanged; ids from the document are kept (machine users included); password hashes and OTP
          *     secrets are stored as given; texts go to the imported organisation. An organisation whose id exists
          *     is imported into; one whose name is taken by another organisation is skipped (reported). Imported
-         *     resources get no events of their own; the import appends one event `instance.data.imported` naming
-         *     the caller and the organisations. The importing user is not made a member of anything.
+         *     resources get no events of their own; each organisation gets one `org.data.imported` (the caller and
+         *     what was imported into it) in its own transaction, so an import broken off later still leaves each
+         *     committed organisation its audit record, and the import ends with one `instance.data.imported`
+         *     naming the caller and the organisations. The importing user is not made a member of anything.
          *     A timeout rolls back the organisation in progress (earlier ones stay) → 504.
          *     Permission: `iam.write` (IAM_OWNER). The token and the permission are checked before the body is
          *     read (401/403 without reading it); at most `MAX_CONCURRENT_IMPORTS` imports run at once (429 beyond).

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { IMPORT_EVENT } from '../src/domain/transfer/import.js';
+import { IMPORT_EVENT, ORG_IMPORT_EVENT } from '../src/domain/transfer/import.js';
 import { createTestInstance, describeEachStore, insertMachineUserWithToken, type TestInstance } from './support/instance.js';
 import { startGcsEmulator, type GcsEmulator } from './support/gcs-emulator.js';
 import { BCRYPT, richDocument, TOTP } from './support/transfer-documents.js';
@@ -62,12 +62,16 @@ describeEachStore('export and import (description §4.4, §4.5)', (dialect) => {
     expect(plain.orgs[0].humanUsers[0].user.otpCode).toBeUndefined();
   });
 
-  it('writes one audit event per import and none per resource; texts go to the imported organisation', async () => {
+  it('writes one audit event per import and one per organisation, in its own transaction, and none per resource; texts go to the imported organisation', async () => {
     const events = await b.store.read.events.search({ limit: 100, offset: 0, asc: true });
     const imports = events.events.filter((e) => e.type === IMPORT_EVENT);
     expect(imports).toHaveLength(1);
     expect(imports[0]).toMatchObject({ creator: b.adminUserId, payload: expect.objectContaining({ orgIds: ['1100', '1200'], humanUsers: 2 }) });
-    expect(events.events.filter((e) => ['1100', '1101', '1102', '1103'].includes(e.aggregateId))).toEqual([]);
+    // Each organisation carries its own record, committed with it: a crash after it keeps it.
+    const perOrg = events.events.filter((e) => e.type === ORG_IMPORT_EVENT);
+    expect(perOrg.map((e) => [e.aggregateType, e.aggregateId])).toEqual([['org', '1100'], ['org', '1200']]);
+    expect(perOrg[0]).toMatchObject({ creator: b.adminUserId, resourceOwner: '1100', payload: expect.objectContaining({ humanUsers: 1, machineUsers: 1, projects: 1, oidcApps: 1, userGrants: 1 }) });
+    expect(events.events.filter((e) => ['1100', '1101', '1102', '1103'].includes(e.aggregateId) && e.type !== ORG_IMPORT_EVENT)).toEqual([]);
     expect(await b.store.read.messageTexts.get('1100', 'InitCode', 'en')).toBeDefined();
     expect(await b.store.read.messageTexts.get(b.defaultOrgId, 'InitCode', 'en')).toBeUndefined();
   });

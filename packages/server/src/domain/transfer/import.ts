@@ -31,6 +31,8 @@ export interface ImportDataResponse {
 }
 
 export const IMPORT_EVENT = 'instance.data.imported';
+/** Written per organisation, in its own transaction (see orgImportEvent). */
+export const ORG_IMPORT_EVENT = 'org.data.imported';
 
 /** Parses, loads and validates the request's document; 400 naming the first invalid paths. */
 async function loadDocument(raw: unknown, deps: ImportDeps, signal: { readonly aborted: boolean }): Promise<{ doc: DataOrgs; timeoutMs: number }> {
@@ -84,7 +86,13 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
       const context: OrgImportContext = {
         org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut,
       };
-      const done = await store.transaction((tx) => importOrg(tx, context));
+      const done = await store.transaction(async (tx) => {
+        const imported = await importOrg(tx, context);
+        // The audit record commits with the organisation: one that survives a crash later in the
+        // import still says who brought it in, and with what.
+        if (imported) await tx.events.append(orgImportEvent(ctx, imported, orgErrors.length));
+        return imported;
+      });
       errors.push(...orgErrors);
       if (done) orgs.push(done);
       if (done && context.deferred) deferred.push({ success: done, refs: context.deferred });
@@ -117,7 +125,27 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
   return { ...(errors.length ? { errors } : {}), success: orgs.length ? { orgs } : {} };
 }
 
-/** The one event of an import: who imported which organisations, and how much. */
+/** `org.data.imported`, in the organisation's own transaction: what this import brought into it. */
+function orgImportEvent(ctx: RequestContext, org: ImportSuccessOrg, errorCount: number) {
+  const count = (key: keyof ImportSuccessOrg) => (org[key] as unknown[] | undefined)?.length ?? 0;
+  return {
+    aggregateType: 'org',
+    aggregateId: org.orgId,
+    type: ORG_IMPORT_EVENT,
+    payload: {
+      humanUsers: count('humanUserIds'),
+      machineUsers: count('machineUserIds'),
+      projects: count('projectIds'),
+      oidcApps: count('oidcAppIds'),
+      userGrants: count('userGrants'),
+      errors: errorCount,
+    },
+    creator: ctx.caller.userId,
+    resourceOwner: org.orgId,
+  };
+}
+
+/** The summary event of an import, after all organisations: who imported which, and how much. */
 async function audit(store: Store, ctx: RequestContext, orgs: ImportSuccessOrg[], errorCount: number, timedOut: boolean) {
   const count = (key: keyof ImportSuccessOrg) => orgs.reduce((n, o) => n + ((o[key] as unknown[] | undefined)?.length ?? 0), 0);
   await store.transaction((tx) =>
