@@ -2885,6 +2885,8 @@ export interface components {
          * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
          *     organisation; the caller needs the permission there (an instance role, or a role in that
          *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+         *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+         *     working); when both are sent, `x-service-orgid` wins.
          */
         OrgHeader: string;
         /** @description The user's id. */
@@ -3303,6 +3305,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3335,6 +3339,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3372,6 +3378,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3409,6 +3417,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3445,6 +3455,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3485,6 +3497,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3520,6 +3534,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3557,6 +3573,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3594,6 +3612,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3630,6 +3650,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3667,6 +3689,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3702,6 +3726,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3742,6 +3768,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3784,6 +3812,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -3965,6 +3995,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4004,6 +4036,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4042,6 +4076,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4079,6 +4115,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4122,6 +4160,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4159,6 +4199,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4201,6 +4243,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4238,6 +4282,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4398,6 +4444,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4438,6 +4486,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4485,6 +4535,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4522,6 +4574,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4563,6 +4617,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4610,6 +4666,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4665,6 +4723,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4701,6 +4761,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4745,6 +4807,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4790,6 +4854,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4827,6 +4893,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4870,6 +4938,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4920,6 +4990,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -4959,6 +5031,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5003,6 +5077,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5040,6 +5116,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5077,6 +5155,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5114,6 +5194,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5153,6 +5235,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5193,6 +5277,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5238,6 +5324,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5277,6 +5365,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5321,6 +5411,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5360,6 +5452,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5405,6 +5499,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5445,6 +5541,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
@@ -5484,6 +5582,8 @@ export interface operations {
                  * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
                  *     organisation; the caller needs the permission there (an instance role, or a role in that
                  *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
                  */
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };

@@ -9,7 +9,7 @@ import { unauthenticated } from '../domain/errors.js';
 import type { Store } from '../store/store.js';
 import type { TokenVerifier } from '../auth/authenticate.js';
 import type { KeyRing } from './keys.js';
-import { hasScope, SERVICE_AUDIENCE, SERVICE_AUDIENCE_SCOPE } from './scopes.js';
+import { asksForApiAudience, SERVICE_AUDIENCE } from './scopes.js';
 
 export interface VerifiedAccessToken {
   /** The user the token acts for (a machine user's id for client-credentials tokens). */
@@ -60,7 +60,7 @@ export type AccessTokenReader = ReturnType<typeof accessTokenReader>;
 
 /** Whether the token was issued for this API (`…:id:service:aud` scope): others are refused on /admin and /management. */
 export function isForThisApi(token: VerifiedAccessToken): boolean {
-  return token.audience.includes(SERVICE_AUDIENCE) || hasScope(token.scope, SERVICE_AUDIENCE_SCOPE);
+  return token.audience.includes(SERVICE_AUDIENCE) || asksForApiAudience(token.scope);
 }
 
 /** The API's verifier for OAuth access tokens (tried after personal access tokens). */

@@ -22,6 +22,11 @@ import {
   ROLES_SCOPE,
   rolesClaim,
   SERVICE_AUDIENCE_SCOPE,
+  PROJECT_AUD,
+  rolesClaimNames,
+  ZITADEL_AUDIENCE_SCOPE,
+  ZITADEL_ROLES_CLAIM,
+  ZITADEL_ROLES_SCOPE,
   tokenAudience,
   userClaims,
 } from './scopes.js';
@@ -70,7 +75,7 @@ function tokenProjects(client: ClientExtras, scope: string | undefined): string[
 
 /** Every `…:id:{x}:aud` scope in these scope strings (they become allowed scopes of the resource server). */
 function audienceScopesIn(...scopes: (string | undefined)[]): string[] {
-  const found = scopes.flatMap((s) => (s ?? '').split(' ')).filter((s) => /^urn:service:iam:org:project:id:[^:\s]+:aud$/.test(s));
+  const found = scopes.flatMap((s) => (s ?? '').split(' ')).filter((s) => PROJECT_AUD.test(s));
   return [...new Set(found)];
 }
 
@@ -92,6 +97,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       profile: ['name', 'given_name', 'family_name', 'nickname', 'locale', 'preferred_username', 'updated_at'],
       email: ['email', 'email_verified'],
       [ROLES_SCOPE]: [ROLES_CLAIM],
+      [ZITADEL_ROLES_SCOPE]: [ZITADEL_ROLES_CLAIM],
     },
     responseTypes: ['code', 'id_token', 'id_token token'],
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
@@ -130,7 +136,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
           const entities = ctx.oidc.entities as { RefreshToken?: { scope?: string }; AuthorizationCode?: { scope?: string } };
           const requested = audienceScopesIn(String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
           return {
-            scope: [...OIDC_SCOPES, ROLES_SCOPE, SERVICE_AUDIENCE_SCOPE, ...requested].join(' '),
+            scope: [...OIDC_SCOPES, ROLES_SCOPE, ZITADEL_ROLES_SCOPE, SERVICE_AUDIENCE_SCOPE, ZITADEL_AUDIENCE_SCOPE, ...requested].join(' '),
             audience: meta.project_id ?? client.clientId,
             accessTokenFormat: meta.access_token_type === 'jwt' ? 'jwt' : 'opaque',
             accessTokenTTL: TTL.AccessToken,
@@ -168,8 +174,10 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
           const claims: Record<string, unknown> = { sub };
           if (hasScope(scope, 'profile') && (inIdToken || client.id_token_userinfo_assertion)) Object.assign(claims, std.profile);
           if (hasScope(scope, 'email') && (inIdToken || client.id_token_userinfo_assertion)) Object.assign(claims, std.email);
-          if (hasScope(scope, ROLES_SCOPE) && (inIdToken || client.id_token_role_assertion)) {
-            claims[ROLES_CLAIM] = await rolesClaim(store, sub, tokenProjects(client, scope));
+          const roleClaims = rolesClaimNames(scope);
+          if (roleClaims.length && (inIdToken || client.id_token_role_assertion)) {
+            const roles = await rolesClaim(store, sub, tokenProjects(client, scope));
+            for (const name of roleClaims) claims[name] = roles;
           }
           return claims as { sub: string };
         },
@@ -181,8 +189,11 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       const client = extras(ctx);
       const accountId = ('accountId' in token ? token.accountId : undefined) ?? (client.kind === 'machine' ? client.user_id : undefined);
       const scope = token.scope;
-      if (!accountId || !(hasScope(scope, ROLES_SCOPE) || client.access_token_role_assertion)) return undefined;
-      return { [ROLES_CLAIM]: await rolesClaim(store, accountId, tokenProjects(client, scope)) };
+      // Under the name of each roles scope asked for; with none asked (role assertion), under ours.
+      const names = rolesClaimNames(scope);
+      if (!accountId || !(names.length || client.access_token_role_assertion)) return undefined;
+      const roles = await rolesClaim(store, accountId, tokenProjects(client, scope));
+      return Object.fromEntries((names.length ? names : [ROLES_CLAIM]).map((name) => [name, roles]));
     },
     formats: {
       customizers: {

@@ -13,15 +13,40 @@ export const ROLES_SCOPE = 'urn:service:iam:org:project:roles';
 export const ROLES_CLAIM = 'urn:service:iam:org:project:roles';
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
 
-const PROJECT_AUD = /^urn:service:iam:org:project:id:([^:\s]+):aud$/;
+/**
+ * ZITADEL's names, accepted as aliases so that applications written for ZITADEL keep working
+ * after a move: its API audience scope (= SERVICE_AUDIENCE_SCOPE), its roles scope, whose claim
+ * carries the same name, and `urn:zitadel:iam:org:project:id:{projectId}:aud`.
+ */
+export const ZITADEL_AUDIENCE_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud';
+export const ZITADEL_ROLES_SCOPE = 'urn:zitadel:iam:org:project:roles';
+export const ZITADEL_ROLES_CLAIM = 'urn:zitadel:iam:org:project:roles';
+/** Each roles scope and the claim it puts the roles under. */
+export const ROLES_SCOPES: Readonly<Record<string, string>> = { [ROLES_SCOPE]: ROLES_CLAIM, [ZITADEL_ROLES_SCOPE]: ZITADEL_ROLES_CLAIM };
 
-/** Project ids named by `urn:service:iam:org:project:id:{projectId}:aud` scopes (not the service one). */
+export const PROJECT_AUD = /^urn:(?:service|zitadel):iam:org:project:id:([^:\s]+):aud$/;
+/** The ids of the API's own audience scopes (`…:id:service:aud`, ZITADEL's `…:id:zitadel:aud`), not projects. */
+const API_AUDIENCE_IDS = new Set(['service', 'zitadel']);
+
+/** Project ids named by `urn:service:iam:org:project:id:{projectId}:aud` scopes, or ZITADEL's `urn:zitadel:…` (not the API's own). */
 export function audienceProjects(scope: string | undefined): string[] {
   const ids = (scope ?? '')
     .split(' ')
     .map((s) => PROJECT_AUD.exec(s)?.[1])
-    .filter((id): id is string => !!id && id !== 'service');
+    .filter((id): id is string => !!id && !API_AUDIENCE_IDS.has(id));
   return [...new Set(ids)];
+}
+
+/** Whether the scope asks for this API as audience, by this service's name or ZITADEL's. */
+export function asksForApiAudience(scope: string | undefined): boolean {
+  return hasScope(scope, SERVICE_AUDIENCE_SCOPE) || hasScope(scope, ZITADEL_AUDIENCE_SCOPE);
+}
+
+/** The claim names the roles go under: one per roles scope asked for (ours, ZITADEL's or both). */
+export function rolesClaimNames(scope: string | undefined): string[] {
+  return Object.entries(ROLES_SCOPES)
+    .filter(([s]) => hasScope(scope, s))
+    .map(([, claim]) => claim);
 }
 
 /**
@@ -31,7 +56,7 @@ export function audienceProjects(scope: string | undefined): string[] {
  */
 export function tokenAudience(projectId: string | undefined, clientId: string | undefined, scope: string | undefined): string[] {
   const aud = [projectId, clientId, ...audienceProjects(scope)];
-  if (hasScope(scope, SERVICE_AUDIENCE_SCOPE)) aud.push(SERVICE_AUDIENCE);
+  if (asksForApiAudience(scope)) aud.push(SERVICE_AUDIENCE);
   return [...new Set(aud.filter((a): a is string => !!a))];
 }
 

@@ -11,7 +11,7 @@ import type { AppEnv } from '../env.js';
 export function requireAuth(store: Store, verifiers: readonly TokenVerifier[], instanceId: () => string): MiddlewareHandler<AppEnv> {
   const permissions: PermissionsCache = new AuthCache(store);
   return async (c, next) => {
-    c.set('ctx', await authenticate(store, verifiers, instanceId(), c.req.header('authorization'), c.req.header('x-service-orgid'), permissions));
+    c.set('ctx', await authenticate(store, verifiers, instanceId(), c.req.header('authorization'), c.req.header('x-service-orgid') ?? c.req.header('x-zitadel-orgid'), permissions));
     await next();
   };
 }

@@ -10,7 +10,7 @@ import type { Context, Hono } from 'hono';
 import type Provider from 'oidc-provider';
 import type { PasswordVerifier } from '../../auth/password-verifier.js';
 import { checkPasswordLogin, type LockoutPolicy } from '../../domain/login/password-login.js';
-import { hasScope, ROLES_CLAIM, ROLES_SCOPE, audienceProjects, rolesClaim, userClaims } from '../../oidc/scopes.js';
+import { hasScope, audienceProjects, rolesClaim, rolesClaimNames, userClaims } from '../../oidc/scopes.js';
 import type { AccessTokenReader } from '../../oidc/access-tokens.js';
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
@@ -115,9 +115,11 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     const body: Record<string, unknown> = { sub: user.id };
     if (hasScope(access.scope, 'profile')) Object.assign(body, std.profile);
     if (hasScope(access.scope, 'email')) Object.assign(body, std.email);
-    if (hasScope(access.scope, ROLES_SCOPE)) {
+    const roleClaims = rolesClaimNames(access.scope);
+    if (roleClaims.length) {
       const app = await store.read.oidcApps.byClientId(access.clientId);
-      body[ROLES_CLAIM] = await rolesClaim(store, user.id, [...(app ? [app.projectId] : []), ...audienceProjects(access.scope)]);
+      const roles = await rolesClaim(store, user.id, [...(app ? [app.projectId] : []), ...audienceProjects(access.scope)]);
+      for (const name of roleClaims) body[name] = roles;
     }
     return c.json(body);
   };
