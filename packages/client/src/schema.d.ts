@@ -1867,14 +1867,22 @@ export interface components {
          *     (`hashedPassword` with `withPasswords`: on import in the formats and within the cost bounds listed for
          *     ImportHumanUserRequest's `hashedPassword.value`, else 400 naming its path, e.g.
          *     `orgs[0].humanUsers[1].user.hashedPassword.value`; `otpCode` with `withOtp`), `machineUsers` (ids and
-         *     `accessTokenType` kept), `projects`, `projectRoles`, `oidcApps` (new client id; confidential clients
-         *     get a new secret that must be regenerated), `userGrants`, `orgMembers`, `projectMembers`, `jwtIdps`,
+         *     `accessTokenType` kept), `projects`, `projectRoles`, `oidcApps`, `userGrants`, `orgMembers`, `projectMembers`, `jwtIdps`,
          *     `loginTexts` and the message texts `initMessages`, `passwordResetMessages`, `verifyEmailMessages`,
          *     `verifyPhoneMessages`, `domainClaimedMessages`, `passwordlessRegistrationMessages`,
          *     `verifySmsOtpMessages`, `verifyEmailOtpMessages`, `inviteUserMessages`. Other ZITADEL fields (policies,
          *     domains, actions, API apps, keys, metadata, IDP links, OIDC IDPs, project grants) are validated and
          *     reported in the import's `errors` as not supported. Instance-specific (not in the document): event
-         *     history, sequences and dates, OIDC client ids and secrets, personal access tokens.
+         *     history, sequences and dates, personal access tokens.
+         *
+         *     **OIDC clients keep their credentials between instances of this service.** Each exported `oidcApps`
+         *     entry carries this service's extension `identityServiceClient: {clientId, clientSecretHash}` beside
+         *     ZITADEL's `appId` and `app` (`clientSecretHash`, the SHA-256 of the secret in base64url, only with
+         *     `withPasswords`; the secret itself never leaves). ZITADEL's import ignores the field. On import, an entry
+         *     with it keeps its client id (and secret), so relying parties work unchanged after the move; a client id
+         *     already used on the target is reported in `errors` (`IMPORT-cl1d0`) and the app gets a new one. An entry
+         *     without it (a document from ZITADEL) gets a new client id, and a confidential client a secret that must
+         *     be regenerated, as in ZITADEL.
          */
         DataOrgs: {
             orgs?: ({

@@ -143,7 +143,17 @@ export const OIDCApp = z.object({
     .object({ loginV1: z.object({}).optional(), loginV2: z.object({ baseUri: str }).optional() })
     .optional(),
 });
-export const DataOIDCApplication = z.object({ appId: id, app: OIDCApp });
+/**
+ * This service's extension of an exported OIDC application (not a ZITADEL field; ZITADEL's import
+ * discards unknown fields): the client id, and with `with_passwords` the SHA-256 (base64url) of the
+ * client secret, so a migration keeps every relying party's credentials working. Without it, an
+ * import gives the app new credentials, as ZITADEL does.
+ */
+export const IdentityServiceClient = z.object({
+  clientId: req(runes(1, 200)),
+  clientSecretHash: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the SHA-256 of the client secret in unpadded base64url (43 characters), as this service exports it').optional(),
+});
+export const DataOIDCApplication = z.object({ appId: id, app: OIDCApp, identityServiceClient: IdentityServiceClient.optional() });
 
 // An empty value means "no password" (import-org.ts); any other must be verifiable at login,
 // within the cost bounds (auth/hash-cost.ts). The problem carries its id (ZITADEL's for the

@@ -105,7 +105,9 @@ export async function* exportDocument(
     }
     const apps = await read.transfer.oidcAppsOf(org.id);
     if (apps.length) {
-      yield `,"oidcApps":${JSON.stringify(apps.map((a) => ({ appId: a.id, app: compact({ projectId: a.projectId, name: a.name, ...oidcConfig(a.config) }) })))}`;
+      // identityServiceClient: this service's extension (document.ts), the client's credentials.
+      const client = (a: (typeof apps)[number]) => compact({ clientId: a.clientId, clientSecretHash: req.withPasswords ? (a.clientSecretHash ?? undefined) : undefined });
+      yield `,"oidcApps":${JSON.stringify(apps.map((a) => ({ appId: a.id, app: compact({ projectId: a.projectId, name: a.name, ...oidcConfig(a.config) }), identityServiceClient: client(a) })))}`;
     }
 
     let grantsOpened = false;

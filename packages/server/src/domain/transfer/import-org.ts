@@ -263,6 +263,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
 
   const apps = org.oidcApps ?? [];
   const takenApps = await tx.transfer.existingOidcAppIds(apps.map((a) => a.appId));
+  const takenClientIds = await tx.transfer.existingClientIds(apps.flatMap((a) => (a.identityServiceClient ? [a.identityServiceClient.clientId] : [])));
   const appRows: Parameters<Repositories['transfer']['insertOidcApps']>[0] = [];
   for (const a of apps) {
     if (!inThisOrg(a.app.projectId, 'oidc_app', a.appId)) continue;
@@ -272,13 +273,23 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     }
     takenApps.add(a.appId);
     const { projectId, name, ...config } = a.app;
-    // New client credentials, as in ZITADEL: the document carries neither id nor secret.
-    // Confidential clients get a secret nobody knows until it is regenerated.
+    // A document exported by this service carries the client's credentials (identityServiceClient):
+    // kept, so relying parties keep working after the move. Otherwise new ones, as in ZITADEL; a
+    // confidential client then gets a secret nobody knows until it is regenerated.
     const slug = (projectName.get(projectId) ?? projectId).toLowerCase().replace(/[^a-z0-9]+/g, '');
     const publicClient = config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_NONE';
+    const kept = a.identityServiceClient;
+    let clientId = `${newId()}@${slug || 'project'}`;
+    if (kept && takenClientIds.has(kept.clientId)) {
+      errors.push({ type: 'oidc_app', id: a.appId, message: msg('IMPORT-cl1d0', `client id "${kept.clientId}" is taken on this instance; the application was imported with the new client id ${clientId} and needs a new secret`) });
+    } else if (kept) {
+      clientId = kept.clientId;
+      takenClientIds.add(clientId);
+    }
+    const keptSecret = kept && clientId === kept.clientId ? kept.clientSecretHash : undefined;
     appRows.push({
-      id: a.appId, projectId, orgId, name, state: 'APP_STATE_ACTIVE', clientId: `${newId()}@${slug || 'project'}`,
-      clientSecretHash: publicClient ? null : createHash('sha256').update(randomBytes(32)).digest('hex'),
+      id: a.appId, projectId, orgId, name, state: 'APP_STATE_ACTIVE', clientId,
+      clientSecretHash: publicClient ? null : (keptSecret ?? createHash('sha256').update(randomBytes(32)).digest('hex')),
       // The same defaults as AddOIDCApp: the document may leave any optional field out.
       config: withDefaults(stripUndefined(config) as OidcAppInput) as unknown as Record<string, unknown>,
       ...stamp,

@@ -106,6 +106,7 @@ export function transferRepository(db: Db, t: Tables) {
     existingUserNameKeys: (orgId: string, keys: string[]) => existing(t.users.userNameKey, t.users, keys, eq(t.users.orgId, orgId)),
     existingProjectIds: (ids: string[]) => existing(t.projects.id, t.projects, ids),
     existingOidcAppIds: (ids: string[]) => existing(t.oidcApps.id, t.oidcApps, ids),
+    existingClientIds: (ids: string[]) => existing(t.oidcApps.clientId, t.oidcApps, ids),
     existingIdpIds: (ids: string[]) => existing(t.idps.id, t.idps, ids),
     async existingProjectNames(orgId: string): Promise<Set<string>> {
       const rows = await db.select({ name: t.projects.name }).from(t.projects).where(eq(t.projects.orgId, orgId));
