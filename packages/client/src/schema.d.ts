@@ -1969,6 +1969,18 @@ export interface components {
                 id: string;
                 message: string;
             }[];
+            /**
+             * @description This service's addition: what was left out on purpose and needs no fixing in the document. Today one
+             *     entry per user that grants or memberships name but that is neither in the document nor on this
+             *     instance (typically the source's administrator, who became owner of the organisations it created):
+             *     `{type: "user", id: <userId>, message}` naming how many references were skipped. Add the members you
+             *     need on the target yourself.
+             */
+            warnings?: {
+                type: string;
+                id: string;
+                message: string;
+            }[];
             success: {
                 orgs?: {
                     orgId: string;

@@ -71,6 +71,68 @@ describe('identity-transfer CLI', () => {
     expect(user?.passwordHash).toMatch(/^\$2a\$10\$/);
   });
 
+  it("runs the README's migration example between two fresh instances with no errors", async () => {
+    // As a new user does it: an organisation created through the API on the source (its creator, the
+    // source's administrator, becomes ORG_OWNER), a user and a grant; then the README's commands.
+    const source = await start();
+    const target = await start();
+    try {
+      const api = (r: Running, method: string, path: string, body?: unknown, orgId?: string) =>
+        fetch(r.url + path, {
+          method,
+          headers: { authorization: `Bearer ${r.instance.adminToken}`, 'content-type': 'application/json', ...(orgId ? { 'x-service-orgid': orgId } : {}) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }).then(async (res) => ({ status: res.status, body: await res.json() }));
+      const created = await api(source, 'POST', '/management/v1/orgs', { name: 'Moving Co' });
+      expect(created.status).toBe(200);
+      const orgId = created.body.id;
+      const project = await api(source, 'POST', '/management/v1/projects', { name: 'shop' }, orgId);
+      await api(source, 'POST', `/management/v1/projects/${project.body.id}/roles`, { roleKey: 'buyer', displayName: 'Buyer' }, orgId);
+      const user = await api(source, 'POST', '/management/v1/users/human/_import', { userName: 'ann', profile: { firstName: 'Ann', lastName: 'A' }, email: { email: 'ann@example.com', isEmailVerified: true } }, orgId);
+      expect((await api(source, 'POST', `/management/v1/users/${user.body.userId}/grants`, { projectId: project.body.id, roleKeys: ['buyer'] }, orgId)).status).toBe(200);
+
+      // The README's curl example: export the organisations to move, import the document.
+      const exported = await api(source, 'POST', '/admin/v1/export', { org_ids: [orgId], with_passwords: true, with_otp: true, timeout: '10m', response_output: true });
+      const imported = await api(target, 'POST', '/admin/v1/import', { timeout: '10m', data_orgs: exported.body });
+      expect(imported.status).toBe(200);
+      expect(imported.body.errors ?? []).toEqual([]);
+      expect(imported.body.success.orgs[0]).toMatchObject({ orgId, humanUserIds: [user.body.userId], userGrants: [{ projectId: project.body.id, userId: user.body.userId }] });
+
+      // Everything at once (org_ids: []) also carries the source's default organisation: the target has
+      // its own of that name, so that one is reported and skipped, and the source administrator's
+      // membership of it names a user the target does not have: a warning, not a not-found error.
+      const all = await api(source, 'POST', '/admin/v1/export', { org_ids: [], with_passwords: true, timeout: '10m', response_output: true });
+      const fresh = await start();
+      try {
+        const whole = await api(fresh, 'POST', '/admin/v1/import', { timeout: '10m', data_orgs: all.body });
+        expect(whole.status).toBe(200);
+        expect(whole.body.errors).toEqual([expect.objectContaining({ type: 'org', id: source.instance.defaultOrgId, message: expect.stringContaining('ORG-3M9f2') })]);
+        expect(whole.body.success.orgs.map((o: { orgId: string }) => o.orgId)).toContain(orgId);
+        expect(whole.body.warnings).toEqual([expect.objectContaining({ type: 'user', id: source.instance.adminUserId, message: expect.stringContaining('IMPORT-usr0t') })]);
+      } finally {
+        fresh.server.close();
+        await fresh.instance.close();
+      }
+
+      // The README's CLI example, into a third fresh instance.
+      const third = await start();
+      try {
+        const io = capture();
+        const code = await main(['migrate', '--from-url', source.url, '--from-token', source.instance.adminToken, '--to-url', third.url, '--to-token', third.instance.adminToken, '--org', orgId], io);
+        expect(code).toBe(0);
+        expect(io.out.at(-1)).toBe('imported into 1 organisation(s); not imported: 0');
+      } finally {
+        third.server.close();
+        await third.instance.close();
+      }
+    } finally {
+      source.server.close();
+      target.server.close();
+      await source.instance.close();
+      await target.instance.close();
+    }
+  });
+
   it('exports to a file and imports it; a second import reports everything as existing', async () => {
     const file = join(dir, 'export.json');
     const io = capture();

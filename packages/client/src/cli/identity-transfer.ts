@@ -116,6 +116,7 @@ async function startExport(url: string, token: string, opts: { orgs: string[]; w
 
 interface ImportSummary {
   errors?: { type: string; id: string; message: string }[];
+  warnings?: { type: string; id: string; message: string }[];
   success: { orgs?: Record<string, unknown>[] };
 }
 
@@ -149,6 +150,8 @@ function summarise(io: CliIo, result: ImportSummary): number {
   io.stdout(`imported into ${orgs.length} organisation(s); not imported: ${errors.length}${byType.size ? ` (${[...byType].map(([t, n]) => `${n} ${t}`).join(', ')})` : ''}`);
   for (const e of errors.slice(0, 20)) io.stderr(`  ${e.type} ${e.id}: ${e.message}`);
   if (errors.length > 20) io.stderr(`  … and ${errors.length - 20} more`);
+  // Left out on purpose (e.g. the source's administrator named as owner): said, not a failure.
+  for (const w of result.warnings ?? []) io.stderr(`  note: ${w.message}`);
   return errors.length ? 1 : 0;
 }
 

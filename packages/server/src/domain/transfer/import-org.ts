@@ -71,7 +71,7 @@ const MESSAGE_ERROR_TYPES: Record<string, string> = {
 };
 
 /** ZITADEL's error text form `ID=<id> Message=<key>` (reference §5.5). */
-const msg = (id: string, key: string) => `ID=${id} Message=${key}`;
+export const msg = (id: string, key: string) => `ID=${id} Message=${key}`;
 
 export interface OrgImportContext {
   org: DataOrg;
@@ -88,6 +88,7 @@ export interface OrgImportContext {
    */
   importedLater?: (userId: string) => boolean;
   deferred?: OrgReferences;
+  missingUsers: Map<string, number>;
 }
 
 /** The parts of an organisation that name users: user grants, organisation and project members. */
@@ -101,6 +102,8 @@ export interface ReferenceImportContext {
   ok: ImportSuccessOrg;
   check: () => void;
   at: Date;
+  /** Users named by references but neither in the document nor here: how many references each (→ the import's warnings). */
+  missingUsers: Map<string, number>;
 }
 
 export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<ImportSuccessOrg | undefined> {
@@ -323,7 +326,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
 
   // ---- user grants and memberships: now, or after the organisations whose users they name ----
   const { now, later } = splitReferences(org, c.importedLater);
-  await importReferences(tx, { orgId, refs: now, errors, ok, check, at });
+  await importReferences(tx, { orgId, refs: now, errors, ok, check, at, missingUsers: c.missingUsers });
   if (later) c.deferred = later;
 
   // ---- texts: into the imported organisation (ZITADEL writes message texts to the caller's org) ----
@@ -395,9 +398,11 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
   const grants = refs.userGrants ?? [];
   const memberUserIds = [...grants.map((g) => g.userId), ...(refs.orgMembers ?? []).map((m) => m.userId), ...(refs.projectMembers ?? []).map((m) => m.userId)];
   const knownUsers = await tx.transfer.existingUserIds(memberUserIds);
-  const userExists = (userId: string, type: string, id: string) => {
+  // A user outside the document and this instance (e.g. the source's administrator, owner of the
+  // organisations it created) is no error in the document: counted once per user, as a warning.
+  const userExists = (userId: string) => {
     if (knownUsers.has(userId)) return true;
-    errors.push({ type, id, message: msg('COMMAND-4f8sg', `Errors.User.NotFound: user ${userId}`) });
+    c.missingUsers.set(userId, (c.missingUsers.get(userId) ?? 0) + 1);
     return false;
   };
   const takenGrants = await tx.transfer.existingUserGrantKeys(orgId, grants.map((g) => g.userId));
@@ -405,7 +410,7 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
   const grantRows: Parameters<Repositories['transfer']['insertUserGrants']>[0] = [];
   for (const g of grants) {
     const id = `${orgId}_${g.projectId}_${g.userId}`;
-    if (!inThisOrg(g.projectId, 'user_grant', id) || !userExists(g.userId, 'user_grant', id)) continue;
+    if (!inThisOrg(g.projectId, 'user_grant', id) || !userExists(g.userId)) continue;
     const key = `${g.projectId}_${g.userId}`;
     if (takenGrants.has(key)) {
       errors.push({ type: 'user_grant', id, message: msg('V3-DKcYh', 'Errors.UserGrant.AlreadyExists') });
@@ -426,7 +431,7 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
   const takenOrgMembers = await tx.transfer.existingMemberKeys('org', [orgId]);
   for (const m of refs.orgMembers ?? []) {
     const id = `${orgId}_${m.userId}`;
-    if (!userExists(m.userId, 'org_member', id)) continue;
+    if (!userExists(m.userId)) continue;
     const bad = (m.roles ?? []).filter((r) => !(ORG_ROLES as readonly string[]).includes(r));
     if (bad.length || !m.roles?.length) {
       errors.push({ type: 'org_member', id, message: msg('ORG-4m9fS', `Errors.Org.MemberInvalid: roles ${bad.join(', ') || '(none)'}`) });
@@ -443,7 +448,7 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
   const takenProjectMembers = await tx.transfer.existingMemberKeys('project', (refs.projectMembers ?? []).map((m) => m.projectId));
   for (const m of refs.projectMembers ?? []) {
     const id = `${orgId}_${m.projectId}_${m.userId}`;
-    if (!inThisOrg(m.projectId, 'project_member', id) || !userExists(m.userId, 'project_member', id)) continue;
+    if (!inThisOrg(m.projectId, 'project_member', id) || !userExists(m.userId)) continue;
     const bad = (m.roles ?? []).filter((r) => !(PROJECT_ROLES as readonly string[]).includes(r));
     if (bad.length || !m.roles?.length) {
       errors.push({ type: 'project_member', id, message: msg('PROJECT-4m9fS', `Errors.Project.MemberInvalid: roles ${bad.join(', ') || '(none)'}`) });

@@ -12,7 +12,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode, invalidArgument } from '../errors.js';
 import type { DataOrgs } from './document.js';
 import { importOrder, usersImportedLater } from './import-order.js';
-import { importOrg, importReferences, timeoutError, type ImportError, type ImportSuccessOrg, type OrgImportContext, type OrgReferences } from './import-org.js';
+import { importOrg, importReferences, msg, timeoutError, type ImportError, type ImportSuccessOrg, type OrgImportContext, type OrgReferences } from './import-org.js';
 import type { OnTransferProgress } from './progress.js';
 import { parseImportRequest } from './request.js';
 import { parseDataOrgsV1 } from './v1.js';
@@ -69,6 +69,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
   if (signal.aborted) throw timeoutError(timeoutMs, []);
 
   const errors: ImportError[] = [];
+  const missingUsers = new Map<string, number>();
   const orgs: ImportSuccessOrg[] = [];
   const timedOut = () => timeoutError(timeoutMs, orgs.map((o) => o.orgId));
   try {
@@ -84,7 +85,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
       }
       const orgErrors: ImportError[] = [];
       const context: OrgImportContext = {
-        org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut,
+        org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers,
       };
       const done = await store.transaction(async (tx) => {
         const imported = await importOrg(tx, context);
@@ -107,7 +108,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
       };
       // Staged like the organisation's own errors: reported only once its transaction has committed.
       const added: ImportSuccessOrg = { orgId: success.orgId };
-      await store.transaction((tx) => importReferences(tx, { orgId: success.orgId, refs, errors: refErrors, ok: added, check, at: new Date() }));
+      await store.transaction((tx) => importReferences(tx, { orgId: success.orgId, refs, errors: refErrors, ok: added, check, at: new Date(), missingUsers }));
       errors.push(...refErrors);
       for (const key of ['userGrants', 'orgMembers', 'projectMembers'] as const) {
         if (added[key]) (success[key] as unknown[]) = [...(success[key] ?? []), ...added[key]];
@@ -122,7 +123,12 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
     throw error;
   }
   await audit(store, ctx, orgs, errors.length, false);
-  return { ...(errors.length ? { errors } : {}), success: orgs.length ? { orgs } : {} };
+  const warnings = [...missingUsers].map(([userId, count]) => ({
+    type: 'user',
+    id: userId,
+    message: msg('IMPORT-usr0t', `user ${userId} is neither in the document nor on this instance; ${count} grant(s)/membership(s) naming it were not imported`),
+  }));
+  return { ...(errors.length ? { errors } : {}), ...(warnings.length ? { warnings } : {}), success: orgs.length ? { orgs } : {} };
 }
 
 /** `org.data.imported`, in the organisation's own transaction: what this import brought into it. */

@@ -67,6 +67,7 @@ const Pair = (a: string, b: string) => z.object({ [a]: z.string(), [b]: z.string
 export const ImportDataResponse = z
   .object({
     errors: z.array(z.object({ type: z.string(), id: z.string(), message: z.string() })).optional(),
+    warnings: z.array(z.object({ type: z.string(), id: z.string(), message: z.string() })).optional(),
     success: z.object({
       orgs: z
         .array(
