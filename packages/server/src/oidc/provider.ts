@@ -10,7 +10,7 @@
  */
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Store } from '../store/store.js';
-import { logoutPage, messagePage } from '../http/routes/oidc-ui-pages.js';
+import { errorPage, logoutPage, messagePage } from '../http/routes/oidc-ui-pages.js';
 import { storeAdapter } from './adapter.js';
 import { clientLookup, compareHashedClientSecret, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
@@ -210,10 +210,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     },
     async renderError(ctx, out) {
       ctx.type = 'html';
-      const rows = Object.entries(out)
-        .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(String(v))}</dd>`)
-        .join('');
-      ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><h1>Sign-in error</h1><dl>${rows}</dl></body></html>`;
+      ctx.body = errorPage(String(out.error ?? 'server_error'), out.error_description ? String(out.error_description) : undefined);
     },
   };
 

@@ -50,13 +50,18 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
       return undefined; // no or expired interaction cookie
     }
   }
+  /** The name of the application the user signs in to (an OIDC app's name; a machine client has none). */
+  async function appNameOf(d: Details): Promise<string | undefined> {
+    const clientId = typeof d.params.client_id === 'string' ? d.params.client_id : undefined;
+    return clientId ? (await store.read.oidcApps.byClientId(clientId))?.name : undefined;
+  }
   const expired = (c: Context) =>
     c.html(messagePage('Sign-in expired', 'This sign-in attempt has expired or was opened in another browser. Go back to the application and start again.'), 400);
 
   app.get('/ui/login/:uid', async (c) => {
     const d = await details(c);
     if (!d) return expired(c);
-    if (d.prompt.name === 'login') return c.html(loginPage(d.uid, String(d.params.login_hint ?? '')));
+    if (d.prompt.name === 'login') return c.html(loginPage(d.uid, String(d.params.login_hint ?? ''), undefined, await appNameOf(d)));
     if (d.prompt.name !== 'consent' || !d.session?.accountId) return expired(c);
     // First-party applications: grant exactly what is missing, without asking.
     const missing = d.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
@@ -74,12 +79,12 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     if (!d || d.prompt.name !== 'login') return expired(c);
     // A body that does not parse (e.g. broken multipart) is the user's mistake, not the server's.
     const form = await c.req.parseBody().catch(() => undefined);
-    if (!form) return c.html(loginPage(d.uid, '', 'Enter your login name and password.'), 400);
+    if (!form) return c.html(loginPage(d.uid, '', 'Enter your login name and password.', await appNameOf(d)), 400);
     const loginName = typeof form.loginName === 'string' ? form.loginName : '';
     const password = typeof form.password === 'string' ? form.password : '';
-    if (!loginName || !password) return c.html(loginPage(d.uid, loginName, 'Enter your login name and password.'), 400);
+    if (!loginName || !password) return c.html(loginPage(d.uid, loginName, 'Enter your login name and password.', await appNameOf(d)), 400);
     // No login name or password holds U+0000, and PostgreSQL cannot look one up (oidc/nul-guard.ts).
-    if (hasNul(loginName) || hasNul(password)) return c.html(loginPage(d.uid, '', 'Enter your login name and password.'), 400);
+    if (hasNul(loginName) || hasNul(password)) return c.html(loginPage(d.uid, '', 'Enter your login name and password.', await appNameOf(d)), 400);
     const outcome = await checkPasswordLogin(store, deps.lockout, loginName, password, deps.passwordVerifier);
     if (!outcome.ok) {
       if (outcome.refusedHash) {
@@ -87,7 +92,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
         c.var.logger?.warn('stored password hash refused at login', { requestId: c.var.requestId, userId: outcome.userId, reason: outcome.refusedHash });
       }
       if (outcome.reason === 'busy') c.header('Retry-After', '5');
-      return c.html(loginPage(d.uid, loginName, FAILURE_TEXT[outcome.reason]), FAILURE_STATUS[outcome.reason]);
+      return c.html(loginPage(d.uid, loginName, FAILURE_TEXT[outcome.reason], await appNameOf(d)), FAILURE_STATUS[outcome.reason]);
     }
     const to = await provider.interactionResult(
       node(c).incoming,
