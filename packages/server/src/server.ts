@@ -14,6 +14,7 @@ import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-token
 import { hashLegacyTokenKeys, startPayloadSweeper } from './oidc/adapter.js';
 import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
 import { refuseNulQuery } from './oidc/nul-guard.js';
+import { answerUnknownOAuthPath, isKnownOAuthPath, logOAuthRequest, watchOAuthEvents } from './oidc/request-log.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { loadSpec } from './http/spec.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
@@ -77,6 +78,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   // grants and interactions live in the store and carry over.
   const build = (): Serving => {
     const provider = createOidcProvider({ store: deps.store, issuer, keys });
+    watchOAuthEvents(provider, deps.logger);
     if (deps.trustProxy) provider.proxy = true;
     const readAccessToken = accessTokenReader(provider, keys, issuer, deps.store);
     const app = createApp({
@@ -103,7 +105,9 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const current = serving;
     if (isProviderPath(path)) {
-      if (!refuseNulQuery(req, res, path)) void current.oidc(req, res);
+      logOAuthRequest(deps.logger, req, res, path);
+      if (!isKnownOAuthPath(path)) answerUnknownOAuthPath(res);
+      else if (!refuseNulQuery(req, res, path)) void current.oidc(req, res);
     }
     else if (refuseDotSegments(req, res)) return;
     else void current.hono(req, res);

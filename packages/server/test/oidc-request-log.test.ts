@@ -1,0 +1,52 @@
+/**
+ * The authorization server in the log (issue 15.11): one line per request to /oauth/v2, /oidc/v1
+ * and /.well-known, with the OAuth error when one occurred and never a secret; its unknown paths
+ * answer OAuth's JSON error body.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Logger } from '../src/http/log.js';
+import { describeEachStore } from './support/instance.js';
+import { startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+
+function capturingLogger() {
+  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as Logger;
+  return { logger, lines };
+}
+
+describeEachStore('authorization server requests in the log', (dialect) => {
+  let s: OidcTestServer;
+  const log = capturingLogger();
+  beforeAll(async () => {
+    s = await startOidcServer(dialect, { logger: log.logger });
+  });
+  afterAll(() => s?.close());
+
+  it('logs a failed client authentication with its OAuth error, without the secret', async () => {
+    const secret = 'very-secret-value-123';
+    const res = await fetch(`${s.issuer}/oauth/v2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`nobody:${secret}`).toString('base64')}` },
+      body: 'grant_type=client_credentials&scope=openid',
+    });
+    expect(res.status).toBe(401);
+    await res.text();
+    await new Promise((r) => setTimeout(r, 20));
+    const line = log.lines.find((l) => l.msg === 'oauth request' && l.fields?.path === '/oauth/v2/token');
+    expect(line).toMatchObject({ level: 'warn', fields: { method: 'POST', status: 401, error: 'invalid_client' } });
+    expect(JSON.stringify(log.lines)).not.toContain(secret);
+  });
+
+  it('logs discovery, and answers an unknown endpoint with OAuth JSON', async () => {
+    expect((await fetch(`${s.issuer}/.well-known/openid-configuration`)).status).toBe(200);
+    const res = await fetch(`${s.issuer}/oauth/v2/nope?code=abc`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect((await res.json()).error).toBe('invalid_request');
+    await new Promise((r) => setTimeout(r, 20));
+    const paths = log.lines.filter((l) => l.msg === 'oauth request').map((l) => l.fields?.path);
+    expect(paths).toEqual(expect.arrayContaining(['/.well-known/openid-configuration', '/oauth/v2/nope']));
+    expect(JSON.stringify(log.lines)).not.toContain('code=abc');
+  });
+});
