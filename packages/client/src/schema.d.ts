@@ -5978,6 +5978,15 @@ export interface operations {
             };
             401: components["responses"]["OAuthInvalidToken"];
             403: components["responses"]["OAuthInsufficientScope"];
+            /** @description A body over MAX_BODY_BYTES (none is needed), in OAuth's error body (`invalid_request`, the limit in `error_description`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
         };
     };
     OIDCEndSession: {
@@ -6149,6 +6158,15 @@ export interface operations {
             };
             /** @description The user is locked or not active (the form again, with a message). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -127,6 +127,9 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     const loginUrl = s.issuer + start.headers.get('location')!;
     expect((await browser.request(loginUrl)).status).toBe(200);
     expect((await browser.request(loginUrl, { form: { loginName: 'carol', password: '' } })).status).toBe(400);
+    const tooLarge = await browser.request(loginUrl, { form: { loginName: 'carol', password: 'x'.repeat(2 * 1024 * 1024) } });
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.text()).toContain('Request too large');
     const held = passwordChecks.verify('password', SLOW_HASH);
     const busy = await browser.request(loginUrl, { form: { loginName: 'carol', password: 'wrong' } });
     expect(busy.status).toBe(503);
@@ -224,6 +227,9 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
       const scope = await fetch(url('/oidc/v1/userinfo'), { method, headers: { authorization: `Bearer ${noOpenid.access_token}` } });
       expect(scope.status).toBe(403);
     }
+    const huge = await fetch(url('/oidc/v1/userinfo'), { method: 'POST', headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a='.padEnd(2 * 1024 * 1024, 'x') });
+    expect(huge.status).toBe(413);
+    expect((await huge.json()).error).toBe('invalid_request');
   });
 
   it('end_session: confirmation page, errors, confirm with and without a redirect, signed-out page', async () => {

@@ -5,6 +5,7 @@
 import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import { errorResponses } from './http/schemas/common.js';
 import { bodyLimit } from './http/middleware/body-limit.js';
+import { messagePage } from './http/routes/oidc-ui-pages.js';
 import { personalAccessTokenVerifier, type TokenVerifier } from './auth/authenticate.js';
 import { DomainError, GrpcCode } from './domain/errors.js';
 import { findUnstorableText } from './domain/unstorable-text.js';
@@ -91,7 +92,14 @@ export function createApp(deps: AppDeps) {
   const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;
   const globalBodyLimit = bodyLimit({
     maxSize: maxBodyBytes,
-    onError: (c) => respondError(c, bodyTooLarge(maxBodyBytes), 413),
+    // Each kind of endpoint refuses in its own language: OAuth's error body on userinfo, a page on
+    // the login UI (a browser posted it), the API's error body everywhere else.
+    onError: (c) => {
+      const message = `request body too large (limit ${maxBodyBytes} bytes)`;
+      if (c.req.path === '/oidc/v1/userinfo') return c.json({ error: 'invalid_request', error_description: message }, 413);
+      if (c.req.path.startsWith('/ui/')) return c.html(messagePage('Request too large', `${message}. Go back to the application and start signing in again.`), 413);
+      return respondError(c, bodyTooLarge(maxBodyBytes), 413);
+    },
     exempt: (c) => takesNoBody(c.req.method, c.req.path),
   });
   // The import route applies its own, larger limit (admin-transfer.ts).

@@ -54,6 +54,8 @@ export interface ServiceHandler {
   stop: () => void;
 }
 
+const MACHINE_ENDPOINTS: ReadonlySet<string> = new Set([ROUTES.token, ROUTES.introspection, ROUTES.revocation, ROUTES.pushed_authorization_request]);
+
 /** Paths oidc-provider answers; everything else (and userinfo, see oidc-ui.ts) goes to Hono. */
 function isProviderPath(path: string): boolean {
   if (path === ROUTES.userinfo) return false;
@@ -106,6 +108,9 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
     const current = serving;
     if (isProviderPath(path)) {
       logOAuthRequest(deps.logger, req, res, path);
+      // Machine endpoints speak JSON only: oidc-provider would render an HTML error page to a
+      // caller whose Accept header prefers HTML (a browser, curl -H 'accept: text/html').
+      if (MACHINE_ENDPOINTS.has(path)) req.headers.accept = 'application/json';
       if (!isKnownOAuthPath(path)) answerUnknownOAuthPath(res);
       else if (!refuseNulQuery(req, res, path)) void current.oidc(req, res);
     }

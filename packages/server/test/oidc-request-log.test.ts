@@ -50,3 +50,20 @@ describeEachStore('authorization server requests in the log', (dialect) => {
     expect(JSON.stringify(log.lines)).not.toContain('code=abc');
   });
 });
+
+describeEachStore('machine endpoints answer JSON', (dialect) => {
+  let s: OidcTestServer;
+  beforeAll(async () => {
+    s = await startOidcServer(dialect);
+  });
+  afterAll(() => s?.close());
+
+  for (const path of ['/oauth/v2/introspect', '/oauth/v2/par', '/oauth/v2/token', '/oauth/v2/revoke']) {
+    it(`${path} answers an error in JSON even to a caller that accepts HTML`, async () => {
+      const res = await fetch(`${s.issuer}${path}`, { method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=nobody&token=x' });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expect(typeof (await res.json()).error).toBe('string');
+    });
+  }
+});
