@@ -15,6 +15,8 @@ export function hasNul(value: string): boolean {
   return value.includes('\u0000');
 }
 
+const IGNORES_QUERY = /^\/\.well-known\/|^\/oauth\/v2\/keys$|^\/oidc\/v1\/end_session\/success$/;
+
 /** Endpoints a browser is sent to: their errors are pages, as the spec documents. */
 const BROWSER_ENDPOINTS = /^\/oauth\/v2\/authorize$|^\/oidc\/v1\/end_session/;
 
@@ -23,6 +25,8 @@ const BROWSER_ENDPOINTS = /^\/oauth\/v2\/authorize$|^\/oidc\/v1\/end_session/;
  * or a page for the browser endpoints); true when it did.
  */
 export function refuseNulQuery(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  // Endpoints that read no parameters (discovery, keys, the signed-out page) ignore the query.
+  if (IGNORES_QUERY.test(path)) return false;
   const url = req.url ?? '';
   const query = url.indexOf('?');
   if (query < 0 || !/%00/i.test(url.slice(query))) return false;
