@@ -79,8 +79,6 @@ function audienceScopesIn(...scopes: (string | undefined)[]): string[] {
   return [...new Set(found)];
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const { store, issuer } = deps;
   const keys = deps.keys.current;

@@ -10,7 +10,6 @@ import { changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition, invalidArgument } from '../errors.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
 import { appNotFound, checkName, needsSecret } from './oidc-apps.js';
-import type { OidcAppConfig } from './oidc-config.js';
 import { storedOidcConfig } from './oidc-config.js';
 
 /** Renames the application. The same name again answers 400 (ZITADEL: `COMMAND-2m8vx` Errors.NoChangesFound). */
