@@ -29,6 +29,7 @@ import { registerAdminMemberRoutes } from './http/routes/admin-members.js';
 import { registerAdminOrgRoutes } from './http/routes/admin-orgs.js';
 import { registerManagementOrgMemberRoutes } from './http/routes/management-org-members.js';
 import { registerManagementUserPatRoutes } from './http/routes/management-user-pats.js';
+import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
 import { registerManagementUserRoutes } from './http/routes/management-users.js';
 import { registerOidcRoutes, type OidcRouteDeps } from './http/routes/oidc-ui.js';
 import { registerManagementProjectRoutes } from './http/routes/management-projects.js';
@@ -116,6 +117,7 @@ export function createApp(deps: AppDeps) {
   registerManagementOrgMemberRoutes(app, routeDeps);
   registerManagementUserRoutes(app, routeDeps);
   registerManagementUserPatRoutes(app, routeDeps);
+  registerManagementUserIdpLinkRoutes(app, routeDeps);
   registerAdminOrgRoutes(app, routeDeps);
   registerAdminMemberRoutes(app, routeDeps);
   registerManagementAppRoutes(app, routeDeps);

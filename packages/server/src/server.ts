@@ -21,6 +21,7 @@ import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
 import { DEFAULT_MAX_CONCURRENT_IMPORTS } from './http/routes/admin-transfer.js';
 import { createLimitedHttpServer, refuseDotSegments, type ConnectionLimits } from './http-server.js';
 import { processSecretBox } from './secrets/secret-box.js';
+import { ProviderKeys } from './domain/federation/provider-keys.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   /** Connection timeouts and cap (DEFAULT_CONNECTION_LIMITS when omitted). */
@@ -34,6 +35,8 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   keyCheckIntervalMs?: number;
   /** The bounded pool the login's password checks run in (default: the process's own). */
   passwordVerifier?: PasswordVerifier;
+  /** Identity providers' signing keys (default: a cache of this handler's own). */
+  providerKeys?: ProviderKeys;
 }
 
 /**
@@ -88,13 +91,18 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       spec,
       importGate,
       tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
-      oidc: { provider, store: deps.store, lockout: deps.lockout, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier },
+      oidc: {
+        provider, store: deps.store, lockout: deps.lockout, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier,
+        instanceId: deps.instanceId, secrets, providerKeys,
+      },
     });
     return { app, provider, oidc: provider.callback(), hono: getRequestListener(app.fetch) };
   };
   // Tokens an earlier version stored under their own value move to their hash (oidc/adapter.ts).
   await hashLegacyTokenKeys(deps.store);
   const secrets = deps.secrets ?? processSecretBox();
+  // Kept across rebuilds: identity providers' keys do not change with ours.
+  const providerKeys = deps.providerKeys ?? new ProviderKeys();
   const keys: KeyRing = new KeyRing(deps.store, secrets, await loadOrCreateKeys(deps.store, secrets), () => {
     serving = build();
   });

@@ -233,6 +233,30 @@ export function defineTables(c: ColumnFactory) {
   );
 
   /**
+   * A human user's identity at an identity provider (ZITADEL's `user.human.externalidp.added`):
+   * the provider's subject (`externalUserId`) signs in as `userId`. One user per (provider,
+   * subject); a user may hold several links. Removed with the user and with the provider.
+   */
+  const idpUserLinks = c.table(
+    'idp_user_links',
+    {
+      idpId: c.text('idp_id').notNull(),
+      externalUserId: c.text('external_user_id').notNull(),
+      userId: c.text('user_id').notNull(),
+      /** The user's organisation (whose export carries the link). */
+      orgId: c.text('org_id').notNull(),
+      /** The name the provider gave the identity (`preferred_username`, else email, else subject). */
+      externalUserName: c.text('external_user_name').notNull(),
+      createdAt: c.time('created_at').notNull(),
+    },
+    (t) => [
+      c.primaryKey({ columns: [t.idpId, t.externalUserId] }),
+      c.index('idp_user_links_user').on(t.userId),
+      c.index('idp_user_links_org').on(t.orgId),
+    ],
+  );
+
+  /**
    * oidc-provider's stored models (Session, Interaction, Grant, AuthorizationCode, RefreshToken,
    * opaque AccessToken, ClientCredentials …), one row per (kind, id); the payload is the library's
    * own JSON. Not domain state: written without events (see oidc/adapter.ts).
@@ -345,7 +369,7 @@ export function defineTables(c: ColumnFactory) {
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
     oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures,
-    userOtpSecrets, loginTexts,
+    userOtpSecrets, loginTexts, idpUserLinks,
   };
 }
 

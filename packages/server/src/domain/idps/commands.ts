@@ -9,6 +9,7 @@
  * `<agg>.idp.jwt.config.changed` (payloads hold only what changed), `.deactivated`,
  * `.reactivated`, `.removed`.
  */
+import { cascadeIdpRemoval } from '../federation/links.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition } from '../errors.js';
@@ -164,7 +165,7 @@ export async function reactivateIdp(store: Store, ctx: RequestContext, scope: Id
   }, [[IDP_LOCK, idpId]]);
 }
 
-/** Removes the provider; its name is free again afterwards. */
+/** Removes the provider and its users' links to it; its name is free again afterwards. */
 export async function removeIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   return write(store, async (tx) => {
@@ -177,6 +178,7 @@ export async function removeIdp(store: Store, ctx: RequestContext, scope: IdpSco
       creator: ctx.caller.userId,
       resourceOwner: scope.ownerId,
     });
+    await cascadeIdpRemoval(tx, ctx, row.id);
     await tx.idps.remove(row.id);
     return { details: changedDetails(event) };
   }, [[IDP_LOCK, idpId]]);

@@ -304,10 +304,10 @@ export const DataJWTIDP = z.object({
 });
 
 export const UserLink = z.object({
-  userId: str,
-  idpId: str,
+  userId: req(runes(1, 200)),
+  idpId: req(runes(1, 200)),
   idpName: str,
-  providedUserId: str,
+  providedUserId: req(runes(1, 200)),
   providedUserName: str,
   idpType: protoEnum(ENUMS.IDPType).optional(),
 });

@@ -7,6 +7,7 @@
  * IAM members, machine keys, personal access tokens, application keys, passkeys; OIDC client
  * ids and secrets (an import generates new ones, as ZITADEL's does).
  */
+import { toLinkViews } from '../federation/links.js';
 import type { OnTransferProgress } from './progress.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode } from '../errors.js';
@@ -147,6 +148,9 @@ export async function* exportDocument(
         }),
       })))}`;
     }
+
+    const links = await read.idpLinks.listByOrg(org.id);
+    if (links.length) yield `,"userLinks":${JSON.stringify(await toLinkViews(read, links))}`;
 
     const loginTexts = await read.transfer.loginTextsOf(org.id);
     if (loginTexts.length) yield `,"loginTexts":${JSON.stringify(loginTexts.map((l) => ({ language: l.language, ...l.screens })))}`;

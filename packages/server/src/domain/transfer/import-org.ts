@@ -31,6 +31,7 @@ export interface ImportSuccessOrg {
   orgMembers?: string[];
   projectMembers?: { projectId: string; userId: string }[];
   jwtIdps?: string[];
+  userLinks?: { userId: string; externalUserId: string; displayName: string; idpId: string }[];
   loginTexts?: string[];
   messageTexts?: string[];
 }
@@ -44,7 +45,6 @@ const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: s
   projectGrantMembers: { type: 'project_grant_member', id: (m, o) => `${o}_${m.projectId}_${m.grantId}_${m.userId}` },
   userMetadata: { type: 'user_metadata', id: (m) => `${m.id}_${m.key}` },
   oidcIdps: { type: 'oidc_idp', id: (i) => i.idpId },
-  userLinks: { type: 'user_link', id: (l) => `${l.userId}_${l.idpId}` },
   domains: { type: 'domain', id: (d, o) => `${o}_${d.domainName}` },
   appKeys: { type: 'app_key', id: (k) => k.id },
   machineKeys: { type: 'machine_user_key', id: (k) => k.keyId },
@@ -323,6 +323,27 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     push('jwtIdps', i.idpId);
   }
   await tx.transfer.insertIdps(idpRows);
+
+  // ---- users' links to identity providers: the organisation's own providers or the instance's ----
+  for (const l of org.userLinks ?? []) {
+    const id = `${l.userId}_${l.idpId}_${l.providedUserId}`;
+    const user = await tx.users.get(l.userId);
+    if (!user || user.orgId !== orgId || user.type !== 'human') {
+      errors.push({ type: 'user_link', id, message: msg('COMMAND-1M8fa', `Errors.User.NotFound: ${l.userId} is no human user of organisation ${orgId}`) });
+      continue;
+    }
+    const idp = await tx.idps.get(l.idpId);
+    if (!idp || (idp.ownerId !== orgId && idp.ownerType !== 'IDP_OWNER_TYPE_SYSTEM')) {
+      errors.push({ type: 'user_link', id, message: msg('COMMAND-39Kd9', `Errors.IDPConfig.NotExisting: ${l.idpId} (only JWT providers can be imported: oidcIdps are not supported)`) });
+      continue;
+    }
+    if (await tx.idpLinks.get(l.idpId, l.providedUserId)) {
+      errors.push({ type: 'user_link', id, message: msg('COMMAND-4Jk3l', 'Errors.User.ExternalIDP.AlreadyExists') });
+      continue;
+    }
+    await tx.idpLinks.insert({ idpId: l.idpId, externalUserId: l.providedUserId, userId: l.userId, orgId, externalUserName: l.providedUserName || l.providedUserId, createdAt: at });
+    push('userLinks', { userId: l.userId, externalUserId: l.providedUserId, displayName: l.providedUserName || l.providedUserId, idpId: l.idpId });
+  }
 
   // ---- user grants and memberships: now, or after the organisations whose users they name ----
   const { now, later } = splitReferences(org, c.importedLater);

@@ -104,7 +104,7 @@ export async function addMachineUser(store: Store, ctx: RequestContext, input: A
   });
 }
 
-interface NewUser {
+export interface NewUser {
   userId?: string;
   userName: string;
   type: 'human' | 'machine';
@@ -117,41 +117,51 @@ interface NewUser {
 }
 
 async function createUser(store: Store, ctx: RequestContext, user: NewUser): Promise<CreatedUser> {
+  return store.transaction(
+    (tx) => insertNewUser(tx, { orgId: ctx.orgId, creator: ctx.caller.userId }, user),
+    user.userId ? [[USER_AGGREGATE, user.userId]] : [],
+  );
+}
+
+/**
+ * The checks and writes of creating a user, inside the caller's transaction: the API's commands
+ * above, and auto-registration at sign-in through an identity provider (domain/federation/),
+ * where the new user is its own creator. A given `userId` must be locked by the caller.
+ */
+export async function insertNewUser(tx: Repositories, by: { orgId: string; creator: string }, user: NewUser): Promise<CreatedUser> {
   const userId = user.userId ?? newId();
   const userNameKey = user.userName.toLowerCase();
-  return store.transaction(async (tx) => {
-    if (user.userId && (await tx.users.get(user.userId))) throw alreadyExists('V3-DKcYh', 'User already exists');
-    // A removed user's id is not given out again: a new user would continue its event history.
-    if (user.userId && (await tx.events.exists(USER_AGGREGATE, user.userId))) {
-      throw alreadyExists('COMMAND-uR3us', 'User already exists: the id belonged to a removed user and cannot be used again');
-    }
-    if (await tx.users.getByUserNameKey(ctx.orgId, userNameKey)) {
-      throw alreadyExists('V3-DKcYh', 'User already exists: the userName is taken in this organisation');
-    }
-    const event = await tx.events.append({
-      aggregateType: USER_AGGREGATE,
-      aggregateId: userId,
-      type: user.eventType,
-      payload: user.payload,
-      creator: ctx.caller.userId,
-      resourceOwner: ctx.orgId,
-    });
-    await tx.users.insert({
-      id: userId,
-      orgId: ctx.orgId,
-      type: user.type,
-      userName: user.userName,
-      userNameKey,
-      state: user.state,
-      data: user.data as unknown as Record<string, unknown>,
-      passwordHash: user.passwordHash,
-      passwordChangeRequired: user.passwordChangeRequired,
-      sequence: event.sequence,
-      createdAt: event.createdAt,
-      changedAt: event.createdAt,
-    });
-    return { userId, details: addedDetails(event) };
-  }, user.userId ? [[USER_AGGREGATE, user.userId]] : []);
+  if (user.userId && (await tx.users.get(user.userId))) throw alreadyExists('V3-DKcYh', 'User already exists');
+  // A removed user's id is not given out again: a new user would continue its event history.
+  if (user.userId && (await tx.events.exists(USER_AGGREGATE, user.userId))) {
+    throw alreadyExists('COMMAND-uR3us', 'User already exists: the id belonged to a removed user and cannot be used again');
+  }
+  if (await tx.users.getByUserNameKey(by.orgId, userNameKey)) {
+    throw alreadyExists('V3-DKcYh', 'User already exists: the userName is taken in this organisation');
+  }
+  const event = await tx.events.append({
+    aggregateType: USER_AGGREGATE,
+    aggregateId: userId,
+    type: user.eventType,
+    payload: user.payload,
+    creator: by.creator,
+    resourceOwner: by.orgId,
+  });
+  await tx.users.insert({
+    id: userId,
+    orgId: by.orgId,
+    type: user.type,
+    userName: user.userName,
+    userNameKey,
+    state: user.state,
+    data: user.data as unknown as Record<string, unknown>,
+    passwordHash: user.passwordHash,
+    passwordChangeRequired: user.passwordChangeRequired,
+    sequence: event.sequence,
+    createdAt: event.createdAt,
+    changedAt: event.createdAt,
+  });
+  return { userId, details: addedDetails(event) };
 }
 
 /** The user of the context organisation, else 404 (a user of another organisation is not found). */
@@ -204,6 +214,7 @@ export async function removeUser(store: Store, ctx: RequestContext, userId: stri
     }
     await cascadeUserRemoval(tx, ctx, user.id);
     await tx.tokens.removeByUser(user.id);
+    await tx.idpLinks.removeByUser(user.id);
     await tx.users.remove(user.id);
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);

@@ -3,17 +3,34 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCode
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem;color:#222}
 label{display:block;margin-top:1rem}input{width:100%;padding:.5rem;box-sizing:border-box;font-size:1rem}
-button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#a00;border:1px solid #a00;padding:.6rem;margin-top:1rem}.app{color:#555;margin-top:-.5rem}`;
+button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#a00;border:1px solid #a00;padding:.6rem;margin-top:1rem}.app{color:#555;margin-top:-.5rem}
+.providers{margin-top:2rem;border-top:1px solid #ddd}.provider{display:block;width:100%;margin-top:.6rem;background:#fff;border:1px solid #888}`;
 
 function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
-export function loginPage(uid: string, loginName = '', error?: string, appName?: string): string {
+export interface LoginPageView {
+  uid: string;
+  loginName?: string;
+  error?: string;
+  /** The application the user signs in to. */
+  appName?: string;
+  /** Identity providers offered beside the password form (domain/federation/). */
+  providers?: { id: string; name: string }[];
+}
+
+export function loginPage({ uid, loginName = '', error, appName, providers = [] }: LoginPageView): string {
   const alert = error ? `<p class="error" role="alert" id="login-error">${escapeHtml(error)}</p>` : '';
   // Which application the user signs in to, so a phishing page is easier to tell apart.
   const to = appName ? `<p class="app">to continue to <strong id="app-name">${escapeHtml(appName)}</strong></p>` : '';
+  // After the password form, so that its button stays the form's first (Enter submits it).
+  const external = providers.length
+    ? `<form method="post" action="/ui/login/${encodeURIComponent(uid)}/idp" class="providers"><p>or sign in with</p>${providers
+        .map((p) => `<button type="submit" name="idpId" value="${escapeHtml(p.id)}" class="provider">${escapeHtml(p.name)}</button>`)
+        .join('')}</form>`
+    : '';
   return layout(
     appName ? `Sign in to ${appName}` : 'Sign in',
     `<h1>Sign in</h1>${to}${alert}
@@ -21,8 +38,40 @@ export function loginPage(uid: string, loginName = '', error?: string, appName?:
 <label for="loginName">Login name</label><input id="loginName" name="loginName" autocomplete="username" required value="${escapeHtml(loginName)}"${loginName ? '' : ' autofocus'}>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${loginName ? ' autofocus' : ''}>
 <button type="submit">Sign in</button>
-</form>`,
+</form>${external}`,
   );
+}
+
+/**
+ * ZITADEL's "external user not found" option: the identity a provider vouched for has no account
+ * here yet; the person signs in with an existing account's password to link the two. `state` is the
+ * sealed identity (domain/federation/browser-state.ts).
+ */
+export function linkPage(view: { uid: string; state: string; providerName: string; externalUserName: string; reason: 'no-auto-register' | 'user-name-taken'; loginName?: string; error?: string }): string {
+  const alert = view.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(view.error)}</p>` : '';
+  const why =
+    view.reason === 'user-name-taken'
+      ? `An account named <strong>${escapeHtml(view.externalUserName)}</strong> already exists here. If it is yours, sign in with its password to link it to your ${escapeHtml(view.providerName)} identity.`
+      : `Your ${escapeHtml(view.providerName)} identity <strong id="external-user">${escapeHtml(view.externalUserName)}</strong> is not linked to an account here yet. Sign in with your existing account to link them; afterwards ${escapeHtml(view.providerName)} signs you in directly.`;
+  return layout(
+    'Link your account',
+    `<h1>Link your account</h1><p id="link-reason">${why}</p>${alert}
+<form method="post" action="/ui/login/${encodeURIComponent(view.uid)}/idp/link">
+<input type="hidden" name="state" value="${escapeHtml(view.state)}">
+<label for="loginName">Login name</label><input id="loginName" name="loginName" autocomplete="username" required value="${escapeHtml(view.loginName ?? '')}" autofocus>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in and link</button>
+</form>
+<p><a href="/ui/login/${encodeURIComponent(view.uid)}">Back to the sign-in page</a> (to use another account or method).</p>`,
+  );
+}
+
+/** A sign-in through a provider that failed: what happened and how to go on. */
+export function federationErrorPage(message: string, backTo?: string): string {
+  const back = backTo
+    ? `<p><a id="back" href="${escapeHtml(backTo)}">Back to the sign-in page</a> to try again or sign in another way.</p>`
+    : '<p>Go back to the application and start signing in again.</p>';
+  return layout('Sign-in failed', `<h1>Signing in with the provider did not work</h1><p class="error" role="alert" id="login-error">${escapeHtml(message)}</p>${back}`);
 }
 
 /** What a person can do about each OAuth error the authorization server shows in the browser. */

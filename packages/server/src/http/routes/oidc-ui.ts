@@ -16,6 +16,10 @@ import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
 import { loginPage, messagePage } from './oidc-ui-pages.js';
 import { hasNul } from '../../oidc/nul-guard.js';
+import { providersFor } from '../../domain/federation/sign-in.js';
+import type { ProviderKeys } from '../../domain/federation/provider-keys.js';
+import type { SecretBox } from '../../secrets/secret-box.js';
+import { registerFederationRoutes } from './login-federation.js';
 
 export interface OidcRouteDeps {
   provider: Provider;
@@ -25,43 +29,61 @@ export interface OidcRouteDeps {
   issuer: string;
   /** The bounded pool password checks run in (default: the process's own). */
   passwordVerifier?: PasswordVerifier;
+  instanceId: string;
+  /** Seals what a sign-in through an identity provider carries through the browser. */
+  secrets: SecretBox;
+  /** Identity providers' signing keys, cached per process. */
+  providerKeys: ProviderKeys;
 }
 
-const FAILURE_TEXT = {
+export const FAILURE_TEXT = {
   invalid_credentials: 'The login name or the password is wrong.',
   locked: 'This user is locked after too many failed attempts. Ask an administrator to unlock it.',
   inactive: 'This user is not active.',
   busy: 'Too many sign-ins are being checked right now. Please try again in a few seconds.',
 } as const;
-const FAILURE_STATUS = { invalid_credentials: 401, locked: 403, inactive: 403, busy: 503 } as const;
+export const FAILURE_STATUS = { invalid_credentials: 401, locked: 403, inactive: 403, busy: 503 } as const;
 
-const node = (c: Context) => c.env as unknown as HttpBindings;
+export const node = (c: Context) => c.env as unknown as HttpBindings;
 
-type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+export type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** The sign-in attempt of this browser, if `uid` names it (oidc-provider's interaction cookie). */
+export async function interactionOf(provider: Provider, c: Context, uid: string): Promise<Details | undefined> {
+  try {
+    const d = await provider.interactionDetails(node(c).incoming, node(c).outgoing);
+    return d.uid === uid ? d : undefined;
+  } catch {
+    return undefined; // no or expired interaction cookie
+  }
+}
+
+/** The OIDC application a sign-in is for (a machine client has none), and so its organisation. */
+export async function appOf(store: Store, d: Details) {
+  const clientId = typeof d.params.client_id === 'string' ? d.params.client_id : undefined;
+  return clientId ? store.read.oidcApps.byClientId(clientId) : undefined;
+}
+
+export const expiredPage = (c: Context) =>
+  c.html(messagePage('Sign-in expired', 'This sign-in attempt has expired or was opened in another browser. Go back to the application and start again.'), 400);
 
 export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   const { provider, store } = deps;
 
-  async function details(c: Context): Promise<Details | undefined> {
-    try {
-      const d = await provider.interactionDetails(node(c).incoming, node(c).outgoing);
-      return d.uid === c.req.param('uid') ? d : undefined;
-    } catch {
-      return undefined; // no or expired interaction cookie
-    }
+  const details = (c: Context) => interactionOf(provider, c, c.req.param('uid') ?? '');
+  const expired = expiredPage;
+
+  /** The login form, with the identity providers the application's organisation offers. */
+  async function showLogin(c: Context, d: Details, loginName: string, error: string | undefined, status: 200 | 400 | 401 | 403 | 503 = 200) {
+    const app = await appOf(store, d);
+    const providers = app ? await providersFor(store, app.orgId, deps.instanceId) : [];
+    return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers }), status);
   }
-  /** The name of the application the user signs in to (an OIDC app's name; a machine client has none). */
-  async function appNameOf(d: Details): Promise<string | undefined> {
-    const clientId = typeof d.params.client_id === 'string' ? d.params.client_id : undefined;
-    return clientId ? (await store.read.oidcApps.byClientId(clientId))?.name : undefined;
-  }
-  const expired = (c: Context) =>
-    c.html(messagePage('Sign-in expired', 'This sign-in attempt has expired or was opened in another browser. Go back to the application and start again.'), 400);
 
   app.get('/ui/login/:uid', async (c) => {
     const d = await details(c);
     if (!d) return expired(c);
-    if (d.prompt.name === 'login') return c.html(loginPage(d.uid, String(d.params.login_hint ?? ''), undefined, await appNameOf(d)));
+    if (d.prompt.name === 'login') return showLogin(c, d, String(d.params.login_hint ?? ''), undefined);
     if (d.prompt.name !== 'consent' || !d.session?.accountId) return expired(c);
     // First-party applications: grant exactly what is missing, without asking.
     const missing = d.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
@@ -79,12 +101,12 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     if (!d || d.prompt.name !== 'login') return expired(c);
     // A body that does not parse (e.g. broken multipart) is the user's mistake, not the server's.
     const form = await c.req.parseBody().catch(() => undefined);
-    if (!form) return c.html(loginPage(d.uid, '', 'Enter your login name and password.', await appNameOf(d)), 400);
+    if (!form) return showLogin(c, d, '', 'Enter your login name and password.', 400);
     const loginName = typeof form.loginName === 'string' ? form.loginName : '';
     const password = typeof form.password === 'string' ? form.password : '';
-    if (!loginName || !password) return c.html(loginPage(d.uid, loginName, 'Enter your login name and password.', await appNameOf(d)), 400);
+    if (!loginName || !password) return showLogin(c, d, loginName, 'Enter your login name and password.', 400);
     // No login name or password holds U+0000, and PostgreSQL cannot look one up (oidc/nul-guard.ts).
-    if (hasNul(loginName) || hasNul(password)) return c.html(loginPage(d.uid, '', 'Enter your login name and password.', await appNameOf(d)), 400);
+    if (hasNul(loginName) || hasNul(password)) return showLogin(c, d, '', 'Enter your login name and password.', 400);
     const outcome = await checkPasswordLogin(store, deps.lockout, loginName, password, deps.passwordVerifier);
     if (!outcome.ok) {
       if (outcome.refusedHash) {
@@ -92,7 +114,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
         c.var.logger?.warn('stored password hash refused at login', { requestId: c.var.requestId, userId: outcome.userId, reason: outcome.refusedHash });
       }
       if (outcome.reason === 'busy') c.header('Retry-After', '5');
-      return c.html(loginPage(d.uid, loginName, FAILURE_TEXT[outcome.reason], await appNameOf(d)), FAILURE_STATUS[outcome.reason]);
+      return showLogin(c, d, loginName, FAILURE_TEXT[outcome.reason], FAILURE_STATUS[outcome.reason]);
     }
     const to = await provider.interactionResult(
       node(c).incoming,
@@ -102,6 +124,8 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     );
     return c.redirect(to, 303);
   });
+
+  registerFederationRoutes(app, deps);
 
   const userinfo = async (c: Context) => {
     c.header('Cache-Control', 'no-store');

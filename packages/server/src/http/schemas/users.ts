@@ -113,3 +113,22 @@ export const ListPersonalAccessTokensRequest = z.object({ query: ListQuery.optio
 export const ListPersonalAccessTokensResponse = z
   .object({ details: ListDetails, result: z.array(PersonalAccessToken) })
   .openapi('ListPersonalAccessTokensResponse');
+
+export const LinkedIdpParams = z.object({ userId: z.string(), idpId: z.string(), linkedUserId: z.string() });
+
+export const IDPUserLink = z
+  .object({
+    userId: z.string(),
+    idpId: z.string(),
+    idpName: z.string(),
+    providedUserId: z.string(),
+    providedUserName: z.string(),
+    idpType: z.enum(['IDP_TYPE_UNSPECIFIED', 'IDP_TYPE_OIDC', 'IDP_TYPE_JWT']),
+  })
+  .openapi('IDPUserLink');
+
+export const ListHumanLinkedIDPsRequest = z.object({ query: ListQuery.optional() });
+
+export const ListHumanLinkedIDPsResponse = z
+  .object({ details: ListDetails, result: z.array(IDPUserLink) })
+  .openapi('ListHumanLinkedIDPsResponse');

@@ -6,6 +6,7 @@ import { authTables, watchAuthWrites } from '../auth-writes.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { eventRepository, type AppendEvent } from './events.js';
+import { idpLinkRepository } from './idp-links.js';
 import { idpRepository } from './idps.js';
 import { instanceRepository } from './instance.js';
 import { loginRepository } from './logins.js';
@@ -42,6 +43,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     events: eventRepository(db, t, dialect.appendEvent),
     instance: instanceRepository(db, t),
     idps: idpRepository(db, t),
+    idpLinks: idpLinkRepository(db, t),
     orgs: orgRepository(db, t),
     users: userRepository(db, t),
     tokens: tokenRepository(db, t),

@@ -1,0 +1,166 @@
+/**
+ * Signing in through a JWT identity provider (ZITADEL's JWT IdP flow, `internal/api/ui/login/
+ * jwt_handler.go`), as browser endpoints beside the login page:
+ *
+ * 1. `POST /ui/login/{uid}/idp` (the provider's button on the login page): the browser gets an
+ *    HttpOnly cookie with a random value and is sent to the provider's `jwtEndpoint` with
+ *    `authRequestID` (the sign-in attempt) and `userAgentID` (sealed: attempt, provider, hash of
+ *    the cookie; domain/federation/browser-state.ts).
+ * 2. `GET /ui/login/login/jwt/authorize` (ZITADEL's path, so proxies set up for ZITADEL work): the
+ *    provider's proxy forwards the browser's request here with the JWT in the configured header.
+ *    The token is validated and the identity signed in, registered or sent on to linking; the
+ *    answer (relayed by the proxy) redirects the browser to step 3 on this service's own origin.
+ *    This request comes from the proxy, without the browser's cookies: only the sealed values
+ *    tie it to the attempt.
+ * 3. `GET /ui/login/{uid}/idp/callback`: in the browser that started, proven by the cookie, the
+ *    sign-in completes (oidc-provider continues to the client with a code) or the link page shows.
+ * 4. `POST /ui/login/{uid}/idp/link`: an existing account's password links the identity.
+ * Every refusal is a page saying why and what to do next, and a log line.
+ */
+import type { Context, Hono } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { checkPasswordLogin } from '../../domain/login/password-login.js';
+import { AGENT_COOKIE, agentOf, newAgentSecret, openOutcome, openUserAgent, sealOutcome, sealUserAgent, STATE_TTL_MS, type Outcome } from '../../domain/federation/browser-state.js';
+import { ExternalTokenError, tokenFromHeader, validateProviderToken } from '../../domain/federation/jwt-token.js';
+import { identityFromClaims, linkIdentity, providersFor, SignInRefused, signInWithIdentity } from '../../domain/federation/sign-in.js';
+import { hasNul } from '../../oidc/nul-guard.js';
+import type { AppEnv } from '../env.js';
+import { federationErrorPage, linkPage } from './oidc-ui-pages.js';
+import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, node, type OidcRouteDeps } from './oidc-ui.js';
+
+/** ZITADEL's path of the JWT endpoint the provider's proxy forwards to. */
+export const JWT_AUTHORIZE_PATH = '/ui/login/login/jwt/authorize';
+
+export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
+  const { provider, store, secrets } = deps;
+  const issuer = deps.issuer.replace(/\/+$/, '');
+  const loginUrl = (uid: string) => `${issuer}/ui/login/${encodeURIComponent(uid)}`;
+
+  const refuse = (c: Context, status: 400 | 401 | 403 | 502, message: string, details: Record<string, unknown>, backTo?: string) => {
+    c.var.logger?.warn('sign-in through an identity provider refused', { requestId: c.var.requestId, reason: message, ...details });
+    return c.html(federationErrorPage(message, backTo), status);
+  };
+
+  // 1. The provider's button.
+  app.post('/ui/login/:uid/idp', async (c) => {
+    const uid = c.req.param('uid');
+    const d = await interactionOf(provider, c, uid);
+    if (!d || d.prompt.name !== 'login') return expiredPage(c);
+    const form = await c.req.parseBody().catch(() => undefined);
+    const idpId = typeof form?.idpId === 'string' ? form.idpId : '';
+    const app = await appOf(store, d);
+    const idp = app && idpId ? (await providersFor(store, app.orgId, deps.instanceId)).find((p) => p.id === idpId) : undefined;
+    if (!idp) return refuse(c, 400, 'This identity provider is not offered for this sign-in (it may have been deactivated or removed).', { uid, idpId }, loginUrl(uid));
+    const secret = newAgentSecret();
+    setCookie(c, AGENT_COOKIE, secret, {
+      path: `/ui/login/${uid}`,
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: issuer.startsWith('https:'),
+      maxAge: STATE_TTL_MS / 1000,
+    });
+    const to = new URL(idp.jwtEndpoint);
+    to.searchParams.set('authRequestID', uid);
+    to.searchParams.set('userAgentID', sealUserAgent(secrets, { uid, idpId: idp.id, agent: agentOf(secret) }));
+    return c.redirect(to.href, 303);
+  });
+
+  // 2. The provider's proxy, with the JWT.
+  app.get(JWT_AUTHORIZE_PATH, async (c) => {
+    const uid = c.req.query('authRequestID') ?? '';
+    const sealed = c.req.query('userAgentID') ?? '';
+    if (!uid || !sealed || hasNul(uid)) return refuse(c, 400, 'The request lacks authRequestID or userAgentID. Start signing in at the application again.', {});
+    const agentState = openUserAgent(secrets, sealed);
+    if (!agentState || agentState.uid !== uid) {
+      return refuse(c, 400, 'This sign-in link is invalid or has expired. Start signing in at the application again.', { uid });
+    }
+    const back = loginUrl(uid);
+    const interaction = await provider.Interaction.find(uid);
+    if (!interaction) return refuse(c, 400, 'This sign-in attempt has expired. Start signing in at the application again.', { uid });
+    const clientId = typeof interaction.params.client_id === 'string' ? interaction.params.client_id : '';
+    const app = clientId ? await store.read.oidcApps.byClientId(clientId) : undefined;
+    const idp = await store.read.idps.get(agentState.idpId);
+    const offered = app && idp && [app.orgId, deps.instanceId].includes(idp.ownerId);
+    if (!idp || !offered) return refuse(c, 400, 'The identity provider of this sign-in no longer exists.', { uid, idpId: agentState.idpId }, back);
+    if (idp.state !== 'IDP_STATE_ACTIVE') return refuse(c, 403, `The identity provider "${idp.name}" is deactivated. Sign in another way or ask an administrator.`, { uid, idpId: idp.id }, back);
+
+    let outcome: Outcome;
+    try {
+      const token = tokenFromHeader((name) => c.req.header(name), idp.jwtHeaderName);
+      const claims = await validateProviderToken(token, { issuer: idp.jwtIssuer, keysEndpoint: idp.jwtKeysEndpoint, headerName: idp.jwtHeaderName }, deps.providerKeys);
+      outcome = await signInWithIdentity(store, idp, app.orgId, identityFromClaims(idp.id, claims));
+    } catch (error) {
+      if (error instanceof ExternalTokenError) {
+        return refuse(c, error.reason === 'keys_unavailable' ? 502 : 401, error.message, { uid, idpId: idp.id, check: error.reason }, back);
+      }
+      if (error instanceof SignInRefused) return refuse(c, 403, error.message, { uid, idpId: idp.id }, back);
+      throw error;
+    }
+    const state = sealOutcome(secrets, { uid, agent: agentState.agent, outcome });
+    const to = new URL(`${loginUrl(uid)}/idp/callback`);
+    to.searchParams.set('state', state);
+    return c.redirect(to.href, 302);
+  });
+
+  /** The outcome sealed for this attempt in this very browser, else undefined. */
+  function outcomeFor(c: Context, uid: string, sealed: string) {
+    const cookie = getCookie(c, AGENT_COOKIE);
+    const state = sealed ? openOutcome(secrets, sealed) : undefined;
+    if (!cookie || !state || state.uid !== uid || state.agent !== agentOf(cookie)) return undefined;
+    return state.outcome;
+  }
+
+  async function complete(c: Context, userId: string) {
+    const to = await provider.interactionResult(
+      node(c).incoming,
+      node(c).outgoing,
+      { login: { accountId: userId, amr: ['fed'], remember: true } },
+      { mergeWithLastSubmission: false },
+    );
+    return c.redirect(to, 303);
+  }
+
+  // 3. Back in the browser that started.
+  app.get('/ui/login/:uid/idp/callback', async (c) => {
+    const uid = c.req.param('uid');
+    const d = await interactionOf(provider, c, uid);
+    if (!d || d.prompt.name !== 'login') return expiredPage(c);
+    const sealed = c.req.query('state') ?? '';
+    const outcome = outcomeFor(c, uid, sealed);
+    if (!outcome) return refuse(c, 400, 'This sign-in result belongs to another browser or has expired. Start again from the sign-in page.', { uid }, loginUrl(uid));
+    if (outcome.kind === 'signed-in') return complete(c, outcome.userId);
+    const idp = await store.read.idps.get(outcome.identity.idpId);
+    return c.html(linkPage({ uid, state: sealed, providerName: idp?.name ?? 'identity provider', externalUserName: outcome.identity.externalUserName, reason: outcome.reason }));
+  });
+
+  // 4. Linking to an existing account.
+  app.post('/ui/login/:uid/idp/link', async (c) => {
+    const uid = c.req.param('uid');
+    const d = await interactionOf(provider, c, uid);
+    if (!d || d.prompt.name !== 'login') return expiredPage(c);
+    const form = (await c.req.parseBody().catch(() => undefined)) ?? {};
+    const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+    const sealed = field('state');
+    const outcome = outcomeFor(c, uid, sealed);
+    if (!outcome || outcome.kind !== 'link') return refuse(c, 400, 'This link request belongs to another browser or has expired. Start again from the sign-in page.', { uid }, loginUrl(uid));
+    const idp = await store.read.idps.get(outcome.identity.idpId);
+    if (!idp || idp.state !== 'IDP_STATE_ACTIVE') return refuse(c, 403, 'The identity provider is no longer active. Sign in another way.', { uid }, loginUrl(uid));
+    const page = (error: string, status: 400 | 401 | 403 | 503, loginName = '') =>
+      c.html(linkPage({ uid, state: sealed, providerName: idp.name, externalUserName: outcome.identity.externalUserName, reason: outcome.reason, loginName, error }), status);
+    const loginName = field('loginName');
+    const password = field('password');
+    if (!loginName || !password || hasNul(loginName) || hasNul(password)) return page('Enter your login name and password.', 400, hasNul(loginName) ? '' : loginName);
+    const check = await checkPasswordLogin(store, deps.lockout, loginName, password, deps.passwordVerifier);
+    if (!check.ok) {
+      if (check.reason === 'busy') c.header('Retry-After', '5');
+      return page(FAILURE_TEXT[check.reason], FAILURE_STATUS[check.reason], loginName);
+    }
+    try {
+      await linkIdentity(store, idp, outcome.identity, check.userId);
+    } catch (error) {
+      if (error instanceof SignInRefused) return page(error.message, 403, loginName);
+      throw error;
+    }
+    return complete(c, check.userId);
+  });
+}

@@ -1,0 +1,48 @@
+import { and, asc, count, desc, eq } from 'drizzle-orm';
+import type { Tables } from '../schema.js';
+import type { Db } from '../store.js';
+import type { PageQuery } from './search.js';
+
+export type IdpLinkRow = Tables['idpUserLinks']['$inferSelect'];
+
+/** Links of users to their identities at identity providers (domain/federation/). */
+export function idpLinkRepository(db: Db, t: Tables) {
+  const l = t.idpUserLinks;
+  return {
+    async get(idpId: string, externalUserId: string): Promise<IdpLinkRow | undefined> {
+      const [row] = await db.select().from(l).where(and(eq(l.idpId, idpId), eq(l.externalUserId, externalUserId))).limit(1);
+      return row;
+    },
+    async insert(row: IdpLinkRow): Promise<void> {
+      await db.insert(l).values(row);
+    },
+    async remove(idpId: string, externalUserId: string): Promise<void> {
+      await db.delete(l).where(and(eq(l.idpId, idpId), eq(l.externalUserId, externalUserId)));
+    },
+    /** Oldest first (or newest, `asc: false`), with the total. */
+    async listByUser(userId: string, page: PageQuery): Promise<{ total: number; rows: IdpLinkRow[] }> {
+      const [{ total }] = await db.select({ total: count() }).from(l).where(eq(l.userId, userId));
+      const direction = page.asc ? asc : desc;
+      const rows = await db
+        .select()
+        .from(l)
+        .where(eq(l.userId, userId))
+        .orderBy(direction(l.createdAt), direction(l.idpId), direction(l.externalUserId))
+        .limit(page.limit)
+        .offset(page.offset);
+      return { total: Number(total), rows };
+    },
+    async listByIdp(idpId: string): Promise<IdpLinkRow[]> {
+      return db.select().from(l).where(eq(l.idpId, idpId));
+    },
+    async listByOrg(orgId: string): Promise<IdpLinkRow[]> {
+      return db.select().from(l).where(eq(l.orgId, orgId)).orderBy(asc(l.userId), asc(l.idpId), asc(l.externalUserId));
+    },
+    async removeByIdp(idpId: string): Promise<void> {
+      await db.delete(l).where(eq(l.idpId, idpId));
+    },
+    async removeByUser(userId: string): Promise<void> {
+      await db.delete(l).where(eq(l.userId, userId));
+    },
+  };
+}
