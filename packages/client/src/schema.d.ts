@@ -513,6 +513,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/users/{userId}/idps/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The identities at identity providers linked to a user
+         * @description ZITADEL's ListHumanLinkedIDPs: each identity (provider and its subject) that signs in as this user,
+         *     oldest link first. Links are added when the user signs in through a provider for the first time
+         *     (auto-registration, or linking to an existing account on the login page) and by an import
+         *     (`userLinks`). Permission `user.read`; a user outside the organisation the request acts on → 404.
+         */
+        post: operations["ListHumanLinkedIDPs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/idps/{idpId}/{linkedUserId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                idpId: string;
+                /** @description The provider's subject of the identity (`providedUserId`). */
+                linkedUserId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlink an identity from a user
+         * @description ZITADEL's RemoveHumanLinkedIDP. The identity no longer signs in as this user: its next sign-in
+         *     through the provider registers a new user (provider with `autoRegister`) or asks to be linked again.
+         *     Appends `user.human.externalidp.removed`. Permission `user.write`; an unknown link → 404
+         *     `COMMAND-1M9xR`. Removing a provider removes its links (`user.human.externalidp.cascade.removed`);
+         *     deactivating it keeps them.
+         */
+        delete: operations["RemoveHumanLinkedIDP"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/orgs/_search": {
         parameters: {
             query?: never;
@@ -1694,6 +1750,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ui/login/{uid}/idp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sign-in attempt (tied to the browser's cookie). */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Choose an identity provider on the login page (browser)
+         * @description The login page shows a button for each active identity provider of the application's organisation
+         *     and of the instance. Choosing one sets an HttpOnly cookie (`idp_agent`, path `/ui/login/{uid}`, ten
+         *     minutes) and sends the browser to the provider's `jwtEndpoint` with ZITADEL's query parameters
+         *     `authRequestID` (the attempt) and `userAgentID` (sealed with the operator's key: the attempt, the
+         *     provider and a hash of the cookie; it cannot be forged and is only good for this browser).
+         */
+        post: operations["LoginWithIdp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login/login/jwt/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JWT endpoint a JWT identity provider's proxy forwards to
+         * @description ZITADEL's path, so that proxies set up for ZITADEL work unchanged. The provider's `jwtEndpoint` (in
+         *     practice a proxy in front of an existing application that holds the user's JWT) forwards the
+         *     browser's request here, query unchanged, adding the JWT in the header named by the provider's
+         *     `headerName` (a `Bearer ` prefix is optional). The token must be signed by a key of the provider's
+         *     `keysEndpoint` (a JWKS fetched with a 5 s timeout and a 256 KiB limit, no redirects followed, cached
+         *     5 minutes and re-read when a token names an unknown `kid`, at most every 10 s), have `iss` equal to
+         *     the provider's `issuer`, not be expired and, if it has `iat`, be issued at most an hour ago (3 s of
+         *     clock skew, as ZITADEL). Then the identity (provider, `sub`) signs in as its linked user; without a
+         *     link, a provider with `autoRegister` creates a human user in the application's organisation from the
+         *     token's `email`, `email_verified`, `given_name`, `family_name`, `name`, `preferred_username`
+         *     (the user name; else the email) and `locale`, with the link; any other provider leads to a page
+         *     offering to link the identity to an existing account. The answer, relayed by the proxy, redirects
+         *     the browser to the callback on this service's origin. Refusals are pages saying why, also logged.
+         */
+        get: operations["JwtIdpAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login/{uid}/idp/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Back from an identity provider (browser)
+         * @description Accepted only in the browser that chose the provider (its `idp_agent` cookie and the attempt's
+         *     cookie): a leaked callback URL is useless elsewhere. A signed-in identity continues the
+         *     authorization request; an identity without an account gets the link page.
+         */
+        get: operations["IdpCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login/{uid}/idp/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link an identity to an existing account (browser)
+         * @description ZITADEL's "external user not found" option: the person signs in with an existing account's
+         *     password (checked, counted and locked like the login form) and the identity is linked to it
+         *     (`user.human.externalidp.added`); later sign-ins through the provider sign in as that account. A
+         *     provider owned by an organisation links only to that organisation's users.
+         */
+        post: operations["IdpLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2000,6 +2164,13 @@ export interface components {
                         userId: string;
                     }[];
                     jwtIdps?: string[];
+                    /** @description Users' links to identity providers (ZITADEL's ImportDataSuccessUserLinks). */
+                    userLinks?: {
+                        userId: string;
+                        externalUserId: string;
+                        displayName: string;
+                        idpId: string;
+                    }[];
                     /** @description Languages of the imported login texts. */
                     loginTexts?: string[];
                     /** @description `<template>_<language>` of the imported message texts. */
@@ -2303,6 +2474,25 @@ export interface components {
         ListPersonalAccessTokensResponse: {
             details: components["schemas"]["ListDetails"];
             result: components["schemas"]["PersonalAccessToken"][];
+        };
+        /** @description A user's identity at an identity provider (ZITADEL's idp.v1.IDPUserLink). */
+        IDPUserLink: {
+            userId: string;
+            idpId: string;
+            idpName: string;
+            /** @description The provider's subject (`sub`) of the identity. */
+            providedUserId: string;
+            /** @description The name the provider gave it (`preferred_username`, else `email`, else the subject). */
+            providedUserName: string;
+            /**
+             * @description Always `IDP_TYPE_JWT` here (the only kind of provider this service has).
+             * @enum {string}
+             */
+            idpType: "IDP_TYPE_UNSPECIFIED" | "IDP_TYPE_OIDC" | "IDP_TYPE_JWT";
+        };
+        ListHumanLinkedIDPsResponse: {
+            details: components["schemas"]["ListDetails"];
+            result: components["schemas"]["IDPUserLink"][];
         };
         /** @description A membership with the member user's names (ZITADEL's member.v1.Member). */
         Member: {
@@ -3847,6 +4037,90 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListHumanLinkedIDPs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description One page of links and the total count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListHumanLinkedIDPsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveHumanLinkedIDP: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                idpId: string;
+                /** @description The provider's subject of the identity (`providedUserId`). */
+                linkedUserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unlinked. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6178,6 +6452,227 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds after which to try again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginWithIdp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sign-in attempt (tied to the browser's cookie). */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    idpId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description To the provider's `jwtEndpoint?authRequestID=…&userAgentID=…`. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt is unknown or expired, or the provider is not offered for it (deactivated, removed, another organisation's); a page says what to do next. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    JwtIdpAuthorize: {
+        parameters: {
+            query: {
+                authRequestID: string;
+                userAgentID: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To `/ui/login/{uid}/idp/callback?state=…` (absolute, on the issuer's origin). */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Parameters missing, forged or expired, the attempt expired, or the provider removed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The token was refused: missing header, not a JWT, signature, issuer, expired, issued too long ago, no subject. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The provider is deactivated, or the linked user is locked or not active, or a new user cannot be registered (no email in the token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The provider's keys could not be read (unreachable, timeout, too large, not a JWKS). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    IdpCallback: {
+        parameters: {
+            query: {
+                state: string;
+            };
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link page (sign in with an existing account to link the identity). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Signed in; back to the authorization endpoint, which redirects to the client with a code. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt expired, or the state belongs to another browser or has expired. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    IdpLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    state: string;
+                    loginName: string;
+                    /** Format: password */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Linked and signed in; back to the authorization endpoint. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Fields missing, or the state belongs to another browser or has expired (a page says what to do next). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Wrong login name or password (the link page again, with a message). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The user is locked or not active, the identity is linked to another account, or the provider is not active any more. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many password checks at once (try again in a few seconds). */
+            503: {
+                headers: {
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordVerifier } from '@identity-service/server/src/auth/password-verifier.js';
 import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
+import { startJwtIssuer, startLegacyProxy } from '@identity-service/server/test/support/jwt-idp.js';
 import { recordingFetch, unexercised, violations } from './support/ledger.js';
 import { operations, servedOutsideApi } from './support/spec.js';
 
@@ -255,13 +256,100 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
   });
 });
 
+describe('sign-in through a JWT identity provider', () => {
+  it('provider button, the proxy\'s JWT endpoint, callback and link page, with their refusals', async () => {
+    const issuer = await startJwtIssuer();
+    const proxy = await startLegacyProxy(s.issuer, 'x-legacy');
+    try {
+      const jwtIdp = (autoRegister: boolean, keysEndpoint = issuer.keysEndpoint, name = `legacy ${autoRegister}`) =>
+        s.api('POST', '/management/v1/idps/jwt', { name, jwtEndpoint: proxy.jwtEndpoint, issuer: issuer.issuer, keysEndpoint, headerName: 'x-legacy', autoRegister });
+      const auto = (await jwtIdp(true)).body.idpId;
+      const manual = (await jwtIdp(false)).body.idpId;
+      const brokenKeys = (await jwtIdp(true, 'http://127.0.0.1:1/keys', 'broken keys')).body.idpId;
+      await importHuman(s, 'dave', { password: PASSWORD });
+
+      /** A new attempt in a new browser, up to the login page. */
+      const attempt = async () => {
+        const browser = new Browser();
+        const start = await browser.request(authorizeUrl(spaClientId, 'openid', pkce().challenge));
+        const loginUrl = s.issuer + start.headers.get('location')!;
+        const page = await (await browser.request(loginUrl)).text();
+        expect(page).toContain(`value="${auto}"`);
+        return { browser, idpUrl: `${loginUrl}/idp` };
+      };
+      /** Choose `idpId`; returns the proxy's answer (the JWT endpoint's, relayed). */
+      const choose = async (idpId: string) => {
+        const a = await attempt();
+        const chosen = await a.browser.request(a.idpUrl, { form: { idpId } });
+        expect(chosen.status).toBe(303);
+        const toProxy = chosen.headers.get('location')!;
+        // The proxy's own request to the service is what the ledger records as JwtIdpAuthorize.
+        return { ...a, toProxy, answer: await a.browser.request(toProxy) };
+      };
+
+      // LoginWithIdp 400 (a provider not offered) and 413.
+      const a = await attempt();
+      expect((await a.browser.request(a.idpUrl, { form: { idpId: 'unknown' } })).status).toBe(400);
+      expect((await a.browser.request(a.idpUrl, { form: { idpId: 'x'.repeat(2 * 1024 * 1024) } })).status).toBe(413);
+
+      // JwtIdpAuthorize 400 (no parameters), 401 (no token), 502 (keys unreachable).
+      expect((await fetch(url('/ui/login/login/jwt/authorize'))).status).toBe(400);
+      proxy.setToken(undefined);
+      expect((await choose(auto)).answer.status).toBe(401);
+      proxy.setToken(await issuer.sign({ sub: 'contract-1', email: 'c1@example.com' }));
+      expect((await choose(brokenKeys)).answer.status).toBe(502);
+
+      // JwtIdpAuthorize 302 → IdpCallback 303 (auto-registered and signed in).
+      const signedIn = await choose(auto);
+      expect(signedIn.answer.status).toBe(302);
+      const callback = signedIn.answer.headers.get('location')!;
+      // IdpCallback 400: the callback in another browser.
+      expect((await new Browser().request(callback)).status).toBe(400);
+      const done = await signedIn.browser.request(callback);
+      expect(done.status).toBe(303);
+
+      // JwtIdpAuthorize 403: the provider deactivated while the proxy's request was on its way.
+      const pending = await attempt();
+      const chosen = await pending.browser.request(pending.idpUrl, { form: { idpId: manual } });
+      await s.api('POST', `/management/v1/idps/${manual}/_deactivate`, {});
+      expect((await pending.browser.request(chosen.headers.get('location')!)).status).toBe(403);
+      await s.api('POST', `/management/v1/idps/${manual}/_reactivate`, {});
+
+      // IdpCallback 200: the link page; IdpLink 400, 401, 503, 403 (locked), 303.
+      proxy.setToken(await issuer.sign({ sub: 'contract-2', preferred_username: 'c2' }));
+      const linking = await choose(manual);
+      const linkPage = await linking.browser.request(linking.answer.headers.get('location')!);
+      expect(linkPage.status).toBe(200);
+      const html = await linkPage.text();
+      const linkUrl = s.issuer + /action="([^"]+\/idp\/link)"/.exec(html)![1];
+      const state = /name="state" value="([^"]+)"/.exec(html)![1].replace(/&#61;/g, '=');
+      expect((await linking.browser.request(linkUrl, { form: { state, loginName: 'dave', password: '' } })).status).toBe(400);
+      expect((await linking.browser.request(linkUrl, { form: { state, loginName: 'dave', password: 'x'.repeat(2 * 1024 * 1024) } })).status).toBe(413);
+      const held = passwordChecks.verify('password', SLOW_HASH);
+      expect((await linking.browser.request(linkUrl, { form: { state, loginName: 'dave', password: 'wrong' } })).status).toBe(503);
+      await held;
+      expect((await linking.browser.request(linkUrl, { form: { state, loginName: 'alice', password: PASSWORD } })).status).toBe(303);
+      proxy.setToken(await issuer.sign({ sub: 'contract-3' }));
+      const another = await choose(manual);
+      const page3 = await (await another.browser.request(another.answer.headers.get('location')!)).text();
+      const url3 = s.issuer + /action="([^"]+\/idp\/link)"/.exec(page3)![1];
+      const state3 = /name="state" value="([^"]+)"/.exec(page3)![1].replace(/&#61;/g, '=');
+      expect((await another.browser.request(url3, { form: { state: state3, loginName: 'dave', password: 'wrong' } })).status).toBe(401);
+      expect((await another.browser.request(url3, { form: { state: state3, loginName: 'dave', password: 'wrong' } })).status).toBe(403);
+    } finally {
+      await proxy.close();
+      await issuer.close();
+    }
+  });
+});
+
 describe('the OAuth ledger', () => {
   it('every answer was documented and matched the spec', () => {
     expect(violations).toEqual([]);
   });
 
   it('every documented status of the OAuth operations was produced', () => {
-    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(14);
+    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(18);
     expect(unexercised((op) => servedOutsideApi(op.operation))).toEqual([]);
   });
 });

@@ -195,6 +195,17 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: `/management/v1/users/${userId}/pats/${tokenId}` };
       },
     },
+    { id: 'ListHumanLinkedIDPs', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/idps/_search`, body: {} }) },
+    {
+      id: 'RemoveHumanLinkedIDP', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        const userId = await human();
+        const idpId = await orgIdp();
+        // A link as a first sign-in through the provider leaves it (the login tests make real ones).
+        await t.store.transaction((tx) => tx.idpLinks.insert({ idpId, externalUserId: 'sub', userId, orgId: f.orgA, externalUserName: 'ext', createdAt: new Date() }));
+        return { method: 'DELETE', path: `/management/v1/users/${userId}/idps/${idpId}/sub` };
+      },
+    },
     { id: 'AddOrgMember', permission: 'org.member.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/members', body: { userId: await human(), roles: ['ORG_OWNER_VIEWER'] } }) },
     { id: 'ListOrgMembers', permission: 'org.member.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/members/_search', body: {} }) },
     {

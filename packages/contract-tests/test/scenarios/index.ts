@@ -7,6 +7,7 @@ import { anyOperationScenarios } from './any-operation.js';
 import { appScenarios } from './apps.js';
 import { eventScenarios } from './events.js';
 import { idpScenarios } from './idps.js';
+import { idpLinkScenarios } from './idp-links.js';
 import { machineSecretScenarios } from './machine-secrets.js';
 import { memberScenarios } from './members.js';
 import { orgAdminScenarios } from './org-admin.js';
@@ -29,6 +30,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   userScenarios,
   memberScenarios,
   idpScenarios,
+  idpLinkScenarios,
   projectScenarios,
   appScenarios,
   machineSecretScenarios,
