@@ -223,4 +223,24 @@ describeEachStore('sign-in through a JWT identity provider', (dialect) => {
       await target.close();
     }
   });
+  it('removing a user removes its links; removing the provider removes the rest, each with an event on its user', async () => {
+    const links = async () => (await s.t.store.read.idpLinks.listByIdp(idpId)).map((l) => l.externalUserId).sort();
+    expect(await links()).toEqual(['legacy-42']);
+    proxy.setToken(await jwt.sign({ sub: 'short-lived', email: 'short@legacy.example', preferred_username: 'short' }));
+    expect((await s.api('PUT', `/management/v1/idps/${idpId}`, { name: 'Legacy shop', stylingType: 'STYLING_TYPE_UNSPECIFIED', autoRegister: true }, undefined, inOrg())).status).toBe(200);
+    const { url, exchange } = await client();
+    const signedIn = await throughProvider(new Browser(), url);
+    const shortLived = (await exchange(signedIn.callback!)).claims()!.sub;
+    expect(await links()).toEqual(['legacy-42', 'short-lived']);
+    expect((await s.api('DELETE', `/management/v1/users/${shortLived}`, undefined, undefined, inOrg())).status).toBe(200);
+    expect(await links()).toEqual(['legacy-42']);
+
+    const ada = (await s.t.store.read.idpLinks.get(idpId, 'legacy-42'))!.userId;
+    expect((await s.api('DELETE', `/management/v1/idps/${idpId}`, undefined, undefined, inOrg())).status).toBe(200);
+    expect(await links()).toEqual([]);
+    expect((await s.api('POST', `/management/v1/users/${ada}/idps/_search`, {}, undefined, inOrg())).body.result).toEqual([]);
+    const events = await s.api('POST', '/admin/v1/events/_search', { aggregateId: ada, eventTypes: ['user.human.externalidp.cascade.removed'] });
+    expect(events.body.events).toHaveLength(1);
+    expect(events.body.events[0].payload).toEqual({ idpConfigId: idpId, userId: 'legacy-42' });
+  });
 });
