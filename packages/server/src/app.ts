@@ -32,6 +32,7 @@ import { registerManagementUserPatRoutes } from './http/routes/management-user-p
 import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
 import { registerManagementUserRoutes } from './http/routes/management-users.js';
 import { registerOidcRoutes, type OidcRouteDeps } from './http/routes/oidc-ui.js';
+import { registerMailPageRoutes } from './http/routes/login-mail.js';
 import { registerManagementProjectRoutes } from './http/routes/management-projects.js';
 import { registerManagementUserGrantRoutes } from './http/routes/management-user-grants.js';
 import { registerSystemRoutes } from './http/routes/system.js';
@@ -123,6 +124,7 @@ export function createApp(deps: AppDeps) {
   registerManagementAppRoutes(app, routeDeps);
   registerManagementUserSecretRoutes(app, routeDeps);
   if (deps.oidc) registerOidcRoutes(app, deps.oidc);
+  registerMailPageRoutes(app, deps.store);
   registerManagementIdpRoutes(app, routeDeps);
   registerAdminIdpRoutes(app, routeDeps);
   registerManagementProjectRoutes(app, routeDeps);

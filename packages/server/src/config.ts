@@ -39,6 +39,8 @@ const EnvSchema = z.object({
   ENCRYPTION_KEY_FILE: z.string().min(1).default('./data/encryption.key'),
   /** Earlier keys (comma-separated) still accepted for opening secrets sealed before a rotation. */
   ENCRYPTION_KEYS_PREVIOUS: z.string().optional(),
+  /** Where mail goes as .eml files while no SMTP provider is active. */
+  MAIL_DROP_DIR: z.string().min(1).default('./data/mail'),
 });
 
 export interface Config {
@@ -62,6 +64,8 @@ export interface Config {
   lockoutMaxPasswordAttempts: number;
   /** Where the operator's encryption key comes from (secrets/operator-key.ts). */
   encryptionKey: OperatorKeySource;
+  /** The mail-drop folder (MAIL_DROP_DIR). */
+  mailDropDir: string;
 }
 
 export class ConfigError extends Error {}
@@ -107,6 +111,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       keyFile: e.ENCRYPTION_KEY_FILE,
       previousKeys: (e.ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
     },
+    mailDropDir: e.MAIL_DROP_DIR,
   };
 }
 

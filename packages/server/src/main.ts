@@ -7,6 +7,7 @@ import { bootstrapInstance } from './domain/instance/bootstrap.js';
 import { createLogger } from './http/log.js';
 import { writeAdminToken } from './instance-files.js';
 import { createServer } from './server.js';
+import { startBackgroundWork } from './background/index.js';
 import { openStore } from './store/store.js';
 import { loadOperatorSecretBox } from './secrets/operator-key.js';
 import { SecretKeyError } from './secrets/secret-box.js';
@@ -64,6 +65,8 @@ async function main() {
     // The process speaks plain HTTP; an https EXTERNAL_URL means a TLS proxy in front of it.
     trustProxy: config.externalUrl.startsWith('https:'),
   });
+  // Background work (background/index.ts): the outbox's delivery, safe with several processes.
+  const background = startBackgroundWork({ store, secrets, instanceId: instance.instanceId, externalUrl: config.externalUrl, mailDropDir: config.mailDropDir, logger });
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -76,6 +79,7 @@ async function main() {
     logger.info('shutting down', { signal });
     // Stop accepting connections, let in-flight requests finish, then close the store.
     server.close(async () => {
+      await background.stop();
       await store.close();
       logger.info('stopped');
       process.exit(0);

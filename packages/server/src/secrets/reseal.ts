@@ -4,6 +4,7 @@
  * re-sealer here; a re-sealer opens what it can with the current or an earlier key
  * (ENCRYPTION_KEYS_PREVIOUS), seals again with the current key, and counts what it changed.
  */
+import { resealSmtpPasswords } from '../domain/notifications/smtp-providers.js';
 import { resealKeys } from '../oidc/keys.js';
 import type { Store } from '../store/store.js';
 import type { SecretBox } from './secret-box.js';
@@ -12,6 +13,7 @@ type Resealer = (store: Store, secrets: SecretBox) => Promise<number>;
 
 const RESEALERS: Record<string, Resealer> = {
   'OIDC signing keys and cookie secrets': (store, secrets) => resealKeys(store, secrets),
+  'SMTP passwords': (store, secrets) => resealSmtpPasswords(store, secrets),
 };
 
 /** Re-seals every sealed value not sealed with the current key; how many, by kind. */

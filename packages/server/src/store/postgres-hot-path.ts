@@ -26,6 +26,7 @@ const APPEND = {
 /** On a pooled connection inside a transaction; on the pool itself for reads (which never append). */
 export function postgresHotPath(client: pg.ClientBase | pg.Pool): DialectStatements {
   return {
+    skipLocked: true,
     async appendEvent(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
       const { rows } = await client.query<{ position: string; sequence: string }>({
         ...APPEND,

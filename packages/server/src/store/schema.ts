@@ -257,6 +257,76 @@ export function defineTables(c: ColumnFactory) {
   );
 
   /**
+   * The instance's SMTP providers (ZITADEL's SMTP configs); at most one is active. The password
+   * is sealed with the operator's key (secrets/secret-box.ts) and never leaves the store in a read.
+   */
+  const smtpProviders = c.table('smtp_providers', {
+    id: c.text('id').primaryKey(),
+    description: c.text('description').notNull(),
+    senderAddress: c.text('sender_address').notNull(),
+    senderName: c.text('sender_name').notNull(),
+    replyToAddress: c.text('reply_to_address').notNull(),
+    tls: c.bool('tls').notNull(),
+    /** host:port */
+    host: c.text('host').notNull(),
+    user: c.text('smtp_user').notNull(),
+    passwordSealed: c.text('password_sealed'),
+    /** 'SMTP_CONFIG_ACTIVE' | 'SMTP_CONFIG_INACTIVE' */
+    state: c.text('state').notNull(),
+    sequence: c.bigint('sequence').notNull(),
+    createdAt: c.time('created_at').notNull(),
+    changedAt: c.time('changed_at').notNull(),
+  });
+
+  /**
+   * Messages to send, queued in the transaction of the change that causes them
+   * (domain/notifications/). The worker (background/outbox-worker.ts) leases due rows, renders
+   * and sends them, and records the outcome; several processes share the table.
+   */
+  const outbox = c.table(
+    'outbox',
+    {
+      id: c.text('id').primaryKey(),
+      /** 'verify_email' | 'init' */
+      messageType: c.text('message_type').notNull(),
+      userId: c.text('user_id').notNull(),
+      orgId: c.text('org_id').notNull(),
+      recipient: c.text('recipient').notNull(),
+      /** 'pending' | 'sent' | 'failed' */
+      status: c.text('status').notNull(),
+      attempts: c.int('attempts').notNull(),
+      nextAttemptAt: c.time('next_attempt_at').notNull(),
+      leaseUntil: c.time('lease_until'),
+      lastError: c.text('last_error'),
+      /** Where it went: 'smtp:<provider id>' or 'mail-drop:<file name>'. */
+      deliveredVia: c.text('delivered_via'),
+      createdAt: c.time('created_at').notNull(),
+      sentAt: c.time('sent_at'),
+    },
+    (t) => [c.index('outbox_due').on(t.status, t.nextAttemptAt), c.index('outbox_user').on(t.userId)],
+  );
+
+  /**
+   * One-time codes of a user (email verification, initialisation), stored as SHA-256; a new code
+   * of a kind replaces the old one, so only the latest works.
+   */
+  const userCodes = c.table(
+    'user_codes',
+    {
+      userId: c.text('user_id').notNull(),
+      /** 'email_verification' | 'init' */
+      kind: c.text('kind').notNull(),
+      codeHash: c.text('code_hash').notNull(),
+      /** The address a verification code is for (a later email change makes it useless). */
+      email: c.text('email').notNull(),
+      attempts: c.int('attempts').notNull(),
+      expiresAt: c.time('expires_at').notNull(),
+      createdAt: c.time('created_at').notNull(),
+    },
+    (t) => [c.primaryKey({ columns: [t.userId, t.kind] })],
+  );
+
+  /**
    * oidc-provider's stored models (Session, Interaction, Grant, AuthorizationCode, RefreshToken,
    * opaque AccessToken, ClientCredentials …), one row per (kind, id); the payload is the library's
    * own JSON. Not domain state: written without events (see oidc/adapter.ts).
@@ -369,7 +439,7 @@ export function defineTables(c: ColumnFactory) {
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
     oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures,
-    userOtpSecrets, loginTexts, idpUserLinks,
+    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes,
   };
 }
 

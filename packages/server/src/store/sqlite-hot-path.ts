@@ -35,6 +35,7 @@ export function sqliteHotPath(conn: Database.Database): Required<DialectStatemen
   const s = () => (statements ??= prepare(conn));
 
   return {
+    skipLocked: false,
     messageTexts: {
       async get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined> {
         const record = s().getText.get(ownerId, messageType, language) as MessageTextRecord | undefined;

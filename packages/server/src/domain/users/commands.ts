@@ -11,6 +11,7 @@ import { alreadyExists, invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { cascadeUserRemoval } from '../user-grants/cascade.js';
 import { requireAuthorityOver } from './guard.js';
+import { queueUserMessage } from '../notifications/queue.js';
 import { checkHashedPassword } from './hashed-password.js';
 import { checkPasswordComplexity } from './password-policy.js';
 import type { AccessTokenType, Gender, HumanData, MachineData, UserState } from './view.js';
@@ -81,6 +82,13 @@ export async function importHumanUser(store: Store, ctx: RequestContext, input: 
     eventType: 'user.human.added',
     // The hash never goes into the event log: events can be read back through the API.
     payload: { userName: input.userName, ...data, passwordSet: Boolean(passwordHash), passwordChangeRequired: Boolean(input.passwordChangeRequired) },
+  }, async (tx, created) => {
+    // ZITADEL's mails on creation: without a password the init mail (its code also verifies the
+    // email), else for an unverified email the verification mail. Queued with the user, so a
+    // rolled-back creation sends nothing.
+    const recipient = { id: created.userId, orgId: ctx.orgId, email: email.email };
+    if (!passwordHash) await queueUserMessage(tx, 'init', recipient);
+    else if (!email.isEmailVerified) await queueUserMessage(tx, 'verify_email', recipient);
   });
 }
 
@@ -116,11 +124,13 @@ export interface NewUser {
   payload: Record<string, unknown>;
 }
 
-async function createUser(store: Store, ctx: RequestContext, user: NewUser): Promise<CreatedUser> {
-  return store.transaction(
-    (tx) => insertNewUser(tx, { orgId: ctx.orgId, creator: ctx.caller.userId }, user),
-    user.userId ? [[USER_AGGREGATE, user.userId]] : [],
-  );
+/** Creates the user; `then` runs in the same transaction (e.g. queues its first mail). */
+async function createUser(store: Store, ctx: RequestContext, user: NewUser, then?: (tx: Repositories, created: CreatedUser) => Promise<void>): Promise<CreatedUser> {
+  return store.transaction(async (tx) => {
+    const created = await insertNewUser(tx, { orgId: ctx.orgId, creator: ctx.caller.userId }, user);
+    await then?.(tx, created);
+    return created;
+  }, user.userId ? [[USER_AGGREGATE, user.userId]] : []);
 }
 
 /**
@@ -215,6 +225,7 @@ export async function removeUser(store: Store, ctx: RequestContext, userId: stri
     await cascadeUserRemoval(tx, ctx, user.id);
     await tx.tokens.removeByUser(user.id);
     await tx.idpLinks.removeByUser(user.id);
+    await tx.notifications.removeUserCodes(user.id);
     await tx.users.remove(user.id);
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);

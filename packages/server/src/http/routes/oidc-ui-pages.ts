@@ -112,3 +112,38 @@ export function logoutPage(form: string, host: string): string {
 <button type="submit" form="op.logoutForm">No, stay signed in</button>`,
   );
 }
+
+/** A finished step (email verified, password set): what happened and what to do next. */
+export function donePage(title: string, text: string, next: string): string {
+  return layout(title, `<h1>${escapeHtml(title)}</h1><p id="done">${escapeHtml(text)}</p><p>${escapeHtml(next)}</p>`);
+}
+
+/** Email verification without a code in the link (or after a wrong one): a form for the code. */
+export function verificationPage(view: { userId: string; orgId?: string; error?: string }): string {
+  const alert = view.error ? `<p class="error" role="alert" id="page-error">${escapeHtml(view.error)}</p>` : '';
+  return layout(
+    'Verify your email',
+    `<h1>Verify your email</h1><p>Enter the code from the verification mail.</p>${alert}
+<form method="post" action="/ui/login/mail/verification">
+<input type="hidden" name="userID" value="${escapeHtml(view.userId)}"><input type="hidden" name="orgID" value="${escapeHtml(view.orgId ?? '')}">
+<label for="code">Code</label><input id="code" name="code" autocomplete="one-time-code" required autofocus>
+<button type="submit">Verify</button>
+</form>`,
+  );
+}
+
+/** ZITADEL's user initialisation: choose a password with the init mail's code. */
+export function initPage(view: { userId: string; code: string; orgId?: string; error?: string }): string {
+  const alert = view.error ? `<p class="error" role="alert" id="page-error">${escapeHtml(view.error)}</p>` : '';
+  return layout(
+    'Set your password',
+    `<h1>Set your password</h1><p>Choose the password you will sign in with (at least 8 characters).</p>${alert}
+<form method="post" action="/ui/login/user/init">
+<input type="hidden" name="userID" value="${escapeHtml(view.userId)}"><input type="hidden" name="orgID" value="${escapeHtml(view.orgId ?? '')}">
+<label for="code">Code from the mail</label><input id="code" name="code" required value="${escapeHtml(view.code)}">
+<label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" required autofocus>
+<label for="passwordConfirmation">Repeat the password</label><input id="passwordConfirmation" name="passwordConfirmation" type="password" autocomplete="new-password" required>
+<button type="submit">Set password</button>
+</form>`,
+  );
+}

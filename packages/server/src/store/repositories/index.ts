@@ -7,6 +7,7 @@ import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { eventRepository, type AppendEvent } from './events.js';
 import { idpLinkRepository } from './idp-links.js';
+import { notificationRepository } from './notifications.js';
 import { idpRepository } from './idps.js';
 import { instanceRepository } from './instance.js';
 import { loginRepository } from './logins.js';
@@ -34,6 +35,8 @@ export interface RepositoryHooks {
  */
 export interface DialectStatements {
   appendEvent: AppendEvent;
+  /** Whether `select … for update skip locked` exists (PostgreSQL; SQLite has one writer anyway). */
+  skipLocked?: boolean;
   messageTexts?: Pick<ReturnType<typeof messageTextRepository>, 'get' | 'upsert'>;
 }
 
@@ -44,6 +47,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     instance: instanceRepository(db, t),
     idps: idpRepository(db, t),
     idpLinks: idpLinkRepository(db, t),
+    notifications: notificationRepository(db, t, { skipLocked: dialect.skipLocked ?? false }),
     orgs: orgRepository(db, t),
     users: userRepository(db, t),
     tokens: tokenRepository(db, t),

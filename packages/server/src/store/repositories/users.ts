@@ -43,6 +43,10 @@ export function userRepository(db: Db, t: Tables) {
     async touch(id: string, sequence: number, changedAt: Date): Promise<void> {
       await db.update(t.users).set({ sequence, changedAt }).where(eq(t.users.id, id));
     },
+    /** A later event changed the user's data, state or password. */
+    async change(id: string, change: Partial<Pick<UserRow, 'data' | 'state' | 'passwordHash' | 'passwordChangeRequired'>>, sequence: number, changedAt: Date): Promise<void> {
+      await db.update(t.users).set({ ...change, sequence, changedAt }).where(eq(t.users.id, id));
+    },
     async remove(id: string): Promise<void> {
       await db.delete(t.users).where(eq(t.users.id, id));
     },

@@ -1,0 +1,190 @@
+/**
+ * Delivers the outbox (domain/notifications/queue.ts). Each round leases up to `batchSize` due
+ * messages in one transaction (PostgreSQL: `for update skip locked`, so several processes on one
+ * database take different messages and none is sent twice while its lease runs), then per message:
+ * a fresh code for the user (the previous one stops working; an event records it), the text
+ * chosen and filled (compose.ts), and the mail handed to the active SMTP provider or the mail-drop
+ * folder. A failure is recorded with its reason and retried with exponential backoff until
+ * `maxAttempts`; then the message is `failed`. A process that dies mid-send leaves the lease to
+ * expire and another round (here or elsewhere) sends it: delivery is at least once, and exactly
+ * once whenever a process survives its send.
+ */
+import { issueCode, type CodeKind } from '../domain/notifications/codes.js';
+import { chooseText, composeMessage, messageLanguage, templateValues } from '../domain/notifications/compose.js';
+import type { MessageKind } from '../domain/notifications/queue.js';
+import { mailDropTransport, senderOf, smtpTransport, type OutgoingMail, type Transport } from '../domain/notifications/transports.js';
+import { MESSAGE_TYPES } from '../domain/texts/message-text.js';
+import { USER_AGGREGATE } from '../domain/users/aggregate.js';
+import type { HumanData } from '../domain/users/view.js';
+import type { Logger } from '../http/log.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { OutboxRow, SmtpProviderRow } from '../store/repositories/notifications.js';
+import type { Store } from '../store/store.js';
+import { SMTP_PASSWORD_PURPOSE } from '../domain/notifications/smtp-providers.js';
+
+export interface OutboxWorkerOptions {
+  store: Store;
+  secrets: SecretBox;
+  instanceId: string;
+  /** Base of the links in mails (EXTERNAL_URL). */
+  externalUrl: string;
+  mailDropDir: string;
+  logger?: Logger;
+  pollMs?: number;
+  batchSize?: number;
+  /** Parallel sends within a batch. */
+  concurrency?: number;
+  leaseMs?: number;
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  maxAttempts?: number;
+}
+
+const KIND: Record<MessageKind, { code: CodeKind; text: (typeof MESSAGE_TYPES)[keyof typeof MESSAGE_TYPES]; event: string; path: string }> = {
+  verify_email: { code: 'email_verification', text: MESSAGE_TYPES.verifyEmail, event: 'user.human.email.code.added', path: '/ui/login/mail/verification' },
+  init: { code: 'init', text: MESSAGE_TYPES.init, event: 'user.human.initialization.code.added', path: '/ui/login/user/init' },
+};
+
+/** A message that cannot be sent however often it is tried (the user is gone, the mail is moot). */
+class Undeliverable extends Error {}
+
+export class OutboxWorker {
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private smtp?: { key: string; send: Transport; close: () => void };
+  private readonly drop: Transport;
+  private readonly o: Required<Omit<OutboxWorkerOptions, 'logger'>> & { logger?: Logger };
+
+  constructor(options: OutboxWorkerOptions) {
+    this.o = {
+      pollMs: 1_000, batchSize: 20, concurrency: 4, leaseMs: 60_000, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 10,
+      ...options,
+    };
+    this.drop = mailDropTransport(this.o.mailDropDir);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = (async () => {
+      while (this.running) {
+        let handled = 0;
+        try {
+          handled = await this.runOnce();
+        } catch (error) {
+          this.o.logger?.error('outbox round failed', { error: (error as Error).message });
+        }
+        if (handled < this.o.batchSize && this.running) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, this.o.pollMs);
+            this.wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+      }
+    })();
+  }
+
+  /** Stops after the round in progress (its sends finish and are recorded). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    this.smtp?.close();
+    this.smtp = undefined;
+  }
+
+  /** One round: lease due messages and deliver them; returns how many were handled. */
+  async runOnce(): Promise<number> {
+    const now = new Date();
+    const batch = await this.o.store.transaction((tx) => tx.notifications.claimDue(now, new Date(now.getTime() + this.o.leaseMs), this.o.batchSize));
+    if (batch.length === 0) return 0;
+    const transport = await this.transport();
+    const queue = [...batch];
+    const workers = Array.from({ length: Math.min(this.o.concurrency, queue.length) }, async () => {
+      for (let row = queue.shift(); row; row = queue.shift()) await this.deliver(row, transport);
+    });
+    await Promise.all(workers);
+    return batch.length;
+  }
+
+  /** The active provider's transport (rebuilt when it changes), else the mail drop. */
+  private async transport(): Promise<{ send: Transport; from?: OutgoingMail['from']; replyTo?: string; provider?: SmtpProviderRow; problem?: string }> {
+    const provider = await this.o.store.read.notifications.activeProvider();
+    if (!provider) return { send: this.drop };
+    const key = `${provider.id}@${provider.changedAt.getTime()}`;
+    if (this.smtp?.key !== key) {
+      this.smtp?.close();
+      let password: string | undefined;
+      try {
+        password = provider.passwordSealed ? this.o.secrets.openText(provider.passwordSealed, SMTP_PASSWORD_PURPOSE) : undefined;
+      } catch (error) {
+        return { send: this.drop, provider, problem: `the SMTP password of provider ${provider.id} cannot be opened: ${(error as Error).message}` };
+      }
+      const smtp = smtpTransport({ host: provider.host, tls: provider.tls, user: provider.user, password }, `smtp:${provider.id}`);
+      this.smtp = { key, ...smtp };
+    }
+    return { send: this.smtp.send, from: senderOf(provider), replyTo: provider.replyToAddress || undefined, provider };
+  }
+
+  private async deliver(row: OutboxRow, transport: Awaited<ReturnType<OutboxWorker['transport']>>): Promise<void> {
+    const { store, logger } = this.o;
+    try {
+      if (transport.problem) throw new Error(transport.problem);
+      const mail = await this.compose(row);
+      const via = await transport.send({ ...mail, ...(transport.from ? { from: transport.from } : {}), replyTo: transport.replyTo }, row.id);
+      await store.transaction((tx) => tx.notifications.markSent(row.id, via, new Date()));
+      logger?.info(via.startsWith('mail-drop:') ? `mail written to ${via.slice('mail-drop:'.length)}` : 'mail sent', { outboxId: row.id, type: row.messageType, userId: row.userId, via });
+    } catch (error) {
+      const reason = (error as Error).message || String(error);
+      const attempts = row.attempts + 1;
+      const final = error instanceof Undeliverable || attempts >= this.o.maxAttempts;
+      const next = final ? undefined : new Date(Date.now() + Math.min(this.o.baseBackoffMs * 2 ** (attempts - 1), this.o.maxBackoffMs));
+      await store.transaction((tx) => tx.notifications.markAttemptFailed(row.id, attempts, reason, next));
+      logger?.warn(final ? 'mail not delivered, given up' : 'mail delivery failed, will retry', {
+        outboxId: row.id, type: row.messageType, userId: row.userId, attempt: attempts, reason, ...(next ? { retryAt: next.toISOString() } : {}),
+      });
+    }
+  }
+
+  /** The mail for this row, with a new code issued for it (in its own transaction, locking the user). */
+  private async compose(row: OutboxRow): Promise<Omit<OutgoingMail, 'from'> & { from: OutgoingMail['from'] }> {
+    const { store } = this.o;
+    const kind = KIND[row.messageType as MessageKind];
+    if (!kind) throw new Undeliverable(`unknown message type ${row.messageType}`);
+    const { user, code } = await store.transaction(async (tx) => {
+      const user = await tx.users.get(row.userId);
+      if (!user || user.type !== 'human') throw new Undeliverable('the user no longer exists');
+      const email = (user.data as unknown as HumanData).email;
+      if (email.email.toLowerCase() !== row.recipient.toLowerCase()) throw new Undeliverable('the user\u2019s email changed since this mail was queued (a newer one is queued)');
+      if (row.messageType === 'verify_email' && email.isEmailVerified) throw new Undeliverable('the email is verified already');
+      if (row.messageType === 'init' && user.state !== 'USER_STATE_INITIAL') throw new Undeliverable('the user is initialised already');
+      const issued = await issueCode(tx, user.id, kind.code, email.email);
+      const event = await tx.events.append({
+        aggregateType: USER_AGGREGATE, aggregateId: user.id, type: kind.event,
+        payload: { expiry: issued.expiresAt.toISOString(), outboxId: row.id }, creator: user.id, resourceOwner: user.orgId,
+      });
+      await tx.users.touch(user.id, event.sequence, event.createdAt);
+      return { user, code: issued.code };
+    }, [[USER_AGGREGATE, row.userId]]);
+    const org = await store.read.orgs.get(user.orgId);
+    const language = messageLanguage(user);
+    const fields = await chooseText(store.read, this.o.instanceId, user.orgId, kind.text, language);
+    const link = new URL(this.o.externalUrl + kind.path);
+    link.searchParams.set('userID', user.id);
+    link.searchParams.set('code', code);
+    link.searchParams.set('orgID', user.orgId);
+    const domain = org?.primaryDomain ?? 'localhost';
+    const message = composeMessage(fields, templateValues(user, domain, code), link.href, language);
+    return {
+      from: { name: 'identity-service', address: `no-reply@${new URL(this.o.externalUrl).hostname}` },
+      to: row.recipient,
+      subject: message.subject,
+      html: message.html,
+      text: message.text,
+    };
+  }
+}

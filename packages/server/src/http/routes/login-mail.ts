@@ -1,0 +1,64 @@
+/**
+ * The pages a mail's button leads to (ZITADEL's paths): email verification
+ * (`/ui/login/mail/verification?userID=…&code=…&orgID=…`, verifying at once when the link
+ * carries the code, as ZITADEL's login does) and user initialisation (`/ui/login/user/init`,
+ * choose a password with the init code). Server-rendered, no JavaScript, like the login page;
+ * every refusal says what to do next.
+ */
+import type { Context, Hono } from 'hono';
+import { DomainError } from '../../domain/errors.js';
+import { CodeRefused, initCodeOpen, initializeWithCode, verifyEmailWithCode } from '../../domain/users/email.js';
+import { hasNul } from '../../oidc/nul-guard.js';
+import type { Store } from '../../store/store.js';
+import type { AppEnv } from '../env.js';
+import { donePage, initPage, verificationPage } from './oidc-ui-pages.js';
+
+const clean = (v: unknown) => (typeof v === 'string' && !hasNul(v) ? v.trim() : '');
+
+export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store) {
+  async function verify(c: Context, userId: string, code: string, orgId: string) {
+    if (!userId) return c.html(donePage('Link incomplete', 'This verification link lacks the user.', 'Open the link from the mail again, or ask for a new mail.'), 400);
+    if (!code) return c.html(verificationPage({ userId, orgId }));
+    try {
+      await verifyEmailWithCode(store, userId, code);
+    } catch (error) {
+      if (error instanceof CodeRefused) return c.html(verificationPage({ userId, orgId, error: error.message }), error.check === 'none' ? 404 : 400);
+      throw error;
+    }
+    return c.html(donePage('Email verified', 'Your email address is verified.', 'You can close this page and go back to the application.'));
+  }
+  app.get('/ui/login/mail/verification', (c) => verify(c, clean(c.req.query('userID')), clean(c.req.query('code')), clean(c.req.query('orgID'))));
+  app.post('/ui/login/mail/verification', async (c) => {
+    const form = (await c.req.parseBody().catch(() => undefined)) ?? {};
+    return verify(c, clean(form.userID), clean(form.code), clean(form.orgID));
+  });
+
+  app.get('/ui/login/user/init', async (c) => {
+    const userId = clean(c.req.query('userID'));
+    const code = clean(c.req.query('code'));
+    const orgId = clean(c.req.query('orgID'));
+    if (!userId || !(await initCodeOpen(store, userId))) {
+      return c.html(donePage('Nothing to set up', 'This account has no open initialisation: it was completed already, or the link is incomplete.', 'Sign in at the application, or ask an administrator for a new mail.'), 404);
+    }
+    return c.html(initPage({ userId, code, orgId }));
+  });
+  app.post('/ui/login/user/init', async (c) => {
+    const form = (await c.req.parseBody().catch(() => undefined)) ?? {};
+    const userId = clean(form.userID);
+    const code = clean(form.code);
+    const orgId = clean(form.orgID);
+    const password = typeof form.password === 'string' && !hasNul(form.password) ? form.password : '';
+    const again = typeof form.passwordConfirmation === 'string' ? form.passwordConfirmation : '';
+    const page = (error: string, status: 400 | 404) => c.html(initPage({ userId, code, orgId, error }), status);
+    if (!userId || !code || !password) return page('Enter the code and a password.', 400);
+    if (password !== again) return page('The two passwords differ.', 400);
+    try {
+      await initializeWithCode(store, userId, code, password);
+    } catch (error) {
+      if (error instanceof CodeRefused) return page(error.message, error.check === 'none' ? 404 : 400);
+      if (error instanceof DomainError) return page(error.message, 400);
+      throw error;
+    }
+    return c.html(donePage('Password set', 'Your account is ready and your email is verified.', 'Go back to the application and sign in with your login name and the new password.'));
+  });
+}

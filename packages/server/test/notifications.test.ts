@@ -1,0 +1,126 @@
+/**
+ * Issue 10: the verify-email text goes live. Mail is queued with the change that causes it and
+ * delivered by the outbox worker to the mail-drop folder (the embedded default) or the active
+ * SMTP provider; the mail's link verifies the email; the init mail's link sets a password.
+ */
+import { statSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachStore } from './support/instance.js';
+import { linkIn, outboxWorkerFor, readDroppedMail } from './support/mail.js';
+import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+
+describeEachStore('verification mail', (dialect) => {
+  let s: OidcTestServer;
+  beforeAll(async () => {
+    s = await startOidcServer(dialect);
+  }, 60_000);
+  afterAll(() => s?.close());
+
+  const importUser = (userName: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+    s.api('POST', '/management/v1/users/human/_import', {
+      userName, profile: { firstName: 'Mail', lastName: userName }, email: { email: `${userName}@example.com`, isEmailVerified: false }, password: 'Passw0rd-Mail!', ...extra,
+    }, undefined, headers);
+
+  it('quick start: the instance text, filled, lands in the mail-drop folder; its link verifies once', async () => {
+    expect((await s.api('PUT', '/admin/v1/text/message/verifyemail/en', {
+      title: 'Confirm', subject: 'Hello {{.UserName}}, confirm your address', greeting: 'Hi {{.FirstName}},', text: 'Your code: {{.Code}}. <b>not bold</b>', buttonText: 'Confirm now',
+    })).status).toBe(200);
+    const created = await importUser('bob');
+    expect(created.status).toBe(200);
+    const { worker, mailDropDir } = outboxWorkerFor(s);
+    expect(await worker.runOnce()).toBe(1);
+
+    const dropped = await readDroppedMail(mailDropDir);
+    expect(dropped).toHaveLength(1);
+    expect(statSync(`${mailDropDir}/${dropped[0]!.file}`).mode & 0o777).toBe(0o600);
+    const mail = dropped[0]!.mail;
+    expect(mail.subject).toBe('Hello bob, confirm your address');
+    expect(mail.to && 'text' in mail.to ? mail.to.text : '').toBe('bob@example.com');
+    const code = /Your code: ([A-Z0-9]{6})\./.exec(mail.text ?? '')![1];
+    expect(mail.html).toContain(`Your code: ${code}. &#60;b&#62;not bold&#60;/b&#62;`);
+    expect(mail.html).toContain('Confirm now');
+    const link = linkIn(mail);
+    expect(link.pathname).toBe('/ui/login/mail/verification');
+    expect(link.searchParams.get('code')).toBe(code);
+
+    const opened = await fetch(link);
+    expect(opened.status).toBe(200);
+    expect(await opened.text()).toContain('Your email address is verified.');
+    const user = await s.api('GET', `/management/v1/users/${created.body.userId}`);
+    expect(user.body.user.human.email).toEqual({ email: 'bob@example.com', isEmailVerified: true });
+    const again = await fetch(link);
+    expect(again.status).toBe(404);
+    expect(await again.text()).toContain('There is no open code for this user');
+    const events = await s.api('POST', '/admin/v1/events/_search', { aggregateId: created.body.userId, asc: true });
+    expect(events.body.events.map((e: any) => e.type.type)).toEqual(['user.human.added', 'user.human.email.code.added', 'user.human.email.verified']);
+    expect(await worker.runOnce()).toBe(0);
+  });
+
+  it('a wrong code is counted and changes nothing; after five the code is dead', async () => {
+    const created = await importUser('carl');
+    const { worker, mailDropDir } = outboxWorkerFor(s);
+    await worker.runOnce();
+    const link = linkIn((await readDroppedMail(mailDropDir))[0]!.mail);
+    const wrong = new URL(link);
+    wrong.searchParams.set('code', 'XXXXXX');
+    const first = await fetch(wrong);
+    expect(first.status).toBe(400);
+    expect(await first.text()).toContain('The code is wrong');
+    for (let i = 0; i < 4; i++) await fetch(wrong);
+    const right = await fetch(link);
+    expect(right.status).toBe(400);
+    expect(await right.text()).toContain('entered wrongly too often');
+    expect((await s.api('GET', `/management/v1/users/${created.body.userId}`)).body.user.human.email.isEmailVerified).toBeUndefined();
+  });
+
+  it('a user added without a password gets the init mail, sets a password through its link and signs in', async () => {
+    const created = await s.api('POST', '/management/v1/users/human/_import', {
+      userName: 'dana', profile: { firstName: 'Dana', lastName: 'Init', preferredLanguage: 'de' }, email: { email: 'dana@example.com' },
+    });
+    expect(created.status).toBe(200);
+    const { worker, mailDropDir } = outboxWorkerFor(s);
+    await worker.runOnce();
+    const mail = (await readDroppedMail(mailDropDir))[0]!.mail;
+    expect(mail.subject).toBe('Benutzer initialisieren');
+    const link = linkIn(mail);
+    expect(link.pathname).toBe('/ui/login/user/init');
+    const form = await fetch(link);
+    expect(form.status).toBe(200);
+    const post = (password: string, confirmation = password) =>
+      fetch(new URL('/ui/login/user/init', s.issuer), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ userID: link.searchParams.get('userID')!, code: link.searchParams.get('code')!, password, passwordConfirmation: confirmation }),
+      });
+    const weak = await post('short');
+    expect(weak.status).toBe(400);
+    expect(await weak.text()).toContain('8');
+    const done = await post('Init-Passw0rd!');
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('Password set');
+    const user = (await s.api('GET', `/management/v1/users/${created.body.userId}`)).body.user;
+    expect(user.state).toBe('USER_STATE_ACTIVE');
+    expect(user.human.email.isEmailVerified).toBe(true);
+    expect((await post('Init-Passw0rd!')).status).toBe(404);
+
+    const project = (await s.api('POST', '/management/v1/projects', { name: 'init-app' })).body.id;
+    const app = await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
+      name: 'init', redirectUris: ['http://127.0.0.1:1/cb'], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+    });
+    const authorize = new URL('/oauth/v2/authorize', s.issuer);
+    authorize.search = new URLSearchParams({ client_id: app.body.clientId, response_type: 'code', redirect_uri: 'http://127.0.0.1:1/cb', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
+    const signedIn = await loginThroughForm(new Browser(), authorize.href, 'http://127.0.0.1:1/cb', 'dana', 'Init-Passw0rd!');
+    expect(signedIn.callback?.searchParams.get('code'), signedIn.page?.html.slice(0, 300)).toBeTruthy();
+  });
+
+  it('a change that rolls back queues nothing', async () => {
+    const before = await s.t.store.read.notifications.countByStatus();
+    expect((await importUser('bob')).status).toBe(409); // taken
+    await expect(s.t.store.transaction(async (tx) => {
+      const { queueUserMessage } = await import('../src/domain/notifications/queue.js');
+      await queueUserMessage(tx, 'verify_email', { id: 'nobody', orgId: s.t.defaultOrgId, email: 'x@example.com' });
+      throw new Error('rolled back');
+    })).rejects.toThrow('rolled back');
+    expect(await s.t.store.read.notifications.countByStatus()).toEqual(before);
+  });
+});
