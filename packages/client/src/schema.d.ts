@@ -186,8 +186,12 @@ export interface paths {
          * Set the instance's verify-email text
          * @description Stores the instance's text of the email sent when a user adds a new, unverified email address,
          *     for one language. It applies to every organisation without a text of its own. The body replaces
-         *     the stored text: omitted fields are cleared. A request that fails validation changes nothing.
-         *     Permission: `iam.policy.write` (IAM_OWNER).
+         *     the stored text: omitted fields are cleared. Fields are Go templates with the variables `{{.Code}}`,
+         *     `{{.UserName}}`, `{{.FirstName}}`, `{{.LastName}}`, `{{.NickName}}`, `{{.DisplayName}}`, `{{.LastEmail}}`,
+         *     `{{.VerifiedEmail}}`, `{{.LastPhone}}`, `{{.VerifiedPhone}}`, `{{.PreferredLoginName}}`, `{{.LoginNames}}`,
+         *     `{{.ChangeDate}}`, `{{.CreationDate}}`, filled (HTML-escaped in the mail's HTML part) when the mail is
+         *     sent; any other `{{…}}` → 400 `TEXT-t3mpl` naming the field. A request that fails validation changes
+         *     nothing. Permission: `iam.policy.write` (IAM_OWNER).
          */
         put: operations["SetDefaultVerifyEmailMessageText"];
         post?: never;
@@ -221,6 +225,296 @@ export interface paths {
         get: operations["GetDefaultVerifyEmailMessageText"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/text/message/verifyemail/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The organisation's verify-email text
+         * @description The text stored for the organisation (only the fields that were set, `isDefault: false`); where none
+         *     is stored, what its users get instead (the instance's text over the built-in one) with `isDefault: true`.
+         *     Permission: `policy.read`.
+         */
+        get: operations["GetOrgCustomVerifyEmailMessageText"];
+        /**
+         * Set the organisation's verify-email text
+         * @description ZITADEL's SetCustomVerifyEmailMessageText: the organisation's own text of the verification mail for one
+         *     language, used for its users instead of the instance's text (field by field: a field left empty here
+         *     falls back to the instance's, then the built-in text). The body replaces the stored text: omitted
+         *     fields are cleared. Fields are Go templates with the variables `{{.Code}}`, `{{.UserName}}`,
+         *     `{{.FirstName}}`, `{{.LastName}}`, `{{.NickName}}`, `{{.DisplayName}}`, `{{.LastEmail}}`,
+         *     `{{.VerifiedEmail}}`, `{{.LastPhone}}`, `{{.VerifiedPhone}}`, `{{.PreferredLoginName}}`,
+         *     `{{.LoginNames}}`, `{{.ChangeDate}}`, `{{.CreationDate}}`; any other `{{…}}` → 400 `TEXT-t3mpl` naming
+         *     the field. A request that fails validation changes nothing.
+         *     Permission: `policy.write` (ORG_OWNER, ORG_SETTINGS_MANAGER…).
+         */
+        put: operations["SetCustomVerifyEmailMessageText"];
+        post?: never;
+        /**
+         * Reset the organisation's verify-email text
+         * @description Removes the organisation's text so the instance's (or built-in) text applies again; none stored → 404 `ORG-fju90`. Permission `policy.delete`.
+         */
+        delete: operations["ResetOrgCustomVerifyEmailMessageTextToDefault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/text/default/message/verifyemail/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The verify-email text the organisation falls back to
+         * @description The instance's text merged over the built-in one for the language, whatever the organisation stored. Permission `policy.read`.
+         */
+        get: operations["GetOrgDefaultVerifyEmailMessageText"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/smtp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The active SMTP provider
+         * @description ZITADEL's GetSMTPConfig: the provider mail goes through now. None active → 404 `SMTP-no4Ct` (mail goes
+         *     to the mail-drop folder). The password is never returned. Permission `iam.read`.
+         */
+        get: operations["GetSMTPConfig"];
+        put?: never;
+        /**
+         * Add an SMTP provider
+         * @description ZITADEL's AddSMTPConfig. Added inactive: activate it to send through it. `host` is `host:port` (port 465
+         *     with `tls` means implicit TLS, other ports with `tls` require STARTTLS, without `tls` plain SMTP;
+         *     default port 465 with `tls`, else 25). The password is sealed with the operator's encryption key
+         *     (ENCRYPTION_KEY / ENCRYPTION_KEY_FILE) and appears in no read, event or log. Appends
+         *     `instance.smtp.config.added`. Permission `iam.write`.
+         */
+        post: operations["AddSMTPConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/smtp/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The SMTP providers
+         * @description ZITADEL's ListSMTPConfigs, oldest first. Permission `iam.read`.
+         */
+        post: operations["ListSMTPConfigs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/smtp/_test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test mail with these settings
+         * @description ZITADEL's TestSMTPConfig: sends a test mail to `receiverAddress` now, with the settings in the body
+         *     (with `id` and no `password`, that provider's stored password). The SMTP connection times out after 10
+         *     s. A failure → 400 `SMTP-t3st0` saying what the server answered (refused connection, authentication,
+         *     recipient…). Permission `iam.write`.
+         */
+        post: operations["TestSMTPConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/smtp/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * An SMTP provider
+         * @description ZITADEL's GetSMTPConfigById. Permission `iam.read`.
+         */
+        get: operations["GetSMTPConfigById"];
+        /**
+         * Change an SMTP provider
+         * @description ZITADEL's UpdateSMTPConfig: the body replaces the settings (an omitted `password` keeps the stored one).
+         *     Nothing changed → 400 `SMTP-nm0Ch`. Appends `instance.smtp.config.changed`. Permission `iam.write`.
+         */
+        put: operations["UpdateSMTPConfig"];
+        post?: never;
+        /**
+         * Remove an SMTP provider
+         * @description ZITADEL's RemoveSMTPConfig; with the active one removed, mail goes to the mail-drop folder. Appends
+         *     `instance.smtp.config.removed`. Permission `iam.write`.
+         */
+        delete: operations["RemoveSMTPConfig"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/smtp/{id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change an SMTP provider's password
+         * @description ZITADEL's UpdateSMTPConfigPassword (sealed as on add). Appends `instance.smtp.config.password.changed`.
+         *     Permission `iam.write`.
+         */
+        put: operations["UpdateSMTPConfigPassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/smtp/{id}/_activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send mail through this provider
+         * @description ZITADEL's ActivateSMTPConfig: this provider becomes the active one and any other active one is
+         *     deactivated (one at a time). Already active → 400 `SMTP-Ah1vE`. Permission `iam.write`.
+         */
+        post: operations["ActivateSMTPConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/smtp/{id}/_deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop sending through this provider
+         * @description ZITADEL's DeactivateSMTPConfig: mail goes to the mail-drop folder while no provider is active. Not
+         *     active → 400 `SMTP-km8Ds`. Permission `iam.write`.
+         */
+        post: operations["DeactivateSMTPConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/smtp/{id}/_test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test mail through a stored provider
+         * @description ZITADEL's TestSMTPConfigById: a test mail to `receiverAddress` with the provider's stored settings and
+         *     password, now. A failure → 400 `SMTP-t3st0` saying what the server answered. Permission `iam.write`.
+         */
+        post: operations["TestSMTPConfigById"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/notifications/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What was mailed, what waits, what failed
+         * @description The outbox: every message queued by a change (the verification mail, the init mail), newest first, with
+         *     its state (`pending`: waiting or being retried; `sent`: handed to the SMTP server or written to the
+         *     mail-drop folder, `deliveredVia` says which; `failed`: given up after the last attempt or moot,
+         *     `lastError` says why), attempts and recipient. Never the message or its code. Filter by `status`,
+         *     `userId`, `messageType`. Permission `iam.read`.
+         */
+        post: operations["ListNotifications"];
         delete?: never;
         options?: never;
         head?: never;
@@ -508,6 +802,83 @@ export interface paths {
          * @description The token stops working at once. Appends `user.personal.access.token.removed`. Permission `user.write`, and, as for adding one, the right to grant every role the user holds (else 403 `COMMAND-Auth0r`).
          */
         delete: operations["RemovePersonalAccessToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a user's email
+         * @description ZITADEL's UpdateHumanEmail. With `isEmailVerified` the address counts as verified at once; without, a
+         *     verification mail with a new code is queued (the code of an earlier mail stops verifying: it was for
+         *     another address). Appends `user.human.email.changed` (and `user.human.email.verified`). Permission
+         *     `user.write`; a machine user → 400.
+         */
+        put: operations["UpdateHumanEmail"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/email/_resend_verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a new verification code
+         * @description ZITADEL's ResendHumanEmailVerification: queues the verification mail again; when it is sent, its new
+         *     code replaces the previous one. Verified already → 400 `COMMAND-3m9ds`. Permission `user.write`.
+         */
+        post: operations["ResendHumanEmailVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/email/_verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a user's email with the mailed code
+         * @description The API twin of the verification page (ZITADEL v1 has VerifyMyEmail for the signed-in user only): the
+         *     user itself (an access token of that user) or a caller with `user.write` in the user's organisation
+         *     submits the code from the mail. A wrong code → 400 `CODE-wrong` (counted: after 5 the code is dead,
+         *     `CODE-exhausted`), expired → 400 `CODE-expired`, for an address changed since → 400 `CODE-superseded`,
+         *     none open → 404 `CODE-n0Ne1`; nothing else changes. Appends `user.human.email.verified`.
+         */
+        post: operations["VerifyHumanEmail"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2490,6 +2861,134 @@ export interface components {
              */
             idpType: "IDP_TYPE_UNSPECIFIED" | "IDP_TYPE_OIDC" | "IDP_TYPE_JWT";
         };
+        /** @description An empty answer (ZITADEL's empty response messages). */
+        Empty: Record<string, never>;
+        /** @description An SMTP provider of the instance (ZITADEL's settings.v1.SMTPConfig). Never its password. */
+        SMTPConfig: {
+            details: components["schemas"]["Details"];
+            id: string;
+            senderAddress: string;
+            senderName: string;
+            tls: boolean;
+            /** @description host:port */
+            host: string;
+            user: string;
+            /** @enum {string} */
+            state: "SMTP_CONFIG_STATE_UNSPECIFIED" | "SMTP_CONFIG_ACTIVE" | "SMTP_CONFIG_INACTIVE";
+            description: string;
+            replyToAddress: string;
+        };
+        GetSMTPConfigResponse: {
+            smtpConfig: components["schemas"]["SMTPConfig"];
+        };
+        AddSMTPConfigRequest: {
+            /** @description The From address of every mail. */
+            senderAddress: string;
+            senderName: string;
+            tls?: boolean;
+            /** @description host:port of the SMTP server. */
+            host: string;
+            user?: string;
+            /** Format: password */
+            password?: string;
+            replyToAddress?: string;
+            description?: string;
+        };
+        AddSMTPConfigResponse: {
+            details: components["schemas"]["Details"];
+            id: string;
+        };
+        /** @description The new settings; an omitted password keeps the stored one. */
+        UpdateSMTPConfigRequest: {
+            /** @description The From address of every mail. */
+            senderAddress: string;
+            senderName: string;
+            tls?: boolean;
+            /** @description host:port of the SMTP server. */
+            host: string;
+            user?: string;
+            /** Format: password */
+            password?: string;
+            replyToAddress?: string;
+            description?: string;
+        };
+        UpdateSMTPConfigPasswordRequest: {
+            /** Format: password */
+            password: string;
+        };
+        ListSMTPConfigsRequest: {
+            query?: components["schemas"]["ListQuery"];
+        };
+        ListSMTPConfigsResponse: {
+            details: components["schemas"]["ListDetails"];
+            result: components["schemas"]["SMTPConfig"][];
+        };
+        TestSMTPConfigRequest: {
+            senderAddress: string;
+            senderName: string;
+            tls?: boolean;
+            host: string;
+            user?: string;
+            /** Format: password */
+            password?: string;
+            receiverAddress: string;
+            /** @description A stored provider whose password is used when `password` is empty. */
+            id?: string;
+        };
+        TestSMTPConfigByIdRequest: {
+            receiverAddress: string;
+        };
+        /** @description A message of the outbox. */
+        Notification: {
+            id: string;
+            /** @enum {string} */
+            messageType: "verify_email" | "init";
+            userId: string;
+            orgId: string;
+            recipient: string;
+            /** @enum {string} */
+            status: "pending" | "sent" | "failed";
+            /** @description Failed attempts so far. */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When a pending message is tried (again).
+             */
+            nextAttemptDate?: string;
+            /** @description Why the last attempt failed (or why the message was given up). */
+            lastError?: string;
+            /** @description `smtp:<provider id>` or `mail-drop:<file>`. */
+            deliveredVia?: string;
+            /** Format: date-time */
+            creationDate: string;
+            /** Format: date-time */
+            sentDate?: string;
+        };
+        ListNotificationsRequest: {
+            query?: components["schemas"]["ListQuery"];
+            /** @enum {string} */
+            status?: "pending" | "sent" | "failed";
+            userId?: string;
+            /** @enum {string} */
+            messageType?: "verify_email" | "init";
+        };
+        ListNotificationsResponse: {
+            details: components["schemas"]["ListDetails"];
+            /** @description Messages by state, over the whole outbox. */
+            counts: {
+                pending: number;
+                sent: number;
+                failed: number;
+            };
+            result: components["schemas"]["Notification"][];
+        };
+        UpdateHumanEmailRequest: {
+            email: string;
+            isEmailVerified?: boolean;
+        };
+        VerifyHumanEmailRequest: {
+            verificationCode: string;
+        };
         ListHumanLinkedIDPsResponse: {
             details: components["schemas"]["ListDetails"];
             result: components["schemas"]["IDPUserLink"][];
@@ -3507,6 +4006,512 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    GetOrgCustomVerifyEmailMessageText: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance text, or the built-in default. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTextResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    SetCustomVerifyEmailMessageText: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetMessageTextRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored; `details` of the event appended to the organisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResetOrgCustomVerifyEmailMessageTextToDefault: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; the built-in default applies again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgDefaultVerifyEmailMessageText: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The built-in text. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTextResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetSMTPConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active provider. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSMTPConfigResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddSMTPConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddSMTPConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddSMTPConfigResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListSMTPConfigs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListSMTPConfigsRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of providers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSMTPConfigsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    TestSMTPConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestSMTPConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description Sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetSMTPConfigById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSMTPConfigResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateSMTPConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSMTPConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveSMTPConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateSMTPConfigPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSMTPConfigPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ActivateSMTPConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Activated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    DeactivateSMTPConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deactivated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    TestSMTPConfigById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestSMTPConfigByIdRequest"];
+            };
+        };
+        responses: {
+            /** @description Sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListNotificationsRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of messages and counts by state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListNotificationsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     GetMyOrg: {
         parameters: {
             query?: never;
@@ -4049,6 +5054,127 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateHumanEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateHumanEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResendHumanEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    VerifyHumanEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyHumanEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description Verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };

@@ -18,7 +18,7 @@ import { requireAuth } from './http/middleware/authenticate.js';
 import { requestContext } from './http/middleware/request-context.js';
 import { registerAdminEventRoutes } from './http/routes/admin-events.js';
 import { registerAdminIdpRoutes } from './http/routes/admin-idps.js';
-import { registerAdminTextRoutes } from './http/routes/admin-texts.js';
+import { registerAdminTextRoutes, registerManagementTextRoutes } from './http/routes/admin-texts.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
 import { DEFAULT_MAX_CONCURRENT_IMPORTS, IMPORT_PATH, registerAdminTransferRoutes } from './http/routes/admin-transfer.js';
 import { registerManagementAppRoutes } from './http/routes/management-apps.js';
@@ -30,6 +30,8 @@ import { registerAdminOrgRoutes } from './http/routes/admin-orgs.js';
 import { registerManagementOrgMemberRoutes } from './http/routes/management-org-members.js';
 import { registerManagementUserPatRoutes } from './http/routes/management-user-pats.js';
 import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
+import { registerManagementUserEmailRoutes } from './http/routes/management-user-email.js';
+import { registerAdminSmtpRoutes } from './http/routes/admin-smtp.js';
 import { registerManagementUserRoutes } from './http/routes/management-users.js';
 import { registerOidcRoutes, type OidcRouteDeps } from './http/routes/oidc-ui.js';
 import { registerMailPageRoutes } from './http/routes/login-mail.js';
@@ -38,7 +40,7 @@ import { registerManagementUserGrantRoutes } from './http/routes/management-user
 import { registerSystemRoutes } from './http/routes/system.js';
 import { loadSpec } from './http/spec.js';
 import type { Store } from './store/store.js';
-import type { SecretBox } from './secrets/secret-box.js';
+import { processSecretBox, type SecretBox } from './secrets/secret-box.js';
 
 export interface AppDeps {
   store: Store;
@@ -114,11 +116,14 @@ export function createApp(deps: AppDeps) {
   };
   registerSystemRoutes(app, { ...routeDeps, spec: deps.spec ?? loadSpec(), isShuttingDown: deps.isShuttingDown ?? (() => false) });
   registerAdminTextRoutes(app, routeDeps);
+  registerManagementTextRoutes(app, routeDeps);
+  registerAdminSmtpRoutes(app, routeDeps, deps.secrets ?? processSecretBox());
   registerManagementOrgRoutes(app, routeDeps);
   registerManagementOrgMemberRoutes(app, routeDeps);
   registerManagementUserRoutes(app, routeDeps);
   registerManagementUserPatRoutes(app, routeDeps);
   registerManagementUserIdpLinkRoutes(app, routeDeps);
+  registerManagementUserEmailRoutes(app, routeDeps);
   registerAdminOrgRoutes(app, routeDeps);
   registerAdminMemberRoutes(app, routeDeps);
   registerManagementAppRoutes(app, routeDeps);

@@ -4,8 +4,10 @@
  * message carries is made when it is sent (background/outbox-worker.ts): no usable code waits in
  * the store, and each sent mail's code replaces the previous one.
  */
+import { requirePermission, type RequestContext } from '../context.js';
 import { newId } from '../ids.js';
-import type { Repositories } from '../../store/store.js';
+import { listDetails, toPage, type ListQueryInput } from '../list.js';
+import type { Repositories, Store } from '../../store/store.js';
 
 export const MESSAGE_KINDS = ['verify_email', 'init'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
@@ -28,4 +30,30 @@ export async function queueUserMessage(tx: Repositories, messageType: MessageKin
     sentAt: null,
   });
   return id;
+}
+
+/** The outbox for an `iam.read` caller (ListNotifications): never a message's content. */
+export async function listNotifications(store: Store, ctx: RequestContext, input: { query?: ListQueryInput; status?: string; userId?: string; messageType?: string }) {
+  requirePermission(ctx, 'iam.read');
+  const at = new Date();
+  const { total, rows } = await store.read.notifications.search({ status: input.status, userId: input.userId, messageType: input.messageType }, toPage(input.query));
+  const counts = await store.read.notifications.countByStatus();
+  return {
+    details: listDetails(total, at),
+    counts: { pending: counts.pending ?? 0, sent: counts.sent ?? 0, failed: counts.failed ?? 0 },
+    result: rows.map((r) => ({
+      id: r.id,
+      messageType: r.messageType as MessageKind,
+      userId: r.userId,
+      orgId: r.orgId,
+      recipient: r.recipient,
+      status: r.status as 'pending' | 'sent' | 'failed',
+      attempts: r.attempts,
+      ...(r.status === 'pending' ? { nextAttemptDate: r.nextAttemptAt.toISOString() } : {}),
+      ...(r.lastError ? { lastError: r.lastError } : {}),
+      ...(r.deliveredVia ? { deliveredVia: r.deliveredVia } : {}),
+      creationDate: r.createdAt.toISOString(),
+      ...(r.sentAt ? { sentDate: r.sentAt.toISOString() } : {}),
+    })),
+  };
 }

@@ -5,7 +5,8 @@
  */
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, viewDetails, type ObjectDetails } from '../details.js';
-import { notFound } from '../errors.js';
+import { invalidArgument, notFound } from '../errors.js';
+import { templateProblem } from '../notifications/template.js';
 import { parseLanguage } from '../languages.js';
 import type { Repositories, Store } from '../../store/store.js';
 import {
@@ -23,18 +24,43 @@ export interface MessageTextView extends MessageTextFields {
 
 export const INSTANCE_AGGREGATE = 'instance';
 
+/**
+ * Whose texts a call works on: the instance's (admin API, the default for every organisation) or
+ * an organisation's (management API, its users only). The owner decides the aggregate the events
+ * go to and the permissions, as in ZITADEL (`iam.policy.*` / `policy.*`).
+ */
+export interface TextScope {
+  ownerId: string;
+  aggregate: 'instance' | 'org';
+  read: string;
+  write: string;
+  delete: string;
+}
+export const instanceTexts = (ctx: RequestContext): TextScope => ({ ownerId: ctx.instanceId, aggregate: 'instance', read: 'iam.policy.read', write: 'iam.policy.write', delete: 'iam.policy.delete' });
+export const orgTexts = (ctx: RequestContext): TextScope => ({ ownerId: ctx.orgId, aggregate: 'org', read: 'policy.read', write: 'policy.write', delete: 'policy.delete' });
+
+/** Each field's template must render (template.ts): else 400 naming the field. */
+export function checkTemplates(fields: MessageTextFields): void {
+  for (const key of MESSAGE_TEXT_FIELDS) {
+    const problem = fields[key] ? templateProblem(fields[key]!) : undefined;
+    if (problem) throw invalidArgument('TEXT-t3mpl', `invalid ${key}: ${problem}`);
+  }
+}
+
 export async function setInstanceMessageText(
   store: Store,
   ctx: RequestContext,
   type: MessageType,
   languageInput: string,
   input: MessageTextFields,
+  scope: TextScope = instanceTexts(ctx),
 ): Promise<{ details: ObjectDetails }> {
-  requirePermission(ctx, 'iam.policy.write');
+  requirePermission(ctx, scope.write);
   const language = parseLanguage(languageInput);
   const next = withoutEmpty(input);
+  checkTemplates(next);
   return store.transaction(async (tx) => {
-    const current = await tx.messageTexts.get(ctx.instanceId, type, language);
+    const current = await tx.messageTexts.get(scope.ownerId, type, language);
     const previous = current?.fields ?? {};
     const set: MessageTextFields = {};
     const removed: string[] = [];
@@ -45,25 +71,25 @@ export async function setInstanceMessageText(
     }
     if (Object.keys(set).length === 0 && removed.length === 0) {
       // Nothing differs: no event, and the details of the state as it is (ZITADEL does the same).
-      const sequence = current?.sequence ?? (await lastInstanceSequence(tx, ctx));
+      const sequence = current?.sequence ?? (await lastSequence(tx, scope));
       return {
         details: {
           sequence: String(sequence),
           ...(current ? { changeDate: current.changedAt.toISOString() } : {}),
-          resourceOwner: ctx.instanceId,
+          resourceOwner: scope.ownerId,
         },
       };
     }
     const event = await tx.events.append({
-      aggregateType: INSTANCE_AGGREGATE,
-      aggregateId: ctx.instanceId,
-      type: 'instance.customtext.set',
+      aggregateType: scope.aggregate,
+      aggregateId: scope.ownerId,
+      type: `${scope.aggregate}.customtext.set`,
       payload: { template: type, language, set, removed },
       creator: ctx.caller.userId,
-      resourceOwner: ctx.instanceId,
+      resourceOwner: scope.ownerId,
     });
     await tx.messageTexts.upsert({
-      ownerId: ctx.instanceId,
+      ownerId: scope.ownerId,
       messageType: type,
       language,
       fields: next,
@@ -75,10 +101,10 @@ export async function setInstanceMessageText(
   });
 }
 
-async function lastInstanceSequence(tx: Repositories, ctx: RequestContext): Promise<number> {
+async function lastSequence(tx: Repositories, scope: TextScope): Promise<number> {
   const { events } = await tx.events.search({
-    aggregateTypes: [INSTANCE_AGGREGATE],
-    aggregateId: ctx.instanceId,
+    aggregateTypes: [scope.aggregate],
+    aggregateId: scope.ownerId,
     limit: 1,
     offset: 0,
     asc: false,
@@ -86,18 +112,37 @@ async function lastInstanceSequence(tx: Repositories, ctx: RequestContext): Prom
   return events[0]?.sequence ?? 0;
 }
 
-/** The instance's text; where none is stored, the built-in default with `isDefault: true`. */
+/**
+ * The owner's text; where none is stored, what applies instead with `isDefault: true`: for the
+ * instance the built-in text, for an organisation the instance's (or built-in) text.
+ */
 export async function getInstanceMessageText(
   store: Store,
   ctx: RequestContext,
   type: MessageType,
   languageInput: string,
+  scope: TextScope = instanceTexts(ctx),
 ): Promise<MessageTextView> {
-  requirePermission(ctx, 'iam.policy.read');
+  requirePermission(ctx, scope.read);
   const language = parseLanguage(languageInput);
-  const row = await store.read.messageTexts.get(ctx.instanceId, type, language);
-  if (!row) return { ...builtInText(type, language), isDefault: true, details: { resourceOwner: ctx.instanceId } };
-  return { ...withoutEmpty(row.fields), isDefault: false, details: viewDetails(row, ctx.instanceId) };
+  const row = await store.read.messageTexts.get(scope.ownerId, type, language);
+  if (!row) return { ...(await fallbackText(store, ctx, type, language, scope)), isDefault: true, details: { resourceOwner: scope.ownerId } };
+  return { ...withoutEmpty(row.fields), isDefault: false, details: viewDetails(row, scope.ownerId) };
+}
+
+async function fallbackText(store: Store, ctx: RequestContext, type: MessageType, language: ReturnType<typeof parseLanguage>, scope: TextScope): Promise<MessageTextFields> {
+  const builtIn = builtInText(type, language);
+  if (scope.aggregate === 'instance') return builtIn;
+  const instance = await store.read.messageTexts.get(ctx.instanceId, type, language);
+  return { ...builtIn, ...withoutEmpty(instance?.fields ?? {}) };
+}
+
+/** An organisation's default: the instance's text merged over the built-in one (what its users get without a text of their own). */
+export async function getOrgDefaultMessageText(store: Store, ctx: RequestContext, type: MessageType, languageInput: string): Promise<MessageTextView> {
+  const scope = orgTexts(ctx);
+  requirePermission(ctx, scope.read);
+  const language = parseLanguage(languageInput);
+  return { ...(await fallbackText(store, ctx, type, language, scope)), isDefault: true, details: {} };
 }
 
 /** ZITADEL's built-in text, whatever the instance has stored. */
@@ -113,21 +158,22 @@ export async function resetInstanceMessageText(
   ctx: RequestContext,
   type: MessageType,
   languageInput: string,
+  scope: TextScope = instanceTexts(ctx),
 ): Promise<{ details: ObjectDetails }> {
-  requirePermission(ctx, 'iam.policy.delete');
+  requirePermission(ctx, scope.delete);
   const language = parseLanguage(languageInput);
   return store.transaction(async (tx) => {
-    const current = await tx.messageTexts.get(ctx.instanceId, type, language);
-    if (!current) throw notFound('INSTANCE-fju90', 'Custom text not found');
+    const current = await tx.messageTexts.get(scope.ownerId, type, language);
+    if (!current) throw notFound(scope.aggregate === 'org' ? 'ORG-fju90' : 'INSTANCE-fju90', 'Custom text not found');
     const event = await tx.events.append({
-      aggregateType: INSTANCE_AGGREGATE,
-      aggregateId: ctx.instanceId,
-      type: 'instance.customtext.template.removed',
+      aggregateType: scope.aggregate,
+      aggregateId: scope.ownerId,
+      type: `${scope.aggregate}.customtext.template.removed`,
       payload: { template: type, language },
       creator: ctx.caller.userId,
-      resourceOwner: ctx.instanceId,
+      resourceOwner: scope.ownerId,
     });
-    await tx.messageTexts.remove(ctx.instanceId, type, language);
+    await tx.messageTexts.remove(scope.ownerId, type, language);
     return { details: changedDetails(event) };
   });
 }

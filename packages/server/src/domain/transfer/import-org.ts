@@ -12,6 +12,7 @@ import { SUPPORTED_LANGUAGES } from '../languages.js';
 import { orgPrimaryDomain } from '../orgs/domain.js';
 import { ORG_ROLES, PROJECT_ROLES } from '../permissions.js';
 import { MESSAGE_TEXT_LISTS, type DataOrg } from './document.js';
+import { templateProblem } from '../notifications/template.js';
 import { withDefaults, type OidcAppInput } from '../apps/oidc-config.js';
 
 export interface ImportError {
@@ -387,8 +388,15 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
         errors.push({ type, id, message: msg('IMPORT-t3xtE', 'a custom text of this type and language already exists; not changed') });
         continue;
       }
-      takenTexts.add(`${messageType}_${language}`);
       const { language: _, ...fields } = text as Record<string, string>;
+      // Texts this service renders always render (notifications/template.ts): a broken one is reported, not stored.
+      const rendered = messageType === 'VerifyEmail' || messageType === 'InitCode';
+      const broken = !rendered ? undefined : Object.entries(fields).map(([key, value]) => [key, typeof value === 'string' ? templateProblem(value) : undefined] as const).find(([, problem]) => problem);
+      if (broken) {
+        errors.push({ type, id, message: msg('TEXT-t3mpl', `invalid ${broken[0]}: ${broken[1]}`) });
+        continue;
+      }
+      takenTexts.add(`${messageType}_${language}`);
       textRows.push({ ownerId: orgId, messageType, language, fields: stripUndefined(fields), ...stamp });
       push('messageTexts', `${messageType}_${language}`);
     }

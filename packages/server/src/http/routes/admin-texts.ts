@@ -2,12 +2,12 @@
  * Instance message texts (description §4.1): openapi/paths/admin/text-verifyemail.yaml.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { getDefaultMessageText, getInstanceMessageText, resetInstanceMessageText, setInstanceMessageText } from '../../domain/texts/instance-texts.js';
+import { getDefaultMessageText, getInstanceMessageText, getOrgDefaultMessageText, orgTexts, resetInstanceMessageText, setInstanceMessageText } from '../../domain/texts/instance-texts.js';
 import { MESSAGE_TYPES } from '../../domain/texts/message-text.js';
 import { SUPPORTED_LANGUAGES } from '../../domain/languages.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
-import { DetailsResponse, errorResponses, SECURED } from '../schemas/common.js';
+import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
 import { LanguageParam, LanguagesResponse, MessageTextResponse, SetMessageTextRequest } from '../schemas/texts.js';
 
 const TAG = ['Message texts'];
@@ -112,5 +112,43 @@ export function registerAdminTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
       },
     }),
     (c) => c.json({ languages: [...SUPPORTED_LANGUAGES] }, 200),
+  );
+}
+
+/** The organisation's twins (ZITADEL's management API): openapi/paths/management/text-verifyemail.yaml. */
+export function registerManagementTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
+  const path = '/management/v1/text/message/verifyemail/{language}';
+  const base = { tags: TAG, security: SECURED, middleware: [auth] as [typeof auth] };
+  app.openapi(
+    createRoute({
+      ...base, method: 'put', path, operationId: 'SetCustomVerifyEmailMessageText',
+      request: { headers: OrgHeader, params: LanguageParam, body: { required: true, content: { 'application/json': { schema: SetMessageTextRequest } } } },
+      responses: { 200: { description: 'Stored.', content: { 'application/json': { schema: DetailsResponse } } }, ...errorResponses(400, 401, 403, 413) },
+    }),
+    async (c) => c.json(await setInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, c.req.valid('json'), orgTexts(c.var.ctx)), 200),
+  );
+  app.openapi(
+    createRoute({
+      ...base, method: 'get', path, operationId: 'GetOrgCustomVerifyEmailMessageText',
+      request: { headers: OrgHeader, params: LanguageParam },
+      responses: { 200: { description: "The organisation's text, or what applies instead.", content: { 'application/json': { schema: MessageTextResponse } } }, ...errorResponses(400, 401, 403) },
+    }),
+    async (c) => c.json({ customText: await getInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, orgTexts(c.var.ctx)) }, 200),
+  );
+  app.openapi(
+    createRoute({
+      ...base, method: 'delete', path, operationId: 'ResetOrgCustomVerifyEmailMessageTextToDefault',
+      request: { headers: OrgHeader, params: LanguageParam },
+      responses: { 200: { description: 'Removed.', content: { 'application/json': { schema: DetailsResponse } } }, ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await resetInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, orgTexts(c.var.ctx)), 200),
+  );
+  app.openapi(
+    createRoute({
+      ...base, method: 'get', path: '/management/v1/text/default/message/verifyemail/{language}', operationId: 'GetOrgDefaultVerifyEmailMessageText',
+      request: { headers: OrgHeader, params: LanguageParam },
+      responses: { 200: { description: 'The text the organisation falls back to.', content: { 'application/json': { schema: MessageTextResponse } } }, ...errorResponses(400, 401, 403) },
+    }),
+    async (c) => c.json({ customText: await getOrgDefaultMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language) }, 200),
   );
 }
