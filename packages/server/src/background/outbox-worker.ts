@@ -124,7 +124,7 @@ export class OutboxWorker {
       } catch (error) {
         return { send: this.drop, provider, problem: `the SMTP password of provider ${provider.id} cannot be opened: ${(error as Error).message}` };
       }
-      const smtp = smtpTransport({ host: provider.host, tls: provider.tls, user: provider.user, password }, `smtp:${provider.id}`);
+      const smtp = smtpTransport({ host: provider.host, tls: provider.tls, user: provider.user, password }, `smtp:${provider.id}`, true);
       this.smtp = { key, ...smtp };
     }
     return { send: this.smtp.send, from: senderOf(provider), replyTo: provider.replyToAddress || undefined, provider };
@@ -185,6 +185,7 @@ export class OutboxWorker {
       subject: message.subject,
       html: message.html,
       text: message.text,
+      headers: { 'X-Outbox-Id': row.id },
     };
   }
 }

@@ -12,7 +12,7 @@ import { createApp, type AppDeps } from '../../src/app.js';
 import { hashToken, generateToken, NO_EXPIRY } from '../../src/auth/tokens.js';
 import { bootstrapInstance } from '../../src/domain/instance/bootstrap.js';
 import { newId } from '../../src/domain/ids.js';
-import { openStore, type Dialect, type Store } from '../../src/store/store.js';
+import { openStore, type Dialect, type Store, type StoreLocation } from '../../src/store/store.js';
 import type {} from './global-postgres.js'; // the typing of inject('postgresUrl')
 
 export const DIALECTS: Dialect[] = ['sqlite', 'postgres'];
@@ -24,6 +24,8 @@ export function describeEachStore(name: string, suite: (dialect: Dialect) => voi
 export interface TestInstance {
   dialect: Dialect;
   store: Store;
+  /** Where the store is: a second store (another process'''s worth) can open it too. */
+  location: StoreLocation;
   app: ReturnType<typeof createApp>;
   instanceId: string;
   defaultOrgId: string;
@@ -49,19 +51,22 @@ export async function freshPostgresDatabase(): Promise<string> {
   return url.toString();
 }
 
-export async function openTestStore(dialect: Dialect): Promise<{ store: Store; cleanup: () => void }> {
+export async function openTestStore(dialect: Dialect): Promise<{ store: Store; location: StoreLocation; cleanup: () => void }> {
   if (dialect === 'postgres') {
-    return { store: await openStore({ dialect, target: await freshPostgresDatabase() }), cleanup: () => undefined };
+    const location = { dialect, target: await freshPostgresDatabase() };
+    return { store: await openStore(location), location, cleanup: () => undefined };
   }
   const dir = mkdtempSync(join(tmpdir(), 'identity-sqlite-'));
+  const location = { dialect, target: join(dir, 'identity.db') };
   return {
-    store: await openStore({ dialect, target: join(dir, 'identity.db') }),
+    store: await openStore(location),
+    location,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
 
 export async function createTestInstance(dialect: Dialect, options: Partial<AppDeps> = {}): Promise<TestInstance> {
-  const { store, cleanup } = await openTestStore(dialect);
+  const { store, location, cleanup } = await openTestStore(dialect);
   const boot = await bootstrapInstance(store, 'localhost');
   const app = createApp({ store, instanceId: boot.instanceId, ...options });
   const adminToken = boot.created!.token;
@@ -79,6 +84,7 @@ export async function createTestInstance(dialect: Dialect, options: Partial<AppD
   return {
     dialect,
     store,
+    location,
     app,
     instanceId: boot.instanceId,
     defaultOrgId: boot.defaultOrgId,

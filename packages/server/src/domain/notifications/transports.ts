@@ -16,6 +16,8 @@ export interface OutgoingMail {
   subject: string;
   html: string;
   text: string;
+  /** Extra headers (the outbox id, so a delivered mail can be traced back). */
+  headers?: Record<string, string>;
 }
 
 /** Sends one mail; resolves to where it went (for the outbox and the log). */
@@ -62,8 +64,15 @@ export function smtpTransportOptions(s: SmtpSettings) {
   };
 }
 
-export function smtpTransport(s: SmtpSettings, label: string): { send: Transport; close: () => void } {
-  const transporter = nodemailer.createTransport(smtpTransportOptions(s));
+/**
+ * `pooled`: the worker's transport keeps up to SMTP_POOL_CONNECTIONS connections open and reuses
+ * them (a new connection per mail costs a TCP and SMTP handshake each); a one-off test mail opens one.
+ */
+export const SMTP_POOL_CONNECTIONS = 4;
+export function smtpTransport(s: SmtpSettings, label: string, pooled = false): { send: Transport; close: () => void } {
+  const transporter = pooled
+    ? nodemailer.createTransport({ ...smtpTransportOptions(s), pool: true, maxConnections: SMTP_POOL_CONNECTIONS })
+    : nodemailer.createTransport(smtpTransportOptions(s));
   return {
     send: async (mail) => {
       await transporter.sendMail({ ...mail, replyTo: mail.replyTo || undefined });
