@@ -17,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTANCE_ROLES, ORG_ROLES, PROJECT_ROLES, ROLE_PERMISSIONS } from '../src/domain/permissions.js';
 import { loadSpec } from '../src/http/spec.js';
 import { createTestInstance, describeEachStore, insertHumanUser, insertMachineUserWithToken, insertOrg, type TestInstance } from './support/instance.js';
+import { startSmtpSink, type SmtpSink } from './support/mail.js';
+import { issueCode } from '../src/domain/notifications/codes.js';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -89,6 +91,13 @@ describeEachStore('authorization matrix', (dialect) => {
   /** A confidential OIDC app (auth method BASIC by default) of P. */
   const oidcApp = async () =>
     (await admin('POST', `/management/v1/projects/${f.project}/apps/oidc`, { name: unique('app'), redirectUris: ['https://app.example.com/cb'] })).appId as string;
+  const smtpSettings = (description: string) => ({ senderAddress: 'noreply@example.com', senderName: 'Matrix', host: `127.0.0.1:${sink.port}`, description });
+  const smtpProvider = async () => (await admin('POST', '/admin/v1/smtp', smtpSettings(unique('smtp')))).id as string;
+  const activeProvider = async () => {
+    const id = await smtpProvider();
+    await admin('POST', `/admin/v1/smtp/${id}/_activate`);
+    return id;
+  };
   /** An organisation holding nothing but itself: what an export of it reads stays small. */
   const emptyOrg = async () => (await insertOrg(t, unique('Export'))).orgId;
 
@@ -276,6 +285,46 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: `/management/v1/users/${userId}/secret` };
       },
     },
+    // SMTP providers and the outbox (domain/notifications): instance-wide, iam.read / iam.write as ZITADEL.
+    { id: 'GetSMTPConfig', permission: 'iam.read', scope: 'instance', write: false, request: async () => { await activeProvider(); return { method: 'GET', path: '/admin/v1/smtp' }; } },
+    { id: 'AddSMTPConfig', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: '/admin/v1/smtp', body: smtpSettings(unique('smtp')) }) },
+    { id: 'ListSMTPConfigs', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/smtp/_search', body: {} }) },
+    { id: 'TestSMTPConfig', permission: 'iam.write', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/smtp/_test', body: { senderAddress: 'noreply@example.com', senderName: 'Matrix', host: `127.0.0.1:${sink.port}`, receiverAddress: 'admin@example.com' } }) },
+    { id: 'GetSMTPConfigById', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: `/admin/v1/smtp/${await smtpProvider()}` }) },
+    { id: 'UpdateSMTPConfig', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'PUT', path: `/admin/v1/smtp/${await smtpProvider()}`, body: smtpSettings(unique('changed')) }) },
+    { id: 'RemoveSMTPConfig', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'DELETE', path: `/admin/v1/smtp/${await smtpProvider()}` }) },
+    { id: 'UpdateSMTPConfigPassword', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'PUT', path: `/admin/v1/smtp/${await smtpProvider()}/password`, body: { password: 'another' } }) },
+    { id: 'ActivateSMTPConfig', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: `/admin/v1/smtp/${await smtpProvider()}/_activate` }) },
+    { id: 'DeactivateSMTPConfig', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: `/admin/v1/smtp/${await activeProvider()}/_deactivate` }) },
+    { id: 'TestSMTPConfigById', permission: 'iam.write', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: `/admin/v1/smtp/${await smtpProvider()}/_test`, body: { receiverAddress: 'admin@example.com' } }) },
+    { id: 'ListNotifications', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/notifications/_search', body: {} }) },
+    // A user's email (domain/users/email.ts).
+    { id: 'UpdateHumanEmail', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await human()}/email`, body: { email: `${unique('new')}@example.com` } }) },
+    { id: 'ResendHumanEmailVerification', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/email/_resend_verification` }) },
+    {
+      id: 'VerifyHumanEmail', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        const userId = await human();
+        // The code a verification mail would carry (the mail tests send real ones).
+        const { code } = await t.store.transaction((tx) => issueCode(tx, userId, 'email_verification', `${userId}@example.com`));
+        await t.store.transaction(async (tx) => {
+          const row = (await tx.users.get(userId))!;
+          await tx.users.change(userId, { data: { ...row.data, email: { email: `${userId}@example.com` } } }, row.sequence, row.changedAt);
+        });
+        return { method: 'POST', path: `/management/v1/users/${userId}/email/_verify`, body: { verificationCode: code } };
+      },
+    },
+    // The organisation's verify-email texts (management twins of 4.1): policy.* as ZITADEL.
+    { id: 'SetCustomVerifyEmailMessageText', permission: 'policy.write', scope: 'org', write: true, request: async () => ({ method: 'PUT', path: '/management/v1/text/message/verifyemail/en', body: { title: unique('t') } }) },
+    { id: 'GetOrgCustomVerifyEmailMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/message/verifyemail/en' }) },
+    { id: 'GetOrgDefaultVerifyEmailMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/default/message/verifyemail/en' }) },
+    {
+      id: 'ResetOrgCustomVerifyEmailMessageTextToDefault', permission: 'policy.delete', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        await admin('PUT', '/management/v1/text/message/verifyemail/de', { title: unique('t') });
+        return { method: 'DELETE', path: '/management/v1/text/message/verifyemail/de' };
+      },
+    },
     // Export and import (domain/transfer): instance-wide.
     { id: 'ExportData', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/export', body: { orgIds: [await emptyOrg()], responseOutput: true } }) },
     {
@@ -319,7 +368,10 @@ describeEachStore('authorization matrix', (dialect) => {
     }
   }
 
+  let sink: SmtpSink;
+  afterAll(() => sink?.close());
   beforeAll(async () => {
+    sink = await startSmtpSink();
     t = await createTestInstance(dialect);
     const orgA = (await insertOrg(t, 'Matrix A')).orgId;
     const orgB = (await insertOrg(t, 'Matrix B')).orgId;

@@ -80,14 +80,14 @@ export class CodeRefused extends DomainError {
  * Verifies the user's email with a mailed code (the verification page and the API). The user is
  * looked up by id alone: the code is the proof.
  */
-export async function verifyEmailWithCode(store: Store, userId: string, code: string): Promise<{ details: ObjectDetails; user: UserRow }> {
+export async function verifyEmailWithCode(store: Store, userId: string, code: string, editor = userId): Promise<{ details: ObjectDetails; user: UserRow }> {
   const outcome = await store.transaction(async (tx) => {
     const user = await tx.users.get(userId);
     if (!user || user.type !== 'human') return { refused: 'none' as const };
     const data = human(user);
     const check = await checkCode(tx, user.id, 'email_verification', code, data.email.email);
     if (check !== 'ok') return { refused: check };
-    const event = await append(tx, user, user.id, 'user.human.email.verified', { email: data.email.email });
+    const event = await append(tx, user, editor, 'user.human.email.verified', { email: data.email.email });
     const next: HumanData = { ...data, email: { email: data.email.email, isEmailVerified: true } };
     // A user waiting only for a verified email (it has a password) can now sign in normally.
     const state = user.state === 'USER_STATE_INITIAL' && user.passwordHash ? 'USER_STATE_ACTIVE' : user.state;
@@ -105,7 +105,7 @@ export async function verifyEmailForCaller(store: Store, ctx: RequestContext, us
     const user = await store.read.users.get(userId);
     if (!user || user.orgId !== ctx.orgId) throw notFound('COMMAND-0Gzs3', 'User could not be found');
   }
-  const { details } = await verifyEmailWithCode(store, userId, code);
+  const { details } = await verifyEmailWithCode(store, userId, code, ctx.caller.userId);
   return { details };
 }
 
