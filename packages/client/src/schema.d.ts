@@ -2229,6 +2229,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ui/login/mail/verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The verification mail's link (browser)
+         * @description ZITADEL's path. With `code` the email is verified at once (as ZITADEL's login does) and a page says so;
+         *     without, a form asks for the code. The code is good once, for an hour, for the address it was sent to,
+         *     and for five tries; the newest mail's code replaces earlier ones.
+         */
+        get: operations["EmailVerificationPage"];
+        put?: never;
+        /** Submit the verification code (browser) */
+        post: operations["EmailVerificationSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login/user/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The init mail's link (browser)
+         * @description ZITADEL's path. A user added without a password gets the "initialize user" mail; its link leads here,
+         *     to a form for a new password (with the code from the link).
+         */
+        get: operations["UserInitPage"];
+        put?: never;
+        /**
+         * Set the first password (browser)
+         * @description Checks the code (as the verification code: 72 hours, five tries) and the password (like any password
+         *     set here); then the password is set, the email counts as verified and the user is active
+         *     (`user.human.initialization.check.succeeded`, `user.human.password.changed`, `user.human.email.verified`).
+         */
+        post: operations["UserInitSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7800,6 +7850,195 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    EmailVerificationPage: {
+        parameters: {
+            query: {
+                userID: string;
+                code?: string;
+                orgID?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Verified (or the form for the code). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link lacks the user, or the code is wrong, expired, used up or for an older address (the form again, saying which and what to do). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No open code for the user (verified already, or never sent). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    EmailVerificationSubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    userID: string;
+                    code: string;
+                    orgID?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Verified (or the form again when no code was entered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The code is wrong, expired, used up or for an older address. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No open code for the user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    UserInitPage: {
+        parameters: {
+            query: {
+                userID: string;
+                code?: string;
+                orgID?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The user has no open initialisation (done already, or the link is incomplete). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    UserInitSubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    userID: string;
+                    code: string;
+                    orgID?: string;
+                    /** Format: password */
+                    password: string;
+                    /** Format: password */
+                    passwordConfirmation: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Password set; the page says to sign in at the application. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A field missing, the passwords differ, the password is too weak, or the code is wrong, expired or used up (the form again, with the reason). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No open initialisation for the user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

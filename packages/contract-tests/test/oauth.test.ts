@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordVerifier } from '@identity-service/server/src/auth/password-verifier.js';
 import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
 import { startJwtIssuer, startLegacyProxy } from '@identity-service/server/test/support/jwt-idp.js';
+import { linkIn, outboxWorkerFor, readDroppedMail } from '@identity-service/server/test/support/mail.js';
 import { recordingFetch, unexercised, violations } from './support/ledger.js';
 import { operations, servedOutsideApi } from './support/spec.js';
 
@@ -343,13 +344,48 @@ describe('sign-in through a JWT identity provider', () => {
   });
 });
 
+describe("the mails' pages", () => {
+  it('email verification and user initialisation: form, done, wrong code, no open code, too large', async () => {
+    const mailed = async (body: Record<string, unknown>) => {
+      const created = await s.api('POST', '/management/v1/users/human/_import', body);
+      expect(created.status).toBe(200);
+      const { worker, mailDropDir } = outboxWorkerFor(s);
+      while ((await worker.runOnce()) > 0);
+      const to = (body.email as { email: string }).email;
+      return linkIn((await readDroppedMail(mailDropDir)).find(({ mail }) => (mail.to && 'text' in mail.to ? mail.to.text : '') === to)!.mail);
+    };
+    const post = (path: string, body: Record<string, string>) => fetch(url(path), form(body));
+
+    const verify = await mailed({ userName: 'vera', profile: { firstName: 'V', lastName: 'R' }, email: { email: 'vera@example.com' }, password: PASSWORD });
+    const userID = verify.searchParams.get('userID')!;
+    expect((await fetch(url('/ui/login/mail/verification', { userID }))).status).toBe(200);
+    expect((await fetch(url('/ui/login/mail/verification'))).status).toBe(400);
+    expect((await fetch(url('/ui/login/mail/verification', { userID, code: 'WRONG1' }))).status).toBe(400);
+    expect((await post('/ui/login/mail/verification', { userID, code: 'WRONG2' })).status).toBe(400);
+    expect((await post('/ui/login/mail/verification', { userID, code: 'x'.repeat(2 * 1024 * 1024) })).status).toBe(413);
+    expect((await post('/ui/login/mail/verification', { userID, code: verify.searchParams.get('code')! })).status).toBe(200);
+    expect((await fetch(verify)).status).toBe(404);
+    expect((await post('/ui/login/mail/verification', { userID, code: 'AGAIN1' })).status).toBe(404);
+
+    const init = await mailed({ userName: 'ivan', profile: { firstName: 'I', lastName: 'N' }, email: { email: 'ivan@example.com' } });
+    const initUser = init.searchParams.get('userID')!;
+    expect((await fetch(init)).status).toBe(200);
+    const set = (password: string, code = init.searchParams.get('code')!) => post('/ui/login/user/init', { userID: initUser, code, password, passwordConfirmation: password });
+    expect((await set('short')).status).toBe(400);
+    expect((await set('x'.repeat(2 * 1024 * 1024))).status).toBe(413);
+    expect((await set(PASSWORD)).status).toBe(200);
+    expect((await fetch(init)).status).toBe(404);
+    expect((await set(PASSWORD)).status).toBe(404);
+  });
+});
+
 describe('the OAuth ledger', () => {
   it('every answer was documented and matched the spec', () => {
     expect(violations).toEqual([]);
   });
 
   it('every documented status of the OAuth operations was produced', () => {
-    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(18);
+    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(22);
     expect(unexercised((op) => servedOutsideApi(op.operation))).toEqual([]);
   });
 });

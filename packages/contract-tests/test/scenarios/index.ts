@@ -8,6 +8,7 @@ import { appScenarios } from './apps.js';
 import { eventScenarios } from './events.js';
 import { idpScenarios } from './idps.js';
 import { idpLinkScenarios } from './idp-links.js';
+import { notificationScenarios } from './notifications.js';
 import { machineSecretScenarios } from './machine-secrets.js';
 import { memberScenarios } from './members.js';
 import { orgAdminScenarios } from './org-admin.js';
@@ -31,6 +32,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   memberScenarios,
   idpScenarios,
   idpLinkScenarios,
+  notificationScenarios,
   projectScenarios,
   appScenarios,
   machineSecretScenarios,
