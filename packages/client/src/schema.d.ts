@@ -4350,6 +4350,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetSMTPConfigResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];

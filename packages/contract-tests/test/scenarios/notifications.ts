@@ -33,6 +33,7 @@ export function notificationScenarios(h: () => Harness) {
       expect((await admin.POST('/admin/v1/smtp', { body: { ...settings, senderAddress: 'not an address' } })).response.status).toBe(400);
       expect((await admin.GET('/admin/v1/smtp/{id}', byId(id))).data?.smtpConfig).toMatchObject({ id, state: 'SMTP_CONFIG_INACTIVE' });
       expect((await admin.GET('/admin/v1/smtp/{id}', byId('missing'))).response.status).toBe(404);
+      expect((await admin.GET('/admin/v1/smtp/{id}', byId(NUL))).response.status).toBe(400);
       expect((await admin.POST('/admin/v1/smtp/_search', { body: {} })).data?.result.map((p) => p.id)).toContain(id);
       expect((await admin.POST('/admin/v1/smtp/_search', { body: { query: { limit: -1 } } })).response.status).toBe(400);
 

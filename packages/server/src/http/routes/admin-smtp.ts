@@ -39,7 +39,7 @@ export function registerAdminSmtpRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
     async (c) => c.json(await testSmtpSettings(store, secrets, c.var.ctx, c.req.valid('json')), 200),
   );
   app.openapi(
-    createRoute({ ...route('get', '/admin/v1/smtp/{id}', 'GetSMTPConfigById'), request: { params: IdParam }, responses: { 200: jsonResponse('The provider.', GetSMTPConfigResponse), ...errorResponses(401, 403, 404) } }),
+    createRoute({ ...route('get', '/admin/v1/smtp/{id}', 'GetSMTPConfigById'), request: { params: IdParam }, responses: { 200: jsonResponse('The provider.', GetSMTPConfigResponse), ...errorResponses(400, 401, 403, 404) } }),
     async (c) => c.json(await getSmtpProvider(store, c.var.ctx, c.req.valid('param').id), 200),
   );
   app.openapi(
