@@ -124,3 +124,31 @@ describeEachStore('verification mail', (dialect) => {
     expect(await s.t.store.read.notifications.countByStatus()).toEqual(before);
   });
 });
+
+describeEachStore('verification mail after an import', (dialect) => {
+  let s: OidcTestServer;
+  beforeAll(async () => {
+    s = await startOidcServer(dialect);
+  }, 60_000);
+  afterAll(() => s?.close());
+
+  it('an import mails no one unless notifyUsers asks; then the unverified get the verification mail and the password-less the init mail', async () => {
+    const document = (prefix: string) => ({
+      orgs: [{
+        orgId: `${prefix}1`, org: { name: `${prefix}-imported` },
+        humanUsers: [
+          { userId: `${prefix}2`, user: { userName: 'unverified', profile: { firstName: 'U', lastName: 'V' }, email: { email: `${prefix}-unverified@example.com` }, password: 'Passw0rd-Imp!' } },
+          { userId: `${prefix}3`, user: { userName: 'nopassword', profile: { firstName: 'N', lastName: 'P' }, email: { email: `${prefix}-nopassword@example.com`, isEmailVerified: true } } },
+          { userId: `${prefix}4`, user: { userName: 'ready', profile: { firstName: 'R', lastName: 'Y' }, email: { email: `${prefix}-ready@example.com`, isEmailVerified: true }, password: 'Passw0rd-Imp!' } },
+        ],
+      }],
+    });
+    expect((await s.api('POST', '/admin/v1/import', { timeout: '1m', dataOrgs: document('7001') })).status).toBe(200);
+    expect((await s.api('POST', '/admin/v1/notifications/_search', {})).body.result).toEqual([]);
+    expect((await s.api('POST', '/admin/v1/import', { timeout: '1m', notifyUsers: true, dataOrgs: document('7002') })).status).toBe(200);
+    const { worker, mailDropDir } = outboxWorkerFor(s);
+    await worker.runOnce();
+    const mails = new Map((await readDroppedMail(mailDropDir)).map(({ mail }) => [mail.to && 'text' in mail.to ? mail.to.text : '', mail.subject]));
+    expect(Object.fromEntries(mails)).toEqual({ '7002-unverified@example.com': 'Verify email', '7002-nopassword@example.com': 'Initialize User' });
+  });
+});

@@ -13,6 +13,7 @@ import { orgPrimaryDomain } from '../orgs/domain.js';
 import { ORG_ROLES, PROJECT_ROLES } from '../permissions.js';
 import { MESSAGE_TEXT_LISTS, type DataOrg } from './document.js';
 import { templateProblem } from '../notifications/template.js';
+import { queueUserMessage } from '../notifications/queue.js';
 import { withDefaults, type OidcAppInput } from '../apps/oidc-config.js';
 
 export interface ImportError {
@@ -90,6 +91,8 @@ export interface OrgImportContext {
   importedLater?: (userId: string) => boolean;
   deferred?: OrgReferences;
   missingUsers: Map<string, number>;
+  /** Queue the verification / init mail for each imported human that needs one (the request's `notifyUsers`). */
+  notifyUsers?: boolean;
 }
 
 /** The parts of an organisation that name users: user grants, organisation and project members. */
@@ -210,6 +213,17 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     push('machineUserIds', m.userId);
   }
   await tx.transfer.insertUsers(userRows);
+  if (c.notifyUsers) {
+    // ZITADEL's triggers, as for a user added through the API (users/commands.ts).
+    for (const row of userRows) {
+      if (row.type !== 'human') continue;
+      const email = (row.data as { email?: { email?: string; isEmailVerified?: boolean } }).email;
+      if (!email?.email) continue;
+      const recipient = { id: row.id, orgId, email: email.email };
+      if (!row.passwordHash) await queueUserMessage(tx, 'init', recipient, at);
+      else if (!email.isEmailVerified) await queueUserMessage(tx, 'verify_email', recipient, at);
+    }
+  }
   await tx.transfer.insertOtpSecrets(otpRows);
   check();
 

@@ -35,7 +35,7 @@ export const IMPORT_EVENT = 'instance.data.imported';
 export const ORG_IMPORT_EVENT = 'org.data.imported';
 
 /** Parses, loads and validates the request's document; 400 naming the first invalid paths. */
-async function loadDocument(raw: unknown, deps: ImportDeps, signal: { readonly aborted: boolean }): Promise<{ doc: DataOrgs; timeoutMs: number }> {
+async function loadDocument(raw: unknown, deps: ImportDeps, signal: { readonly aborted: boolean }): Promise<{ doc: DataOrgs; timeoutMs: number; notifyUsers: boolean }> {
   const req = parseImportRequest(raw);
   let data: unknown;
   if (req.source.kind === 'inline') {
@@ -54,7 +54,7 @@ async function loadDocument(raw: unknown, deps: ImportDeps, signal: { readonly a
     }
   }
   const doc = req.source.version === 1 ? parseDataOrgsV1(data) : parseDataOrgs(data);
-  return { doc, timeoutMs: req.timeoutMs };
+  return { doc, timeoutMs: req.timeoutMs, notifyUsers: req.notifyUsers };
 }
 
 export async function importData(store: Store, ctx: RequestContext, raw: unknown, deps: ImportDeps = {}): Promise<ImportDataResponse> {
@@ -64,7 +64,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
   const started = performance.now();
   let deadline = Number.POSITIVE_INFINITY;
   const signal = { get aborted() { return performance.now() >= deadline; } };
-  const { doc, timeoutMs } = await loadDocument(raw, deps, signal);
+  const { doc, timeoutMs, notifyUsers } = await loadDocument(raw, deps, signal);
   deadline = started + timeoutMs;
   if (signal.aborted) throw timeoutError(timeoutMs, []);
 
@@ -85,7 +85,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
       }
       const orgErrors: ImportError[] = [];
       const context: OrgImportContext = {
-        org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers,
+        org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers, notifyUsers,
       };
       const done = await store.transaction(async (tx) => {
         const imported = await importOrg(tx, context);

@@ -23,6 +23,7 @@ const ExportInput = z.object({
 
 const ImportInput = z.object({
   timeout: z.string().optional(),
+  notifyUsers: z.boolean().optional(),
   dataOrgs: z.unknown().optional(),
   dataOrgsv1: z.unknown().optional(),
   dataOrgsGcs: Gcs.optional(),
@@ -46,6 +47,8 @@ export type ImportSource =
 export interface ImportRequest {
   source: ImportSource;
   timeoutMs: number;
+  /** Queue ZITADEL's mails for the imported humans (verification, init); off: an import mails no one. */
+  notifyUsers: boolean;
 }
 
 /** Only the top-level names and the small nested objects: the document itself is normalised later. */
@@ -118,5 +121,5 @@ export function parseImportRequest(raw: unknown): ImportRequest {
       : key === 'dataOrgsv1'
         ? { kind: 'inline', version: 1, data: input.dataOrgsv1 }
         : { kind: 'gcs', version: key === 'dataOrgsGcs' ? 2 : 1, location: (key === 'dataOrgsGcs' ? input.dataOrgsGcs : input.dataOrgsv1Gcs)! };
-  return { source, timeoutMs };
+  return { source, timeoutMs, notifyUsers: input.notifyUsers ?? false };
 }

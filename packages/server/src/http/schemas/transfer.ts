@@ -51,6 +51,7 @@ const V1Data = z.union([z.string(), DataOrgs]);
 export const ImportDataRequest = z
   .object({
     timeout: z.string().optional(),
+    notifyUsers: z.boolean().optional(),
     dataOrgs: DataOrgs.optional(),
     data_orgs: DataOrgs.optional(),
     dataOrgsv1: V1Data.optional(),
