@@ -12,6 +12,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadOrCreateKeys, readKeys, rotateKeys } from '../src/oidc/keys.js';
 import { resealSecrets } from '../src/secrets/reseal.js';
+import { SMTP_PASSWORD_PURPOSE } from '../src/domain/notifications/smtp-providers.js';
 import { createSecretBox, generateKeyText, parseKey, SecretKeyError } from '../src/secrets/secret-box.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { describeEachStore, openTestStore } from './support/instance.js';
@@ -82,8 +83,15 @@ describeEachStore('OIDC keys at rest', (dialect) => {
     const rotated = createSecretBox(nextKey, [oldKey]);
     expect((await loadOrCreateKeys(store, rotated)).signing[0]!.d).toBe(before.signing[0]!.d);
 
+    // An SMTP password sealed with the old key moves along (domain/notifications/smtp-providers.ts).
+    await store.transaction((tx) => tx.notifications.insertProvider({
+      id: 'smtp-1', description: '', senderAddress: 'a@example.com', senderName: 'A', replyToAddress: '', tls: false, host: 'localhost:25', user: 'u',
+      passwordSealed: createSecretBox(oldKey).seal('the-smtp-password', SMTP_PASSWORD_PURPOSE), state: 'SMTP_CONFIG_INACTIVE', sequence: 0, createdAt: new Date(), changedAt: new Date(),
+    }));
     const result = await resealSecrets(store, rotated);
-    expect(result).toEqual({ 'OIDC signing keys and cookie secrets': 2 });
+    expect(result).toEqual({ 'OIDC signing keys and cookie secrets': 2, 'SMTP passwords': 1 });
+    const provider = await store.read.notifications.provider('smtp-1');
+    expect(createSecretBox(nextKey).openText(provider!.passwordSealed!, SMTP_PASSWORD_PURPOSE)).toBe('the-smtp-password');
     expect((await resealSecrets(store, rotated))['OIDC signing keys and cookie secrets']).toBe(0);
     const onlyNew = await readKeys(store, createSecretBox(nextKey), new Date());
     expect(onlyNew.signing[0]!.d).toBe(before.signing[0]!.d);
