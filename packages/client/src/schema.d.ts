@@ -2532,12 +2532,11 @@ export interface components {
             /** @example 10m */
             timeout?: string;
             /**
-             * @description This service's extension. An import mails no one unless this is true: then each imported human user
+             * @description This service's extension (default false). An import mails no one unless this is true: then each imported human user
              *     without a password gets ZITADEL's init mail and each one with a password and an unverified email the
              *     verification mail, queued with the organisation's transaction (see ListNotifications).
-             * @default false
              */
-            notifyUsers: boolean;
+            notifyUsers?: boolean;
             dataOrgs?: components["schemas"]["DataOrgs"];
             data_orgs?: components["schemas"]["DataOrgs"];
             /** @description A version-1 document, as a JSON object or as a string holding JSON (converted as ZITADEL does). */

@@ -11,6 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from './support/temp-dir.js';
 import { generateKeyText } from '../src/secrets/secret-box.js';
 import { freshPostgresDatabase } from './support/instance.js';
+import { startSmtpSink } from './support/mail.js';
+
+const BCRYPT = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), '../src/main.ts');
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -201,4 +204,40 @@ describe('the server process', () => {
     }
     await Promise.all(servers.map(stop));
   });
+  it('two server processes on one PostgreSQL database deliver 1,000 queued mails exactly once, counted at the SMTP server', async () => {
+    const sink = await startSmtpSink();
+    const url = await freshPostgresDatabase();
+    const dir = tempDir('identity-proc-');
+    const env = (n: number) => ({ DATABASE_URL: url, ADMIN_PAT_FILE: join(dir, `admin-${n}.pat`), MAIL_DROP_DIR: join(dir, 'mail') });
+    const first = await start(env(1));
+    const token = readFileSync(join(dir, 'admin-1.pat'), 'utf8').trim();
+    const call = (path: string, body?: unknown) =>
+      fetch(`http://127.0.0.1:${first.port}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+    const provider = await (await call('/admin/v1/smtp', { senderAddress: 'noreply@example.com', senderName: 'Two', host: `127.0.0.1:${sink.port}` })).json();
+    expect((await call(`/admin/v1/smtp/${provider.id}/_activate`)).status).toBe(200);
+    const second = await start(env(2));
+    try {
+      // One import of 1,000 humans with an unverified email, asking for their mails: 1,000 queued at once.
+      const humanUsers = Array.from({ length: 1000 }, (_, i) => ({
+        userId: `9${String(i).padStart(6, '0')}`,
+        user: { userName: `p${i}`, profile: { firstName: 'P', lastName: String(i) }, email: { email: `p${i}@example.com` }, hashedPassword: { value: BCRYPT } },
+      }));
+      const imported = await call('/admin/v1/import', { timeout: '5m', notifyUsers: true, dataOrgs: { orgs: [{ orgId: '8000001', org: { name: 'Two processes' }, humanUsers }] } });
+      expect(imported.status).toBe(200);
+      const deadline = Date.now() + 90_000;
+      while (sink.messages.length < 1000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 1500)); // a duplicate would arrive by now (both poll every second)
+      const ids = sink.messages.map((m) => String(m.headers.get('x-outbox-id')));
+      expect(ids).toHaveLength(1000);
+      expect(new Set(ids).size).toBe(1000);
+      expect(new Set(sink.envelopes.flatMap((e) => e.to)).size).toBe(1000);
+      // Both processes took part, and each says so in its log.
+      for (const server of [first, second]) expect(server.output()).toMatch(/"msg":"mail sent"/);
+      const outbox = await (await call('/admin/v1/notifications/_search', { query: { limit: 1 } })).json();
+      expect(outbox.counts).toEqual({ pending: 0, sent: 1000, failed: 0 });
+    } finally {
+      await Promise.all([stop(first), stop(second)]);
+      await sink.close();
+    }
+  }, 180_000);
 });
