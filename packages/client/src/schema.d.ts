@@ -807,6 +807,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/users/{userId}/metadata/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user's metadata
+         * @description ZITADEL's ListUserMetadata: keys and base64 values, by key. `queries` may hold one `keyQuery` (`key`,
+         *     `method` as the other text queries). Permission `user.read`.
+         */
+        post: operations["ListUserMetadata"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/metadata/_bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set several metadata of a user
+         * @description ZITADEL's BulkSetUserMetadata: each entry as SetUserMetadata, all or nothing (an invalid entry → 400
+         *     naming it, nothing written). One `user.metadata.set` event per key. Permission `user.write`.
+         */
+        post: operations["BulkSetUserMetadata"];
+        /**
+         * Remove several metadata of a user
+         * @description ZITADEL's BulkRemoveUserMetadata: all or nothing; a key the user does not have → 404 `META-ubV6p` naming
+         *     it, nothing removed. One `user.metadata.removed` event per key. Permission `user.write`.
+         */
+        delete: operations["BulkRemoveUserMetadata"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/metadata/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                key: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One metadata value of a user
+         * @description ZITADEL's GetUserMetadata. An unknown key → 404 `META-Ahv9o`. Permission `user.read`.
+         */
+        get: operations["GetUserMetadata"];
+        put?: never;
+        /**
+         * Set a metadata value of a user
+         * @description ZITADEL's SetUserMetadata: `value` is base64 (standard or URL-safe) of 1 to 500,000 bytes; it is
+         *     returned in standard base64. Sets or replaces the key; appends `user.metadata.set` (the key, not the
+         *     value). Applications read a user's metadata from userinfo with the scope `urn:zitadel:iam:user:metadata`
+         *     (claim of the same name: key → base64 value). Permission `user.write`.
+         */
+        post: operations["SetUserMetadata"];
+        /**
+         * Remove a metadata value of a user
+         * @description ZITADEL's RemoveUserMetadata; an unknown key → 404 `META-ubV6p`. Appends `user.metadata.removed`.
+         *     Permission `user.write`.
+         */
+        delete: operations["RemoveUserMetadata"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/users/{userId}/email": {
         parameters: {
             query?: never;
@@ -2591,6 +2680,11 @@ export interface components {
                         userId: string;
                     }[];
                     jwtIdps?: string[];
+                    /** @description Users' metadata (ZITADEL's ImportDataSuccessUserMetadata). */
+                    userMetadata?: {
+                        userId: string;
+                        key: string;
+                    }[];
                     /** @description Users' links to identity providers (ZITADEL's ImportDataSuccessUserLinks). */
                     userLinks?: {
                         userId: string;
@@ -2916,6 +3010,42 @@ export interface components {
              * @enum {string}
              */
             idpType: "IDP_TYPE_UNSPECIFIED" | "IDP_TYPE_OIDC" | "IDP_TYPE_JWT";
+        };
+        /** @description A metadata entry of a user (ZITADEL's metadata.v1.Metadata). */
+        Metadata: {
+            details: components["schemas"]["Details"];
+            key: string;
+            /** @description Standard base64 of the value's bytes. */
+            value: string;
+        };
+        GetUserMetadataResponse: {
+            metadata: components["schemas"]["Metadata"];
+        };
+        ListUserMetadataRequest: {
+            query?: components["schemas"]["ListQuery"];
+            queries?: {
+                keyQuery?: {
+                    key: string;
+                    method?: components["schemas"]["TextQueryMethod"];
+                };
+            }[];
+        };
+        ListUserMetadataResponse: {
+            details: components["schemas"]["ListDetails"];
+            result: components["schemas"]["Metadata"][];
+        };
+        SetUserMetadataRequest: {
+            /** @description Base64 (standard or URL-safe) of 1 to 500,000 bytes. */
+            value: string;
+        };
+        BulkSetUserMetadataRequest: {
+            metadata: {
+                key: string;
+                value: string;
+            }[];
+        };
+        BulkRemoveUserMetadataRequest: {
+            keys: string[];
         };
         /** @description An empty answer (ZITADEL's empty response messages). */
         Empty: Record<string, never>;
@@ -3423,6 +3553,10 @@ export interface components {
             email?: string;
             email_verified?: boolean;
             "urn:service:iam:org:project:roles"?: components["schemas"]["ProjectRolesClaim"];
+            /** @description With the scope `urn:zitadel:iam:user:metadata` (ZITADEL's), the user's metadata, key → standard base64 value. */
+            "urn:zitadel:iam:user:metadata"?: {
+                [key: string]: string;
+            };
         };
         /** @description OpenID Provider metadata (OpenID Connect Discovery 1.0 §3). Endpoints are absolute URLs under the issuer. */
         OIDCDiscovery: {
@@ -5099,6 +5233,251 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListUserMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListUserMetadataRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of metadata and the total count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListUserMetadataResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    BulkSetUserMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkSetUserMetadataRequest"];
+            };
+        };
+        responses: {
+            /** @description Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    BulkRemoveUserMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRemoveUserMetadataRequest"];
+            };
+        };
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetUserMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetUserMetadataResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    SetUserMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetUserMetadataRequest"];
+            };
+        };
+        responses: {
+            /** @description Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveUserMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7201,7 +7580,7 @@ export interface operations {
                 /**
                  * @description Space-separated: `openid profile email offline_access`, `urn:service:iam:org:project:id:service:aud`
                  *     (required for tokens accepted by this API), `urn:service:iam:org:project:id:{projectId}:aud`,
-                 *     `urn:service:iam:org:project:roles`.
+                 *     `urn:service:iam:org:project:roles`, `urn:zitadel:iam:user:metadata` (the user's metadata in userinfo).
                  * @example openid profile urn:service:iam:org:project:id:service:aud
                  */
                 scope: string;

@@ -31,6 +31,7 @@ import { registerManagementOrgMemberRoutes } from './http/routes/management-org-
 import { registerManagementUserPatRoutes } from './http/routes/management-user-pats.js';
 import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
 import { registerManagementUserEmailRoutes } from './http/routes/management-user-email.js';
+import { registerManagementUserMetadataRoutes } from './http/routes/management-user-metadata.js';
 import { registerAdminSmtpRoutes } from './http/routes/admin-smtp.js';
 import { registerManagementUserRoutes } from './http/routes/management-users.js';
 import { registerOidcRoutes, type OidcRouteDeps } from './http/routes/oidc-ui.js';
@@ -124,6 +125,7 @@ export function createApp(deps: AppDeps) {
   registerManagementUserPatRoutes(app, routeDeps);
   registerManagementUserIdpLinkRoutes(app, routeDeps);
   registerManagementUserEmailRoutes(app, routeDeps);
+  registerManagementUserMetadataRoutes(app, routeDeps);
   registerAdminOrgRoutes(app, routeDeps);
   registerAdminMemberRoutes(app, routeDeps);
   registerManagementAppRoutes(app, routeDeps);

@@ -28,6 +28,7 @@ import {
   ZITADEL_ROLES_CLAIM,
   ZITADEL_ROLES_SCOPE,
   tokenAudience,
+  USER_METADATA_SCOPE,
   userClaims,
 } from './scopes.js';
 
@@ -134,7 +135,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
           const entities = ctx.oidc.entities as { RefreshToken?: { scope?: string }; AuthorizationCode?: { scope?: string } };
           const requested = audienceScopesIn(String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
           return {
-            scope: [...OIDC_SCOPES, ROLES_SCOPE, ZITADEL_ROLES_SCOPE, SERVICE_AUDIENCE_SCOPE, ZITADEL_AUDIENCE_SCOPE, ...requested].join(' '),
+            scope: [...OIDC_SCOPES, ROLES_SCOPE, ZITADEL_ROLES_SCOPE, USER_METADATA_SCOPE, SERVICE_AUDIENCE_SCOPE, ZITADEL_AUDIENCE_SCOPE, ...requested].join(' '),
             audience: meta.project_id ?? client.clientId,
             accessTokenFormat: meta.access_token_type === 'jwt' ? 'jwt' : 'opaque',
             accessTokenTTL: TTL.AccessToken,

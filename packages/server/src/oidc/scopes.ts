@@ -24,6 +24,9 @@ export const ZITADEL_ROLES_CLAIM = 'urn:zitadel:iam:org:project:roles';
 /** Each roles scope and the claim it puts the roles under. */
 export const ROLES_SCOPES: Readonly<Record<string, string>> = { [ROLES_SCOPE]: ROLES_CLAIM, [ZITADEL_ROLES_SCOPE]: ZITADEL_ROLES_CLAIM };
 
+/** ZITADEL's scope asking for the user's metadata; userinfo answers it under a claim of the same name (key → base64 value). */
+export const USER_METADATA_SCOPE = 'urn:zitadel:iam:user:metadata';
+
 export const PROJECT_AUD = /^urn:(?:service|zitadel):iam:org:project:id:([^:\s]+):aud$/;
 /** The ids of the API's own audience scopes (`…:id:service:aud`, ZITADEL's `…:id:zitadel:aud`), not projects. */
 const API_AUDIENCE_IDS = new Set(['service', 'zitadel']);

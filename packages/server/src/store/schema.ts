@@ -327,6 +327,25 @@ export function defineTables(c: ColumnFactory) {
   );
 
   /**
+   * A user's metadata (ZITADEL's user metadata): a key and a value of up to 500,000 bytes, kept
+   * as the standard base64 the API speaks. Removed with the user.
+   */
+  const userMetadata = c.table(
+    'user_metadata',
+    {
+      userId: c.text('user_id').notNull(),
+      key: c.text('key').notNull(),
+      /** Standard base64 of the bytes. */
+      value: c.text('value').notNull(),
+      orgId: c.text('org_id').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    (t) => [c.primaryKey({ columns: [t.userId, t.key] }), c.index('user_metadata_org').on(t.orgId)],
+  );
+
+  /**
    * oidc-provider's stored models (Session, Interaction, Grant, AuthorizationCode, RefreshToken,
    * opaque AccessToken, ClientCredentials …), one row per (kind, id); the payload is the library's
    * own JSON. Not domain state: written without events (see oidc/adapter.ts).
@@ -439,7 +458,7 @@ export function defineTables(c: ColumnFactory) {
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
     oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures,
-    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes,
+    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata,
   };
 }
 

@@ -87,6 +87,10 @@ export async function* exportDocument(
       if (opened) yield ']';
     }
 
+    // userMetadata: ZITADEL's SetUserMetadataRequest (id = the user).
+    const metadata = await read.userMetadata.listByOrg(org.id);
+    if (metadata.length) yield `,"userMetadata":${JSON.stringify(metadata.map((m) => ({ id: m.userId, key: m.key, value: m.value })))}`;
+
     const projects = await read.transfer.projectsOf(org.id);
     if (projects.length) {
       yield `,"projects":${JSON.stringify(projects.map((p) => ({

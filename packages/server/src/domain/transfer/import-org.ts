@@ -34,6 +34,7 @@ export interface ImportSuccessOrg {
   projectMembers?: { projectId: string; userId: string }[];
   jwtIdps?: string[];
   userLinks?: { userId: string; externalUserId: string; displayName: string; idpId: string }[];
+  userMetadata?: { userId: string; key: string }[];
   loginTexts?: string[];
   messageTexts?: string[];
 }
@@ -45,7 +46,6 @@ const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: s
   triggerActions: { type: 'trigger_action', id: (a) => `${a.flowType}_${a.triggerType}` },
   projectGrants: { type: 'project_grant', id: (g, o) => `${o}_${g.projectGrant.projectId}_${g.projectGrant.grantedOrgId}` },
   projectGrantMembers: { type: 'project_grant_member', id: (m, o) => `${o}_${m.projectId}_${m.grantId}_${m.userId}` },
-  userMetadata: { type: 'user_metadata', id: (m) => `${m.id}_${m.key}` },
   oidcIdps: { type: 'oidc_idp', id: (i) => i.idpId },
   domains: { type: 'domain', id: (d, o) => `${o}_${d.domainName}` },
   appKeys: { type: 'app_key', id: (k) => k.id },
@@ -338,6 +338,23 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     push('jwtIdps', i.idpId);
   }
   await tx.transfer.insertIdps(idpRows);
+
+  // ---- users' metadata: of this organisation's users (in the document or already here) ----
+  for (const m of org.userMetadata ?? []) {
+    const id = `${m.id}_${m.key}`;
+    const user = await tx.users.get(m.id ?? '');
+    if (!user || user.orgId !== orgId) {
+      errors.push({ type: 'user_metadata', id, message: msg('META-ncnoQ', `Errors.User.NotFound: ${m.id} is no user of organisation ${orgId}`) });
+      continue;
+    }
+    if (await tx.userMetadata.get(user.id, m.key)) {
+      errors.push({ type: 'user_metadata', id, message: msg('META-4lr3X', 'Errors.Metadata.AlreadyExists') });
+      continue;
+    }
+    const value = Buffer.from(m.value.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('base64');
+    await tx.userMetadata.upsert({ userId: user.id, key: m.key, value, orgId, ...stamp });
+    push('userMetadata', { userId: user.id, key: m.key });
+  }
 
   // ---- users' links to identity providers: the organisation's own providers or the instance's ----
   for (const l of org.userLinks ?? []) {

@@ -226,6 +226,7 @@ export async function removeUser(store: Store, ctx: RequestContext, userId: stri
     await tx.tokens.removeByUser(user.id);
     await tx.idpLinks.removeByUser(user.id);
     await tx.notifications.removeUserCodes(user.id);
+    await tx.userMetadata.removeByUser(user.id);
     await tx.users.remove(user.id);
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);

@@ -10,7 +10,8 @@ import type { Context, Hono } from 'hono';
 import type Provider from 'oidc-provider';
 import type { PasswordVerifier } from '../../auth/password-verifier.js';
 import { checkPasswordLogin, type LockoutPolicy } from '../../domain/login/password-login.js';
-import { hasScope, audienceProjects, rolesClaim, rolesClaimNames, userClaims } from '../../oidc/scopes.js';
+import { hasScope, audienceProjects, rolesClaim, rolesClaimNames, USER_METADATA_SCOPE, userClaims } from '../../oidc/scopes.js';
+import { metadataClaim } from '../../domain/users/metadata.js';
 import type { AccessTokenReader } from '../../oidc/access-tokens.js';
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
@@ -150,6 +151,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
       const roles = await rolesClaim(store, user.id, [...(app ? [app.projectId] : []), ...audienceProjects(access.scope)]);
       for (const name of roleClaims) body[name] = roles;
     }
+    if (hasScope(access.scope, USER_METADATA_SCOPE)) body[USER_METADATA_SCOPE] = await metadataClaim(store.read, user.id);
     return c.json(body);
   };
   app.get('/oidc/v1/userinfo', userinfo);

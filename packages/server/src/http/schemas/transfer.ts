@@ -84,6 +84,7 @@ export const ImportDataResponse = z
             projectMembers: z.array(Pair('projectId', 'userId')).optional(),
             jwtIdps: z.array(z.string()).optional(),
             userLinks: z.array(z.object({ userId: z.string(), externalUserId: z.string(), displayName: z.string(), idpId: z.string() })).optional(),
+            userMetadata: z.array(Pair('userId', 'key')).optional(),
             loginTexts: z.array(z.string()).optional(),
             messageTexts: z.array(z.string()).optional(),
           }),

@@ -132,3 +132,19 @@ export const ListHumanLinkedIDPsRequest = z.object({ query: ListQuery.optional()
 export const ListHumanLinkedIDPsResponse = z
   .object({ details: ListDetails, result: z.array(IDPUserLink) })
   .openapi('ListHumanLinkedIDPsResponse');
+
+export const MetadataKeyParams = z.object({ userId: z.string(), key: z.string().min(1).max(200) });
+export const Metadata = z.object({ details: Details, key: z.string(), value: z.string() }).openapi('Metadata');
+export const GetUserMetadataResponse = z.object({ metadata: Metadata }).openapi('GetUserMetadataResponse');
+export const ListUserMetadataRequest = z
+  .object({
+    query: ListQuery.optional(),
+    queries: z.array(z.object({ keyQuery: z.object({ key: z.string().max(200), method: TextQueryMethod.optional() }).optional() })).optional(),
+  })
+  .openapi('ListUserMetadataRequest');
+export const ListUserMetadataResponse = z.object({ details: ListDetails, result: z.array(Metadata) }).openapi('ListUserMetadataResponse');
+export const SetUserMetadataRequest = z.object({ value: z.string().min(1) }).openapi('SetUserMetadataRequest');
+export const BulkSetUserMetadataRequest = z
+  .object({ metadata: z.array(z.object({ key: z.string().min(1).max(200), value: z.string().min(1) })).max(1000) })
+  .openapi('BulkSetUserMetadataRequest');
+export const BulkRemoveUserMetadataRequest = z.object({ keys: z.array(z.string().min(1).max(200)).max(1000) }).openapi('BulkRemoveUserMetadataRequest');

@@ -8,6 +8,7 @@ import type { Db } from '../store.js';
 import { eventRepository, type AppendEvent } from './events.js';
 import { idpLinkRepository } from './idp-links.js';
 import { notificationRepository } from './notifications.js';
+import { userMetadataRepository } from './user-metadata.js';
 import { idpRepository } from './idps.js';
 import { instanceRepository } from './instance.js';
 import { loginRepository } from './logins.js';
@@ -47,6 +48,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     instance: instanceRepository(db, t),
     idps: idpRepository(db, t),
     idpLinks: idpLinkRepository(db, t),
+    userMetadata: userMetadataRepository(db, t),
     notifications: notificationRepository(db, t, { skipLocked: dialect.skipLocked ?? false }),
     orgs: orgRepository(db, t),
     users: userRepository(db, t),
