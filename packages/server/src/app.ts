@@ -87,11 +87,15 @@ export function createApp(deps: AppDeps) {
   // An operation without a body never reads one, so the limit (and its 413) is not applied to it.
   const register = app.openapi;
   const bodyless: { method: string; pattern: RegExp }[] = [];
+  const withBody: { method: string; pattern: RegExp }[] = [];
   app.openapi = ((route, handler, hook) => {
-    if (!route.request?.body) bodyless.push({ method: route.method.toUpperCase(), pattern: specPathPattern(route.path) });
+    (route.request?.body ? withBody : bodyless).push({ method: route.method.toUpperCase(), pattern: specPathPattern(route.path) });
     return register(withStrictJsonBody(withBodyLimitResponse(route)), handler, hook);
   }) as typeof app.openapi;
-  const takesNoBody = (method: string, path: string) => bodyless.some((r) => r.method === method && r.pattern.test(path));
+  // A path can match both kinds (DELETE …/metadata/_bulk takes a body, DELETE …/metadata/{key} none):
+  // then the limit applies.
+  const matches = (list: typeof bodyless, method: string, path: string) => list.some((r) => r.method === method && r.pattern.test(path));
+  const takesNoBody = (method: string, path: string) => matches(bodyless, method, path) && !matches(withBody, method, path);
 
   app.use('*', requestContext(logger));
   const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;

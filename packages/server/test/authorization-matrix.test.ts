@@ -91,6 +91,12 @@ describeEachStore('authorization matrix', (dialect) => {
   /** A confidential OIDC app (auth method BASIC by default) of P. */
   const oidcApp = async () =>
     (await admin('POST', `/management/v1/projects/${f.project}/apps/oidc`, { name: unique('app'), redirectUris: ['https://app.example.com/cb'] })).appId as string;
+  /** A human of A with the metadata key `k`. */
+  const withMetadata = async () => {
+    const userId = await human();
+    await admin('POST', `/management/v1/users/${userId}/metadata/k`, { value: 'dg==' });
+    return userId;
+  };
   const smtpSettings = (description: string) => ({ senderAddress: 'noreply@example.com', senderName: 'Matrix', host: `127.0.0.1:${sink.port}`, description });
   const smtpProvider = async () => (await admin('POST', '/admin/v1/smtp', smtpSettings(unique('smtp')))).id as string;
   const activeProvider = async () => {
@@ -285,6 +291,13 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: `/management/v1/users/${userId}/secret` };
       },
     },
+    // A user's metadata (domain/users/metadata.ts).
+    { id: 'SetUserMetadata', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/metadata/k`, body: { value: 'dg==' } }) },
+    { id: 'BulkSetUserMetadata', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/metadata/_bulk`, body: { metadata: [{ key: 'k', value: 'dg==' }] } }) },
+    { id: 'GetUserMetadata', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'GET', path: `/management/v1/users/${await withMetadata()}/metadata/k` }) },
+    { id: 'ListUserMetadata', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await withMetadata()}/metadata/_search`, body: {} }) },
+    { id: 'RemoveUserMetadata', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/users/${await withMetadata()}/metadata/k` }) },
+    { id: 'BulkRemoveUserMetadata', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/users/${await withMetadata()}/metadata/_bulk`, body: { keys: ['k'] } }) },
     // SMTP providers and the outbox (domain/notifications): instance-wide, iam.read / iam.write as ZITADEL.
     { id: 'GetSMTPConfig', permission: 'iam.read', scope: 'instance', write: false, request: async () => { await activeProvider(); return { method: 'GET', path: '/admin/v1/smtp' }; } },
     { id: 'AddSMTPConfig', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: '/admin/v1/smtp', body: smtpSettings(unique('smtp')) }) },

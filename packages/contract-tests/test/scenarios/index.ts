@@ -9,6 +9,7 @@ import { eventScenarios } from './events.js';
 import { idpScenarios } from './idps.js';
 import { idpLinkScenarios } from './idp-links.js';
 import { notificationScenarios } from './notifications.js';
+import { userMetadataScenarios } from './user-metadata.js';
 import { machineSecretScenarios } from './machine-secrets.js';
 import { memberScenarios } from './members.js';
 import { orgAdminScenarios } from './org-admin.js';
@@ -33,6 +34,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   idpScenarios,
   idpLinkScenarios,
   notificationScenarios,
+  userMetadataScenarios,
   projectScenarios,
   appScenarios,
   machineSecretScenarios,
