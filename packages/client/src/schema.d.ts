@@ -301,6 +301,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/policies/password/complexity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's password complexity policy
+         * @description ZITADEL's admin GetPasswordComplexityPolicy: the default of every organisation without a policy of its
+         *     own; until changed, ZITADEL's built-in one (8 characters, lower, upper, digit, symbol). Permission
+         *     `iam.policy.read`.
+         */
+        get: operations["GetPasswordComplexityPolicy"];
+        /**
+         * Change the instance's password complexity policy
+         * @description ZITADEL's admin UpdatePasswordComplexityPolicy. Rules: `minLength` (1 to 72) and whether a lower-case
+         *     letter, an upper-case letter, a digit and a symbol are required. It applies to every password set from
+         *     now on (user creation or import with a plain password, the init page) for users of organisations without
+         *     a policy of their own; hashed passwords taken over by an import are not checked. Nothing changed → 400
+         *     `INSTANCE-Dee31`. Appends `instance.policy.password.complexity.changed`. Permission `iam.policy.write`.
+         */
+        put: operations["UpdatePasswordComplexityPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/password/complexity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's password complexity policy
+         * @description ZITADEL's management GetPasswordComplexityPolicy: the organisation's own policy (`isDefault: false`),
+         *     else the instance's (`isDefault: true`) — the one its users' passwords are checked against. Permission
+         *     `policy.read`.
+         */
+        get: operations["GetOrgPasswordComplexityPolicy"];
+        /**
+         * Change the organisation's own password complexity policy
+         * @description ZITADEL's UpdateCustomPasswordComplexityPolicy. None of its own → 404 `ORG-0oPew`; nothing changed → 400
+         *     `Org-DAs21`. Appends `org.policy.password.complexity.changed`. Permission `policy.write`.
+         */
+        put: operations["UpdateCustomPasswordComplexityPolicy"];
+        /**
+         * Give the organisation its own password complexity policy
+         * @description ZITADEL's AddCustomPasswordComplexityPolicy. Rules: `minLength` (1 to 72) and whether a lower-case
+         *     letter, an upper-case letter, a digit and a symbol are required. From now on its users' new passwords
+         *     are checked against it instead of the instance's. It has one already → 409 `Org-1T8k0s`. Appends
+         *     `org.policy.password.complexity.added`; exported and imported with the organisation
+         *     (`passwordComplexityPolicy`). Permission `policy.write`.
+         */
+        post: operations["AddCustomPasswordComplexityPolicy"];
+        /**
+         * Return the organisation to the instance's password complexity policy
+         * @description ZITADEL's ResetPasswordComplexityPolicyToDefault: removes the organisation's own policy. None → 404
+         *     `ORG-0oPew`. Appends `org.policy.password.complexity.removed`. Permission `policy.delete`.
+         */
+        delete: operations["ResetPasswordComplexityPolicyToDefault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/default/password/complexity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's password complexity policy, as an organisation sees it
+         * @description ZITADEL's management GetDefaultPasswordComplexityPolicy: the policy the organisation falls back to.
+         *     Permission `policy.read`.
+         */
+        get: operations["GetDefaultPasswordComplexityPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/smtp": {
         parameters: {
             query?: never;
@@ -3011,6 +3102,32 @@ export interface components {
              */
             idpType: "IDP_TYPE_UNSPECIFIED" | "IDP_TYPE_OIDC" | "IDP_TYPE_JWT";
         };
+        /** @description ZITADEL's policy.v1.PasswordComplexityPolicy. */
+        PasswordComplexityPolicy: {
+            details: components["schemas"]["Details"];
+            /**
+             * @description uint64, as ZITADEL's JSON writes it.
+             * @example 8
+             */
+            minLength: string;
+            hasUppercase: boolean;
+            hasLowercase: boolean;
+            hasNumber: boolean;
+            hasSymbol: boolean;
+            /** @description True when the instance's policy applies (the organisation has none of its own). */
+            isDefault: boolean;
+        };
+        PasswordComplexityPolicyResponse: {
+            policy: components["schemas"]["PasswordComplexityPolicy"];
+        };
+        PasswordComplexityPolicyRequest: {
+            /** @description 1 to 72 (uint64; a number or a string of digits). */
+            minLength: number | string;
+            hasUppercase?: boolean;
+            hasLowercase?: boolean;
+            hasNumber?: boolean;
+            hasSymbol?: boolean;
+        };
         /** @description A metadata entry of a user (ZITADEL's metadata.v1.Metadata). */
         Metadata: {
             details: components["schemas"]["Details"];
@@ -4353,6 +4470,233 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetPasswordComplexityPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordComplexityPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdatePasswordComplexityPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordComplexityPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgPasswordComplexityPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordComplexityPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateCustomPasswordComplexityPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordComplexityPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddCustomPasswordComplexityPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordComplexityPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResetPasswordComplexityPolicyToDefault: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetDefaultPasswordComplexityPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordComplexityPolicyResponse"];
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             default: components["responses"]["Unexpected"];

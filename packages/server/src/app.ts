@@ -32,6 +32,7 @@ import { registerManagementUserPatRoutes } from './http/routes/management-user-p
 import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
 import { registerManagementUserEmailRoutes } from './http/routes/management-user-email.js';
 import { registerManagementUserMetadataRoutes } from './http/routes/management-user-metadata.js';
+import { registerPolicyRoutes } from './http/routes/policies.js';
 import { registerAdminSmtpRoutes } from './http/routes/admin-smtp.js';
 import { registerManagementUserRoutes } from './http/routes/management-users.js';
 import { registerOidcRoutes, type OidcRouteDeps } from './http/routes/oidc-ui.js';
@@ -130,12 +131,13 @@ export function createApp(deps: AppDeps) {
   registerManagementUserIdpLinkRoutes(app, routeDeps);
   registerManagementUserEmailRoutes(app, routeDeps);
   registerManagementUserMetadataRoutes(app, routeDeps);
+  registerPolicyRoutes(app, routeDeps);
   registerAdminOrgRoutes(app, routeDeps);
   registerAdminMemberRoutes(app, routeDeps);
   registerManagementAppRoutes(app, routeDeps);
   registerManagementUserSecretRoutes(app, routeDeps);
   if (deps.oidc) registerOidcRoutes(app, deps.oidc);
-  registerMailPageRoutes(app, deps.store);
+  registerMailPageRoutes(app, deps.store, deps.instanceId);
   registerManagementIdpRoutes(app, routeDeps);
   registerAdminIdpRoutes(app, routeDeps);
   registerManagementProjectRoutes(app, routeDeps);

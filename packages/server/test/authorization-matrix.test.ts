@@ -91,6 +91,15 @@ describeEachStore('authorization matrix', (dialect) => {
   /** A confidential OIDC app (auth method BASIC by default) of P. */
   const oidcApp = async () =>
     (await admin('POST', `/management/v1/projects/${f.project}/apps/oidc`, { name: unique('app'), redirectUris: ['https://app.example.com/cb'] })).appId as string;
+  /** Gives the organisation its own password policy (unless it has one), or takes it away, straight through the store. */
+  const orgPolicy = async (orgId: string) => {
+    if (await t.store.read.policies.get(orgId, 'password_complexity')) return;
+    await t.call('POST', '/management/v1/policies/password/complexity', { headers: { 'x-service-orgid': orgId }, body: { minLength: 9 } });
+  };
+  const resetOrgPolicy = async (orgId: string) => {
+    if (!(await t.store.read.policies.get(orgId, 'password_complexity'))) return;
+    await t.call('DELETE', '/management/v1/policies/password/complexity', { headers: { 'x-service-orgid': orgId } });
+  };
   /** A human of A with the metadata key `k`. */
   const withMetadata = async () => {
     const userId = await human();
@@ -289,6 +298,36 @@ describeEachStore('authorization matrix', (dialect) => {
         const userId = await machine();
         await admin('PUT', `/management/v1/users/${userId}/secret`);
         return { method: 'DELETE', path: `/management/v1/users/${userId}/secret` };
+      },
+    },
+    // The password complexity policy (domain/policies/): iam.policy.* for the instance's, policy.* for an organisation's.
+    { id: 'GetPasswordComplexityPolicy', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/policies/password/complexity' }) },
+    { id: 'UpdatePasswordComplexityPolicy', permission: 'iam.policy.write', scope: 'instance', write: true, request: async () => ({ method: 'PUT', path: '/admin/v1/policies/password/complexity', body: { minLength: 8 + (++n % 50), hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true } }) },
+    { id: 'GetOrgPasswordComplexityPolicy', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/policies/password/complexity' }) },
+    { id: 'GetDefaultPasswordComplexityPolicy', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/policies/default/password/complexity' }) },
+    {
+      // Acting in B, which has a policy of its own already (prepared once): 409.
+      id: 'AddCustomPasswordComplexityPolicy', permission: 'policy.write', scope: 'org', foreign: 409, write: true,
+      request: async () => {
+        await resetOrgPolicy(f.orgA);
+        await orgPolicy(f.orgB);
+        return { method: 'POST', path: '/management/v1/policies/password/complexity', body: { minLength: 10 } };
+      },
+    },
+    {
+      id: 'UpdateCustomPasswordComplexityPolicy', permission: 'policy.write', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        await resetOrgPolicy(f.orgB);
+        await orgPolicy(f.orgA);
+        return { method: 'PUT', path: '/management/v1/policies/password/complexity', body: { minLength: 20 + (++n % 40) } };
+      },
+    },
+    {
+      id: 'ResetPasswordComplexityPolicyToDefault', permission: 'policy.delete', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        await resetOrgPolicy(f.orgB);
+        await orgPolicy(f.orgA);
+        return { method: 'DELETE', path: '/management/v1/policies/password/complexity' };
       },
     },
     // A user's metadata (domain/users/metadata.ts).

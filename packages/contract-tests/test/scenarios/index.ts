@@ -10,6 +10,7 @@ import { idpScenarios } from './idps.js';
 import { idpLinkScenarios } from './idp-links.js';
 import { notificationScenarios } from './notifications.js';
 import { userMetadataScenarios } from './user-metadata.js';
+import { policyScenarios } from './policies.js';
 import { machineSecretScenarios } from './machine-secrets.js';
 import { memberScenarios } from './members.js';
 import { orgAdminScenarios } from './org-admin.js';
@@ -35,6 +36,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   idpLinkScenarios,
   notificationScenarios,
   userMetadataScenarios,
+  policyScenarios,
   projectScenarios,
   appScenarios,
   machineSecretScenarios,

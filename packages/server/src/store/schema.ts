@@ -346,6 +346,23 @@ export function defineTables(c: ColumnFactory) {
   );
 
   /**
+   * Policies (domain/policies/): the instance's defaults and organisations' custom ones, one row
+   * per owner and kind (`password_complexity`, …), the settings as the API shows them.
+   */
+  const policies = c.table(
+    'policies',
+    {
+      ownerId: c.text('owner_id').notNull(),
+      kind: c.text('kind').notNull(),
+      settings: c.json<Record<string, unknown>>('settings').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    (t) => [c.primaryKey({ columns: [t.ownerId, t.kind] })],
+  );
+
+  /**
    * oidc-provider's stored models (Session, Interaction, Grant, AuthorizationCode, RefreshToken,
    * opaque AccessToken, ClientCredentials …), one row per (kind, id); the payload is the library's
    * own JSON. Not domain state: written without events (see oidc/adapter.ts).
@@ -458,7 +475,7 @@ export function defineTables(c: ColumnFactory) {
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
     oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures,
-    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata,
+    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies,
   };
 }
 

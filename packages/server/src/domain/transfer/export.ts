@@ -8,6 +8,7 @@
  * ids and secrets (an import generates new ones, as ZITADEL's does).
  */
 import { toLinkViews } from '../federation/links.js';
+import { PASSWORD_COMPLEXITY } from '../policies/password-complexity.js';
 import type { OnTransferProgress } from './progress.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode } from '../errors.js';
@@ -87,6 +88,11 @@ export async function* exportDocument(
       if (opened) yield ']';
     }
 
+    const complexity = await read.policies.get(org.id, PASSWORD_COMPLEXITY);
+    if (complexity) {
+      const p = complexity.settings as { minLength: number; hasUppercase: boolean; hasLowercase: boolean; hasNumber: boolean; hasSymbol: boolean };
+      yield `,"passwordComplexityPolicy":${JSON.stringify({ minLength: String(p.minLength), hasUppercase: p.hasUppercase, hasLowercase: p.hasLowercase, hasNumber: p.hasNumber, hasSymbol: p.hasSymbol })}`;
+    }
     // userMetadata: ZITADEL's SetUserMetadataRequest (id = the user).
     const metadata = await read.userMetadata.listByOrg(org.id);
     if (metadata.length) yield `,"userMetadata":${JSON.stringify(metadata.map((m) => ({ id: m.userId, key: m.key, value: m.value })))}`;

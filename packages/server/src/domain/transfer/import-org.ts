@@ -14,6 +14,7 @@ import { ORG_ROLES, PROJECT_ROLES } from '../permissions.js';
 import { MESSAGE_TEXT_LISTS, type DataOrg } from './document.js';
 import { templateProblem } from '../notifications/template.js';
 import { queueUserMessage } from '../notifications/queue.js';
+import { MAX_MIN_LENGTH, PASSWORD_COMPLEXITY } from '../policies/password-complexity.js';
 import { withDefaults, type OidcAppInput } from '../apps/oidc-config.js';
 
 export interface ImportError {
@@ -56,7 +57,6 @@ const UNSUPPORTED_SINGLE: Record<string, string> = {
   labelPolicy: 'label_policy',
   lockoutPolicy: 'lockout_policy',
   loginPolicy: 'login_policy',
-  passwordComplexityPolicy: 'password_complexity_policy',
   privacyPolicy: 'privacy_policy',
 };
 
@@ -151,6 +151,19 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   for (const [field, spec] of Object.entries(UNSUPPORTED_LISTS)) {
     for (const item of ((org as Record<string, unknown[]>)[field] ?? [])) {
       errors.push({ type: spec.type, id: spec.id(item, orgId), message: msg('IMPORT-uNsup', `${field} are not supported by this service; this entry was not imported`) });
+    }
+  }
+
+  // ---- policies: the organisation's own (without one in the document, the target's instance policy applies) ----
+  if (org.passwordComplexityPolicy) {
+    const p = org.passwordComplexityPolicy;
+    const settings = { minLength: Number(p.minLength ?? 0), hasUppercase: Boolean(p.hasUppercase), hasLowercase: Boolean(p.hasLowercase), hasNumber: Boolean(p.hasNumber), hasSymbol: Boolean(p.hasSymbol) };
+    if (!Number.isInteger(settings.minLength) || settings.minLength < 1 || settings.minLength > MAX_MIN_LENGTH) {
+      errors.push({ type: 'password_complexity_policy', id: orgId, message: msg('POLICY-m1nL3', `invalid minLength: must be 1 to ${MAX_MIN_LENGTH}`) });
+    } else if (await tx.policies.get(orgId, PASSWORD_COMPLEXITY)) {
+      errors.push({ type: 'password_complexity_policy', id: orgId, message: msg('Org-1T8k0s', 'Errors.Org.PasswordComplexityPolicy.AlreadyExists') });
+    } else {
+      await tx.policies.upsert({ ownerId: orgId, kind: PASSWORD_COMPLEXITY, settings, ...stamp });
     }
   }
 

@@ -49,7 +49,7 @@ export async function importHumanUser(store: Store, ctx: RequestContext, input: 
   if (input.password !== undefined && input.hashedPassword !== undefined) {
     throw invalidArgument('USER-pW1h4', 'invalid hashedPassword: give either password or hashedPassword, not both');
   }
-  if (input.password) checkPasswordComplexity(input.password);
+  if (input.password) await checkPasswordComplexity(store.read, ctx.instanceId, ctx.orgId, input.password);
   if (input.hashedPassword !== undefined) checkHashedPassword(input.hashedPassword.value);
   // Hash outside the transaction: argon2 is slow on purpose and must not hold the write lock.
   const passwordHash = input.password ? await hashPassword(input.password) : (input.hashedPassword?.value ?? null);

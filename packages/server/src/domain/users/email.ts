@@ -119,8 +119,9 @@ export async function initCodeOpen(store: Store, userId: string): Promise<boolea
  * ZITADEL's initialisation: with the init mail's code, the user sets a password (checked like any
  * other); the email counts as verified and the user becomes active.
  */
-export async function initializeWithCode(store: Store, userId: string, code: string, password: string): Promise<{ details: ObjectDetails }> {
-  checkPasswordComplexity(password);
+export async function initializeWithCode(store: Store, instanceId: string, userId: string, code: string, password: string): Promise<{ details: ObjectDetails }> {
+  const target = await store.read.users.get(userId);
+  if (target) await checkPasswordComplexity(store.read, instanceId, target.orgId, password);
   const passwordHash = await hashPassword(password);
   const outcome = await store.transaction(async (tx) => {
     const user = await tx.users.get(userId);

@@ -15,7 +15,7 @@ import { donePage, initPage, verificationPage } from './oidc-ui-pages.js';
 
 const clean = (v: unknown) => (typeof v === 'string' && !hasNul(v) ? v.trim() : '');
 
-export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store) {
+export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instanceId: string) {
   async function verify(c: Context, userId: string, code: string, orgId: string) {
     if (!userId) return c.html(donePage('Link incomplete', 'This verification link lacks the user.', 'Open the link from the mail again, or ask for a new mail.'), 400);
     if (!code) return c.html(verificationPage({ userId, orgId }));
@@ -53,7 +53,7 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store) {
     if (!userId || !code || !password) return page('Enter the code and a password.', 400);
     if (password !== again) return page('The two passwords differ.', 400);
     try {
-      await initializeWithCode(store, userId, code, password);
+      await initializeWithCode(store, instanceId, userId, code, password);
     } catch (error) {
       if (error instanceof CodeRefused) return page(error.message, error.check === 'none' ? 404 : 400);
       if (error instanceof DomainError) return page(error.message, 400);

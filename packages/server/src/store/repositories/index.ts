@@ -9,6 +9,7 @@ import { eventRepository, type AppendEvent } from './events.js';
 import { idpLinkRepository } from './idp-links.js';
 import { notificationRepository } from './notifications.js';
 import { userMetadataRepository } from './user-metadata.js';
+import { policyRepository } from './policies.js';
 import { idpRepository } from './idps.js';
 import { instanceRepository } from './instance.js';
 import { loginRepository } from './logins.js';
@@ -49,6 +50,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     idps: idpRepository(db, t),
     idpLinks: idpLinkRepository(db, t),
     userMetadata: userMetadataRepository(db, t),
+    policies: policyRepository(db, t),
     notifications: notificationRepository(db, t, { skipLocked: dialect.skipLocked ?? false }),
     orgs: orgRepository(db, t),
     users: userRepository(db, t),

@@ -1,0 +1,22 @@
+import { and, eq } from 'drizzle-orm';
+import type { Tables } from '../schema.js';
+import type { Db } from '../store.js';
+
+export type PolicyRow = Tables['policies']['$inferSelect'];
+
+/** Policies by owner (the instance or an organisation) and kind (domain/policies/). */
+export function policyRepository(db: Db, t: Tables) {
+  const p = t.policies;
+  return {
+    async get(ownerId: string, kind: string): Promise<PolicyRow | undefined> {
+      const [row] = await db.select().from(p).where(and(eq(p.ownerId, ownerId), eq(p.kind, kind))).limit(1);
+      return row;
+    },
+    async upsert(row: PolicyRow): Promise<void> {
+      await db.insert(p).values(row).onConflictDoUpdate({ target: [p.ownerId, p.kind], set: { settings: row.settings, sequence: row.sequence, changedAt: row.changedAt } });
+    },
+    async remove(ownerId: string, kind: string): Promise<void> {
+      await db.delete(p).where(and(eq(p.ownerId, ownerId), eq(p.kind, kind)));
+    },
+  };
+}
