@@ -47,6 +47,8 @@ const KIND: Record<MessageKind, { code: CodeKind; text: (typeof MESSAGE_TYPES)[k
 
 /** A message that cannot be sent however often it is tried (the user is gone, the mail is moot). */
 class Undeliverable extends Error {}
+/** The lease ran out before this worker got to the message, and another worker leased it: it is that worker's now. */
+class LeaseLost extends Error {}
 
 export class OutboxWorker {
   private running = false;
@@ -132,30 +134,43 @@ export class OutboxWorker {
 
   private async deliver(row: OutboxRow, transport: Awaited<ReturnType<OutboxWorker['transport']>>): Promise<void> {
     const { store, logger } = this.o;
+    // The lease this worker holds: renewed just before sending (compose), the condition of every write.
+    let lease = row.leaseUntil!;
     try {
       if (transport.problem) throw new Error(transport.problem);
-      const mail = await this.compose(row);
-      const via = await transport.send({ ...mail, ...(transport.from ? { from: transport.from } : {}), replyTo: transport.replyTo }, row.id);
-      await store.transaction((tx) => tx.notifications.markSent(row.id, via, new Date()));
+      const composed = await this.compose(row, lease);
+      lease = composed.lease;
+      const via = await transport.send({ ...composed.mail, ...(transport.from ? { from: transport.from } : {}), replyTo: transport.replyTo }, row.id);
+      await store.transaction((tx) => tx.notifications.markSent(row.id, lease, via, new Date()));
       logger?.info(via.startsWith('mail-drop:') ? `mail written to ${via.slice('mail-drop:'.length)}` : 'mail sent', { outboxId: row.id, type: row.messageType, userId: row.userId, via });
     } catch (error) {
+      if (error instanceof LeaseLost) {
+        logger?.debug('outbox message taken over by another worker (its lease here ran out)', { outboxId: row.id });
+        return;
+      }
       const reason = (error as Error).message || String(error);
       const attempts = row.attempts + 1;
       const final = error instanceof Undeliverable || attempts >= this.o.maxAttempts;
       const next = final ? undefined : new Date(Date.now() + Math.min(this.o.baseBackoffMs * 2 ** (attempts - 1), this.o.maxBackoffMs));
-      await store.transaction((tx) => tx.notifications.markAttemptFailed(row.id, attempts, reason, next));
+      await store.transaction((tx) => tx.notifications.markAttemptFailed(row.id, lease, attempts, reason, next));
       logger?.warn(final ? 'mail not delivered, given up' : 'mail delivery failed, will retry', {
         outboxId: row.id, type: row.messageType, userId: row.userId, attempt: attempts, reason, ...(next ? { retryAt: next.toISOString() } : {}),
       });
     }
   }
 
-  /** The mail for this row, with a new code issued for it (in its own transaction, locking the user). */
-  private async compose(row: OutboxRow): Promise<Omit<OutgoingMail, 'from'> & { from: OutgoingMail['from'] }> {
+  /**
+   * The mail for this row, with a new code issued for it, in one transaction (locking the user)
+   * that first renews the lease: a message whose lease ran out and went to another worker is left
+   * to that worker (LeaseLost), so a slow batch cannot make two workers send one message.
+   */
+  private async compose(row: OutboxRow, lease: Date): Promise<{ mail: OutgoingMail; lease: Date }> {
     const { store } = this.o;
     const kind = KIND[row.messageType as MessageKind];
     if (!kind) throw new Undeliverable(`unknown message type ${row.messageType}`);
+    const renewed = new Date(Date.now() + this.o.leaseMs);
     const { user, code } = await store.transaction(async (tx) => {
+      if (!(await tx.notifications.renewLease(row.id, lease, renewed))) throw new LeaseLost();
       const user = await tx.users.get(row.userId);
       if (!user || user.type !== 'human') throw new Undeliverable('the user no longer exists');
       const email = (user.data as unknown as HumanData).email;
@@ -180,12 +195,15 @@ export class OutboxWorker {
     const domain = org?.primaryDomain ?? 'localhost';
     const message = composeMessage(fields, templateValues(user, domain, code), link.href, language);
     return {
-      from: { name: 'identity-service', address: `no-reply@${new URL(this.o.externalUrl).hostname}` },
-      to: row.recipient,
-      subject: message.subject,
-      html: message.html,
-      text: message.text,
-      headers: { 'X-Outbox-Id': row.id },
+      lease: renewed,
+      mail: {
+        from: { name: 'identity-service', address: `no-reply@${new URL(this.o.externalUrl).hostname}` },
+        to: row.recipient,
+        subject: message.subject,
+        html: message.html,
+        text: message.text,
+        headers: { 'X-Outbox-Id': row.id },
+      },
     };
   }
 }

@@ -22,7 +22,7 @@ export interface SmtpSink {
   close: () => Promise<void>;
 }
 
-export async function startSmtpSink(options: { port?: number; user?: string; password?: string } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(options: { port?: number; user?: string; password?: string; /** Answer each message this late (a slow server). */ delayMs?: number } = {}): Promise<SmtpSink> {
   const messages: ParsedMail[] = [];
   const envelopes: SmtpSink['envelopes'] = [];
   const server = new SMTPServer({
@@ -36,7 +36,8 @@ export async function startSmtpSink(options: { port?: number; user?: string; pas
     },
     onData(stream, session, callback) {
       simpleParser(stream)
-        .then((mail) => {
+        .then(async (mail) => {
+          if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
           messages.push(mail);
           envelopes.push({ from: String(session.envelope.mailFrom && session.envelope.mailFrom.address), to: session.envelope.rcptTo.map((r) => r.address) });
           callback();

@@ -26,14 +26,24 @@ export function notificationRepository(db: Db, t: Tables, dialect: { skipLocked:
       if (ids.length === 0) return [];
       return db.update(o).set({ leaseUntil }).where(and(inArray(o.id, ids), due)).returning();
     },
-    async markSent(id: string, via: string, at: Date): Promise<void> {
-      await db.update(o).set({ status: 'sent', deliveredVia: via, sentAt: at, leaseUntil: null, lastError: null }).where(eq(o.id, id));
+    /**
+     * Extends the lease `lease` (the exact lease time a worker was given, its token) to `until`;
+     * false when the message is no longer pending under that lease (it ran out and another worker
+     * leased the message, which then sends it).
+     */
+    async renewLease(id: string, lease: Date, until: Date): Promise<boolean> {
+      const rows = await db.update(o).set({ leaseUntil: until }).where(and(eq(o.id, id), eq(o.status, 'pending'), eq(o.leaseUntil, lease))).returning({ id: o.id });
+      return rows.length === 1;
     },
-    async markAttemptFailed(id: string, attempts: number, error: string, next: Date | undefined): Promise<void> {
+    /** Records the outcome, if the message is still under this lease. */
+    async markSent(id: string, lease: Date, via: string, at: Date): Promise<void> {
+      await db.update(o).set({ status: 'sent', deliveredVia: via, sentAt: at, leaseUntil: null, lastError: null }).where(and(eq(o.id, id), eq(o.leaseUntil, lease)));
+    },
+    async markAttemptFailed(id: string, lease: Date, attempts: number, error: string, next: Date | undefined): Promise<void> {
       await db
         .update(o)
         .set(next ? { attempts, lastError: error, nextAttemptAt: next, leaseUntil: null } : { attempts, lastError: error, status: 'failed', leaseUntil: null })
-        .where(eq(o.id, id));
+        .where(and(eq(o.id, id), eq(o.leaseUntil, lease)));
     },
     async get(id: string): Promise<OutboxRow | undefined> {
       const [row] = await db.select().from(o).where(eq(o.id, id)).limit(1);
