@@ -152,3 +152,27 @@ describeEachStore('verification mail after an import', (dialect) => {
     expect(Object.fromEntries(mails)).toEqual({ '7002-unverified@example.com': 'Verify email', '7002-nopassword@example.com': 'Initialize User' });
   });
 });
+
+describeEachStore('message texts that would not render', (dialect) => {
+  let s: OidcTestServer;
+  beforeAll(async () => {
+    s = await startOidcServer(dialect);
+  }, 60_000);
+  afterAll(() => s?.close());
+
+  it('are refused at PUT naming the field, and reported in an import\'s errors instead of stored', async () => {
+    for (const text of ['Hi {{.Password}}', 'Hi {{ .Code ', 'Hi {{range .LoginNames}}x{{end}}']) {
+      const res = await s.api('PUT', '/admin/v1/text/message/verifyemail/en', { greeting: text });
+      expect(res.status, text).toBe(400);
+      expect(res.body.message, text).toMatch(/^invalid greeting: /);
+    }
+    const imported = await s.api('POST', '/admin/v1/import', {
+      timeout: '1m',
+      dataOrgs: { orgs: [{ orgId: '7101', org: { name: `texts-${dialect}` }, verifyEmailMessages: [{ language: 'en', text: 'Code {{.Secret}}' }], initMessages: [{ language: 'de', title: 'Hallo {{.DisplayName}}' }] }] },
+    });
+    expect(imported.status).toBe(200);
+    expect(imported.body.errors).toEqual([expect.objectContaining({ type: 'verify_email_message', id: '7101_en', message: expect.stringContaining('TEXT-t3mpl') })]);
+    expect(await s.t.store.read.messageTexts.get('7101', 'VerifyEmail', 'en')).toBeUndefined();
+    expect((await s.t.store.read.messageTexts.get('7101', 'InitCode', 'de'))?.fields).toEqual({ title: 'Hallo {{.DisplayName}}' });
+  });
+});
