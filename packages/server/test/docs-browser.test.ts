@@ -58,7 +58,8 @@ describe.skipIf(!available)('/docs in headless Chromium', () => {
       await page.waitForSelector('.opblock', { timeout: 20_000 });
       const spec = loadSpec() as { paths: Record<string, Record<string, unknown>> };
       const operations = Object.values(spec.paths).flatMap((item) => ['get', 'put', 'post', 'delete', 'patch'].filter((m) => item[m]));
-      expect(await page.locator('.opblock').count()).toBe(operations.length);
+      // swagger-ui renders the operations progressively: wait until all are there.
+      await expect.poll(() => page.locator('.opblock').count(), { timeout: 20_000 }).toBe(operations.length);
       expect(await page.getByText('/admin/v1/text/message/verifyemail/{language}', { exact: true }).count()).toBeGreaterThan(0);
       expect(failed).toEqual([]);
     } finally {
