@@ -392,6 +392,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/policies/lockout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's lockout policy
+         * @description ZITADEL's admin GetLockoutPolicy: the default of every organisation without a policy of its
+         *     own; until changed, ZITADEL's built-in one (8 characters, lower, upper, digit, symbol). Permission
+         *     `iam.policy.read`.
+         */
+        get: operations["GetLockoutPolicy"];
+        /**
+         * Change the instance's lockout policy
+         * @description ZITADEL's admin UpdateLockoutPolicy: `maxPasswordAttempts` consecutive failed password checks at the
+         *     login page lock the user (`USER_STATE_LOCKED`, `user.locked`; 0 = never) until an administrator unlocks
+         *     it (`POST /management/v1/users/{userId}/_unlock`); `maxOtpAttempts` is kept (no second factor is asked
+         *     yet). 0 to 1000 each. For users of organisations without a policy of their own. Nothing changed → 400
+         *     `INSTANCE-Dee31`. Appends `instance.policy.lockout.changed`. Permission `iam.policy.write`.
+         */
+        put: operations["UpdateLockoutPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/lockout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's lockout policy
+         * @description ZITADEL's management GetLockoutPolicy: the organisation's own policy (`isDefault: false`),
+         *     else the instance's (`isDefault: true`) — the one that decides when its users are locked. Permission
+         *     `policy.read`.
+         */
+        get: operations["GetOrgLockoutPolicy"];
+        /**
+         * Change the organisation's own lockout policy
+         * @description ZITADEL's UpdateCustomLockoutPolicy. None of its own → 404 `ORG-0oPew`; nothing changed → 400
+         *     `Org-DAs21`. Appends `org.policy.password.complexity.changed`. Permission `policy.write`.
+         */
+        put: operations["UpdateCustomLockoutPolicy"];
+        /**
+         * Give the organisation its own lockout policy
+         * @description ZITADEL's AddCustomLockoutPolicy. Rules: `minLength` (1 to 72) and whether a lower-case
+         *     letter, an upper-case letter, a digit and a symbol are required. From now on its users' new passwords
+         *     are checked against it instead of the instance's. It has one already → 409 `Org-1T8k0s`. Appends
+         *     `org.policy.password.complexity.added`; exported and imported with the organisation
+         *     (`passwordComplexityPolicy`). Permission `policy.write`.
+         */
+        post: operations["AddCustomLockoutPolicy"];
+        /**
+         * Return the organisation to the instance's lockout policy
+         * @description ZITADEL's ResetLockoutPolicyToDefault: removes the organisation's own policy. None → 404
+         *     `ORG-0oPew`. Appends `org.policy.password.complexity.removed`. Permission `policy.delete`.
+         */
+        delete: operations["ResetLockoutPolicyToDefault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/default/lockout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's lockout policy, as an organisation sees it
+         * @description ZITADEL's management GetDefaultLockoutPolicy: the policy the organisation falls back to.
+         *     Permission `policy.read`.
+         */
+        get: operations["GetDefaultLockoutPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/smtp": {
         parameters: {
             query?: never;
@@ -982,6 +1073,109 @@ export interface paths {
          *     Permission `user.write`.
          */
         delete: operations["RemoveUserMetadata"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/_deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a user
+         * @description ZITADEL's DeactivateUser: the user can no longer sign in and its tokens stop working (within a second).
+         *     From active or locked; otherwise 400 `COMMAND-ke0fw` (an initial user cannot be deactivated). Appends
+         *     `user.deactivated`. Permission `user.write`, and the right to grant every role the user holds (as for
+         *     removing it; else 403 `COMMAND-Auth0r`).
+         */
+        post: operations["DeactivateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/_reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a user
+         * @description ZITADEL's ReactivateUser: an inactive user becomes active again; otherwise 400 `COMMAND-6M0sf`. Appends
+         *     `user.reactivated`. Permission `user.write`, and the right to grant every role the user holds (as for
+         *     removing it; else 403 `COMMAND-Auth0r`).
+         */
+        post: operations["ReactivateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/_lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lock a user
+         * @description ZITADEL's LockUser: as when the lockout policy locks it, the user cannot sign in and its tokens stop
+         *     working. From active or initial; otherwise 400 `COMMAND-3NN8v`. Appends `user.locked`. Permission
+         *     `user.write`, and the right to grant every role the user holds (as for removing it; else 403 `COMMAND-
+         *     Auth0r`).
+         */
+        post: operations["LockUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/_unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unlock a user
+         * @description ZITADEL's UnlockUser: a locked user (by hand or by the lockout policy) becomes active and its count of
+         *     failed password checks starts again; otherwise 400 `COMMAND-4M0ds`. Appends `user.unlocked`. Permission
+         *     `user.write`, and the right to grant every role the user holds (as for removing it; else 403 `COMMAND-
+         *     Auth0r`).
+         */
+        post: operations["UnlockUser"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3128,6 +3322,26 @@ export interface components {
             hasNumber?: boolean;
             hasSymbol?: boolean;
         };
+        /** @description ZITADEL's policy.v1.LockoutPolicy. */
+        LockoutPolicy: {
+            details: components["schemas"]["Details"];
+            /**
+             * @description uint64 as ZITADEL's JSON writes it; 0 = never lock.
+             * @example 3
+             */
+            maxPasswordAttempts: string;
+            /** @example 0 */
+            maxOtpAttempts: string;
+            isDefault: boolean;
+        };
+        LockoutPolicyResponse: {
+            policy: components["schemas"]["LockoutPolicy"];
+        };
+        LockoutPolicyRequest: {
+            /** @description 0 (no lockout) to 1000; a number or a string of digits (uint64). */
+            maxPasswordAttempts?: number | string;
+            maxOtpAttempts?: number | string;
+        };
         /** @description A metadata entry of a user (ZITADEL's metadata.v1.Metadata). */
         Metadata: {
             details: components["schemas"]["Details"];
@@ -4702,6 +4916,233 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    GetLockoutPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockoutPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateLockoutPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LockoutPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgLockoutPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockoutPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateCustomLockoutPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LockoutPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddCustomLockoutPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LockoutPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResetLockoutPolicyToDefault: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetDefaultLockoutPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockoutPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     GetSMTPConfig: {
         parameters: {
             query?: never;
@@ -5822,6 +6263,154 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    DeactivateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ReactivateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    LockUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UnlockUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -33,6 +33,7 @@ import { registerManagementUserIdpLinkRoutes } from './http/routes/management-us
 import { registerManagementUserEmailRoutes } from './http/routes/management-user-email.js';
 import { registerManagementUserMetadataRoutes } from './http/routes/management-user-metadata.js';
 import { registerPolicyRoutes } from './http/routes/policies.js';
+import { registerManagementUserStateRoutes } from './http/routes/management-user-state.js';
 import { registerAdminSmtpRoutes } from './http/routes/admin-smtp.js';
 import { registerManagementUserRoutes } from './http/routes/management-users.js';
 import { registerOidcRoutes, type OidcRouteDeps } from './http/routes/oidc-ui.js';
@@ -132,6 +133,7 @@ export function createApp(deps: AppDeps) {
   registerManagementUserEmailRoutes(app, routeDeps);
   registerManagementUserMetadataRoutes(app, routeDeps);
   registerPolicyRoutes(app, routeDeps);
+  registerManagementUserStateRoutes(app, routeDeps);
   registerAdminOrgRoutes(app, routeDeps);
   registerAdminMemberRoutes(app, routeDeps);
   registerManagementAppRoutes(app, routeDeps);

@@ -22,12 +22,14 @@ import { DEFAULT_MAX_CONCURRENT_IMPORTS } from './http/routes/admin-transfer.js'
 import { createLimitedHttpServer, refuseDotSegments, type ConnectionLimits } from './http-server.js';
 import { processSecretBox } from './secrets/secret-box.js';
 import { ProviderKeys } from './domain/federation/provider-keys.js';
+import { seedLockoutDefault } from './domain/policies/lockout.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   /** Connection timeouts and cap (DEFAULT_CONNECTION_LIMITS when omitted). */
   connections?: ConnectionLimits;
   /** The authorization server's issuer (EXTERNAL_URL): the base of every OAuth/OIDC URL. */
   issuer: string;
+  /** The instance lockout policy's initial value (LOCKOUT_MAX_PASSWORD_ATTEMPTS), written when it has none. */
   lockout: LockoutPolicy;
   /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host on provider routes. */
   trustProxy?: boolean;
@@ -92,12 +94,14 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       importGate,
       tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
       oidc: {
-        provider, store: deps.store, lockout: deps.lockout, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier,
+        provider, store: deps.store, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier,
         instanceId: deps.instanceId, secrets, providerKeys,
       },
     });
     return { app, provider, oidc: provider.callback(), hono: getRequestListener(app.fetch) };
   };
+  // LOCKOUT_MAX_PASSWORD_ATTEMPTS: the instance lockout policy's initial value (domain/policies/lockout.ts).
+  await seedLockoutDefault(deps.store, deps.instanceId, deps.lockout.maxPasswordAttempts);
   // Tokens an earlier version stored under their own value move to their hash (oidc/adapter.ts).
   await hashLegacyTokenKeys(deps.store);
   const secrets = deps.secrets ?? processSecretBox();

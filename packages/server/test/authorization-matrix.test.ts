@@ -91,14 +91,20 @@ describeEachStore('authorization matrix', (dialect) => {
   /** A confidential OIDC app (auth method BASIC by default) of P. */
   const oidcApp = async () =>
     (await admin('POST', `/management/v1/projects/${f.project}/apps/oidc`, { name: unique('app'), redirectUris: ['https://app.example.com/cb'] })).appId as string;
-  /** Gives the organisation its own password policy (unless it has one), or takes it away, straight through the store. */
-  const orgPolicy = async (orgId: string) => {
-    if (await t.store.read.policies.get(orgId, 'password_complexity')) return;
-    await t.call('POST', '/management/v1/policies/password/complexity', { headers: { 'x-service-orgid': orgId }, body: { minLength: 9 } });
+  /** Each policy kind: its operations' name part, path, and a request body that differs with `i`. */
+  const POLICY_KINDS = [
+    { name: 'PasswordComplexity', kind: 'password_complexity', path: 'password/complexity', body: (i: number) => ({ minLength: 8 + (i % 50), hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true }) },
+    { name: 'Lockout', kind: 'lockout', path: 'lockout', body: (i: number) => ({ maxPasswordAttempts: 1 + (i % 500), maxOtpAttempts: 0 }) },
+  ];
+  const kindOf = (path: string) => POLICY_KINDS.find((k) => k.path === path)!.kind;
+  /** Gives the organisation its own policy of this kind (unless it has one), or takes it away. */
+  const orgPolicy = async (path: string, body: unknown, orgId: string) => {
+    if (await t.store.read.policies.get(orgId, kindOf(path))) return;
+    await t.call('POST', `/management/v1/policies/${path}`, { headers: { 'x-service-orgid': orgId }, body });
   };
-  const resetOrgPolicy = async (orgId: string) => {
-    if (!(await t.store.read.policies.get(orgId, 'password_complexity'))) return;
-    await t.call('DELETE', '/management/v1/policies/password/complexity', { headers: { 'x-service-orgid': orgId } });
+  const resetOrgPolicy = async (path: string, orgId: string) => {
+    if (!(await t.store.read.policies.get(orgId, kindOf(path)))) return;
+    await t.call('DELETE', `/management/v1/policies/${path}`, { headers: { 'x-service-orgid': orgId } });
   };
   /** A human of A with the metadata key `k`. */
   const withMetadata = async () => {
@@ -300,34 +306,55 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: `/management/v1/users/${userId}/secret` };
       },
     },
-    // The password complexity policy (domain/policies/): iam.policy.* for the instance's, policy.* for an organisation's.
-    { id: 'GetPasswordComplexityPolicy', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/policies/password/complexity' }) },
-    { id: 'UpdatePasswordComplexityPolicy', permission: 'iam.policy.write', scope: 'instance', write: true, request: async () => ({ method: 'PUT', path: '/admin/v1/policies/password/complexity', body: { minLength: 8 + (++n % 50), hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true } }) },
-    { id: 'GetOrgPasswordComplexityPolicy', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/policies/password/complexity' }) },
-    { id: 'GetDefaultPasswordComplexityPolicy', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/policies/default/password/complexity' }) },
+    // Policies (domain/policies/): iam.policy.* for the instance's, policy.* for an organisation's; the same seven operations per kind.
+    ...POLICY_KINDS.flatMap(({ name, path, body }) => [
+      { id: `Get${name}Policy`, permission: 'iam.policy.read', scope: 'instance' as const, write: false, request: async () => ({ method: 'GET', path: `/admin/v1/policies/${path}` }) },
+      { id: `Update${name}Policy`, permission: 'iam.policy.write', scope: 'instance' as const, write: true, request: async () => ({ method: 'PUT', path: `/admin/v1/policies/${path}`, body: body(++n) }) },
+      { id: `GetOrg${name}Policy`, permission: 'policy.read', scope: 'org' as const, write: false, request: async () => ({ method: 'GET', path: `/management/v1/policies/${path}` }) },
+      { id: `GetDefault${name}Policy`, permission: 'policy.read', scope: 'org' as const, write: false, request: async () => ({ method: 'GET', path: `/management/v1/policies/default/${path}` }) },
+      {
+        // Acting in B, which has a policy of its own already (prepared once): 409.
+        id: `AddCustom${name}Policy`, permission: 'policy.write', scope: 'org' as const, foreign: 409, write: true,
+        request: async () => {
+          await resetOrgPolicy(path, f.orgA);
+          await orgPolicy(path, body(1), f.orgB);
+          return { method: 'POST', path: `/management/v1/policies/${path}`, body: body(2) };
+        },
+      },
+      {
+        id: `UpdateCustom${name}Policy`, permission: 'policy.write', scope: 'org' as const, foreign: 404, write: true,
+        request: async () => {
+          await resetOrgPolicy(path, f.orgB);
+          await orgPolicy(path, body(1), f.orgA);
+          return { method: 'PUT', path: `/management/v1/policies/${path}`, body: body(10 + (++n % 40)) };
+        },
+      },
+      {
+        id: `Reset${name}PolicyToDefault`, permission: 'policy.delete', scope: 'org' as const, foreign: 404, write: true,
+        request: async () => {
+          await resetOrgPolicy(path, f.orgB);
+          await orgPolicy(path, body(1), f.orgA);
+          return { method: 'DELETE', path: `/management/v1/policies/${path}` };
+        },
+      },
+    ]),
+    // A user's state by hand (domain/users/state.ts).
+    { id: 'DeactivateUser', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/_deactivate` }) },
+    { id: 'LockUser', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/_lock` }) },
     {
-      // Acting in B, which has a policy of its own already (prepared once): 409.
-      id: 'AddCustomPasswordComplexityPolicy', permission: 'policy.write', scope: 'org', foreign: 409, write: true,
+      id: 'ReactivateUser', permission: 'user.write', scope: 'org', foreign: 404, write: true,
       request: async () => {
-        await resetOrgPolicy(f.orgA);
-        await orgPolicy(f.orgB);
-        return { method: 'POST', path: '/management/v1/policies/password/complexity', body: { minLength: 10 } };
+        const userId = await human();
+        await admin('POST', `/management/v1/users/${userId}/_deactivate`);
+        return { method: 'POST', path: `/management/v1/users/${userId}/_reactivate` };
       },
     },
     {
-      id: 'UpdateCustomPasswordComplexityPolicy', permission: 'policy.write', scope: 'org', foreign: 404, write: true,
+      id: 'UnlockUser', permission: 'user.write', scope: 'org', foreign: 404, write: true,
       request: async () => {
-        await resetOrgPolicy(f.orgB);
-        await orgPolicy(f.orgA);
-        return { method: 'PUT', path: '/management/v1/policies/password/complexity', body: { minLength: 20 + (++n % 40) } };
-      },
-    },
-    {
-      id: 'ResetPasswordComplexityPolicyToDefault', permission: 'policy.delete', scope: 'org', foreign: 404, write: true,
-      request: async () => {
-        await resetOrgPolicy(f.orgB);
-        await orgPolicy(f.orgA);
-        return { method: 'DELETE', path: '/management/v1/policies/password/complexity' };
+        const userId = await human();
+        await admin('POST', `/management/v1/users/${userId}/_lock`);
+        return { method: 'POST', path: `/management/v1/users/${userId}/_unlock` };
       },
     },
     // A user's metadata (domain/users/metadata.ts).

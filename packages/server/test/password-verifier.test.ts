@@ -121,7 +121,7 @@ describeEachStore('the login page while password checks are busy, and with a has
   it('answers 503 "try again" with Retry-After, and counts no failed attempt, while every check slot is taken', async () => {
     const held = verifier.verify('password', HOLDS);
     try {
-      expect(await checkPasswordLogin(s.t.store, { maxPasswordAttempts: 1 }, 'busy-user', 'password', verifier)).toEqual({ ok: false, reason: 'busy' });
+      expect(await checkPasswordLogin(s.t.store, s.t.instanceId, 'busy-user', 'password', verifier)).toEqual({ ok: false, reason: 'busy' });
       const result = await login('busy-user', 'password');
       expect(result.callback).toBeUndefined();
       expect(result.page?.status).toBe(503);

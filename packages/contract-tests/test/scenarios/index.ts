@@ -10,7 +10,7 @@ import { idpScenarios } from './idps.js';
 import { idpLinkScenarios } from './idp-links.js';
 import { notificationScenarios } from './notifications.js';
 import { userMetadataScenarios } from './user-metadata.js';
-import { policyScenarios } from './policies.js';
+import { lockoutScenarios, policyScenarios } from './policies.js';
 import { machineSecretScenarios } from './machine-secrets.js';
 import { memberScenarios } from './members.js';
 import { orgAdminScenarios } from './org-admin.js';
@@ -37,6 +37,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   notificationScenarios,
   userMetadataScenarios,
   policyScenarios,
+  lockoutScenarios,
   projectScenarios,
   appScenarios,
   machineSecretScenarios,

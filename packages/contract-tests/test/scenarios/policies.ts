@@ -39,3 +39,54 @@ export function policyScenarios(h: () => Harness) {
     }
   });
 }
+
+/** The lockout policy and a user's state by hand: every documented status. */
+export function lockoutScenarios(h: () => Harness) {
+  it('lockout policy and user state: every documented status', async () => {
+    const { admin, anonymous } = h();
+    const { client: outsider } = await h().userWithRoles({ org: ['ORG_END_USER_IMPERSONATOR'] });
+    const A = '/admin/v1/policies/lockout' as const;
+    const O = '/management/v1/policies/lockout' as const;
+    const D = '/management/v1/policies/default/lockout' as const;
+    expect((await admin.GET(A)).data?.policy.isDefault).toBe(true);
+    expect((await admin.PUT(A, { body: { maxPasswordAttempts: 7 } })).response.status).toBe(200);
+    expect((await admin.PUT(A, { body: { maxPasswordAttempts: 7 } })).response.status).toBe(400);
+    expect((await admin.GET(D)).data?.policy.maxPasswordAttempts).toBe('7');
+    expect((await admin.PUT(O, { body: { maxPasswordAttempts: 3 } })).response.status).toBe(404);
+    expect((await admin.POST(O, { body: { maxPasswordAttempts: 3 } })).response.status).toBe(200);
+    expect((await admin.POST(O, { body: { maxPasswordAttempts: 3 } })).response.status).toBe(409);
+    expect((await admin.POST(O, { body: { maxPasswordAttempts: -1 } })).response.status).toBe(400);
+    expect((await admin.GET(O)).data?.policy).toMatchObject({ maxPasswordAttempts: '3', isDefault: false });
+    expect((await admin.PUT(O, { body: { maxPasswordAttempts: 4 } })).response.status).toBe(200);
+    expect((await admin.PUT(O, { body: { maxPasswordAttempts: 4 } })).response.status).toBe(400);
+    expect((await admin.DELETE(O)).response.status).toBe(200);
+    expect((await admin.DELETE(O)).response.status).toBe(404);
+    expect((await admin.PUT(A, { body: { maxPasswordAttempts: 0 } })).response.status).toBe(200);
+    for (const [c, status] of [[anonymous, 401], [outsider, 403]] as const) {
+      expect((await c.GET(A)).response.status).toBe(status);
+      expect((await c.PUT(A, { body: {} })).response.status).toBe(status);
+      expect((await c.GET(O)).response.status).toBe(status);
+      expect((await c.GET(D)).response.status).toBe(status);
+      expect((await c.POST(O, { body: {} })).response.status).toBe(status);
+      expect((await c.PUT(O, { body: {} })).response.status).toBe(status);
+      expect((await c.DELETE(O)).response.status).toBe(status);
+    }
+
+    const userId = (await admin.POST('/management/v1/users/machine', { body: { userName: `state-${Date.now()}`, name: 'State' } })).data!.userId;
+    const user = (id = userId) => ({ params: { path: { userId: id } } });
+    expect((await admin.POST('/management/v1/users/{userId}/_lock', user())).response.status).toBe(200);
+    expect((await admin.POST('/management/v1/users/{userId}/_lock', user())).response.status).toBe(400);
+    expect((await admin.POST('/management/v1/users/{userId}/_unlock', user())).response.status).toBe(200);
+    expect((await admin.POST('/management/v1/users/{userId}/_unlock', user())).response.status).toBe(400);
+    expect((await admin.POST('/management/v1/users/{userId}/_reactivate', user())).response.status).toBe(400);
+    expect((await admin.POST('/management/v1/users/{userId}/_deactivate', user())).response.status).toBe(200);
+    expect((await admin.POST('/management/v1/users/{userId}/_deactivate', user())).response.status).toBe(400);
+    expect((await admin.POST('/management/v1/users/{userId}/_reactivate', user())).response.status).toBe(200);
+    for (const op of ['_lock', '_unlock', '_deactivate', '_reactivate'] as const) {
+      const path = `/management/v1/users/{userId}/${op}` as '/management/v1/users/{userId}/_lock';
+      expect((await admin.POST(path, user('missing'))).response.status).toBe(404);
+      expect((await anonymous.POST(path, user())).response.status).toBe(401);
+      expect((await outsider.POST(path, user())).response.status).toBe(403);
+    }
+  });
+}

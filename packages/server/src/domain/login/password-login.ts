@@ -11,7 +11,9 @@ import { hashPassword } from '../../auth/passwords.js';
 import type { Repositories, Store } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
 import { isUnstorableText } from '../unstorable-text.js';
+import { lockout } from '../policies/lockout.js';
 
+/** The initial value of the instance's lockout policy (LOCKOUT_MAX_PASSWORD_ATTEMPTS; domain/policies/lockout.ts). */
 export interface LockoutPolicy {
   /** Failed password checks after which the user is locked; 0 = never. */
   maxPasswordAttempts: number;
@@ -52,7 +54,7 @@ export async function findLoginUser(read: Repositories, loginName: string): Prom
 
 export async function checkPasswordLogin(
   store: Store,
-  policy: LockoutPolicy,
+  instanceId: string,
   loginName: string,
   password: string,
   verifier: PasswordVerifier = passwordVerifier,
@@ -72,6 +74,8 @@ export async function checkPasswordLogin(
     return { ok: false, reason: 'busy' };
   }
   const refused = check.refused ? { refusedHash: check.refused, userId: user.id } : {};
+  // The lockout policy of the user's organisation (its own, else the instance's).
+  const policy = await lockout.effective(store.read, instanceId, user.orgId);
   const newHash = check.ok && check.rehash ? await hashPassword(password) : undefined;
 
   return store.transaction(async (tx) => {

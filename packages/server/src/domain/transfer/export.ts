@@ -8,7 +8,7 @@
  * ids and secrets (an import generates new ones, as ZITADEL's does).
  */
 import { toLinkViews } from '../federation/links.js';
-import { PASSWORD_COMPLEXITY } from '../policies/password-complexity.js';
+import { POLICY_KINDS } from '../policies/index.js';
 import type { OnTransferProgress } from './progress.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode } from '../errors.js';
@@ -88,10 +88,10 @@ export async function* exportDocument(
       if (opened) yield ']';
     }
 
-    const complexity = await read.policies.get(org.id, PASSWORD_COMPLEXITY);
-    if (complexity) {
-      const p = complexity.settings as { minLength: number; hasUppercase: boolean; hasLowercase: boolean; hasNumber: boolean; hasSymbol: boolean };
-      yield `,"passwordComplexityPolicy":${JSON.stringify({ minLength: String(p.minLength), hasUppercase: p.hasUppercase, hasLowercase: p.hasLowercase, hasNumber: p.hasNumber, hasSymbol: p.hasSymbol })}`;
+    // The organisation's own policies (not the instance's, as ZITADEL).
+    for (const kind of POLICY_KINDS) {
+      const row = await read.policies.get(org.id, kind.kind);
+      if (row) yield `,${JSON.stringify(kind.documentField)}:${JSON.stringify((kind.toDocument as (s: object) => object)(row.settings))}`;
     }
     // userMetadata: ZITADEL's SetUserMetadataRequest (id = the user).
     const metadata = await read.userMetadata.listByOrg(org.id);

@@ -14,7 +14,7 @@ import { ORG_ROLES, PROJECT_ROLES } from '../permissions.js';
 import { MESSAGE_TEXT_LISTS, type DataOrg } from './document.js';
 import { templateProblem } from '../notifications/template.js';
 import { queueUserMessage } from '../notifications/queue.js';
-import { MAX_MIN_LENGTH, PASSWORD_COMPLEXITY } from '../policies/password-complexity.js';
+import { POLICY_KINDS } from '../policies/index.js';
 import { withDefaults, type OidcAppInput } from '../apps/oidc-config.js';
 
 export interface ImportError {
@@ -55,7 +55,6 @@ const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: s
 const UNSUPPORTED_SINGLE: Record<string, string> = {
   domainPolicy: 'domain_policy',
   labelPolicy: 'label_policy',
-  lockoutPolicy: 'lockout_policy',
   loginPolicy: 'login_policy',
   privacyPolicy: 'privacy_policy',
 };
@@ -155,16 +154,22 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   }
 
   // ---- policies: the organisation's own (without one in the document, the target's instance policy applies) ----
-  if (org.passwordComplexityPolicy) {
-    const p = org.passwordComplexityPolicy;
-    const settings = { minLength: Number(p.minLength ?? 0), hasUppercase: Boolean(p.hasUppercase), hasLowercase: Boolean(p.hasLowercase), hasNumber: Boolean(p.hasNumber), hasSymbol: Boolean(p.hasSymbol) };
-    if (!Number.isInteger(settings.minLength) || settings.minLength < 1 || settings.minLength > MAX_MIN_LENGTH) {
-      errors.push({ type: 'password_complexity_policy', id: orgId, message: msg('POLICY-m1nL3', `invalid minLength: must be 1 to ${MAX_MIN_LENGTH}`) });
-    } else if (await tx.policies.get(orgId, PASSWORD_COMPLEXITY)) {
-      errors.push({ type: 'password_complexity_policy', id: orgId, message: msg('Org-1T8k0s', 'Errors.Org.PasswordComplexityPolicy.AlreadyExists') });
-    } else {
-      await tx.policies.upsert({ ownerId: orgId, kind: PASSWORD_COMPLEXITY, settings, ...stamp });
+  for (const kind of POLICY_KINDS) {
+    const given = (org as Record<string, unknown>)[kind.documentField];
+    if (!given) continue;
+    let settings;
+    try {
+      settings = (kind.parse as (input: unknown) => object)(given);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      errors.push({ type: kind.importType, id: orgId, message: msg(error.id, error.message) });
+      continue;
     }
+    if (await tx.policies.get(orgId, kind.kind)) {
+      errors.push({ type: kind.importType, id: orgId, message: msg('Org-1T8k0s', `Errors.Org.${kind.documentField}.AlreadyExists`) });
+      continue;
+    }
+    await tx.policies.upsert({ ownerId: orgId, kind: kind.kind, settings: settings as Record<string, unknown>, ...stamp });
   }
 
   // ---- users ----

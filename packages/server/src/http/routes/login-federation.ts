@@ -150,7 +150,7 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     const loginName = field('loginName');
     const password = field('password');
     if (!loginName || !password || hasNul(loginName) || hasNul(password)) return page('Enter your login name and password.', 400, hasNul(loginName) ? '' : loginName);
-    const check = await checkPasswordLogin(store, deps.lockout, loginName, password, deps.passwordVerifier);
+    const check = await checkPasswordLogin(store, deps.instanceId, loginName, password, deps.passwordVerifier);
     if (!check.ok) {
       if (check.reason === 'busy') c.header('Retry-After', '5');
       return page(FAILURE_TEXT[check.reason], FAILURE_STATUS[check.reason], loginName);

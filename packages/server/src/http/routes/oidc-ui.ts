@@ -9,7 +9,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type Provider from 'oidc-provider';
 import type { PasswordVerifier } from '../../auth/password-verifier.js';
-import { checkPasswordLogin, type LockoutPolicy } from '../../domain/login/password-login.js';
+import { checkPasswordLogin } from '../../domain/login/password-login.js';
 import { hasScope, audienceProjects, rolesClaim, rolesClaimNames, USER_METADATA_SCOPE, userClaims } from '../../oidc/scopes.js';
 import { metadataClaim } from '../../domain/users/metadata.js';
 import type { AccessTokenReader } from '../../oidc/access-tokens.js';
@@ -25,7 +25,6 @@ import { registerFederationRoutes } from './login-federation.js';
 export interface OidcRouteDeps {
   provider: Provider;
   store: Store;
-  lockout: LockoutPolicy;
   readAccessToken: AccessTokenReader;
   issuer: string;
   /** The bounded pool password checks run in (default: the process's own). */
@@ -108,7 +107,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     if (!loginName || !password) return showLogin(c, d, loginName, 'Enter your login name and password.', 400);
     // No login name or password holds U+0000, and PostgreSQL cannot look one up (oidc/nul-guard.ts).
     if (hasNul(loginName) || hasNul(password)) return showLogin(c, d, '', 'Enter your login name and password.', 400);
-    const outcome = await checkPasswordLogin(store, deps.lockout, loginName, password, deps.passwordVerifier);
+    const outcome = await checkPasswordLogin(store, deps.instanceId, loginName, password, deps.passwordVerifier);
     if (!outcome.ok) {
       if (outcome.refusedHash) {
         // Stored before the cost bounds existed; an administrator should reset this password.

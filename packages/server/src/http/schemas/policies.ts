@@ -23,3 +23,12 @@ export const PasswordComplexityPolicyRequest = z
     hasSymbol: z.boolean().optional(),
   })
   .openapi('PasswordComplexityPolicyRequest');
+
+const attempts = z.union([z.number().int().min(0).max(1000), z.string().regex(/^[0-9]{1,4}$/)]);
+export const LockoutPolicy = z
+  .object({ details: Details, maxPasswordAttempts: z.string(), maxOtpAttempts: z.string(), isDefault: z.boolean() })
+  .openapi('LockoutPolicy');
+export const LockoutPolicyResponse = z.object({ policy: LockoutPolicy }).openapi('LockoutPolicyResponse');
+export const LockoutPolicyRequest = z
+  .object({ maxPasswordAttempts: attempts.optional(), maxOtpAttempts: attempts.optional() })
+  .openapi('LockoutPolicyRequest');

@@ -1,0 +1,113 @@
+/**
+ * What every policy kind shares (ZITADEL's policies): the instance's default (admin API: get,
+ * update) and an organisation's own policy (management API: get the effective one, get the
+ * default, add, update, reset to the default), one row per owner and kind in `policies`, an event
+ * per change (`instance.policy.<name>.changed`, `org.policy.<name>.added|changed|removed`). A kind
+ * says how its settings are read from a request, compared and shown.
+ */
+import type { Repositories, Store } from '../../store/store.js';
+import type { PolicyRow } from '../../store/repositories/policies.js';
+import { requirePermission, type RequestContext } from '../context.js';
+import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import { alreadyExists, failedPrecondition, notFound } from '../errors.js';
+
+export interface PolicyKind<T extends object, Input, S extends object> {
+  /** The row's kind, e.g. `password_complexity`. */
+  kind: string;
+  /** The event name's middle part, e.g. `password.complexity`. */
+  eventName: string;
+  /** In messages: "password complexity policy". */
+  label: string;
+  /** The instance's default until it is changed (ZITADEL's built-in one). */
+  builtIn: T;
+  /** The request's settings, validated (throws a 400 naming the field). */
+  parse(input: Input): T;
+  /** The settings as the API shows them (ZITADEL's field types). */
+  show(settings: T): S;
+  /** The organisation document's field (export/import) and the settings as it carries them. */
+  documentField: string;
+  importType: string;
+  toDocument(settings: T): Record<string, unknown>;
+}
+
+export type PolicyView<S> = S & { details: Partial<ObjectDetails>; isDefault: boolean };
+
+const sameSettings = (a: object, b: object) => JSON.stringify(a, Object.keys(a).sort()) === JSON.stringify(b, Object.keys(b).sort());
+
+export function policyOperations<T extends object, Input, S extends object>(k: PolicyKind<T, Input, S>) {
+  const settingsOf = (row: PolicyRow | undefined) => (row ? ({ ...k.builtIn, ...(row.settings as T) } as T) : undefined);
+  const instancePolicy = async (read: Repositories, instanceId: string) => {
+    const row = await read.policies.get(instanceId, k.kind);
+    return { policy: settingsOf(row) ?? k.builtIn, row };
+  };
+  const view = (policy: T, isDefault: boolean, details: Partial<ObjectDetails>): PolicyView<S> => ({ details, ...k.show(policy), isDefault });
+
+  async function getDefault(store: Store, ctx: RequestContext, permission = 'iam.policy.read'): Promise<{ policy: PolicyView<S> }> {
+    requirePermission(ctx, permission);
+    const { policy, row } = await instancePolicy(store.read, ctx.instanceId);
+    return { policy: view(policy, true, row ? viewDetails(row, ctx.instanceId) : { resourceOwner: ctx.instanceId }) };
+  }
+
+  async function updateDefault(store: Store, ctx: RequestContext, input: Input): Promise<{ details: ObjectDetails }> {
+    requirePermission(ctx, 'iam.policy.write');
+    const next = k.parse(input);
+    return store.transaction(async (tx) => {
+      const { policy, row } = await instancePolicy(tx, ctx.instanceId);
+      if (sameSettings(policy, next)) throw failedPrecondition('INSTANCE-Dee31', `The ${k.label} has not been changed`);
+      const event = await tx.events.append({
+        aggregateType: 'instance', aggregateId: ctx.instanceId, type: `instance.policy.${k.eventName}.changed`, payload: { ...next } as Record<string, unknown>, creator: ctx.caller.userId, resourceOwner: ctx.instanceId,
+      });
+      await tx.policies.upsert({ ownerId: ctx.instanceId, kind: k.kind, settings: { ...next } as Record<string, unknown>, sequence: event.sequence, createdAt: row?.createdAt ?? event.createdAt, changedAt: event.createdAt });
+      return { details: changedDetails(event) };
+    }, [['instance', ctx.instanceId]]);
+  }
+
+  async function getOrg(store: Store, ctx: RequestContext): Promise<{ policy: PolicyView<S> }> {
+    requirePermission(ctx, 'policy.read');
+    const row = await store.read.policies.get(ctx.orgId, k.kind);
+    if (row) return { policy: view(settingsOf(row)!, false, viewDetails(row, ctx.orgId)) };
+    return getDefault(store, ctx, 'policy.read');
+  }
+
+  async function writeOrg(store: Store, ctx: RequestContext, input: Input, mode: 'add' | 'update'): Promise<{ details: ObjectDetails }> {
+    requirePermission(ctx, 'policy.write');
+    const next = k.parse(input);
+    return store.transaction(async (tx) => {
+      const row = await tx.policies.get(ctx.orgId, k.kind);
+      if (mode === 'add' && row) throw alreadyExists('Org-1T8k0s', `The organisation has a ${k.label} already; update it`);
+      if (mode === 'update' && !row) throw notFound('ORG-0oPew', `The organisation has no ${k.label} of its own; add one`);
+      if (row && sameSettings(settingsOf(row)!, next)) throw failedPrecondition('Org-DAs21', `The ${k.label} has not been changed`);
+      const event = await tx.events.append({
+        aggregateType: 'org', aggregateId: ctx.orgId, type: `org.policy.${k.eventName}.${mode === 'add' ? 'added' : 'changed'}`,
+        payload: { ...next } as Record<string, unknown>, creator: ctx.caller.userId, resourceOwner: ctx.orgId,
+      });
+      await tx.policies.upsert({ ownerId: ctx.orgId, kind: k.kind, settings: { ...next } as Record<string, unknown>, sequence: event.sequence, createdAt: row?.createdAt ?? event.createdAt, changedAt: event.createdAt });
+      return { details: mode === 'add' ? addedDetails(event) : changedDetails(event) };
+    }, [['org', ctx.orgId]]);
+  }
+
+  async function resetOrg(store: Store, ctx: RequestContext): Promise<{ details: ObjectDetails }> {
+    requirePermission(ctx, 'policy.delete');
+    return store.transaction(async (tx) => {
+      if (!(await tx.policies.get(ctx.orgId, k.kind))) throw notFound('ORG-0oPew', `The organisation has no ${k.label} of its own`);
+      const event = await tx.events.append({
+        aggregateType: 'org', aggregateId: ctx.orgId, type: `org.policy.${k.eventName}.removed`, payload: {}, creator: ctx.caller.userId, resourceOwner: ctx.orgId,
+      });
+      await tx.policies.remove(ctx.orgId, k.kind);
+      return { details: changedDetails(event) };
+    }, [['org', ctx.orgId]]);
+  }
+
+  return {
+    kind: k,
+    /** The policy that applies to users of `orgId`: its own, else the instance's. */
+    effective: async (read: Repositories, instanceId: string, orgId: string): Promise<T> =>
+      settingsOf(await read.policies.get(orgId, k.kind)) ?? (await instancePolicy(read, instanceId)).policy,
+    getDefault,
+    updateDefault,
+    getOrg,
+    addOrg: (store: Store, ctx: RequestContext, input: Input) => writeOrg(store, ctx, input, 'add'),
+    updateOrg: (store: Store, ctx: RequestContext, input: Input) => writeOrg(store, ctx, input, 'update'),
+    resetOrg,
+  };
+}
