@@ -1258,6 +1258,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/users/{userId}/auth_factors/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The second factors of a user
+         * @description ZITADEL's ListHumanAuthFactors. The only factor this service has is the authenticator app (TOTP,
+         *     `otp`), brought by an import with `withOtp`; a user who has one gives its code after the password
+         *     at the login page. Permission `user.read`; a user outside the organisation the request acts on → 404.
+         */
+        post: operations["ListHumanAuthFactors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/auth_factors/otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user's authenticator app
+         * @description ZITADEL's RemoveHumanAuthFactorOTP, for a user who lost the phone: the next sign-in asks for the
+         *     password only. Appends `user.human.mfa.otp.removed`. Permission `user.write`, and authority over
+         *     every role the user holds (as for removing the user); no authenticator app → 404 `COMMAND-3Mif9s`.
+         */
+        delete: operations["RemoveHumanAuthFactorOTP"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/users/{userId}/idps/_search": {
         parameters: {
             query?: never;
@@ -2482,8 +2532,10 @@ export interface paths {
         /**
          * Submit the login form
          * @description Checks the password (our argon2id hashes and every imported format). A failure shows the form again
-         *     with a message. With a lockout policy (`LOCKOUT_MAX_PASSWORD_ATTEMPTS`), the user is locked after that
-         *     many consecutive failures, and then refused even with the right password. Passwords are checked in a
+         *     with a message. With the lockout policy of the user's organisation (its own, else the instance's
+         *     default), the user is locked after `maxPasswordAttempts` consecutive failures, and then refused even
+         *     with the right password. A user with an authenticator app (TOTP, imported with `otpCode`) gets the code
+         *     form next (200): the sign-in goes on only with the app's code (`POST /ui/login/{uid}/otp`). Passwords are checked in a
          *     small pool of worker threads, a bounded number at once; when it and its queue are full the form comes
          *     back with 503 and "try again" (nothing is counted). A stored hash beyond the cost bounds (see
          *     `hashedPassword` of ImportHumanUser) is not run: it counts as a failed check and is logged.
@@ -2597,6 +2649,33 @@ export interface paths {
          *     provider owned by an organisation links only to that organisation's users.
          */
         post: operations["IdpLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login/{uid}/otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit the authenticator app's code (browser)
+         * @description The second step for a user with an authenticator app (TOTP, RFC 6238: SHA-1, 6 digits, 30 s; codes of
+         *     the step before and after are accepted for clock drift; a code is good once). Only in the browser that
+         *     passed the password, within five minutes. A wrong code counts toward the lockout policy's
+         *     `maxOtpAttempts` (`user.human.mfa.otp.check.failed`); reaching it locks the user. A right one appends
+         *     `user.human.mfa.otp.check.succeeded` and finishes the sign-in (`amr` `pwd`, `otp`, `mfa`), or the link
+         *     to an identity provider's identity that waited for it.
+         */
+        post: operations["LoginOtp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3225,6 +3304,12 @@ export interface components {
                 algorithm?: string;
             };
             passwordChangeRequired?: boolean;
+            /**
+             * @description ZITADEL's `otp_code`: the base32 secret of the user's authenticator app (TOTP: SHA-1, 6 digits, 30 s),
+             *     as ZITADEL exports it with `withOtp`. The user then gives the app's code after the password at the
+             *     login page. Stored as given; never returned except by an export with `withOtp`.
+             */
+            otpCode?: string;
         };
         AddMachineUserRequest: {
             /** @description Keep this id (imports); a new id is generated when omitted. */
@@ -3509,6 +3594,15 @@ export interface components {
         ListHumanLinkedIDPsResponse: {
             details: components["schemas"]["ListDetails"];
             result: components["schemas"]["IDPUserLink"][];
+        };
+        ListHumanAuthFactorsResponse: {
+            /** @description ZITADEL's AuthFactor entries; this service has only the authenticator app (`otp`). */
+            result: {
+                /** @enum {string} */
+                state: "AUTH_FACTOR_STATE_READY";
+                /** @description An authenticator app (TOTP) is set up. */
+                otp: Record<string, never>;
+            }[];
         };
         /** @description A membership with the member user's names (ZITADEL's member.v1.Member). */
         Member: {
@@ -6547,6 +6641,85 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    ListHumanAuthFactors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The user's factors (none, or the authenticator app). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListHumanAuthFactorsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveHumanAuthFactorOTP: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     ListHumanLinkedIDPs: {
         parameters: {
             query?: never;
@@ -8899,6 +9072,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The password is right and the user has an authenticator app; the code form (an HttpOnly cookie remembers the password check for five minutes). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Signed in; back to the authorization endpoint, which redirects to the client with a code. */
             303: {
                 headers: {
@@ -9121,6 +9303,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The password is right and the account has an authenticator app; the code form. The identity is linked once the code is right. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Linked and signed in; back to the authorization endpoint. */
             303: {
                 headers: {
@@ -9169,6 +9360,70 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginOtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description Six digits (spaces are ignored). */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in; back to the authorization endpoint, which redirects to the client with a code. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or a malformed code (the code form again), or no password check of this browser for this attempt (the login form, to start again), or the attempt expired. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A wrong or already used code (the code form again, with a message). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The user is locked (now, after too many wrong codes, or by an administrator) or not active; the login form with a message. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

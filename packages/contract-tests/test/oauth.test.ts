@@ -11,6 +11,7 @@ import { PasswordVerifier } from '@identity-service/server/src/auth/password-ver
 import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
 import { startJwtIssuer, startLegacyProxy } from '@identity-service/server/test/support/jwt-idp.js';
 import { linkIn, outboxWorkerFor, readDroppedMail } from '@identity-service/server/test/support/mail.js';
+import { totpCode } from '@identity-service/server/src/domain/login/totp.js';
 import { recordingFetch, unexercised, violations } from './support/ledger.js';
 import { operations, servedOutsideApi } from './support/spec.js';
 
@@ -19,6 +20,9 @@ const AFTER_LOGOUT = 'http://127.0.0.1:1/signed-out';
 const PASSWORD = 'Secr3t-Passw0rd!';
 const AUD = 'urn:service:iam:org:project:id:service:aud';
 const ROLES = 'urn:service:iam:org:project:roles';
+
+// An authenticator app's secret (base32), for the users who give a TOTP code after the password.
+const OTP_SECRET = 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA';
 
 const realFetch = globalThis.fetch;
 let s: OidcTestServer;
@@ -88,6 +92,8 @@ beforeAll(async () => {
   const alice = await importHuman(s, 'alice', { password: PASSWORD });
   await s.api('POST', `/management/v1/users/${alice}/grants`, { projectId, roleKeys: ['reader'] });
   await importHuman(s, 'carol', { password: PASSWORD });
+  await importHuman(s, 'olga', { password: PASSWORD, otpCode: OTP_SECRET });
+  await importHuman(s, 'otto', { password: PASSWORD, otpCode: OTP_SECRET });
   const robot = await s.api('POST', '/management/v1/users/machine', { userName: 'robot', name: 'Robot' });
   const secret = await s.api('PUT', `/management/v1/users/${robot.body.userId}/secret`);
   machine = { clientId: secret.body.clientId, clientSecret: secret.body.clientSecret };
@@ -141,6 +147,32 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain('The login name or the password is wrong.');
     const locked = await browser.request(loginUrl, { form: { loginName: 'carol', password: 'wrong' } });
+    expect(locked.status).toBe(403);
+    expect(await locked.text()).toContain('locked');
+  });
+
+  it('second factor: the code form after the password, then a wrong, malformed, foreign, too large and right code; too many wrong codes lock', async () => {
+    expect((await s.api('PUT', '/admin/v1/policies/lockout', { maxPasswordAttempts: 2, maxOtpAttempts: 2 })).status).toBe(200);
+    const passPassword = async (loginName: string) => {
+      const browser = new Browser();
+      const start = await browser.request(authorizeUrl(spaClientId, 'openid', pkce().challenge));
+      const loginUrl = s.issuer + start.headers.get('location')!;
+      const codeForm = await browser.request(loginUrl, { form: { loginName, password: PASSWORD } });
+      expect(codeForm.status).toBe(200);
+      expect(await codeForm.text()).toContain('authenticator app');
+      return { browser, otpUrl: `${loginUrl}/otp` };
+    };
+    const olga = await passPassword('olga');
+    expect((await olga.browser.request(olga.otpUrl, { form: { code: '' } })).status).toBe(400);
+    expect((await olga.browser.request(olga.otpUrl, { form: { code: 'x'.repeat(2 * 1024 * 1024) } })).status).toBe(413);
+    expect((await new Browser().request(olga.otpUrl, { form: { code: totpCode(OTP_SECRET) } })).status).toBe(400);
+    expect((await olga.browser.request(olga.otpUrl, { form: { code: totpCode(OTP_SECRET, Date.now() + 3_600_000) } })).status).toBe(401);
+    const done = await olga.browser.request(olga.otpUrl, { form: { code: totpCode(OTP_SECRET) } });
+    expect(done.status).toBe(303);
+    const otto = await passPassword('otto');
+    const wrong = totpCode(OTP_SECRET, Date.now() + 7_200_000);
+    expect((await otto.browser.request(otto.otpUrl, { form: { code: wrong } })).status).toBe(401);
+    const locked = await otto.browser.request(otto.otpUrl, { form: { code: wrong } });
     expect(locked.status).toBe(403);
     expect(await locked.text()).toContain('locked');
   });
@@ -337,6 +369,15 @@ describe('sign-in through a JWT identity provider', () => {
       const state3 = /name="state" value="([^"]+)"/.exec(page3)![1].replace(/&#61;/g, '=');
       expect((await another.browser.request(url3, { form: { state: state3, loginName: 'dave', password: 'wrong' } })).status).toBe(401);
       expect((await another.browser.request(url3, { form: { state: state3, loginName: 'dave', password: 'wrong' } })).status).toBe(403);
+      // IdpLink 200: the account has an authenticator app; the link waits for its code.
+      proxy.setToken(await issuer.sign({ sub: 'contract-4' }));
+      const fourth = await choose(manual);
+      const page4 = await (await fourth.browser.request(fourth.answer.headers.get('location')!)).text();
+      const url4 = s.issuer + /action="([^"]+\/idp\/link)"/.exec(page4)![1];
+      const state4 = /name="state" value="([^"]+)"/.exec(page4)![1].replace(/&#61;/g, '=');
+      const codeForm = await fourth.browser.request(url4, { form: { state: state4, loginName: 'olga', password: PASSWORD } });
+      expect(codeForm.status).toBe(200);
+      expect(await codeForm.text()).toContain('authenticator app');
     } finally {
       await proxy.close();
       await issuer.close();
@@ -385,7 +426,7 @@ describe('the OAuth ledger', () => {
   });
 
   it('every documented status of the OAuth operations was produced', () => {
-    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(22);
+    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(23);
     expect(unexercised((op) => servedOutsideApi(op.operation))).toEqual([]);
   });
 });

@@ -30,6 +30,7 @@ import { registerAdminOrgRoutes } from './http/routes/admin-orgs.js';
 import { registerManagementOrgMemberRoutes } from './http/routes/management-org-members.js';
 import { registerManagementUserPatRoutes } from './http/routes/management-user-pats.js';
 import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
+import { registerManagementUserAuthFactorRoutes } from './http/routes/management-user-auth-factors.js';
 import { registerManagementUserEmailRoutes } from './http/routes/management-user-email.js';
 import { registerManagementUserMetadataRoutes } from './http/routes/management-user-metadata.js';
 import { registerPolicyRoutes } from './http/routes/policies.js';
@@ -130,6 +131,7 @@ export function createApp(deps: AppDeps) {
   registerManagementUserRoutes(app, routeDeps);
   registerManagementUserPatRoutes(app, routeDeps);
   registerManagementUserIdpLinkRoutes(app, routeDeps);
+  registerManagementUserAuthFactorRoutes(app, routeDeps);
   registerManagementUserEmailRoutes(app, routeDeps);
   registerManagementUserMetadataRoutes(app, routeDeps);
   registerPolicyRoutes(app, routeDeps);

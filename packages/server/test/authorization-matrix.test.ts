@@ -225,6 +225,16 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: `/management/v1/users/${userId}/pats/${tokenId}` };
       },
     },
+    { id: 'ListHumanAuthFactors', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/auth_factors/_search`, body: {} }) },
+    {
+      id: 'RemoveHumanAuthFactorOTP', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        const userId = await human();
+        // As an import with `otpCode` leaves it (the login tests use real ones).
+        await t.store.transaction((tx) => tx.logins.addOtpSecret(userId, 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', new Date()));
+        return { method: 'DELETE', path: `/management/v1/users/${userId}/auth_factors/otp` };
+      },
+    },
     { id: 'ListHumanLinkedIDPs', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/idps/_search`, body: {} }) },
     {
       id: 'RemoveHumanLinkedIDP', permission: 'user.write', scope: 'org', foreign: 404, write: true,

@@ -8,6 +8,7 @@ import { appScenarios } from './apps.js';
 import { eventScenarios } from './events.js';
 import { idpScenarios } from './idps.js';
 import { idpLinkScenarios } from './idp-links.js';
+import { authFactorScenarios } from './auth-factors.js';
 import { notificationScenarios } from './notifications.js';
 import { userMetadataScenarios } from './user-metadata.js';
 import { lockoutScenarios, policyScenarios } from './policies.js';
@@ -34,6 +35,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   memberScenarios,
   idpScenarios,
   idpLinkScenarios,
+  authFactorScenarios,
   notificationScenarios,
   userMetadataScenarios,
   policyScenarios,

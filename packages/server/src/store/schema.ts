@@ -449,6 +449,17 @@ export function defineTables(c: ColumnFactory) {
   });
 
   /**
+   * TOTP checks of a user: failed codes since the last accepted one (the lockout policy's
+   * `maxOtpAttempts`) and the time step of the last accepted code (a code is good only once).
+   */
+  const otpChecks = c.table('otp_checks', {
+    userId: c.text('user_id').primaryKey(),
+    count: c.int('count').notNull(),
+    lastStep: c.bigint('last_step'),
+    changedAt: c.time('changed_at').notNull(),
+  });
+
+  /**
    * TOTP secrets of human users (base32, as ZITADEL exports them with `withOtp`). Written by the
    * import; a user without a row has no authenticator app set up.
    */
@@ -474,7 +485,7 @@ export function defineTables(c: ColumnFactory) {
 
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
-    oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures,
+    oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures, otpChecks,
     userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies,
   };
 }

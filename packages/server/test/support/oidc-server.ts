@@ -161,7 +161,7 @@ export async function createOidcApp(s: OidcTestServer, projectId: string, input:
   return addOidcApp(s.t.store, ctx, projectId, input);
 }
 
-export async function importHuman(s: OidcTestServer, userName: string, password: { password: string } | { hashedPassword: { value: string } }) {
+export async function importHuman(s: OidcTestServer, userName: string, password: ({ password: string } | { hashedPassword: { value: string } }) & { otpCode?: string }) {
   const res = await s.api('POST', '/management/v1/users/human/_import', {
     userName,
     profile: { firstName: 'Test', lastName: userName },

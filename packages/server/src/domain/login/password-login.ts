@@ -20,7 +20,8 @@ export interface LockoutPolicy {
 }
 
 export type LoginOutcome =
-  | { ok: true; userId: string; rehashed: boolean }
+  /** `otpRequired`: the user has an authenticator app; the sign-in continues with its code (totp.ts). */
+  | { ok: true; userId: string; rehashed: boolean; otpRequired: boolean }
   | {
       ok: false;
       reason: 'invalid_credentials' | 'locked' | 'inactive' | 'busy';
@@ -96,7 +97,7 @@ export async function checkPasswordLogin(
       return lock ? ({ ok: false, reason: 'locked', ...refused } as const) : ({ ok: false, reason: 'invalid_credentials', ...refused } as const);
     }
 
-    await tx.logins.clearFailures(user.id);
+    await tx.logins.clearFailures(user.id, 'password');
     const event = await emit('user.human.password.check.succeeded');
     if (newHash) {
       // Only the new hash's format is recorded, never the hash: events are readable by auditors.
@@ -105,6 +106,7 @@ export async function checkPasswordLogin(
     } else {
       await tx.logins.setUserState(user.id, current.state, event.sequence, at);
     }
-    return { ok: true, userId: user.id, rehashed: !!newHash } as const;
+    const otpRequired = (await tx.logins.otpSecret(user.id)) !== undefined;
+    return { ok: true, userId: user.id, rehashed: !!newHash, otpRequired } as const;
   });
 }

@@ -29,6 +29,8 @@ export interface ImportHumanUserInput {
   /** `algorithm` is ZITADEL's obsolete field: accepted and ignored. */
   hashedPassword?: { value: string; algorithm?: string };
   passwordChangeRequired?: boolean;
+  /** The authenticator app's base32 secret (ZITADEL's `otp_code`; domain/login/totp.ts). */
+  otpCode?: string;
 }
 
 export interface AddMachineUserInput {
@@ -81,8 +83,10 @@ export async function importHumanUser(store: Store, ctx: RequestContext, input: 
     passwordChangeRequired: Boolean(passwordHash && input.passwordChangeRequired),
     eventType: 'user.human.added',
     // The hash never goes into the event log: events can be read back through the API.
-    payload: { userName: input.userName, ...data, passwordSet: Boolean(passwordHash), passwordChangeRequired: Boolean(input.passwordChangeRequired) },
+    payload: { userName: input.userName, ...data, passwordSet: Boolean(passwordHash), passwordChangeRequired: Boolean(input.passwordChangeRequired), ...(input.otpCode ? { otpSet: true } : {}) },
   }, async (tx, created) => {
+    // The secret, never the event: events can be read back through the API.
+    if (input.otpCode) await tx.logins.addOtpSecret(created.userId, input.otpCode, new Date());
     // ZITADEL's mails on creation: without a password the init mail (its code also verifies the
     // email), else for an unverified email the verification mail. Queued with the user, so a
     // rolled-back creation sends nothing.

@@ -19,6 +19,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
+import { askSecondFactor } from './login-second-factor.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
 import { AGENT_COOKIE, agentOf, newAgentSecret, openOutcome, openUserAgent, sealOutcome, sealUserAgent, STATE_TTL_MS, type Outcome } from '../../domain/federation/browser-state.js';
 import { ExternalTokenError, tokenFromHeader, validateProviderToken } from '../../domain/federation/jwt-token.js';
@@ -155,6 +156,8 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
       if (check.reason === 'busy') c.header('Retry-After', '5');
       return page(FAILURE_TEXT[check.reason], FAILURE_STATUS[check.reason], loginName);
     }
+    // The password alone does not sign in a user with an authenticator app: the link waits for the code.
+    if (check.otpRequired) return askSecondFactor(c, deps, uid, check.userId, outcome.identity);
     try {
       await linkIdentity(store, idp, outcome.identity, check.userId);
     } catch (error) {

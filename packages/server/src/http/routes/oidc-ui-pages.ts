@@ -118,6 +118,20 @@ export function donePage(title: string, text: string, next: string): string {
   return layout(title, `<h1>${escapeHtml(title)}</h1><p id="done">${escapeHtml(text)}</p><p>${escapeHtml(next)}</p>`);
 }
 
+/** The second step for a user with an authenticator app (http/routes/login-second-factor.ts). */
+export function otpPage(view: { uid: string; error?: string }): string {
+  const alert = view.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(view.error)}</p>` : '';
+  return layout(
+    'Enter your code',
+    `<h1>Two-factor sign-in</h1><p>Your password is correct. Open your authenticator app and enter the 6-digit code it shows for this account.</p>${alert}
+<form method="post" action="/ui/login/${encodeURIComponent(view.uid)}/otp">
+<label for="code">Code</label><input id="code" name="code" inputmode="numeric" pattern="[0-9 ]{6,7}" autocomplete="one-time-code" required autofocus>
+<button type="submit">Continue</button>
+</form>
+<p><a href="/ui/login/${encodeURIComponent(view.uid)}">Back to the sign-in page</a> (to use another account). Lost your phone? Ask an administrator to remove the authenticator from your user.</p>`,
+  );
+}
+
 /** Email verification without a code in the link (or after a wrong one): a form for the code. */
 export function verificationPage(view: { userId: string; orgId?: string; error?: string }): string {
   const alert = view.error ? `<p class="error" role="alert" id="page-error">${escapeHtml(view.error)}</p>` : '';

@@ -21,6 +21,7 @@ import { providersFor } from '../../domain/federation/sign-in.js';
 import type { ProviderKeys } from '../../domain/federation/provider-keys.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { registerFederationRoutes } from './login-federation.js';
+import { askSecondFactor, registerSecondFactorRoutes } from './login-second-factor.js';
 
 export interface OidcRouteDeps {
   provider: Provider;
@@ -116,6 +117,8 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
       if (outcome.reason === 'busy') c.header('Retry-After', '5');
       return showLogin(c, d, loginName, FAILURE_TEXT[outcome.reason], FAILURE_STATUS[outcome.reason]);
     }
+    // A user with an authenticator app gives its code before the sign-in goes on.
+    if (outcome.otpRequired) return askSecondFactor(c, deps, d.uid, outcome.userId);
     const to = await provider.interactionResult(
       node(c).incoming,
       node(c).outgoing,
@@ -126,6 +129,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   });
 
   registerFederationRoutes(app, deps);
+  registerSecondFactorRoutes(app, deps);
 
   const userinfo = async (c: Context) => {
     c.header('Cache-Control', 'no-store');

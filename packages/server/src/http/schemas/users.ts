@@ -31,6 +31,7 @@ export const ImportHumanUserRequest = z
     password: z.string().max(200).optional(),
     hashedPassword: z.object({ value: z.string().min(1).max(1000), algorithm: z.string().optional() }).optional(),
     passwordChangeRequired: z.boolean().optional(),
+    otpCode: z.string().min(16).max(128).regex(/^[A-Za-z2-7]+=*$/, 'value must be a base32 secret').optional(),
   })
   .openapi('ImportHumanUserRequest');
 
@@ -127,6 +128,10 @@ export const IDPUserLink = z
   })
   .openapi('IDPUserLink');
 
+export const ListHumanAuthFactorsRequest = z.object({}).openapi('ListHumanAuthFactorsRequest');
+export const ListHumanAuthFactorsResponse = z
+  .object({ result: z.array(z.object({ state: z.enum(['AUTH_FACTOR_STATE_READY']), otp: z.object({}) })) })
+  .openapi('ListHumanAuthFactorsResponse');
 export const ListHumanLinkedIDPsRequest = z.object({ query: ListQuery.optional() });
 
 export const ListHumanLinkedIDPsResponse = z

@@ -3,6 +3,9 @@ import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import type { UserRow } from './users.js';
 
+/** The factors whose failed checks the lockout policy counts. */
+export type LoginFactor = 'password' | 'otp';
+
 export type MachineSecretRow = Tables['machineSecrets']['$inferSelect'];
 
 /**
@@ -21,18 +24,40 @@ export function loginRepository(db: Db, t: Tables) {
         .innerJoin(t.orgs, eq(t.orgs.id, u.orgId))
         .where(eq(u.userNameKey, userNameKey));
     },
-    async failures(userId: string): Promise<number> {
-      const [row] = await db.select().from(t.passwordFailures).where(eq(t.passwordFailures.userId, userId)).limit(1);
+    async failures(userId: string, factor: LoginFactor = 'password'): Promise<number> {
+      const table = factor === 'password' ? t.passwordFailures : t.otpChecks;
+      const [row] = await db.select({ count: table.count }).from(table).where(eq(table.userId, userId)).limit(1);
       return row?.count ?? 0;
     },
-    async setFailures(userId: string, count: number, at: Date): Promise<void> {
-      await db
-        .insert(t.passwordFailures)
-        .values({ userId, count, changedAt: at })
-        .onConflictDoUpdate({ target: t.passwordFailures.userId, set: { count, changedAt: at } });
+    async setFailures(userId: string, count: number, at: Date, factor: LoginFactor = 'password'): Promise<void> {
+      const table = factor === 'password' ? t.passwordFailures : t.otpChecks;
+      await db.insert(table).values({ userId, count, changedAt: at }).onConflictDoUpdate({ target: table.userId, set: { count, changedAt: at } });
     },
-    async clearFailures(userId: string): Promise<void> {
-      await db.delete(t.passwordFailures).where(eq(t.passwordFailures.userId, userId));
+    /** Forgets the failed checks of one factor, or of every factor (an unlock). */
+    async clearFailures(userId: string, factor?: LoginFactor): Promise<void> {
+      if (factor !== 'otp') await db.delete(t.passwordFailures).where(eq(t.passwordFailures.userId, userId));
+      // The row also keeps the last accepted step, which must outlive the counter.
+      if (factor !== 'password') await db.update(t.otpChecks).set({ count: 0 }).where(eq(t.otpChecks.userId, userId));
+    },
+    /** The time step of the user's last accepted TOTP code. */
+    async lastOtpStep(userId: string): Promise<number | undefined> {
+      const [row] = await db.select({ lastStep: t.otpChecks.lastStep }).from(t.otpChecks).where(eq(t.otpChecks.userId, userId)).limit(1);
+      return row?.lastStep ?? undefined;
+    },
+    async setLastOtpStep(userId: string, lastStep: number, at: Date): Promise<void> {
+      await db.insert(t.otpChecks).values({ userId, count: 0, lastStep, changedAt: at }).onConflictDoUpdate({ target: t.otpChecks.userId, set: { lastStep, changedAt: at } });
+    },
+    /** The user's TOTP secret (base32), if an authenticator app is set up. */
+    async otpSecret(userId: string): Promise<string | undefined> {
+      const [row] = await db.select().from(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, userId)).limit(1);
+      return row?.secret;
+    },
+    async addOtpSecret(userId: string, secret: string, at: Date): Promise<void> {
+      await db.insert(t.userOtpSecrets).values({ userId, secret, createdAt: at });
+    },
+    async removeOtpSecret(userId: string): Promise<void> {
+      await db.delete(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, userId));
+      await db.delete(t.otpChecks).where(eq(t.otpChecks.userId, userId));
     },
     async setUserState(userId: string, state: string, sequence: number, changedAt: Date): Promise<void> {
       await db.update(u).set({ state, sequence, changedAt }).where(eq(u.id, userId));

@@ -1,0 +1,40 @@
+/**
+ * A user's second factors (ZITADEL's v1 ListHumanAuthFactors and RemoveHumanAuthFactorOTP). The
+ * only kind this service has is the authenticator app (TOTP), set up in ZITADEL and brought here by
+ * an import with `withOtp` (domain/login/totp.ts checks it at sign-in). Removing it is how an
+ * administrator helps a user who lost the phone: the next sign-in asks for the password only.
+ */
+import type { Store } from '../../store/store.js';
+import { requirePermission, type RequestContext } from '../context.js';
+import { changedDetails, type ObjectDetails } from '../details.js';
+import { notFound } from '../errors.js';
+import { USER_AGGREGATE } from './aggregate.js';
+import { userInContextOrg } from './commands.js';
+import { requireAuthorityOver } from './guard.js';
+
+/** ZITADEL's user.v1.AuthFactor, as far as this service has factors. */
+export interface AuthFactorView {
+  state: 'AUTH_FACTOR_STATE_READY';
+  otp: Record<string, never>;
+}
+
+export async function listHumanAuthFactors(store: Store, ctx: RequestContext, userId: string): Promise<{ result: AuthFactorView[] }> {
+  requirePermission(ctx, 'user.read');
+  const user = await userInContextOrg(store.read, ctx, userId, 'QUERY-Dfg3e');
+  const secret = user.type === 'human' ? await store.read.logins.otpSecret(user.id) : undefined;
+  return { result: secret ? [{ state: 'AUTH_FACTOR_STATE_READY', otp: {} }] : [] };
+}
+
+export async function removeHumanAuthFactorOtp(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'user.write');
+  return store.transaction(async (tx) => {
+    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-5M0ds');
+    // Removing a factor weakens the user's sign-in: only a caller with authority over the user.
+    await requireAuthorityOver(tx, ctx, user.id);
+    if (!(await tx.logins.otpSecret(user.id))) throw notFound('COMMAND-3Mif9s', 'The user has no authenticator app (OTP) set up');
+    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.removed', payload: {}, creator: ctx.caller.userId, resourceOwner: user.orgId });
+    await tx.logins.removeOtpSecret(user.id);
+    await tx.users.change(user.id, {}, event.sequence, event.createdAt);
+    return { details: changedDetails(event) };
+  }, [[USER_AGGREGATE, userId]]);
+}
