@@ -60,7 +60,7 @@ async function runCase(dialect: 'sqlite' | 'postgres', target: string, workers: 
   const { id } = await addSmtpProvider(store, secrets, ctx, { senderAddress: 'noreply@bench.example', senderName: 'Bench', host: `127.0.0.1:${smtp.port}` });
   await activateSmtpProvider(store, ctx, id);
   for (let i = 0; i < MESSAGES; i++) {
-    await importHumanUser(store, ctx, { userName: `u${i}`, profile: { firstName: 'U', lastName: String(i) }, email: { email: `u${i}@bench.example` }, hashedPassword: { value: BCRYPT } });
+    await importHumanUser(store, ctx, { userName: `u${i}`, profile: { firstName: 'U', lastName: String(i) }, email: { email: `u${i}@bench.example` }, hashedPassword: { value: BCRYPT } }, secrets);
   }
   const stores = [store, ...(await Promise.all(Array.from({ length: workers - 1 }, () => openStore({ dialect, target }))))];
   const ws = stores.map((s) => new OutboxWorker({ store: s, secrets, instanceId: boot.instanceId, externalUrl: 'http://localhost:8080', mailDropDir: '/nonexistent', pollMs: 20 }));

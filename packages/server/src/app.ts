@@ -118,14 +118,16 @@ export function createApp(deps: AppDeps) {
   app.use('*', (c, next) => (c.req.path === IMPORT_PATH ? next() : globalBodyLimit(c, next)));
 
   const verifiers = [personalAccessTokenVerifier(deps.store), ...(deps.tokenVerifiers ?? [])];
+  const secrets = deps.secrets ?? processSecretBox();
   const routeDeps: RouteDeps = {
     store: deps.store,
     auth: requireAuth(deps.store, verifiers, () => deps.instanceId),
+    secrets,
   };
   registerSystemRoutes(app, { ...routeDeps, spec: deps.spec ?? loadSpec(), isShuttingDown: deps.isShuttingDown ?? (() => false) });
   registerAdminTextRoutes(app, routeDeps);
   registerManagementTextRoutes(app, routeDeps);
-  registerAdminSmtpRoutes(app, routeDeps, deps.secrets ?? processSecretBox());
+  registerAdminSmtpRoutes(app, routeDeps, secrets);
   registerManagementOrgRoutes(app, routeDeps);
   registerManagementOrgMemberRoutes(app, routeDeps);
   registerManagementUserRoutes(app, routeDeps);

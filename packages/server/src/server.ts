@@ -13,6 +13,7 @@ import type { LockoutPolicy } from './domain/login/password-login.js';
 import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-tokens.js';
 import { hashLegacyTokenKeys, startPayloadSweeper } from './oidc/adapter.js';
 import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
+import { sealPlainOtpSecrets } from './domain/users/otp-secret.js';
 import { refuseNulQuery } from './oidc/nul-guard.js';
 import { answerUnknownOAuthPath, isKnownOAuthPath, logOAuthRequest, watchOAuthEvents } from './oidc/request-log.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
@@ -105,6 +106,8 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   // Tokens an earlier version stored under their own value move to their hash (oidc/adapter.ts).
   await hashLegacyTokenKeys(deps.store);
   const secrets = deps.secrets ?? processSecretBox();
+  // TOTP secrets an earlier version stored in plain text are sealed (domain/users/otp-secret.ts).
+  await sealPlainOtpSecrets(deps.store, secrets);
   // Kept across rebuilds: identity providers' keys do not change with ours.
   const providerKeys = deps.providerKeys ?? new ProviderKeys();
   const keys: KeyRing = new KeyRing(deps.store, secrets, await loadOrCreateKeys(deps.store, secrets), () => {

@@ -12,6 +12,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadOrCreateKeys, readKeys, rotateKeys } from '../src/oidc/keys.js';
 import { resealSecrets } from '../src/secrets/reseal.js';
+import { openOtpSecret, sealOtpSecret } from '../src/domain/users/otp-secret.js';
 import { SMTP_PASSWORD_PURPOSE } from '../src/domain/notifications/smtp-providers.js';
 import { createSecretBox, generateKeyText, parseKey, SecretKeyError } from '../src/secrets/secret-box.js';
 import { openStore, type Store } from '../src/store/store.js';
@@ -88,8 +89,11 @@ describeEachStore('OIDC keys at rest', (dialect) => {
       id: 'smtp-1', description: '', senderAddress: 'a@example.com', senderName: 'A', replyToAddress: '', tls: false, host: 'localhost:25', user: 'u',
       passwordSealed: createSecretBox(oldKey).seal('the-smtp-password', SMTP_PASSWORD_PURPOSE), state: 'SMTP_CONFIG_INACTIVE', sequence: 0, createdAt: new Date(), changedAt: new Date(),
     }));
+    // And a user's TOTP secret (domain/users/otp-secret.ts).
+    await store.transaction((tx) => tx.logins.addOtpSecret('otp-user', sealOtpSecret(createSecretBox(oldKey), 'JBSWY3DPEHPK3PXP'), new Date()));
     const result = await resealSecrets(store, rotated);
-    expect(result).toEqual({ 'OIDC signing keys and cookie secrets': 2, 'SMTP passwords': 1 });
+    expect(result).toEqual({ 'OIDC signing keys and cookie secrets': 2, 'SMTP passwords': 1, 'TOTP secrets': 1 });
+    expect(openOtpSecret(createSecretBox(nextKey), (await store.read.logins.otpSecret('otp-user'))!)).toBe('JBSWY3DPEHPK3PXP');
     const provider = await store.read.notifications.provider('smtp-1');
     expect(createSecretBox(nextKey).openText(provider!.passwordSealed!, SMTP_PASSWORD_PURPOSE)).toBe('the-smtp-password');
     expect((await resealSecrets(store, rotated))['OIDC signing keys and cookie secrets']).toBe(0);

@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { totpCode } from '../src/domain/login/totp.js';
+import { sealPlainOtpSecrets } from '../src/domain/users/otp-secret.js';
+import { processSecretBox } from '../src/secrets/secret-box.js';
 import { describeEachStore } from './support/instance.js';
 import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
 
@@ -116,5 +118,20 @@ describeEachStore('TOTP at the login page', (dialect) => {
     expect((await loginThroughForm(new Browser(), authorize(), REDIRECT, 'tina', PASSWORD)).callback).toBeTruthy();
     const after = await s.api('POST', '/admin/v1/export', { org_ids: [orgId], timeout: '1m', response_output: true, with_otp: true });
     expect(after.body.orgs[0].humanUsers[0].user.otpCode).toBeUndefined();
+  });
+
+  it('the secret is sealed at rest; one an earlier version stored in plain text is sealed by the next start and still works', async () => {
+    const other = (await s.api('POST', '/management/v1/users/human/_import', {
+      userName: 'theo', profile: { firstName: 'T', lastName: 'Heo' }, email: { email: 'theo@example.com', isEmailVerified: true }, password: PASSWORD, otpCode: SECRET,
+    }, undefined, inOrg())).body.userId as string;
+    const stored = await s.t.store.read.logins.otpSecret(other);
+    expect(stored).toMatch(/^sb1\./);
+    expect(stored).not.toContain(SECRET);
+    // As an earlier version left it: plain base32.
+    await s.t.store.transaction((tx) => tx.logins.replaceOtpSecret(other, stored!, SECRET));
+    expect(await sealPlainOtpSecrets(s.t.store, processSecretBox())).toBe(1);
+    expect(await s.t.store.read.logins.otpSecret(other)).toMatch(/^sb1\./);
+    const exported = await s.api('POST', '/admin/v1/export', { org_ids: [orgId], timeout: '1m', response_output: true, with_otp: true });
+    expect(exported.body.orgs[0].humanUsers.find((h: any) => h.userId === other).user.otpCode).toBe(SECRET);
   });
 });

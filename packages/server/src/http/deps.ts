@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import type { SecretBox } from '../secrets/secret-box.js';
 import type { Store } from '../store/store.js';
 import type { AppEnv } from './env.js';
 
@@ -7,4 +8,6 @@ export interface RouteDeps {
   store: Store;
   /** Authenticates the caller; listed first in each protected route's middleware. */
   auth: MiddlewareHandler<AppEnv>;
+  /** Seals and opens secrets at rest with the operator's key (secrets/secret-box.ts). */
+  secrets: SecretBox;
 }

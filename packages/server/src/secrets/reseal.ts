@@ -5,6 +5,7 @@
  * (ENCRYPTION_KEYS_PREVIOUS), seals again with the current key, and counts what it changed.
  */
 import { resealSmtpPasswords } from '../domain/notifications/smtp-providers.js';
+import { resealOtpSecrets } from '../domain/users/otp-secret.js';
 import { resealKeys } from '../oidc/keys.js';
 import type { Store } from '../store/store.js';
 import type { SecretBox } from './secret-box.js';
@@ -14,6 +15,7 @@ type Resealer = (store: Store, secrets: SecretBox) => Promise<number>;
 const RESEALERS: Record<string, Resealer> = {
   'OIDC signing keys and cookie secrets': (store, secrets) => resealKeys(store, secrets),
   'SMTP passwords': (store, secrets) => resealSmtpPasswords(store, secrets),
+  'TOTP secrets': (store, secrets) => resealOtpSecrets(store, secrets),
 };
 
 /** Re-seals every sealed value not sealed with the current key; how many, by kind. */

@@ -11,6 +11,8 @@
 import { Secret, TOTP } from 'otpauth';
 import type { Store } from '../../store/store.js';
 import { lockout } from '../policies/lockout.js';
+import { openOtpSecret } from '../users/otp-secret.js';
+import type { SecretBox } from '../../secrets/secret-box.js';
 
 export const TOTP_PERIOD_S = 30;
 /** Steps either side of now that are accepted (clock drift between the phone and the server). */
@@ -41,7 +43,7 @@ const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
  * written in one transaction with the events (`user.human.mfa.otp.check.succeeded|failed`,
  * `user.locked` when the policy's limit is reached).
  */
-export async function checkTotpLogin(store: Store, instanceId: string, userId: string, code: string, now = Date.now()): Promise<TotpOutcome> {
+export async function checkTotpLogin(store: Store, secrets: SecretBox, instanceId: string, userId: string, code: string, now = Date.now()): Promise<TotpOutcome> {
   const user = await store.read.users.get(userId);
   if (!user) return { ok: false, reason: 'inactive' };
   const policy = await lockout.effective(store.read, instanceId, user.orgId);
@@ -50,9 +52,10 @@ export async function checkTotpLogin(store: Store, instanceId: string, userId: s
     const current = await tx.users.get(userId);
     if (!current || current.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked' } as const;
     if (!LOGIN_STATES.has(current.state)) return { ok: false, reason: 'inactive' } as const;
-    const secret = await tx.logins.otpSecret(userId);
+    const stored = await tx.logins.otpSecret(userId);
     // Removed between the password and the code: nothing to check against, so no sign-in.
-    if (!secret) return { ok: false, reason: 'inactive' } as const;
+    if (!stored) return { ok: false, reason: 'inactive' } as const;
+    const secret = openOtpSecret(secrets, stored);
     const emit = (type: string, payload: Record<string, unknown> = {}) =>
       tx.events.append({ aggregateType: 'user', aggregateId: userId, type, payload, creator: userId, resourceOwner: current.orgId }, at);
 

@@ -7,6 +7,8 @@
  * IAM members, machine keys, personal access tokens, application keys, passkeys; OIDC client
  * ids and secrets (an import generates new ones, as ZITADEL's does).
  */
+import { processSecretBox, type SecretBox } from '../../secrets/secret-box.js';
+import { openOtpSecret } from '../users/otp-secret.js';
 import { toLinkViews } from '../federation/links.js';
 import { POLICY_KINDS } from '../policies/index.js';
 import type { OnTransferProgress } from './progress.js';
@@ -21,6 +23,8 @@ const PAGE = 1000;
 
 export interface ExportDeps {
   gcs?: GcsOptions;
+  /** Opens TOTP secrets for `withOtp` (default: the process's operator key). */
+  secrets?: SecretBox;
   onProgress?: OnTransferProgress;
 }
 
@@ -55,6 +59,7 @@ export async function* exportDocument(
   read: Repositories,
   req: ExportRequest,
   signal: AbortSignal,
+  secrets: SecretBox,
   prefix = '',
   onProgress?: OnTransferProgress,
 ): AsyncGenerator<string> {
@@ -78,7 +83,7 @@ export async function* exportDocument(
         const otp = type === 'human' && req.withOtp ? await read.transfer.otpSecrets(page.map((u) => u.id)) : undefined;
         let chunk = opened ? ',' : `,"${type}Users":[`;
         chunk += page
-          .map((u) => JSON.stringify(type === 'human' ? humanUser(u, req, otp?.get(u.id)) : machineUser(u)))
+          .map((u) => JSON.stringify(type === 'human' ? humanUser(u, req, otp?.has(u.id) ? openOtpSecret(secrets, otp.get(u.id)!) : undefined) : machineUser(u)))
           .join(',');
         opened = true;
         yield chunk;
@@ -241,7 +246,7 @@ export async function exportData(store: Store, ctx: RequestContext, raw: unknown
   let gcsOutput: ExportResult['gcsOutput'];
   if (req.gcsOutput) {
     try {
-      const { bytes } = await writeGcsObject(req.gcsOutput, exportDocument(store.read, req, signal, '', deps.onProgress), { ...deps.gcs, signal });
+      const { bytes } = await writeGcsObject(req.gcsOutput, exportDocument(store.read, req, signal, deps.secrets ?? processSecretBox(), '', deps.onProgress), { ...deps.gcs, signal });
       gcsOutput = { bucket: req.gcsOutput.bucket, path: req.gcsOutput.path, bytes: String(bytes) };
     } catch (error) {
       if (signal.aborted) throw new DomainError(GrpcCode.DeadlineExceeded, 'EXPORT-t1me0', `export timed out after ${req.timeoutMs / 1000}s`);
@@ -250,5 +255,5 @@ export async function exportData(store: Store, ctx: RequestContext, raw: unknown
   }
   if (!req.responseOutput) return { gcsOutput, signal };
   const prefix = gcsOutput ? `"gcsOutput":${JSON.stringify(gcsOutput)},` : '';
-  return { gcsOutput, body: exportDocument(store.read, req, signal, prefix, deps.onProgress), signal };
+  return { gcsOutput, body: exportDocument(store.read, req, signal, deps.secrets ?? processSecretBox(), prefix, deps.onProgress), signal };
 }

@@ -78,6 +78,8 @@ export interface OrgImportContext {
   org: DataOrg;
   /** Precomputed argon2 hashes of plain `password`s, by user id (hashing happens outside the transaction). */
   plainHashes: Map<string, string>;
+  /** Seals a TOTP secret for the store (domain/users/otp-secret.ts). */
+  sealOtp: (base32: string) => string;
   /** Expired deadline (checked between steps; the transaction then rolls back). */
   signal: { readonly aborted: boolean };
   onTimeout: () => DomainError;
@@ -210,7 +212,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
       data: stripUndefined({ profile: stripUndefined(u.profile), email: stripUndefined(u.email), ...(u.phone ? { phone: stripUndefined(u.phone) } : {}) }),
       passwordHash, passwordChangeRequired: Boolean(passwordHash && u.passwordChangeRequired), ...stamp,
     });
-    if (u.otpCode) otpRows.push({ userId: h.userId, secret: u.otpCode, createdAt: at });
+    if (u.otpCode) otpRows.push({ userId: h.userId, secret: c.sealOtp(u.otpCode), createdAt: at });
     for (const link of u.idps ?? []) {
       errors.push({ type: 'user_link', id: `${h.userId}_${link.configId}`, message: msg('IMPORT-uNsup', 'IDP links are not supported by this service and were not imported') });
     }

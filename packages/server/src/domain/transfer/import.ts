@@ -5,6 +5,8 @@
  * organisation in progress back; a missing timeout takes DEFAULT_TRANSFER_TIMEOUT_MS; the
  * import writes exactly one audit event naming the caller and the organisations.
  */
+import { processSecretBox, type SecretBox } from '../../secrets/secret-box.js';
+import { sealOtpSecret } from '../users/otp-secret.js';
 import { hashPassword } from '../../auth/passwords.js';
 import type { Store } from '../../store/store.js';
 import { readGcsText, type GcsOptions } from '../../storage/gcs.js';
@@ -20,6 +22,8 @@ import { parseDataOrgs } from './validate.js';
 
 export interface ImportDeps {
   gcs?: GcsOptions;
+  /** Seals TOTP secrets (`otpCode`) at rest (default: the process's operator key). */
+  secrets?: SecretBox;
   /** Largest document read from storage (the inline body is limited by the HTTP layer). */
   maxBytes?: number;
   onProgress?: OnTransferProgress;
@@ -59,6 +63,7 @@ async function loadDocument(raw: unknown, deps: ImportDeps, signal: { readonly a
 
 export async function importData(store: Store, ctx: RequestContext, raw: unknown, deps: ImportDeps = {}): Promise<ImportDataResponse> {
   requirePermission(ctx, 'iam.write');
+  const secrets = deps.secrets ?? processSecretBox();
   // The deadline covers reading and validating too; its length is known only after parsing.
   // performance.now() rather than a timer: checked between steps, it cannot miss a short deadline.
   const started = performance.now();
@@ -86,6 +91,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
       const orgErrors: ImportError[] = [];
       const context: OrgImportContext = {
         org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers, notifyUsers,
+        sealOtp: (base32) => sealOtpSecret(secrets, base32),
       };
       const done = await store.transaction(async (tx) => {
         const imported = await importOrg(tx, context);

@@ -18,6 +18,8 @@ import type { AccessTokenType, Gender, HumanData, MachineData, UserState } from 
 
 export { USER_AGGREGATE } from './aggregate.js';
 import { USER_AGGREGATE } from './aggregate.js';
+import { sealOtpSecret } from './otp-secret.js';
+import type { SecretBox } from '../../secrets/secret-box.js';
 
 export interface ImportHumanUserInput {
   userId?: string;
@@ -46,7 +48,7 @@ export interface CreatedUser {
   details: ObjectDetails;
 }
 
-export async function importHumanUser(store: Store, ctx: RequestContext, input: ImportHumanUserInput): Promise<CreatedUser> {
+export async function importHumanUser(store: Store, ctx: RequestContext, input: ImportHumanUserInput, secrets: SecretBox): Promise<CreatedUser> {
   requirePermission(ctx, 'user.write');
   if (input.password !== undefined && input.hashedPassword !== undefined) {
     throw invalidArgument('USER-pW1h4', 'invalid hashedPassword: give either password or hashedPassword, not both');
@@ -86,7 +88,7 @@ export async function importHumanUser(store: Store, ctx: RequestContext, input: 
     payload: { userName: input.userName, ...data, passwordSet: Boolean(passwordHash), passwordChangeRequired: Boolean(input.passwordChangeRequired), ...(input.otpCode ? { otpSet: true } : {}) },
   }, async (tx, created) => {
     // The secret, never the event: events can be read back through the API.
-    if (input.otpCode) await tx.logins.addOtpSecret(created.userId, input.otpCode, new Date());
+    if (input.otpCode) await tx.logins.addOtpSecret(created.userId, sealOtpSecret(secrets, input.otpCode), new Date());
     // ZITADEL's mails on creation: without a password the init mail (its code also verifies the
     // email), else for an unverified email the verification mail. Queued with the user, so a
     // rolled-back creation sends nothing.

@@ -44,7 +44,7 @@ export function importBodyLimit(maxBytes: number) {
   return bodyLimit({ maxSize: maxBytes, onError: (c) => respondError(c, bodyTooLarge(maxBytes), 413) });
 }
 
-export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, auth, gcs, maxImportBodyBytes, importGate }: TransferRouteDeps) {
+export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, auth, secrets, gcs, maxImportBodyBytes, importGate }: TransferRouteDeps) {
   const importSlots = concurrencyLimit(importGate ?? new ConcurrencyGate(DEFAULT_MAX_CONCURRENT_IMPORTS), 'imports');
   app.openapi(
     createRoute({
@@ -63,7 +63,7 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
       },
     }),
     async (c) => {
-      const result = await exportData(store, c.var.ctx, c.req.valid('json'), { gcs, onProgress: logProgress(c) });
+      const result = await exportData(store, c.var.ctx, c.req.valid('json'), { gcs, secrets, onProgress: logProgress(c) });
       if (!result.body) return c.json({ gcsOutput: result.gcsOutput }, 200);
       const iterator = result.body[Symbol.asyncIterator]();
       const encoder = new TextEncoder();
@@ -110,7 +110,7 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       try {
-        return c.json(await importData(store, c.var.ctx, c.req.valid('json'), { gcs, maxBytes: maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES, onProgress: logProgress(c) }), 200);
+        return c.json(await importData(store, c.var.ctx, c.req.valid('json'), { gcs, secrets, maxBytes: maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES, onProgress: logProgress(c) }), 200);
       } catch (error) {
         // A stored document over the limit is the same failure as an inline body over it.
         if (error instanceof DomainError && error.id === 'GCS-t00B1g') return respondError(c, error, 413) as never;

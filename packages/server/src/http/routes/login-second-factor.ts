@@ -72,7 +72,7 @@ export function registerSecondFactorRoutes(app: Hono<AppEnv>, deps: OidcRouteDep
     const code = typeof form?.code === 'string' ? form.code.replace(/\s/g, '') : '';
     if (!/^\d{6}$/.test(code)) return c.html(otpPage({ uid, error: 'Enter the 6-digit code from your authenticator app.' }), 400);
 
-    const outcome = await checkTotpLogin(store, deps.instanceId, pending.userId, code);
+    const outcome = await checkTotpLogin(store, deps.secrets, deps.instanceId, pending.userId, code);
     if (!outcome.ok) {
       if (outcome.reason === 'invalid_code') return c.html(otpPage({ uid, error: OTP_FAILURE_TEXT.invalid_code }), 401);
       deleteCookie(c, PENDING_COOKIE, { path: cookiePath(uid) });

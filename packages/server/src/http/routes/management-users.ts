@@ -19,7 +19,7 @@ import {
 
 const TAG = ['Users'];
 
-export function registerManagementUserRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
+export function registerManagementUserRoutes(app: OpenAPIHono<AppEnv>, { store, auth, secrets }: RouteDeps) {
   app.openapi(
     createRoute({
       method: 'post',
@@ -34,7 +34,7 @@ export function registerManagementUserRoutes(app: OpenAPIHono<AppEnv>, { store, 
         ...errorResponses(400, 401, 403, 409),
       },
     }),
-    async (c) => c.json(await importHumanUser(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await importHumanUser(store, c.var.ctx, c.req.valid('json'), secrets), 200),
   );
 
   app.openapi(

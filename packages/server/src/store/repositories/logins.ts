@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, like, not } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import type { UserRow } from './users.js';
@@ -51,6 +51,26 @@ export function loginRepository(db: Db, t: Tables) {
     async otpSecret(userId: string): Promise<string | undefined> {
       const [row] = await db.select().from(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, userId)).limit(1);
       return row?.secret;
+    },
+    /** Rows whose secret does not start with `sealedPrefix` (stored by an earlier version). */
+    async plainOtpSecrets(sealedPrefix: string, limit: number): Promise<Array<{ userId: string; secret: string }>> {
+      return db
+        .select({ userId: t.userOtpSecrets.userId, secret: t.userOtpSecrets.secret })
+        .from(t.userOtpSecrets)
+        .where(not(like(t.userOtpSecrets.secret, `${sealedPrefix}%`)))
+        .limit(limit);
+    },
+    async otpSecretsPage(afterUserId: string, limit: number): Promise<Array<{ userId: string; secret: string }>> {
+      return db
+        .select({ userId: t.userOtpSecrets.userId, secret: t.userOtpSecrets.secret })
+        .from(t.userOtpSecrets)
+        .where(gt(t.userOtpSecrets.userId, afterUserId))
+        .orderBy(asc(t.userOtpSecrets.userId))
+        .limit(limit);
+    },
+    /** Replaces a secret only if it is still `expected` (another process may have sealed it first). */
+    async replaceOtpSecret(userId: string, expected: string, secret: string): Promise<void> {
+      await db.update(t.userOtpSecrets).set({ secret }).where(and(eq(t.userOtpSecrets.userId, userId), eq(t.userOtpSecrets.secret, expected)));
     },
     async addOtpSecret(userId: string, secret: string, at: Date): Promise<void> {
       await db.insert(t.userOtpSecrets).values({ userId, secret, createdAt: at });
