@@ -817,6 +817,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/users/human": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a human user to the organisation
+         * @description ZITADEL's AddHumanUser. With `initialPassword` (checked against the effective password complexity
+         *     policy: 400 naming the rule) the user must choose a new password at the first sign-in; without it the
+         *     init mail lets the person choose one (and verifies the email). An unverified email gets the verification
+         *     mail. The state is `USER_STATE_INITIAL` until the email is verified and a password is set. Appends
+         *     `user.human.added`. Permission `user.write`. A user name taken in the organisation → 409.
+         */
+        post: operations["AddHumanUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/users/human/_import": {
         parameters: {
             query?: never;
@@ -1252,6 +1276,84 @@ export interface paths {
          *     none open → 404 `CODE-n0Ne1`; nothing else changes. Appends `user.human.email.verified`.
          */
         post: operations["VerifyHumanEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a human user's profile
+         * @description ZITADEL's UpdateHumanProfile: the whole profile is given (a field left out is cleared; the display
+         *     name falls back to "first last"). Appends `user.human.profile.changed`. Permission `user.write`. A
+         *     machine user or a user outside the organisation → 404; nothing changed → 400 `COMMAND-2M0fs`.
+         */
+        put: operations["UpdateHumanProfile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/machine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a machine user
+         * @description ZITADEL's UpdateMachine: name, description and (optional, kept when left out) access token type.
+         *     Appends `user.machine.changed`. Permission `user.write`. A human user or a user outside the
+         *     organisation → 404; nothing changed → 400 `COMMAND-2n8vs`.
+         */
+        put: operations["UpdateMachine"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a human user's password
+         * @description ZITADEL's SetHumanPassword. The password is checked against the effective password complexity
+         *     policy of the user's organisation (400 naming the rule) and stored as argon2id, replacing any
+         *     imported hash; failed password checks are forgotten. Unless `noChangeRequired`, the user must choose
+         *     a new password at the next sign-in (the login page asks for it after the password and any code).
+         *     Appends `user.human.password.changed`. Permission `user.write`, and authority over every role the
+         *     user holds (a password is as good as they are). A machine user or a user outside the organisation → 404.
+         */
+        post: operations["SetHumanPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2535,7 +2637,9 @@ export interface paths {
          *     with a message. With the lockout policy of the user's organisation (its own, else the instance's
          *     default), the user is locked after `maxPasswordAttempts` consecutive failures, and then refused even
          *     with the right password. A user with an authenticator app (TOTP, imported with `otpCode`) gets the code
-         *     form next (200): the sign-in goes on only with the app's code (`POST /ui/login/{uid}/otp`). Passwords are checked in a
+         *     form next (200): the sign-in goes on only with the app's code (`POST /ui/login/{uid}/otp`). A user who
+         *     must change the password (`passwordChangeRequired`: AddHumanUser's initial password, SetHumanPassword)
+         *     then chooses a new one (`POST /ui/login/{uid}/password`). Passwords are checked in a
          *     small pool of worker threads, a bounded number at once; when it and its queue are full the form comes
          *     back with 503 and "try again" (nothing is counted). A stored hash beyond the cost bounds (see
          *     `hashedPassword` of ImportHumanUser) is not run: it counts as a failed check and is logged.
@@ -2676,6 +2780,31 @@ export interface paths {
          *     to an identity provider's identity that waited for it.
          */
         post: operations["LoginOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login/{uid}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Choose a new password during sign-in (browser)
+         * @description For a user who must change the password (`passwordChangeRequired`), after the password and any code,
+         *     only in the browser that passed them (within five minutes). The new password is checked against the
+         *     effective password complexity policy of the user's organisation and stored as argon2id
+         *     (`user.human.password.changed`); the flag is cleared and the sign-in finishes.
+         */
+        post: operations["LoginPasswordChange"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3267,23 +3396,9 @@ export interface components {
             userId?: string;
             /** @description Unique in the organisation, ignoring letter case. */
             userName: string;
-            profile: {
-                firstName: string;
-                lastName: string;
-                nickName?: string;
-                displayName?: string;
-                preferredLanguage?: string;
-                gender?: components["schemas"]["Gender"];
-            };
-            email: {
-                /** Format: email */
-                email: string;
-                isEmailVerified?: boolean;
-            };
-            phone?: {
-                phone: string;
-                isPhoneVerified?: boolean;
-            };
+            profile: components["schemas"]["HumanProfile"];
+            email: components["schemas"]["HumanEmail"];
+            phone?: components["schemas"]["HumanPhone"];
             password?: string;
             hashedPassword?: {
                 /**
@@ -3310,6 +3425,47 @@ export interface components {
              *     login page. Stored as given; never returned except by an export with `withOtp`.
              */
             otpCode?: string;
+        };
+        /** @description ZITADEL's AddHumanUserRequest. */
+        AddHumanUserRequest: {
+            /** @description Unique in the organisation, ignoring letter case. */
+            userName: string;
+            profile: components["schemas"]["HumanProfile"];
+            email: components["schemas"]["HumanEmail"];
+            phone?: components["schemas"]["HumanPhone"];
+            /** @description Checked against the effective password complexity policy; the user must change it at the first sign-in. */
+            initialPassword?: string;
+        };
+        /** @description ZITADEL's human profile. */
+        HumanProfile: {
+            firstName: string;
+            lastName: string;
+            nickName?: string;
+            displayName?: string;
+            preferredLanguage?: string;
+            gender?: components["schemas"]["Gender"];
+        };
+        HumanEmail: {
+            /** Format: email */
+            email: string;
+            isEmailVerified?: boolean;
+        };
+        /** @description A global number (starting with +). */
+        HumanPhone: {
+            phone: string;
+            isPhoneVerified?: boolean;
+        };
+        UpdateHumanProfileRequest: components["schemas"]["HumanProfile"];
+        UpdateMachineRequest: {
+            name: string;
+            description?: string;
+            accessTokenType?: components["schemas"]["AccessTokenType"];
+        };
+        SetHumanPasswordRequest: {
+            /** Format: password */
+            password: string;
+            /** @description The user keeps this password (by default the next sign-in asks for a new one). */
+            noChangeRequired?: boolean;
         };
         AddMachineUserRequest: {
             /** @description Keep this id (imports); a new id is generated when omitted. */
@@ -5811,6 +5967,45 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    AddHumanUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddHumanUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserIdResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     ImportHumanUser: {
         parameters: {
             query?: never;
@@ -6625,6 +6820,132 @@ export interface operations {
         };
         responses: {
             /** @description Verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateHumanProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HumanProfile"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateMachine: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMachineRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    SetHumanPassword: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetHumanPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description Set. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9072,7 +9393,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The password is right and the user has an authenticator app; the code form (an HttpOnly cookie remembers the password check for five minutes). */
+            /** @description The password is right and a step follows (an HttpOnly cookie remembers the password check for five minutes); the code form when the user has an authenticator app, else the new-password form when the user must change the password. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9303,7 +9624,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The password is right and the account has an authenticator app; the code form. The identity is linked once the code is right. */
+            /** @description The password is right and the account has an authenticator app or must change its password; that step's form. The identity is linked once the steps are done. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9386,6 +9707,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The code is right and the user must change the password; the new-password form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Signed in; back to the authorization endpoint, which redirects to the client with a code. */
             303: {
                 headers: {
@@ -9414,6 +9744,54 @@ export interface operations {
             };
             /** @description The user is locked (now, after too many wrong codes, or by an administrator) or not active; the login form with a message. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginPasswordChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** Format: password */
+                    password: string;
+                    /** Format: password */
+                    passwordConfirmation: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed and signed in; back to the authorization endpoint, which redirects to the client with a code. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No password, two different ones, or one the policy refuses (the form again, naming the rule), or no password check of this browser for this attempt (the login form), or the attempt expired. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -94,6 +94,10 @@ beforeAll(async () => {
   await importHuman(s, 'carol', { password: PASSWORD });
   await importHuman(s, 'olga', { password: PASSWORD, otpCode: OTP_SECRET });
   await importHuman(s, 'otto', { password: PASSWORD, otpCode: OTP_SECRET });
+  // An authenticator app and a password to change (as an administrator's SetHumanPassword leaves it).
+  expect((await s.api('POST', '/management/v1/users/human/_import', {
+    userName: 'olav', profile: { firstName: 'O', lastName: 'Lav' }, email: { email: 'olav@example.com', isEmailVerified: true }, password: PASSWORD, otpCode: OTP_SECRET, passwordChangeRequired: true,
+  })).status).toBe(200);
   const robot = await s.api('POST', '/management/v1/users/machine', { userName: 'robot', name: 'Robot' });
   const secret = await s.api('PUT', `/management/v1/users/${robot.body.userId}/secret`);
   machine = { clientId: secret.body.clientId, clientSecret: secret.body.clientSecret };
@@ -160,7 +164,7 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
       const codeForm = await browser.request(loginUrl, { form: { loginName, password: PASSWORD } });
       expect(codeForm.status).toBe(200);
       expect(await codeForm.text()).toContain('authenticator app');
-      return { browser, otpUrl: `${loginUrl}/otp` };
+      return { browser, otpUrl: `${loginUrl}/otp`, passwordUrl: `${loginUrl}/password` };
     };
     const olga = await passPassword('olga');
     expect((await olga.browser.request(olga.otpUrl, { form: { code: '' } })).status).toBe(400);
@@ -169,6 +173,19 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     expect((await olga.browser.request(olga.otpUrl, { form: { code: totpCode(OTP_SECRET, Date.now() + 3_600_000) } })).status).toBe(401);
     const done = await olga.browser.request(olga.otpUrl, { form: { code: totpCode(OTP_SECRET) } });
     expect(done.status).toBe(303);
+    // LoginOtp 200 (a new password is required next), then LoginPasswordChange 400, 413, 303.
+    const olav = await passPassword('olav');
+    const newPasswordForm = await olav.browser.request(olav.otpUrl, { form: { code: totpCode(OTP_SECRET) } });
+    expect(newPasswordForm.status).toBe(200);
+    expect(await newPasswordForm.text()).toContain('Choose a new password');
+    expect((await new Browser().request(olav.passwordUrl, { form: { password: 'N3w-Passw0rd!x', passwordConfirmation: 'N3w-Passw0rd!x' } })).status).toBe(400);
+    expect((await olav.browser.request(olav.passwordUrl, { form: { password: 'N3w-Passw0rd!x', passwordConfirmation: 'other' } })).status).toBe(400);
+    const weak = await olav.browser.request(olav.passwordUrl, { form: { password: 'short', passwordConfirmation: 'short' } });
+    expect(weak.status).toBe(400);
+    expect(await weak.text()).toContain('at least 8 characters');
+    expect((await olav.browser.request(olav.passwordUrl, { form: { password: 'x'.repeat(2 * 1024 * 1024), passwordConfirmation: '' } })).status).toBe(413);
+    expect((await olav.browser.request(olav.passwordUrl, { form: { password: 'N3w-Passw0rd!x', passwordConfirmation: 'N3w-Passw0rd!x' } })).status).toBe(303);
+
     const otto = await passPassword('otto');
     const wrong = totpCode(OTP_SECRET, Date.now() + 7_200_000);
     expect((await otto.browser.request(otto.otpUrl, { form: { code: wrong } })).status).toBe(401);
@@ -426,7 +443,7 @@ describe('the OAuth ledger', () => {
   });
 
   it('every documented status of the OAuth operations was produced', () => {
-    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(23);
+    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(24);
     expect(unexercised((op) => servedOutsideApi(op.operation))).toEqual([]);
   });
 });

@@ -31,6 +31,7 @@ import { registerManagementOrgMemberRoutes } from './http/routes/management-org-
 import { registerManagementUserPatRoutes } from './http/routes/management-user-pats.js';
 import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
 import { registerManagementUserAuthFactorRoutes } from './http/routes/management-user-auth-factors.js';
+import { registerManagementUserChangeRoutes } from './http/routes/management-user-changes.js';
 import { registerManagementUserEmailRoutes } from './http/routes/management-user-email.js';
 import { registerManagementUserMetadataRoutes } from './http/routes/management-user-metadata.js';
 import { registerPolicyRoutes } from './http/routes/policies.js';
@@ -134,6 +135,7 @@ export function createApp(deps: AppDeps) {
   registerManagementUserPatRoutes(app, routeDeps);
   registerManagementUserIdpLinkRoutes(app, routeDeps);
   registerManagementUserAuthFactorRoutes(app, routeDeps);
+  registerManagementUserChangeRoutes(app, routeDeps);
   registerManagementUserEmailRoutes(app, routeDeps);
   registerManagementUserMetadataRoutes(app, routeDeps);
   registerPolicyRoutes(app, routeDeps);

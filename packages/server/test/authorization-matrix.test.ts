@@ -211,6 +211,13 @@ describeEachStore('authorization matrix', (dialect) => {
       id: 'ImportHumanUser', permission: 'user.write', scope: 'org', write: true,
       request: async () => ({ method: 'POST', path: '/management/v1/users/human/_import', body: { userName: unique('h'), profile: { firstName: 'F', lastName: 'L' }, email: { email: `${unique('m')}@example.com` } } }),
     },
+    {
+      id: 'AddHumanUser', permission: 'user.write', scope: 'org', write: true,
+      request: async () => ({ method: 'POST', path: '/management/v1/users/human', body: { userName: unique('added'), profile: { firstName: 'A', lastName: 'B' }, email: { email: 'added@example.com' } } }),
+    },
+    { id: 'UpdateHumanProfile', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await human()}/profile`, body: { firstName: 'Changed', lastName: 'Name' } }) },
+    { id: 'UpdateMachine', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await machine()}/machine`, body: { name: 'Changed' } }) },
+    { id: 'SetHumanPassword', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/password`, body: { password: 'N3w-Passw0rd!' } }) },
     { id: 'AddMachineUser', permission: 'user.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/users/machine', body: { userName: unique('m'), name: 'M' } }) },
     { id: 'ListUsers', permission: 'user.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/users/_search', body: {} }) },
     { id: 'GetUserByID', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'GET', path: `/management/v1/users/${await human()}` }) },

@@ -21,6 +21,7 @@ import { projectScenarios } from './projects.js';
 import { systemScenarios } from './system.js';
 import { userGrantScenarios } from './user-grants.js';
 import { userScenarios } from './users.js';
+import { userChangeScenarios } from './user-changes.js';
 import { verifyEmailTextScenarios } from './verify-email-text.js';
 import { transferScenarios } from './transfer.js';
 
@@ -32,6 +33,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   orgScenarios,
   orgAdminScenarios,
   userScenarios,
+  userChangeScenarios,
   memberScenarios,
   idpScenarios,
   idpLinkScenarios,

@@ -20,8 +20,11 @@ export interface LockoutPolicy {
 }
 
 export type LoginOutcome =
-  /** `otpRequired`: the user has an authenticator app; the sign-in continues with its code (totp.ts). */
-  | { ok: true; userId: string; rehashed: boolean; otpRequired: boolean }
+  /**
+   * `otpRequired`: the user has an authenticator app, whose code comes next (totp.ts);
+   * `passwordChangeRequired`: the user must choose a new password before the sign-in goes on.
+   */
+  | { ok: true; userId: string; rehashed: boolean; otpRequired: boolean; passwordChangeRequired: boolean }
   | {
       ok: false;
       reason: 'invalid_credentials' | 'locked' | 'inactive' | 'busy';
@@ -107,6 +110,6 @@ export async function checkPasswordLogin(
       await tx.logins.setUserState(user.id, current.state, event.sequence, at);
     }
     const otpRequired = (await tx.logins.otpSecret(user.id)) !== undefined;
-    return { ok: true, userId: user.id, rehashed: !!newHash, otpRequired } as const;
+    return { ok: true, userId: user.id, rehashed: !!newHash, otpRequired, passwordChangeRequired: current.passwordChangeRequired } as const;
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The second factor users already have: a TOTP authenticator app (RFC 6238: SHA-1, 6 digits, 30 s,
  * as ZITADEL sets them up and exports them with `withOtp`). After the password, a user with a
- * secret is asked for the app's code (http/routes/login-second-factor.ts). Failed codes count
+ * secret is asked for the app's code (http/routes/login-steps.ts). Failed codes count
  * toward the lockout policy's `maxOtpAttempts`, as failed passwords toward `maxPasswordAttempts`.
  *
  * Codes are accepted one step (30 s) either side of now, for clock drift; a code, once accepted,

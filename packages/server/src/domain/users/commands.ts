@@ -98,6 +98,23 @@ export async function importHumanUser(store: Store, ctx: RequestContext, input: 
   });
 }
 
+export interface AddHumanUserInput {
+  userName: string;
+  profile: ImportHumanUserInput['profile'];
+  email: ImportHumanUserInput['email'];
+  phone?: ImportHumanUserInput['phone'];
+  initialPassword?: string;
+}
+
+/**
+ * ZITADEL's v1 AddHumanUser: a new person. Unlike ImportHumanUser, an initial password must be changed
+ * at the first sign-in (ZITADEL's rule); without one the init mail lets the person choose it.
+ */
+export function addHumanUser(store: Store, ctx: RequestContext, input: AddHumanUserInput, secrets: SecretBox): Promise<CreatedUser> {
+  const { initialPassword, ...rest } = input;
+  return importHumanUser(store, ctx, { ...rest, ...(initialPassword ? { password: initialPassword, passwordChangeRequired: true } : {}) }, secrets);
+}
+
 export async function addMachineUser(store: Store, ctx: RequestContext, input: AddMachineUserInput): Promise<CreatedUser> {
   requirePermission(ctx, 'user.write');
   const data: MachineData = {

@@ -19,7 +19,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { askSecondFactor } from './login-second-factor.js';
+import { afterPassword } from './login-steps.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
 import { AGENT_COOKIE, agentOf, newAgentSecret, openOutcome, openUserAgent, sealOutcome, sealUserAgent, STATE_TTL_MS, type Outcome } from '../../domain/federation/browser-state.js';
 import { ExternalTokenError, tokenFromHeader, validateProviderToken } from '../../domain/federation/jwt-token.js';
@@ -156,8 +156,9 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
       if (check.reason === 'busy') c.header('Retry-After', '5');
       return page(FAILURE_TEXT[check.reason], FAILURE_STATUS[check.reason], loginName);
     }
-    // The password alone does not sign in a user with an authenticator app: the link waits for the code.
-    if (check.otpRequired) return askSecondFactor(c, deps, uid, check.userId, outcome.identity);
+    // The password alone does not sign in a user with an authenticator app (or who must change the
+    // password): the link waits for those steps (login-steps.ts).
+    if (check.otpRequired || check.passwordChangeRequired) return afterPassword(c, deps, uid, check, outcome.identity);
     try {
       await linkIdentity(store, idp, outcome.identity, check.userId);
     } catch (error) {

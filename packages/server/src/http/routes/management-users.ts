@@ -2,12 +2,13 @@
  * Users of the organisation the request acts on: openapi/paths/management/users.yaml.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { addMachineUser, importHumanUser, removeUser } from '../../domain/users/commands.js';
+import { addHumanUser, addMachineUser, importHumanUser, removeUser } from '../../domain/users/commands.js';
 import { getUserById, listUsers } from '../../domain/users/queries.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
 import {
+  AddHumanUserRequest,
   AddMachineUserRequest,
   ImportHumanUserRequest,
   ListUsersRequest,
@@ -20,6 +21,23 @@ import {
 const TAG = ['Users'];
 
 export function registerManagementUserRoutes(app: OpenAPIHono<AppEnv>, { store, auth, secrets }: RouteDeps) {
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/management/v1/users/human',
+      operationId: 'AddHumanUser',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: { headers: OrgHeader, body: { required: true, content: { 'application/json': { schema: AddHumanUserRequest } } } },
+      responses: {
+        200: { description: 'Created.', content: { 'application/json': { schema: UserIdResponse } } },
+        ...errorResponses(400, 401, 403, 409),
+      },
+    }),
+    async (c) => c.json(await addHumanUser(store, c.var.ctx, c.req.valid('json'), secrets), 200),
+  );
+
   app.openapi(
     createRoute({
       method: 'post',

@@ -118,7 +118,7 @@ export function donePage(title: string, text: string, next: string): string {
   return layout(title, `<h1>${escapeHtml(title)}</h1><p id="done">${escapeHtml(text)}</p><p>${escapeHtml(next)}</p>`);
 }
 
-/** The second step for a user with an authenticator app (http/routes/login-second-factor.ts). */
+/** The step for a user with an authenticator app (http/routes/login-steps.ts). */
 export function otpPage(view: { uid: string; error?: string }): string {
   const alert = view.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(view.error)}</p>` : '';
   return layout(
@@ -129,6 +129,20 @@ export function otpPage(view: { uid: string; error?: string }): string {
 <button type="submit">Continue</button>
 </form>
 <p><a href="/ui/login/${encodeURIComponent(view.uid)}">Back to the sign-in page</a> (to use another account). Lost your phone? Ask an administrator to remove the authenticator from your user.</p>`,
+  );
+}
+
+/** The step for a user who must choose a new password (http/routes/login-steps.ts). */
+export function newPasswordPage(view: { uid: string; error?: string }): string {
+  const alert = view.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(view.error)}</p>` : '';
+  return layout(
+    'Choose a new password',
+    `<h1>Choose a new password</h1><p>Your password was set by an administrator or has to be renewed. Choose a new one to continue; you will sign in with it from now on.</p>${alert}
+<form method="post" action="/ui/login/${encodeURIComponent(view.uid)}/password">
+<label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" required autofocus>
+<label for="passwordConfirmation">New password again</label><input id="passwordConfirmation" name="passwordConfirmation" type="password" autocomplete="new-password" required>
+<button type="submit">Change password and continue</button>
+</form>`,
   );
 }
 

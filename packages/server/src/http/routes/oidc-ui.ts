@@ -21,7 +21,7 @@ import { providersFor } from '../../domain/federation/sign-in.js';
 import type { ProviderKeys } from '../../domain/federation/provider-keys.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { registerFederationRoutes } from './login-federation.js';
-import { askSecondFactor, registerSecondFactorRoutes } from './login-second-factor.js';
+import { afterPassword, registerLoginStepRoutes } from './login-steps.js';
 
 export interface OidcRouteDeps {
   provider: Provider;
@@ -117,19 +117,12 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
       if (outcome.reason === 'busy') c.header('Retry-After', '5');
       return showLogin(c, d, loginName, FAILURE_TEXT[outcome.reason], FAILURE_STATUS[outcome.reason]);
     }
-    // A user with an authenticator app gives its code before the sign-in goes on.
-    if (outcome.otpRequired) return askSecondFactor(c, deps, d.uid, outcome.userId);
-    const to = await provider.interactionResult(
-      node(c).incoming,
-      node(c).outgoing,
-      { login: { accountId: outcome.userId, amr: ['pwd'], remember: true } },
-      { mergeWithLastSubmission: false },
-    );
-    return c.redirect(to, 303);
+    // The authenticator app's code and a required new password come next, if any (login-steps.ts).
+    return afterPassword(c, deps, d.uid, outcome);
   });
 
   registerFederationRoutes(app, deps);
-  registerSecondFactorRoutes(app, deps);
+  registerLoginStepRoutes(app, deps);
 
   const userinfo = async (c: Context) => {
     c.header('Cache-Control', 'no-store');

@@ -9,25 +9,38 @@ export const AccessTokenType = z.enum(ACCESS_TOKEN_TYPES).openapi('AccessTokenTy
 const KeptUserId = z.string().min(1).max(200).optional();
 const UserName = z.string().min(1).max(200);
 
+const HumanProfile = z.object({
+  firstName: z.string().min(1).max(200),
+  lastName: z.string().min(1).max(200),
+  nickName: z.string().max(200).optional(),
+  displayName: z.string().max(200).optional(),
+  preferredLanguage: z.string().max(10).optional(),
+  gender: Gender.optional(),
+});
+const HumanEmail = z.object({ email: z.email('value must be a valid email address').max(200), isEmailVerified: z.boolean().optional() });
+const HumanPhone = z.object({
+  phone: z.string().min(1).max(50).regex(/^\+/, 'value does not have prefix "+"'),
+  isPhoneVerified: z.boolean().optional(),
+});
+
+export const AddHumanUserRequest = z
+  .object({ userName: UserName, profile: HumanProfile, email: HumanEmail, phone: HumanPhone.optional(), initialPassword: z.string().max(200).optional() })
+  .openapi('AddHumanUserRequest');
+export const SetHumanPasswordRequest = z
+  .object({ password: z.string().min(1).max(200), noChangeRequired: z.boolean().optional() })
+  .openapi('SetHumanPasswordRequest');
+export const UpdateHumanProfileRequest = HumanProfile.openapi('UpdateHumanProfileRequest');
+export const UpdateMachineRequest = z
+  .object({ name: z.string().min(1).max(200), description: z.string().max(500).optional(), accessTokenType: AccessTokenType.optional() })
+  .openapi('UpdateMachineRequest');
+
 export const ImportHumanUserRequest = z
   .object({
     userId: KeptUserId,
     userName: UserName,
-    profile: z.object({
-      firstName: z.string().min(1).max(200),
-      lastName: z.string().min(1).max(200),
-      nickName: z.string().max(200).optional(),
-      displayName: z.string().max(200).optional(),
-      preferredLanguage: z.string().max(10).optional(),
-      gender: Gender.optional(),
-    }),
-    email: z.object({ email: z.email('value must be a valid email address').max(200), isEmailVerified: z.boolean().optional() }),
-    phone: z
-      .object({
-        phone: z.string().min(1).max(50).regex(/^\+/, 'value does not have prefix "+"'),
-        isPhoneVerified: z.boolean().optional(),
-      })
-      .optional(),
+    profile: HumanProfile,
+    email: HumanEmail,
+    phone: HumanPhone.optional(),
     password: z.string().max(200).optional(),
     hashedPassword: z.object({ value: z.string().min(1).max(1000), algorithm: z.string().optional() }).optional(),
     passwordChangeRequired: z.boolean().optional(),

@@ -1,0 +1,80 @@
+/**
+ * Changing who a user is (ZITADEL's v1 UpdateHumanProfile and UpdateMachine). The whole profile is
+ * given, as in ZITADEL (a field left out is cleared, except the display name, which falls back to
+ * "first last"); an update that changes nothing is refused as ZITADEL does (412 → 400 here).
+ */
+import type { Store } from '../../store/store.js';
+import type { UserRow } from '../../store/repositories/users.js';
+import { requirePermission, type RequestContext } from '../context.js';
+import { changedDetails, type ObjectDetails } from '../details.js';
+import { failedPrecondition, notFound } from '../errors.js';
+import { USER_AGGREGATE } from './aggregate.js';
+import { userInContextOrg } from './commands.js';
+import type { AccessTokenType, Gender, HumanData, MachineData } from './view.js';
+
+export interface ProfileInput {
+  firstName: string;
+  lastName: string;
+  nickName?: string;
+  displayName?: string;
+  preferredLanguage?: string;
+  gender?: Gender;
+}
+
+export interface MachineInput {
+  name: string;
+  description?: string;
+  accessTokenType?: AccessTokenType;
+}
+
+const same = (a: object, b: object) => JSON.stringify(a, Object.keys(a).sort()) === JSON.stringify(b, Object.keys(b).sort());
+
+async function changeUser(
+  store: Store,
+  ctx: RequestContext,
+  userId: string,
+  type: 'human' | 'machine',
+  change: (user: UserRow) => { data: Record<string, unknown>; event: string; payload: Record<string, unknown> } | undefined,
+  unchanged: [id: string, message: string],
+): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'user.write');
+  return store.transaction(async (tx) => {
+    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-5M0od');
+    // As ZITADEL: the human (or machine) aggregate of another kind of user does not exist.
+    if (user.type !== type) throw notFound('COMMAND-5M0od', `User could not be found (not a ${type} user)`);
+    const next = change(user);
+    if (!next) throw failedPrecondition(...unchanged);
+    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: next.event, payload: next.payload, creator: ctx.caller.userId, resourceOwner: user.orgId });
+    await tx.users.change(user.id, { data: next.data }, event.sequence, event.createdAt);
+    return { details: changedDetails(event) };
+  }, [[USER_AGGREGATE, userId]]);
+}
+
+export function updateHumanProfile(store: Store, ctx: RequestContext, userId: string, input: ProfileInput) {
+  return changeUser(store, ctx, userId, 'human', (user) => {
+    const data = user.data as unknown as HumanData;
+    const profile: HumanData['profile'] = {
+      firstName: input.firstName,
+      lastName: input.lastName,
+      ...(input.nickName ? { nickName: input.nickName } : {}),
+      displayName: input.displayName || `${input.firstName} ${input.lastName}`,
+      ...(input.preferredLanguage ? { preferredLanguage: input.preferredLanguage } : {}),
+      ...(input.gender && input.gender !== 'GENDER_UNSPECIFIED' ? { gender: input.gender } : {}),
+    };
+    if (same(profile, data.profile)) return undefined;
+    return { data: { ...data, profile } as unknown as Record<string, unknown>, event: 'user.human.profile.changed', payload: { ...profile } };
+  }, ['COMMAND-2M0fs', 'The profile has not been changed']);
+}
+
+export function updateMachine(store: Store, ctx: RequestContext, userId: string, input: MachineInput) {
+  return changeUser(store, ctx, userId, 'machine', (user) => {
+    const data = user.data as unknown as MachineData;
+    const next: MachineData = {
+      name: input.name,
+      ...(input.description ? { description: input.description } : {}),
+      accessTokenType: input.accessTokenType ?? data.accessTokenType,
+    };
+    if (same(next, data)) return undefined;
+    return { data: next as unknown as Record<string, unknown>, event: 'user.machine.changed', payload: { ...next } };
+  }, ['COMMAND-2n8vs', 'The machine user has not been changed']);
+}

@@ -1,0 +1,160 @@
+/**
+ * What the login page asks after a right password, before the sign-in goes on:
+ * 1. the authenticator app's code, for a user who has one (domain/login/totp.ts);
+ * 2. a new password, for a user who must change it (`passwordChangeRequired`: set by AddHumanUser's
+ *    initial password, SetHumanPassword, or an import).
+ * Between the steps the browser holds an HttpOnly cookie sealed with the operator's key: who passed
+ * which checks, for which sign-in attempt, for five minutes. Nothing in the forms says who the user
+ * is, so it cannot be changed; a link to an identity provider's identity that waits for the checks
+ * travels in the same cookie (login-federation.ts).
+ */
+import type { Context, Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { checkTotpLogin } from '../../domain/login/totp.js';
+import { linkIdentity, SignInRefused } from '../../domain/federation/sign-in.js';
+import type { ExternalIdentity } from '../../domain/federation/browser-state.js';
+import { DomainError } from '../../domain/errors.js';
+import { changePasswordAtLogin } from '../../domain/users/password.js';
+import type { AppEnv } from '../env.js';
+import { expiredPage, interactionOf, node, type OidcRouteDeps } from './oidc-ui.js';
+import { loginPage, newPasswordPage, otpPage } from './oidc-ui-pages.js';
+
+const PENDING_COOKIE = 'login_steps';
+const PURPOSE = 'login.steps';
+export const LOGIN_STEPS_TTL_MS = 5 * 60_000;
+
+type Step = 'otp' | 'new-password';
+
+interface Pending {
+  uid: string;
+  userId: string;
+  /** What is still to be done, in order. */
+  steps: Step[];
+  /** How the user was authenticated so far (the token's `amr`). */
+  amr: string[];
+  /** Set when the password was given to link an identity provider's identity (login-federation.ts). */
+  link?: ExternalIdentity;
+  exp: number;
+}
+
+const cookiePath = (uid: string) => `/ui/login/${uid}`;
+
+/** What a right password leads to. */
+export interface PasswordPassed {
+  userId: string;
+  otpRequired: boolean;
+  passwordChangeRequired: boolean;
+}
+
+const pageFor = (step: Step, uid: string, error?: string) => (step === 'otp' ? otpPage({ uid, error }) : newPasswordPage({ uid, error }));
+
+function remember(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp'>) {
+  setCookie(c, PENDING_COOKIE, deps.secrets.seal(JSON.stringify({ ...pending, exp: Date.now() + LOGIN_STEPS_TTL_MS }), PURPOSE), {
+    path: cookiePath(pending.uid),
+    httpOnly: true,
+    sameSite: 'Lax',
+    secure: deps.issuer.startsWith('https:'),
+    maxAge: LOGIN_STEPS_TTL_MS / 1000,
+  });
+}
+
+function pendingOf(c: Context, deps: OidcRouteDeps, uid: string): Pending | undefined {
+  const sealed = getCookie(c, PENDING_COOKIE);
+  if (!sealed) return undefined;
+  try {
+    const p = JSON.parse(deps.secrets.openText(sealed, PURPOSE)) as Pending;
+    return p.uid === uid && typeof p.userId === 'string' && Array.isArray(p.steps) && p.exp > Date.now() ? p : undefined;
+  } catch {
+    return undefined; // forged, altered, or sealed by a key this process no longer has
+  }
+}
+
+/** Finishes the sign-in (after the link that waited for it, if any). */
+async function finish(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp' | 'steps'>) {
+  if (pending.link) {
+    const idp = await deps.store.read.idps.get(pending.link.idpId);
+    try {
+      if (!idp || idp.state !== 'IDP_STATE_ACTIVE') throw new SignInRefused('The identity provider is no longer active. Sign in another way.');
+      await linkIdentity(deps.store, idp, pending.link, pending.userId);
+    } catch (error) {
+      if (error instanceof SignInRefused) return c.html(loginPage({ uid: pending.uid, error: error.message }), 403);
+      throw error;
+    }
+  }
+  deleteCookie(c, PENDING_COOKIE, { path: cookiePath(pending.uid) });
+  const to = await deps.provider.interactionResult(
+    node(c).incoming,
+    node(c).outgoing,
+    { login: { accountId: pending.userId, amr: pending.amr, remember: true } },
+    { mergeWithLastSubmission: false },
+  );
+  return c.redirect(to, 303);
+}
+
+/** Goes on after a check: the next step's form, or the end of the sign-in. */
+function next(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp'>) {
+  if (pending.steps.length === 0) return finish(c, deps, pending);
+  remember(c, deps, pending);
+  return c.html(pageFor(pending.steps[0], pending.uid), 200);
+}
+
+/** After a right password at the login form (or the link form, with `link`). */
+export function afterPassword(c: Context, deps: OidcRouteDeps, uid: string, passed: PasswordPassed, link?: ExternalIdentity) {
+  const steps: Step[] = [...(passed.otpRequired ? (['otp'] as const) : []), ...(passed.passwordChangeRequired ? (['new-password'] as const) : [])];
+  return next(c, deps, { uid, userId: passed.userId, steps, amr: ['pwd'], link });
+}
+
+export const OTP_FAILURE_TEXT = {
+  invalid_code: 'The code is wrong or was already used. Enter the current code from your authenticator app.',
+  locked: 'This user is locked after too many failed attempts. Ask an administrator to unlock it.',
+  inactive: 'This user cannot sign in.',
+} as const;
+const OTP_FAILURE_STATUS = { invalid_code: 401, locked: 403, inactive: 403 } as const;
+
+export function registerLoginStepRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
+  const { provider, store } = deps;
+
+  /** The attempt, and this browser's pending steps with `step` the current one; else the page that says why not. */
+  async function current(c: Context, step: Step) {
+    const uid = c.req.param('uid') ?? '';
+    const d = await interactionOf(provider, c, uid);
+    if (!d || d.prompt.name !== 'login') return { refused: expiredPage(c) };
+    const pending = pendingOf(c, deps, uid);
+    if (!pending || pending.steps[0] !== step) return { refused: c.html(loginPage({ uid, error: 'Your password check has expired. Sign in again.' }), 400) };
+    const form = await c.req.parseBody().catch(() => undefined);
+    return { uid, pending, form: form ?? {} };
+  }
+
+  app.post('/ui/login/:uid/otp', async (c) => {
+    const s = await current(c, 'otp');
+    if ('refused' in s) return s.refused;
+    const { uid, pending, form } = s;
+    const code = typeof form.code === 'string' ? form.code.replace(/\s/g, '') : '';
+    if (!/^\d{6}$/.test(code)) return c.html(otpPage({ uid, error: 'Enter the 6-digit code from your authenticator app.' }), 400);
+    const outcome = await checkTotpLogin(store, deps.secrets, deps.instanceId, pending.userId, code);
+    if (!outcome.ok) {
+      if (outcome.reason === 'invalid_code') return c.html(otpPage({ uid, error: OTP_FAILURE_TEXT.invalid_code }), 401);
+      deleteCookie(c, PENDING_COOKIE, { path: cookiePath(uid) });
+      return c.html(loginPage({ uid, error: OTP_FAILURE_TEXT[outcome.reason] }), OTP_FAILURE_STATUS[outcome.reason]);
+    }
+    return next(c, deps, { ...pending, steps: pending.steps.slice(1), amr: [...pending.amr, 'otp', 'mfa'] });
+  });
+
+  app.post('/ui/login/:uid/password', async (c) => {
+    const s = await current(c, 'new-password');
+    if ('refused' in s) return s.refused;
+    const { uid, pending, form } = s;
+    const password = typeof form.password === 'string' ? form.password : '';
+    const confirmation = typeof form.passwordConfirmation === 'string' ? form.passwordConfirmation : '';
+    if (!password || password.includes('\u0000')) return c.html(newPasswordPage({ uid, error: 'Enter a new password.' }), 400);
+    if (password !== confirmation) return c.html(newPasswordPage({ uid, error: 'The two passwords differ. Enter the same new password twice.' }), 400);
+    try {
+      await changePasswordAtLogin(store, deps.instanceId, pending.userId, password);
+    } catch (error) {
+      // The complexity policy's rule, as the API would name it.
+      if (error instanceof DomainError) return c.html(newPasswordPage({ uid, error: `The new password does not fit the rules: ${error.message.replace(/^invalid password: /, '')}.` }), 400);
+      throw error;
+    }
+    return next(c, deps, { ...pending, steps: pending.steps.slice(1) });
+  });
+}

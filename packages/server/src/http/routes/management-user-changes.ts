@@ -1,0 +1,66 @@
+/**
+ * Changing users after their creation: openapi/paths/management/user-changes.yaml (profile, machine,
+ * password).
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { setHumanPassword } from '../../domain/users/password.js';
+import { updateHumanProfile, updateMachine } from '../../domain/users/profile.js';
+import type { RouteDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
+import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
+import { SetHumanPasswordRequest, UpdateHumanProfileRequest, UpdateMachineRequest, UserIdParam } from '../schemas/users.js';
+
+const TAG = ['Users'];
+
+export function registerManagementUserChangeRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/management/v1/users/{userId}/profile',
+      operationId: 'UpdateHumanProfile',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: { headers: OrgHeader, params: UserIdParam, body: { required: true, content: { 'application/json': { schema: UpdateHumanProfileRequest } } } },
+      responses: {
+        200: { description: 'Changed.', content: { 'application/json': { schema: DetailsResponse } } },
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => c.json(await updateHumanProfile(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/management/v1/users/{userId}/machine',
+      operationId: 'UpdateMachine',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: { headers: OrgHeader, params: UserIdParam, body: { required: true, content: { 'application/json': { schema: UpdateMachineRequest } } } },
+      responses: {
+        200: { description: 'Changed.', content: { 'application/json': { schema: DetailsResponse } } },
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => c.json(await updateMachine(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/management/v1/users/{userId}/password',
+      operationId: 'SetHumanPassword',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: { headers: OrgHeader, params: UserIdParam, body: { required: true, content: { 'application/json': { schema: SetHumanPasswordRequest } } } },
+      responses: {
+        200: { description: 'Set.', content: { 'application/json': { schema: DetailsResponse } } },
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => c.json(await setHumanPassword(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+  );
+}
