@@ -483,6 +483,358 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/policies/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's login policy
+         * @description ZITADEL's admin GetLoginPolicy: the default of every organisation without a login policy of its own;
+         *     until changed, ZITADEL's built-in one (password and identity providers allowed). Permission
+         *     `iam.policy.read`.
+         */
+        get: operations["GetLoginPolicy"];
+        /**
+         * Change the instance's login policy
+         * @description ZITADEL's admin UpdateLoginPolicy. Fields as ZITADEL's (lifetimes as durations such as "864000s"; a
+         *     lifetime left out is ZITADEL's default). The login page offers the password form only with
+         *     `allowUsernamePassword`, identity providers only with `allowExternalIdp` (only those in `idps` when it
+         *     lists any); the other settings are stored, shown, exported and imported (see the README). Nothing
+         *     changed → 400 `INSTANCE-Dee31`. Appends `instance.policy.login.changed`. Permission `iam.policy.write`.
+         */
+        put: operations["UpdateLoginPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The login policy that applies to the organisation
+         * @description ZITADEL's GetLoginPolicy: the organisation's own (`isDefault: false`), else the instance's (`isDefault:
+         *     true`). Permission `policy.read`.
+         */
+        get: operations["GetOrgLoginPolicy"];
+        /**
+         * Change the organisation's own login policy
+         * @description ZITADEL's UpdateCustomLoginPolicy. None of its own → 404 `ORG-0oPew`; nothing changed → 400 `Org-DAs21`.
+         *     Appends `org.policy.login.changed`. Permission `policy.write`.
+         */
+        put: operations["UpdateCustomLoginPolicy"];
+        /**
+         * Give the organisation its own login policy
+         * @description ZITADEL's AddCustomLoginPolicy. Fields as ZITADEL's (lifetimes as durations such as "864000s"; a
+         *     lifetime left out is ZITADEL's default). The login page offers the password form only with
+         *     `allowUsernamePassword`, identity providers only with `allowExternalIdp` (only those in `idps` when it
+         *     lists any); the other settings are stored, shown, exported and imported (see the README). It has one
+         *     already → 409 `Org-1T8k0s`. Appends `org.policy.login.added`; exported and imported with the
+         *     organisation (`loginPolicy`). Permission `policy.write`.
+         */
+        post: operations["AddCustomLoginPolicy"];
+        /**
+         * Return the organisation to the instance's login policy
+         * @description ZITADEL's ResetLoginPolicyToDefault: removes the organisation's own policy. None → 404 `ORG-0oPew`.
+         *     Appends `org.policy.login.removed`. Permission `policy.delete`.
+         */
+        delete: operations["ResetLoginPolicyToDefault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/default/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's login policy, as an organisation sees it
+         * @description ZITADEL's GetDefaultLoginPolicy. Permission `policy.read`.
+         */
+        get: operations["GetDefaultLoginPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/policies/privacy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's privacy policy
+         * @description ZITADEL's admin GetPrivacyPolicy: the default of every organisation without a privacy policy of its own;
+         *     until changed, no links. Permission `iam.policy.read`.
+         */
+        get: operations["GetPrivacyPolicy"];
+        /**
+         * Change the instance's privacy policy
+         * @description ZITADEL's admin UpdatePrivacyPolicy. The links shown at the foot of the login pages (`tosLink`,
+         *     `privacyLink`, `helpLink`, `docsLink`, `customLink` with `customLinkText`; only http(s) and mailto links
+         *     are shown) and `supportEmail`. Nothing changed → 400 `INSTANCE-Dee31`. Appends
+         *     `instance.policy.privacy.changed`. Permission `iam.policy.write`.
+         */
+        put: operations["UpdatePrivacyPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/privacy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The privacy policy that applies to the organisation
+         * @description ZITADEL's GetPrivacyPolicy: the organisation's own (`isDefault: false`), else the instance's
+         *     (`isDefault: true`). Permission `policy.read`.
+         */
+        get: operations["GetOrgPrivacyPolicy"];
+        /**
+         * Change the organisation's own privacy policy
+         * @description ZITADEL's UpdateCustomPrivacyPolicy. None of its own → 404 `ORG-0oPew`; nothing changed → 400 `Org-
+         *     DAs21`. Appends `org.policy.privacy.changed`. Permission `policy.write`.
+         */
+        put: operations["UpdateCustomPrivacyPolicy"];
+        /**
+         * Give the organisation its own privacy policy
+         * @description ZITADEL's AddCustomPrivacyPolicy. The links shown at the foot of the login pages (`tosLink`,
+         *     `privacyLink`, `helpLink`, `docsLink`, `customLink` with `customLinkText`; only http(s) and mailto links
+         *     are shown) and `supportEmail`. It has one already → 409 `Org-1T8k0s`. Appends
+         *     `org.policy.privacy.added`; exported and imported with the organisation (`privacyPolicy`). Permission
+         *     `policy.write`.
+         */
+        post: operations["AddCustomPrivacyPolicy"];
+        /**
+         * Return the organisation to the instance's privacy policy
+         * @description ZITADEL's ResetPrivacyPolicyToDefault: removes the organisation's own policy. None → 404 `ORG-0oPew`.
+         *     Appends `org.policy.privacy.removed`. Permission `policy.delete`.
+         */
+        delete: operations["ResetPrivacyPolicyToDefault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/default/privacy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's privacy policy, as an organisation sees it
+         * @description ZITADEL's GetDefaultPrivacyPolicy. Permission `policy.read`.
+         */
+        get: operations["GetDefaultPrivacyPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/policies/label": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's label policy
+         * @description ZITADEL's admin GetLabelPolicy: the default of every organisation without a label policy of its own;
+         *     until changed, ZITADEL's built-in colours. Permission `iam.policy.read`.
+         */
+        get: operations["GetLabelPolicy"];
+        /**
+         * Change the instance's label policy
+         * @description ZITADEL's admin UpdateLabelPolicy. Colours for light and dark mode as CSS hex colours (`#rgb`,
+         *     `#rrggbb`, `#rrggbbaa`) or empty, `hideLoginNameSuffix`, `disableWatermark`, `themeMode`; the login
+         *     pages of the organisation's applications take their colours from it at once (no preview step, no
+         *     assets). Nothing changed → 400 `INSTANCE-Dee31`. Appends `instance.policy.label.changed`. Permission
+         *     `iam.policy.write`.
+         */
+        put: operations["UpdateLabelPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/label": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The label policy that applies to the organisation
+         * @description ZITADEL's GetLabelPolicy: the organisation's own (`isDefault: false`), else the instance's (`isDefault:
+         *     true`). Permission `policy.read`.
+         */
+        get: operations["GetOrgLabelPolicy"];
+        /**
+         * Change the organisation's own label policy
+         * @description ZITADEL's UpdateCustomLabelPolicy. None of its own → 404 `ORG-0oPew`; nothing changed → 400 `Org-DAs21`.
+         *     Appends `org.policy.label.changed`. Permission `policy.write`.
+         */
+        put: operations["UpdateCustomLabelPolicy"];
+        /**
+         * Give the organisation its own label policy
+         * @description ZITADEL's AddCustomLabelPolicy. Colours for light and dark mode as CSS hex colours (`#rgb`, `#rrggbb`,
+         *     `#rrggbbaa`) or empty, `hideLoginNameSuffix`, `disableWatermark`, `themeMode`; the login pages of the
+         *     organisation's applications take their colours from it at once (no preview step, no assets). It has one
+         *     already → 409 `Org-1T8k0s`. Appends `org.policy.label.added`; exported and imported with the
+         *     organisation (`labelPolicy`). Permission `policy.write`.
+         */
+        post: operations["AddCustomLabelPolicy"];
+        /**
+         * Return the organisation to the instance's label policy
+         * @description ZITADEL's ResetLabelPolicyToDefault: removes the organisation's own policy. None → 404 `ORG-0oPew`.
+         *     Appends `org.policy.label.removed`. Permission `policy.delete`.
+         */
+        delete: operations["ResetLabelPolicyToDefault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/default/label": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's label policy, as an organisation sees it
+         * @description ZITADEL's GetDefaultLabelPolicy. Permission `policy.read`.
+         */
+        get: operations["GetDefaultLabelPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/policies/domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's domain policy
+         * @description ZITADEL's admin GetDomainPolicy: the default of every organisation without a domain policy of its own;
+         *     until changed, ZITADEL's built-in one (all on). Permission `iam.policy.read`.
+         */
+        get: operations["GetDomainPolicy"];
+        /**
+         * Change the instance's domain policy
+         * @description ZITADEL's admin UpdateDomainPolicy. `userLoginMustBeDomain`, `validateOrgDomains`,
+         *     `smtpSenderAddressMatchesInstanceDomain` (`orgId` is ignored: the organisation is the one the request
+         *     acts on). As in ZITADEL only an instance administrator sets an organisation's own. Nothing changed → 400
+         *     `INSTANCE-Dee31`. Appends `instance.policy.domain.changed`. Permission `iam.policy.write`.
+         */
+        put: operations["UpdateDomainPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The domain policy that applies to the organisation
+         * @description ZITADEL's GetDomainPolicy: the organisation's own (`isDefault: false`), else the instance's (`isDefault:
+         *     true`). Permission `policy.read`.
+         */
+        get: operations["GetOrgDomainPolicy"];
+        /**
+         * Change the organisation's own domain policy
+         * @description ZITADEL's UpdateCustomDomainPolicy. None of its own → 404 `ORG-0oPew`; nothing changed → 400 `Org-
+         *     DAs21`. Appends `org.policy.domain.changed`. Permission `iam.policy.write`.
+         */
+        put: operations["UpdateCustomDomainPolicy"];
+        /**
+         * Give the organisation its own domain policy
+         * @description ZITADEL's AddCustomDomainPolicy. `userLoginMustBeDomain`, `validateOrgDomains`,
+         *     `smtpSenderAddressMatchesInstanceDomain` (`orgId` is ignored: the organisation is the one the request
+         *     acts on). As in ZITADEL only an instance administrator sets an organisation's own. It has one already →
+         *     409 `Org-1T8k0s`. Appends `org.policy.domain.added`; exported and imported with the organisation
+         *     (`domainPolicy`). Permission `iam.policy.write`.
+         */
+        post: operations["AddCustomDomainPolicy"];
+        /**
+         * Return the organisation to the instance's domain policy
+         * @description ZITADEL's ResetDomainPolicyToDefault: removes the organisation's own policy. None → 404 `ORG-0oPew`.
+         *     Appends `org.policy.domain.removed`. Permission `iam.policy.write`.
+         */
+        delete: operations["ResetDomainPolicyToDefault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/policies/default/domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's domain policy, as an organisation sees it
+         * @description ZITADEL's GetDefaultDomainPolicy. Permission `policy.read`.
+         */
+        get: operations["GetDefaultDomainPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/smtp": {
         parameters: {
             query?: never;
@@ -3578,6 +3930,157 @@ export interface components {
         LockoutPolicyResponse: {
             policy: components["schemas"]["LockoutPolicy"];
         };
+        /** @description ZITADEL's AddCustomLoginPolicyRequest (enums by name or number). */
+        LoginPolicyRequest: {
+            allowUsernamePassword?: boolean;
+            allowRegister?: boolean;
+            allowExternalIdp?: boolean;
+            forceMfa?: boolean;
+            forceMfaLocalOnly?: boolean;
+            hidePasswordReset?: boolean;
+            ignoreUnknownUsernames?: boolean;
+            allowDomainDiscovery?: boolean;
+            disableLoginWithEmail?: boolean;
+            disableLoginWithPhone?: boolean;
+            /** @enum {string} */
+            passwordlessType?: "PASSWORDLESS_TYPE_NOT_ALLOWED" | "PASSWORDLESS_TYPE_ALLOWED";
+            defaultRedirectUri?: string;
+            /** @description A duration such as "864000s". */
+            passwordCheckLifetime?: string;
+            /** @description A duration such as "864000s". */
+            externalLoginCheckLifetime?: string;
+            /** @description A duration such as "864000s". */
+            mfaInitSkipLifetime?: string;
+            /** @description A duration such as "864000s". */
+            secondFactorCheckLifetime?: string;
+            /** @description A duration such as "864000s". */
+            multiFactorCheckLifetime?: string;
+            secondFactors?: ("SECOND_FACTOR_TYPE_UNSPECIFIED" | "SECOND_FACTOR_TYPE_OTP" | "SECOND_FACTOR_TYPE_U2F" | "SECOND_FACTOR_TYPE_OTP_EMAIL" | "SECOND_FACTOR_TYPE_OTP_SMS")[];
+            multiFactors?: ("MULTI_FACTOR_TYPE_UNSPECIFIED" | "MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION")[];
+            idps?: {
+                idpId: string;
+                /** @enum {string} */
+                ownerType: "IDP_OWNER_TYPE_SYSTEM" | "IDP_OWNER_TYPE_ORG";
+            }[];
+        };
+        LoginPolicyResponse: {
+            policy: components["schemas"]["LoginPolicy"];
+        };
+        /** @description ZITADEL's policy.v1.LoginPolicy (identity providers as the organisation document lists them). */
+        LoginPolicy: {
+            details: components["schemas"]["Details"];
+            allowUsernamePassword: boolean;
+            allowRegister: boolean;
+            allowExternalIdp: boolean;
+            forceMfa: boolean;
+            forceMfaLocalOnly: boolean;
+            hidePasswordReset: boolean;
+            ignoreUnknownUsernames: boolean;
+            allowDomainDiscovery: boolean;
+            disableLoginWithEmail: boolean;
+            disableLoginWithPhone: boolean;
+            passwordlessType: string;
+            defaultRedirectUri: string;
+            passwordCheckLifetime: string;
+            externalLoginCheckLifetime: string;
+            mfaInitSkipLifetime: string;
+            secondFactorCheckLifetime: string;
+            multiFactorCheckLifetime: string;
+            secondFactors: string[];
+            multiFactors: string[];
+            idps: {
+                idpId: string;
+                ownerType: string;
+            }[];
+            isDefault: boolean;
+        };
+        /** @description ZITADEL's AddCustomPrivacyPolicyRequest (every field optional; left out = empty). */
+        PrivacyPolicyRequest: {
+            tosLink?: string;
+            privacyLink?: string;
+            helpLink?: string;
+            /** @description Empty or an email address. */
+            supportEmail?: string;
+            docsLink?: string;
+            customLink?: string;
+            customLinkText?: string;
+        };
+        PrivacyPolicyResponse: {
+            policy: components["schemas"]["PrivacyPolicy"];
+        };
+        /** @description ZITADEL's policy.v1.PrivacyPolicy. */
+        PrivacyPolicy: {
+            details: components["schemas"]["Details"];
+            tosLink: string;
+            privacyLink: string;
+            helpLink: string;
+            supportEmail: string;
+            docsLink: string;
+            customLink: string;
+            customLinkText: string;
+            isDefault: boolean;
+        };
+        /** @description ZITADEL's AddCustomLabelPolicyRequest. */
+        LabelPolicyRequest: {
+            /** @description A CSS hex colour (#rgb, */
+            primaryColor?: string;
+            /** @description A CSS hex colour (#rgb, */
+            warnColor?: string;
+            /** @description A CSS hex colour (#rgb, */
+            backgroundColor?: string;
+            /** @description A CSS hex colour (#rgb, */
+            fontColor?: string;
+            /** @description A CSS hex colour (#rgb, */
+            primaryColorDark?: string;
+            /** @description A CSS hex colour (#rgb, */
+            backgroundColorDark?: string;
+            /** @description A CSS hex colour (#rgb, */
+            warnColorDark?: string;
+            /** @description A CSS hex colour (#rgb, */
+            fontColorDark?: string;
+            hideLoginNameSuffix?: boolean;
+            disableWatermark?: boolean;
+            /** @enum {string} */
+            themeMode?: "THEME_MODE_UNSPECIFIED" | "THEME_MODE_AUTO" | "THEME_MODE_DARK" | "THEME_MODE_LIGHT";
+        };
+        LabelPolicyResponse: {
+            policy: components["schemas"]["LabelPolicy"];
+        };
+        /** @description ZITADEL's policy.v1.LabelPolicy (without assets). */
+        LabelPolicy: {
+            details: components["schemas"]["Details"];
+            primaryColor: string;
+            warnColor: string;
+            backgroundColor: string;
+            fontColor: string;
+            primaryColorDark: string;
+            backgroundColorDark: string;
+            warnColorDark: string;
+            fontColorDark: string;
+            hideLoginNameSuffix: boolean;
+            disableWatermark: boolean;
+            themeMode: string;
+            isDefault: boolean;
+        };
+        /** @description ZITADEL's AddCustomDomainPolicyRequest. */
+        DomainPolicyRequest: {
+            /** @description Ignored; the organisation is the one the request acts on. */
+            orgId?: string;
+            userLoginMustBeDomain?: boolean;
+            validateOrgDomains?: boolean;
+            smtpSenderAddressMatchesInstanceDomain?: boolean;
+        };
+        DomainPolicyResponse: {
+            policy: components["schemas"]["DomainPolicy"];
+        };
+        /** @description ZITADEL's policy.v1.DomainPolicy. */
+        DomainPolicy: {
+            details: components["schemas"]["Details"];
+            userLoginMustBeDomain: boolean;
+            validateOrgDomains: boolean;
+            smtpSenderAddressMatchesInstanceDomain: boolean;
+            isDefault: boolean;
+        };
         LockoutPolicyRequest: {
             /** @description 0 (no lockout) to 1000; a number or a string of digits (uint64). */
             maxPasswordAttempts?: number | string;
@@ -5386,6 +5889,914 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LockoutPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetLoginPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateLoginPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgLoginPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateCustomLoginPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddCustomLoginPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResetLoginPolicyToDefault: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetDefaultLoginPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetPrivacyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivacyPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdatePrivacyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrivacyPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgPrivacyPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivacyPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateCustomPrivacyPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrivacyPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddCustomPrivacyPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrivacyPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResetPrivacyPolicyToDefault: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetDefaultPrivacyPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivacyPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetLabelPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateLabelPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgLabelPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateCustomLabelPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddCustomLabelPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResetLabelPolicyToDefault: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetDefaultLabelPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetDomainPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateDomainPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgDomainPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainPolicyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateCustomDomainPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddCustomDomainPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResetDomainPolicyToDefault: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetDefaultDomainPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainPolicyResponse"];
                 };
             };
             401: components["responses"]["Unauthenticated"];

@@ -95,7 +95,16 @@ describeEachStore('authorization matrix', (dialect) => {
   const POLICY_KINDS = [
     { name: 'PasswordComplexity', kind: 'password_complexity', path: 'password/complexity', body: (i: number) => ({ minLength: 8 + (i % 50), hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true }) },
     { name: 'Lockout', kind: 'lockout', path: 'lockout', body: (i: number) => ({ maxPasswordAttempts: 1 + (i % 500), maxOtpAttempts: 0 }) },
-  ];
+    { name: 'Login', kind: 'login', path: 'login', body: (i: number) => ({ allowUsernamePassword: true, allowExternalIdp: true, defaultRedirectUri: `https://app.example/${i}` }) },
+    { name: 'Privacy', kind: 'privacy', path: 'privacy', body: (i: number) => ({ tosLink: `https://example.com/tos/${i}` }) },
+    { name: 'Label', kind: 'label', path: 'label', body: (i: number) => ({ primaryColor: `#${(i % 4096).toString(16).padStart(3, '0')}` }) },
+    {
+      // As ZITADEL: an organisation's own domain policy is an instance administrator's to set.
+      name: 'Domain', kind: 'domain', path: 'domain', orgWrite: 'iam.policy.write',
+      // Two states that alternate (consecutive updates differ), and body(1) unlike either.
+      body: (i: number) => (i === 1 ? { userLoginMustBeDomain: false } : { userLoginMustBeDomain: true, validateOrgDomains: i % 2 === 0, smtpSenderAddressMatchesInstanceDomain: i % 2 === 1 }),
+    },
+  ] as Array<{ name: string; kind: string; path: string; orgWrite?: string; body: (i: number) => unknown }>;
   const kindOf = (path: string) => POLICY_KINDS.find((k) => k.path === path)!.kind;
   /** Gives the organisation its own policy of this kind (unless it has one), or takes it away. */
   const orgPolicy = async (path: string, body: unknown, orgId: string) => {
@@ -324,14 +333,14 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     // Policies (domain/policies/): iam.policy.* for the instance's, policy.* for an organisation's; the same seven operations per kind.
-    ...POLICY_KINDS.flatMap(({ name, path, body }) => [
+    ...POLICY_KINDS.flatMap(({ name, path, body, orgWrite }) => [
       { id: `Get${name}Policy`, permission: 'iam.policy.read', scope: 'instance' as const, write: false, request: async () => ({ method: 'GET', path: `/admin/v1/policies/${path}` }) },
       { id: `Update${name}Policy`, permission: 'iam.policy.write', scope: 'instance' as const, write: true, request: async () => ({ method: 'PUT', path: `/admin/v1/policies/${path}`, body: body(++n) }) },
       { id: `GetOrg${name}Policy`, permission: 'policy.read', scope: 'org' as const, write: false, request: async () => ({ method: 'GET', path: `/management/v1/policies/${path}` }) },
       { id: `GetDefault${name}Policy`, permission: 'policy.read', scope: 'org' as const, write: false, request: async () => ({ method: 'GET', path: `/management/v1/policies/default/${path}` }) },
       {
         // Acting in B, which has a policy of its own already (prepared once): 409.
-        id: `AddCustom${name}Policy`, permission: 'policy.write', scope: 'org' as const, foreign: 409, write: true,
+        id: `AddCustom${name}Policy`, permission: orgWrite ?? 'policy.write', scope: 'org' as const, foreign: 409, write: true,
         request: async () => {
           await resetOrgPolicy(path, f.orgA);
           await orgPolicy(path, body(1), f.orgB);
@@ -339,7 +348,7 @@ describeEachStore('authorization matrix', (dialect) => {
         },
       },
       {
-        id: `UpdateCustom${name}Policy`, permission: 'policy.write', scope: 'org' as const, foreign: 404, write: true,
+        id: `UpdateCustom${name}Policy`, permission: orgWrite ?? 'policy.write', scope: 'org' as const, foreign: 404, write: true,
         request: async () => {
           await resetOrgPolicy(path, f.orgB);
           await orgPolicy(path, body(1), f.orgA);
@@ -347,7 +356,7 @@ describeEachStore('authorization matrix', (dialect) => {
         },
       },
       {
-        id: `Reset${name}PolicyToDefault`, permission: 'policy.delete', scope: 'org' as const, foreign: 404, write: true,
+        id: `Reset${name}PolicyToDefault`, permission: orgWrite ?? 'policy.delete', scope: 'org' as const, foreign: 404, write: true,
         request: async () => {
           await resetOrgPolicy(path, f.orgB);
           await orgPolicy(path, body(1), f.orgA);

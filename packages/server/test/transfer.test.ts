@@ -145,7 +145,10 @@ describeEachStore('export and import (description §4.4, §4.5)', (dialect) => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.success.orgs[0].humanUserIds).toEqual(['v1-u']);
-    expect(body.errors).toEqual([{ type: 'domain_policy', id: 'v1-org', message: expect.stringContaining('not supported') }]);
+    // The iamPolicy became the organisation's own domain policy.
+    expect(body.errors ?? []).toEqual([]);
+    const policy = await a.call('GET', '/management/v1/policies/domain', { headers: { 'x-service-orgid': 'v1-org' } });
+    expect((await policy.json()).policy).toMatchObject({ userLoginMustBeDomain: true, isDefault: false });
   });
 
   it('request errors: no data, two data sources, no output, excluded ids, body limit, permissions', async () => {

@@ -15,7 +15,7 @@ describeEachStore('the user lifecycle', (dialect) => {
   let orgId: string;
   let clientId: string;
   const inOrg = () => ({ 'x-service-orgid': orgId });
-  const addHuman = (userName: string, initialPassword?: string, headers = inOrg()) =>
+  const addHuman = (userName: string, initialPassword?: string, headers: Record<string, string> = inOrg()) =>
     s.api('POST', '/management/v1/users/human', {
       userName, profile: { firstName: 'Li', lastName: 'Fe' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, ...(initialPassword ? { initialPassword } : {}),
     }, undefined, headers);

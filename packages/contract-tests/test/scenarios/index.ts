@@ -11,7 +11,7 @@ import { idpLinkScenarios } from './idp-links.js';
 import { authFactorScenarios } from './auth-factors.js';
 import { notificationScenarios } from './notifications.js';
 import { userMetadataScenarios } from './user-metadata.js';
-import { lockoutScenarios, policyScenarios } from './policies.js';
+import { lockoutScenarios, morePolicyScenarios, policyScenarios } from './policies.js';
 import { machineSecretScenarios } from './machine-secrets.js';
 import { memberScenarios } from './members.js';
 import { orgAdminScenarios } from './org-admin.js';
@@ -42,6 +42,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   userMetadataScenarios,
   policyScenarios,
   lockoutScenarios,
+  morePolicyScenarios,
   projectScenarios,
   appScenarios,
   machineSecretScenarios,

@@ -90,3 +90,53 @@ export function lockoutScenarios(h: () => Harness) {
     }
   });
 }
+
+type AnyClient = { GET: Function; PUT: Function; POST: Function; DELETE: Function };
+
+/** Login, privacy, label and domain policies: the same seven operations each, every documented status. */
+export function morePolicyScenarios(h: () => Harness) {
+  const kinds = [
+    { path: 'login', first: { allowUsernamePassword: true, allowExternalIdp: false }, second: { allowUsernamePassword: true, allowExternalIdp: true }, bad: { passwordCheckLifetime: 'soon' }, field: 'allowExternalIdp' },
+    { path: 'privacy', first: { tosLink: 'https://example.com/tos' }, second: { tosLink: 'https://example.com/tos2' }, bad: { supportEmail: 'not an address' }, field: 'tosLink' },
+    { path: 'label', first: { primaryColor: '#123456' }, second: { primaryColor: '#654321' }, bad: { primaryColor: 'red; background:url(x)' }, field: 'primaryColor' },
+    { path: 'domain', first: { userLoginMustBeDomain: false }, second: { userLoginMustBeDomain: true }, bad: { userLoginMustBeDomain: 'yes' }, field: 'userLoginMustBeDomain' },
+  ];
+  for (const k of kinds) {
+    it(`${k.path} policy: instance default and organisation policy; 400, 401, 403, 404, 409`, async () => {
+      const admin = h().admin as unknown as AnyClient;
+      const anonymous = h().anonymous as unknown as AnyClient;
+      const { client } = await h().userWithRoles({ org: ['ORG_END_USER_IMPERSONATOR'], instance: [] });
+      const viewer = client as unknown as AnyClient;
+      const A = `/admin/v1/policies/${k.path}`;
+      const O = `/management/v1/policies/${k.path}`;
+      const D = `/management/v1/policies/default/${k.path}`;
+      const before = (await admin.GET(A)).data.policy;
+      expect(before.isDefault).toBe(true);
+      expect((await admin.PUT(A, { body: k.first })).response.status).toBe(200);
+      expect((await admin.PUT(A, { body: k.first })).response.status).toBe(400);
+      expect((await admin.PUT(A, { body: k.bad })).response.status).toBe(400);
+      expect((await admin.GET(D)).data.policy[k.field]).toEqual((k.first as Record<string, unknown>)[k.field]);
+      expect((await admin.PUT(O, { body: k.second })).response.status).toBe(404);
+      expect((await admin.POST(O, { body: k.second })).response.status).toBe(200);
+      expect((await admin.POST(O, { body: k.second })).response.status).toBe(409);
+      expect((await admin.POST(O, { body: k.bad })).response.status).toBe(400);
+      expect((await admin.GET(O)).data.policy).toMatchObject({ [k.field]: (k.second as Record<string, unknown>)[k.field], isDefault: false });
+      expect((await admin.PUT(O, { body: k.first })).response.status).toBe(200);
+      expect((await admin.PUT(O, { body: k.first })).response.status).toBe(400);
+      expect((await admin.DELETE(O)).response.status).toBe(200);
+      expect((await admin.DELETE(O)).response.status).toBe(404);
+      // Back to the built-in default for the scenarios that follow.
+      const { details: _d, isDefault: _i, ...builtIn } = before;
+      expect((await admin.PUT(A, { body: builtIn })).response.status).toBe(200);
+      for (const [c, status] of [[anonymous, 401], [viewer, 403]] as const) {
+        expect((await c.GET(A)).response.status).toBe(status);
+        expect((await c.PUT(A, { body: k.first })).response.status).toBe(status);
+        expect((await c.GET(O)).response.status).toBe(status);
+        expect((await c.GET(D)).response.status).toBe(status);
+        expect((await c.POST(O, { body: k.first })).response.status).toBe(status);
+        expect((await c.PUT(O, { body: k.first })).response.status).toBe(status);
+        expect((await c.DELETE(O)).response.status).toBe(status);
+      }
+    });
+  }
+}

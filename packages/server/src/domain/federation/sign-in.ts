@@ -10,6 +10,7 @@
  * identity cannot register two users, and the linked user, so a sign-in serialises with the
  * user's removal.
  */
+import { login } from '../policies/login.js';
 import { newId } from '../ids.js';
 import { SUPPORTED_LANGUAGES } from '../languages.js';
 import { isUnstorableText } from '../unstorable-text.js';
@@ -47,8 +48,12 @@ export function identityFromClaims(idpId: string, payload: Record<string, unknow
 
 /** Active providers a sign-in for `orgId` offers: the organisation's own and the instance's. */
 export async function providersFor(store: Store, orgId: string, instanceId: string): Promise<IdpRow[]> {
+  // The login policy of the organisation decides whether providers are offered, and which.
+  const policy = await login.effective(store.read, instanceId, orgId);
+  if (!policy.allowExternalIdp) return [];
+  const listed = new Set(policy.idps.map((i) => i.idpId));
   const { rows } = await store.read.idps.search({ ownerIds: [orgId, instanceId], sortBy: 'name', offset: 0, limit: 50, asc: true });
-  return rows.filter((row) => row.state === 'IDP_STATE_ACTIVE');
+  return rows.filter((row) => row.state === 'IDP_STATE_ACTIVE' && (listed.size === 0 || listed.has(row.id)));
 }
 
 const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);

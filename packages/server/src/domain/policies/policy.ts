@@ -9,7 +9,8 @@ import type { Repositories, Store } from '../../store/store.js';
 import type { PolicyRow } from '../../store/repositories/policies.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
-import { alreadyExists, failedPrecondition, notFound } from '../errors.js';
+import type { z } from 'zod';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
 
 export interface PolicyKind<T extends object, Input, S extends object> {
   /** The row's kind, e.g. `password_complexity`. */
@@ -24,10 +25,23 @@ export interface PolicyKind<T extends object, Input, S extends object> {
   parse(input: Input): T;
   /** The settings as the API shows them (ZITADEL's field types). */
   show(settings: T): S;
+  /** Who may add, change or reset an organisation's own policy (default `policy.write` / `policy.delete`). */
+  orgWritePermission?: string;
   /** The organisation document's field (export/import) and the settings as it carries them. */
   documentField: string;
   importType: string;
   toDocument(settings: T): Record<string, unknown>;
+}
+
+/**
+ * Settings checked by the organisation document's schema of the kind (domain/transfer/document.ts):
+ * the API and an import accept exactly the same values. The first problem → 400 naming the field.
+ */
+export function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
+  const result = schema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw invalidArgument('POLICY-1nv4l', `invalid ${issue.path.join('.') || 'policy'}: ${issue.message}`);
 }
 
 export type PolicyView<S> = S & { details: Partial<ObjectDetails>; isDefault: boolean };
@@ -70,7 +84,7 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
   }
 
   async function writeOrg(store: Store, ctx: RequestContext, input: Input, mode: 'add' | 'update'): Promise<{ details: ObjectDetails }> {
-    requirePermission(ctx, 'policy.write');
+    requirePermission(ctx, k.orgWritePermission ?? 'policy.write');
     const next = k.parse(input);
     return store.transaction(async (tx) => {
       const row = await tx.policies.get(ctx.orgId, k.kind);
@@ -87,7 +101,7 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
   }
 
   async function resetOrg(store: Store, ctx: RequestContext): Promise<{ details: ObjectDetails }> {
-    requirePermission(ctx, 'policy.delete');
+    requirePermission(ctx, k.orgWritePermission ?? 'policy.delete');
     return store.transaction(async (tx) => {
       if (!(await tx.policies.get(ctx.orgId, k.kind))) throw notFound('ORG-0oPew', `The organisation has no ${k.label} of its own`);
       const event = await tx.events.append({

@@ -52,12 +52,6 @@ const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: s
   appKeys: { type: 'app_key', id: (k) => k.id },
   machineKeys: { type: 'machine_user_key', id: (k) => k.keyId },
 };
-const UNSUPPORTED_SINGLE: Record<string, string> = {
-  domainPolicy: 'domain_policy',
-  labelPolicy: 'label_policy',
-  loginPolicy: 'login_policy',
-  privacyPolicy: 'privacy_policy',
-};
 
 const MESSAGE_ERROR_TYPES: Record<string, string> = {
   initMessages: 'init_message',
@@ -146,9 +140,6 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     });
   }
 
-  for (const [field, type] of Object.entries(UNSUPPORTED_SINGLE)) {
-    if ((org as Record<string, unknown>)[field]) errors.push({ type, id: orgId, message: msg('IMPORT-uNsup', `${field} is not supported by this service and was not imported`) });
-  }
   for (const [field, spec] of Object.entries(UNSUPPORTED_LISTS)) {
     for (const item of ((org as Record<string, unknown[]>)[field] ?? [])) {
       errors.push({ type: spec.type, id: spec.id(item, orgId), message: msg('IMPORT-uNsup', `${field} are not supported by this service; this entry was not imported`) });

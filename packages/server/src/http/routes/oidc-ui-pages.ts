@@ -1,4 +1,6 @@
 /** Server-rendered pages of the login UI: no JavaScript, no external assets. */
+import type { Label } from '../../domain/policies/label.js';
+import type { Privacy } from '../../domain/policies/privacy.js';
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem;color:#222}
@@ -6,9 +8,44 @@ label{display:block;margin-top:1rem}input{width:100%;padding:.5rem;box-sizing:bo
 button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#a00;border:1px solid #a00;padding:.6rem;margin-top:1rem}.app{color:#555;margin-top:-.5rem}
 .providers{margin-top:2rem;border-top:1px solid #ddd}.provider{display:block;width:100%;margin-top:.6rem;background:#fff;border:1px solid #888}`;
 
-function layout(title: string, body: string): string {
+/**
+ * The look an organisation gave its login pages: colours from its label policy, links from its
+ * privacy policy (domain/policies/). Colours are hex colours by the policy's validation.
+ */
+export interface PageLook {
+  label: Label;
+  privacy: Privacy;
+}
+
+function themeCss(label: Label): string {
+  const vars = (c: { primary: string; background: string; font: string; warn: string }) =>
+    [c.primary && `--primary:${c.primary}`, c.background && `--bg:${c.background}`, c.font && `--fg:${c.font}`, c.warn && `--warn:${c.warn}`].filter(Boolean).join(';');
+  const light = vars({ primary: label.primaryColor, background: label.backgroundColor, font: label.fontColor, warn: label.warnColor });
+  const dark = vars({ primary: label.primaryColorDark, background: label.backgroundColorDark, font: label.fontColorDark, warn: label.warnColorDark });
+  const base = `body{background:var(--bg,#fff);color:var(--fg,#222)}button[type=submit]:not(.provider){background:var(--primary,#333);color:#fff;border:0;border-radius:4px}.error{color:var(--warn,#a00);border-color:var(--warn,#a00)}footer{margin-top:3rem;font-size:.85rem}footer a{color:var(--primary,#333);margin-right:1rem}`;
+  if (label.themeMode === 'THEME_MODE_DARK') return `${base}:root{${dark}}`;
+  if (label.themeMode === 'THEME_MODE_LIGHT') return `${base}:root{${light}}`;
+  return `${base}:root{${light}}@media (prefers-color-scheme: dark){:root{${dark}}}`;
+}
+
+/** Only links a browser can follow safely: http(s) and mailto. */
+const safeLink = (href: string) => /^(https?:\/\/|mailto:)/i.test(href.trim());
+
+function privacyFooter(p: Privacy): string {
+  const links = [
+    [p.tosLink, 'Terms of service', 'tos-link'],
+    [p.privacyLink, 'Privacy policy', 'privacy-link'],
+    [p.helpLink, 'Help', 'help-link'],
+    [p.docsLink, 'Documentation', 'docs-link'],
+    [p.customLink, p.customLinkText || 'More', 'custom-link'],
+    [p.supportEmail && `mailto:${p.supportEmail}`, p.supportEmail ? `Support: ${p.supportEmail}` : '', 'support-email'],
+  ].filter(([href]) => href && safeLink(href));
+  return links.length ? `<footer>${links.map(([href, text, id]) => `<a id="${id}" href="${escapeHtml(href)}" rel="noopener">${escapeHtml(text)}</a>`).join('')}</footer>` : '';
+}
+
+function layout(title: string, body: string, look?: PageLook): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+<title>${escapeHtml(title)}</title><style>${STYLE}${look ? themeCss(look.label) : ''}</style></head><body>${body}${look ? privacyFooter(look.privacy) : ''}</body></html>`;
 }
 
 export interface LoginPageView {
@@ -19,26 +56,35 @@ export interface LoginPageView {
   appName?: string;
   /** Identity providers offered beside the password form (domain/federation/). */
   providers?: { id: string; name: string }[];
+  /** The login policy's `allowUsernamePassword` (default true). */
+  passwordForm?: boolean;
+  look?: PageLook;
 }
 
-export function loginPage({ uid, loginName = '', error, appName, providers = [] }: LoginPageView): string {
+export function loginPage({ uid, loginName = '', error, appName, providers = [], passwordForm = true, look }: LoginPageView): string {
   const alert = error ? `<p class="error" role="alert" id="login-error">${escapeHtml(error)}</p>` : '';
   // Which application the user signs in to, so a phishing page is easier to tell apart.
   const to = appName ? `<p class="app">to continue to <strong id="app-name">${escapeHtml(appName)}</strong></p>` : '';
   // After the password form, so that its button stays the form's first (Enter submits it).
   const external = providers.length
-    ? `<form method="post" action="/ui/login/${encodeURIComponent(uid)}/idp" class="providers"><p>or sign in with</p>${providers
+    ? `<form method="post" action="/ui/login/${encodeURIComponent(uid)}/idp" class="providers"><p>${passwordForm ? 'or sign in with' : 'Sign in with'}</p>${providers
         .map((p) => `<button type="submit" name="idpId" value="${escapeHtml(p.id)}" class="provider">${escapeHtml(p.name)}</button>`)
         .join('')}</form>`
     : '';
-  return layout(
-    appName ? `Sign in to ${appName}` : 'Sign in',
-    `<h1>Sign in</h1>${to}${alert}
-<form method="post" action="/ui/login/${encodeURIComponent(uid)}">
+  const form = passwordForm
+    ? `<form method="post" action="/ui/login/${encodeURIComponent(uid)}">
 <label for="loginName">Login name</label><input id="loginName" name="loginName" autocomplete="username" required value="${escapeHtml(loginName)}"${loginName ? '' : ' autofocus'}>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${loginName ? ' autofocus' : ''}>
 <button type="submit">Sign in</button>
-</form>${external}`,
+</form>`
+    : providers.length
+      ? ''
+      : '<p id="no-method">No way to sign in is allowed for this application. Ask its administrator to allow passwords or an identity provider in the login policy.</p>';
+  return layout(
+    appName ? `Sign in to ${appName}` : 'Sign in',
+    `<h1>Sign in</h1>${to}${alert}
+${form}${external}`,
+    look,
   );
 }
 

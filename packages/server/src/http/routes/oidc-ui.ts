@@ -15,7 +15,11 @@ import { metadataClaim } from '../../domain/users/metadata.js';
 import type { AccessTokenReader } from '../../oidc/access-tokens.js';
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
-import { loginPage, messagePage } from './oidc-ui-pages.js';
+import { loginPage, messagePage, type PageLook } from './oidc-ui-pages.js';
+import { login } from '../../domain/policies/login.js';
+import { label } from '../../domain/policies/label.js';
+import { privacy } from '../../domain/policies/privacy.js';
+import type { Repositories } from '../../store/store.js';
 import { hasNul } from '../../oidc/nul-guard.js';
 import { providersFor } from '../../domain/federation/sign-in.js';
 import type { ProviderKeys } from '../../domain/federation/provider-keys.js';
@@ -65,6 +69,12 @@ export async function appOf(store: Store, d: Details) {
   return clientId ? store.read.oidcApps.byClientId(clientId) : undefined;
 }
 
+/** The organisation's colours and links for its login pages (label and privacy policies). */
+export async function pageLook(read: Repositories, instanceId: string, orgId: string): Promise<PageLook> {
+  const [l, p] = await Promise.all([label.effective(read, instanceId, orgId), privacy.effective(read, instanceId, orgId)]);
+  return { label: l, privacy: p };
+}
+
 export const expiredPage = (c: Context) =>
   c.html(messagePage('Sign-in expired', 'This sign-in attempt has expired or was opened in another browser. Go back to the application and start again.'), 400);
 
@@ -74,11 +84,16 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   const details = (c: Context) => interactionOf(provider, c, c.req.param('uid') ?? '');
   const expired = expiredPage;
 
-  /** The login form, with the identity providers the application's organisation offers. */
+  /**
+   * The login form as the application's organisation has it: its login policy (password form,
+   * identity providers), label policy (colours) and privacy policy (links).
+   */
   async function showLogin(c: Context, d: Details, loginName: string, error: string | undefined, status: 200 | 400 | 401 | 403 | 503 = 200) {
     const app = await appOf(store, d);
+    const orgId = app?.orgId ?? deps.instanceId;
     const providers = app ? await providersFor(store, app.orgId, deps.instanceId) : [];
-    return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers }), status);
+    const [policy, look] = await Promise.all([login.effective(store.read, deps.instanceId, orgId), pageLook(store.read, deps.instanceId, orgId)]);
+    return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers, passwordForm: policy.allowUsernamePassword, look }), status);
   }
 
   app.get('/ui/login/:uid', async (c) => {
@@ -103,6 +118,11 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     // A body that does not parse (e.g. broken multipart) is the user's mistake, not the server's.
     const form = await c.req.parseBody().catch(() => undefined);
     if (!form) return showLogin(c, d, '', 'Enter your login name and password.', 400);
+    // A posted password where the login policy allows none (the form was not offered).
+    const app = await appOf(store, d);
+    if (!(await login.effective(store.read, deps.instanceId, app?.orgId ?? deps.instanceId)).allowUsernamePassword) {
+      return showLogin(c, d, '', 'Signing in with a password is not allowed for this application. Use one of the identity providers.', 403);
+    }
     const loginName = typeof form.loginName === 'string' ? form.loginName : '';
     const password = typeof form.password === 'string' ? form.password : '';
     if (!loginName || !password) return showLogin(c, d, loginName, 'Enter your login name and password.', 400);

@@ -4,19 +4,36 @@
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { z } from 'zod';
+import { domain } from '../../domain/policies/domain.js';
+import { label } from '../../domain/policies/label.js';
 import { lockout } from '../../domain/policies/lockout.js';
+import { login } from '../../domain/policies/login.js';
 import { passwordComplexity } from '../../domain/policies/password-complexity.js';
+import { privacy } from '../../domain/policies/privacy.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { DetailsResponse, errorResponses, jsonBody, jsonResponse, OrgHeader, SECURED } from '../schemas/common.js';
-import { LockoutPolicyRequest, LockoutPolicyResponse, PasswordComplexityPolicyRequest, PasswordComplexityPolicyResponse } from '../schemas/policies.js';
+import {
+  DomainPolicyRequest,
+  DomainPolicyResponse,
+  LabelPolicyRequest,
+  LabelPolicyResponse,
+  LockoutPolicyRequest,
+  LockoutPolicyResponse,
+  LoginPolicyRequest,
+  LoginPolicyResponse,
+  PasswordComplexityPolicyRequest,
+  PasswordComplexityPolicyResponse,
+  PrivacyPolicyRequest,
+  PrivacyPolicyResponse,
+} from '../schemas/policies.js';
 
 interface KindRoutes {
   /** Path below /admin/v1/policies/ and /management/v1/policies/ (and …/policies/default/). */
   path: string;
   /** ZITADEL's operation names: the kind's part, e.g. `PasswordComplexity`. */
   name: string;
-  ops: typeof passwordComplexity | typeof lockout;
+  ops: typeof passwordComplexity | typeof lockout | typeof login | typeof privacy | typeof label | typeof domain;
   request: z.ZodType;
   response: z.ZodType;
 }
@@ -62,4 +79,8 @@ function registerKind(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps, k: K
 export function registerPolicyRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
   registerKind(app, deps, { path: 'password/complexity', name: 'PasswordComplexity', ops: passwordComplexity, request: PasswordComplexityPolicyRequest, response: PasswordComplexityPolicyResponse });
   registerKind(app, deps, { path: 'lockout', name: 'Lockout', ops: lockout, request: LockoutPolicyRequest, response: LockoutPolicyResponse });
+  registerKind(app, deps, { path: 'login', name: 'Login', ops: login, request: LoginPolicyRequest, response: LoginPolicyResponse });
+  registerKind(app, deps, { path: 'privacy', name: 'Privacy', ops: privacy, request: PrivacyPolicyRequest, response: PrivacyPolicyResponse });
+  registerKind(app, deps, { path: 'label', name: 'Label', ops: label, request: LabelPolicyRequest, response: LabelPolicyResponse });
+  registerKind(app, deps, { path: 'domain', name: 'Domain', ops: domain, request: DomainPolicyRequest, response: DomainPolicyResponse });
 }

@@ -1,0 +1,31 @@
+/**
+ * The domain policy (ZITADEL's): `userLoginMustBeDomain` (login names carry the organisation's
+ * primary domain), `validateOrgDomains` (a domain must be verified before it becomes primary),
+ * `smtpSenderAddressMatchesInstanceDomain`. As in ZITADEL, only an instance administrator
+ * (`iam.policy.write`) gives an organisation its own. Until the instance's default is changed it is
+ * ZITADEL's built-in one (all three on).
+ */
+import { DomainPolicy as DomainDocument } from '../transfer/document.js';
+import { parseWith, policyOperations } from './policy.js';
+
+export interface Domain {
+  userLoginMustBeDomain: boolean;
+  validateOrgDomains: boolean;
+  smtpSenderAddressMatchesInstanceDomain: boolean;
+}
+
+export const domain = policyOperations({
+  kind: 'domain',
+  eventName: 'domain',
+  label: 'domain policy',
+  builtIn: { userLoginMustBeDomain: true, validateOrgDomains: true, smtpSenderAddressMatchesInstanceDomain: true } as Domain,
+  orgWritePermission: 'iam.policy.write',
+  parse: (input: unknown): Domain => {
+    const p = parseWith(DomainDocument, input);
+    return { userLoginMustBeDomain: Boolean(p.userLoginMustBeDomain), validateOrgDomains: Boolean(p.validateOrgDomains), smtpSenderAddressMatchesInstanceDomain: Boolean(p.smtpSenderAddressMatchesInstanceDomain) };
+  },
+  show: (p: Domain) => ({ ...p }),
+  documentField: 'domainPolicy',
+  importType: 'domain_policy',
+  toDocument: (p: Domain) => ({ ...p }),
+});
