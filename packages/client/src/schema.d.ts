@@ -1099,6 +1099,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/orgs/me/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a domain to the organisation
+         * @description ZITADEL's AddOrgDomain. The domain (a DNS name, stored in lower case) is unverified until
+         *     ValidateOrgDomain succeeds. The organisation has it already, or another organisation has verified it →
+         *     409. Appends `org.domain.added`. Permission `org.write`.
+         */
+        post: operations["AddOrgDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/orgs/me/domains/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The organisation's domains
+         * @description ZITADEL's ListOrgDomains: the domain generated from the organisation's name at its creation and those
+         *     added, oldest first, with whether each is verified and which is primary (the suffix of login names).
+         *     Permission `org.read`.
+         */
+        post: operations["ListOrgDomains"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/orgs/me/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a domain of the organisation
+         * @description ZITADEL's RemoveOrgDomain. The primary domain cannot be removed (400 `ORG-Sjdi3`: make another one
+         *     primary first); an unknown one → 404 `Domain-3M9sd`. Appends `org.domain.removed`. Permission
+         *     `org.write`.
+         */
+        delete: operations["RemoveOrgDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/orgs/me/domains/{domain}/validation/_generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the validation of a domain
+         * @description ZITADEL's GenerateOrgDomainValidation: a new token, and where to publish it. HTTP: the URL
+         *     `https://<domain>/.well-known/zitadel-challenge/<token>.txt` must answer the token (ZITADEL's path).
+         *     DNS: a TXT record at `_zitadel-challenge.<domain>` (the `url` answered) must hold it. A verified domain
+         *     → 400. Appends `org.domain.verification.added`. Permission `org.write`.
+         */
+        post: operations["GenerateOrgDomainValidation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/orgs/me/domains/{domain}/validation/_validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a domain's validation
+         * @description ZITADEL's ValidateOrgDomain: fetches the URL (5 s, 4 KiB, no redirects) or looks up the TXT record (5 s)
+         *     and compares with the token. Not found, not answering, or another value → 400 `ORG-F4zhw` saying what
+         *     was found; no validation generated → 400; another organisation verified the domain meanwhile → 409.
+         *     Appends `org.domain.verified`. Permission `org.write`.
+         */
+        post: operations["ValidateOrgDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/orgs/me/domains/{domain}/_set_primary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a domain the primary one
+         * @description ZITADEL's SetPrimaryOrgDomain: the organisation's login names become `user@<domain>` at once (the
+         *     earlier suffix no longer signs in). With the effective domain policy's `validateOrgDomains`, the domain
+         *     must be verified (400 `ORG-Ggd32`). Another organisation's primary domain → 409. Appends
+         *     `org.domain.primary.set`. Permission `org.write`.
+         */
+        post: operations["SetPrimaryOrgDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/orgs/me/members": {
         parameters: {
             query?: never;
@@ -3541,6 +3684,8 @@ export interface components {
                     loginTexts?: string[];
                     /** @description `<template>_<language>` of the imported message texts. */
                     messageTexts?: string[];
+                    /** @description The imported domains. */
+                    domains?: string[];
                 }[];
             };
         };
@@ -4080,6 +4225,36 @@ export interface components {
             validateOrgDomains: boolean;
             smtpSenderAddressMatchesInstanceDomain: boolean;
             isDefault: boolean;
+        };
+        AddOrgDomainRequest: {
+            /** @description A DNS name such as example.com (case does not matter). */
+            domain: string;
+        };
+        ListOrgDomainsRequest: {
+            query?: components["schemas"]["ListQuery"];
+        };
+        /** @description ZITADEL's org.v1.Domain. */
+        OrgDomain: {
+            orgId: string;
+            domainName: string;
+            isVerified: boolean;
+            isPrimary: boolean;
+            /** @enum {string} */
+            validationType: "DOMAIN_VALIDATION_TYPE_UNSPECIFIED" | "DOMAIN_VALIDATION_TYPE_HTTP" | "DOMAIN_VALIDATION_TYPE_DNS";
+            details: components["schemas"]["Details"];
+        };
+        ListOrgDomainsResponse: {
+            details: components["schemas"]["ListDetails"];
+            result: components["schemas"]["OrgDomain"][];
+        };
+        GenerateOrgDomainValidationRequest: {
+            /** @enum {string} */
+            type: "DOMAIN_VALIDATION_TYPE_HTTP" | "DOMAIN_VALIDATION_TYPE_DNS";
+        };
+        GenerateOrgDomainValidationResponse: {
+            token: string;
+            /** @description HTTP, the URL that must answer the token; DNS, the name whose TXT record must hold it. */
+            url: string;
         };
         LockoutPolicyRequest: {
             /** @description 0 (no lockout) to 1000; a number or a string of digits (uint64). */
@@ -7217,6 +7392,244 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddOrgDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddOrgDomainRequest"];
+            };
+        };
+        responses: {
+            /** @description Added (unverified). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListOrgDomains: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListOrgDomainsRequest"];
+            };
+        };
+        responses: {
+            /** @description The organisation's domains. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListOrgDomainsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveOrgDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GenerateOrgDomainValidation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GenerateOrgDomainValidationRequest"];
+            };
+        };
+        responses: {
+            /** @description The token and where to put it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GenerateOrgDomainValidationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ValidateOrgDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    SetPrimaryOrgDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Primary; login names follow it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["AlreadyExists"];
             413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];

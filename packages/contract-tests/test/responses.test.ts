@@ -3,6 +3,9 @@
  * against the hand-written spec, and fails when a documented operation × status pair was never
  * produced.
  */
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './support/harness.js';
 import { unexercised, violations } from './support/ledger.js';
@@ -10,10 +13,17 @@ import { scenarioGroups } from './scenarios/index.js';
 import { servedOutsideApi } from './support/spec.js';
 
 let harness: Harness;
+// Answers every organisation-domain challenge with its token; the domain 127.0.0.1 reaches it.
+const challenges = createServer((req, res) => res.end(/^\/\.well-known\/zitadel-challenge\/(.+)\.txt$/.exec(req.url ?? '')?.[1] ?? ''));
 beforeAll(async () => {
-  harness = await createHarness();
+  challenges.listen(0, '127.0.0.1');
+  await once(challenges, 'listening');
+  harness = await createHarness({ domainChecks: { scheme: 'http', port: (challenges.address() as AddressInfo).port } });
 });
-afterAll(() => harness.instance.close());
+afterAll(async () => {
+  await harness.instance.close();
+  await new Promise((r) => challenges.close(r));
+});
 
 describe('scenarios', () => {
   for (const group of scenarioGroups) group(() => harness);

@@ -32,6 +32,8 @@ import { registerManagementUserPatRoutes } from './http/routes/management-user-p
 import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
 import { registerManagementUserAuthFactorRoutes } from './http/routes/management-user-auth-factors.js';
 import { registerManagementUserChangeRoutes } from './http/routes/management-user-changes.js';
+import { registerManagementOrgDomainRoutes } from './http/routes/management-org-domains.js';
+import type { DomainCheckOptions } from './domain/orgs/domains.js';
 import { registerManagementUserEmailRoutes } from './http/routes/management-user-email.js';
 import { registerManagementUserMetadataRoutes } from './http/routes/management-user-metadata.js';
 import { registerPolicyRoutes } from './http/routes/policies.js';
@@ -72,6 +74,8 @@ export interface AppDeps {
    * (tests) every app of the process shares one random key, so handlers on one store agree.
    */
   secrets?: SecretBox;
+  /** How organisation domains are validated (default: https, ZITADEL's; tests use http on loopback). */
+  domainChecks?: DomainCheckOptions;
 }
 
 export function createApp(deps: AppDeps) {
@@ -136,6 +140,7 @@ export function createApp(deps: AppDeps) {
   registerManagementUserIdpLinkRoutes(app, routeDeps);
   registerManagementUserAuthFactorRoutes(app, routeDeps);
   registerManagementUserChangeRoutes(app, routeDeps);
+  registerManagementOrgDomainRoutes(app, routeDeps, deps.domainChecks);
   registerManagementUserEmailRoutes(app, routeDeps);
   registerManagementUserMetadataRoutes(app, routeDeps);
   registerPolicyRoutes(app, routeDeps);

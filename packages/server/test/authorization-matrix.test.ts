@@ -13,6 +13,9 @@
  * The operations to cover come from the spec (every method under /admin/v1 and /management/v1):
  * an operation added to the spec without an entry here fails this suite.
  */
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTANCE_ROLES, ORG_ROLES, PROJECT_ROLES, ROLE_PERMISSIONS } from '../src/domain/permissions.js';
 import { loadSpec } from '../src/http/spec.js';
@@ -144,6 +147,46 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     { id: 'ListEvents', permission: 'events.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/events/_search', body: { limit: 1 } }) },
+    // Organisation domains (domain/orgs/domains.ts): each call on a new domain of A.
+    { id: 'AddOrgDomain', permission: 'org.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/domains', body: { domain: `${unique('d')}.example.com` } }) },
+    { id: 'ListOrgDomains', permission: 'org.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/domains/_search', body: {} }) },
+    {
+      id: 'RemoveOrgDomain', permission: 'org.write', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        const domain = `${unique('d')}.example.com`;
+        await admin('POST', '/management/v1/orgs/me/domains', { domain });
+        return { method: 'DELETE', path: `/management/v1/orgs/me/domains/${domain}` };
+      },
+    },
+    {
+      id: 'GenerateOrgDomainValidation', permission: 'org.write', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        const domain = `${unique('d')}.example.com`;
+        await admin('POST', '/management/v1/orgs/me/domains', { domain });
+        return { method: 'POST', path: `/management/v1/orgs/me/domains/${domain}/validation/_generate`, body: { type: 'DOMAIN_VALIDATION_TYPE_HTTP' } };
+      },
+    },
+    {
+      id: 'ValidateOrgDomain', permission: 'org.write', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        // The one domain that reaches the loopback server: taken away and added again for each call.
+        const domain = '127.0.0.1';
+        await t.store.transaction((tx) => tx.orgDomains.remove(f.orgA, domain));
+        await admin('POST', '/management/v1/orgs/me/domains', { domain });
+        await admin('POST', `/management/v1/orgs/me/domains/${domain}/validation/_generate`, { type: 'DOMAIN_VALIDATION_TYPE_HTTP' });
+        return { method: 'POST', path: `/management/v1/orgs/me/domains/${domain}/validation/_validate`, body: {} };
+      },
+    },
+    {
+      id: 'SetPrimaryOrgDomain', permission: 'org.write', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        const domain = `${unique('d')}.example.com`;
+        await admin('POST', '/management/v1/orgs/me/domains', { domain });
+        // As a validation leaves it (the validation itself has its own entry above).
+        await t.store.transaction((tx) => tx.orgDomains.update(f.orgA, domain, { isVerified: true }));
+        return { method: 'POST', path: `/management/v1/orgs/me/domains/${domain}/_set_primary`, body: {} };
+      },
+    },
     { id: 'GetMyOrg', permission: 'org.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/orgs/me' }) },
     { id: 'AddProject', permission: 'project.create', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/projects', body: { name: unique('p') } }) },
     { id: 'ListProjects', permission: 'project.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/projects/_search', body: {} }) },
@@ -475,9 +518,14 @@ describeEachStore('authorization matrix', (dialect) => {
 
   let sink: SmtpSink;
   afterAll(() => sink?.close());
+  // Answers every domain challenge with its token (the domain 127.0.0.1 reaches it).
+  const challenges = createServer((req, res) => res.end(/^\/\.well-known\/zitadel-challenge\/(.+)\.txt$/.exec(req.url ?? '')?.[1] ?? ''));
+  afterAll(() => new Promise((r) => challenges.close(r)));
   beforeAll(async () => {
     sink = await startSmtpSink();
-    t = await createTestInstance(dialect);
+    challenges.listen(0, '127.0.0.1');
+    await once(challenges, 'listening');
+    t = await createTestInstance(dialect, { domainChecks: { scheme: 'http', port: (challenges.address() as AddressInfo).port } });
     const orgA = (await insertOrg(t, 'Matrix A')).orgId;
     const orgB = (await insertOrg(t, 'Matrix B')).orgId;
     f = { orgA, orgB, project: '', otherProject: '' };

@@ -16,6 +16,7 @@ import { machineSecretScenarios } from './machine-secrets.js';
 import { memberScenarios } from './members.js';
 import { orgAdminScenarios } from './org-admin.js';
 import { orgScenarios } from './orgs.js';
+import { orgDomainScenarios } from './org-domains.js';
 import { pathParameterScenarios } from './path-parameters.js';
 import { projectScenarios } from './projects.js';
 import { systemScenarios } from './system.js';
@@ -32,6 +33,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   verifyEmailTextScenarios,
   orgScenarios,
   orgAdminScenarios,
+  orgDomainScenarios,
   userScenarios,
   userChangeScenarios,
   memberScenarios,

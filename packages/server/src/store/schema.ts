@@ -363,6 +363,27 @@ export function defineTables(c: ColumnFactory) {
   );
 
   /**
+   * Domains of organisations (domain/orgs/domains.ts): the one generated at creation (verified) and
+   * those added by hand, with their validation (type and token, while one is pending). Exactly one per
+   * organisation is primary, mirrored in `orgs.primary_domain` (login names use it).
+   */
+  const orgDomains = c.table(
+    'org_domains',
+    {
+      orgId: c.text('org_id').notNull(),
+      domain: c.text('domain').notNull(),
+      isVerified: c.bool('is_verified').notNull(),
+      isPrimary: c.bool('is_primary').notNull(),
+      validationType: c.text('validation_type').notNull(),
+      validationToken: c.text('validation_token'),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    (t) => [c.primaryKey({ columns: [t.orgId, t.domain] }), c.index('org_domains_domain').on(t.domain)],
+  );
+
+  /**
    * oidc-provider's stored models (Session, Interaction, Grant, AuthorizationCode, RefreshToken,
    * opaque AccessToken, ClientCredentials …), one row per (kind, id); the payload is the library's
    * own JSON. Not domain state: written without events (see oidc/adapter.ts).
@@ -486,7 +507,7 @@ export function defineTables(c: ColumnFactory) {
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
     oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures, otpChecks,
-    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies,
+    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies, orgDomains,
   };
 }
 

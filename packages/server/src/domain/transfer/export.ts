@@ -93,6 +93,13 @@ export async function* exportDocument(
       if (opened) yield ']';
     }
 
+    // Every domain of the organisation, with its verification and primary flag (ZITADEL's org.v1.Domain, no details).
+    // By name: an import stamps them alike, so creation order would not survive the trip.
+    const domains = (await read.orgDomains.list(org.id)).sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
+    if (domains.length) {
+      yield `,"domains":${JSON.stringify(domains.map((d) => ({ orgId: org.id, domainName: d.domain, isVerified: d.isVerified, isPrimary: d.isPrimary, validationType: d.validationType })))}`;
+    }
+
     // The organisation's own policies (not the instance's, as ZITADEL).
     for (const kind of POLICY_KINDS) {
       const row = await read.policies.get(org.id, kind.kind);

@@ -4,6 +4,7 @@
  * second run of the same document changes nothing. Imported resources get no events of their
  * own (description §4.5 rule 3): their state rows start at sequence 0.
  */
+import { normaliseDomain } from '../orgs/domains.js';
 import { randomBytes, createHash } from 'node:crypto';
 import type { Repositories } from '../../store/store.js';
 import { DomainError, GrpcCode } from '../errors.js';
@@ -38,6 +39,7 @@ export interface ImportSuccessOrg {
   userMetadata?: { userId: string; key: string }[];
   loginTexts?: string[];
   messageTexts?: string[];
+  domains?: string[];
 }
 
 /** Fields of DataOrg this service does not hold: each entry is reported, never silently dropped. */
@@ -48,7 +50,6 @@ const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: s
   projectGrants: { type: 'project_grant', id: (g, o) => `${o}_${g.projectGrant.projectId}_${g.projectGrant.grantedOrgId}` },
   projectGrantMembers: { type: 'project_grant_member', id: (m, o) => `${o}_${m.projectId}_${m.grantId}_${m.userId}` },
   oidcIdps: { type: 'oidc_idp', id: (i) => i.idpId },
-  domains: { type: 'domain', id: (d, o) => `${o}_${d.domainName}` },
   appKeys: { type: 'app_key', id: (k) => k.id },
   machineKeys: { type: 'machine_user_key', id: (k) => k.keyId },
 };
@@ -144,6 +145,32 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     for (const item of ((org as Record<string, unknown[]>)[field] ?? [])) {
       errors.push({ type: spec.type, id: spec.id(item, orgId), message: msg('IMPORT-uNsup', `${field} are not supported by this service; this entry was not imported`) });
     }
+  }
+
+  // ---- domains: as the document has them; the one generated from the name here stays (verified) ----
+  for (const d of org.domains ?? []) {
+    check();
+    let domain: string;
+    try {
+      domain = normaliseDomain(d.domainName ?? '');
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      errors.push({ type: 'domain', id: `${orgId}_${d.domainName}`, message: msg(error.id, error.message) });
+      continue;
+    }
+    if (d.isVerified && (await tx.orgDomains.verifiedElsewhere(domain, orgId))) {
+      errors.push({ type: 'domain', id: `${orgId}_${domain}`, message: msg('ORG-i2bsd', 'Another organisation has verified this domain') });
+      continue;
+    }
+    const validationType = d.validationType ?? 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED';
+    if (await tx.orgDomains.get(orgId, domain)) await tx.orgDomains.update(orgId, domain, { isVerified: Boolean(d.isVerified), validationType });
+    else await tx.orgDomains.insert({ orgId, domain, isVerified: Boolean(d.isVerified), isPrimary: false, validationType, validationToken: null, ...stamp });
+    if (d.isPrimary) {
+      const taken = await tx.orgs.getByPrimaryDomain(domain);
+      if (taken && taken.id !== orgId) errors.push({ type: 'domain', id: `${orgId}_${domain}`, message: msg('ORG-i2bsd', 'Another organisation uses this domain as its primary one; it was imported but not made primary') });
+      else await tx.orgDomains.setPrimary(orgId, domain, stamp.sequence, stamp.createdAt);
+    }
+    push('domains', domain);
   }
 
   // ---- policies: the organisation's own (without one in the document, the target's instance policy applies) ----

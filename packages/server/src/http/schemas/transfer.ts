@@ -87,6 +87,7 @@ export const ImportDataResponse = z
             userMetadata: z.array(Pair('userId', 'key')).optional(),
             loginTexts: z.array(z.string()).optional(),
             messageTexts: z.array(z.string()).optional(),
+            domains: z.array(z.string()).optional(),
           }),
         )
         .optional(),

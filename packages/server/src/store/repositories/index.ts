@@ -17,6 +17,7 @@ import { memberRepository } from './members.js';
 import { oidcAppRepository } from './oidc-apps.js';
 import { oidcRepository } from './oidc.js';
 import { orgRepository } from './orgs.js';
+import { orgDomainRepository } from './org-domains.js';
 import { projectRepository } from './projects.js';
 import { messageTextRepository } from './texts.js';
 import { tokenRepository } from './tokens.js';
@@ -48,6 +49,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     events: eventRepository(db, t, dialect.appendEvent),
     instance: instanceRepository(db, t),
     idps: idpRepository(db, t),
+    orgDomains: orgDomainRepository(db, t),
     idpLinks: idpLinkRepository(db, t),
     userMetadata: userMetadataRepository(db, t),
     policies: policyRepository(db, t),

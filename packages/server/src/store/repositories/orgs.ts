@@ -18,8 +18,13 @@ export function orgRepository(db: Db, t: Tables) {
       const [row] = await db.select({ id: t.orgs.id }).from(t.orgs).where(eq(t.orgs.id, id)).limit(1);
       return row !== undefined;
     },
+    /** Also records the organisation's primary domain (generated from its name) as its first, verified domain. */
     async insert(row: OrgRow): Promise<void> {
       await db.insert(t.orgs).values(row);
+      await db.insert(t.orgDomains).values({
+        orgId: row.id, domain: row.primaryDomain, isVerified: true, isPrimary: true, validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED',
+        validationToken: null, sequence: row.sequence, createdAt: row.createdAt, changedAt: row.changedAt,
+      });
     },
     async getByPrimaryDomain(primaryDomain: string): Promise<OrgRow | undefined> {
       const [row] = await db.select().from(t.orgs).where(eq(t.orgs.primaryDomain, primaryDomain)).limit(1);
