@@ -1,5 +1,5 @@
 /**
- * Issue 12: an organisation with every policy kind of its own, in ZITADEL's document shape (field
+ * Issue 12: an organisation with every policy kind of its own and two domains, in ZITADEL's document shape (field
  * names from the reference, Appendix A), imports with no errors, and export → import into a fresh
  * instance → export gives the same document. The instance's defaults are not exported (as ZITADEL).
  */
@@ -25,11 +25,15 @@ const document = () => ({
     },
     lockoutPolicy: { maxPasswordAttempts: 5, maxOtpAttempts: 3 },
     passwordComplexityPolicy: { minLength: '10', hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: false },
+    domains: [
+      { orgId: ORG_ID, domainName: 'every.example.com', isVerified: true, isPrimary: true, validationType: 'DOMAIN_VALIDATION_TYPE_DNS' },
+      { orgId: ORG_ID, domainName: 'pending.example.com', isVerified: false, isPrimary: false, validationType: 'DOMAIN_VALIDATION_TYPE_HTTP' },
+    ],
     privacyPolicy: { tosLink: 'https://example.com/tos', privacyLink: 'https://example.com/privacy', helpLink: '', supportEmail: 'help@example.com', docsLink: '', customLink: '', customLinkText: '' },
   }],
 });
 
-describeEachStore('every policy kind through export and import', (dialect) => {
+describeEachStore('every policy kind and two domains through export and import', (dialect) => {
   const instances: TestInstance[] = [];
   const fresh = async () => {
     const t = await createTestInstance(dialect);
@@ -61,10 +65,13 @@ describeEachStore('every policy kind through export and import', (dialect) => {
     expect(await get('domain')).toMatchObject({ userLoginMustBeDomain: false, validateOrgDomains: true, isDefault: false });
     expect(await get('lockout')).toMatchObject({ maxPasswordAttempts: '5', maxOtpAttempts: '3', isDefault: false });
     expect(await get('password/complexity')).toMatchObject({ minLength: '10', hasSymbol: false, isDefault: false });
+    const domains = (await (await first.call('POST', '/management/v1/orgs/me/domains/_search', { headers: { 'x-service-orgid': ORG_ID }, body: {} })).json()).result;
+    expect(domains.map((d: any) => [d.domainName, d.isVerified, d.isPrimary])).toEqual(expect.arrayContaining([['every.example.com', true, true], ['pending.example.com', false, false]]));
   });
 
   it('export → import into a fresh instance → export gives the same document; instance defaults are not exported', async () => {
     const exported = await exportOrg(first);
+    expect(exported.orgs[0].domains).toHaveLength(3); // the two, and the one generated from the name
     for (const field of ['domainPolicy', 'labelPolicy', 'loginPolicy', 'lockoutPolicy', 'passwordComplexityPolicy', 'privacyPolicy']) expect(exported.orgs[0][field], field).toBeDefined();
     const second = await fresh();
     const res = await second.call('POST', '/admin/v1/import', { body: { timeout: '1m', data_orgs: exported } });
