@@ -1855,6 +1855,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/users/{userId}/password/_reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a user a password reset link
+         * @description ZITADEL's SendHumanResetPasswordNotification: queues the PasswordReset mail (through the outbox, like
+         *     every mail: the organisation's text, else the instance's, else the built-in one) with a one-hour code
+         *     and a link to `/ui/login/password/init`, where the user chooses a new password. Only email
+         *     (`NOTIFICATION_TYPE_Sms` → 400). An initial user → 400 (resend the initialisation instead); a machine
+         *     user or a user outside the organisation → 404. Appends `user.human.password.reset.requested` (the
+         *     outbox, `user.human.password.code.added` when it issues the code). Permission `user.write`.
+         */
+        post: operations["SendHumanResetPasswordNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/users/{userId}/auth_factors/_search": {
         parameters: {
             query?: never;
@@ -3329,6 +3357,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ui/login/password/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The password reset mail's link (browser)
+         * @description ZITADEL's path. SendHumanResetPasswordNotification mails a link here: a form for a new password (with
+         *     the code from the link).
+         */
+        get: operations["PasswordResetPage"];
+        put?: never;
+        /**
+         * Set a new password with the reset code (browser)
+         * @description Checks the code (one hour, five tries) and the password (against the effective password complexity
+         *     policy); then the new password replaces the old one (`user.human.password.changed`) and the failed
+         *     password checks are forgotten. The user's state does not change (a locked user stays locked).
+         */
+        post: operations["PasswordResetSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ui/login/user/init": {
         parameters: {
             query?: never;
@@ -3964,6 +4019,13 @@ export interface components {
             /** @description The user keeps this password (by default the next sign-in asks for a new one). */
             noChangeRequired?: boolean;
         };
+        SendHumanResetPasswordNotificationRequest: {
+            /**
+             * @description Only email is sent (SMS → 400). Left out, email.
+             * @enum {string}
+             */
+            type?: "NOTIFICATION_TYPE_Email" | "NOTIFICATION_TYPE_Sms";
+        };
         AddMachineUserRequest: {
             /** @description Keep this id (imports); a new id is generated when omitted. */
             userId?: string;
@@ -4378,7 +4440,7 @@ export interface components {
         Notification: {
             id: string;
             /** @enum {string} */
-            messageType: "verify_email" | "init";
+            messageType: "verify_email" | "init" | "password_reset";
             userId: string;
             orgId: string;
             recipient: string;
@@ -4406,7 +4468,7 @@ export interface components {
             status?: "pending" | "sent" | "failed";
             userId?: string;
             /** @enum {string} */
-            messageType?: "verify_email" | "init";
+            messageType?: "verify_email" | "init" | "password_reset";
         };
         ListNotificationsResponse: {
             details: components["schemas"]["ListDetails"];
@@ -8786,6 +8848,48 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    SendHumanResetPasswordNotification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SendHumanResetPasswordNotificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The reset mail is queued. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     ListHumanAuthFactors: {
         parameters: {
             query?: never;
@@ -11712,6 +11816,98 @@ export interface operations {
                 };
             };
             /** @description No open code for the user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    PasswordResetPage: {
+        parameters: {
+            query: {
+                userID: string;
+                code?: string;
+                orgID?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The user has no open password reset (used already, or the link is incomplete). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    PasswordResetSubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    userID: string;
+                    code: string;
+                    orgID?: string;
+                    /** Format: password */
+                    password: string;
+                    /** Format: password */
+                    passwordConfirmation: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Password changed; the page says to sign in at the application with it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A field missing, the passwords differ, the password is too weak, or the code is wrong, expired or used up (the form again, with the reason). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No open password reset for the user. */
             404: {
                 headers: {
                     [name: string]: unknown;

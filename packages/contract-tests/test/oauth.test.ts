@@ -434,6 +434,21 @@ describe("the mails' pages", () => {
     expect((await set(PASSWORD)).status).toBe(200);
     expect((await fetch(init)).status).toBe(404);
     expect((await set(PASSWORD)).status).toBe(404);
+
+    // The password reset mail's page: PasswordResetPage 200/404, PasswordResetSubmit 200/400/404/413.
+    expect((await fetch(url('/ui/login/password/init', { userID: initUser }))).status).toBe(404);
+    expect((await s.api('POST', `/management/v1/users/${initUser}/password/_reset`, { type: 'NOTIFICATION_TYPE_Email' })).status).toBe(200);
+    const { worker, mailDropDir } = outboxWorkerFor(s);
+    while ((await worker.runOnce()) > 0);
+    const reset = linkIn((await readDroppedMail(mailDropDir)).find(({ mail }) => /Reset password/.test(mail.subject ?? ''))!.mail);
+    expect(reset.pathname).toBe('/ui/login/password/init');
+    expect((await fetch(reset)).status).toBe(200);
+    const choose = (password: string, code = reset.searchParams.get('code')!) => post('/ui/login/password/init', { userID: initUser, code, password, passwordConfirmation: password });
+    expect((await choose('short')).status).toBe(400);
+    expect((await choose(PASSWORD, 'WRONG3')).status).toBe(400);
+    expect((await choose('x'.repeat(2 * 1024 * 1024))).status).toBe(413);
+    expect((await choose('Reset-Passw0rd!')).status).toBe(200);
+    expect((await choose('Reset-Passw0rd!')).status).toBe(404);
   });
 });
 
@@ -443,7 +458,7 @@ describe('the OAuth ledger', () => {
   });
 
   it('every documented status of the OAuth operations was produced', () => {
-    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(24);
+    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(26);
     expect(unexercised((op) => servedOutsideApi(op.operation))).toEqual([]);
   });
 });

@@ -269,6 +269,7 @@ describeEachStore('authorization matrix', (dialect) => {
     },
     { id: 'UpdateHumanProfile', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await human()}/profile`, body: { firstName: 'Changed', lastName: 'Name' } }) },
     { id: 'UpdateMachine', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await machine()}/machine`, body: { name: 'Changed' } }) },
+    { id: 'SendHumanResetPasswordNotification', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/password/_reset`, body: {} }) },
     { id: 'SetHumanPassword', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/password`, body: { password: 'N3w-Passw0rd!' } }) },
     { id: 'AddMachineUser', permission: 'user.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/users/machine', body: { userName: unique('m'), name: 'M' } }) },
     { id: 'ListUsers', permission: 'user.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/users/_search', body: {} }) },

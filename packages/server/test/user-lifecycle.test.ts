@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from './support/instance.js';
 import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { linkIn, outboxWorkerFor, readDroppedMail } from './support/mail.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 
@@ -96,5 +97,28 @@ describeEachStore('the user lifecycle', (dialect) => {
 
     expect((await s.api('PUT', `/management/v1/users/${userId}/profile`, { firstName: 'Re', lastName: 'Named', preferredLanguage: 'de' }, undefined, inOrg())).status).toBe(200);
     expect((await s.api('GET', `/management/v1/users/${userId}`, undefined, undefined, inOrg())).body.user.human.profile).toMatchObject({ firstName: 'Re', lastName: 'Named', displayName: 'Re Named', preferredLanguage: 'de' });
+  });
+
+  it('SendHumanResetPasswordNotification mails a link; its page sets a new password under the policy, and it signs in', async () => {
+    const userId = (await addHuman('forgetful', 'Initial-Pass1')).body.userId;
+    expect((await s.api('POST', `/management/v1/users/${userId}/password`, { password: 'Known-Pass-123', noChangeRequired: true }, undefined, inOrg())).status).toBe(200);
+    expect((await s.api('POST', `/management/v1/users/${userId}/password/_reset`, { type: 'NOTIFICATION_TYPE_Sms' }, undefined, inOrg())).status).toBe(400);
+    expect((await s.api('POST', `/management/v1/users/${userId}/password/_reset`, {}, undefined, inOrg())).status).toBe(200);
+    const { worker, mailDropDir } = outboxWorkerFor(s);
+    while ((await worker.runOnce()) > 0);
+    const mail = (await readDroppedMail(mailDropDir)).find(({ mail: m }) => m.subject === 'Reset password')!.mail;
+    expect(mail.text).toContain('We received a password reset request');
+    const link = linkIn(mail);
+    expect(link.searchParams.get('userID')).toBe(userId);
+    const post = (password: string) => fetch(new URL('/ui/login/password/init', s.issuer), {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ userID: userId, code: link.searchParams.get('code')!, password, passwordConfirmation: password }),
+    });
+    const weak = await post('Short-1!');
+    expect(weak.status).toBe(400);
+    expect(await weak.text()).toContain('at least 12 characters');
+    expect((await post('Reset-Pass-123')).status).toBe(200);
+    expect((await signIn('forgetful', 'Reset-Pass-123')).callback).toBeTruthy();
+    expect((await signIn('forgetful', 'Known-Pass-123')).page?.status).toBe(401);
   });
 });

@@ -47,5 +47,12 @@ export function userChangeScenarios(h: () => Harness) {
     expect((await admin.POST('/management/v1/users/{userId}/password', { ...userPath(machineId), body: { password: 'N3w-Passw0rd!' } })).response.status).toBe(404);
     expect((await anonymous.POST('/management/v1/users/{userId}/password', { ...userPath(userId), body: { password: 'N3w-Passw0rd!' } })).response.status).toBe(401);
     expect((await client.POST('/management/v1/users/{userId}/password', { ...userPath(userId), body: { password: 'N3w-Passw0rd!' } })).response.status).toBe(403);
+
+    // The reset mail: 200 (queued), 400 (SMS; an initial user), 404, 401, 403.
+    expect((await admin.POST('/management/v1/users/{userId}/password/_reset', { ...userPath(userId), body: {} })).response.status).toBe(200);
+    expect((await admin.POST('/management/v1/users/{userId}/password/_reset', { ...userPath(userId), body: { type: 'NOTIFICATION_TYPE_Sms' } })).response.status).toBe(400);
+    expect((await admin.POST('/management/v1/users/{userId}/password/_reset', { ...userPath(machineId), body: {} })).response.status).toBe(404);
+    expect((await anonymous.POST('/management/v1/users/{userId}/password/_reset', { ...userPath(userId), body: {} })).response.status).toBe(401);
+    expect((await client.POST('/management/v1/users/{userId}/password/_reset', { ...userPath(userId), body: {} })).response.status).toBe(403);
   });
 }

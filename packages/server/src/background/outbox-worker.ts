@@ -43,6 +43,7 @@ export interface OutboxWorkerOptions {
 const KIND: Record<MessageKind, { code: CodeKind; text: (typeof MESSAGE_TYPES)[keyof typeof MESSAGE_TYPES]; event: string; path: string }> = {
   verify_email: { code: 'email_verification', text: MESSAGE_TYPES.verifyEmail, event: 'user.human.email.code.added', path: '/ui/login/mail/verification' },
   init: { code: 'init', text: MESSAGE_TYPES.init, event: 'user.human.initialization.code.added', path: '/ui/login/user/init' },
+  password_reset: { code: 'password_reset', text: MESSAGE_TYPES.passwordReset, event: 'user.human.password.code.added', path: '/ui/login/password/init' },
 };
 
 /** A message that cannot be sent however often it is tried (the user is gone, the mail is moot). */

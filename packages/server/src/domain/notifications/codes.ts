@@ -7,8 +7,8 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Repositories } from '../../store/store.js';
 
-export type CodeKind = 'email_verification' | 'init';
-export const CODE_TTL_MS: Record<CodeKind, number> = { email_verification: 60 * 60_000, init: 72 * 60 * 60_000 };
+export type CodeKind = 'email_verification' | 'init' | 'password_reset';
+export const CODE_TTL_MS: Record<CodeKind, number> = { email_verification: 60 * 60_000, init: 72 * 60 * 60_000, password_reset: 60 * 60_000 };
 export const MAX_CODE_ATTEMPTS = 5;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 

@@ -9,7 +9,7 @@ import { newId } from '../ids.js';
 import { listDetails, toPage, type ListQueryInput } from '../list.js';
 import type { Repositories, Store } from '../../store/store.js';
 
-export const MESSAGE_KINDS = ['verify_email', 'init'] as const;
+export const MESSAGE_KINDS = ['verify_email', 'init', 'password_reset'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 export async function queueUserMessage(tx: Repositories, messageType: MessageKind, user: { id: string; orgId: string; email: string }, now = new Date()): Promise<string> {

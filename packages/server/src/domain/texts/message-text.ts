@@ -16,13 +16,14 @@ export const MESSAGE_TEXT_LIMITS: Record<MessageTextField, number> = {
   footerText: 8000,
 };
 
-export const MESSAGE_TYPES = { verifyEmail: 'VerifyEmail', init: 'InitCode' } as const;
+export const MESSAGE_TYPES = { verifyEmail: 'VerifyEmail', init: 'InitCode', passwordReset: 'PasswordReset' } as const;
 export type MessageType = (typeof MESSAGE_TYPES)[keyof typeof MESSAGE_TYPES];
 
 const builtIn: Record<MessageType, Record<string, MessageTextFields>> = {
   VerifyEmail: defaults.verifyemail,
   // en and de only, for now: other languages fall back to English.
   InitCode: defaults.init,
+  PasswordReset: defaults.passwordreset,
 };
 
 /** ZITADEL's built-in text for a message type and language (English where none exists). */

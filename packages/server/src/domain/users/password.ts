@@ -1,7 +1,8 @@
 /**
  * Setting a human's password: by an administrator (ZITADEL's v1 SetHumanPassword; by default the
  * user must change it at the next sign-in) and by the user at the login page when asked to
- * (`passwordChangeRequired`, http/routes/login-steps.ts). Every new password is checked against the
+ * (`passwordChangeRequired`, http/routes/login-steps.ts) or with a mailed reset code
+ * (http/routes/login-mail.ts). Every new password is checked against the
  * effective password complexity policy of the user's organisation and stored as argon2id, replacing
  * whatever hash the user was imported with; the failed-check counter starts again.
  */
@@ -9,7 +10,11 @@ import { hashPassword } from '../../auth/passwords.js';
 import type { Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
-import { notFound } from '../errors.js';
+import { failedPrecondition, invalidArgument, notFound } from '../errors.js';
+import { checkCode, type CodeKind } from '../notifications/codes.js';
+import { queueUserMessage } from '../notifications/queue.js';
+import { CodeRefused } from './email.js';
+import type { HumanData } from './view.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { userInContextOrg } from './commands.js';
 import { requireAuthorityOver } from './guard.js';
@@ -54,4 +59,48 @@ export async function changePasswordAtLogin(store: Store, instanceId: string, us
     const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.password.changed', payload: { changeRequired: false, byUser: true }, creator: user.id, resourceOwner: user.orgId });
     await tx.users.change(user.id, { passwordHash, passwordChangeRequired: false }, event.sequence, event.createdAt);
   }, [[USER_AGGREGATE, userId]]);
+}
+
+/**
+ * ZITADEL's SendHumanResetPasswordNotification: queues the password-reset mail (the outbox sends it
+ * with a one-hour code and a link to `/ui/login/password/init`, texts as for every message: the
+ * organisation's, else the instance's, else the built-in PasswordReset text). Only email is offered:
+ * `NOTIFICATION_TYPE_Sms` → 400 (this service sends no SMS).
+ */
+export async function requestPasswordReset(store: Store, ctx: RequestContext, userId: string, input: { type?: string }): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'user.write');
+  if (input.type !== undefined && input.type !== 'NOTIFICATION_TYPE_Email') throw invalidArgument('COMMAND-2n8fs', 'invalid type: only NOTIFICATION_TYPE_Email is supported (this service sends no SMS)');
+  return store.transaction(async (tx) => {
+    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-2M9fs');
+    if (user.type !== 'human') throw notFound('COMMAND-2M9fs', 'User could not be found (only a human user has a password)');
+    if (user.state === 'USER_STATE_INITIAL') throw failedPrecondition('COMMAND-2M9gs', 'The user is not initialised yet: resend the initialisation mail instead');
+    const email = (user.data as unknown as HumanData).email.email;
+    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.password.reset.requested', payload: { notificationType: 'NOTIFICATION_TYPE_Email' }, creator: ctx.caller.userId, resourceOwner: user.orgId });
+    await tx.users.touch(user.id, event.sequence, event.createdAt);
+    await queueUserMessage(tx, 'password_reset', { id: user.id, orgId: user.orgId, email });
+    return { details: changedDetails(event) };
+  }, [[USER_AGGREGATE, userId]]);
+}
+
+/** Whether a password-reset code is open for this user (the page asks before showing its form). */
+export async function resetCodeOpen(store: Store, userId: string): Promise<boolean> {
+  return Boolean(await store.read.notifications.code(userId, 'password_reset' satisfies CodeKind));
+}
+
+/** The reset page: with the mailed code, the user sets a new password (checked like any other). */
+export async function resetPasswordWithCode(store: Store, instanceId: string, userId: string, code: string, password: string): Promise<void> {
+  const target = await store.read.users.get(userId);
+  if (target) await checkPasswordComplexity(store.read, instanceId, target.orgId, password);
+  const passwordHash = await hashPassword(password);
+  const refused = await store.transaction(async (tx) => {
+    const user = await tx.users.get(userId);
+    if (!user || user.type !== 'human') return 'none' as const;
+    const check = await checkCode(tx, user.id, 'password_reset', code, (user.data as unknown as HumanData).email.email);
+    if (check !== 'ok') return check;
+    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.password.changed', payload: { changeRequired: false, byCode: true }, creator: user.id, resourceOwner: user.orgId });
+    await tx.users.change(user.id, { passwordHash, passwordChangeRequired: false }, event.sequence, event.createdAt);
+    await tx.logins.clearFailures(user.id, 'password');
+    return undefined;
+  }, [[USER_AGGREGATE, userId]]);
+  if (refused) throw new CodeRefused(refused);
 }

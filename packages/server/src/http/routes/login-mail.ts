@@ -9,6 +9,7 @@ import type { Context, Hono } from 'hono';
 import { DomainError } from '../../domain/errors.js';
 import { CodeRefused, initCodeOpen, initializeWithCode, verifyEmailWithCode } from '../../domain/users/email.js';
 import { hasNul } from '../../oidc/nul-guard.js';
+import { resetCodeOpen, resetPasswordWithCode } from '../../domain/users/password.js';
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
 import { donePage, initPage, verificationPage } from './oidc-ui-pages.js';
@@ -60,5 +61,33 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instance
       throw error;
     }
     return c.html(donePage('Password set', 'Your account is ready and your email is verified.', 'Go back to the application and sign in with your login name and the new password.'));
+  });
+
+  // ZITADEL's password reset page (the link of the PasswordReset mail).
+  app.get('/ui/login/password/init', async (c) => {
+    const userId = clean(c.req.query('userID'));
+    if (!userId || !(await resetCodeOpen(store, userId))) {
+      return c.html(donePage('Nothing to reset', 'This account has no open password reset: it was used already, or the link is incomplete.', 'Sign in at the application, or ask an administrator for a new reset mail.'), 404);
+    }
+    return c.html(initPage({ userId, code: clean(c.req.query('code')), orgId: clean(c.req.query('orgID')), reset: true }));
+  });
+  app.post('/ui/login/password/init', async (c) => {
+    const form = (await c.req.parseBody().catch(() => undefined)) ?? {};
+    const userId = clean(form.userID);
+    const code = clean(form.code);
+    const orgId = clean(form.orgID);
+    const password = typeof form.password === 'string' && !hasNul(form.password) ? form.password : '';
+    const again = typeof form.passwordConfirmation === 'string' ? form.passwordConfirmation : '';
+    const page = (error: string, status: 400 | 404) => c.html(initPage({ userId, code, orgId, error, reset: true }), status);
+    if (!userId || !code || !password) return page('Enter the code and a new password.', 400);
+    if (password !== again) return page('The two passwords differ.', 400);
+    try {
+      await resetPasswordWithCode(store, instanceId, userId, code, password);
+    } catch (error) {
+      if (error instanceof CodeRefused) return page(error.message, error.check === 'none' ? 404 : 400);
+      if (error instanceof DomainError) return page(error.message, 400);
+      throw error;
+    }
+    return c.html(donePage('Password changed', 'Your new password is set.', 'Go back to the application and sign in with it.'));
   });
 }

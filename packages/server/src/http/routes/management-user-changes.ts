@@ -3,12 +3,12 @@
  * password).
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { setHumanPassword } from '../../domain/users/password.js';
+import { requestPasswordReset, setHumanPassword } from '../../domain/users/password.js';
 import { updateHumanProfile, updateMachine } from '../../domain/users/profile.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
-import { SetHumanPasswordRequest, UpdateHumanProfileRequest, UpdateMachineRequest, UserIdParam } from '../schemas/users.js';
+import { SendHumanResetPasswordNotificationRequest, SetHumanPasswordRequest, UpdateHumanProfileRequest, UpdateMachineRequest, UserIdParam } from '../schemas/users.js';
 
 const TAG = ['Users'];
 
@@ -62,5 +62,22 @@ export function registerManagementUserChangeRoutes(app: OpenAPIHono<AppEnv>, { s
       },
     }),
     async (c) => c.json(await setHumanPassword(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/management/v1/users/{userId}/password/_reset',
+      operationId: 'SendHumanResetPasswordNotification',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: { headers: OrgHeader, params: UserIdParam, body: { required: false, content: { 'application/json': { schema: SendHumanResetPasswordNotificationRequest } } } },
+      responses: {
+        200: { description: 'The reset mail is queued.', content: { 'application/json': { schema: DetailsResponse } } },
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => c.json(await requestPasswordReset(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json') ?? {}), 200),
   );
 }

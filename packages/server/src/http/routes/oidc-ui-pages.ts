@@ -207,17 +207,21 @@ export function verificationPage(view: { userId: string; orgId?: string; error?:
 }
 
 /** ZITADEL's user initialisation: choose a password with the init mail's code. */
-export function initPage(view: { userId: string; code: string; orgId?: string; error?: string }): string {
+export function initPage(view: { userId: string; code: string; orgId?: string; error?: string; reset?: boolean }): string {
   const alert = view.error ? `<p class="error" role="alert" id="page-error">${escapeHtml(view.error)}</p>` : '';
+  // The same form sets the first password (ZITADEL's user initialisation) and a new one after a reset mail.
+  const [title, lead, action, button] = view.reset
+    ? ['Reset your password', 'Choose a new password to sign in with; the old one stops working.', '/ui/login/password/init', 'Reset password']
+    : ['Set your password', 'Choose the password you will sign in with.', '/ui/login/user/init', 'Set password'];
   return layout(
-    'Set your password',
-    `<h1>Set your password</h1><p>Choose the password you will sign in with (at least 8 characters).</p>${alert}
-<form method="post" action="/ui/login/user/init">
+    title,
+    `<h1>${title}</h1><p>${lead}</p>${alert}
+<form method="post" action="${action}">
 <input type="hidden" name="userID" value="${escapeHtml(view.userId)}"><input type="hidden" name="orgID" value="${escapeHtml(view.orgId ?? '')}">
 <label for="code">Code from the mail</label><input id="code" name="code" required value="${escapeHtml(view.code)}">
 <label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" required autofocus>
 <label for="passwordConfirmation">Repeat the password</label><input id="passwordConfirmation" name="passwordConfirmation" type="password" autocomplete="new-password" required>
-<button type="submit">Set password</button>
+<button type="submit">${button}</button>
 </form>`,
   );
 }

@@ -47,7 +47,7 @@ export const TestSMTPConfigRequest = z
   .openapi('TestSMTPConfigRequest');
 export const TestSMTPConfigByIdRequest = z.object({ receiverAddress: z.string().min(1).max(200) }).openapi('TestSMTPConfigByIdRequest');
 
-const MessageKind = z.enum(['verify_email', 'init']);
+const MessageKind = z.enum(['verify_email', 'init', 'password_reset']);
 const Status = z.enum(['pending', 'sent', 'failed']);
 export const Notification = z
   .object({

@@ -29,6 +29,9 @@ export const AddHumanUserRequest = z
 export const SetHumanPasswordRequest = z
   .object({ password: z.string().min(1).max(200), noChangeRequired: z.boolean().optional() })
   .openapi('SetHumanPasswordRequest');
+export const SendHumanResetPasswordNotificationRequest = z
+  .object({ type: z.enum(['NOTIFICATION_TYPE_Email', 'NOTIFICATION_TYPE_Sms']).optional() })
+  .openapi('SendHumanResetPasswordNotificationRequest');
 export const UpdateHumanProfileRequest = HumanProfile.openapi('UpdateHumanProfileRequest');
 export const UpdateMachineRequest = z
   .object({ name: z.string().min(1).max(200), description: z.string().max(500).optional(), accessTokenType: AccessTokenType.optional() })
