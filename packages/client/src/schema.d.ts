@@ -1883,6 +1883,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/users/{userId}/phone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a human user's phone number
+         * @description ZITADEL's UpdateHumanPhone: a global number (starting with +). This service sends no SMS, so a number
+         *     not marked `isPhoneVerified` stays unverified. Appends `user.human.phone.changed` (or
+         *     `user.human.phone.verified`). Nothing changed → 400 `COMMAND-2b7Hf`; a machine user or a user outside the
+         *     organisation → 404. Permission `user.write`.
+         */
+        put: operations["UpdateHumanPhone"];
+        post?: never;
+        /**
+         * Remove a human user's phone number
+         * @description ZITADEL's RemoveHumanPhone. Appends `user.human.phone.removed`. No phone → 404 `COMMAND-ieJ2e`; a machine
+         *     user or a user outside the organisation → 404. Permission `user.write`.
+         */
+        delete: operations["RemoveHumanPhone"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/users/{userId}/auth_factors/_search": {
         parameters: {
             query?: never;
@@ -8887,6 +8918,85 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateHumanPhone: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HumanPhone"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveHumanPhone: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Unexpected"];
         };
     };

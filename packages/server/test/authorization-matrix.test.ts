@@ -270,6 +270,15 @@ describeEachStore('authorization matrix', (dialect) => {
     { id: 'UpdateHumanProfile', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await human()}/profile`, body: { firstName: 'Changed', lastName: 'Name' } }) },
     { id: 'UpdateMachine', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await machine()}/machine`, body: { name: 'Changed' } }) },
     { id: 'SendHumanResetPasswordNotification', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/password/_reset`, body: {} }) },
+    { id: 'UpdateHumanPhone', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await human()}/phone`, body: { phone: '+41 79 123 45 67' } }) },
+    {
+      id: 'RemoveHumanPhone', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        const userId = await human();
+        await admin('PUT', `/management/v1/users/${userId}/phone`, { phone: '+41 79 765 43 21' });
+        return { method: 'DELETE', path: `/management/v1/users/${userId}/phone` };
+      },
+    },
     { id: 'SetHumanPassword', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/password`, body: { password: 'N3w-Passw0rd!' } }) },
     { id: 'AddMachineUser', permission: 'user.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/users/machine', body: { userName: unique('m'), name: 'M' } }) },
     { id: 'ListUsers', permission: 'user.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/users/_search', body: {} }) },

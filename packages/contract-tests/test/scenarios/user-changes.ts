@@ -5,7 +5,7 @@ import type { Harness } from '../support/harness.js';
 const suffix = () => randomUUID().slice(0, 8);
 const userPath = (userId: string) => ({ params: { path: { userId } } });
 
-/** AddHumanUser, UpdateHumanProfile, UpdateMachine and SetHumanPassword. */
+/** AddHumanUser, UpdateHumanProfile, UpdateHumanPhone, RemoveHumanPhone, UpdateMachine, SetHumanPassword, SendHumanResetPasswordNotification. */
 export function userChangeScenarios(h: () => Harness) {
   it('add a human with an initial password, change the profile, a machine and a password: 200, 400, 401, 403, 404, 409', async () => {
     const { admin, anonymous } = h();
@@ -47,6 +47,21 @@ export function userChangeScenarios(h: () => Harness) {
     expect((await admin.POST('/management/v1/users/{userId}/password', { ...userPath(machineId), body: { password: 'N3w-Passw0rd!' } })).response.status).toBe(404);
     expect((await anonymous.POST('/management/v1/users/{userId}/password', { ...userPath(userId), body: { password: 'N3w-Passw0rd!' } })).response.status).toBe(401);
     expect((await client.POST('/management/v1/users/{userId}/password', { ...userPath(userId), body: { password: 'N3w-Passw0rd!' } })).response.status).toBe(403);
+
+    // The phone: 200, 400 (not a global number; unchanged), 404 (a machine user; no phone to remove), 401, 403.
+    const phone = { phone: '+41 79 123 45 67' };
+    expect((await admin.PUT('/management/v1/users/{userId}/phone', { ...userPath(userId), body: phone })).response.status).toBe(200);
+    expect((await admin.PUT('/management/v1/users/{userId}/phone', { ...userPath(userId), body: phone })).response.status).toBe(400);
+    expect((await admin.PUT('/management/v1/users/{userId}/phone', { ...userPath(userId), body: { phone: '+not a number' } })).response.status).toBe(400);
+    expect((await admin.PUT('/management/v1/users/{userId}/phone', { ...userPath(machineId), body: phone })).response.status).toBe(404);
+    expect((await admin.GET('/management/v1/users/{userId}', userPath(userId))).data?.user.human?.phone).toEqual({ phone: '+41 79 123 45 67' });
+    expect((await admin.DELETE('/management/v1/users/{userId}/phone', userPath(userId))).response.status).toBe(200);
+    expect((await admin.DELETE('/management/v1/users/{userId}/phone', userPath(userId))).response.status).toBe(404);
+    expect((await admin.DELETE('/management/v1/users/{userId}/phone', { params: { path: { userId: 'a\u0000b' } } })).response.status).toBe(400);
+    for (const [c, status] of [[anonymous, 401], [client, 403]] as const) {
+      expect((await c.PUT('/management/v1/users/{userId}/phone', { ...userPath(userId), body: phone })).response.status).toBe(status);
+      expect((await c.DELETE('/management/v1/users/{userId}/phone', userPath(userId))).response.status).toBe(status);
+    }
 
     // The reset mail: 200 (queued), 400 (SMS; an initial user), 404, 401, 403.
     expect((await admin.POST('/management/v1/users/{userId}/password/_reset', { ...userPath(userId), body: {} })).response.status).toBe(200);

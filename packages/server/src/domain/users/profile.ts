@@ -1,13 +1,13 @@
 /**
- * Changing who a user is (ZITADEL's v1 UpdateHumanProfile and UpdateMachine). The whole profile is
- * given, as in ZITADEL (a field left out is cleared, except the display name, which falls back to
+ * Changing who a user is (ZITADEL's v1 UpdateHumanProfile, UpdateHumanPhone, RemoveHumanPhone and
+ * UpdateMachine). The whole profile is given, as in ZITADEL (a field left out is cleared, except the display name, which falls back to
  * "first last"); an update that changes nothing is refused as ZITADEL does (412 → 400 here).
  */
 import type { Store } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
-import { failedPrecondition, notFound } from '../errors.js';
+import { failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { userInContextOrg } from './commands.js';
 import type { AccessTokenType, Gender, HumanData, MachineData } from './view.js';
@@ -77,4 +77,30 @@ export function updateMachine(store: Store, ctx: RequestContext, userId: string,
     if (same(next, data)) return undefined;
     return { data: next as unknown as Record<string, unknown>, event: 'user.machine.changed', payload: { ...next } };
   }, ['COMMAND-2n8vs', 'The machine user has not been changed']);
+}
+
+const PHONE = /^\+[0-9 ()-]{3,49}$/;
+
+/**
+ * ZITADEL's UpdateHumanPhone. This service sends no SMS: a number not marked verified stays
+ * unverified (ZITADEL would text it a code) until it is updated with `isPhoneVerified`.
+ */
+export function updateHumanPhone(store: Store, ctx: RequestContext, userId: string, input: { phone: string; isPhoneVerified?: boolean }) {
+  const phone = input.phone.trim();
+  if (!PHONE.test(phone)) throw invalidArgument('PHONE-so0wa', 'invalid phone: a global number starting with + (digits, spaces, parentheses and hyphens)');
+  return changeUser(store, ctx, userId, 'human', (user) => {
+    const data = user.data as unknown as HumanData;
+    const next = { phone, ...(input.isPhoneVerified ? { isPhoneVerified: true } : {}) };
+    if (data.phone && same(next, data.phone)) return undefined;
+    return { data: { ...data, phone: next } as unknown as Record<string, unknown>, event: input.isPhoneVerified ? 'user.human.phone.verified' : 'user.human.phone.changed', payload: { phone, isPhoneVerified: Boolean(input.isPhoneVerified) } };
+  }, ['COMMAND-2b7Hf', 'The phone has not been changed']);
+}
+
+/** ZITADEL's RemoveHumanPhone. */
+export function removeHumanPhone(store: Store, ctx: RequestContext, userId: string) {
+  return changeUser(store, ctx, userId, 'human', (user) => {
+    const { phone, ...rest } = user.data as unknown as HumanData;
+    if (!phone) throw notFound('COMMAND-ieJ2e', 'The user has no phone');
+    return { data: rest as unknown as Record<string, unknown>, event: 'user.human.phone.removed', payload: {} };
+  }, ['COMMAND-ieJ2e', 'The user has no phone']);
 }

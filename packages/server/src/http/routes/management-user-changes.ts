@@ -4,11 +4,11 @@
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { requestPasswordReset, setHumanPassword } from '../../domain/users/password.js';
-import { updateHumanProfile, updateMachine } from '../../domain/users/profile.js';
+import { removeHumanPhone, updateHumanPhone, updateHumanProfile, updateMachine } from '../../domain/users/profile.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { DetailsResponse, errorResponses, OrgHeader, SECURED } from '../schemas/common.js';
-import { SendHumanResetPasswordNotificationRequest, SetHumanPasswordRequest, UpdateHumanProfileRequest, UpdateMachineRequest, UserIdParam } from '../schemas/users.js';
+import { SendHumanResetPasswordNotificationRequest, SetHumanPasswordRequest, UpdateHumanPhoneRequest, UpdateHumanProfileRequest, UpdateMachineRequest, UserIdParam } from '../schemas/users.js';
 
 const TAG = ['Users'];
 
@@ -79,5 +79,39 @@ export function registerManagementUserChangeRoutes(app: OpenAPIHono<AppEnv>, { s
       },
     }),
     async (c) => c.json(await requestPasswordReset(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json') ?? {}), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/management/v1/users/{userId}/phone',
+      operationId: 'UpdateHumanPhone',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: { headers: OrgHeader, params: UserIdParam, body: { required: true, content: { 'application/json': { schema: UpdateHumanPhoneRequest } } } },
+      responses: {
+        200: { description: 'Changed.', content: { 'application/json': { schema: DetailsResponse } } },
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => c.json(await updateHumanPhone(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/management/v1/users/{userId}/phone',
+      operationId: 'RemoveHumanPhone',
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      request: { headers: OrgHeader, params: UserIdParam },
+      responses: {
+        200: { description: 'Removed.', content: { 'application/json': { schema: DetailsResponse } } },
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => c.json(await removeHumanPhone(store, c.var.ctx, c.req.valid('param').userId), 200),
   );
 }

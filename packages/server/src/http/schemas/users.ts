@@ -32,6 +32,7 @@ export const SetHumanPasswordRequest = z
 export const SendHumanResetPasswordNotificationRequest = z
   .object({ type: z.enum(['NOTIFICATION_TYPE_Email', 'NOTIFICATION_TYPE_Sms']).optional() })
   .openapi('SendHumanResetPasswordNotificationRequest');
+export const UpdateHumanPhoneRequest = HumanPhone.openapi('UpdateHumanPhoneRequest');
 export const UpdateHumanProfileRequest = HumanProfile.openapi('UpdateHumanProfileRequest');
 export const UpdateMachineRequest = z
   .object({ name: z.string().min(1).max(200), description: z.string().max(500).optional(), accessTokenType: AccessTokenType.optional() })
