@@ -3365,6 +3365,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ui/login/{uid}/password/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * "Forgot your password?" (browser)
+         * @description Linked from the login form unless the login policy of the application's organisation has
+         *     `hidePasswordReset` (or does not allow passwords at all): a form for the login name. In the colours
+         *     and with the links of that organisation's label and privacy policies.
+         */
+        get: operations["LoginPasswordResetForm"];
+        put?: never;
+        /**
+         * Send the password reset mail for a login name (browser)
+         * @description Queues ZITADEL's PasswordReset mail (as SendHumanResetPasswordNotification does) for the human whose
+         *     login name this is, when that user is active or locked and has an email address, at most once a minute
+         *     per user (`user.human.password.reset.requested`, created by the user). The page answers the same
+         *     whether or not anything was sent, so it does not tell which login names exist. The mail's link leads to
+         *     `/ui/login/password/init`.
+         */
+        post: operations["LoginPasswordResetRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ui/login/mail/verification": {
         parameters: {
             query?: never;
@@ -11830,6 +11862,101 @@ export interface operations {
             };
             /** @description No password, two different ones, or one the policy refuses (the form again, naming the rule), or no password check of this browser for this attempt (the login form), or the attempt expired. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginPasswordResetForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The sign-in attempt expired or was opened in another browser; the page says to start again at the application. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The login policy hides the password reset (`hidePasswordReset`) or allows no passwords; the page says whom to ask. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginPasswordResetRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    loginName: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The page that says to check the mail (whether or not a mail was sent). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No login name (the form again), or the attempt expired. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The login policy hides the password reset. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -449,6 +449,27 @@ describe("the mails' pages", () => {
     expect((await choose('x'.repeat(2 * 1024 * 1024))).status).toBe(413);
     expect((await choose('Reset-Passw0rd!')).status).toBe(200);
     expect((await choose('Reset-Passw0rd!')).status).toBe(404);
+
+    // "Forgot your password?": LoginPasswordResetForm 200/400/404, LoginPasswordResetRequest 200/400/404/413.
+    const browser = new Browser();
+    const start = await browser.request(authorizeUrl(spaClientId, 'openid', pkce().challenge));
+    const loginUrl = s.issuer + start.headers.get('location')!;
+    expect(await (await browser.request(loginUrl)).text()).toContain('id="forgot-password"');
+    const resetUrl = `${loginUrl}/password/reset`;
+    expect((await browser.request(resetUrl)).status).toBe(200);
+    expect((await new Browser().request(resetUrl)).status).toBe(400);
+    expect((await browser.request(resetUrl, { form: { loginName: '' } })).status).toBe(400);
+    expect((await browser.request(resetUrl, { form: { loginName: 'x'.repeat(2 * 1024 * 1024) } })).status).toBe(413);
+    const sent = await browser.request(resetUrl, { form: { loginName: 'alice' } });
+    expect(sent.status).toBe(200);
+    expect(await sent.text()).toContain('Check your mail');
+    // Hidden by the login policy: neither the link nor the pages.
+    const { details: _details, isDefault: _isDefault, ...policy } = (await s.api('GET', '/admin/v1/policies/login')).body.policy;
+    expect((await s.api('PUT', '/admin/v1/policies/login', { ...policy, hidePasswordReset: true })).status).toBe(200);
+    expect(await (await browser.request(loginUrl)).text()).not.toContain('forgot-password');
+    expect((await browser.request(resetUrl)).status).toBe(404);
+    expect((await browser.request(resetUrl, { form: { loginName: 'alice' } })).status).toBe(404);
+    expect((await s.api('PUT', '/admin/v1/policies/login', { ...policy, hidePasswordReset: false })).status).toBe(200);
   });
 });
 
@@ -458,7 +479,7 @@ describe('the OAuth ledger', () => {
   });
 
   it('every documented status of the OAuth operations was produced', () => {
-    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(26);
+    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(28);
     expect(unexercised((op) => servedOutsideApi(op.operation))).toEqual([]);
   });
 });

@@ -85,7 +85,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   // app bound to it. Requests already running finish on the ones they started with; sessions,
   // grants and interactions live in the store and carry over.
   const build = (): Serving => {
-    const provider = createOidcProvider({ store: deps.store, issuer, keys });
+    const provider = createOidcProvider({ store: deps.store, instanceId: deps.instanceId, issuer, keys });
     watchOAuthEvents(provider, deps.logger);
     if (deps.trustProxy) provider.proxy = true;
     const readAccessToken = accessTokenReader(provider, keys, issuer, deps.store);

@@ -69,12 +69,15 @@ describeEachStore('organisation domains', (dialect) => {
     expect(requested.at(-1)).toBe(`/.well-known/zitadel-challenge/${generated.token}.txt`);
     expect(await domains()).toContainEqual(expect.objectContaining({ domainName: '127.0.0.1', isVerified: true, validationType: 'DOMAIN_VALIDATION_TYPE_HTTP' }));
 
-    expect((await findLoginUser(t.store.read, 'dora@domain-corp.localhost'))?.id).toBe(`${orgId}1`);
+    expect((await findLoginUser(t.store.read, t.instanceId, 'dora@domain-corp.localhost'))?.id).toBe(`${orgId}1`);
     expect((await call('POST', '/management/v1/orgs/me/domains/127.0.0.1/_set_primary', {})).status).toBe(200);
     const user = (await (await call('GET', `/management/v1/users/${orgId}1`)).json()).user;
     expect(user.preferredLoginName).toBe('dora@127.0.0.1');
-    expect((await findLoginUser(t.store.read, 'dora@127.0.0.1'))?.id).toBe(`${orgId}1`);
-    expect(await findLoginUser(t.store.read, 'dora@domain-corp.localhost')).toBeUndefined();
+    // One login name per verified domain, the primary one first (ZITADEL's login names).
+    expect(user.loginNames).toEqual(['dora@127.0.0.1', 'dora@domain-corp.localhost']);
+    expect((await findLoginUser(t.store.read, t.instanceId, 'dora@127.0.0.1'))?.id).toBe(`${orgId}1`);
+    expect((await findLoginUser(t.store.read, t.instanceId, 'dora@domain-corp.localhost'))?.id).toBe(`${orgId}1`);
+    expect(await findLoginUser(t.store.read, t.instanceId, 'dora@no-such-domain.invalid')).toBeUndefined();
     // The primary one cannot be removed; the generated one can, now.
     expect((await call('DELETE', '/management/v1/orgs/me/domains/127.0.0.1')).status).toBe(400);
     expect((await call('DELETE', '/management/v1/orgs/me/domains/unknown.example')).status).toBe(404);
@@ -103,7 +106,7 @@ describeEachStore('organisation domains', (dialect) => {
       expect(imported.errors ?? []).toEqual([]);
       const again = await (await target.call('POST', '/admin/v1/export', { body: { org_ids: [orgId], timeout: '1m', response_output: true } })).json();
       expect(again).toEqual(exported);
-      expect((await findLoginUser(target.store.read, 'dora@127.0.0.1'))?.id).toBe(`${orgId}1`);
+      expect((await findLoginUser(target.store.read, target.instanceId, 'dora@127.0.0.1'))?.id).toBe(`${orgId}1`);
     } finally {
       await target.close();
     }

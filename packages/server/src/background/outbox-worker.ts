@@ -15,6 +15,8 @@ import type { MessageKind } from '../domain/notifications/queue.js';
 import { mailDropTransport, senderOf, smtpTransport, type OutgoingMail, type Transport } from '../domain/notifications/transports.js';
 import { MESSAGE_TYPES } from '../domain/texts/message-text.js';
 import { USER_AGGREGATE } from '../domain/users/aggregate.js';
+import { loginNameReader } from '../domain/users/login-names.js';
+import { label } from '../domain/policies/label.js';
 import type { HumanData } from '../domain/users/view.js';
 import type { Logger } from '../http/log.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -186,15 +188,17 @@ export class OutboxWorker {
       await tx.users.touch(user.id, event.sequence, event.createdAt);
       return { user, code: issued.code };
     }, [[USER_AGGREGATE, row.userId]]);
-    const org = await store.read.orgs.get(user.orgId);
     const language = messageLanguage(user);
-    const fields = await chooseText(store.read, this.o.instanceId, user.orgId, kind.text, language);
+    const [fields, names, look] = await Promise.all([
+      chooseText(store.read, this.o.instanceId, user.orgId, kind.text, language),
+      loginNameReader(store.read, this.o.instanceId).of(user),
+      label.effective(store.read, this.o.instanceId, user.orgId),
+    ]);
     const link = new URL(this.o.externalUrl + kind.path);
     link.searchParams.set('userID', user.id);
     link.searchParams.set('code', code);
     link.searchParams.set('orgID', user.orgId);
-    const domain = org?.primaryDomain ?? 'localhost';
-    const message = composeMessage(fields, templateValues(user, domain, code), link.href, language);
+    const message = composeMessage(fields, templateValues(user, names, code), link.href, language, look);
     return {
       lease: renewed,
       mail: {

@@ -14,6 +14,7 @@ import { errorPage, logoutPage, messagePage } from '../http/routes/oidc-ui-pages
 import { storeAdapter } from './adapter.js';
 import { clientLookup, compareHashedClientSecret, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
+import { loginNameReader } from '../domain/users/login-names.js';
 import {
   audienceProjects,
   hasScope,
@@ -62,6 +63,8 @@ const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
 
 export interface OidcProviderDeps {
   store: Store;
+  /** Whose default policies apply (login names in the profile claims). */
+  instanceId: string;
   issuer: string;
   /** The provider signs with `keys.current` as it is now; server.ts builds a new provider when it changes. */
   keys: KeyRing;
@@ -81,7 +84,7 @@ function audienceScopesIn(...scopes: (string | undefined)[]): string[] {
 }
 
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
-  const { store, issuer } = deps;
+  const { store, issuer, instanceId } = deps;
   const keys = deps.keys.current;
 
   const configuration: Configuration = {
@@ -162,12 +165,12 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     async findAccount(ctx, sub) {
       const user = await store.read.users.get(sub);
       if (!user || !LOGIN_STATES.has(user.state)) return undefined; // → invalid_grant on refresh
-      const org = await store.read.orgs.get(user.orgId);
+      const names = await loginNameReader(store.read, instanceId).of(user);
       return {
         accountId: sub,
         async claims(use, scope) {
           const client = extras(ctx);
-          const std = userClaims(user, org?.primaryDomain ?? '');
+          const std = userClaims(user, names.preferredLoginName);
           // ZITADEL puts profile/e-mail and roles into the ID token only when the app asks for it.
           const inIdToken = use !== 'id_token';
           const claims: Record<string, unknown> = { sub };

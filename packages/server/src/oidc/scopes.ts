@@ -82,7 +82,7 @@ export async function rolesClaim(store: Store, userId: string, projectIds: strin
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** Standard claims of a user, by the scope that asks for them. */
-export function userClaims(user: UserRow, orgPrimaryDomain: string): { profile: Record<string, unknown>; email: Record<string, unknown> } {
+export function userClaims(user: UserRow, preferredLoginName: string): { profile: Record<string, unknown>; email: Record<string, unknown> } {
   const data = user.data as Record<string, unknown>;
   const profile = (data.profile ?? {}) as Record<string, unknown>;
   const email = (data.email ?? {}) as Record<string, unknown>;
@@ -95,7 +95,7 @@ export function userClaims(user: UserRow, orgPrimaryDomain: string): { profile: 
       family_name: family,
       nickname: str(profile.nickName),
       locale: str(profile.preferredLanguage),
-      preferred_username: `${user.userName}@${orgPrimaryDomain}`,
+      preferred_username: preferredLoginName,
       updated_at: Math.floor(user.changedAt.getTime() / 1000),
     },
     email: str(email.email) ? { email: str(email.email), email_verified: email.isEmailVerified === true } : {},

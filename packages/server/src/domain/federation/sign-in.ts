@@ -10,6 +10,7 @@
  * identity cannot register two users, and the linked user, so a sign-in serialises with the
  * user's removal.
  */
+import { bareLoginNameTaken } from '../users/login-names.js';
 import { login } from '../policies/login.js';
 import { newId } from '../ids.js';
 import { SUPPORTED_LANGUAGES } from '../languages.js';
@@ -99,7 +100,7 @@ async function addLink(tx: Repositories, userId: string, orgId: string, identity
  * The identity signs in: as its linked user, as a user registered now (`autoRegister`), or not
  * yet (the outcome asks for linking). `orgId` is the sign-in's organisation (new users go there).
  */
-export async function signInWithIdentity(store: Store, idp: IdpRow, orgId: string, identity: ExternalIdentity): Promise<Outcome> {
+export async function signInWithIdentity(store: Store, instanceId: string, idp: IdpRow, orgId: string, identity: ExternalIdentity): Promise<Outcome> {
   const lockIdentity: [string, string] = [IDENTITY_LOCK, identityKey(identity.idpId, identity.externalUserId)];
   const known = await store.read.idpLinks.get(identity.idpId, identity.externalUserId);
   if (known) {
@@ -125,9 +126,12 @@ export async function signInWithIdentity(store: Store, idp: IdpRow, orgId: strin
     // A first sign-in of the same identity in another tab may have registered it meanwhile.
     const link = await tx.idpLinks.get(identity.idpId, identity.externalUserId);
     if (link) throw new SignInRefused('This identity was registered by another sign-in a moment ago. Please try again.');
-    if (await tx.users.getByUserNameKey(orgId, userName.toLowerCase())) return { kind: 'link', identity, reason: 'user-name-taken' } as const;
+    const nameKey = userName.toLowerCase();
+    if ((await tx.users.getByUserNameKey(orgId, nameKey)) || (await bareLoginNameTaken(tx, instanceId, orgId, nameKey))) {
+      return { kind: 'link', identity, reason: 'user-name-taken' } as const;
+    }
     const data = humanDataFrom(identity, email, userName);
-    await insertNewUser(tx, { orgId, creator: userId }, {
+    await insertNewUser(tx, { instanceId, orgId, creator: userId }, {
       userId,
       userName,
       type: 'human',

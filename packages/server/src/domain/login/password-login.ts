@@ -12,6 +12,7 @@ import type { Repositories, Store } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
 import { isUnstorableText } from '../unstorable-text.js';
 import { lockout } from '../policies/lockout.js';
+import { resolveLoginName } from '../users/login-names.js';
 
 /** The initial value of the instance's lockout policy (LOCKOUT_MAX_PASSWORD_ATTEMPTS; domain/policies/lockout.ts). */
 export interface LockoutPolicy {
@@ -37,23 +38,14 @@ export type LoginOutcome =
 const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
 
 /**
- * `user` or `user@org-primary-domain` (case-insensitive) → the human user, when exactly one
- * matches. A user name that is itself an e-mail address is tried whole first.
+ * The human user a typed login name belongs to (users/login-names.ts: the organisation's domain
+ * policy decides whether it carries a domain), when exactly one does.
  */
-export async function findLoginUser(read: Repositories, loginName: string): Promise<UserRow | undefined> {
+export async function findLoginUser(read: Repositories, instanceId: string, loginName: string): Promise<UserRow | undefined> {
   const key = loginName.trim().toLowerCase();
   // No stored name holds such text, and PostgreSQL refuses to compare against it (a 500).
   if (!key || isUnstorableText(key)) return undefined;
-  const humans = (rows: Awaited<ReturnType<Repositories['logins']['usersByNameKey']>>) => rows.filter((r) => r.user.type === 'human');
-  const whole = humans(await read.logins.usersByNameKey(key));
-  if (whole.length === 1) return whole[0].user;
-  const at = key.lastIndexOf('@');
-  if (at > 0) {
-    const domain = key.slice(at + 1);
-    const scoped = humans(await read.logins.usersByNameKey(key.slice(0, at))).filter((r) => r.orgPrimaryDomain.toLowerCase() === domain);
-    if (scoped.length === 1) return scoped[0].user;
-  }
-  return undefined;
+  return resolveLoginName(read, instanceId, key);
 }
 
 export async function checkPasswordLogin(
@@ -63,7 +55,7 @@ export async function checkPasswordLogin(
   password: string,
   verifier: PasswordVerifier = passwordVerifier,
 ): Promise<LoginOutcome> {
-  const user = await findLoginUser(store.read, loginName);
+  const user = await findLoginUser(store.read, instanceId, loginName);
   if (!user) return { ok: false, reason: 'invalid_credentials' };
   if (user.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked' };
   if (!LOGIN_STATES.has(user.state)) return { ok: false, reason: 'inactive' };

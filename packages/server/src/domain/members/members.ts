@@ -11,7 +11,8 @@ import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '.
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { INSTANCE_ROLES, ORG_ROLES } from '../permissions.js';
-import { loginName, type HumanData, type MachineData } from '../users/view.js';
+import type { HumanData, MachineData } from '../users/view.js';
+import { loginNameReader } from '../users/login-names.js';
 
 interface MemberScope {
   type: 'instance' | 'org';
@@ -139,15 +140,16 @@ export async function listMembers(
   // Queries are ANDed: two different user ids can never both match.
   if (userIds.length > 1) return { details: listDetails(0, at), result: [] };
   const { total, rows } = await store.read.members.search(scope.type, scope.id, { userIds: userIds.length ? userIds : undefined }, toPage(input.query));
-  return { details: listDetails(total, at), result: rows.map((row) => toMemberView(row, scope.id)) };
+  const names = loginNameReader(store.read, ctx.instanceId);
+  return { details: listDetails(total, at), result: await Promise.all(rows.map(async (row) => toMemberView(row, scope.id, (await names.of(row.user)).preferredLoginName))) };
 }
 
-function toMemberView({ member, user, orgPrimaryDomain }: MemberWithUser, resourceOwner: string): MemberView {
+function toMemberView({ member, user }: MemberWithUser, resourceOwner: string, preferredLoginName: string): MemberView {
   const base = {
     userId: member.userId,
     details: viewDetails(member, resourceOwner),
     roles: member.roles,
-    preferredLoginName: loginName(user.userName, orgPrimaryDomain),
+    preferredLoginName,
   };
   if (user.type === 'human') {
     const human = user.data as unknown as HumanData;

@@ -7,6 +7,7 @@
 import { SUPPORTED_LANGUAGES, type Language } from '../languages.js';
 import { builtInText, withoutEmpty, type MessageTextFields, type MessageType } from '../texts/message-text.js';
 import type { HumanData } from '../users/view.js';
+import type { LoginNames } from '../users/login-names.js';
 import type { Repositories } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
 import { escapeHtml, renderTemplate, type TemplateValues } from './template.js';
@@ -30,9 +31,8 @@ export async function chooseText(read: Repositories, instanceId: string, orgId: 
   return { ...builtInText(type, language), ...withoutEmpty(instance?.fields ?? {}), ...withoutEmpty(org?.fields ?? {}) };
 }
 
-export function templateValues(user: UserRow, orgPrimaryDomain: string, code: string): TemplateValues {
+export function templateValues(user: UserRow, names: LoginNames, code: string): TemplateValues {
   const human = user.data as unknown as HumanData;
-  const loginName = `${user.userName}@${orgPrimaryDomain}`;
   return {
     Code: code,
     UserName: user.userName,
@@ -44,8 +44,8 @@ export function templateValues(user: UserRow, orgPrimaryDomain: string, code: st
     VerifiedEmail: human.email?.isEmailVerified ? human.email.email : '',
     LastPhone: human.phone?.phone ?? '',
     VerifiedPhone: human.phone?.isPhoneVerified ? human.phone.phone : '',
-    PreferredLoginName: loginName,
-    LoginNames: loginName,
+    PreferredLoginName: names.preferredLoginName,
+    LoginNames: names.loginNames.join(', '),
     ChangeDate: user.changedAt.toISOString(),
     CreationDate: user.createdAt.toISOString(),
   };
@@ -53,13 +53,25 @@ export function templateValues(user: UserRow, orgPrimaryDomain: string, code: st
 
 const paragraphs = (s: string) => escapeHtml(s).replace(/\r?\n/g, '<br>');
 
+/** The colours of a mail: the organisation's label policy (light mode: mail clients rarely honour dark styles). */
+export interface MailLook {
+  primaryColor: string;
+  backgroundColor: string;
+  fontColor: string;
+}
+
+const DEFAULT_LOOK: MailLook = { primaryColor: '#5469d4', backgroundColor: '#f4f4f7', fontColor: '#222222' };
+
 /** Subject, HTML part (preHeader as the hidden preview line) and plain-text part. */
-export function composeMessage(fields: MessageTextFields, values: TemplateValues, link: string, language: Language, accent = '#5469d4'): ComposedMessage {
+export function composeMessage(fields: MessageTextFields, values: TemplateValues, link: string, language: Language, look: Partial<MailLook> = {}): ComposedMessage {
+  // Empty colours in the policy mean "the default" (label.ts checks that the others are hex colours).
+  const colour = (key: keyof MailLook) => look[key] || DEFAULT_LOOK[key];
+  const accent = colour('primaryColor');
   const plain = (key: keyof MessageTextFields) => renderTemplate(fields[key] ?? '', values);
   const html = (key: keyof MessageTextFields) => paragraphs(plain(key));
   const subject = plain('subject') || plain('title');
   const htmlBody = `<!doctype html><html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${html('title')}</title></head>
-<body style="margin:0;padding:0;background:#f4f4f7;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#222">
+<body style="margin:0;padding:0;background:${colour('backgroundColor')};font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:${colour('fontColor')}">
 <div style="display:none;max-height:0;overflow:hidden">${html('preHeader')}</div>
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:32px 16px">
 <table role="presentation" width="100%" style="max-width:560px;background:#fff;border-radius:8px;padding:32px">

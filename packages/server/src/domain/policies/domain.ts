@@ -1,12 +1,13 @@
 /**
  * The domain policy (ZITADEL's): `userLoginMustBeDomain` (login names carry the organisation's
- * primary domain), `validateOrgDomains` (a domain must be verified before it becomes primary),
+ * domains; users/login-names.ts), `validateOrgDomains` (a domain must be verified before it becomes primary),
  * `smtpSenderAddressMatchesInstanceDomain`. As in ZITADEL, only an instance administrator
  * (`iam.policy.write`) gives an organisation its own. Until the instance's default is changed it is
  * ZITADEL's built-in one (all three on).
  */
 import { DomainPolicy as DomainDocument } from '../transfer/document.js';
 import { parseWith, policyOperations } from './policy.js';
+import { assertBareLoginNamesUnique } from '../users/login-names.js';
 
 export interface Domain {
   userLoginMustBeDomain: boolean;
@@ -28,4 +29,6 @@ export const domain = policyOperations({
   documentField: 'domainPolicy',
   importType: 'domain_policy',
   toDocument: (p: Domain) => ({ ...p }),
+  // Switching userLoginMustBeDomain off makes user names login names across organisations.
+  afterChange: (tx, instanceId) => assertBareLoginNamesUnique(tx, instanceId),
 });

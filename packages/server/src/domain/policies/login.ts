@@ -3,11 +3,15 @@
  * effective policy of the application's organisation:
  * - `allowUsernamePassword: false` hides the password form and refuses a posted one;
  * - `allowExternalIdp: false` hides the identity providers; a non-empty `idps` list offers only those;
- * - `ignoreUnknownUsernames` changes nothing: the page never tells an unknown name from a wrong password;
- * - `hidePasswordReset`, `allowRegister`, `forceMfa`, `forceMfaLocalOnly`, `passwordlessType`, the
- *   factor lists, the check lifetimes and `defaultRedirectUri` are stored, shown, exported and
- *   imported; the login page has no self-registration, no password-reset link and no passkeys yet,
- *   and asks for the authenticator app's code whenever a user has one.
+ * - `ignoreUnknownUsernames` changes nothing: the page never tells an unknown name from a wrong
+ *   password (and "Forgot your password?" answers alike for an unknown name);
+ * - `hidePasswordReset` hides "Forgot your password?" (http/routes/login-password-reset.ts);
+ * - `defaultRedirectUri` is where the pages a mail leads to continue once done (email verified,
+ *   password set or reset), as ZITADEL's login does when no application is waiting;
+ * - `allowRegister`, `forceMfa`, `forceMfaLocalOnly`, `passwordlessType`, the factor lists and the
+ *   check lifetimes are stored, shown, exported and imported; the login page has no
+ *   self-registration and no passkeys, and asks for the authenticator app's code whenever a user
+ *   has one (whatever `forceMfa` says).
  * Until the instance's default is changed it is ZITADEL's built-in one.
  */
 import { LoginPolicy as LoginDocument } from '../transfer/document.js';

@@ -31,6 +31,11 @@ export interface PolicyKind<T extends object, Input, S extends object> {
   documentField: string;
   importType: string;
   toDocument(settings: T): Record<string, unknown>;
+  /**
+   * Checks what the change implies, inside its transaction after it is written (e.g. the domain
+   * policy: no two users may then share a login name); a throw undoes the change.
+   */
+  afterChange?(tx: Repositories, instanceId: string): Promise<void>;
 }
 
 /**
@@ -72,6 +77,7 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
         aggregateType: 'instance', aggregateId: ctx.instanceId, type: `instance.policy.${k.eventName}.changed`, payload: { ...next } as Record<string, unknown>, creator: ctx.caller.userId, resourceOwner: ctx.instanceId,
       });
       await tx.policies.upsert({ ownerId: ctx.instanceId, kind: k.kind, settings: { ...next } as Record<string, unknown>, sequence: event.sequence, createdAt: row?.createdAt ?? event.createdAt, changedAt: event.createdAt });
+      await k.afterChange?.(tx, ctx.instanceId);
       return { details: changedDetails(event) };
     }, [['instance', ctx.instanceId]]);
   }
@@ -96,6 +102,7 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
         payload: { ...next } as Record<string, unknown>, creator: ctx.caller.userId, resourceOwner: ctx.orgId,
       });
       await tx.policies.upsert({ ownerId: ctx.orgId, kind: k.kind, settings: { ...next } as Record<string, unknown>, sequence: event.sequence, createdAt: row?.createdAt ?? event.createdAt, changedAt: event.createdAt });
+      await k.afterChange?.(tx, ctx.instanceId);
       return { details: mode === 'add' ? addedDetails(event) : changedDetails(event) };
     }, [['org', ctx.orgId]]);
   }
@@ -108,6 +115,7 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
         aggregateType: 'org', aggregateId: ctx.orgId, type: `org.policy.${k.eventName}.removed`, payload: {}, creator: ctx.caller.userId, resourceOwner: ctx.orgId,
       });
       await tx.policies.remove(ctx.orgId, k.kind);
+      await k.afterChange?.(tx, ctx.instanceId);
       return { details: changedDetails(event) };
     }, [['org', ctx.orgId]]);
   }

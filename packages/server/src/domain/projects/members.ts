@@ -3,6 +3,7 @@
  * 'project', owned by the project's organisation). Their permissions count only for that project.
  */
 import { USER_AGGREGATE } from '../users/aggregate.js';
+import { loginNameReader } from '../users/login-names.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
@@ -53,20 +54,21 @@ export async function searchProjectMembers(store: Store, ctx: RequestContext, pr
   requirePermission(ctx, 'project.member.read');
   const project = await projectForCaller(store.read, ctx, projectId, 'project.member.read');
   const { total, rows } = await store.read.members.search('project', project.id, {}, toPage(input.query));
+  const names = loginNameReader(store.read, ctx.instanceId);
   return {
     details: listDetails(total),
-    result: rows.map(({ member, user, orgPrimaryDomain }) => {
+    result: await Promise.all(rows.map(async ({ member, user }) => {
       const displayName = displayNameOf(user.data);
       return {
         userId: member.userId,
         details: viewDetails(member, member.resourceOwner),
         roles: member.roles,
         userName: user.userName,
-        preferredLoginName: `${user.userName}@${orgPrimaryDomain}`,
+        preferredLoginName: (await names.of(user)).preferredLoginName,
         ...(displayName ? { displayName } : {}),
         userType: user.type === 'human' ? 'TYPE_HUMAN' : 'TYPE_MACHINE',
       };
-    }),
+    })),
   };
 }
 

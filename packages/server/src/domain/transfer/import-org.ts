@@ -16,6 +16,7 @@ import { MESSAGE_TEXT_LISTS, type DataOrg } from './document.js';
 import { templateProblem } from '../notifications/template.js';
 import { queueUserMessage } from '../notifications/queue.js';
 import { POLICY_KINDS } from '../policies/index.js';
+import { bareLoginOrgIds } from '../users/login-names.js';
 import { withDefaults, type OidcAppInput } from '../apps/oidc-config.js';
 
 export interface ImportError {
@@ -70,6 +71,8 @@ const MESSAGE_ERROR_TYPES: Record<string, string> = {
 export const msg = (id: string, key: string) => `ID=${id} Message=${key}`;
 
 export interface OrgImportContext {
+  /** Whose default policies apply (bare login names). */
+  instanceId: string;
   org: DataOrg;
   /** Precomputed argon2 hashes of plain `password`s, by user id (hashing happens outside the transaction). */
   plainHashes: Map<string, string>;
@@ -200,6 +203,10 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   const takenIds = await tx.transfer.existingUserIds(allIds);
   const names = [...humans.map((h) => h.user.userName), ...machines.map((m) => m.user.userName)].map((n) => n.toLowerCase());
   const takenNames = await tx.transfer.existingUserNameKeys(orgId, names);
+  // Without domains in login names (this organisation's domain policy), a user name is also a
+  // login name across organisations: one another such organisation holds is refused too.
+  const bareOrgs = await bareLoginOrgIds(tx, c.instanceId);
+  const takenBare = bareOrgs.includes(orgId) ? await tx.transfer.existingUserNameKeysIn(bareOrgs.filter((id) => id !== orgId), names) : new Set<string>();
   const userRows: Parameters<Repositories['transfer']['insertUsers']>[0] = [];
   const otpRows: Parameters<Repositories['transfer']['insertOtpSecrets']>[0] = [];
   const claim = (type: string, id: string, userName: string): boolean => {
@@ -210,6 +217,10 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     const key = userName.toLowerCase();
     if (takenNames.has(key)) {
       errors.push({ type, id, message: msg('COMMAND-k2unb', `Errors.User.AlreadyExists: user name "${userName}" is taken in the organisation`) });
+      return false;
+    }
+    if (takenBare.has(key)) {
+      errors.push({ type, id, message: msg('COMMAND-k2unb', `Errors.User.AlreadyExists: login names carry no domain, and another organisation has a user named "${userName}"`) });
       return false;
     }
     takenIds.add(id);

@@ -90,7 +90,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
       }
       const orgErrors: ImportError[] = [];
       const context: OrgImportContext = {
-        org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers, notifyUsers,
+        instanceId: ctx.instanceId, org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers, notifyUsers,
         sealOtp: (base32) => sealOtpSecret(secrets, base32),
       };
       const done = await store.transaction(async (tx) => {

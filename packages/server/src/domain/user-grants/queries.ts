@@ -10,6 +10,7 @@ import { displayNameOf } from '../projects/members.js';
 import type { Repositories, Store } from '../../store/store.js';
 import type { UserGrantRow } from '../../store/repositories/user-grants.js';
 import { checkProjectScope, type USER_GRANT_STATES } from './commands.js';
+import { loginNameReader } from '../users/login-names.js';
 
 export interface UserGrantView {
   id: string;
@@ -40,7 +41,7 @@ export async function getUserGrant(store: Store, ctx: RequestContext, userId: st
   const grant = await store.read.userGrants.getInOrg(grantId, ctx.orgId);
   if (!grant || grant.userId !== userId) throw notFound('QUERY-wIPkA', 'User grant not found');
   checkProjectScope(ctx, 'user.grant.read', grant.projectId);
-  return (await toViews(store.read, [grant]))[0];
+  return (await toViews(store.read, ctx.instanceId, [grant]))[0];
 }
 
 export interface UserGrantSearch {
@@ -59,16 +60,17 @@ export async function searchUserGrants(store: Store, ctx: RequestContext, input:
     projectIds: ctx.permissions.projectsWith('user.grant.read'),
     ...toPage(input.query),
   });
-  return { details: listDetails(total), result: await toViews(store.read, rows) };
+  return { details: listDetails(total), result: await toViews(store.read, ctx.instanceId, rows) };
 }
 
 /** Grants with the names of their user, project and organisations (looked up once each). */
-async function toViews(repos: Repositories, grants: UserGrantRow[]): Promise<UserGrantView[]> {
+async function toViews(repos: Repositories, instanceId: string, grants: UserGrantRow[]): Promise<UserGrantView[]> {
   const users = new Map(await Promise.all([...new Set(grants.map((g) => g.userId))].map(async (id) => [id, await repos.users.get(id)] as const)));
   const projects = new Map((await repos.projects.byIds([...new Set(grants.map((g) => g.projectId))])).map((p) => [p.id, p]));
   const orgIds = new Set([...grants.map((g) => g.orgId), ...[...users.values()].flatMap((u) => (u ? [u.orgId] : []))]);
   const orgs = new Map(await Promise.all([...orgIds].map(async (id) => [id, await repos.orgs.get(id)] as const)));
-  return grants.map((grant) => {
+  const names = loginNameReader(repos, instanceId);
+  return Promise.all(grants.map(async (grant) => {
     const user = users.get(grant.userId);
     const userOrg = user ? orgs.get(user.orgId) : undefined;
     const org = orgs.get(grant.orgId);
@@ -87,7 +89,7 @@ async function toViews(repos: Repositories, grants: UserGrantRow[]): Promise<Use
       lastName: text(profile.lastName),
       email: text(typeof data.email === 'string' ? data.email : email.email),
       displayName: user ? displayNameOf(data) : undefined,
-      preferredLoginName: user && userOrg ? `${user.userName}@${userOrg.primaryDomain}` : undefined,
+      preferredLoginName: user ? (await names.of(user)).preferredLoginName : undefined,
       userType: user ? (user.type === 'human' ? 'TYPE_HUMAN' : 'TYPE_MACHINE') : undefined,
       orgId: grant.orgId,
       orgName: org?.name,
@@ -100,5 +102,5 @@ async function toViews(repos: Repositories, grants: UserGrantRow[]): Promise<Use
     };
     // Zero values are omitted, as ZITADEL's JSON does.
     return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined)) as unknown as UserGrantView;
-  });
+  }));
 }

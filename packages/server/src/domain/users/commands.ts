@@ -3,6 +3,7 @@
  * organisation ignoring case (the users_org_user_name_key index backs the check against races);
  * a given `userId` (imports) must be unused in the whole instance.
  */
+import { assertBareLoginNameFree } from './login-names.js';
 import { hashPassword } from '../../auth/passwords.js';
 import type { Repositories, Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
@@ -150,10 +151,12 @@ export interface NewUser {
 /** Creates the user; `then` runs in the same transaction (e.g. queues its first mail). */
 async function createUser(store: Store, ctx: RequestContext, user: NewUser, then?: (tx: Repositories, created: CreatedUser) => Promise<void>): Promise<CreatedUser> {
   return store.transaction(async (tx) => {
-    const created = await insertNewUser(tx, { orgId: ctx.orgId, creator: ctx.caller.userId }, user);
+    const created = await insertNewUser(tx, { instanceId: ctx.instanceId, orgId: ctx.orgId, creator: ctx.caller.userId }, user);
     await then?.(tx, created);
     return created;
-  }, user.userId ? [[USER_AGGREGATE, user.userId]] : []);
+    // The name's lock serialises two creations of one name: bare login names are checked across
+    // organisations (login-names.ts), which no unique index covers.
+  }, [['user_name', user.userName.toLowerCase()], ...(user.userId ? [[USER_AGGREGATE, user.userId] as const] : [])]);
 }
 
 /**
@@ -161,7 +164,7 @@ async function createUser(store: Store, ctx: RequestContext, user: NewUser, then
  * above, and auto-registration at sign-in through an identity provider (domain/federation/),
  * where the new user is its own creator. A given `userId` must be locked by the caller.
  */
-export async function insertNewUser(tx: Repositories, by: { orgId: string; creator: string }, user: NewUser): Promise<CreatedUser> {
+export async function insertNewUser(tx: Repositories, by: { instanceId: string; orgId: string; creator: string }, user: NewUser): Promise<CreatedUser> {
   const userId = user.userId ?? newId();
   const userNameKey = user.userName.toLowerCase();
   if (user.userId && (await tx.users.get(user.userId))) throw alreadyExists('V3-DKcYh', 'User already exists');
@@ -172,6 +175,7 @@ export async function insertNewUser(tx: Repositories, by: { orgId: string; creat
   if (await tx.users.getByUserNameKey(by.orgId, userNameKey)) {
     throw alreadyExists('V3-DKcYh', 'User already exists: the userName is taken in this organisation');
   }
+  await assertBareLoginNameFree(tx, by.instanceId, by.orgId, userNameKey);
   const event = await tx.events.append({
     aggregateType: USER_AGGREGATE,
     aggregateId: userId,

@@ -19,6 +19,7 @@ import { USER_AGGREGATE } from './aggregate.js';
 import { userInContextOrg } from './commands.js';
 import { requireAuthorityOver } from './guard.js';
 import { checkPasswordComplexity } from './password-policy.js';
+import { findLoginUser } from '../login/password-login.js';
 
 export async function setHumanPassword(
   store: Store,
@@ -80,6 +81,32 @@ export async function requestPasswordReset(store: Store, ctx: RequestContext, us
     await queueUserMessage(tx, 'password_reset', { id: user.id, orgId: user.orgId, email });
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);
+}
+
+/** One reset mail per user and minute from the login page: the page is open to anyone. */
+const SELF_SERVICE_RESET_INTERVAL_MS = 60_000;
+
+/**
+ * "Forgot your password?" at the login page (ZITADEL's login, unless the login policy's
+ * `hidePasswordReset`): the same mail as above, for the user the login name belongs to, requested
+ * by that user. Whether anything was sent is not told to the caller (the page answers alike), so
+ * the page cannot be used to find out which login names exist. Only active (or locked: the reset
+ * does not unlock them) humans get a mail, at most one a minute.
+ */
+export async function requestPasswordResetAtLogin(store: Store, instanceId: string, loginName: string, now = new Date()): Promise<'queued' | 'skipped'> {
+  const found = await findLoginUser(store.read, instanceId, loginName);
+  if (!found || !['USER_STATE_ACTIVE', 'USER_STATE_LOCKED'].includes(found.state)) return 'skipped';
+  return store.transaction(async (tx) => {
+    const user = await tx.users.get(found.id);
+    const email = user && (user.data as unknown as HumanData).email?.email;
+    if (!user || !email || !['USER_STATE_ACTIVE', 'USER_STATE_LOCKED'].includes(user.state)) return 'skipped';
+    const { rows } = await tx.notifications.search({ userId: user.id, messageType: 'password_reset' }, { offset: 0, limit: 1, asc: false });
+    if (rows[0] && now.getTime() - rows[0].createdAt.getTime() < SELF_SERVICE_RESET_INTERVAL_MS) return 'skipped';
+    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.password.reset.requested', payload: { notificationType: 'NOTIFICATION_TYPE_Email', atLogin: true }, creator: user.id, resourceOwner: user.orgId }, now);
+    await tx.users.touch(user.id, event.sequence, event.createdAt);
+    await queueUserMessage(tx, 'password_reset', { id: user.id, orgId: user.orgId, email }, now);
+    return 'queued';
+  }, [[USER_AGGREGATE, found.id]]);
 }
 
 /** Whether a password-reset code is open for this user (the page asks before showing its form). */

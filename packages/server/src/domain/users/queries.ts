@@ -3,6 +3,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
 import { toUserView, type UserView } from './view.js';
+import { loginNameRules, type LoginNameRules } from './login-names.js';
 
 export interface UserSearchQuery {
   userNameQuery?: { userName: string; method?: TextQueryMethod };
@@ -14,7 +15,7 @@ export async function getUserById(store: Store, ctx: RequestContext, userId: str
   requirePermission(ctx, 'user.read');
   const user = await store.read.users.getInOrg(ctx.orgId, userId);
   if (!user) throw notFound('QUERY-Dfbg2', 'User could not be found');
-  return toUserView(user, await orgDomain(store, ctx.orgId));
+  return toUserView(user, await orgRules(store, ctx));
 }
 
 export async function listUsers(
@@ -30,12 +31,11 @@ export async function listUsers(
   // Queries are ANDed: two different types can never both match.
   if (types.length > 1) return { details: listDetails(0, at), result: [] };
   const { total, rows } = await store.read.users.search(ctx.orgId, { userNames: names, type: types[0] }, toPage(input.query));
-  const domain = await orgDomain(store, ctx.orgId);
-  return { details: listDetails(total, at), result: rows.map((row) => toUserView(row, domain)) };
+  const rules = await orgRules(store, ctx);
+  return { details: listDetails(total, at), result: rows.map((row) => toUserView(row, rules)) };
 }
 
-async function orgDomain(store: Store, orgId: string): Promise<string> {
-  const org = await store.read.orgs.get(orgId);
-  if (!org) throw notFound('QUERY-1Nf8s', 'Organisation not found');
-  return org.primaryDomain;
+async function orgRules(store: Store, ctx: RequestContext): Promise<LoginNameRules> {
+  if (!(await store.read.orgs.exists(ctx.orgId))) throw notFound('QUERY-1Nf8s', 'Organisation not found');
+  return loginNameRules(store.read, ctx.instanceId, ctx.orgId);
 }

@@ -4,6 +4,7 @@
  */
 import { viewDetails, type ObjectDetails } from '../details.js';
 import type { UserRow } from '../../store/repositories/users.js';
+import { loginNamesOf, type LoginNameRules } from './login-names.js';
 
 export const USER_STATES = [
   'USER_STATE_UNSPECIFIED', 'USER_STATE_ACTIVE', 'USER_STATE_INACTIVE', 'USER_STATE_DELETED',
@@ -38,24 +39,16 @@ export interface UserView {
   machine?: MachineData;
 }
 
-/**
- * Login name `<userName>@<org primary domain>`: user names are unique per organisation only,
- * so the domain is what makes the login name unique in the instance (ZITADEL's behaviour with
- * `userLoginMustBeDomain`).
- */
-export function loginName(userName: string, orgPrimaryDomain: string): string {
-  return `${userName}@${orgPrimaryDomain}`;
-}
-
-export function toUserView(row: UserRow, orgPrimaryDomain: string): UserView {
-  const login = loginName(row.userName, orgPrimaryDomain);
+/** The user's login names come from its organisation's rules (login-names.ts). */
+export function toUserView(row: UserRow, rules: LoginNameRules): UserView {
+  const names = loginNamesOf(row.userName, rules);
   return {
     id: row.id,
     details: viewDetails(row, row.orgId),
     state: row.state as UserState,
     userName: row.userName,
-    loginNames: [login],
-    preferredLoginName: login,
+    loginNames: names.loginNames,
+    preferredLoginName: names.preferredLoginName,
     ...(row.type === 'human' ? { human: row.data as unknown as HumanData } : { machine: machineData(row.data) }),
   };
 }

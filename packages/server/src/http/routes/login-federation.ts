@@ -27,6 +27,7 @@ import { identityFromClaims, linkIdentity, providersFor, SignInRefused, signInWi
 import { hasNul } from '../../oidc/nul-guard.js';
 import type { AppEnv } from '../env.js';
 import { federationErrorPage, linkPage } from './oidc-ui-pages.js';
+import { pageLook } from './page-look.js';
 import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, node, type OidcRouteDeps } from './oidc-ui.js';
 
 /** ZITADEL's path of the JWT endpoint the provider's proxy forwards to. */
@@ -89,7 +90,7 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     try {
       const token = tokenFromHeader((name) => c.req.header(name), idp.jwtHeaderName);
       const claims = await validateProviderToken(token, { issuer: idp.jwtIssuer, keysEndpoint: idp.jwtKeysEndpoint, headerName: idp.jwtHeaderName }, deps.providerKeys);
-      outcome = await signInWithIdentity(store, idp, app.orgId, identityFromClaims(idp.id, claims));
+      outcome = await signInWithIdentity(store, deps.instanceId, idp, app.orgId, identityFromClaims(idp.id, claims));
     } catch (error) {
       if (error instanceof ExternalTokenError) {
         return refuse(c, error.reason === 'keys_unavailable' ? 502 : 401, error.message, { uid, idpId: idp.id, check: error.reason }, back);
@@ -131,8 +132,12 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     if (!outcome) return refuse(c, 400, 'This sign-in result belongs to another browser or has expired. Start again from the sign-in page.', { uid }, loginUrl(uid));
     if (outcome.kind === 'signed-in') return complete(c, outcome.userId);
     const idp = await store.read.idps.get(outcome.identity.idpId);
-    return c.html(linkPage({ uid, state: sealed, providerName: idp?.name ?? 'identity provider', externalUserName: outcome.identity.externalUserName, reason: outcome.reason }));
+    const look = await appLook(d);
+    return c.html(linkPage({ uid, state: sealed, providerName: idp?.name ?? 'identity provider', externalUserName: outcome.identity.externalUserName, reason: outcome.reason, look }));
   });
+
+  /** The link page wears the colours of the application's organisation, as the login page. */
+  const appLook = async (d: NonNullable<Awaited<ReturnType<typeof interactionOf>>>) => pageLook(store.read, deps.instanceId, (await appOf(store, d))?.orgId ?? deps.instanceId);
 
   // 4. Linking to an existing account.
   app.post('/ui/login/:uid/idp/link', async (c) => {
@@ -146,8 +151,9 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     if (!outcome || outcome.kind !== 'link') return refuse(c, 400, 'This link request belongs to another browser or has expired. Start again from the sign-in page.', { uid }, loginUrl(uid));
     const idp = await store.read.idps.get(outcome.identity.idpId);
     if (!idp || idp.state !== 'IDP_STATE_ACTIVE') return refuse(c, 403, 'The identity provider is no longer active. Sign in another way.', { uid }, loginUrl(uid));
+    const look = await appLook(d);
     const page = (error: string, status: 400 | 401 | 403 | 503, loginName = '') =>
-      c.html(linkPage({ uid, state: sealed, providerName: idp.name, externalUserName: outcome.identity.externalUserName, reason: outcome.reason, loginName, error }), status);
+      c.html(linkPage({ uid, state: sealed, providerName: idp.name, externalUserName: outcome.identity.externalUserName, reason: outcome.reason, loginName, error, look }), status);
     const loginName = field('loginName');
     const password = field('password');
     if (!loginName || !password || hasNul(loginName) || hasNul(password)) return page('Enter your login name and password.', 400, hasNul(loginName) ? '' : loginName);

@@ -13,20 +13,26 @@ import { resetCodeOpen, resetPasswordWithCode } from '../../domain/users/passwor
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
 import { donePage, initPage, verificationPage } from './oidc-ui-pages.js';
+import { mailPageContext } from './page-look.js';
 
 const clean = (v: unknown) => (typeof v === 'string' && !hasNul(v) ? v.trim() : '');
 
 export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instanceId: string) {
+  // Each page wears the user's organisation's colours and links; a finished step leads on to the
+  // login policy's defaultRedirectUri when one is set (page-look.ts).
+  const context = (userId: string) => mailPageContext(store.read, instanceId, userId);
+
   async function verify(c: Context, userId: string, code: string, orgId: string) {
     if (!userId) return c.html(donePage('Link incomplete', 'This verification link lacks the user.', 'Open the link from the mail again, or ask for a new mail.'), 400);
-    if (!code) return c.html(verificationPage({ userId, orgId }));
+    const { look, continueTo } = await context(userId);
+    if (!code) return c.html(verificationPage({ userId, orgId, look }));
     try {
       await verifyEmailWithCode(store, userId, code);
     } catch (error) {
-      if (error instanceof CodeRefused) return c.html(verificationPage({ userId, orgId, error: error.message }), error.check === 'none' ? 404 : 400);
+      if (error instanceof CodeRefused) return c.html(verificationPage({ userId, orgId, error: error.message, look }), error.check === 'none' ? 404 : 400);
       throw error;
     }
-    return c.html(donePage('Email verified', 'Your email address is verified.', 'You can close this page and go back to the application.'));
+    return c.html(donePage('Email verified', 'Your email address is verified.', 'You can close this page and go back to the application.', { look, continueTo }));
   }
   app.get('/ui/login/mail/verification', (c) => verify(c, clean(c.req.query('userID')), clean(c.req.query('code')), clean(c.req.query('orgID'))));
   app.post('/ui/login/mail/verification', async (c) => {
@@ -38,10 +44,11 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instance
     const userId = clean(c.req.query('userID'));
     const code = clean(c.req.query('code'));
     const orgId = clean(c.req.query('orgID'));
+    const { look } = await context(userId);
     if (!userId || !(await initCodeOpen(store, userId))) {
-      return c.html(donePage('Nothing to set up', 'This account has no open initialisation: it was completed already, or the link is incomplete.', 'Sign in at the application, or ask an administrator for a new mail.'), 404);
+      return c.html(donePage('Nothing to set up', 'This account has no open initialisation: it was completed already, or the link is incomplete.', 'Sign in at the application, or ask an administrator for a new mail.', { look }), 404);
     }
-    return c.html(initPage({ userId, code, orgId }));
+    return c.html(initPage({ userId, code, orgId, look }));
   });
   app.post('/ui/login/user/init', async (c) => {
     const form = (await c.req.parseBody().catch(() => undefined)) ?? {};
@@ -50,7 +57,8 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instance
     const orgId = clean(form.orgID);
     const password = typeof form.password === 'string' && !hasNul(form.password) ? form.password : '';
     const again = typeof form.passwordConfirmation === 'string' ? form.passwordConfirmation : '';
-    const page = (error: string, status: 400 | 404) => c.html(initPage({ userId, code, orgId, error }), status);
+    const { look, continueTo } = await context(userId);
+    const page = (error: string, status: 400 | 404) => c.html(initPage({ userId, code, orgId, error, look }), status);
     if (!userId || !code || !password) return page('Enter the code and a password.', 400);
     if (password !== again) return page('The two passwords differ.', 400);
     try {
@@ -60,16 +68,17 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instance
       if (error instanceof DomainError) return page(error.message, 400);
       throw error;
     }
-    return c.html(donePage('Password set', 'Your account is ready and your email is verified.', 'Go back to the application and sign in with your login name and the new password.'));
+    return c.html(donePage('Password set', 'Your account is ready and your email is verified.', 'Go back to the application and sign in with your login name and the new password.', { look, continueTo }));
   });
 
   // ZITADEL's password reset page (the link of the PasswordReset mail).
   app.get('/ui/login/password/init', async (c) => {
     const userId = clean(c.req.query('userID'));
+    const { look } = await context(userId);
     if (!userId || !(await resetCodeOpen(store, userId))) {
-      return c.html(donePage('Nothing to reset', 'This account has no open password reset: it was used already, or the link is incomplete.', 'Sign in at the application, or ask an administrator for a new reset mail.'), 404);
+      return c.html(donePage('Nothing to reset', 'This account has no open password reset: it was used already, or the link is incomplete.', 'Sign in at the application, or ask an administrator for a new reset mail.', { look }), 404);
     }
-    return c.html(initPage({ userId, code: clean(c.req.query('code')), orgId: clean(c.req.query('orgID')), reset: true }));
+    return c.html(initPage({ userId, code: clean(c.req.query('code')), orgId: clean(c.req.query('orgID')), reset: true, look }));
   });
   app.post('/ui/login/password/init', async (c) => {
     const form = (await c.req.parseBody().catch(() => undefined)) ?? {};
@@ -78,7 +87,8 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instance
     const orgId = clean(form.orgID);
     const password = typeof form.password === 'string' && !hasNul(form.password) ? form.password : '';
     const again = typeof form.passwordConfirmation === 'string' ? form.passwordConfirmation : '';
-    const page = (error: string, status: 400 | 404) => c.html(initPage({ userId, code, orgId, error, reset: true }), status);
+    const { look, continueTo } = await context(userId);
+    const page = (error: string, status: 400 | 404) => c.html(initPage({ userId, code, orgId, error, reset: true, look }), status);
     if (!userId || !code || !password) return page('Enter the code and a new password.', 400);
     if (password !== again) return page('The two passwords differ.', 400);
     try {
@@ -88,6 +98,6 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instance
       if (error instanceof DomainError) return page(error.message, 400);
       throw error;
     }
-    return c.html(donePage('Password changed', 'Your new password is set.', 'Go back to the application and sign in with it.'));
+    return c.html(donePage('Password changed', 'Your new password is set.', 'Go back to the application and sign in with it.', { look, continueTo }));
   });
 }

@@ -18,6 +18,7 @@ import { changePasswordAtLogin } from '../../domain/users/password.js';
 import type { AppEnv } from '../env.js';
 import { expiredPage, interactionOf, node, type OidcRouteDeps } from './oidc-ui.js';
 import { loginPage, newPasswordPage, otpPage } from './oidc-ui-pages.js';
+import { userPageLook } from './page-look.js';
 
 const PENDING_COOKIE = 'login_steps';
 const PURPOSE = 'login.steps';
@@ -46,7 +47,11 @@ export interface PasswordPassed {
   passwordChangeRequired: boolean;
 }
 
-const pageFor = (step: Step, uid: string, error?: string) => (step === 'otp' ? otpPage({ uid, error }) : newPasswordPage({ uid, error }));
+/** A step's form, in the colours of the user's organisation. */
+async function pageFor(deps: OidcRouteDeps, step: Step, uid: string, userId: string, error?: string) {
+  const look = await userPageLook(deps.store.read, deps.instanceId, userId);
+  return step === 'otp' ? otpPage({ uid, error, look }) : newPasswordPage({ uid, error, look });
+}
 
 function remember(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp'>) {
   setCookie(c, PENDING_COOKIE, deps.secrets.seal(JSON.stringify({ ...pending, exp: Date.now() + LOGIN_STEPS_TTL_MS }), PURPOSE), {
@@ -92,10 +97,10 @@ async function finish(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'e
 }
 
 /** Goes on after a check: the next step's form, or the end of the sign-in. */
-function next(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp'>) {
+async function next(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp'>) {
   if (pending.steps.length === 0) return finish(c, deps, pending);
   remember(c, deps, pending);
-  return c.html(pageFor(pending.steps[0], pending.uid), 200);
+  return c.html(await pageFor(deps, pending.steps[0], pending.uid, pending.userId), 200);
 }
 
 /** After a right password at the login form (or the link form, with `link`). */
@@ -130,10 +135,10 @@ export function registerLoginStepRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) 
     if ('refused' in s) return s.refused;
     const { uid, pending, form } = s;
     const code = typeof form.code === 'string' ? form.code.replace(/\s/g, '') : '';
-    if (!/^\d{6}$/.test(code)) return c.html(otpPage({ uid, error: 'Enter the 6-digit code from your authenticator app.' }), 400);
+    if (!/^\d{6}$/.test(code)) return c.html(await pageFor(deps, 'otp', uid, pending.userId, 'Enter the 6-digit code from your authenticator app.'), 400);
     const outcome = await checkTotpLogin(store, deps.secrets, deps.instanceId, pending.userId, code);
     if (!outcome.ok) {
-      if (outcome.reason === 'invalid_code') return c.html(otpPage({ uid, error: OTP_FAILURE_TEXT.invalid_code }), 401);
+      if (outcome.reason === 'invalid_code') return c.html(await pageFor(deps, 'otp', uid, pending.userId, OTP_FAILURE_TEXT.invalid_code), 401);
       deleteCookie(c, PENDING_COOKIE, { path: cookiePath(uid) });
       return c.html(loginPage({ uid, error: OTP_FAILURE_TEXT[outcome.reason] }), OTP_FAILURE_STATUS[outcome.reason]);
     }
@@ -146,13 +151,13 @@ export function registerLoginStepRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) 
     const { uid, pending, form } = s;
     const password = typeof form.password === 'string' ? form.password : '';
     const confirmation = typeof form.passwordConfirmation === 'string' ? form.passwordConfirmation : '';
-    if (!password || password.includes('\u0000')) return c.html(newPasswordPage({ uid, error: 'Enter a new password.' }), 400);
-    if (password !== confirmation) return c.html(newPasswordPage({ uid, error: 'The two passwords differ. Enter the same new password twice.' }), 400);
+    if (!password || password.includes('\u0000')) return c.html(await pageFor(deps, 'new-password', uid, pending.userId, 'Enter a new password.'), 400);
+    if (password !== confirmation) return c.html(await pageFor(deps, 'new-password', uid, pending.userId, 'The two passwords differ. Enter the same new password twice.'), 400);
     try {
       await changePasswordAtLogin(store, deps.instanceId, pending.userId, password);
     } catch (error) {
       // The complexity policy's rule, as the API would name it.
-      if (error instanceof DomainError) return c.html(newPasswordPage({ uid, error: `The new password does not fit the rules: ${error.message.replace(/^invalid password: /, '')}.` }), 400);
+      if (error instanceof DomainError) return c.html(await pageFor(deps, 'new-password', uid, pending.userId, `The new password does not fit the rules: ${error.message.replace(/^invalid password: /, '')}.`), 400);
       throw error;
     }
     return next(c, deps, { ...pending, steps: pending.steps.slice(1) });

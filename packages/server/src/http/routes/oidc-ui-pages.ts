@@ -6,7 +6,7 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCode
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem;color:#222}
 label{display:block;margin-top:1rem}input{width:100%;padding:.5rem;box-sizing:border-box;font-size:1rem}
 button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#a00;border:1px solid #a00;padding:.6rem;margin-top:1rem}.app{color:#555;margin-top:-.5rem}
-.providers{margin-top:2rem;border-top:1px solid #ddd}.provider{display:block;width:100%;margin-top:.6rem;background:#fff;border:1px solid #888}`;
+.providers{margin-top:2rem;border-top:1px solid #ddd}a.button{display:inline-block;margin-top:1rem;padding:.6rem 1.2rem;background:#333;color:#fff;text-decoration:none;border-radius:4px}.provider{display:block;width:100%;margin-top:.6rem;background:#fff;border:1px solid #888}`;
 
 /**
  * The look an organisation gave its login pages: colours from its label policy, links from its
@@ -22,7 +22,7 @@ function themeCss(label: Label): string {
     [c.primary && `--primary:${c.primary}`, c.background && `--bg:${c.background}`, c.font && `--fg:${c.font}`, c.warn && `--warn:${c.warn}`].filter(Boolean).join(';');
   const light = vars({ primary: label.primaryColor, background: label.backgroundColor, font: label.fontColor, warn: label.warnColor });
   const dark = vars({ primary: label.primaryColorDark, background: label.backgroundColorDark, font: label.fontColorDark, warn: label.warnColorDark });
-  const base = `body{background:var(--bg,#fff);color:var(--fg,#222)}button[type=submit]:not(.provider){background:var(--primary,#333);color:#fff;border:0;border-radius:4px}.error{color:var(--warn,#a00);border-color:var(--warn,#a00)}footer{margin-top:3rem;font-size:.85rem}footer a{color:var(--primary,#333);margin-right:1rem}`;
+  const base = `body{background:var(--bg,#fff);color:var(--fg,#222)}button[type=submit]:not(.provider),a.button{background:var(--primary,#333);color:#fff;border:0;border-radius:4px}a{color:var(--primary,#333)}.error{color:var(--warn,#a00);border-color:var(--warn,#a00)}footer{margin-top:3rem;font-size:.85rem}footer a{color:var(--primary,#333);margin-right:1rem}`;
   if (label.themeMode === 'THEME_MODE_DARK') return `${base}:root{${dark}}`;
   if (label.themeMode === 'THEME_MODE_LIGHT') return `${base}:root{${light}}`;
   return `${base}:root{${light}}@media (prefers-color-scheme: dark){:root{${dark}}}`;
@@ -58,10 +58,12 @@ export interface LoginPageView {
   providers?: { id: string; name: string }[];
   /** The login policy's `allowUsernamePassword` (default true). */
   passwordForm?: boolean;
+  /** Offer "Forgot your password?" (the login policy's `hidePasswordReset` off). */
+  passwordReset?: boolean;
   look?: PageLook;
 }
 
-export function loginPage({ uid, loginName = '', error, appName, providers = [], passwordForm = true, look }: LoginPageView): string {
+export function loginPage({ uid, loginName = '', error, appName, providers = [], passwordForm = true, passwordReset = false, look }: LoginPageView): string {
   const alert = error ? `<p class="error" role="alert" id="login-error">${escapeHtml(error)}</p>` : '';
   // Which application the user signs in to, so a phishing page is easier to tell apart.
   const to = appName ? `<p class="app">to continue to <strong id="app-name">${escapeHtml(appName)}</strong></p>` : '';
@@ -76,7 +78,7 @@ export function loginPage({ uid, loginName = '', error, appName, providers = [],
 <label for="loginName">Login name</label><input id="loginName" name="loginName" autocomplete="username" required value="${escapeHtml(loginName)}"${loginName ? '' : ' autofocus'}>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${loginName ? ' autofocus' : ''}>
 <button type="submit">Sign in</button>
-</form>`
+</form>${passwordReset ? `<p><a id="forgot-password" href="/ui/login/${encodeURIComponent(uid)}/password/reset">Forgot your password?</a></p>` : ''}`
     : providers.length
       ? ''
       : '<p id="no-method">No way to sign in is allowed for this application. Ask its administrator to allow passwords or an identity provider in the login policy.</p>';
@@ -93,7 +95,7 @@ ${form}${external}`,
  * here yet; the person signs in with an existing account's password to link the two. `state` is the
  * sealed identity (domain/federation/browser-state.ts).
  */
-export function linkPage(view: { uid: string; state: string; providerName: string; externalUserName: string; reason: 'no-auto-register' | 'user-name-taken'; loginName?: string; error?: string }): string {
+export function linkPage(view: { uid: string; state: string; providerName: string; externalUserName: string; reason: 'no-auto-register' | 'user-name-taken'; loginName?: string; error?: string; look?: PageLook }): string {
   const alert = view.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(view.error)}</p>` : '';
   const why =
     view.reason === 'user-name-taken'
@@ -109,6 +111,7 @@ export function linkPage(view: { uid: string; state: string; providerName: strin
 <button type="submit">Sign in and link</button>
 </form>
 <p><a href="/ui/login/${encodeURIComponent(view.uid)}">Back to the sign-in page</a> (to use another account or method).</p>`,
+    view.look,
   );
 }
 
@@ -159,13 +162,20 @@ export function logoutPage(form: string, host: string): string {
   );
 }
 
-/** A finished step (email verified, password set): what happened and what to do next. */
-export function donePage(title: string, text: string, next: string): string {
-  return layout(title, `<h1>${escapeHtml(title)}</h1><p id="done">${escapeHtml(text)}</p><p>${escapeHtml(next)}</p>`);
+/**
+ * A finished step (email verified, password set): what happened and what to do next. With
+ * `continueTo` (the login policy's `defaultRedirectUri`: there is no application waiting, as
+ * in ZITADEL's login) a button leads on.
+ */
+export function donePage(title: string, text: string, next: string, options: { look?: PageLook; continueTo?: string } = {}): string {
+  const onward = options.continueTo && /^https?:\/\//i.test(options.continueTo)
+    ? `<p><a id="continue" class="button" href="${escapeHtml(options.continueTo)}">Continue</a></p>`
+    : `<p>${escapeHtml(next)}</p>`;
+  return layout(title, `<h1>${escapeHtml(title)}</h1><p id="done">${escapeHtml(text)}</p>${onward}`, options.look);
 }
 
 /** The step for a user with an authenticator app (http/routes/login-steps.ts). */
-export function otpPage(view: { uid: string; error?: string }): string {
+export function otpPage(view: { uid: string; error?: string; look?: PageLook }): string {
   const alert = view.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(view.error)}</p>` : '';
   return layout(
     'Enter your code',
@@ -175,11 +185,12 @@ export function otpPage(view: { uid: string; error?: string }): string {
 <button type="submit">Continue</button>
 </form>
 <p><a href="/ui/login/${encodeURIComponent(view.uid)}">Back to the sign-in page</a> (to use another account). Lost your phone? Ask an administrator to remove the authenticator from your user.</p>`,
+    view.look,
   );
 }
 
 /** The step for a user who must choose a new password (http/routes/login-steps.ts). */
-export function newPasswordPage(view: { uid: string; error?: string }): string {
+export function newPasswordPage(view: { uid: string; error?: string; look?: PageLook }): string {
   const alert = view.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(view.error)}</p>` : '';
   return layout(
     'Choose a new password',
@@ -189,11 +200,12 @@ export function newPasswordPage(view: { uid: string; error?: string }): string {
 <label for="passwordConfirmation">New password again</label><input id="passwordConfirmation" name="passwordConfirmation" type="password" autocomplete="new-password" required>
 <button type="submit">Change password and continue</button>
 </form>`,
+    view.look,
   );
 }
 
 /** Email verification without a code in the link (or after a wrong one): a form for the code. */
-export function verificationPage(view: { userId: string; orgId?: string; error?: string }): string {
+export function verificationPage(view: { userId: string; orgId?: string; error?: string; look?: PageLook }): string {
   const alert = view.error ? `<p class="error" role="alert" id="page-error">${escapeHtml(view.error)}</p>` : '';
   return layout(
     'Verify your email',
@@ -203,11 +215,12 @@ export function verificationPage(view: { userId: string; orgId?: string; error?:
 <label for="code">Code</label><input id="code" name="code" autocomplete="one-time-code" required autofocus>
 <button type="submit">Verify</button>
 </form>`,
+    view.look,
   );
 }
 
 /** ZITADEL's user initialisation: choose a password with the init mail's code. */
-export function initPage(view: { userId: string; code: string; orgId?: string; error?: string; reset?: boolean }): string {
+export function initPage(view: { userId: string; code: string; orgId?: string; error?: string; reset?: boolean; look?: PageLook }): string {
   const alert = view.error ? `<p class="error" role="alert" id="page-error">${escapeHtml(view.error)}</p>` : '';
   // The same form sets the first password (ZITADEL's user initialisation) and a new one after a reset mail.
   const [title, lead, action, button] = view.reset
@@ -223,5 +236,28 @@ export function initPage(view: { userId: string; code: string; orgId?: string; e
 <label for="passwordConfirmation">Repeat the password</label><input id="passwordConfirmation" name="passwordConfirmation" type="password" autocomplete="new-password" required>
 <button type="submit">${button}</button>
 </form>`,
+    view.look,
+  );
+}
+
+/** "Forgot your password?": the login name to send the reset mail for (http/routes/login-password-reset.ts). */
+export function forgotPasswordPage(view: { uid: string; loginName?: string; error?: string; sent?: boolean; look?: PageLook }): string {
+  const back = `<p><a id="back" href="/ui/login/${encodeURIComponent(view.uid)}">Back to the sign-in page</a></p>`;
+  if (view.sent) {
+    return layout(
+      'Check your mail',
+      `<h1>Check your mail</h1><p id="reset-sent">If an account with this login name exists and has an email address, a mail with a link to choose a new password is on its way. The link works for one hour.</p>${back}`,
+      view.look,
+    );
+  }
+  const alert = view.error ? `<p class="error" role="alert" id="page-error">${escapeHtml(view.error)}</p>` : '';
+  return layout(
+    'Reset your password',
+    `<h1>Reset your password</h1><p>Enter your login name. We send a link to choose a new password to the email address of the account.</p>${alert}
+<form method="post" action="/ui/login/${encodeURIComponent(view.uid)}/password/reset">
+<label for="loginName">Login name</label><input id="loginName" name="loginName" autocomplete="username" required autofocus value="${escapeHtml(view.loginName ?? '')}">
+<button type="submit">Send the mail</button>
+</form>${back}`,
+    view.look,
   );
 }

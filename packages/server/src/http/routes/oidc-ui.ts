@@ -10,22 +10,22 @@ import type { Context, Hono } from 'hono';
 import type Provider from 'oidc-provider';
 import type { PasswordVerifier } from '../../auth/password-verifier.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
+import { loginNameReader } from '../../domain/users/login-names.js';
 import { hasScope, audienceProjects, rolesClaim, rolesClaimNames, USER_METADATA_SCOPE, userClaims } from '../../oidc/scopes.js';
 import { metadataClaim } from '../../domain/users/metadata.js';
 import type { AccessTokenReader } from '../../oidc/access-tokens.js';
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
-import { loginPage, messagePage, type PageLook } from './oidc-ui-pages.js';
+import { loginPage, messagePage } from './oidc-ui-pages.js';
 import { login } from '../../domain/policies/login.js';
-import { label } from '../../domain/policies/label.js';
-import { privacy } from '../../domain/policies/privacy.js';
-import type { Repositories } from '../../store/store.js';
+import { pageLook } from './page-look.js';
 import { hasNul } from '../../oidc/nul-guard.js';
 import { providersFor } from '../../domain/federation/sign-in.js';
 import type { ProviderKeys } from '../../domain/federation/provider-keys.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { registerFederationRoutes } from './login-federation.js';
 import { afterPassword, registerLoginStepRoutes } from './login-steps.js';
+import { registerPasswordResetRoutes } from './login-password-reset.js';
 
 export interface OidcRouteDeps {
   provider: Provider;
@@ -69,11 +69,6 @@ export async function appOf(store: Store, d: Details) {
   return clientId ? store.read.oidcApps.byClientId(clientId) : undefined;
 }
 
-/** The organisation's colours and links for its login pages (label and privacy policies). */
-export async function pageLook(read: Repositories, instanceId: string, orgId: string): Promise<PageLook> {
-  const [l, p] = await Promise.all([label.effective(read, instanceId, orgId), privacy.effective(read, instanceId, orgId)]);
-  return { label: l, privacy: p };
-}
 
 export const expiredPage = (c: Context) =>
   c.html(messagePage('Sign-in expired', 'This sign-in attempt has expired or was opened in another browser. Go back to the application and start again.'), 400);
@@ -93,7 +88,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     const orgId = app?.orgId ?? deps.instanceId;
     const providers = app ? await providersFor(store, app.orgId, deps.instanceId) : [];
     const [policy, look] = await Promise.all([login.effective(store.read, deps.instanceId, orgId), pageLook(store.read, deps.instanceId, orgId)]);
-    return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers, passwordForm: policy.allowUsernamePassword, look }), status);
+    return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers, passwordForm: policy.allowUsernamePassword, passwordReset: policy.allowUsernamePassword && !policy.hidePasswordReset, look }), status);
   }
 
   app.get('/ui/login/:uid', async (c) => {
@@ -143,6 +138,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
 
   registerFederationRoutes(app, deps);
   registerLoginStepRoutes(app, deps);
+  registerPasswordResetRoutes(app, deps);
 
   const userinfo = async (c: Context) => {
     c.header('Cache-Control', 'no-store');
@@ -156,8 +152,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     if (!hasScope(access.scope, 'openid')) return challenge('insufficient_scope', 403);
     const user = await store.read.users.get(access.userId);
     if (!user || user.type !== 'human' || !['USER_STATE_ACTIVE', 'USER_STATE_INITIAL'].includes(user.state)) return challenge('invalid_token', 401);
-    const org = await store.read.orgs.get(user.orgId);
-    const std = userClaims(user, org?.primaryDomain ?? '');
+    const std = userClaims(user, (await loginNameReader(store.read, deps.instanceId).of(user)).preferredLoginName);
     const body: Record<string, unknown> = { sub: user.id };
     if (hasScope(access.scope, 'profile')) Object.assign(body, std.profile);
     if (hasScope(access.scope, 'email')) Object.assign(body, std.email);

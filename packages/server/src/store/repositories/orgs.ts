@@ -26,6 +26,9 @@ export function orgRepository(db: Db, t: Tables) {
         validationToken: null, sequence: row.sequence, createdAt: row.createdAt, changedAt: row.changedAt,
       });
     },
+    async allIds(): Promise<string[]> {
+      return (await db.select({ id: t.orgs.id }).from(t.orgs)).map((r) => r.id);
+    },
     async getByPrimaryDomain(primaryDomain: string): Promise<OrgRow | undefined> {
       const [row] = await db.select().from(t.orgs).where(eq(t.orgs.primaryDomain, primaryDomain)).limit(1);
       return row;

@@ -12,6 +12,10 @@ export function policyRepository(db: Db, t: Tables) {
       const [row] = await db.select().from(p).where(and(eq(p.ownerId, ownerId), eq(p.kind, kind))).limit(1);
       return row;
     },
+    /** Every owner's policy of one kind (the instance's and the organisations' own). */
+    async listKind(kind: string): Promise<PolicyRow[]> {
+      return db.select().from(p).where(eq(p.kind, kind));
+    },
     async upsert(row: PolicyRow): Promise<void> {
       await db.insert(p).values(row).onConflictDoUpdate({ target: [p.ownerId, p.kind], set: { settings: row.settings, sequence: row.sequence, changedAt: row.changedAt } });
     },

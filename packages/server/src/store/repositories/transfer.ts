@@ -104,6 +104,8 @@ export function transferRepository(db: Db, t: Tables) {
       return new Set([...live, ...removed]);
     },
     existingUserNameKeys: (orgId: string, keys: string[]) => existing(t.users.userNameKey, t.users, keys, eq(t.users.orgId, orgId)),
+    /** User name keys held by users of any of `orgIds` (bare login names, users/login-names.ts). */
+    existingUserNameKeysIn: async (orgIds: string[], keys: string[]) => (orgIds.length ? existing(t.users.userNameKey, t.users, keys, inArray(t.users.orgId, orgIds)) : new Set<string>()),
     existingProjectIds: (ids: string[]) => existing(t.projects.id, t.projects, ids),
     existingOidcAppIds: (ids: string[]) => existing(t.oidcApps.id, t.oidcApps, ids),
     existingClientIds: (ids: string[]) => existing(t.oidcApps.clientId, t.oidcApps, ids),

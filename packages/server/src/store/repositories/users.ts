@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { selectPage, textCondition, type PageQuery, type TextMatch } from './search.js';
@@ -26,6 +26,20 @@ export function userRepository(db: Db, t: Tables) {
         .where(and(eq(t.users.orgId, orgId), eq(t.users.userNameKey, userNameKey)))
         .limit(1);
       return row;
+    },
+    /** A user of one of `orgIds` other than `orgId` named `userNameKey` (bare login names, users/login-names.ts). */
+    async getByUserNameKeyElsewhere(orgIds: string[], orgId: string, userNameKey: string): Promise<UserRow | undefined> {
+      if (!orgIds.length) return undefined;
+      const [row] = await db.select().from(t.users)
+        .where(and(inArray(t.users.orgId, orgIds), ne(t.users.orgId, orgId), eq(t.users.userNameKey, userNameKey))).limit(1);
+      return row;
+    },
+    /** A user name key held by two users of `orgIds`, if any. */
+    async sharedUserNameKey(orgIds: string[]): Promise<string | undefined> {
+      if (orgIds.length < 2) return undefined;
+      const [row] = await db.select({ key: t.users.userNameKey }).from(t.users).where(inArray(t.users.orgId, orgIds))
+        .groupBy(t.users.userNameKey).having(sql`count(*) > 1`).limit(1);
+      return row?.key;
     },
     async search(
       orgId: string,
