@@ -3181,7 +3181,10 @@ export interface paths {
         /**
          * Login page (browser)
          * @description The login form (login name and password; a plain HTML form that works without JavaScript). When the
-         *     attempt only lacks consent, consent is given for the service's own apps and the browser is sent on.
+         *     attempt only lacks consent, consent is given for the service's own apps and the browser is sent on,
+         *     unless the application's project refuses the user (ZITADEL's project checks, at every authorization,
+         *     also with an existing session): `hasProjectCheck` (the user's organisation must own the project) and
+         *     `projectRoleCheck` (the user must hold an active user grant on it).
          */
         get: operations["LoginPage"];
         put?: never;
@@ -11433,6 +11436,15 @@ export interface operations {
             };
             /** @description The sign-in attempt is unknown, has expired or belongs to another browser. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The application's project refuses the signed-in user (`hasProjectCheck`, `projectRoleCheck`); the page says why and whom to ask. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

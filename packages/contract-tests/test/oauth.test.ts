@@ -283,6 +283,19 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     expect((await huge.json()).error).toBe('invalid_request');
   });
 
+  it('login page 403: the application\'s project refuses a user without a grant (projectRoleCheck)', async () => {
+    const checked = (await s.api('POST', '/management/v1/projects', { name: 'role-checked', projectRoleCheck: true })).body.id;
+    const app = await createOidcApp(s, checked, { name: 'checked', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true });
+    await importHuman(s, 'petra', { password: PASSWORD });
+    const browser = new Browser();
+    const start = await browser.request(authorizeUrl(app.clientId, 'openid', pkce().challenge));
+    const loginUrl = s.issuer + start.headers.get('location')!;
+    const refused = await browser.follow(loginUrl, REDIRECT, { form: { loginName: 'petra', password: PASSWORD } });
+    expect(refused.location).toBeUndefined();
+    expect(refused.res.status).toBe(403);
+    expect(await refused.res.text()).toContain('You have no role in checked');
+  });
+
   it('end_session: confirmation page, errors, confirm with and without a redirect, signed-out page', async () => {
     const browser = new Browser();
     const { code, verifier } = await signIn(browser, spaClientId, 'openid', 'alice');

@@ -15,6 +15,7 @@ import { storeAdapter } from './adapter.js';
 import { clientLookup, compareHashedClientSecret, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
 import { loginNameReader } from '../domain/users/login-names.js';
+import { projectAccessRefusal } from '../domain/login/project-access.js';
 import {
   audienceProjects,
   hasScope,
@@ -151,6 +152,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     async loadExistingGrant(ctx) {
       const { client, session, params } = ctx.oidc;
       if (!client || !session?.accountId) return undefined;
+      // The project's checks (hasProjectCheck, projectRoleCheck): no grant for a refused user, so the
+      // consent step runs, and it shows the refusal (http/routes/oidc-ui.ts).
+      if (await projectAccessRefusal(store.read, client.clientId, session.accountId)) return undefined;
       const id = ctx.oidc.result?.consent?.grantId || session.grantIdFor(client.clientId);
       const found = id ? await ctx.oidc.provider.Grant.find(id) : undefined;
       const grant = found ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });

@@ -145,8 +145,8 @@ export function errorPage(error: string, description?: string): string {
   );
 }
 
-export function messagePage(title: string, text: string): string {
-  return layout(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`);
+export function messagePage(title: string, text: string, look?: PageLook): string {
+  return layout(title, `<h1>${escapeHtml(title)}</h1><p id="message">${escapeHtml(text)}</p>`, look);
 }
 
 /**

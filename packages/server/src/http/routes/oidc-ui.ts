@@ -26,6 +26,7 @@ import type { SecretBox } from '../../secrets/secret-box.js';
 import { registerFederationRoutes } from './login-federation.js';
 import { afterPassword, registerLoginStepRoutes } from './login-steps.js';
 import { registerPasswordResetRoutes } from './login-password-reset.js';
+import { projectAccessRefusal } from '../../domain/login/project-access.js';
 
 export interface OidcRouteDeps {
   provider: Provider;
@@ -96,6 +97,8 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     if (!d) return expired(c);
     if (d.prompt.name === 'login') return showLogin(c, d, String(d.params.login_hint ?? ''), undefined);
     if (d.prompt.name !== 'consent' || !d.session?.accountId) return expired(c);
+    const refused = await projectAccessRefusal(store.read, String(d.params.client_id), d.session.accountId);
+    if (refused) return c.html(messagePage('No access to this application', refused.message, await pageLook(store.read, deps.instanceId, (await appOf(store, d))?.orgId ?? deps.instanceId)), 403);
     // First-party applications: grant exactly what is missing, without asking.
     const missing = d.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
     const grant = (d.grantId ? await provider.Grant.find(d.grantId) : undefined) ?? new provider.Grant({ accountId: d.session.accountId, clientId: String(d.params.client_id) });
