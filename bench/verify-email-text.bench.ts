@@ -9,7 +9,10 @@
  *   BENCH_WARMUP=2         warm-up seconds per target, on the same connections (not counted)
  *   BENCH_CONNECTIONS=50   concurrent connections
  *   BENCH_STORES=sqlite,postgres
- *   BENCH_TARGETS=bare,floor,write,read   which measurements to run (e.g. only `write` while profiling)
+ *   BENCH_TARGETS=bare,floor,write,read,tokens   which measurements to run (e.g. only `write` while profiling);
+ *                          `tokens`: GET /admin/v1/languages with a PAT and with a JWT access token
+ *                          (client credentials), the per-request cost of each kind of authentication
+ *   BENCH_JSON=results.json   also write the rows as JSON (target, store, req/s, p50, p99, CPU/req, errors)
  *   BENCH_LOG_LEVEL=warn   the server's LOG_LEVEL (info writes one line per request)
  *   BENCH_NODE_ARGS=""     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_KEEP=1           keep the temp folder (server logs, database) for inspection
@@ -21,7 +24,7 @@
  * Exit code 1 when any request failed (non-2xx, connection error) or a write did not append
  * exactly one event. The throughput target is reported, not asserted: it depends on the machine.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,7 +57,7 @@ const settings: LoadSettings = {
   warmup: int('BENCH_WARMUP', 2),
 };
 const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
-const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,write,read').split(',').map((s) => s.trim()));
+const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,write,read,tokens').split(',').map((s) => s.trim()));
 const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
 const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -153,6 +156,7 @@ async function benchServer(store: string): Promise<Row[]> {
       );
       rows.push({ target: `GET ${TEXT_PATH} (auth + read)`, store, m });
     }
+    if (targets.has('tokens')) rows.push(...(await benchTokenKinds(child, headers.authorization, store)));
     return rows;
   } finally {
     await child.stop();
@@ -206,6 +210,35 @@ async function benchWrite(child: Child, headers: Record<string, string>, store: 
   };
 }
 
+/**
+ * One cheap authenticated read, `GET /admin/v1/languages`, with the admin's PAT and with a JWT
+ * access token of a machine user (client credentials, the API's audience scope): the difference is
+ * what verifying each kind of token costs per request.
+ */
+async function benchTokenKinds(child: Child, patAuthorization: string, store: string): Promise<Row[]> {
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(child.baseUrl + path, { method, headers: { authorization: patAuthorization, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+    return res.json() as Promise<Record<string, any>>;
+  };
+  const robot = await api('POST', '/management/v1/users/machine', { userName: `bench-robot-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' });
+  const secret = await api('PUT', `/management/v1/users/${robot.userId}/secret`, {});
+  const tokenRes = await fetch(child.baseUrl + '/oauth/v2/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(secret.clientId)}:${encodeURIComponent(secret.clientSecret)}`).toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'openid urn:zitadel:iam:org:project:id:zitadel:aud' }),
+  });
+  if (!tokenRes.ok) throw new Error(`client credentials answered ${tokenRes.status}: ${await tokenRes.text()}`);
+  const jwt = ((await tokenRes.json()) as { access_token: string }).access_token;
+  if (jwt.split('.').length !== 3) throw new Error('the machine user did not get a JWT access token');
+  const rows: Row[] = [];
+  for (const [kind, authorization] of [['PAT', patAuthorization], ['JWT access token', `Bearer ${jwt}`]] as const) {
+    const m = await measure({ url: `${child.baseUrl}/admin/v1/languages`, headers: { authorization } }, settings, child.cpuSeconds);
+    rows.push({ target: `GET /admin/v1/languages with a ${kind}`, store, m });
+  }
+  return rows;
+}
+
 function machine(): string {
   const cpu = cpus()[0]?.model ?? 'unknown';
   return `${cpus().length} CPUs (${cpu}), Node ${process.version}`;
@@ -241,6 +274,20 @@ async function main() {
 
   const bareRps = bare?.m.requestsPerSecond;
   process.stdout.write(`\n${renderTable(rows, bareRps)}\n\n`);
+  if (process.env.BENCH_JSON) {
+    const json = rows.map((r) => ({
+      target: r.target, store: r.store, requestsPerSecond: r.m.requestsPerSecond, p50Ms: r.m.p50, p99Ms: r.m.p99,
+      serverCpuMicrosPerRequest: r.m.serverCpuMs === undefined ? null : r.m.serverCpuMs * 1000, non2xx: r.m.non2xx, errors: r.m.errors,
+      ...(r.eventsOk === undefined ? {} : { eventsOk: r.eventsOk }),
+    }));
+    writeFileSync(process.env.BENCH_JSON, `${JSON.stringify({ machine: machine(), settings, rows: json }, null, 2)}\n`);
+    process.stdout.write(`results written to ${process.env.BENCH_JSON}\n`);
+  }
+  const patRead = rows.find((r) => r.target.endsWith('with a PAT'));
+  const jwtRead = rows.find((r) => r.target.endsWith('with a JWT access token'));
+  if (patRead?.m.serverCpuMs && jwtRead?.m.serverCpuMs) {
+    process.stdout.write(`JWT access token vs PAT, server CPU per request: ${(jwtRead.m.serverCpuMs / patRead.m.serverCpuMs).toFixed(2)}× (target ≤ 1.5×)\n`);
+  }
 
   const floorRow = rows.find((r) => r.target.startsWith('floor'));
   if (floorRow && bareRps) {

@@ -12,6 +12,9 @@ import { hashToken } from './tokens.js';
 /** Returns the caller a token belongs to, or undefined when the token is not of its kind. */
 export type TokenVerifier = (token: string) => Promise<Caller | undefined>;
 
+/** Not a PAT: a JWT's dots (auth/tokens.ts makes PATs of base64url characters only). */
+const NOT_A_PAT = /\./;
+
 const INVALID_TOKEN = () => unauthenticated('AUTH-7fs1e', 'Token is invalid or expired');
 
 /**
@@ -20,8 +23,9 @@ const INVALID_TOKEN = () => unauthenticated('AUTH-7fs1e', 'Token is invalid or e
  * tokens are looked up every time.
  */
 export function personalAccessTokenVerifier(store: Store, cache = new AuthCache<Caller | undefined>(store)): TokenVerifier {
-  return (token) =>
-    cache.get(hashToken(token), async () => {
+  return async (token) =>
+    // A JWT (an OAuth access token) is never a PAT: no lookup, which would be uncached.
+    NOT_A_PAT.test(token) ? undefined : cache.get(hashToken(token), async () => {
       const owner = await store.read.tokens.findOwnerByHash(hashToken(token));
       if (!owner) return { uncached: undefined };
       if (owner.expiresAt.getTime() <= Date.now() || owner.userState !== 'USER_STATE_ACTIVE') throw INVALID_TOKEN();

@@ -8,6 +8,7 @@ import type { Caller } from '../domain/context.js';
 import { unauthenticated } from '../domain/errors.js';
 import type { Store } from '../store/store.js';
 import type { TokenVerifier } from '../auth/authenticate.js';
+import { AuthCache } from '../auth/auth-cache.js';
 import type { KeyRing } from './keys.js';
 import { asksForApiAudience, SERVICE_AUDIENCE } from './scopes.js';
 
@@ -23,7 +24,8 @@ export interface VerifiedAccessToken {
 
 /** Initial humans may call the API like active ones (they logged in); PATs need active machine users. */
 const API_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
-const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+/** A JWT's three base64url parts. Personal access tokens (auth/tokens.ts) never have this shape. */
+export const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
 export function accessTokenReader(provider: Provider, keys: KeyRing, issuer: string, store: Store) {
   async function machineUserOf(clientId: string): Promise<string | undefined> {
@@ -63,14 +65,30 @@ export function isForThisApi(token: VerifiedAccessToken): boolean {
   return token.audience.includes(SERVICE_AUDIENCE) || asksForApiAudience(token.scope);
 }
 
-/** The API's verifier for OAuth access tokens (tried after personal access tokens). */
-export function oauthAccessTokenVerifier(read: AccessTokenReader, store: Store): TokenVerifier {
-  return async (token): Promise<Caller | undefined> => {
+/**
+ * The API's verifier for OAuth access tokens (tried after personal access tokens). A valid JWT's
+ * caller is cached as a PAT's is (auth/auth-cache.ts: until the token expires, a write to users,
+ * tokens or memberships in this process, or the TTL for other processes), so a client calling with
+ * one JWT does not pay its signature check and its user's read on every request. Opaque tokens are
+ * looked up every time: revoking one deletes it from the provider's storage, which the cache does
+ * not watch.
+ */
+export function oauthAccessTokenVerifier(read: AccessTokenReader, store: Store, cache = new AuthCache<Caller | undefined>(store)): TokenVerifier {
+  async function verify(token: string): Promise<{ caller: Caller; expiresAt?: number } | undefined> {
     const access = await read(token);
     if (!access) return undefined;
     if (!isForThisApi(access)) throw unauthenticated('AUTH-7fs1e', 'Token is not valid for this API (audience scope missing)');
     const user = await store.read.users.get(access.userId);
     if (!user || !API_STATES.has(user.state)) throw unauthenticated('AUTH-7fs1e', 'Token is invalid or expired');
-    return { userId: user.id, orgId: user.orgId };
+    const exp = access.claims.exp;
+    return { caller: { userId: user.id, orgId: user.orgId }, ...(typeof exp === 'number' ? { expiresAt: exp * 1000 } : {}) };
+  }
+  return async (token) => {
+    if (!JWT_SHAPE.test(token)) return (await verify(token))?.caller;
+    return cache.get(token, async () => {
+      const verified = await verify(token);
+      // A JWT without exp is not one of ours (oidc-provider always sets it): never cached.
+      return verified?.expiresAt ? { value: verified.caller, notAfter: verified.expiresAt } : { uncached: verified?.caller };
+    });
   };
 }
