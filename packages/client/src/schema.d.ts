@@ -2527,6 +2527,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/projects/{projectId}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant the project to another organisation
+         * @description Grants the context organisation's project, with the given roles of it (none is allowed), to another
+         *     organisation (`project.grant.added` on the project aggregate). Permission `project.grant.write`. The
+         *     granted organisation must exist and not be the project's own (400); the roles must be the project's
+         *     (400 `PROJECT-m9gDs`); a project is granted to an organisation once (409).
+         */
+        post: operations["AddProjectGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/grants/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The project's grants
+         * @description Permission `project.grant.read`.
+         */
+        post: operations["ListProjectGrants"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/grants/{grantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One grant of the project
+         * @description Permission `project.grant.read`. A grant of another project answers 404.
+         */
+        get: operations["GetProjectGrantByID"];
+        /**
+         * Change the granted roles
+         * @description Replaces the granted roles (`project.grant.changed`). Roles taken out are taken out of every user
+         *     grant given through this grant, in the same transaction (`user.grant.cascade.changed`), so they leave
+         *     the users' next tokens. The same roles again → 400 `PROJECT-0o0pL`. Permission `project.grant.write`.
+         */
+        put: operations["UpdateProjectGrant"];
+        post?: never;
+        /**
+         * Take the grant back
+         * @description Removes the grant (`project.grant.removed`) with every user grant given through it
+         *     (`user.grant.cascade.removed`), in one transaction: their roles leave the users' next tokens.
+         *     Permission `project.grant.delete`.
+         */
+        delete: operations["RemoveProjectGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/grants/{grantId}/_deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate the grant
+         * @description `project.grant.deactivated`: the user grants given through it stay, but their roles are not put into
+         *     tokens until the grant is reactivated. An inactive grant → 400 `PROJECT-47fu8`. Permission
+         *     `project.grant.write`.
+         */
+        post: operations["DeactivateProjectGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/grants/{grantId}/_reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate the grant
+         * @description `project.grant.reactivated`. An active grant → 400 `PROJECT-2kd9w`. Permission `project.grant.write`.
+         */
+        post: operations["ReactivateProjectGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/granted_projects/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The projects granted to the organisation
+         * @description The grants whose granted organisation is the context organisation: what its managers can give its
+         *     users roles of (AddUserGrant with the `projectGrantId`). Permission `project.read`.
+         */
+        post: operations["ListGrantedProjects"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/projects/{projectId}/members": {
         parameters: {
             query?: never;
@@ -4773,6 +4932,46 @@ export interface components {
             displayName: string;
             group?: string;
         };
+        /**
+         * @description The organisation to grant the project to, and which of the project's roles it may give its users.
+         * @example {
+         *       "grantedOrgId": "300000000000000002",
+         *       "roleKeys": [
+         *         "reader"
+         *       ]
+         *     }
+         */
+        AddProjectGrantRequest: {
+            grantedOrgId: string;
+            /** @description Keys of roles defined on the project; may be empty. */
+            roleKeys?: string[];
+        };
+        /**
+         * @description The granted roles, replacing the previous ones.
+         * @example {
+         *       "roleKeys": [
+         *         "reader",
+         *         "writer"
+         *       ]
+         *     }
+         */
+        UpdateProjectGrantRequest: {
+            roleKeys?: string[];
+        };
+        /** @description ZITADEL's GrantedProject. */
+        ProjectGrant: {
+            grantId: string;
+            details: components["schemas"]["Details"];
+            grantedOrgId: string;
+            grantedOrgName?: string;
+            grantedRoleKeys: string[];
+            /** @enum {string} */
+            state: "PROJECT_GRANT_STATE_UNSPECIFIED" | "PROJECT_GRANT_STATE_ACTIVE" | "PROJECT_GRANT_STATE_INACTIVE";
+            projectId: string;
+            projectName?: string;
+            projectOwnerId: string;
+            projectOwnerName?: string;
+        };
         ProjectRole: {
             key: string;
             details: components["schemas"]["Details"];
@@ -4792,7 +4991,8 @@ export interface components {
         };
         /**
          * @description Grants the user (of any organisation of the instance) roles on a project of the context
-         *     organisation. One grant per organisation, user and project.
+         *     organisation, or on a project granted to it (a project grant: then only the granted roles).
+         *     One grant per organisation, user and project.
          * @example {
          *       "projectId": "300000000000000001",
          *       "roleKeys": [
@@ -4802,6 +5002,11 @@ export interface components {
          */
         AddUserGrantRequest: {
             projectId: string;
+            /**
+             * @description The project grant to the context organisation the roles come from. Optional: a project is granted
+             *     to an organisation once, so the grant is found by the project when not given (ZITADEL requires it).
+             */
+            projectGrantId?: string;
             /** @description Keys of roles defined on the project; may be empty. */
             roleKeys?: string[];
         };
@@ -4826,6 +5031,8 @@ export interface components {
             orgName?: string;
             orgDomain?: string;
             projectId: string;
+            /** @description The project grant the roles were given through, for a project of another organisation. */
+            projectGrantId?: string;
             projectName?: string;
             /** @description The user's organisation (ZITADEL's name for it). */
             grantedOrgId?: string;
@@ -5162,6 +5369,8 @@ export interface components {
         AppId: string;
         /** @description The user grant's id. */
         GrantId: string;
+        /** @description The project grant's id. */
+        ProjectGrantId: string;
         /**
          * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
          * @example en
@@ -10106,6 +10315,344 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddProjectGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddProjectGrantRequest"];
+            };
+        };
+        responses: {
+            /** @description Granted; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        grantId: string;
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListProjectGrants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The grants, oldest first unless `query.asc` is false. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["ListDetails"];
+                        result: components["schemas"]["ProjectGrant"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetProjectGrantByID: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The grant. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projectGrant: components["schemas"]["ProjectGrant"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateProjectGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateProjectGrantRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveProjectGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    DeactivateProjectGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deactivated; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ReactivateProjectGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reactivated; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListGrantedProjects: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The grants, oldest first unless `query.asc` is false. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["ListDetails"];
+                        result: components["schemas"]["ProjectGrant"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };

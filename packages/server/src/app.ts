@@ -43,6 +43,7 @@ import { registerManagementUserRoutes } from './http/routes/management-users.js'
 import { registerOidcRoutes, type OidcRouteDeps } from './http/routes/oidc-ui.js';
 import { registerMailPageRoutes } from './http/routes/login-mail.js';
 import { registerManagementProjectRoutes } from './http/routes/management-projects.js';
+import { registerManagementProjectGrantRoutes } from './http/routes/management-project-grants.js';
 import { registerManagementUserGrantRoutes } from './http/routes/management-user-grants.js';
 import { registerSystemRoutes } from './http/routes/system.js';
 import { loadSpec } from './http/spec.js';
@@ -154,6 +155,7 @@ export function createApp(deps: AppDeps) {
   registerManagementIdpRoutes(app, routeDeps);
   registerAdminIdpRoutes(app, routeDeps);
   registerManagementProjectRoutes(app, routeDeps);
+  registerManagementProjectGrantRoutes(app, routeDeps);
   registerManagementUserGrantRoutes(app, routeDeps);
   registerAdminEventRoutes(app, routeDeps);
   registerAdminTransferRoutes(app, {

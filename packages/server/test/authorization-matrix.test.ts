@@ -77,6 +77,8 @@ describeEachStore('authorization matrix', (dialect) => {
     return res.json();
   }
   const human = async () => (await insertHumanUser(t, { orgId: f.orgA })).userId;
+  /** P granted (with `reader`) to a new organisation; the grant's id. */
+  const projectGrant = async () => (await admin('POST', `/management/v1/projects/${f.project}/grants`, { grantedOrgId: (await insertOrg(t, unique('Granted'))).orgId, roleKeys: ['reader'] })).grantId as string;
   const machine = async () => (await admin('POST', '/management/v1/users/machine', { userName: unique('bot'), name: 'Bot' })).userId as string;
   const orgMember = async () => {
     const userId = await human();
@@ -202,6 +204,21 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: `/management/v1/projects/${f.project}/roles/${roleKey}` };
       },
     },
+    { id: 'AddProjectGrant', permission: 'project.grant.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants`, body: { grantedOrgId: (await insertOrg(t, unique('Granted'))).orgId, roleKeys: ['reader'] } }) },
+    { id: 'ListProjectGrants', permission: 'project.grant.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants/_search`, body: {} }) },
+    { id: 'GetProjectGrantByID', permission: 'project.grant.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'GET', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}` }) },
+    { id: 'UpdateProjectGrant', permission: 'project.grant.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}`, body: { roleKeys: ['reader', 'writer'] } }) },
+    { id: 'DeactivateProjectGrant', permission: 'project.grant.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}/_deactivate` }) },
+    {
+      id: 'ReactivateProjectGrant', permission: 'project.grant.write', scope: 'project', foreign: 404, write: true,
+      request: async () => {
+        const grantId = await projectGrant();
+        await admin('POST', `/management/v1/projects/${f.project}/grants/${grantId}/_deactivate`);
+        return { method: 'POST', path: `/management/v1/projects/${f.project}/grants/${grantId}/_reactivate` };
+      },
+    },
+    { id: 'RemoveProjectGrant', permission: 'project.grant.delete', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}` }) },
+    { id: 'ListGrantedProjects', permission: 'project.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/granted_projects/_search', body: {} }) },
     { id: 'AddProjectMember', permission: 'project.member.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/members`, body: { userId: await human(), roles: ['PROJECT_OWNER_VIEWER'] } }) },
     { id: 'ListProjectMembers', permission: 'project.member.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/members/_search`, body: {} }) },
     {

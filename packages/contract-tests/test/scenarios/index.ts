@@ -19,6 +19,7 @@ import { orgScenarios } from './orgs.js';
 import { orgDomainScenarios } from './org-domains.js';
 import { pathParameterScenarios } from './path-parameters.js';
 import { projectScenarios } from './projects.js';
+import { projectGrantScenarios } from './project-grants.js';
 import { systemScenarios } from './system.js';
 import { userGrantScenarios } from './user-grants.js';
 import { userScenarios } from './users.js';
@@ -46,6 +47,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   lockoutScenarios,
   morePolicyScenarios,
   projectScenarios,
+  projectGrantScenarios,
   appScenarios,
   machineSecretScenarios,
   userGrantScenarios,

@@ -4,5 +4,5 @@ import { defineTables } from './schema.js';
 
 export const { events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
   oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures, otpChecks,
-  userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies, orgDomains } =
+  userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies, orgDomains, projectGrants } =
   defineTables(sqliteColumns);

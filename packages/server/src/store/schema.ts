@@ -190,6 +190,8 @@ export function defineTables(c: ColumnFactory) {
       orgId: c.text('org_id').notNull(),
       userId: c.text('user_id').notNull(),
       projectId: c.text('project_id').notNull(),
+      /** The project grant it was given through (a project of another organisation), if any. */
+      projectGrantId: c.text('project_grant_id'),
       roleKeys: c.json<string[]>('role_keys').notNull(),
       state: c.text('state').notNull(),
       sequence: c.bigint('sequence').notNull(),
@@ -198,10 +200,31 @@ export function defineTables(c: ColumnFactory) {
     },
     (t) => [
       // ZITADEL's unique constraint: one grant per organisation, user and project.
+      c.index('user_grants_project_grant').on(t.projectGrantId),
       c.uniqueIndex('user_grants_org_user_project').on(t.orgId, t.userId, t.projectId),
       c.index('user_grants_user').on(t.userId),
       c.index('user_grants_project').on(t.projectId),
     ],
+  );
+
+  /**
+   * A project granted by its organisation (`org_id`) to another one (domain/projects/grants.ts); the
+   * events are the project's. A project is granted to an organisation once.
+   */
+  const projectGrants = c.table(
+    'project_grants',
+    {
+      id: c.text('id').primaryKey(),
+      projectId: c.text('project_id').notNull(),
+      orgId: c.text('org_id').notNull(),
+      grantedOrgId: c.text('granted_org_id').notNull(),
+      roleKeys: c.json<string[]>('role_keys').notNull(),
+      state: c.text('state').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    (t) => [c.uniqueIndex('project_grants_project_org').on(t.projectId, t.grantedOrgId), c.index('project_grants_granted_org').on(t.grantedOrgId)],
   );
 
   /**
@@ -505,7 +528,7 @@ export function defineTables(c: ColumnFactory) {
   );
 
   return {
-    events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
+    events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, projectGrants, idps,
     oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures, otpChecks,
     userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies, orgDomains,
   };

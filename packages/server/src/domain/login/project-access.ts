@@ -1,7 +1,7 @@
 /**
  * ZITADEL's project checks at sign-in, set on the project of the application a user signs in to:
- * - `hasProjectCheck`: the user's organisation must own the project (ZITADEL also accepts an
- *   organisation the project is granted to; project grants are not modelled yet);
+ * - `hasProjectCheck`: the user's organisation must own the project or hold an active grant of it
+ *   (domain/projects/grants.ts);
  * - `projectRoleCheck`: the user must hold an active user grant on the project (any role).
  * Checked at every authorization (oidc/provider.ts: no grant is given to a refused user, and the
  * consent step refuses with a page), so an existing session does not get around them.
@@ -20,7 +20,8 @@ export async function projectAccessRefusal(read: Repositories, clientId: string,
   const project = app ? await read.projects.get(app.projectId) : undefined;
   if (!project || (!project.hasProjectCheck && !project.projectRoleCheck)) return undefined;
   const user = await read.users.get(userId);
-  if (project.hasProjectCheck && user?.orgId !== project.orgId) {
+  const grantedToUsersOrg = async () => user !== undefined && (await read.projectGrants.find(project.id, user.orgId))?.state === 'PROJECT_GRANT_STATE_ACTIVE';
+  if (project.hasProjectCheck && user?.orgId !== project.orgId && !(await grantedToUsersOrg())) {
     return {
       id: 'Errors.User.ProjectRequired',
       message: `Your organisation has no access to ${app!.name}. Sign in with an account of the organisation that runs it, or ask its administrator for access.`,

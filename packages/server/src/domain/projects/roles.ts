@@ -3,6 +3,7 @@
  * removing a role also takes it out of every user grant on the project (ZITADEL cascades the
  * same way), in the same transaction.
  */
+import { cascadeRoleRemovalToProjectGrants } from './grants.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, viewDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, invalidArgument, notFound } from '../errors.js';
@@ -107,6 +108,7 @@ export async function removeProjectRole(store: Store, ctx: RequestContext, proje
     });
     await tx.projects.roles.remove(project.id, roleKey);
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    await cascadeRoleRemovalToProjectGrants(tx, ctx, project.id, project.orgId, roleKey);
     await cascadeRoleRemoval(tx, ctx, project.id, roleKey);
     return { details: changedDetails(event) };
   }, [[PROJECT_LOCK, projectId]]);

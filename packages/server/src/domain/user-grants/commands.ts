@@ -3,7 +3,9 @@
  * it (the context organisation) and is its own aggregate, so a new grant's sequence is 1.
  * Permissions come first (any hold on the permission), then the grant or project is looked up in
  * the context organisation only, then a permission held only through project roles must cover
- * the grant's project (403 `EVENT-Shu7e`).
+ * the grant's project (403 `EVENT-Shu7e`). A project of another organisation can be granted only
+ * through a project grant to the context organisation (domain/projects/grants.ts), and only with
+ * the roles that grant has.
  */
 import { USER_AGGREGATE } from '../users/aggregate.js';
 import { requirePermission, type RequestContext } from '../context.js';
@@ -24,9 +26,31 @@ export function checkProjectScope(ctx: RequestContext, permission: string, proje
   }
 }
 
-async function checkRoleKeys(tx: Repositories, projectId: string, roleKeys: string[]): Promise<void> {
-  const defined = await tx.projects.roles.existingKeys(projectId, roleKeys);
+async function checkRoleKeys(tx: Repositories, grant: { projectId: string; projectGrantId?: string | null }, roleKeys: string[]): Promise<void> {
+  if (grant.projectGrantId) {
+    // Through a project grant: only the roles granted (ZITADEL's Errors.Project.Role.NotFound as well).
+    const projectGrant = await tx.projectGrants.get(grant.projectGrantId);
+    const missing = roleKeys.filter((k) => !projectGrant?.roleKeys.includes(k));
+    if (missing.length) throw failedPrecondition('COMMAND-mm9F4', `Project role not found in the project grant: ${missing.join(', ')}`);
+    return;
+  }
+  const defined = await tx.projects.roles.existingKeys(grant.projectId, roleKeys);
   if (defined.length !== roleKeys.length) throw failedPrecondition('COMMAND-mm9F4', 'Project role not found');
+}
+
+/**
+ * The project a user grant of the context organisation is for: its own project, or one granted to
+ * it (by `projectGrantId`, or found by the project when not given: a project is granted to an
+ * organisation once). Unknown, foreign and not granted projects answer alike (reference §2.2).
+ */
+async function grantableProject(tx: Repositories, ctx: RequestContext, projectId: string, projectGrantId: string | undefined) {
+  if (!projectGrantId) {
+    const own = await tx.projects.getInOrg(projectId, ctx.orgId);
+    if (own) return { projectId: own.id, projectGrantId: null };
+  }
+  const projectGrant = projectGrantId ? await tx.projectGrants.get(projectGrantId) : await tx.projectGrants.find(projectId, ctx.orgId);
+  if (!projectGrant || projectGrant.projectId !== projectId || projectGrant.grantedOrgId !== ctx.orgId) throw failedPrecondition('COMMAND-4m9ff', 'Grant not found');
+  return { projectId: projectGrant.projectId, projectGrantId: projectGrant.id };
 }
 
 const unique = (keys: string[] | undefined) => [...new Set((keys ?? []).map((k) => k.trim()))];
@@ -35,7 +59,7 @@ export async function addUserGrant(
   store: Store,
   ctx: RequestContext,
   userId: string,
-  input: { projectId: string; roleKeys?: string[] },
+  input: { projectId: string; projectGrantId?: string; roleKeys?: string[] },
 ): Promise<{ userGrantId: string; details: ObjectDetails }> {
   requirePermission(ctx, 'user.grant.write');
   if (!userId.trim() || !input.projectId.trim()) throw invalidArgument('COMMAND-kVfMa', 'User grant is invalid');
@@ -43,26 +67,25 @@ export async function addUserGrant(
   const id = newId();
   return store.transaction(async (tx) => {
     if (!(await tx.users.get(userId))) throw failedPrecondition('COMMAND-4f8sg', 'User could not be found');
-    // An unknown project and another organisation's project answer alike (reference §2.2).
-    const project = await tx.projects.getInOrg(input.projectId, ctx.orgId);
-    if (!project) throw failedPrecondition('COMMAND-4m9ff', 'Grant not found');
-    checkProjectScope(ctx, 'user.grant.write', project.id);
-    await checkRoleKeys(tx, project.id, roleKeys);
-    if (await tx.userGrants.find(ctx.orgId, userId, project.id)) throw alreadyExists('V3-DKcYh', 'User grant already exists');
+    const project = await grantableProject(tx, ctx, input.projectId, input.projectGrantId?.trim() || undefined);
+    checkProjectScope(ctx, 'user.grant.write', project.projectId);
+    await checkRoleKeys(tx, project, roleKeys);
+    if (await tx.userGrants.find(ctx.orgId, userId, project.projectId)) throw alreadyExists('V3-DKcYh', 'User grant already exists');
     const event = await tx.events.append({
       aggregateType: USER_GRANT_AGGREGATE,
       aggregateId: id,
       type: 'user.grant.added',
-      payload: { userId, projectId: project.id, roleKeys },
+      payload: { userId, projectId: project.projectId, ...(project.projectGrantId ? { projectGrantId: project.projectGrantId } : {}), roleKeys },
       creator: ctx.caller.userId,
       resourceOwner: ctx.orgId,
     });
     await tx.userGrants.insert({
-      id, orgId: ctx.orgId, userId, projectId: project.id, roleKeys, state: 'USER_GRANT_STATE_ACTIVE',
+      id, orgId: ctx.orgId, userId, projectId: project.projectId, projectGrantId: project.projectGrantId, roleKeys, state: 'USER_GRANT_STATE_ACTIVE',
       sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
     });
     return { userGrantId: id, details: addedDetails(event) };
-  }, [[USER_AGGREGATE, userId]]);
+    // The project's lock: a project grant removed or changed meanwhile (grants.ts) waits for this.
+  }, [[USER_AGGREGATE, userId], ['project', input.projectId]]);
 }
 
 /**
@@ -93,7 +116,7 @@ export async function updateUserGrant(store: Store, ctx: RequestContext, userId:
   const roleKeys = unique(input.roleKeys);
   return store.transaction(async (tx) => {
     const grant = await grantForCaller(tx, ctx, userId, grantId, 'user.grant.write');
-    await checkRoleKeys(tx, grant.projectId, roleKeys);
+    await checkRoleKeys(tx, grant, roleKeys);
     const same = roleKeys.length === grant.roleKeys.length && roleKeys.every((k) => grant.roleKeys.includes(k));
     if (same) throw failedPrecondition('COMMAND-Rs8fy', 'User grant has not been changed');
     const event = await appendGrantEvent(tx, ctx, grant, 'user.grant.changed', { roleKeys });

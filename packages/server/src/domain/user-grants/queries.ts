@@ -29,6 +29,8 @@ export interface UserGrantView {
   orgName?: string;
   orgDomain?: string;
   projectId: string;
+  /** The project grant the roles were given through (a project of another organisation). */
+  projectGrantId?: string;
   projectName?: string;
   /** The user's organisation (ZITADEL's name, despite it). */
   grantedOrgId?: string;
@@ -95,6 +97,7 @@ async function toViews(repos: Repositories, instanceId: string, grants: UserGran
       orgName: org?.name,
       orgDomain: org?.primaryDomain,
       projectId: grant.projectId,
+      projectGrantId: grant.projectGrantId ?? undefined,
       projectName: projects.get(grant.projectId)?.name,
       grantedOrgId: userOrg?.id,
       grantedOrgName: userOrg?.name,

@@ -9,7 +9,7 @@ export const UserIdParam = z.object({ userId: id });
 export const UserGrantParam = z.object({ userId: id, grantId: id });
 
 export const AddUserGrantRequest = z
-  .object({ projectId: id, roleKeys: roleKeys.optional() })
+  .object({ projectId: id, projectGrantId: z.string().max(200).optional(), roleKeys: roleKeys.optional() })
   .openapi('AddUserGrantRequest');
 
 export const AddUserGrantResponse = z.object({ userGrantId: z.string(), details: Details });
@@ -34,6 +34,7 @@ export const UserGrant = z
     orgName: z.string().optional(),
     orgDomain: z.string().optional(),
     projectId: z.string(),
+    projectGrantId: z.string().optional(),
     projectName: z.string().optional(),
     grantedOrgId: z.string().optional(),
     grantedOrgName: z.string().optional(),

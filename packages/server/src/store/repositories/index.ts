@@ -23,6 +23,7 @@ import { messageTextRepository } from './texts.js';
 import { tokenRepository } from './tokens.js';
 import { transferRepository } from './transfer.js';
 import { userGrantRepository } from './user-grants.js';
+import { projectGrantRepository } from './project-grants.js';
 import { userRepository } from './users.js';
 
 /** What the store (store/postgres.ts, store/sqlite.ts) wants to hear from its repositories. */
@@ -61,6 +62,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     messageTexts: { ...messageTextRepository(db, t), ...dialect.messageTexts },
     projects: projectRepository(db, t),
     userGrants: userGrantRepository(db, t),
+    projectGrants: projectGrantRepository(db, t),
     oidc: oidcRepository(db, t),
     oidcApps: oidcAppRepository(db, t),
     logins: loginRepository(db, t),

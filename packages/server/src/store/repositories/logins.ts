@@ -104,15 +104,26 @@ export function loginRepository(db: Db, t: Tables) {
         await db.delete(t.machineSecrets).where(eq(t.machineSecrets.userId, userId));
       },
     },
-    /** The user's active grants on these projects, with the granting organisation's primary domain. */
+    /**
+     * The user's active grants on these projects, with the granting organisation's primary domain.
+     * A grant given through a project grant counts only while that is active, and only with the
+     * roles it still grants (so a change racing with the user grant's own cannot leak a role).
+     */
     async grantedRoles(userId: string, projectIds: string[], activeState: string): Promise<Array<{ orgId: string; orgPrimaryDomain: string; projectId: string; roleKeys: string[] }>> {
       if (projectIds.length === 0) return [];
       const g = t.userGrants;
-      return db
-        .select({ orgId: g.orgId, orgPrimaryDomain: t.orgs.primaryDomain, projectId: g.projectId, roleKeys: g.roleKeys })
+      const pg = t.projectGrants;
+      const rows = await db
+        .select({ orgId: g.orgId, orgPrimaryDomain: t.orgs.primaryDomain, projectId: g.projectId, roleKeys: g.roleKeys, projectGrantId: g.projectGrantId, grantState: pg.state, grantRoleKeys: pg.roleKeys })
         .from(g)
         .innerJoin(t.orgs, eq(t.orgs.id, g.orgId))
+        .leftJoin(pg, eq(pg.id, g.projectGrantId))
         .where(and(eq(g.userId, userId), inArray(g.projectId, projectIds), eq(g.state, activeState)));
+      return rows.flatMap(({ projectGrantId, grantState, grantRoleKeys, ...grant }) => {
+        if (!projectGrantId) return [grant];
+        if (grantState !== 'PROJECT_GRANT_STATE_ACTIVE') return [];
+        return [{ ...grant, roleKeys: grant.roleKeys.filter((k) => grantRoleKeys?.includes(k)) }];
+      });
     },
   };
 }

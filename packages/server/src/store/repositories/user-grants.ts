@@ -39,6 +39,10 @@ export function userGrantRepository(db: Db, t: Tables) {
     async byProject(projectId: string): Promise<UserGrantRow[]> {
       return db.select().from(g).where(eq(g.projectId, projectId));
     },
+    /** The user grants given through a project grant. */
+    async byProjectGrant(projectGrantId: string): Promise<UserGrantRow[]> {
+      return db.select().from(g).where(eq(g.projectGrantId, projectGrantId));
+    },
     /** Every grant of the user, in any organisation (to remove them with the user). */
     async byUser(userId: string): Promise<UserGrantRow[]> {
       return db.select().from(g).where(eq(g.userId, userId));
