@@ -3942,6 +3942,12 @@ export interface components {
                         projectId: string;
                         userId: string;
                     }[];
+                    /** @description Project grants (ZITADEL's ImportDataSuccessProjectGrant; `orgId` is the project's organisation). */
+                    projectGrants?: {
+                        grantId: string;
+                        projectId: string;
+                        orgId: string;
+                    }[];
                     orgMembers?: string[];
                     projectMembers?: {
                         projectId: string;

@@ -109,6 +109,29 @@ describeEachStore('project grants', (dialect) => {
     expect(await rolesInNewToken()).toEqual({ reader: { [orgB]: `other-${stamp}.localhost` } });
   });
 
+  it('exports the grant with the user grant given through it; an import keeps both, whatever the organisations\' order', async () => {
+    const exported = (await s.api('POST', '/admin/v1/export', { org_ids: [orgA, orgB], timeout: '1m', response_output: true })).body;
+    const owner = exported.orgs.find((o: { orgId: string }) => o.orgId === orgA);
+    const other = exported.orgs.find((o: { orgId: string }) => o.orgId === orgB);
+    expect(owner.projectGrants).toEqual([{ grantId, projectGrant: { projectId, grantedOrgId: orgB, roleKeys: ['reader'] } }]);
+    expect(other.userGrants).toEqual([{ userId: bert, projectId, projectGrantId: grantId, roleKeys: ['reader'] }]);
+    const target = await startOidcServer(dialect);
+    try {
+      // The granted organisation first: its user grant needs the grant, which needs the organisation.
+      const imported = await target.api('POST', '/admin/v1/import', { timeout: '1m', data_orgs: { orgs: [other, owner] } });
+      expect(imported.body.errors ?? []).toEqual([]);
+      expect(imported.body.success.orgs.find((o: { orgId: string }) => o.orgId === orgA).projectGrants).toEqual([{ grantId, projectId, orgId: orgA }]);
+      const again = (await target.api('POST', '/admin/v1/export', { org_ids: [orgA, orgB], timeout: '1m', response_output: true })).body;
+      const byId = (doc: { orgs: { orgId: string }[] }) => [...doc.orgs].sort((x, y) => x.orgId.localeCompare(y.orgId));
+      expect(byId(again)).toEqual(byId(exported));
+      expect(await target.t.store.read.logins.grantedRoles(bert, [projectId], 'USER_GRANT_STATE_ACTIVE')).toEqual([
+        { orgId: orgB, orgPrimaryDomain: `other-${stamp}.localhost`, projectId, roleKeys: ['reader'] },
+      ]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('roles taken out of the grant leave its user grants; removing the grant removes them', async () => {
     const update = (roleKeys: string[]) => s.api('PUT', `/management/v1/projects/${projectId}/grants/${grantId}`, { roleKeys }, undefined, inA);
     expect((await update(['reader', 'writer'])).status).toBe(200);

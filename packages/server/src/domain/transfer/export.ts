@@ -133,15 +133,27 @@ export async function* exportDocument(
       yield `,"oidcApps":${JSON.stringify(apps.map((a) => ({ appId: a.id, app: compact({ projectId: a.projectId, name: a.name, ...oidcConfig(a.config) }), identityServiceClient: client(a) })))}`;
     }
 
+    // Project grants of this organisation's projects to exported organisations (as ZITADEL).
+    const projectGrants = (await read.projectGrants.ownedBy(org.id)).filter((g) => orgIds.includes(g.grantedOrgId));
+    if (projectGrants.length) {
+      yield `,"projectGrants":${JSON.stringify(projectGrants.map((g) => ({ grantId: g.id, projectGrant: compact({ projectId: g.projectId, grantedOrgId: g.grantedOrgId, roleKeys: g.roleKeys }) })))}`;
+    }
+
     let grantsOpened = false;
     let afterGrant = '';
     for (;;) {
       checkDeadline(signal, req.timeoutMs);
       const page = await read.transfer.userGrantsPage(org.id, orgIds, afterGrant, PAGE);
       if (page.length === 0) break;
-      yield (grantsOpened ? ',' : ',"userGrants":[') +
-        page.map(({ grant: g }) => JSON.stringify(compact({ userId: g.userId, projectId: g.projectId, roleKeys: g.roleKeys }))).join(',');
-      grantsOpened = true;
+      // A user grant given through a project grant goes only with that grant (its project's organisation exported).
+      const viaGrant = [...new Set(page.flatMap(({ grant: g }) => (g.projectGrantId ? [g.projectGrantId] : [])))];
+      const exportedGrants = new Set((await Promise.all(viaGrant.map((id) => read.projectGrants.get(id)))).flatMap((g) => (g && orgIds.includes(g.orgId) ? [g.id] : [])));
+      const exported = page.filter(({ grant: g }) => !g.projectGrantId || exportedGrants.has(g.projectGrantId));
+      if (exported.length) {
+        yield (grantsOpened ? ',' : ',"userGrants":[') +
+          exported.map(({ grant: g }) => JSON.stringify(compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys }))).join(',');
+        grantsOpened = true;
+      }
       afterGrant = page[page.length - 1].grant.id;
       if (page.length < PAGE) break;
     }

@@ -33,6 +33,7 @@ export interface ImportSuccessOrg {
   projectRoles?: string[];
   oidcAppIds?: string[];
   userGrants?: { projectId: string; userId: string }[];
+  projectGrants?: { grantId: string; projectId: string; orgId: string }[];
   orgMembers?: string[];
   projectMembers?: { projectId: string; userId: string }[];
   jwtIdps?: string[];
@@ -48,7 +49,6 @@ const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: s
   apiApps: { type: 'api_app', id: (a) => a.appId },
   actions: { type: 'action', id: (a) => a.actionId },
   triggerActions: { type: 'trigger_action', id: (a) => `${a.flowType}_${a.triggerType}` },
-  projectGrants: { type: 'project_grant', id: (g, o) => `${o}_${g.projectGrant.projectId}_${g.projectGrant.grantedOrgId}` },
   projectGrantMembers: { type: 'project_grant_member', id: (m, o) => `${o}_${m.projectId}_${m.grantId}_${m.userId}` },
   oidcIdps: { type: 'oidc_idp', id: (i) => i.idpId },
   appKeys: { type: 'app_key', id: (k) => k.id },
@@ -95,7 +95,8 @@ export interface OrgImportContext {
 }
 
 /** The parts of an organisation that name users: user grants, organisation and project members. */
-export type OrgReferences = Pick<DataOrg, 'userGrants' | 'orgMembers' | 'projectMembers'>;
+/** Project grants are among them: they name another organisation, which may be imported later. */
+export type OrgReferences = Pick<DataOrg, 'userGrants' | 'orgMembers' | 'projectMembers' | 'projectGrants'>;
 
 export interface ReferenceImportContext {
   orgId: string;
@@ -497,13 +498,41 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
   const push = <K extends keyof ImportSuccessOrg>(key: K, value: NonNullable<ImportSuccessOrg[K]> extends (infer E)[] ? E : never) => {
     ((ok[key] ??= [] as never) as unknown[]).push(value);
   };
-  const projectOrg = await tx.transfer.projectOrgs([...(refs.userGrants ?? []).map((g) => g.projectId), ...(refs.projectMembers ?? []).map((m) => m.projectId)]);
+  const projectOrg = await tx.transfer.projectOrgs([
+    ...(refs.userGrants ?? []).map((g) => g.projectId), ...(refs.projectMembers ?? []).map((m) => m.projectId), ...(refs.projectGrants ?? []).map((g) => g.projectGrant.projectId),
+  ]);
   const inThisOrg = (projectId: string, type: string, id: string) => {
     if (projectOrg.get(projectId) === orgId) return true;
     errors.push({ type, id, message: msg('PROJECT-n0tF0', `Errors.Project.NotFound: project ${projectId} does not exist in organisation ${orgId}`) });
     return false;
   };
   check();
+  // ---- project grants (ZITADEL's DataProjectGrant; the id is kept: user grants name it) ----
+  const projectGrants = refs.projectGrants ?? [];
+  const projectGrantRoles = await tx.transfer.existingRoleKeys([...new Set(projectGrants.map((g) => g.projectGrant.projectId))]);
+  const takenProjectGrantIds = await tx.projectGrants.existingIds(projectGrants.map((g) => g.grantId).filter(Boolean));
+  for (const { grantId: givenId, projectGrant: pg } of projectGrants) {
+    const id = `${orgId}_${pg.projectId}_${pg.grantedOrgId}`;
+    if (!inThisOrg(pg.projectId, 'project_grant', id)) continue;
+    if (pg.grantedOrgId === orgId || !(await tx.orgs.exists(pg.grantedOrgId))) {
+      errors.push({ type: 'project_grant', id, message: msg('PROJECT-3m9s1', `Errors.Project.Grant.Invalid: granted organisation ${pg.grantedOrgId} is not another organisation of this instance`) });
+      continue;
+    }
+    const missing = (pg.roleKeys ?? []).filter((k) => !projectGrantRoles.has(`${pg.projectId}_${k}`));
+    if (missing.length) {
+      errors.push({ type: 'project_grant', id, message: msg('PROJECT-m9gDs', `Errors.Project.Role.NotFound: ${missing.join(', ')}`) });
+      continue;
+    }
+    if ((givenId && takenProjectGrantIds.has(givenId)) || (await tx.projectGrants.find(pg.projectId, pg.grantedOrgId))) {
+      errors.push({ type: 'project_grant', id, message: msg('V3-DKcYh', 'Errors.Project.Grant.AlreadyExists') });
+      continue;
+    }
+    const grantId = givenId || newId();
+    takenProjectGrantIds.add(grantId);
+    await tx.projectGrants.insert({ id: grantId, projectId: pg.projectId, orgId, grantedOrgId: pg.grantedOrgId, roleKeys: pg.roleKeys ?? [], state: 'PROJECT_GRANT_STATE_ACTIVE', ...stamp });
+    push('projectGrants', { grantId, projectId: pg.projectId, orgId });
+  }
+
   const grants = refs.userGrants ?? [];
   const memberUserIds = [...grants.map((g) => g.userId), ...(refs.orgMembers ?? []).map((m) => m.userId), ...(refs.projectMembers ?? []).map((m) => m.userId)];
   const knownUsers = await tx.transfer.existingUserIds(memberUserIds);
@@ -519,19 +548,26 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
   const grantRows: Parameters<Repositories['transfer']['insertUserGrants']>[0] = [];
   for (const g of grants) {
     const id = `${orgId}_${g.projectId}_${g.userId}`;
-    if (!inThisOrg(g.projectId, 'user_grant', id) || !userExists(g.userId)) continue;
+    // Through a project grant: the grant must give this organisation the project, and the roles.
+    const projectGrant = g.projectGrantId ? await tx.projectGrants.get(g.projectGrantId) : undefined;
+    if (g.projectGrantId && (!projectGrant || projectGrant.projectId !== g.projectId || projectGrant.grantedOrgId !== orgId)) {
+      errors.push({ type: 'user_grant', id, message: msg('COMMAND-4m9ff', `Errors.Project.Grant.NotFound: project grant ${g.projectGrantId}`) });
+      continue;
+    }
+    if (!projectGrant && !inThisOrg(g.projectId, 'user_grant', id)) continue;
+    if (!userExists(g.userId)) continue;
     const key = `${g.projectId}_${g.userId}`;
     if (takenGrants.has(key)) {
       errors.push({ type: 'user_grant', id, message: msg('V3-DKcYh', 'Errors.UserGrant.AlreadyExists') });
       continue;
     }
-    const missing = (g.roleKeys ?? []).filter((k) => !allRoleKeys.has(`${g.projectId}_${k}`));
+    const missing = (g.roleKeys ?? []).filter((k) => (projectGrant ? !projectGrant.roleKeys.includes(k) : !allRoleKeys.has(`${g.projectId}_${k}`)));
     if (missing.length) {
       errors.push({ type: 'user_grant', id, message: msg('COMMAND-mm9F4', `Errors.Project.Role.NotFound: ${missing.join(', ')}`) });
       continue;
     }
     takenGrants.add(key);
-    grantRows.push({ id: newId(), orgId, userId: g.userId, projectId: g.projectId, roleKeys: g.roleKeys ?? [], state: 'USER_GRANT_STATE_ACTIVE', ...stamp });
+    grantRows.push({ id: newId(), orgId, userId: g.userId, projectId: g.projectId, projectGrantId: projectGrant?.id ?? null, roleKeys: g.roleKeys ?? [], state: 'USER_GRANT_STATE_ACTIVE', ...stamp });
     push('userGrants', { projectId: g.projectId, userId: g.userId });
   }
   await tx.transfer.insertUserGrants(grantRows);
@@ -575,21 +611,24 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
 
 }
 
-/** The references of `org` to import with it, and those naming users of organisations imported later. */
+/**
+ * The references of `org` to import with it, and those to import after every organisation: the
+ * ones naming users of organisations imported later, project grants (their granted organisation
+ * may come later) and the user grants given through a project grant (which must exist first;
+ * import.ts imports every project grant before the other deferred references).
+ */
 function splitReferences(org: DataOrg, importedLater: ((userId: string) => boolean) | undefined): { now: OrgReferences; later?: OrgReferences } {
-  const all: OrgReferences = { userGrants: org.userGrants, orgMembers: org.orgMembers, projectMembers: org.projectMembers };
-  if (!importedLater) return { now: all };
   const now: OrgReferences = {};
-  const later: OrgReferences = {};
-  let deferred = 0;
+  const later: OrgReferences = org.projectGrants?.length ? { projectGrants: org.projectGrants } : {};
+  let deferred = later.projectGrants ? 1 : 0;
   for (const key of ['userGrants', 'orgMembers', 'projectMembers'] as const) {
-    for (const ref of (all[key] ?? []) as { userId: string }[]) {
-      const target = importedLater(ref.userId) ? later : now;
+    for (const ref of (org[key] ?? []) as { userId: string; projectGrantId?: string }[]) {
+      const target = importedLater?.(ref.userId) || (key === 'userGrants' && ref.projectGrantId) ? later : now;
       if (target === later) deferred++;
       ((target[key] ??= []) as { userId: string }[]).push(ref);
     }
   }
-  return deferred ? { now, later } : { now: all };
+  return deferred ? { now, later } : { now };
 }
 
 function stripUndefined<T extends Record<string, unknown>>(obj: T): T {

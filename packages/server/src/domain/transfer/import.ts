@@ -107,17 +107,25 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
     }
     // Organisations that name each other's users both ways: the references to users of
     // organisations imported after them, now that those exist (one transaction per organisation).
-    for (const { success, refs } of deferred) {
-      const refErrors: ImportError[] = [];
-      const check = () => {
-        if (signal.aborted) throw timedOut();
-      };
-      // Staged like the organisation's own errors: reported only once its transaction has committed.
-      const added: ImportSuccessOrg = { orgId: success.orgId };
-      await store.transaction((tx) => importReferences(tx, { orgId: success.orgId, refs, errors: refErrors, ok: added, check, at: new Date(), missingUsers }));
-      errors.push(...refErrors);
-      for (const key of ['userGrants', 'orgMembers', 'projectMembers'] as const) {
-        if (added[key]) (success[key] as unknown[]) = [...(success[key] ?? []), ...added[key]];
+    // Every project grant first: user grants given through one (of any organisation) need it.
+    const passes = [
+      deferred.map(({ success, refs }) => ({ success, refs: { projectGrants: refs.projectGrants } })),
+      deferred.map(({ success, refs: { projectGrants: _, ...rest } }) => ({ success, refs: rest })),
+    ];
+    for (const pass of passes) {
+      for (const { success, refs } of pass) {
+        if (!Object.values(refs).some((list) => list?.length)) continue;
+        const refErrors: ImportError[] = [];
+        const check = () => {
+          if (signal.aborted) throw timedOut();
+        };
+        // Staged like the organisation's own errors: reported only once its transaction has committed.
+        const added: ImportSuccessOrg = { orgId: success.orgId };
+        await store.transaction((tx) => importReferences(tx, { orgId: success.orgId, refs, errors: refErrors, ok: added, check, at: new Date(), missingUsers }));
+        errors.push(...refErrors);
+        for (const key of ['userGrants', 'orgMembers', 'projectMembers', 'projectGrants'] as const) {
+          if (added[key]) (success[key] as unknown[]) = [...(success[key] ?? []), ...added[key]];
+        }
       }
     }
   } catch (error) {

@@ -80,6 +80,7 @@ export const ImportDataResponse = z
             projectRoles: z.array(z.string()).optional(),
             oidcAppIds: z.array(z.string()).optional(),
             userGrants: z.array(Pair('projectId', 'userId')).optional(),
+            projectGrants: z.array(z.object({ grantId: z.string(), projectId: z.string(), orgId: z.string() })).optional(),
             orgMembers: z.array(z.string()).optional(),
             projectMembers: z.array(Pair('projectId', 'userId')).optional(),
             jwtIdps: z.array(z.string()).optional(),
