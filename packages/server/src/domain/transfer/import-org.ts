@@ -45,10 +45,10 @@ export interface ImportSuccessOrg {
 }
 
 /** Fields of DataOrg this service does not hold: each entry is reported, never silently dropped. */
-const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: string) => string }> = {
+const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: string) => string; why?: string }> = {
   apiApps: { type: 'api_app', id: (a) => a.appId },
-  actions: { type: 'action', id: (a) => a.actionId },
-  triggerActions: { type: 'trigger_action', id: (a) => `${a.flowType}_${a.triggerType}` },
+  actions: { type: 'action', id: (a) => a.actionId, why: 'actions are scripts, and this service does not run scripts: this action was not imported (its flow runs without it)' },
+  triggerActions: { type: 'trigger_action', id: (a) => `${a.flowType}_${a.triggerType}`, why: 'actions are scripts, and this service does not run scripts: this trigger was not imported' },
   projectGrantMembers: { type: 'project_grant_member', id: (m, o) => `${o}_${m.projectId}_${m.grantId}_${m.userId}` },
   oidcIdps: { type: 'oidc_idp', id: (i) => i.idpId },
   appKeys: { type: 'app_key', id: (k) => k.id },
@@ -147,7 +147,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
 
   for (const [field, spec] of Object.entries(UNSUPPORTED_LISTS)) {
     for (const item of ((org as Record<string, unknown[]>)[field] ?? [])) {
-      errors.push({ type: spec.type, id: spec.id(item, orgId), message: msg('IMPORT-uNsup', `${field} are not supported by this service; this entry was not imported`) });
+      errors.push({ type: spec.type, id: spec.id(item, orgId), message: msg('IMPORT-uNsup', spec.why ?? `${field} are not supported by this service; this entry was not imported`) });
     }
   }
 
