@@ -2665,6 +2665,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/projects/{projectId}/grants/{grantId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a user of the granted organisation a member of the grant
+         * @description Gives a user of the granted organisation grant roles (`PROJECT_GRANT_OWNER`: manages the user grants
+         *     given through this grant and the grant's members; `PROJECT_GRANT_OWNER_VIEWER`: reads them). The
+         *     permissions count only for this grant, in the granted organisation's context. A user of another
+         *     organisation (or none) → 400; an existing member → 409. Permission `project.grant.member.write` on the
+         *     project.
+         */
+        post: operations["AddProjectGrantMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/grants/{grantId}/members/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The grant's members
+         * @description Permission `project.grant.member.read` on the project.
+         */
+        post: operations["ListProjectGrantMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/grants/{grantId}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a grant member's roles
+         * @description The same roles again → 400 `PROJECT-Fshx8`. Permission `project.grant.member.write` on the project.
+         */
+        put: operations["UpdateProjectGrantMember"];
+        post?: never;
+        /**
+         * Remove a member from the grant
+         * @description Permission `project.grant.member.delete` on the project.
+         */
+        delete: operations["RemoveProjectGrantMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/granted_projects/_search": {
         parameters: {
             query?: never;
@@ -10604,6 +10689,192 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Reactivated; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddProjectGrantMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userId: string;
+                    roles: ("PROJECT_GRANT_OWNER" | "PROJECT_GRANT_OWNER_VIEWER")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Added; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListProjectGrantMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The members, oldest first unless `query.asc` is false. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["ListDetails"];
+                        result: components["schemas"]["ProjectMember"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateProjectGrantMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    roles: ("PROJECT_GRANT_OWNER" | "PROJECT_GRANT_OWNER_VIEWER")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Changed; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveProjectGrantMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The project grant's id. */
+                grantId: components["parameters"]["ProjectGrantId"];
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; `details` of the project aggregate. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -77,6 +77,13 @@ describeEachStore('authorization matrix', (dialect) => {
     return res.json();
   }
   const human = async () => (await insertHumanUser(t, { orgId: f.orgA })).userId;
+  /** A grant of P to a new organisation with one user: its members' path, and a member body for that user. */
+  const grantWithUser = async () => {
+    const grantedOrgId = (await insertOrg(t, unique('Granted'))).orgId;
+    const grantId = (await admin('POST', `/management/v1/projects/${f.project}/grants`, { grantedOrgId, roleKeys: ['reader'] })).grantId as string;
+    const userId = (await insertHumanUser(t, { orgId: grantedOrgId })).userId;
+    return { path: `/management/v1/projects/${f.project}/grants/${grantId}/members`, body: { userId, roles: ['PROJECT_GRANT_OWNER_VIEWER'] } };
+  };
   /** P granted (with `reader`) to a new organisation; the grant's id. */
   const projectGrant = async () => (await admin('POST', `/management/v1/projects/${f.project}/grants`, { grantedOrgId: (await insertOrg(t, unique('Granted'))).orgId, roleKeys: ['reader'] })).grantId as string;
   const machine = async () => (await admin('POST', '/management/v1/users/machine', { userName: unique('bot'), name: 'Bot' })).userId as string;
@@ -218,6 +225,24 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     { id: 'RemoveProjectGrant', permission: 'project.grant.delete', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}` }) },
+    { id: 'AddProjectGrantMember', permission: 'project.grant.member.write', scope: 'project', foreign: 404, write: true, request: async () => ({ ...(await grantWithUser()), method: 'POST' }) },
+    { id: 'ListProjectGrantMembers', permission: 'project.grant.member.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}/members/_search`, body: {} }) },
+    {
+      id: 'UpdateProjectGrantMember', permission: 'project.grant.member.write', scope: 'project', foreign: 404, write: true,
+      request: async () => {
+        const { path, body } = await grantWithUser();
+        await admin('POST', path, body);
+        return { method: 'PUT', path: `${path}/${body.userId}`, body: { roles: ['PROJECT_GRANT_OWNER'] } };
+      },
+    },
+    {
+      id: 'RemoveProjectGrantMember', permission: 'project.grant.member.delete', scope: 'project', foreign: 404, write: true,
+      request: async () => {
+        const { path, body } = await grantWithUser();
+        await admin('POST', path, body);
+        return { method: 'DELETE', path: `${path}/${body.userId}` };
+      },
+    },
     { id: 'ListGrantedProjects', permission: 'project.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/granted_projects/_search', body: {} }) },
     { id: 'AddProjectMember', permission: 'project.member.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/members`, body: { userId: await human(), roles: ['PROJECT_OWNER_VIEWER'] } }) },
     { id: 'ListProjectMembers', permission: 'project.member.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/members/_search`, body: {} }) },

@@ -109,17 +109,49 @@ describeEachStore('project grants', (dialect) => {
     expect(await rolesInNewToken()).toEqual({ reader: { [orgB]: `other-${stamp}.localhost` } });
   });
 
+  it('a member of the grant (a user of B) manages the user grants given through it, and nothing else', async () => {
+    const robot = (await s.api('POST', '/management/v1/users/machine', { userName: 'grant-manager', name: 'Grant manager' }, undefined, inB)).body.userId as string;
+    const token = (await s.api('POST', `/management/v1/users/${robot}/pats`, {}, undefined, inB)).body.token as string;
+    const members = `/management/v1/projects/${projectId}/grants/${grantId}/members`;
+    // Only users of the granted organisation, with grant roles.
+    expect((await s.api('POST', members, { userId: robot, roles: ['PROJECT_OWNER'] }, undefined, inA)).status).toBe(400);
+    const { body: a } = await s.api('POST', '/management/v1/users/machine', { userName: 'a-robot', name: 'A robot' }, undefined, inA);
+    expect((await s.api('POST', members, { userId: a.userId, roles: ['PROJECT_GRANT_OWNER'] }, undefined, inA)).status).toBe(400);
+    // Before it is a member, the robot may do nothing with B's user grants.
+    expect((await s.api('GET', `/management/v1/users/${bert}/grants/${userGrantId}`, undefined, token)).status).toBe(403);
+    expect((await s.api('POST', members, { userId: robot, roles: ['PROJECT_GRANT_OWNER_VIEWER'] }, undefined, inA)).status).toBe(200);
+    expect((await s.api('POST', members, { userId: robot, roles: ['PROJECT_GRANT_OWNER'] }, undefined, inA)).status).toBe(409);
+    expect((await s.api('GET', `/management/v1/users/${bert}/grants/${userGrantId}`, undefined, token)).status).toBe(200);
+    expect((await s.api('PUT', `/management/v1/users/${bert}/grants/${userGrantId}`, { roleKeys: [] }, token)).status).toBe(403);
+    expect((await s.api('PUT', `${members}/${robot}`, { roles: ['PROJECT_GRANT_OWNER'] }, undefined, inA)).status).toBe(200);
+    const listed = await s.api('POST', `${members}/_search`, {}, undefined, inA);
+    expect(listed.body.result).toEqual([expect.objectContaining({ userId: robot, roles: ['PROJECT_GRANT_OWNER'], preferredLoginName: `grant-manager@other-${stamp}.localhost` })]);
+
+    // As PROJECT_GRANT_OWNER: the grant's user grants, in B's context (its own), and no other project's.
+    expect((await s.api('PUT', `/management/v1/users/${bert}/grants/${userGrantId}`, { roleKeys: [] }, token)).status).toBe(200);
+    expect((await s.api('PUT', `/management/v1/users/${bert}/grants/${userGrantId}`, { roleKeys: ['reader'] }, token)).status).toBe(200);
+    const seen = await s.api('POST', '/management/v1/users/grants/_search', {}, token);
+    expect(seen.body.result.map((g: { id: string }) => g.id)).toEqual([userGrantId]);
+    expect((await s.api('POST', '/management/v1/granted_projects/_search', {}, token)).body.result.map((g: { grantId: string }) => g.grantId)).toEqual([grantId]);
+    const ownProject = (await s.api('POST', '/management/v1/projects', { name: 'b-own' }, undefined, inB)).body.id;
+    expect((await s.api('POST', `/management/v1/users/${bert}/grants`, { projectId: ownProject, roleKeys: [] }, token)).status).toBe(403);
+    // Not on A's side: the grant itself is A's to change.
+    expect((await s.api('PUT', `/management/v1/projects/${projectId}/grants/${grantId}`, { roleKeys: [] }, token, inA)).status).toBe(403);
+  });
+
   it('exports the grant with the user grant given through it; an import keeps both, whatever the organisations\' order', async () => {
     const exported = (await s.api('POST', '/admin/v1/export', { org_ids: [orgA, orgB], timeout: '1m', response_output: true })).body;
     const owner = exported.orgs.find((o: { orgId: string }) => o.orgId === orgA);
     const other = exported.orgs.find((o: { orgId: string }) => o.orgId === orgB);
     expect(owner.projectGrants).toEqual([{ grantId, projectGrant: { projectId, grantedOrgId: orgB, roleKeys: ['reader'] } }]);
     expect(other.userGrants).toEqual([{ userId: bert, projectId, projectGrantId: grantId, roleKeys: ['reader'] }]);
+    expect(owner.projectGrantMembers).toEqual([{ projectId, grantId, userId: expect.any(String), roles: ['PROJECT_GRANT_OWNER'] }]);
     const target = await startOidcServer(dialect);
     try {
       // The granted organisation first: its user grant needs the grant, which needs the organisation.
       const imported = await target.api('POST', '/admin/v1/import', { timeout: '1m', data_orgs: { orgs: [other, owner] } });
       expect(imported.body.errors ?? []).toEqual([]);
+      expect(imported.body.warnings ?? []).toEqual([]);
       expect(imported.body.success.orgs.find((o: { orgId: string }) => o.orgId === orgA).projectGrants).toEqual([{ grantId, projectId, orgId: orgA }]);
       const again = (await target.api('POST', '/admin/v1/export', { org_ids: [orgA, orgB], timeout: '1m', response_output: true })).body;
       const byId = (doc: { orgs: { orgId: string }[] }) => [...doc.orgs].sort((x, y) => x.orgId.localeCompare(y.orgId));
@@ -145,6 +177,8 @@ describeEachStore('project grants', (dialect) => {
     expect((await s.api('DELETE', `/management/v1/projects/${projectId}/grants/${grantId}`, undefined, undefined, inA)).status).toBe(200);
     expect((await s.api('GET', `/management/v1/users/${bert}/grants/${userGrantId}`, undefined, undefined, inB)).status).toBe(404);
     expect((await s.api('GET', `/management/v1/projects/${projectId}/grants/${grantId}`, undefined, undefined, inA)).status).toBe(404);
+    // Its members went with it.
+    expect(await s.t.store.read.members.search('project_grant', grantId, {}, { offset: 0, limit: 10, asc: true })).toMatchObject({ total: 0 });
     // And without a grant of the project, B's user does not pass the project check any more.
     expect((await signInPage()).status).toBe(403);
   });

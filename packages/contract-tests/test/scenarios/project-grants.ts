@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { insertOrg } from '@identity-service/server/test/support/instance.js';
+import { insertHumanUser, insertOrg } from '@identity-service/server/test/support/instance.js';
 import type { Harness } from '../support/harness.js';
 
 const LONG = 'x'.repeat(201);
@@ -61,6 +61,38 @@ export function projectGrantScenarios(h: () => Harness) {
     expect((await inGranted.POST('/management/v1/granted_projects/_search', { body: { query: { limit: 5000 } } })).response.status).toBe(400);
     expect((await anonymous.POST('/management/v1/granted_projects/_search', { body: {} })).response.status).toBe(401);
     expect((await outsider.POST('/management/v1/granted_projects/_search', { body: {} })).response.status).toBe(403);
+
+    // AddProjectGrantMember, ListProjectGrantMembers, UpdateProjectGrantMember, RemoveProjectGrantMember
+    const { userId: memberId } = await insertHumanUser(instance, { orgId: grantedOrg, userName: 'contract-grant-member' });
+    const { userId: foreignUser } = await insertHumanUser(instance, { userName: 'contract-not-granted' });
+    const members = '/management/v1/projects/{projectId}/grants/{grantId}/members' as const;
+    const member = '/management/v1/projects/{projectId}/grants/{grantId}/members/{userId}' as const;
+    const m = (userId: string, id = grantId) => ({ params: { path: { projectId, grantId: id, userId } } });
+    const body = (userId: string) => ({ ...g(grantId), body: { userId, roles: ['PROJECT_GRANT_OWNER_VIEWER' as const] } });
+    expect((await admin.POST(members, body(memberId))).response.status).toBe(200);
+    expect((await admin.POST(members, body(memberId))).response.status).toBe(409);
+    expect((await admin.POST(members, body(foreignUser))).response.status).toBe(400);
+    expect((await admin.POST(members, { ...g('unknown'), body: { userId: memberId, roles: ['PROJECT_GRANT_OWNER'] } })).response.status).toBe(404);
+    expect((await anonymous.POST(members, body(memberId))).response.status).toBe(401);
+    expect((await outsider.POST(members, body(memberId))).response.status).toBe(403);
+
+    expect((await admin.POST(`${members}/_search`, { ...g(grantId), body: {} })).data?.result.map((x) => x.userId)).toEqual([memberId]);
+    expect((await admin.POST(`${members}/_search`, { ...g(grantId), body: { query: { limit: 5000 } } })).response.status).toBe(400);
+    expect((await admin.POST(`${members}/_search`, { ...g('unknown'), body: {} })).response.status).toBe(404);
+    expect((await anonymous.POST(`${members}/_search`, { ...g(grantId), body: {} })).response.status).toBe(401);
+    expect((await outsider.POST(`${members}/_search`, { ...g(grantId), body: {} })).response.status).toBe(403);
+
+    expect((await admin.PUT(member, { ...m(memberId), body: { roles: ['PROJECT_GRANT_OWNER'] } })).response.status).toBe(200);
+    expect((await admin.PUT(member, { ...m(memberId), body: { roles: ['PROJECT_GRANT_OWNER'] } })).response.status).toBe(400);
+    expect((await admin.PUT(member, { ...m(foreignUser), body: { roles: ['PROJECT_GRANT_OWNER'] } })).response.status).toBe(404);
+    expect((await anonymous.PUT(member, { ...m(memberId), body: { roles: ['PROJECT_GRANT_OWNER'] } })).response.status).toBe(401);
+    expect((await outsider.PUT(member, { ...m(memberId), body: { roles: ['PROJECT_GRANT_OWNER'] } })).response.status).toBe(403);
+
+    expect((await admin.DELETE(member, m(LONG))).response.status).toBe(400);
+    expect((await anonymous.DELETE(member, m(memberId))).response.status).toBe(401);
+    expect((await outsider.DELETE(member, m(memberId))).response.status).toBe(403);
+    expect((await admin.DELETE(member, m(memberId))).response.status).toBe(200);
+    expect((await admin.DELETE(member, m(memberId))).response.status).toBe(404);
 
     // RemoveProjectGrant
     expect((await admin.DELETE('/management/v1/projects/{projectId}/grants/{grantId}', g(LONG))).response.status).toBe(400);

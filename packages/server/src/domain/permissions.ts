@@ -3,7 +3,8 @@
  * InternalAuthZ.RolePermissionMappings; reference Appendix B).
  *
  * Roles held on a project (PROJECT_*) yield permissions scoped to that project: they count
- * only for objects of that project (see `Permissions.allowsProject`).
+ * only for objects of that project (see `Permissions.allowsProject`); roles held on a project
+ * grant (PROJECT_GRANT_*) likewise, scoped to the grant's id, in the granted organisation.
  */
 const IAM_OWNER = [
   'iam.read', 'iam.write', 'iam.policy.read', 'iam.policy.write', 'iam.policy.delete', 'iam.member.read',
@@ -120,6 +121,16 @@ export const ROLE_PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
     'project.grant.read', 'project.grant.member.read', 'user.read', 'user.global.read', 'user.grant.read',
     'user.membership.read',
   ],
+  // Members of a project grant (ZITADEL's defaults): scoped to the grant, in the granted organisation.
+  PROJECT_GRANT_OWNER: [
+    'policy.read', 'org.global.read', 'project.read', 'project.grant.read', 'project.grant.member.read',
+    'project.grant.member.write', 'project.grant.member.delete', 'user.read', 'user.global.read', 'user.grant.read',
+    'user.grant.write', 'user.grant.delete', 'user.membership.read',
+  ],
+  PROJECT_GRANT_OWNER_VIEWER: [
+    'policy.read', 'project.read', 'project.grant.read', 'project.grant.member.read', 'user.read', 'user.global.read',
+    'user.grant.read', 'user.membership.read',
+  ],
   PROJECT_OWNER_GLOBAL: [
     'org.global.read', 'policy.read', 'project.read', 'project.write', 'project.delete', 'project.member.read',
     'project.member.write', 'project.member.delete', 'project.role.read', 'project.role.write', 'project.role.delete',
@@ -136,6 +147,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
 export const INSTANCE_ROLES = ['IAM_OWNER', 'IAM_OWNER_VIEWER', 'IAM_ORG_MANAGER', 'IAM_USER_MANAGER', 'IAM_ADMIN_IMPERSONATOR', 'IAM_END_USER_IMPERSONATOR', 'IAM_LOGIN_CLIENT'] as const;
 export const ORG_ROLES = ['ORG_OWNER', 'ORG_USER_MANAGER', 'ORG_OWNER_VIEWER', 'ORG_SETTINGS_MANAGER', 'ORG_USER_PERMISSION_EDITOR', 'ORG_PROJECT_PERMISSION_EDITOR', 'ORG_PROJECT_CREATOR', 'ORG_ADMIN_IMPERSONATOR', 'ORG_END_USER_IMPERSONATOR'] as const;
 export const PROJECT_ROLES = ['PROJECT_OWNER', 'PROJECT_OWNER_VIEWER', 'PROJECT_OWNER_GLOBAL', 'PROJECT_OWNER_VIEWER_GLOBAL'] as const;
+export const PROJECT_GRANT_ROLES = ['PROJECT_GRANT_OWNER', 'PROJECT_GRANT_OWNER_VIEWER'] as const;
 
 export interface Membership {
   scopeType: string;
@@ -155,7 +167,8 @@ export class Permissions {
     for (const m of memberships) {
       for (const role of m.roles) {
         for (const permission of ROLE_PERMISSIONS[role] ?? []) {
-          if (m.scopeType === 'project') {
+          // A project grant's roles count only for that grant (its id; ids never collide with projects').
+          if (m.scopeType === 'project' || m.scopeType === 'project_grant') {
             let projects = this.byProject.get(permission);
             if (!projects) this.byProject.set(permission, (projects = new Set()));
             projects.add(m.scopeId);

@@ -7,7 +7,7 @@
  *
  * Cascades, in the same transaction as the change: roles taken out of the grant are taken out of
  * its user grants (`user.grant.cascade.changed`); removing the grant removes its user grants
- * (`user.grant.cascade.removed`). A deactivated grant keeps its user grants, but
+ * (`user.grant.cascade.removed`) and its members (grant-members.ts). A deactivated grant keeps its user grants, but
  * their roles are not put into tokens until it is reactivated (oidc/scopes.ts).
  */
 import type { Repositories, Store } from '../../store/store.js';
@@ -135,7 +135,7 @@ async function setState(store: Store, ctx: RequestContext, projectId: string, gr
   }, [[PROJECT_LOCK, projectId]]);
 }
 
-/** RemoveProjectGrant: with its user grants. */
+/** RemoveProjectGrant: with its user grants and its members. */
 export async function removeProjectGrant(store: Store, ctx: RequestContext, projectId: string, grantId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.grant.delete');
   return store.transaction(async (tx) => {
@@ -150,6 +150,7 @@ export async function removeProjectGrant(store: Store, ctx: RequestContext, proj
       });
       await tx.userGrants.remove(userGrant.id);
     }
+    await tx.members.removeScope('project_grant', grant.id);
     return { details: changedDetails(event) };
   }, [[PROJECT_LOCK, projectId]]);
 }

@@ -139,6 +139,12 @@ export async function* exportDocument(
       yield `,"projectGrants":${JSON.stringify(projectGrants.map((g) => ({ grantId: g.id, projectGrant: compact({ projectId: g.projectId, grantedOrgId: g.grantedOrgId, roleKeys: g.roleKeys }) })))}`;
     }
 
+    // Their members (users of exported organisations), under the project's organisation, as ZITADEL.
+    const grantMembers = (await Promise.all(projectGrants.map(async (g) => (await read.members.search('project_grant', g.id, {}, { offset: 0, limit: 10_000, asc: true })).rows
+      .filter(({ user }) => orgIds.includes(user.orgId))
+      .map(({ member }) => ({ projectId: g.projectId, grantId: g.id, userId: member.userId, roles: member.roles }))))).flat();
+    if (grantMembers.length) yield `,"projectGrantMembers":${JSON.stringify(grantMembers)}`;
+
     let grantsOpened = false;
     let afterGrant = '';
     for (;;) {

@@ -11,7 +11,7 @@ import { DomainError, GrpcCode } from '../errors.js';
 import { newId } from '../ids.js';
 import { SUPPORTED_LANGUAGES } from '../languages.js';
 import { orgPrimaryDomain } from '../orgs/domain.js';
-import { ORG_ROLES, PROJECT_ROLES } from '../permissions.js';
+import { ORG_ROLES, PROJECT_GRANT_ROLES, PROJECT_ROLES } from '../permissions.js';
 import { MESSAGE_TEXT_LISTS, type DataOrg } from './document.js';
 import { templateProblem } from '../notifications/template.js';
 import { queueUserMessage } from '../notifications/queue.js';
@@ -34,6 +34,7 @@ export interface ImportSuccessOrg {
   oidcAppIds?: string[];
   userGrants?: { projectId: string; userId: string }[];
   projectGrants?: { grantId: string; projectId: string; orgId: string }[];
+  projectGrantMembers?: { projectId: string; grantId: string; userId: string }[];
   orgMembers?: string[];
   projectMembers?: { projectId: string; userId: string }[];
   jwtIdps?: string[];
@@ -49,7 +50,6 @@ const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: s
   apiApps: { type: 'api_app', id: (a) => a.appId },
   actions: { type: 'action', id: (a) => a.actionId, why: 'actions are scripts, and this service does not run scripts: this action was not imported (its flow runs without it)' },
   triggerActions: { type: 'trigger_action', id: (a) => `${a.flowType}_${a.triggerType}`, why: 'actions are scripts, and this service does not run scripts: this trigger was not imported' },
-  projectGrantMembers: { type: 'project_grant_member', id: (m, o) => `${o}_${m.projectId}_${m.grantId}_${m.userId}` },
   oidcIdps: { type: 'oidc_idp', id: (i) => i.idpId },
   appKeys: { type: 'app_key', id: (k) => k.id },
   machineKeys: { type: 'machine_user_key', id: (k) => k.keyId },
@@ -96,7 +96,7 @@ export interface OrgImportContext {
 
 /** The parts of an organisation that name users: user grants, organisation and project members. */
 /** Project grants are among them: they name another organisation, which may be imported later. */
-export type OrgReferences = Pick<DataOrg, 'userGrants' | 'orgMembers' | 'projectMembers' | 'projectGrants'>;
+export type OrgReferences = Pick<DataOrg, 'userGrants' | 'orgMembers' | 'projectMembers' | 'projectGrants' | 'projectGrantMembers'>;
 
 export interface ReferenceImportContext {
   orgId: string;
@@ -534,7 +534,7 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
   }
 
   const grants = refs.userGrants ?? [];
-  const memberUserIds = [...grants.map((g) => g.userId), ...(refs.orgMembers ?? []).map((m) => m.userId), ...(refs.projectMembers ?? []).map((m) => m.userId)];
+  const memberUserIds = [...grants.map((g) => g.userId), ...(refs.orgMembers ?? []).map((m) => m.userId), ...(refs.projectMembers ?? []).map((m) => m.userId), ...(refs.projectGrantMembers ?? []).map((m) => m.userId)];
   const knownUsers = await tx.transfer.existingUserIds(memberUserIds);
   // A user outside the document and this instance (e.g. the source's administrator, owner of the
   // organisations it created) is no error in the document: counted once per user, as a warning.
@@ -607,6 +607,28 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
     memberRows.push({ scopeType: 'project', scopeId: m.projectId, userId: m.userId, resourceOwner: orgId, roles: m.roles, ...stamp });
     push('projectMembers', { projectId: m.projectId, userId: m.userId });
   }
+  // Project grant members: users of the granted organisation, on a grant of this organisation's project.
+  for (const m of refs.projectGrantMembers ?? []) {
+    const id = `${orgId}_${m.projectId}_${m.grantId}_${m.userId}`;
+    const grant = await tx.projectGrants.get(m.grantId);
+    if (!grant || grant.projectId !== m.projectId || grant.orgId !== orgId) {
+      errors.push({ type: 'project_grant_member', id, message: msg('PROJECT-D8JxR', `Errors.Project.Grant.NotFound: ${m.grantId}`) });
+      continue;
+    }
+    if (!userExists(m.userId)) continue;
+    const user = await tx.users.get(m.userId);
+    const bad = (m.roles ?? []).filter((r) => !(PROJECT_GRANT_ROLES as readonly string[]).includes(r));
+    if (user?.orgId !== grant.grantedOrgId || bad.length || !m.roles?.length) {
+      errors.push({ type: 'project_grant_member', id, message: msg('PROJECT-0wpld', `Errors.Project.Member.Invalid: ${bad.length || !m.roles?.length ? `roles ${bad.join(', ') || '(none)'}` : 'the user is not of the granted organisation'}`) });
+      continue;
+    }
+    if ((await tx.members.get('project_grant', grant.id, m.userId)) || memberRows.some((r) => r.scopeType === 'project_grant' && r.scopeId === grant.id && r.userId === m.userId)) {
+      errors.push({ type: 'project_grant_member', id, message: msg('PROJECT-37fug', 'Errors.AlreadyExists') });
+      continue;
+    }
+    memberRows.push({ scopeType: 'project_grant', scopeId: grant.id, userId: m.userId, resourceOwner: grant.grantedOrgId, roles: m.roles, ...stamp });
+    push('projectGrantMembers', { projectId: m.projectId, grantId: m.grantId, userId: m.userId });
+  }
   await tx.transfer.insertMembers(memberRows);
 
 }
@@ -619,8 +641,11 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
  */
 function splitReferences(org: DataOrg, importedLater: ((userId: string) => boolean) | undefined): { now: OrgReferences; later?: OrgReferences } {
   const now: OrgReferences = {};
-  const later: OrgReferences = org.projectGrants?.length ? { projectGrants: org.projectGrants } : {};
-  let deferred = later.projectGrants ? 1 : 0;
+  const later: OrgReferences = {
+    ...(org.projectGrants?.length ? { projectGrants: org.projectGrants } : {}),
+    ...(org.projectGrantMembers?.length ? { projectGrantMembers: org.projectGrantMembers } : {}),
+  };
+  let deferred = Object.keys(later).length;
   for (const key of ['userGrants', 'orgMembers', 'projectMembers'] as const) {
     for (const ref of (org[key] ?? []) as { userId: string; projectGrantId?: string }[]) {
       const target = importedLater?.(ref.userId) || (key === 'userGrants' && ref.projectGrantId) ? later : now;

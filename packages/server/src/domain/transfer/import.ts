@@ -123,7 +123,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
         const added: ImportSuccessOrg = { orgId: success.orgId };
         await store.transaction((tx) => importReferences(tx, { orgId: success.orgId, refs, errors: refErrors, ok: added, check, at: new Date(), missingUsers }));
         errors.push(...refErrors);
-        for (const key of ['userGrants', 'orgMembers', 'projectMembers', 'projectGrants'] as const) {
+        for (const key of ['userGrants', 'orgMembers', 'projectMembers', 'projectGrants', 'projectGrantMembers'] as const) {
           if (added[key]) (success[key] as unknown[]) = [...(success[key] ?? []), ...added[key]];
         }
       }

@@ -20,8 +20,9 @@ export const USER_GRANT_STATES = ['USER_GRANT_STATE_UNSPECIFIED', 'USER_GRANT_ST
 
 export const grantNotFound = () => notFound('COMMAND-1My0t', 'User grant not found');
 
-export function checkProjectScope(ctx: RequestContext, permission: string, projectId: string): void {
-  if (!ctx.permissions.allowsProject(permission, projectId)) {
+/** A permission held only through project (or project grant) roles must cover the project (or the grant). */
+export function checkProjectScope(ctx: RequestContext, permission: string, projectId: string, projectGrantId?: string | null): void {
+  if (!ctx.permissions.allowsProject(permission, projectId) && !(projectGrantId && ctx.permissions.allowsProject(permission, projectGrantId))) {
     throw permissionDenied('EVENT-Shu7e', 'User has no permissions on this project');
   }
 }
@@ -68,7 +69,7 @@ export async function addUserGrant(
   return store.transaction(async (tx) => {
     if (!(await tx.users.get(userId))) throw failedPrecondition('COMMAND-4f8sg', 'User could not be found');
     const project = await grantableProject(tx, ctx, input.projectId, input.projectGrantId?.trim() || undefined);
-    checkProjectScope(ctx, 'user.grant.write', project.projectId);
+    checkProjectScope(ctx, 'user.grant.write', project.projectId, project.projectGrantId);
     await checkRoleKeys(tx, project, roleKeys);
     if (await tx.userGrants.find(ctx.orgId, userId, project.projectId)) throw alreadyExists('V3-DKcYh', 'User grant already exists');
     const event = await tx.events.append({
@@ -95,7 +96,7 @@ export async function addUserGrant(
 async function grantForCaller(tx: Repositories, ctx: RequestContext, userId: string, grantId: string, permission: string): Promise<UserGrantRow> {
   const grant = await tx.userGrants.getInOrg(grantId, ctx.orgId);
   if (!grant || grant.userId !== userId) throw grantNotFound();
-  checkProjectScope(ctx, permission, grant.projectId);
+  checkProjectScope(ctx, permission, grant.projectId, grant.projectGrantId);
   return grant;
 }
 
@@ -169,7 +170,7 @@ export async function bulkRemoveUserGrants(store: Store, ctx: RequestContext, gr
   return store.transaction(async (tx) => {
     const grants = await tx.userGrants.manyInOrg(ids, ctx.orgId);
     if (grants.length !== ids.length) throw grantNotFound();
-    for (const grant of grants) checkProjectScope(ctx, 'user.grant.delete', grant.projectId);
+    for (const grant of grants) checkProjectScope(ctx, 'user.grant.delete', grant.projectId, grant.projectGrantId);
     for (const grant of grants) await removeGrant(tx, ctx, grant);
     return {};
   }, [...users, ...ids.map((id) => [USER_GRANT_AGGREGATE, id] as const)]);

@@ -42,7 +42,7 @@ export async function getUserGrant(store: Store, ctx: RequestContext, userId: st
   requirePermission(ctx, 'user.grant.read');
   const grant = await store.read.userGrants.getInOrg(grantId, ctx.orgId);
   if (!grant || grant.userId !== userId) throw notFound('QUERY-wIPkA', 'User grant not found');
-  checkProjectScope(ctx, 'user.grant.read', grant.projectId);
+  checkProjectScope(ctx, 'user.grant.read', grant.projectId, grant.projectGrantId);
   return (await toViews(store.read, ctx.instanceId, [grant]))[0];
 }
 

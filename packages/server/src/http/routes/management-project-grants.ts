@@ -12,12 +12,17 @@ import {
   removeProjectGrant,
   updateProjectGrant,
 } from '../../domain/projects/grants.js';
+import { addProjectGrantMember, listProjectGrantMembers, removeProjectGrantMember, updateProjectGrantMember } from '../../domain/projects/grant-members.js';
+import { ListProjectMembersRequest, ListProjectMembersResponse } from '../schemas/projects.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { DetailsResponse, errorResponses, jsonBody, jsonResponse, OrgHeader, SECURED } from '../schemas/common.js';
 import { ProjectIdParam } from '../schemas/projects.js';
 import {
+  AddProjectGrantMemberRequest,
   AddProjectGrantRequest,
+  ProjectGrantMemberParam,
+  UpdateProjectGrantMemberRequest,
   AddProjectGrantResponse,
   ListProjectGrantsRequest,
   ListProjectGrantsResponse,
@@ -114,6 +119,63 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
       },
     );
   }
+
+  // Members of a project grant (users of the granted organisation, PROJECT_GRANT_* roles).
+  app.openapi(
+    route({
+      method: 'post',
+      path: `${GRANT_PATH}/members`,
+      operationId: 'AddProjectGrantMember',
+      request: { headers: OrgHeader, params: ProjectGrantParam, body: jsonBody(AddProjectGrantMemberRequest) },
+      responses: { 200: jsonResponse('Added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
+    async (c) => {
+      const { projectId, grantId } = c.req.valid('param');
+      return c.json(await addProjectGrantMember(store, c.var.ctx, projectId, grantId, c.req.valid('json')), 200);
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: `${GRANT_PATH}/members/_search`,
+      operationId: 'ListProjectGrantMembers',
+      request: { headers: OrgHeader, params: ProjectGrantParam, body: jsonBody(ListProjectMembersRequest) },
+      responses: { 200: jsonResponse('The grant\'s members.', ListProjectMembersResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, grantId } = c.req.valid('param');
+      return c.json(await listProjectGrantMembers(store, c.var.ctx, projectId, grantId, c.req.valid('json')), 200);
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'put',
+      path: `${GRANT_PATH}/members/{userId}`,
+      operationId: 'UpdateProjectGrantMember',
+      request: { headers: OrgHeader, params: ProjectGrantMemberParam, body: jsonBody(UpdateProjectGrantMemberRequest) },
+      responses: { 200: jsonResponse('Changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, grantId, userId } = c.req.valid('param');
+      return c.json(await updateProjectGrantMember(store, c.var.ctx, projectId, grantId, userId, c.req.valid('json')), 200);
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'delete',
+      path: `${GRANT_PATH}/members/{userId}`,
+      operationId: 'RemoveProjectGrantMember',
+      request: { headers: OrgHeader, params: ProjectGrantMemberParam },
+      responses: { 200: jsonResponse('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, grantId, userId } = c.req.valid('param');
+      return c.json(await removeProjectGrantMember(store, c.var.ctx, projectId, grantId, userId), 200);
+    },
+  );
 
   app.openapi(
     route({

@@ -1,11 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import { PROJECT_GRANT_STATES } from '../../domain/projects/grants.js';
+import { PROJECT_GRANT_ROLES } from '../../domain/permissions.js';
 import { Details, ListDetails, ListQuery } from './common.js';
 
 const id = z.string().min(1).max(200);
 const roleKeys = z.array(z.string().min(1).max(200)).max(1000);
 
 export const ProjectGrantParam = z.object({ projectId: id, grantId: id });
+export const ProjectGrantMemberParam = z.object({ projectId: id, grantId: id, userId: id });
 
 export const AddProjectGrantRequest = z
   .object({ grantedOrgId: z.string().min(1).max(200), roleKeys: roleKeys.optional() })
@@ -35,3 +37,6 @@ export const ProjectGrantResponse = z.object({ projectGrant: ProjectGrant });
 export const ListProjectGrantsRequest = z.object({ query: ListQuery.optional() });
 
 export const ListProjectGrantsResponse = z.object({ details: ListDetails, result: z.array(ProjectGrant) });
+
+export const AddProjectGrantMemberRequest = z.object({ userId: id, roles: z.array(z.enum(PROJECT_GRANT_ROLES)).min(1) });
+export const UpdateProjectGrantMemberRequest = z.object({ roles: z.array(z.enum(PROJECT_GRANT_ROLES)).min(1) });

@@ -81,6 +81,7 @@ export const ImportDataResponse = z
             oidcAppIds: z.array(z.string()).optional(),
             userGrants: z.array(Pair('projectId', 'userId')).optional(),
             projectGrants: z.array(z.object({ grantId: z.string(), projectId: z.string(), orgId: z.string() })).optional(),
+            projectGrantMembers: z.array(z.object({ projectId: z.string(), grantId: z.string(), userId: z.string() })).optional(),
             orgMembers: z.array(z.string()).optional(),
             projectMembers: z.array(Pair('projectId', 'userId')).optional(),
             jwtIdps: z.array(z.string()).optional(),

@@ -6,7 +6,8 @@ import type { PageQuery } from './search.js';
 import type { UserRow } from './users.js';
 
 export type MemberRow = Tables['members']['$inferSelect'];
-export type MemberScope = 'instance' | 'org' | 'project';
+/** `project_grant`: members of a project grant (scope id = the grant's id; owner = the granted organisation). */
+export type MemberScope = 'instance' | 'org' | 'project' | 'project_grant';
 export interface MemberWithUser {
   member: MemberRow;
   user: UserRow;
@@ -81,6 +82,10 @@ export function memberRepository(db: Db, t: Tables) {
         .update(t.members)
         .set({ roles, sequence, changedAt })
         .where(and(eq(t.members.scopeType, scopeType), eq(t.members.scopeId, scopeId), eq(t.members.userId, userId)));
+    },
+    /** Every member of one scope (a removed project grant's). */
+    async removeScope(scopeType: MemberScope, scopeId: string): Promise<void> {
+      await db.delete(t.members).where(and(eq(t.members.scopeType, scopeType), eq(t.members.scopeId, scopeId)));
     },
     async remove(scopeType: MemberScope, scopeId: string, userId: string): Promise<void> {
       await db

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, or } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { selectPage, type PageQuery } from './search.js';
@@ -44,7 +44,8 @@ export function projectGrantRepository(db: Db, t: Tables) {
     },
     /** Grants to `grantedOrgId` (the projects it was granted), for ListGrantedProjects. */
     async grantedTo(grantedOrgId: string, page: PageQuery, projectIds?: string[]): Promise<{ total: number; rows: ProjectGrantRow[] }> {
-      const only = projectIds === undefined ? undefined : projectIds.length ? inArray(g.projectId, projectIds) : eq(g.id, '');
+      // Scoped callers name projects, or grants (a grant member's scope is the grant).
+      const only = projectIds === undefined ? undefined : projectIds.length ? or(inArray(g.projectId, projectIds), inArray(g.id, projectIds)) : eq(g.id, '');
       return selectPage(db, g, and(eq(g.grantedOrgId, grantedOrgId), only), [g.createdAt, g.id], page);
     },
   };

@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { selectPage } from './search.js';
@@ -60,7 +60,8 @@ export function userGrantRepository(db: Db, t: Tables) {
       const conditions: SQL[] = [eq(g.orgId, filter.orgId)];
       if (filter.userId) conditions.push(eq(g.userId, filter.userId));
       if (filter.projectId) conditions.push(eq(g.projectId, filter.projectId));
-      if (filter.projectIds) conditions.push(filter.projectIds.length ? inArray(g.projectId, filter.projectIds) : eq(g.id, ''));
+      // A caller's scoped permissions name projects, or project grants (a grant member's).
+      if (filter.projectIds) conditions.push(filter.projectIds.length ? or(inArray(g.projectId, filter.projectIds), inArray(g.projectGrantId, filter.projectIds))! : eq(g.id, ''));
       const where = and(...conditions);
       return selectPage(db, g, where, [g.createdAt, g.id], filter);
     },

@@ -1,0 +1,132 @@
+/**
+ * Project grant members (ZITADEL's): PROJECT_GRANT_* roles on one project grant, given by the
+ * project's organisation (the calls act on its project) to users of the granted organisation.
+ * The membership is owned by the granted organisation, whose context its permissions count in,
+ * and only for that grant (domain/permissions.ts): a PROJECT_GRANT_OWNER manages the user grants
+ * given through the grant and the grant's members, and nothing else. Events go on the project
+ * aggregate (`project.grant.member.added|changed|removed`), as in ZITADEL.
+ */
+import type { Repositories, Store } from '../../store/store.js';
+import { USER_AGGREGATE } from '../users/aggregate.js';
+import { loginNameReader } from '../users/login-names.js';
+import { requirePermission, type RequestContext } from '../context.js';
+import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
+import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
+import { PROJECT_GRANT_ROLES } from '../permissions.js';
+import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
+import { projectGrantNotFound } from './grants.js';
+import { displayNameOf, type ProjectMemberView } from './members.js';
+
+function checkRoles(roles: string[]) {
+  const unknown = roles.filter((r) => !(PROJECT_GRANT_ROLES as readonly string[]).includes(r));
+  if (roles.length === 0 || unknown.length > 0) {
+    throw invalidArgument('PROJECT-0wpld', `Invalid member roles${unknown.length ? `: ${unknown.join(', ')}` : ''} (allowed: ${PROJECT_GRANT_ROLES.join(', ')})`);
+  }
+}
+
+/** The grant of the context organisation's project, after `permission` was checked for the project. */
+async function grantFor(tx: Repositories, ctx: RequestContext, projectId: string, grantId: string, permission: string) {
+  const project = await projectForCaller(tx, ctx, projectId, permission);
+  const grant = await tx.projectGrants.get(grantId);
+  if (!grant || grant.projectId !== project.id) throw projectGrantNotFound();
+  return { project, grant };
+}
+
+export async function addProjectGrantMember(
+  store: Store,
+  ctx: RequestContext,
+  projectId: string,
+  grantId: string,
+  input: { userId: string; roles: string[] },
+): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'project.grant.member.write');
+  const roles = [...new Set(input.roles)];
+  checkRoles(roles);
+  return store.transaction(async (tx) => {
+    const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.write');
+    const user = await tx.users.get(input.userId);
+    // ZITADEL: the member must belong to the organisation the project is granted to.
+    if (!user || user.orgId !== grant.grantedOrgId) throw failedPrecondition('PROJECT-2E8gd', 'User not found in the granted organisation');
+    if (await tx.members.get('project_grant', grant.id, user.id)) throw alreadyExists('PROJECT-37fug', 'Member already exists');
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.grant.member.added',
+      payload: { grantId: grant.id, userId: user.id, roles }, creator: ctx.caller.userId, resourceOwner: project.orgId,
+    });
+    await tx.members.insert({
+      scopeType: 'project_grant', scopeId: grant.id, userId: user.id, resourceOwner: grant.grantedOrgId, roles,
+      sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
+    });
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    return { details: addedDetails(event) };
+  }, [[USER_AGGREGATE, input.userId], ['project', projectId]]);
+}
+
+export async function updateProjectGrantMember(
+  store: Store,
+  ctx: RequestContext,
+  projectId: string,
+  grantId: string,
+  userId: string,
+  input: { roles: string[] },
+): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'project.grant.member.write');
+  const roles = [...new Set(input.roles)];
+  checkRoles(roles);
+  return store.transaction(async (tx) => {
+    const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.write');
+    const member = await tx.members.get('project_grant', grant.id, userId);
+    if (!member) throw notFound('PROJECT-05ffd', 'Member not found');
+    if (roles.length === member.roles.length && roles.every((r) => member.roles.includes(r))) throw failedPrecondition('PROJECT-Fshx8', 'Member has not been changed');
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.grant.member.changed',
+      payload: { grantId: grant.id, userId, roles }, creator: ctx.caller.userId, resourceOwner: project.orgId,
+    });
+    await tx.members.update('project_grant', grant.id, userId, roles, event.sequence, event.createdAt);
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    return { details: changedDetails(event) };
+  }, [[USER_AGGREGATE, userId], ['project', projectId]]);
+}
+
+export async function removeProjectGrantMember(store: Store, ctx: RequestContext, projectId: string, grantId: string, userId: string): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, 'project.grant.member.delete');
+  return store.transaction(async (tx) => {
+    const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.delete');
+    if (!(await tx.members.get('project_grant', grant.id, userId))) throw notFound('PROJECT-05ffd', 'Member not found');
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.grant.member.removed',
+      payload: { grantId: grant.id, userId }, creator: ctx.caller.userId, resourceOwner: project.orgId,
+    });
+    await tx.members.remove('project_grant', grant.id, userId);
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    return { details: changedDetails(event) };
+  }, [[USER_AGGREGATE, userId], ['project', projectId]]);
+}
+
+export async function listProjectGrantMembers(
+  store: Store,
+  ctx: RequestContext,
+  projectId: string,
+  grantId: string,
+  input: { query?: ListQueryInput },
+): Promise<{ details: ListDetails; result: ProjectMemberView[] }> {
+  requirePermission(ctx, 'project.grant.member.read');
+  const { grant } = await grantFor(store.read, ctx, projectId, grantId, 'project.grant.member.read');
+  const { total, rows } = await store.read.members.search('project_grant', grant.id, {}, toPage(input.query));
+  const names = loginNameReader(store.read, ctx.instanceId);
+  return {
+    details: listDetails(total),
+    result: await Promise.all(rows.map(async ({ member, user }) => {
+      const displayName = displayNameOf(user.data);
+      return {
+        userId: member.userId,
+        details: viewDetails(member, member.resourceOwner),
+        roles: member.roles,
+        userName: user.userName,
+        preferredLoginName: (await names.of(user)).preferredLoginName,
+        ...(displayName ? { displayName } : {}),
+        userType: user.type === 'human' ? 'TYPE_HUMAN' : 'TYPE_MACHINE',
+      } as ProjectMemberView;
+    })),
+  };
+}
