@@ -46,7 +46,7 @@ describe.skipIf(!available)('the login page under the organisation\'s login, pri
     expect((await s.api('POST', '/management/v1/policies/label', {
       primaryColor: '#aa0000', backgroundColor: '#ffeecc', fontColor: '#102030', themeMode: 'THEME_MODE_LIGHT',
     }, undefined, inOrg)).status).toBe(200);
-    const project = (await s.api('POST', '/management/v1/projects', { name: 'branded' }, undefined, inOrg)).body.id;
+    const project = (await s.api('POST', '/management/v1/projects', { name: 'branded', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, undefined, inOrg)).body.id;
     const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
       name: 'Branded app', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
     }, undefined, inOrg)).body.clientId;

@@ -34,7 +34,7 @@ describeEachStore('password reset from the login page', (dialect) => {
       }] },
     });
     expect(imported.body.errors ?? []).toEqual([]);
-    const project = (await s.api('POST', '/management/v1/projects', { name: 'branded' }, undefined, inOrg)).body.id;
+    const project = (await s.api('POST', '/management/v1/projects', { name: 'branded', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, undefined, inOrg)).body.id;
     const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
       name: 'Branded app', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
     }, undefined, inOrg)).body.clientId;

@@ -27,7 +27,7 @@ import { identityFromClaims, linkIdentity, providersFor, SignInRefused, signInWi
 import { hasNul } from '../../oidc/nul-guard.js';
 import type { AppEnv } from '../env.js';
 import { federationErrorPage, linkPage } from './oidc-ui-pages.js';
-import { pageLook } from './page-look.js';
+import { signInLook } from './page-look.js';
 import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, node, type OidcRouteDeps } from './oidc-ui.js';
 
 /** ZITADEL's path of the JWT endpoint the provider's proxy forwards to. */
@@ -136,8 +136,8 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     return c.html(linkPage({ uid, state: sealed, providerName: idp?.name ?? 'identity provider', externalUserName: outcome.identity.externalUserName, reason: outcome.reason, look }));
   });
 
-  /** The link page wears the colours of the application's organisation, as the login page. */
-  const appLook = async (d: NonNullable<Awaited<ReturnType<typeof interactionOf>>>) => pageLook(store.read, deps.instanceId, (await appOf(store, d))?.orgId ?? deps.instanceId);
+  /** The link page wears the colours of the login page (the user is not known yet). */
+  const appLook = async (d: NonNullable<Awaited<ReturnType<typeof interactionOf>>>) => signInLook(store.read, deps.instanceId, await appOf(store, d));
 
   // 4. Linking to an existing account.
   app.post('/ui/login/:uid/idp/link', async (c) => {

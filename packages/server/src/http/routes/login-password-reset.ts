@@ -11,7 +11,7 @@ import { hasNul } from '../../oidc/nul-guard.js';
 import type { AppEnv } from '../env.js';
 import { appOf, expiredPage, interactionOf, type OidcRouteDeps } from './oidc-ui.js';
 import { forgotPasswordPage, messagePage } from './oidc-ui-pages.js';
-import { pageLook } from './page-look.js';
+import { signInLook } from './page-look.js';
 
 export function registerPasswordResetRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   const { provider, store } = deps;
@@ -21,8 +21,8 @@ export function registerPasswordResetRoutes(app: Hono<AppEnv>, deps: OidcRouteDe
     const uid = c.req.param('uid') ?? '';
     const d = await interactionOf(provider, c, uid);
     if (!d || d.prompt.name !== 'login') return { refused: expiredPage(c) };
-    const orgId = (await appOf(store, d))?.orgId ?? deps.instanceId;
-    const [policy, look] = await Promise.all([login.effective(store.read, deps.instanceId, orgId), pageLook(store.read, deps.instanceId, orgId)]);
+    const app = await appOf(store, d);
+    const [policy, look] = await Promise.all([login.effective(store.read, deps.instanceId, app?.orgId ?? deps.instanceId), signInLook(store.read, deps.instanceId, app)]);
     if (policy.hidePasswordReset || !policy.allowUsernamePassword) {
       return { refused: c.html(messagePage('Password reset not offered', 'This application\u2019s organisation does not offer a password reset here. Ask an administrator to reset your password.'), 404) };
     }

@@ -16,9 +16,9 @@ import type { ExternalIdentity } from '../../domain/federation/browser-state.js'
 import { DomainError } from '../../domain/errors.js';
 import { changePasswordAtLogin } from '../../domain/users/password.js';
 import type { AppEnv } from '../env.js';
-import { expiredPage, interactionOf, node, type OidcRouteDeps } from './oidc-ui.js';
+import { appOf, expiredPage, interactionOf, node, type OidcRouteDeps } from './oidc-ui.js';
 import { loginPage, newPasswordPage, otpPage } from './oidc-ui-pages.js';
-import { userPageLook } from './page-look.js';
+import { signInLook } from './page-look.js';
 
 const PENDING_COOKIE = 'login_steps';
 const PURPOSE = 'login.steps';
@@ -47,9 +47,10 @@ export interface PasswordPassed {
   passwordChangeRequired: boolean;
 }
 
-/** A step's form, in the colours of the user's organisation. */
-async function pageFor(deps: OidcRouteDeps, step: Step, uid: string, userId: string, error?: string) {
-  const look = await userPageLook(deps.store.read, deps.instanceId, userId);
+/** A step's form, in the colours the application's project chooses for a known user (page-look.ts). */
+async function pageFor(c: Context, deps: OidcRouteDeps, step: Step, uid: string, userId: string, error?: string) {
+  const d = await interactionOf(deps.provider, c, uid);
+  const look = await signInLook(deps.store.read, deps.instanceId, d ? await appOf(deps.store, d) : undefined, userId);
   return step === 'otp' ? otpPage({ uid, error, look }) : newPasswordPage({ uid, error, look });
 }
 
@@ -100,7 +101,7 @@ async function finish(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'e
 async function next(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp'>) {
   if (pending.steps.length === 0) return finish(c, deps, pending);
   remember(c, deps, pending);
-  return c.html(await pageFor(deps, pending.steps[0], pending.uid, pending.userId), 200);
+  return c.html(await pageFor(c, deps, pending.steps[0], pending.uid, pending.userId), 200);
 }
 
 /** After a right password at the login form (or the link form, with `link`). */
@@ -135,10 +136,10 @@ export function registerLoginStepRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) 
     if ('refused' in s) return s.refused;
     const { uid, pending, form } = s;
     const code = typeof form.code === 'string' ? form.code.replace(/\s/g, '') : '';
-    if (!/^\d{6}$/.test(code)) return c.html(await pageFor(deps, 'otp', uid, pending.userId, 'Enter the 6-digit code from your authenticator app.'), 400);
+    if (!/^\d{6}$/.test(code)) return c.html(await pageFor(c, deps, 'otp', uid, pending.userId, 'Enter the 6-digit code from your authenticator app.'), 400);
     const outcome = await checkTotpLogin(store, deps.secrets, deps.instanceId, pending.userId, code);
     if (!outcome.ok) {
-      if (outcome.reason === 'invalid_code') return c.html(await pageFor(deps, 'otp', uid, pending.userId, OTP_FAILURE_TEXT.invalid_code), 401);
+      if (outcome.reason === 'invalid_code') return c.html(await pageFor(c, deps, 'otp', uid, pending.userId, OTP_FAILURE_TEXT.invalid_code), 401);
       deleteCookie(c, PENDING_COOKIE, { path: cookiePath(uid) });
       return c.html(loginPage({ uid, error: OTP_FAILURE_TEXT[outcome.reason] }), OTP_FAILURE_STATUS[outcome.reason]);
     }
@@ -151,13 +152,13 @@ export function registerLoginStepRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) 
     const { uid, pending, form } = s;
     const password = typeof form.password === 'string' ? form.password : '';
     const confirmation = typeof form.passwordConfirmation === 'string' ? form.passwordConfirmation : '';
-    if (!password || password.includes('\u0000')) return c.html(await pageFor(deps, 'new-password', uid, pending.userId, 'Enter a new password.'), 400);
-    if (password !== confirmation) return c.html(await pageFor(deps, 'new-password', uid, pending.userId, 'The two passwords differ. Enter the same new password twice.'), 400);
+    if (!password || password.includes('\u0000')) return c.html(await pageFor(c, deps, 'new-password', uid, pending.userId, 'Enter a new password.'), 400);
+    if (password !== confirmation) return c.html(await pageFor(c, deps, 'new-password', uid, pending.userId, 'The two passwords differ. Enter the same new password twice.'), 400);
     try {
       await changePasswordAtLogin(store, deps.instanceId, pending.userId, password);
     } catch (error) {
       // The complexity policy's rule, as the API would name it.
-      if (error instanceof DomainError) return c.html(await pageFor(deps, 'new-password', uid, pending.userId, `The new password does not fit the rules: ${error.message.replace(/^invalid password: /, '')}.`), 400);
+      if (error instanceof DomainError) return c.html(await pageFor(c, deps, 'new-password', uid, pending.userId, `The new password does not fit the rules: ${error.message.replace(/^invalid password: /, '')}.`), 400);
       throw error;
     }
     return next(c, deps, { ...pending, steps: pending.steps.slice(1) });

@@ -18,7 +18,7 @@ import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
 import { loginPage, messagePage } from './oidc-ui-pages.js';
 import { login } from '../../domain/policies/login.js';
-import { pageLook } from './page-look.js';
+import { signInLook } from './page-look.js';
 import { hasNul } from '../../oidc/nul-guard.js';
 import { providersFor } from '../../domain/federation/sign-in.js';
 import type { ProviderKeys } from '../../domain/federation/provider-keys.js';
@@ -82,13 +82,14 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
 
   /**
    * The login form as the application's organisation has it: its login policy (password form,
-   * identity providers), label policy (colours) and privacy policy (links).
+   * identity providers); the colours and links are the ones its project's privateLabelingSetting
+   * chooses (page-look.ts).
    */
   async function showLogin(c: Context, d: Details, loginName: string, error: string | undefined, status: 200 | 400 | 401 | 403 | 503 = 200) {
     const app = await appOf(store, d);
     const orgId = app?.orgId ?? deps.instanceId;
     const providers = app ? await providersFor(store, app.orgId, deps.instanceId) : [];
-    const [policy, look] = await Promise.all([login.effective(store.read, deps.instanceId, orgId), pageLook(store.read, deps.instanceId, orgId)]);
+    const [policy, look] = await Promise.all([login.effective(store.read, deps.instanceId, orgId), signInLook(store.read, deps.instanceId, app)]);
     return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers, passwordForm: policy.allowUsernamePassword, passwordReset: policy.allowUsernamePassword && !policy.hidePasswordReset, look }), status);
   }
 
@@ -98,7 +99,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     if (d.prompt.name === 'login') return showLogin(c, d, String(d.params.login_hint ?? ''), undefined);
     if (d.prompt.name !== 'consent' || !d.session?.accountId) return expired(c);
     const refused = await projectAccessRefusal(store.read, String(d.params.client_id), d.session.accountId);
-    if (refused) return c.html(messagePage('No access to this application', refused.message, await pageLook(store.read, deps.instanceId, (await appOf(store, d))?.orgId ?? deps.instanceId)), 403);
+    if (refused) return c.html(messagePage('No access to this application', refused.message, await signInLook(store.read, deps.instanceId, await appOf(store, d), d.session.accountId)), 403);
     // First-party applications: grant exactly what is missing, without asking.
     const missing = d.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
     const grant = (d.grantId ? await provider.Grant.find(d.grantId) : undefined) ?? new provider.Grant({ accountId: d.session.accountId, clientId: String(d.params.client_id) });

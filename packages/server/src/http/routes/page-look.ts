@@ -1,8 +1,12 @@
 /**
  * What the login pages take from an organisation's policies: colours (label policy), links
  * (privacy policy), and, for the pages a mail leads to, where to continue when no application is
- * waiting (the login policy's `defaultRedirectUri`, as ZITADEL's login). Before a user is known the
- * organisation is the application's; after, the user's.
+ * waiting (the login policy's `defaultRedirectUri`, as ZITADEL's login).
+ *
+ * Whose they are during a sign-in is the application's project's `privateLabelingSetting`, as in
+ * ZITADEL: unspecified → the instance's; ENFORCE_PROJECT_RESOURCE_OWNER_POLICY → the project's
+ * organisation's; ALLOW_LOGIN_USER_RESOURCE_OWNER_POLICY → the project's organisation's until the
+ * user is known, then the user's organisation's. The pages a mail leads to wear the user's.
  */
 import { label } from '../../domain/policies/label.js';
 import { login } from '../../domain/policies/login.js';
@@ -19,10 +23,21 @@ export async function pageLook(read: Repositories, instanceId: string, orgId: st
   return { label: l, privacy: p };
 }
 
-/** The look of the user's organisation (the instance's when the user is unknown). */
-export async function userPageLook(read: Repositories, instanceId: string, userId: string): Promise<PageLook> {
-  const user = await userOf(read, userId);
-  return pageLook(read, instanceId, user?.orgId ?? instanceId);
+/** Whose look a sign-in page for this application wears (the user, once known: `userId`). */
+export async function signInLookOrg(read: Repositories, instanceId: string, app: { projectId: string } | undefined, userId?: string): Promise<string> {
+  const project = app ? await read.projects.get(app.projectId) : undefined;
+  switch (project?.privateLabelingSetting) {
+    case 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY':
+      return project.orgId;
+    case 'PRIVATE_LABELING_SETTING_ALLOW_LOGIN_USER_RESOURCE_OWNER_POLICY':
+      return (userId ? (await userOf(read, userId))?.orgId : undefined) ?? project.orgId;
+    default:
+      return instanceId;
+  }
+}
+
+export async function signInLook(read: Repositories, instanceId: string, app: { projectId: string } | undefined, userId?: string): Promise<PageLook> {
+  return pageLook(read, instanceId, await signInLookOrg(read, instanceId, app, userId));
 }
 
 /** For a page a mail leads to: the user's organisation's look and its `defaultRedirectUri`, if set. */
