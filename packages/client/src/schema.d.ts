@@ -2423,7 +2423,15 @@ export interface paths {
          *     project of another organisation answers 404 like a missing one.
          */
         get: operations["GetProjectByID"];
-        put?: never;
+        /**
+         * Change a project's name and settings
+         * @description ZITADEL's UpdateProject: the name and every setting (a flag left out is off, `privateLabelingSetting`
+         *     left out is unspecified). `project.changed` carries what changed. Nothing changed → 400
+         *     `COMMAND-1m9fS`; a name another project of the organisation has → 409. The settings act at the next
+         *     authorization: `projectRoleCheck` and `hasProjectCheck` at sign-in, `projectRoleAssertion` in
+         *     userinfo, `privateLabelingSetting` on the login pages. Permission `project.write`.
+         */
+        put: operations["UpdateProject"];
         post?: never;
         delete?: never;
         options?: never;
@@ -4032,6 +4040,12 @@ export interface components {
                         grantId: string;
                         projectId: string;
                         orgId: string;
+                    }[];
+                    /** @description Project grant members (ZITADEL's ImportDataSuccessProjectGrantMember). */
+                    projectGrantMembers?: {
+                        projectId: string;
+                        grantId: string;
+                        userId: string;
                     }[];
                     orgMembers?: string[];
                     projectMembers?: {
@@ -10219,6 +10233,49 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddProjectRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed; `details` of the project aggregate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };

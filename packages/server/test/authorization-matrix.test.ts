@@ -198,6 +198,14 @@ describeEachStore('authorization matrix', (dialect) => {
     },
     { id: 'GetMyOrg', permission: 'org.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/orgs/me' }) },
     { id: 'AddProject', permission: 'project.create', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/projects', body: { name: unique('p') } }) },
+    {
+      // Each call flips a setting of P, so every call changes something.
+      id: 'UpdateProject', permission: 'project.write', scope: 'project', foreign: 404, write: true,
+      request: async () => {
+        const { project } = await admin('GET', `/management/v1/projects/${f.project}`);
+        return { method: 'PUT', path: `/management/v1/projects/${f.project}`, body: { name: 'P', projectRoleAssertion: !project.projectRoleAssertion } };
+      },
+    },
     { id: 'ListProjects', permission: 'project.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/projects/_search', body: {} }) },
     { id: 'GetProjectByID', permission: 'project.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'GET', path: `/management/v1/projects/${f.project}` }) },
     { id: 'AddProjectRole', permission: 'project.role.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/roles`, body: { roleKey: unique('r'), displayName: 'R' } }) },

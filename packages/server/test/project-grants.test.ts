@@ -27,9 +27,9 @@ describeEachStore('project grants', (dialect) => {
   let config: oc.Configuration;
 
   /** Bert signs in to A's application asking for roles; the roles claim of the ID token. */
-  const rolesInNewToken = async () => {
+  const rolesInNewToken = async (scope = `openid ${ROLES}`) => {
     const verifier = oc.randomPKCECodeVerifier();
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: `openid ${ROLES}`, code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope, code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
     const signedIn = await loginThroughForm(new Browser(), url.href, REDIRECT, `bert@other-${stamp}.localhost`, PASSWORD);
     expect(signedIn.callback, signedIn.page?.html).toBeTruthy();
     const tokens = await oc.authorizationCodeGrant(config, signedIn.callback!, { pkceCodeVerifier: verifier });
@@ -97,6 +97,14 @@ describeEachStore('project grants', (dialect) => {
     const shown = await s.api('GET', `/management/v1/users/${bert}/grants/${userGrantId}`, undefined, undefined, inB);
     expect(shown.body.userGrant).toMatchObject({ projectId, projectGrantId: grantId, roleKeys: ['reader'], orgId: orgB });
     expect(await rolesInNewToken()).toEqual({ reader: { [orgB]: `other-${stamp}.localhost` } });
+    // Without the roles scope, only when the project asserts its roles (projectRoleAssertion).
+    expect(await rolesInNewToken('openid')).toEqual({});
+    const { body: project } = await s.api('GET', `/management/v1/projects/${projectId}`, undefined, undefined, inA);
+    expect(project.project.projectRoleAssertion).toBe(false);
+    const settings = { name: 'shared', hasProjectCheck: true };
+    expect((await s.api('PUT', `/management/v1/projects/${projectId}`, { ...settings, projectRoleAssertion: true }, undefined, inA)).status).toBe(200);
+    expect(await rolesInNewToken('openid')).toEqual({ reader: { [orgB]: `other-${stamp}.localhost` } });
+    expect((await s.api('PUT', `/management/v1/projects/${projectId}`, settings, undefined, inA)).status).toBe(200);
 
     // A deactivated grant keeps the user grant, but counts for nothing until reactivated: the
     // project check refuses B's user (and the roles would not reach a token either).

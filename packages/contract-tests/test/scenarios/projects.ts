@@ -28,6 +28,16 @@ export function projectScenarios(h: () => Harness) {
     const inOther = h().clientFor(instance.adminToken, otherOrg);
     expect((await inOther.GET('/management/v1/projects/{projectId}', p(projectId))).response.status).toBe(404);
 
+    // UpdateProject
+    const update = (body: { name: string; projectRoleCheck?: boolean; projectRoleAssertion?: boolean }, id = projectId) => admin.PUT('/management/v1/projects/{projectId}', { ...p(id), body });
+    expect((await update({ name: 'Contract shop', projectRoleCheck: true, projectRoleAssertion: true })).response.status).toBe(200);
+    expect((await update({ name: 'Contract shop', projectRoleCheck: true, projectRoleAssertion: true })).response.status).toBe(400);
+    const second = (await admin.POST('/management/v1/projects', { body: { name: 'Contract second' } })).data!.id;
+    expect((await update({ name: 'Contract shop' }, second)).response.status).toBe(409);
+    expect((await update({ name: 'x' }, 'unknown')).response.status).toBe(404);
+    expect((await anonymous.PUT('/management/v1/projects/{projectId}', { ...p(projectId), body: { name: 'x' } })).response.status).toBe(401);
+    expect((await outsider.PUT('/management/v1/projects/{projectId}', { ...p(projectId), body: { name: 'x' } })).response.status).toBe(403);
+
     // ListProjects
     const list = await admin.POST('/management/v1/projects/_search', { body: { queries: [{ nameQuery: { name: 'Contract', method: 'TEXT_QUERY_METHOD_STARTS_WITH' } }] } });
     expect(list.data?.result.map((x) => x.id)).toContain(projectId);

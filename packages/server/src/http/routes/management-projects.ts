@@ -3,7 +3,7 @@
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { addProjectMember, removeProjectMember, searchProjectMembers } from '../../domain/projects/members.js';
-import { addProject, getProject, searchProjects } from '../../domain/projects/projects.js';
+import { addProject, getProject, searchProjects, updateProject } from '../../domain/projects/projects.js';
 import { addProjectRole, bulkAddProjectRoles, removeProjectRole, searchProjectRoles } from '../../domain/projects/roles.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
@@ -42,6 +42,20 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       responses: { 200: jsonResponse('Created; the caller is its PROJECT_OWNER.', AddProjectResponse), ...errorResponses(400, 401, 403, 409) },
     }),
     async (c) => c.json(await addProject(store, c.var.ctx, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      tags: TAG,
+      security: SECURED,
+      middleware: [auth] as const,
+      method: 'put',
+      path: '/management/v1/projects/{projectId}',
+      operationId: 'UpdateProject',
+      request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(AddProjectRequest) },
+      responses: { 200: jsonResponse('Changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
+    async (c) => c.json(await updateProject(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
 
   app.openapi(

@@ -11,7 +11,7 @@ import type Provider from 'oidc-provider';
 import type { PasswordVerifier } from '../../auth/password-verifier.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
 import { loginNameReader } from '../../domain/users/login-names.js';
-import { hasScope, audienceProjects, rolesClaim, rolesClaimNames, USER_METADATA_SCOPE, userClaims } from '../../oidc/scopes.js';
+import { hasScope, audienceProjects, rolesClaim, rolesClaimNames, USER_METADATA_SCOPE, userClaims, ZITADEL_ROLES_CLAIM } from '../../oidc/scopes.js';
 import { metadataClaim } from '../../domain/users/metadata.js';
 import type { AccessTokenReader } from '../../oidc/access-tokens.js';
 import type { Store } from '../../store/store.js';
@@ -160,9 +160,12 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     const body: Record<string, unknown> = { sub: user.id };
     if (hasScope(access.scope, 'profile')) Object.assign(body, std.profile);
     if (hasScope(access.scope, 'email')) Object.assign(body, std.email);
-    const roleClaims = rolesClaimNames(access.scope);
+    const app = await store.read.oidcApps.byClientId(access.clientId);
+    // Asked for by a roles scope, or asserted by the app's project (ZITADEL's projectRoleAssertion,
+    // under ZITADEL's claim name).
+    let roleClaims = rolesClaimNames(access.scope);
+    if (!roleClaims.length && app && (await store.read.projects.get(app.projectId))?.projectRoleAssertion) roleClaims = [ZITADEL_ROLES_CLAIM];
     if (roleClaims.length) {
-      const app = await store.read.oidcApps.byClientId(access.clientId);
       const roles = await rolesClaim(store, user.id, [...(app ? [app.projectId] : []), ...audienceProjects(access.scope)]);
       for (const name of roleClaims) body[name] = roles;
     }

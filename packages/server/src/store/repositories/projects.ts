@@ -38,6 +38,9 @@ export function projectRepository(db: Db, t: Tables) {
       const [row] = await db.select().from(p).where(eq(p.id, id)).limit(1);
       return row;
     },
+    async update(id: string, change: Partial<Pick<ProjectRow, 'name' | 'projectRoleAssertion' | 'projectRoleCheck' | 'hasProjectCheck' | 'privateLabelingSetting' | 'sequence' | 'changedAt'>>): Promise<void> {
+      await db.update(p).set(change).where(eq(p.id, id));
+    },
     async getByName(orgId: string, name: string): Promise<ProjectRow | undefined> {
       const [row] = await db.select().from(p).where(and(eq(p.orgId, orgId), eq(p.name, name))).limit(1);
       return row;
