@@ -3130,6 +3130,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/projects/{projectId}/apps/api": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an API application to a project
+         * @description An API application signs nobody in: it authenticates with its client id and secret (HTTP Basic) to
+         *     call token introspection (`/oauth/v2/introspect`), e.g. a resource server checking the access tokens
+         *     it receives. The secret is shown only here. `API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT` needs application
+         *     keys, which this service does not offer yet: 400 (so UpdateAPIAppConfig, which only changes the
+         *     method, is not offered either). GetAppByID, ListApps, UpdateApp and RemoveApp
+         *     cover API applications (with `apiConfig` instead of `oidcConfig`). Permission `project.app.write`.
+         */
+        post: operations["AddAPIApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/apps/{appId}/api_config/_generate_client_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a new client secret for an API application
+         * @description Returns the new secret, shown only here; the old one stops working at once. An OIDC application →
+         *     400 `COMMAND-Gnwt3` (RegenerateOIDCClientSecret is its operation). Permission `project.app.write`.
+         */
+        post: operations["RegenerateAPIClientSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/users/{userId}/secret": {
         parameters: {
             query?: never;
@@ -3872,14 +3918,34 @@ export interface components {
             additionalOrigins: string[];
             skipNativeAppSuccessPage: boolean;
         };
-        /** @description An application of a project (only OIDC applications exist here). */
+        /** @description An application of a project, OIDC (`oidcConfig`) or API (`apiConfig`). */
         App: {
             id: string;
             details: components["schemas"]["Details"];
             /** @enum {string} */
             state: "APP_STATE_ACTIVE" | "APP_STATE_INACTIVE";
             name: string;
-            oidcConfig: components["schemas"]["OIDCConfig"];
+            oidcConfig?: components["schemas"]["OIDCConfig"];
+            apiConfig?: components["schemas"]["APIConfig"];
+        };
+        APIConfig: {
+            clientId: string;
+            authMethodType: components["schemas"]["APIAuthMethodType"];
+        };
+        /**
+         * @description How an API application authenticates. PRIVATE_KEY_JWT needs application keys, which this service does not offer yet.
+         * @enum {string}
+         */
+        APIAuthMethodType: "API_AUTH_METHOD_TYPE_BASIC" | "API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT";
+        /**
+         * @example {
+         *       "name": "orders-api",
+         *       "authMethodType": "API_AUTH_METHOD_TYPE_BASIC"
+         *     }
+         */
+        AddAPIAppRequest: {
+            name: string;
+            authMethodType?: components["schemas"]["APIAuthMethodType"];
         };
         /**
          * @description An object in Google Cloud Storage (description §2.7). `serviceaccountJson` (also accepted as
@@ -4031,6 +4097,7 @@ export interface components {
                     /** @description `<projectId>_<roleKey>` */
                     projectRoles?: string[];
                     oidcAppIds?: string[];
+                    apiAppIds?: string[];
                     userGrants?: {
                         projectId: string;
                         userId: string;
@@ -11729,6 +11796,95 @@ export interface operations {
         };
     };
     RegenerateOIDCClientSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientSecret: string;
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddAPIApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddAPIAppRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        appId: string;
+                        details: components["schemas"]["Details"];
+                        clientId: string;
+                        clientSecret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RegenerateAPIClientSecret: {
         parameters: {
             query?: never;
             header?: {

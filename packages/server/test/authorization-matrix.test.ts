@@ -101,6 +101,7 @@ describeEachStore('authorization matrix', (dialect) => {
     return { userId, grantId: userGrantId as string };
   };
   /** A confidential OIDC app (auth method BASIC by default) of P. */
+  const apiApp = async () => (await admin('POST', `/management/v1/projects/${f.project}/apps/api`, { name: unique('api') })).appId as string;
   const oidcApp = async () =>
     (await admin('POST', `/management/v1/projects/${f.project}/apps/oidc`, { name: unique('app'), redirectUris: ['https://app.example.com/cb'] })).appId as string;
   /** Each policy kind: its operations' name part, path, and a request body that differs with `i`. */
@@ -424,6 +425,8 @@ describeEachStore('authorization matrix', (dialect) => {
       id: 'RegenerateOIDCClientSecret', permission: 'project.app.write', scope: 'project', foreign: 404, write: true,
       request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}/oidc_config/_generate_client_secret` }),
     },
+    { id: 'AddAPIApp', permission: 'project.app.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/api`, body: { name: unique('api') } }) },
+    { id: 'RegenerateAPIClientSecret', permission: 'project.app.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await apiApp()}/api_config/_generate_client_secret` }) },
     { id: 'RemoveApp', permission: 'project.app.delete', visibleWith: 'project.app.read', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}` }) },
     // Client secrets of machine users (domain/users/machine-secret.ts).
     { id: 'GenerateMachineSecret', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await machine()}/secret` }) },

@@ -85,6 +85,23 @@ export function appScenarios(h: () => Harness) {
     expect((await outsider.POST(gen, a(web.data!.appId))).response.status).toBe(403);
     expect((await inOther.POST(gen, a(web.data!.appId))).response.status).toBe(404);
 
+    // AddAPIApp, RegenerateAPIClientSecret
+    const addApi = (body: { name: string; authMethodType?: 'API_AUTH_METHOD_TYPE_BASIC' | 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' }) => admin.POST('/management/v1/projects/{projectId}/apps/api', { ...p, body });
+    const api = await addApi({ name: 'contract-api' });
+    expect(api.response.status).toBe(200);
+    expect(api.data?.clientSecret).toBeTruthy();
+    expect((await addApi({ name: 'keys', authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' })).response.status).toBe(400);
+    expect((await anonymous.POST('/management/v1/projects/{projectId}/apps/api', { ...p, body: { name: 'x' } })).response.status).toBe(401);
+    expect((await outsider.POST('/management/v1/projects/{projectId}/apps/api', { ...p, body: { name: 'x' } })).response.status).toBe(403);
+    expect((await inOther.POST('/management/v1/projects/{projectId}/apps/api', { ...p, body: { name: 'x' } })).response.status).toBe(404);
+    expect((await admin.GET('/management/v1/projects/{projectId}/apps/{appId}', a(api.data!.appId))).data?.app.apiConfig?.clientId).toBe(api.data!.clientId);
+    const genApi = '/management/v1/projects/{projectId}/apps/{appId}/api_config/_generate_client_secret' as const;
+    expect((await admin.POST(genApi, a(api.data!.appId))).response.status).toBe(200);
+    expect((await admin.POST(genApi, a(web.data!.appId))).response.status).toBe(400);
+    expect((await anonymous.POST(genApi, a(api.data!.appId))).response.status).toBe(401);
+    expect((await outsider.POST(genApi, a(api.data!.appId))).response.status).toBe(403);
+    expect((await inOther.POST(genApi, a(api.data!.appId))).response.status).toBe(404);
+
     // RemoveApp
     expect((await anonymous.DELETE('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).response.status).toBe(401);
     expect((await outsider.DELETE('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).response.status).toBe(403);

@@ -9,6 +9,7 @@ import { hashToken } from '../auth/tokens.js';
 import { durationSeconds, nonCompliantRedirects, type OidcAppConfig } from '../domain/apps/oidc-config.js';
 import type { Store } from '../store/store.js';
 import { storedOidcConfig } from '../domain/apps/oidc-config.js';
+import { isApiApp } from '../domain/apps/api-apps.js';
 
 /** Our own client metadata (declared in `extraClientMetadata.properties`). */
 export const EXTRA_CLIENT_METADATA = [
@@ -38,6 +39,13 @@ export function clientLookup(store: Store) {
     const app = await store.read.oidcApps.byClientId(clientId);
     if (app) {
       if (app.state !== 'APP_STATE_ACTIVE') return undefined;
+      // An API application signs nobody in: it only authenticates, to introspect (or revoke) tokens.
+      if (isApiApp(app)) {
+        return {
+          client_id: app.clientId, client_secret: app.clientSecretHash ?? undefined, grant_types: [], response_types: [], redirect_uris: [],
+          token_endpoint_auth_method: 'client_secret_basic', kind: 'app', project_id: app.projectId,
+        } as AdapterPayload;
+      }
       return {
         client_id: app.clientId,
         ...(app.clientSecretHash ? { client_secret: app.clientSecretHash } : {}),

@@ -461,9 +461,11 @@ export function defineTables(c: ColumnFactory) {
       name: c.text('name').notNull(),
       state: c.text('state').notNull(),
       clientId: c.text('client_id').notNull(),
+      /** 'oidc', or 'api' (an API application: a client that only introspects tokens; domain/apps/api-apps.ts). */
+      appType: c.text('app_type').notNull().default('oidc'),
       /** sha-256 of the generated secret (32 random bytes); null for public clients (auth method NONE). */
       clientSecretHash: c.text('client_secret_hash'),
-      /** The OIDC settings as the API shows them (redirectUris, grantTypes, accessTokenType, …). */
+      /** The OIDC settings as the API shows them (redirectUris, grantTypes, accessTokenType, …); an API app's `{authMethodType}`. */
       config: c.json<Record<string, unknown>>('config').notNull(),
       sequence: c.bigint('sequence').notNull(),
       createdAt: c.time('created_at').notNull(),

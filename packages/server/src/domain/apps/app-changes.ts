@@ -11,6 +11,7 @@ import { failedPrecondition, invalidArgument } from '../errors.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
 import { appNotFound, checkName, needsSecret } from './oidc-apps.js';
 import { storedOidcConfig } from './oidc-config.js';
+import { isApiApp } from './api-apps.js';
 
 /** Renames the application. The same name again answers 400 (ZITADEL: `COMMAND-2m8vx` Errors.NoChangesFound). */
 export async function updateApp(store: Store, ctx: RequestContext, projectId: string, appId: string, input: { name: string }): Promise<{ details: ObjectDetails }> {
@@ -51,6 +52,7 @@ export async function regenerateOidcClientSecret(
     const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
     const row = await tx.oidcApps.get(project.id, appId);
     if (!row) throw appNotFound();
+    if (isApiApp(row)) throw failedPrecondition('COMMAND-Gnwt4', 'The application is not an OIDC application: use RegenerateAPIClientSecret');
     if (!needsSecret(storedOidcConfig(row.config))) {
       throw failedPrecondition('COMMAND-Ggh3a', 'Errors.Project.App.OIDCAuthMethodNoSecret: a public client (auth method NONE) has no client secret');
     }

@@ -11,7 +11,8 @@ export const APP_LOCK = 'app';
 import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
-import { invalidArgument, notFound, permissionDenied } from '../errors.js';
+import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors.js';
+import { apiConfigOf, isApiApp, type ApiConfigView } from './api-apps.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
@@ -33,7 +34,9 @@ export interface AppView {
   details: ObjectDetails;
   state: 'APP_STATE_ACTIVE' | 'APP_STATE_INACTIVE';
   name: string;
-  oidcConfig: OidcConfigView;
+  /** One of the two, by the application's type. */
+  oidcConfig?: OidcConfigView;
+  apiConfig?: ApiConfigView;
 }
 
 export const appNotFound = () => notFound('APP-ij33f', 'App not found');
@@ -59,14 +62,10 @@ export function checkName(name: string): string {
 }
 
 export function toAppView(row: OidcAppRow): AppView {
+  const base = { id: row.id, details: viewDetails(row, row.orgId), state: row.state as AppView['state'], name: row.name };
+  if (isApiApp(row)) return { ...base, apiConfig: apiConfigOf(row) };
   const config = storedOidcConfig(row.config);
-  return {
-    id: row.id,
-    details: viewDetails(row, row.orgId),
-    state: row.state as AppView['state'],
-    name: row.name,
-    oidcConfig: { ...config, clientId: row.clientId, ...compliance(config) },
-  };
+  return { ...base, oidcConfig: { ...config, clientId: row.clientId, ...compliance(config) } };
 }
 
 export async function addOidcApp(
@@ -95,6 +94,7 @@ export async function addOidcApp(
       name,
       state: 'APP_STATE_ACTIVE',
       clientId,
+      appType: 'oidc',
       clientSecretHash: clientSecret ? hashToken(clientSecret) : null,
       config: config as unknown as Record<string, unknown>,
       sequence: event.sequence,
@@ -137,6 +137,7 @@ export async function updateOidcAppConfig(
     const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
     const row = await tx.oidcApps.get(project.id, appId);
     if (!row) throw appNotFound();
+    if (isApiApp(row)) throw failedPrecondition('COMMAND-Gnwt4', 'The application is not an OIDC application: use UpdateAPIAppConfig');
     const before = storedOidcConfig(row.config);
     const config = withDefaults(input, before);
     validateOidcConfig(config);

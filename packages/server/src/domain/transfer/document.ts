@@ -118,6 +118,10 @@ export const DataAPIApplication = z.object({
     name: req(runes(1, 200)),
     authMethodType: protoEnum(ENUMS.APIAuthMethodType).optional(),
   }),
+  // This service's extension, as for OIDC applications (below): the client's credentials.
+  get identityServiceClient() {
+    return IdentityServiceClient.optional();
+  },
 });
 
 export const OIDCApp = z.object({

@@ -126,7 +126,14 @@ export async function* exportDocument(
     if (roles.length) {
       yield `,"projectRoles":${JSON.stringify(roles.map((r) => compact({ projectId: r.projectId, roleKey: r.roleKey, displayName: r.displayName, group: r.group })))}`;
     }
-    const apps = await read.transfer.oidcAppsOf(org.id);
+    const allApps = await read.transfer.oidcAppsOf(org.id);
+    const apps = allApps.filter((a) => a.appType !== 'api');
+    const apiApps = allApps.filter((a) => a.appType === 'api');
+    if (apiApps.length) {
+      // ZITADEL's DataAPIApplication, with the credentials as for OIDC applications.
+      const client = (a: (typeof apiApps)[number]) => compact({ clientId: a.clientId, clientSecretHash: req.withPasswords ? (a.clientSecretHash ?? undefined) : undefined });
+      yield `,"apiApps":${JSON.stringify(apiApps.map((a) => ({ appId: a.id, app: { projectId: a.projectId, name: a.name, authMethodType: (a.config as { authMethodType?: string }).authMethodType ?? 'API_AUTH_METHOD_TYPE_BASIC' }, identityServiceClient: client(a) })))}`;
+    }
     if (apps.length) {
       // identityServiceClient: this service's extension (document.ts), the client's credentials.
       const client = (a: (typeof apps)[number]) => compact({ clientId: a.clientId, clientSecretHash: req.withPasswords ? (a.clientSecretHash ?? undefined) : undefined });

@@ -32,6 +32,7 @@ export interface ImportSuccessOrg {
   projectIds?: string[];
   projectRoles?: string[];
   oidcAppIds?: string[];
+  apiAppIds?: string[];
   userGrants?: { projectId: string; userId: string }[];
   projectGrants?: { grantId: string; projectId: string; orgId: string }[];
   projectGrantMembers?: { projectId: string; grantId: string; userId: string }[];
@@ -47,7 +48,6 @@ export interface ImportSuccessOrg {
 
 /** Fields of DataOrg this service does not hold: each entry is reported, never silently dropped. */
 const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: string) => string; why?: string }> = {
-  apiApps: { type: 'api_app', id: (a) => a.appId },
   actions: { type: 'action', id: (a) => a.actionId, why: 'actions are scripts, and this service does not run scripts: this action was not imported (its flow runs without it)' },
   triggerActions: { type: 'trigger_action', id: (a) => `${a.flowType}_${a.triggerType}`, why: 'actions are scripts, and this service does not run scripts: this trigger was not imported' },
   oidcIdps: { type: 'oidc_idp', id: (i) => i.idpId },
@@ -304,7 +304,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
 
   // Projects of this organisation (imported now or before): the only ones roles, apps, grants and members may name.
   // (Grants and members name projects too: importReferences checks those.)
-  const referenced = [...(org.projectRoles ?? []).map((r) => r.projectId), ...(org.oidcApps ?? []).map((a) => a.app.projectId)];
+  const referenced = [...(org.projectRoles ?? []).map((r) => r.projectId), ...(org.oidcApps ?? []).map((a) => a.app.projectId), ...(org.apiApps ?? []).map((a) => a.app.projectId)];
   const projectOrg = await tx.transfer.projectOrgs(referenced);
   const projectName = new Map(projectRows.map((p) => [p.id, p.name]));
   const inThisOrg = (projectId: string, type: string, id: string) => {
@@ -363,6 +363,37 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
       ...stamp,
     });
     push('oidcAppIds', a.appId);
+  }
+  // API applications (domain/apps/api-apps.ts): credentials as for OIDC applications above.
+  const apiApps = org.apiApps ?? [];
+  const takenApiApps = await tx.transfer.existingOidcAppIds(apiApps.map((a) => a.appId));
+  const takenApiClientIds = await tx.transfer.existingClientIds(apiApps.flatMap((a) => (a.identityServiceClient ? [a.identityServiceClient.clientId] : [])));
+  for (const a of apiApps) {
+    if (!inThisOrg(a.app.projectId, 'api_app', a.appId)) continue;
+    if (a.app.authMethodType === 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT') {
+      errors.push({ type: 'api_app', id: a.appId, message: msg('IMPORT-uNsup', 'API applications with private-key JWT authentication need application keys, which this service does not offer yet; this application was not imported') });
+      continue;
+    }
+    if (takenApps.has(a.appId) || takenApiApps.has(a.appId)) {
+      errors.push({ type: 'api_app', id: a.appId, message: msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting') });
+      continue;
+    }
+    takenApiApps.add(a.appId);
+    const kept = a.identityServiceClient;
+    let clientId = `${newId()}@${(projectName.get(a.app.projectId) ?? a.app.projectId).toLowerCase().replace(/[^a-z0-9]+/g, '') || 'project'}`;
+    if (kept && (takenClientIds.has(kept.clientId) || takenApiClientIds.has(kept.clientId))) {
+      errors.push({ type: 'api_app', id: a.appId, message: msg('IMPORT-cl1d0', `client id "${kept.clientId}" is taken on this instance; the application was imported with the new client id ${clientId} and needs a new secret`) });
+    } else if (kept) {
+      clientId = kept.clientId;
+      takenApiClientIds.add(clientId);
+    }
+    const keptSecret = kept && clientId === kept.clientId ? kept.clientSecretHash : undefined;
+    appRows.push({
+      id: a.appId, projectId: a.app.projectId, orgId, name: a.app.name, state: 'APP_STATE_ACTIVE', clientId, appType: 'api',
+      clientSecretHash: keptSecret ?? createHash('sha256').update(randomBytes(32)).digest('hex'),
+      config: { authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' }, ...stamp,
+    });
+    push('apiAppIds', a.appId);
   }
   await tx.transfer.insertOidcApps(appRows);
   check();

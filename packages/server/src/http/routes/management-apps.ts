@@ -17,7 +17,10 @@ import {
   UpdateAppRequest,
   UpdateOIDCAppConfigRequest,
   UpdateOIDCAppConfigResponse,
+  AddAPIAppRequest,
+  AddAPIAppResponse,
 } from '../schemas/apps.js';
+import { addApiApp, regenerateApiClientSecret } from '../../domain/apps/api-apps.js';
 import { DetailsResponse, errorResponses, jsonBody, jsonResponse, OrgHeader, SECURED } from '../schemas/common.js';
 import { ProjectIdParam } from '../schemas/projects.js';
 
@@ -134,6 +137,34 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
       return c.json(await regenerateOidcClientSecret(store, c.var.ctx, projectId, appId), 200);
+    },
+  );
+
+  // API applications (domain/apps/api-apps.ts).
+  const secured = { tags: TAG, security: SECURED, middleware: [auth] as [typeof auth] };
+  app.openapi(
+    createRoute({
+      ...secured,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/apps/api',
+      operationId: 'AddAPIApp',
+      request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(AddAPIAppRequest) },
+      responses: { 200: jsonResponse('Created; the secret is shown this once.', AddAPIAppResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await addApiApp(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+  );
+  app.openapi(
+    createRoute({
+      ...secured,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/apps/{appId}/api_config/_generate_client_secret',
+      operationId: 'RegenerateAPIClientSecret',
+      request: { headers: OrgHeader, params: AppParam },
+      responses: { 200: jsonResponse('The new secret, shown this once; the old one no longer works.', RegenerateOIDCClientSecretResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, appId } = c.req.valid('param');
+      return c.json(await regenerateApiClientSecret(store, c.var.ctx, projectId, appId), 200);
     },
   );
 }

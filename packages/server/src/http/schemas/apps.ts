@@ -7,6 +7,7 @@ import {
   OIDC_TOKEN_TYPES,
   OIDC_VERSIONS,
 } from '../../domain/apps/oidc-config.js';
+import { API_AUTH_METHOD_TYPES } from '../../domain/apps/api-apps.js';
 import { Details, ListDetails, ListQuery } from './common.js';
 
 const id = z.string().min(1).max(200);
@@ -84,9 +85,23 @@ export const OIDCConfig = z
   })
   .openapi('OIDCConfig');
 
+export const APIAuthMethodType = z.enum(API_AUTH_METHOD_TYPES).openapi('APIAuthMethodType');
+export const APIConfig = z.object({ clientId: z.string(), authMethodType: APIAuthMethodType }).openapi('APIConfig');
+
 export const App = z
-  .object({ id: z.string(), details: Details, state: z.enum(['APP_STATE_ACTIVE', 'APP_STATE_INACTIVE']), name: z.string(), oidcConfig: OIDCConfig })
+  .object({
+    id: z.string(),
+    details: Details,
+    state: z.enum(['APP_STATE_ACTIVE', 'APP_STATE_INACTIVE']),
+    name: z.string(),
+    oidcConfig: OIDCConfig.optional(),
+    apiConfig: APIConfig.optional(),
+  })
   .openapi('App');
+
+export const AddAPIAppRequest = z.object({ name: z.string().min(1).max(200), authMethodType: APIAuthMethodType.optional() }).openapi('AddAPIAppRequest');
+export const AddAPIAppResponse = z.object({ appId: z.string(), details: Details, clientId: z.string(), clientSecret: z.string() });
+
 
 export const AppResponse = z.object({ app: App });
 export const ListAppsRequest = z.object({ query: ListQuery.optional() });

@@ -79,6 +79,7 @@ export const ImportDataResponse = z
             projectIds: z.array(z.string()).optional(),
             projectRoles: z.array(z.string()).optional(),
             oidcAppIds: z.array(z.string()).optional(),
+            apiAppIds: z.array(z.string()).optional(),
             userGrants: z.array(Pair('projectId', 'userId')).optional(),
             projectGrants: z.array(z.object({ grantId: z.string(), projectId: z.string(), orgId: z.string() })).optional(),
             projectGrantMembers: z.array(z.object({ projectId: z.string(), grantId: z.string(), userId: z.string() })).optional(),

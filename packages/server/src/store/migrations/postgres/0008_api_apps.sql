@@ -1,0 +1,1 @@
+ALTER TABLE "oidc_apps" ADD COLUMN "app_type" text DEFAULT 'oidc' NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `oidc_apps` ADD `app_type` text DEFAULT 'oidc' NOT NULL;
