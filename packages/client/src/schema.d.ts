@@ -301,6 +301,151 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/text/message/{messageType}/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The instance's text of the message type
+         * @description The text stored for the instance (only the fields that were set, `isDefault: false`); where none
+         *     is stored, the built-in default with `isDefault: true`. Permission: `iam.policy.read`.
+         */
+        get: operations["GetCustomMessageText"];
+        /**
+         * Set the instance's text of the message type
+         * @description Stores the instance's text of one message type, for one language. It applies to every organisation without a text of its own. The body replaces
+         *     the stored text: omitted fields are cleared. Fields are Go templates with the variables `{{.Code}}`,
+         *     `{{.UserName}}`, `{{.FirstName}}`, `{{.LastName}}`, `{{.NickName}}`, `{{.DisplayName}}`, `{{.LastEmail}}`,
+         *     `{{.VerifiedEmail}}`, `{{.LastPhone}}`, `{{.VerifiedPhone}}`, `{{.PreferredLoginName}}`, `{{.LoginNames}}`,
+         *     `{{.ChangeDate}}`, `{{.CreationDate}}`, filled (HTML-escaped in the mail's HTML part) when the mail is
+         *     sent; any other `{{…}}` → 400 `TEXT-t3mpl` naming the field. A request that fails validation changes
+         *     nothing. Permission: `iam.policy.write` (IAM_OWNER).
+         */
+        put: operations["SetDefaultMessageText"];
+        post?: never;
+        /**
+         * Reset the instance's text of the message type
+         * @description Removes the instance's text so the built-in default applies again. Permission `iam.policy.delete`.
+         */
+        delete: operations["ResetCustomMessageTextToDefault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/text/default/message/{messageType}/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The built-in text of the message type
+         * @description ZITADEL's built-in text for the language, whatever the instance stored. Permission `iam.policy.read`.
+         */
+        get: operations["GetDefaultMessageText"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/text/message/{messageType}/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The organisation's text of the message type
+         * @description The text stored for the organisation (only the fields that were set, `isDefault: false`); where none
+         *     is stored, what its users get instead (the instance's text over the built-in one) with `isDefault: true`.
+         *     Permission: `policy.read`.
+         */
+        get: operations["GetOrgCustomMessageText"];
+        /**
+         * Set the organisation's text of the message type
+         * @description The organisation's own text of the message type for one
+         *     language, used for its users instead of the instance's text (field by field: a field left empty here
+         *     falls back to the instance's, then the built-in text). The body replaces the stored text: omitted
+         *     fields are cleared. Fields are Go templates with the variables `{{.Code}}`, `{{.UserName}}`,
+         *     `{{.FirstName}}`, `{{.LastName}}`, `{{.NickName}}`, `{{.DisplayName}}`, `{{.LastEmail}}`,
+         *     `{{.VerifiedEmail}}`, `{{.LastPhone}}`, `{{.VerifiedPhone}}`, `{{.PreferredLoginName}}`,
+         *     `{{.LoginNames}}`, `{{.ChangeDate}}`, `{{.CreationDate}}`; any other `{{…}}` → 400 `TEXT-t3mpl` naming
+         *     the field. A request that fails validation changes nothing.
+         *     Permission: `policy.write` (ORG_OWNER, ORG_SETTINGS_MANAGER…).
+         */
+        put: operations["SetCustomMessageText"];
+        post?: never;
+        /**
+         * Reset the organisation's text of the message type
+         * @description Removes the organisation's text so the instance's (or built-in) text applies again; none stored → 404 `ORG-fju90`. Permission `policy.delete`.
+         */
+        delete: operations["ResetOrgCustomMessageTextToDefault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/text/default/message/{messageType}/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The text of the message type the organisation falls back to
+         * @description The instance's text merged over the built-in one for the language, whatever the organisation stored. Permission `policy.read`.
+         */
+        get: operations["GetOrgDefaultMessageText"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/policies/password/complexity": {
         parameters: {
             query?: never;
@@ -5548,6 +5693,8 @@ export interface components {
          * @example en
          */
         Language: string;
+        /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+        MessageType: "init" | "passwordreset" | "verifyphone" | "verifysmsotp" | "verifyemailotp" | "domainclaimed" | "passwordless_registration";
         /**
          * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
          *     organisation; the caller needs the permission there (an instance role, or a role in that
@@ -6101,6 +6248,310 @@ export interface operations {
                 "x-service-orgid"?: components["parameters"]["OrgHeader"];
             };
             path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The built-in text. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTextResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetCustomMessageText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance text, or the built-in default. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTextResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    SetDefaultMessageText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetMessageTextRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored; `details` of the event appended to the instance. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResetCustomMessageTextToDefault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; the built-in default applies again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetDefaultMessageText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The built-in text. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTextResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgCustomMessageText: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance text, or the built-in default. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTextResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    SetCustomMessageText: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetMessageTextRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored; `details` of the event appended to the organisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResetOrgCustomMessageTextToDefault: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; the built-in default applies again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgDefaultMessageText: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
+                messageType: components["parameters"]["MessageType"];
                 /**
                  * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
                  * @example en

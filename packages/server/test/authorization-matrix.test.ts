@@ -156,6 +156,27 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: '/admin/v1/text/message/verifyemail/de' };
       },
     },
+    // The other kinds of message texts (http/routes/message-texts.ts), on the init text.
+    { id: 'SetDefaultMessageText', permission: 'iam.policy.write', scope: 'instance', write: true, request: async () => ({ method: 'PUT', path: '/admin/v1/text/message/init/en', body: { title: unique('t') } }) },
+    { id: 'GetCustomMessageText', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/text/message/init/en' }) },
+    { id: 'GetDefaultMessageText', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/text/default/message/init/en' }) },
+    {
+      id: 'ResetCustomMessageTextToDefault', permission: 'iam.policy.delete', scope: 'instance', write: true,
+      request: async () => {
+        await admin('PUT', '/admin/v1/text/message/init/de', { title: unique('t') });
+        return { method: 'DELETE', path: '/admin/v1/text/message/init/de' };
+      },
+    },
+    { id: 'SetCustomMessageText', permission: 'policy.write', scope: 'org', write: true, request: async () => ({ method: 'PUT', path: '/management/v1/text/message/passwordreset/en', body: { title: unique('t') } }) },
+    { id: 'GetOrgCustomMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/message/passwordreset/en' }) },
+    { id: 'GetOrgDefaultMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/default/message/passwordreset/en' }) },
+    {
+      id: 'ResetOrgCustomMessageTextToDefault', permission: 'policy.delete', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        await admin('PUT', '/management/v1/text/message/passwordreset/de', { title: unique('t') });
+        return { method: 'DELETE', path: '/management/v1/text/message/passwordreset/de' };
+      },
+    },
     { id: 'ListEvents', permission: 'events.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/events/_search', body: { limit: 1 } }) },
     // Organisation domains (domain/orgs/domains.ts): each call on a new domain of A.
     { id: 'AddOrgDomain', permission: 'org.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/domains', body: { domain: `${unique('d')}.example.com` } }) },

@@ -24,7 +24,7 @@ import { systemScenarios } from './system.js';
 import { userGrantScenarios } from './user-grants.js';
 import { userScenarios } from './users.js';
 import { userChangeScenarios } from './user-changes.js';
-import { verifyEmailTextScenarios } from './verify-email-text.js';
+import { messageTextScenarios, verifyEmailTextScenarios } from './verify-email-text.js';
 import { transferScenarios } from './transfer.js';
 
 export type ScenarioGroup = (h: () => Harness) => void;
@@ -32,6 +32,7 @@ export type ScenarioGroup = (h: () => Harness) => void;
 export const scenarioGroups: ScenarioGroup[] = [
   systemScenarios,
   verifyEmailTextScenarios,
+  messageTextScenarios,
   orgScenarios,
   orgAdminScenarios,
   orgDomainScenarios,

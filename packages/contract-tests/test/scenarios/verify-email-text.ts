@@ -56,3 +56,42 @@ export function verifyEmailTextScenarios(h: () => Harness) {
     expect(tooBig.status).toBe(413);
   });
 }
+
+/** The other kinds of message texts (the kind in the path), at both levels: every documented status. */
+export function messageTextScenarios(h: () => Harness) {
+  it('message texts of the other kinds: every documented status', async () => {
+    const { admin, anonymous, instance } = h();
+    const { client: nobody } = await h().userWithRoles({ org: ['ORG_ADMIN_IMPERSONATOR'] });
+    const t = (messageType: 'init' | 'passwordreset' | 'domainclaimed', language: string) => ({ params: { path: { messageType, language } } });
+    for (const level of ['admin', 'management'] as const) {
+      const custom = `/${level}/v1/text/message/{messageType}/{language}` as const;
+      const defaults = `/${level}/v1/text/default/message/{messageType}/{language}` as const;
+      expect((await admin.PUT(custom, { ...t('passwordreset', 'en'), body: { subject: 'Reset {{.UserName}}' } })).response.status, level).toBe(200);
+      expect((await admin.GET(custom, t('passwordreset', 'en'))).data?.customText).toMatchObject({ subject: 'Reset {{.UserName}}', isDefault: false });
+      expect((await admin.GET(defaults, t('init', 'de'))).data?.customText.isDefault).toBe(true);
+      expect((await admin.DELETE(custom, t('passwordreset', 'en'))).response.status, level).toBe(200);
+      expect((await admin.DELETE(custom, t('passwordreset', 'en'))).response.status, level).toBe(404);
+
+      expect((await admin.PUT(custom, { ...t('domainclaimed', 'en'), body: { subject: '{{.Unknown}}' } })).response.status, level).toBe(400);
+      expect((await admin.GET(custom, t('init', 'xx'))).response.status, level).toBe(400);
+      expect((await admin.GET(defaults, t('init', 'xx'))).response.status, level).toBe(400);
+      expect((await admin.DELETE(custom, t('init', 'xx'))).response.status, level).toBe(400);
+
+      expect((await anonymous.PUT(custom, { ...t('init', 'en'), body: {} })).response.status, level).toBe(401);
+      expect((await anonymous.GET(custom, t('init', 'en'))).response.status, level).toBe(401);
+      expect((await anonymous.GET(defaults, t('init', 'en'))).response.status, level).toBe(401);
+      expect((await anonymous.DELETE(custom, t('init', 'en'))).response.status, level).toBe(401);
+
+      // An impersonator holds no (iam.)policy permissions.
+      expect((await nobody.PUT(custom, { ...t('init', 'en'), body: { title: 'x' } })).response.status, level).toBe(403);
+      expect((await nobody.GET(custom, t('init', 'en'))).response.status, level).toBe(403);
+      expect((await nobody.GET(defaults, t('init', 'en'))).response.status, level).toBe(403);
+      expect((await nobody.DELETE(custom, t('init', 'en'))).response.status, level).toBe(403);
+
+      const tooBig = await h().fetch(`/${level}/v1/text/message/init/en`, {
+        method: 'PUT', token: instance.adminToken, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ footerText: 'x'.repeat(2 * 1024 * 1024) }),
+      });
+      expect(tooBig.status, level).toBe(413);
+    }
+  });
+}

@@ -16,10 +16,36 @@ export const MESSAGE_TEXT_LIMITS: Record<MessageTextField, number> = {
   footerText: 8000,
 };
 
-export const MESSAGE_TYPES = { verifyEmail: 'VerifyEmail', init: 'InitCode', passwordReset: 'PasswordReset' } as const;
+export const MESSAGE_TYPES = {
+  verifyEmail: 'VerifyEmail',
+  init: 'InitCode',
+  passwordReset: 'PasswordReset',
+  verifyPhone: 'VerifyPhone',
+  domainClaimed: 'DomainClaimed',
+  passwordlessRegistration: 'PasswordlessRegistration',
+  verifySmsOtp: 'VerifySMSOTP',
+  verifyEmailOtp: 'VerifyEmailOTP',
+  inviteUser: 'InviteUser',
+} as const;
 export type MessageType = (typeof MESSAGE_TYPES)[keyof typeof MESSAGE_TYPES];
 
-const builtIn: Record<MessageType, Record<string, MessageTextFields>> = {
+/**
+ * The kinds with paths of their own beside the verify-email text's (http/routes/message-texts.ts),
+ * by ZITADEL's path segment. Invite-user texts (newer ZITADEL) travel in the document only.
+ */
+export const MESSAGE_TYPE_BY_SEGMENT = {
+  init: 'InitCode',
+  passwordreset: 'PasswordReset',
+  verifyphone: 'VerifyPhone',
+  verifysmsotp: 'VerifySMSOTP',
+  verifyemailotp: 'VerifyEmailOTP',
+  domainclaimed: 'DomainClaimed',
+  passwordless_registration: 'PasswordlessRegistration',
+} as const satisfies Record<string, MessageType>;
+export type MessageTypeSegment = keyof typeof MESSAGE_TYPE_BY_SEGMENT;
+
+/** The kinds this service sends have built-in texts (en, de); the others have none (empty). */
+const builtIn: Partial<Record<MessageType, Record<string, MessageTextFields>>> = {
   VerifyEmail: defaults.verifyemail,
   // en and de only, for now: other languages fall back to English.
   InitCode: defaults.init,
@@ -28,7 +54,8 @@ const builtIn: Record<MessageType, Record<string, MessageTextFields>> = {
 
 /** ZITADEL's built-in text for a message type and language (English where none exists). */
 export function builtInText(type: MessageType, language: Language): MessageTextFields {
-  return withoutEmpty(builtIn[type][language] ?? builtIn[type].en);
+  const texts = builtIn[type];
+  return withoutEmpty(texts?.[language] ?? texts?.en ?? {});
 }
 
 /** Drops empty strings: an empty field means "not customised" (ZITADEL omits zero values). */
