@@ -1,6 +1,7 @@
 /** Server-rendered pages of the login UI: no JavaScript, no external assets. */
 import type { Label } from '../../domain/policies/label.js';
 import type { Privacy } from '../../domain/policies/privacy.js';
+import { BUILT_IN_LOGIN_PAGE_TEXTS, type LoginPageTexts } from '../../domain/texts/login-texts.js';
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem;color:#222}
@@ -60,31 +61,34 @@ export interface LoginPageView {
   passwordForm?: boolean;
   /** Offer "Forgot your password?" (the login policy's `hidePasswordReset` off). */
   passwordReset?: boolean;
+  /** The page's strings (the organisation's login texts; domain/texts/login-texts.ts). */
+  texts?: LoginPageTexts;
   look?: PageLook;
 }
 
-export function loginPage({ uid, loginName = '', error, appName, providers = [], passwordForm = true, passwordReset = false, look }: LoginPageView): string {
+export function loginPage({ uid, loginName = '', error, appName, providers = [], passwordForm = true, passwordReset = false, look, texts = BUILT_IN_LOGIN_PAGE_TEXTS }: LoginPageView): string {
   const alert = error ? `<p class="error" role="alert" id="login-error">${escapeHtml(error)}</p>` : '';
   // Which application the user signs in to, so a phishing page is easier to tell apart.
   const to = appName ? `<p class="app">to continue to <strong id="app-name">${escapeHtml(appName)}</strong></p>` : '';
   // After the password form, so that its button stays the form's first (Enter submits it).
   const external = providers.length
-    ? `<form method="post" action="/ui/login/${encodeURIComponent(uid)}/idp" class="providers"><p>${passwordForm ? 'or sign in with' : 'Sign in with'}</p>${providers
+    ? `<form method="post" action="/ui/login/${encodeURIComponent(uid)}/idp" class="providers"><p>${passwordForm ? escapeHtml(texts.externalUserDescription) : 'Sign in with'}</p>${providers
         .map((p) => `<button type="submit" name="idpId" value="${escapeHtml(p.id)}" class="provider">${escapeHtml(p.name)}</button>`)
         .join('')}</form>`
     : '';
   const form = passwordForm
     ? `<form method="post" action="/ui/login/${encodeURIComponent(uid)}">
-<label for="loginName">Login name</label><input id="loginName" name="loginName" autocomplete="username" required value="${escapeHtml(loginName)}"${loginName ? '' : ' autofocus'}>
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${loginName ? ' autofocus' : ''}>
-<button type="submit">Sign in</button>
-</form>${passwordReset ? `<p><a id="forgot-password" href="/ui/login/${encodeURIComponent(uid)}/password/reset">Forgot your password?</a></p>` : ''}`
+<label for="loginName">${escapeHtml(texts.loginNameLabel)}</label><input id="loginName" name="loginName" autocomplete="username" required value="${escapeHtml(loginName)}"${loginName ? '' : ' autofocus'}>
+<label for="password">${escapeHtml(texts.passwordLabel)}</label><input id="password" name="password" type="password" autocomplete="current-password" required${loginName ? ' autofocus' : ''}>
+<button type="submit">${escapeHtml(texts.nextButtonText)}</button>
+</form>${passwordReset ? `<p><a id="forgot-password" href="/ui/login/${encodeURIComponent(uid)}/password/reset">${escapeHtml(texts.resetLinkText)}</a></p>` : ''}`
     : providers.length
       ? ''
       : '<p id="no-method">No way to sign in is allowed for this application. Ask its administrator to allow passwords or an identity provider in the login policy.</p>';
   return layout(
-    appName ? `Sign in to ${appName}` : 'Sign in',
-    `<h1>Sign in</h1>${to}${alert}
+    // The built-in title reads on into the application's name; a custom one stands before it.
+    appName ? (texts.title === BUILT_IN_LOGIN_PAGE_TEXTS.title ? `Sign in to ${appName}` : `${texts.title} – ${appName}`) : texts.title,
+    `<h1>${escapeHtml(texts.title)}</h1>${to}${alert}
 ${form}${external}`,
     look,
   );

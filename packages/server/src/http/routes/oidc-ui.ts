@@ -19,6 +19,7 @@ import type { AppEnv } from '../env.js';
 import { loginPage, messagePage } from './oidc-ui-pages.js';
 import { login } from '../../domain/policies/login.js';
 import { signInLook } from './page-look.js';
+import { loginLanguage, loginPageTexts } from '../../domain/texts/login-texts.js';
 import { hasNul } from '../../oidc/nul-guard.js';
 import { providersFor } from '../../domain/federation/sign-in.js';
 import type { ProviderKeys } from '../../domain/federation/provider-keys.js';
@@ -89,8 +90,12 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     const app = await appOf(store, d);
     const orgId = app?.orgId ?? deps.instanceId;
     const providers = app ? await providersFor(store, app.orgId, deps.instanceId) : [];
-    const [policy, look] = await Promise.all([login.effective(store.read, deps.instanceId, orgId), signInLook(store.read, deps.instanceId, app)]);
-    return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers, passwordForm: policy.allowUsernamePassword, passwordReset: policy.allowUsernamePassword && !policy.hidePasswordReset, look }), status);
+    const [policy, look, texts] = await Promise.all([
+      login.effective(store.read, deps.instanceId, orgId),
+      signInLook(store.read, deps.instanceId, app),
+      loginPageTexts(store.read, deps.instanceId, orgId, loginLanguage(d.params.ui_locales)),
+    ]);
+    return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers, passwordForm: policy.allowUsernamePassword, passwordReset: policy.allowUsernamePassword && !policy.hidePasswordReset, look, texts }), status);
   }
 
   app.get('/ui/login/:uid', async (c) => {

@@ -19,7 +19,7 @@ import { oidcRepository } from './oidc.js';
 import { orgRepository } from './orgs.js';
 import { orgDomainRepository } from './org-domains.js';
 import { projectRepository } from './projects.js';
-import { messageTextRepository } from './texts.js';
+import { loginTextRepository, messageTextRepository } from './texts.js';
 import { tokenRepository } from './tokens.js';
 import { transferRepository } from './transfer.js';
 import { userGrantRepository } from './user-grants.js';
@@ -60,6 +60,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     tokens: tokenRepository(db, t),
     members: memberRepository(db, t),
     messageTexts: { ...messageTextRepository(db, t), ...dialect.messageTexts },
+    loginTexts: loginTextRepository(db, t),
     projects: projectRepository(db, t),
     userGrants: userGrantRepository(db, t),
     projectGrants: projectGrantRepository(db, t),

@@ -67,3 +67,15 @@ export function messageTextRepository(db: Db, t: Tables) {
     },
   };
 }
+
+export type LoginTextRow = Tables['loginTexts']['$inferSelect'];
+
+/** Custom login texts (domain/texts/login-texts.ts): one row per owner and language. */
+export function loginTextRepository(db: Db, t: Tables) {
+  return {
+    async get(ownerId: string, language: string): Promise<LoginTextRow | undefined> {
+      const [row] = await db.select().from(t.loginTexts).where(and(eq(t.loginTexts.ownerId, ownerId), eq(t.loginTexts.language, language))).limit(1);
+      return row;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Issue 13 (login texts): the organisation's custom login texts (imported with it, ZITADEL's
+ * screens) are the strings its applications' login page shows, in the language the authorization
+ * request asks for (`ui_locales`), field by field over the built-in ones.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Browser, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { describeEachStore } from './support/instance.js';
+
+const REDIRECT = 'http://127.0.0.1:1/callback';
+
+describeEachStore('login texts on the login page', (dialect) => {
+  let s: OidcTestServer;
+  let clientId: string;
+  const stamp = Date.now() % 1_000_000_000;
+  const orgId = `${stamp}8`;
+  const inOrg = { 'x-service-orgid': orgId };
+
+  const loginHtml = async (uiLocales?: string) => {
+    const url = new URL('/oauth/v2/authorize', s.issuer);
+    url.search = new URLSearchParams({
+      client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+      ...(uiLocales ? { ui_locales: uiLocales } : {}),
+    }).toString();
+    const browser = new Browser();
+    const loginUrl = new URL((await browser.request(url.href)).headers.get('location')!, s.issuer).href;
+    return (await browser.request(loginUrl)).text();
+  };
+
+  beforeAll(async () => {
+    s = await startOidcServer(dialect);
+    const imported = await s.api('POST', '/admin/v1/import', {
+      timeout: '1m',
+      data_orgs: { orgs: [{
+        orgId,
+        org: { name: `Worded ${stamp}` },
+        loginTexts: [
+          { language: 'en', loginText: { title: 'Welcome to Acme', loginNameLabel: 'Acme ID' }, passwordText: { passwordLabel: 'Secret', nextButtonText: 'Go' } },
+          { language: 'de', loginText: { title: 'Willkommen bei Acme' }, passwordText: { passwordLabel: 'Kennwort' } },
+        ],
+      }] },
+    });
+    expect(imported.body.errors ?? []).toEqual([]);
+    const project = (await s.api('POST', '/management/v1/projects', { name: 'worded' }, undefined, inOrg)).body.id;
+    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
+      name: 'Worded app', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+    }, undefined, inOrg)).body.clientId;
+  }, 60_000);
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('shows the organisation\u2019s strings, in the requested language, the built-in ones where none is set', async () => {
+    const en = await loginHtml();
+    expect(en).toContain('<h1>Welcome to Acme</h1>');
+    expect(en).toContain('<label for="loginName">Acme ID</label>');
+    expect(en).toContain('<label for="password">Secret</label>');
+    expect(en).toContain('<button type="submit">Go</button>');
+    expect(en).toContain('Forgot your password?');
+
+    const de = await loginHtml('de-CH en');
+    expect(de).toContain('<h1>Willkommen bei Acme</h1>');
+    expect(de).toContain('<label for="password">Kennwort</label>');
+    expect(de).toContain('<label for="loginName">Login name</label>');
+    // A language without texts: the built-in English strings.
+    expect(await loginHtml('fr')).toContain('<h1>Sign in</h1>');
+  });
+});
