@@ -301,6 +301,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/text/login/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The instance's login texts of a language
+         * @description The stored texts (`isDefault` false), else the built-in texts (`isDefault` true). Permission `iam.policy.read`.
+         */
+        get: operations["GetCustomLoginTexts"];
+        /**
+         * Set the instance's login texts of a language
+         * @description Replaces the instance's login texts of the language (screens and fields left out are cleared;
+         *     `admin.customtext.login.set`). They apply to every organisation without texts of its own. Permission `iam.policy.write`.
+         */
+        put: operations["SetCustomLoginText"];
+        post?: never;
+        /**
+         * Remove the instance's login texts of a language
+         * @description Removes them (`admin.customtext.login.removed`); none stored → 404. Permission `iam.policy.delete`.
+         */
+        delete: operations["ResetCustomLoginTextToDefault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/text/default/login/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The built-in login texts
+         * @description The built-in texts (the fields the login page has). Permission `iam.policy.read`.
+         */
+        get: operations["GetDefaultLoginTexts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/text/login/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The organisation's login texts of a language
+         * @description The stored texts (`isDefault` false), else the instance's texts over the built-in ones (`isDefault` true). Permission `policy.read`.
+         */
+        get: operations["GetOrgCustomLoginTexts"];
+        /**
+         * Set the organisation's login texts of a language
+         * @description Replaces the organisation's login texts of the language (screens and fields left out are cleared;
+         *     `management.customtext.login.set`). They apply to the login page of the organisation's applications. Permission `policy.write`.
+         */
+        put: operations["SetOrgCustomLoginText"];
+        post?: never;
+        /**
+         * Remove the organisation's login texts of a language
+         * @description Removes them (`management.customtext.login.removed`); none stored → 404. Permission `policy.delete`.
+         */
+        delete: operations["ResetOrgCustomLoginTextToDefault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/text/default/login/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The login texts the organisation falls back to
+         * @description The instance's texts over the built-in ones (the fields the login page has). Permission `policy.read`.
+         */
+        get: operations["GetOrgDefaultLoginTexts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/text/message/{messageType}/{language}": {
         parameters: {
             query?: never;
@@ -4073,6 +4195,102 @@ export interface components {
             oidcConfig?: components["schemas"]["OIDCConfig"];
             apiConfig?: components["schemas"]["APIConfig"];
         };
+        /** @description One screen of ZITADEL's login texts, field name → text. */
+        LoginScreen: {
+            [key: string]: string;
+        };
+        /**
+         * @description ZITADEL's login-text screens (each field name → text, up to 500 characters). The body replaces the texts
+         *     of the language: screens and fields left out are cleared. The login page uses loginText.title,
+         *     loginText.loginNameLabel, loginText.externalUserDescription, passwordText.passwordLabel,
+         *     passwordText.nextButtonText and passwordText.resetLinkText; the other screens are kept as set.
+         * @example {
+         *       "loginText": {
+         *         "title": "Welcome to Acme",
+         *         "loginNameLabel": "Acme ID"
+         *       },
+         *       "passwordText": {
+         *         "passwordLabel": "Secret"
+         *       }
+         *     }
+         */
+        SetCustomLoginTextRequest: {
+            selectAccountText?: components["schemas"]["LoginScreen"];
+            loginText?: components["schemas"]["LoginScreen"];
+            passwordText?: components["schemas"]["LoginScreen"];
+            usernameChangeText?: components["schemas"]["LoginScreen"];
+            usernameChangeDoneText?: components["schemas"]["LoginScreen"];
+            initPasswordText?: components["schemas"]["LoginScreen"];
+            initPasswordDoneText?: components["schemas"]["LoginScreen"];
+            emailVerificationText?: components["schemas"]["LoginScreen"];
+            emailVerificationDoneText?: components["schemas"]["LoginScreen"];
+            initializeUserText?: components["schemas"]["LoginScreen"];
+            initializeDoneText?: components["schemas"]["LoginScreen"];
+            initMfaPromptText?: components["schemas"]["LoginScreen"];
+            initMfaOtpText?: components["schemas"]["LoginScreen"];
+            initMfaU2fText?: components["schemas"]["LoginScreen"];
+            initMfaDoneText?: components["schemas"]["LoginScreen"];
+            mfaProvidersText?: components["schemas"]["LoginScreen"];
+            verifyMfaOtpText?: components["schemas"]["LoginScreen"];
+            verifyMfaU2fText?: components["schemas"]["LoginScreen"];
+            passwordlessText?: components["schemas"]["LoginScreen"];
+            passwordChangeText?: components["schemas"]["LoginScreen"];
+            passwordChangeDoneText?: components["schemas"]["LoginScreen"];
+            passwordResetDoneText?: components["schemas"]["LoginScreen"];
+            registrationOptionText?: components["schemas"]["LoginScreen"];
+            registrationUserText?: components["schemas"]["LoginScreen"];
+            registrationOrgText?: components["schemas"]["LoginScreen"];
+            linkingUserDoneText?: components["schemas"]["LoginScreen"];
+            externalUserNotFoundText?: components["schemas"]["LoginScreen"];
+            successLoginText?: components["schemas"]["LoginScreen"];
+            logoutText?: components["schemas"]["LoginScreen"];
+            footerText?: components["schemas"]["LoginScreen"];
+            passwordlessPromptText?: components["schemas"]["LoginScreen"];
+            passwordlessRegistrationText?: components["schemas"]["LoginScreen"];
+            passwordlessRegistrationDoneText?: components["schemas"]["LoginScreen"];
+            externalRegistrationUserOverviewText?: components["schemas"]["LoginScreen"];
+            linkingUserPromptText?: components["schemas"]["LoginScreen"];
+        };
+        LoginCustomText: {
+            details: components["schemas"]["Details"];
+            /** @description No texts of the owner's own are stored; these are what applies instead. */
+            isDefault: boolean;
+            selectAccountText?: components["schemas"]["LoginScreen"];
+            loginText?: components["schemas"]["LoginScreen"];
+            passwordText?: components["schemas"]["LoginScreen"];
+            usernameChangeText?: components["schemas"]["LoginScreen"];
+            usernameChangeDoneText?: components["schemas"]["LoginScreen"];
+            initPasswordText?: components["schemas"]["LoginScreen"];
+            initPasswordDoneText?: components["schemas"]["LoginScreen"];
+            emailVerificationText?: components["schemas"]["LoginScreen"];
+            emailVerificationDoneText?: components["schemas"]["LoginScreen"];
+            initializeUserText?: components["schemas"]["LoginScreen"];
+            initializeDoneText?: components["schemas"]["LoginScreen"];
+            initMfaPromptText?: components["schemas"]["LoginScreen"];
+            initMfaOtpText?: components["schemas"]["LoginScreen"];
+            initMfaU2fText?: components["schemas"]["LoginScreen"];
+            initMfaDoneText?: components["schemas"]["LoginScreen"];
+            mfaProvidersText?: components["schemas"]["LoginScreen"];
+            verifyMfaOtpText?: components["schemas"]["LoginScreen"];
+            verifyMfaU2fText?: components["schemas"]["LoginScreen"];
+            passwordlessText?: components["schemas"]["LoginScreen"];
+            passwordChangeText?: components["schemas"]["LoginScreen"];
+            passwordChangeDoneText?: components["schemas"]["LoginScreen"];
+            passwordResetDoneText?: components["schemas"]["LoginScreen"];
+            registrationOptionText?: components["schemas"]["LoginScreen"];
+            registrationUserText?: components["schemas"]["LoginScreen"];
+            registrationOrgText?: components["schemas"]["LoginScreen"];
+            linkingUserDoneText?: components["schemas"]["LoginScreen"];
+            externalUserNotFoundText?: components["schemas"]["LoginScreen"];
+            successLoginText?: components["schemas"]["LoginScreen"];
+            logoutText?: components["schemas"]["LoginScreen"];
+            footerText?: components["schemas"]["LoginScreen"];
+            passwordlessPromptText?: components["schemas"]["LoginScreen"];
+            passwordlessRegistrationText?: components["schemas"]["LoginScreen"];
+            passwordlessRegistrationDoneText?: components["schemas"]["LoginScreen"];
+            externalRegistrationUserOverviewText?: components["schemas"]["LoginScreen"];
+            linkingUserPromptText?: components["schemas"]["LoginScreen"];
+        };
         APIConfig: {
             clientId: string;
             authMethodType: components["schemas"]["APIAuthMethodType"];
@@ -6265,6 +6483,302 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageTextResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetCustomLoginTexts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The texts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customText: components["schemas"]["LoginCustomText"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    SetCustomLoginText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetCustomLoginTextRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResetCustomLoginTextToDefault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetDefaultLoginTexts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The texts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customText: components["schemas"]["LoginCustomText"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgCustomLoginTexts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The texts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customText: components["schemas"]["LoginCustomText"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    SetOrgCustomLoginText: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetCustomLoginTextRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ResetOrgCustomLoginTextToDefault: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetOrgDefaultLoginTexts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The texts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customText: components["schemas"]["LoginCustomText"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -20,6 +20,7 @@ import { registerAdminEventRoutes } from './http/routes/admin-events.js';
 import { registerAdminIdpRoutes } from './http/routes/admin-idps.js';
 import { registerAdminTextRoutes, registerManagementTextRoutes } from './http/routes/admin-texts.js';
 import { registerMessageTextRoutes } from './http/routes/message-texts.js';
+import { registerLoginTextRoutes } from './http/routes/login-texts.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
 import { DEFAULT_MAX_CONCURRENT_IMPORTS, IMPORT_PATH, registerAdminTransferRoutes } from './http/routes/admin-transfer.js';
 import { registerManagementAppRoutes } from './http/routes/management-apps.js';
@@ -136,6 +137,7 @@ export function createApp(deps: AppDeps) {
   registerManagementTextRoutes(app, routeDeps);
   // After the verify-email routes: their literal paths must win over the parameterised ones.
   registerMessageTextRoutes(app, routeDeps);
+  registerLoginTextRoutes(app, routeDeps);
   registerAdminSmtpRoutes(app, routeDeps, secrets);
   registerManagementOrgRoutes(app, routeDeps);
   registerManagementOrgMemberRoutes(app, routeDeps);

@@ -177,6 +177,27 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: '/management/v1/text/message/passwordreset/de' };
       },
     },
+    // Login texts (domain/texts/login-texts.ts).
+    { id: 'SetCustomLoginText', permission: 'iam.policy.write', scope: 'instance', write: true, request: async () => ({ method: 'PUT', path: '/admin/v1/text/login/en', body: { loginText: { title: unique('t') } } }) },
+    { id: 'GetCustomLoginTexts', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/text/login/en' }) },
+    { id: 'GetDefaultLoginTexts', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/text/default/login/en' }) },
+    {
+      id: 'ResetCustomLoginTextToDefault', permission: 'iam.policy.delete', scope: 'instance', write: true,
+      request: async () => {
+        await admin('PUT', '/admin/v1/text/login/de', { loginText: { title: unique('t') } });
+        return { method: 'DELETE', path: '/admin/v1/text/login/de' };
+      },
+    },
+    { id: 'SetOrgCustomLoginText', permission: 'policy.write', scope: 'org', write: true, request: async () => ({ method: 'PUT', path: '/management/v1/text/login/en', body: { loginText: { title: unique('t') } } }) },
+    { id: 'GetOrgCustomLoginTexts', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/login/en' }) },
+    { id: 'GetOrgDefaultLoginTexts', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/default/login/en' }) },
+    {
+      id: 'ResetOrgCustomLoginTextToDefault', permission: 'policy.delete', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        await admin('PUT', '/management/v1/text/login/de', { loginText: { title: unique('t') } });
+        return { method: 'DELETE', path: '/management/v1/text/login/de' };
+      },
+    },
     { id: 'ListEvents', permission: 'events.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/events/_search', body: { limit: 1 } }) },
     // Organisation domains (domain/orgs/domains.ts): each call on a new domain of A.
     { id: 'AddOrgDomain', permission: 'org.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/domains', body: { domain: `${unique('d')}.example.com` } }) },

@@ -65,4 +65,29 @@ describeEachStore('login texts on the login page', (dialect) => {
     // A language without texts: the built-in English strings.
     expect(await loginHtml('fr')).toContain('<h1>Sign in</h1>');
   });
+
+  it('sets, shows and resets the texts through the API; the instance\'s apply where the organisation has none', async () => {
+    const org = '/management/v1/text/login/en';
+    expect((await s.api('GET', org, undefined, undefined, inOrg)).body.customText).toMatchObject({ isDefault: false, loginText: { title: 'Welcome to Acme' } });
+    expect((await s.api('PUT', org, { loginText: { title: 'Acme, again' }, passwordText: { nextButtonText: 'Onwards' } }, undefined, inOrg)).status).toBe(200);
+    // A full replacement: the login name label set by the import is gone.
+    const html = await loginHtml();
+    expect(html).toContain('<h1>Acme, again</h1>');
+    expect(html).toContain('<button type="submit">Onwards</button>');
+    expect(html).toContain('<label for="loginName">Login name</label>');
+    expect((await s.api('PUT', org, { loginText: { title: 'x'.repeat(501) } }, undefined, inOrg)).status).toBe(400);
+    expect((await s.api('PUT', org, { noSuchScreen: { title: 'x' } }, undefined, inOrg)).status).toBe(400);
+
+    // The instance's texts: under the organisation's, field by field.
+    expect((await s.api('PUT', '/admin/v1/text/login/en', { loginText: { loginNameLabel: 'Company account' } })).status).toBe(200);
+    expect(await loginHtml()).toContain('<label for="loginName">Company account</label>');
+    expect((await s.api('GET', '/management/v1/text/default/login/en', undefined, undefined, inOrg)).body.customText.loginText).toMatchObject({ loginNameLabel: 'Company account', title: 'Sign in' });
+    expect((await s.api('GET', '/admin/v1/text/default/login/en')).body.customText.loginText).toMatchObject({ loginNameLabel: 'Login name' });
+
+    expect((await s.api('DELETE', org, undefined, undefined, inOrg)).status).toBe(200);
+    expect((await s.api('DELETE', org, undefined, undefined, inOrg)).status).toBe(404);
+    expect((await s.api('GET', org, undefined, undefined, inOrg)).body.customText).toMatchObject({ isDefault: true, loginText: { loginNameLabel: 'Company account' } });
+    expect(await loginHtml()).toContain('<h1>Sign in</h1>');
+    expect((await s.api('DELETE', '/admin/v1/text/login/en')).status).toBe(200);
+  });
 });

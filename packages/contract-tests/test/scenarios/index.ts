@@ -24,7 +24,7 @@ import { systemScenarios } from './system.js';
 import { userGrantScenarios } from './user-grants.js';
 import { userScenarios } from './users.js';
 import { userChangeScenarios } from './user-changes.js';
-import { messageTextScenarios, verifyEmailTextScenarios } from './verify-email-text.js';
+import { loginTextScenarios, messageTextScenarios, verifyEmailTextScenarios } from './verify-email-text.js';
 import { transferScenarios } from './transfer.js';
 
 export type ScenarioGroup = (h: () => Harness) => void;
@@ -33,6 +33,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   systemScenarios,
   verifyEmailTextScenarios,
   messageTextScenarios,
+  loginTextScenarios,
   orgScenarios,
   orgAdminScenarios,
   orgDomainScenarios,

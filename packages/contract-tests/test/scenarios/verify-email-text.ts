@@ -95,3 +95,41 @@ export function messageTextScenarios(h: () => Harness) {
     }
   });
 }
+
+/** Login texts, at both levels: every documented status. */
+export function loginTextScenarios(h: () => Harness) {
+  it('login texts: every documented status', async () => {
+    const { admin, anonymous, instance } = h();
+    const { client: nobody } = await h().userWithRoles({ org: ['ORG_ADMIN_IMPERSONATOR'] });
+    const l = (language: string) => ({ params: { path: { language } } });
+    for (const level of ['admin', 'management'] as const) {
+      const custom = `/${level}/v1/text/login/{language}` as const;
+      const defaults = `/${level}/v1/text/default/login/{language}` as const;
+      expect((await admin.PUT(custom, { ...l('en'), body: { loginText: { title: 'Contract sign-in' } } })).response.status, level).toBe(200);
+      expect((await admin.GET(custom, l('en'))).data?.customText).toMatchObject({ isDefault: false, loginText: { title: 'Contract sign-in' } });
+      expect((await admin.GET(defaults, l('en'))).data?.customText.isDefault).toBe(true);
+      expect((await admin.DELETE(custom, l('en'))).response.status, level).toBe(200);
+      expect((await admin.DELETE(custom, l('en'))).response.status, level).toBe(404);
+
+      expect((await admin.PUT(custom, { ...l('en'), body: { loginText: { title: 'x'.repeat(501) } } })).response.status, level).toBe(400);
+      expect((await admin.GET(custom, l('xx'))).response.status, level).toBe(400);
+      expect((await admin.GET(defaults, l('xx'))).response.status, level).toBe(400);
+      expect((await admin.DELETE(custom, l('xx'))).response.status, level).toBe(400);
+
+      expect((await anonymous.PUT(custom, { ...l('en'), body: {} })).response.status, level).toBe(401);
+      expect((await anonymous.GET(custom, l('en'))).response.status, level).toBe(401);
+      expect((await anonymous.GET(defaults, l('en'))).response.status, level).toBe(401);
+      expect((await anonymous.DELETE(custom, l('en'))).response.status, level).toBe(401);
+
+      expect((await nobody.PUT(custom, { ...l('en'), body: {} })).response.status, level).toBe(403);
+      expect((await nobody.GET(custom, l('en'))).response.status, level).toBe(403);
+      expect((await nobody.GET(defaults, l('en'))).response.status, level).toBe(403);
+      expect((await nobody.DELETE(custom, l('en'))).response.status, level).toBe(403);
+
+      const tooBig = await h().fetch(`/${level}/v1/text/login/en`, {
+        method: 'PUT', token: instance.adminToken, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ loginText: { title: 'x'.repeat(2 * 1024 * 1024) } }),
+      });
+      expect(tooBig.status, level).toBe(413);
+    }
+  });
+}

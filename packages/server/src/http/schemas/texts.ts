@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { MESSAGE_TEXT_LIMITS } from '../../domain/texts/message-text.js';
 import { Details } from './common.js';
+import { LOGIN_TEXT_SCREENS } from '../../domain/transfer/document.js';
 
 const field = (name: keyof typeof MESSAGE_TEXT_LIMITS) => z.string().max(MESSAGE_TEXT_LIMITS[name]).optional();
 
@@ -35,3 +36,13 @@ export const MessageTextResponse = z.object({ customText: MessageCustomText });
 export const LanguageParam = z.object({ language: z.string().min(1).max(200) });
 
 export const LanguagesResponse = z.object({ languages: z.array(z.string()) });
+
+// Login texts (domain/texts/login-texts.ts): ZITADEL's screens, each a set of short strings.
+const LoginScreen = z.record(z.string().min(1).max(200), z.string().max(500));
+const screens = Object.fromEntries(LOGIN_TEXT_SCREENS.map((screen) => [screen, LoginScreen.optional()])) as Record<(typeof LOGIN_TEXT_SCREENS)[number], z.ZodOptional<typeof LoginScreen>>;
+
+export const SetCustomLoginTextRequest = z.object(screens).openapi('SetCustomLoginTextRequest');
+
+export const LoginCustomText = z.object({ details: Details, isDefault: z.boolean(), ...screens }).openapi('LoginCustomText');
+
+export const LoginCustomTextResponse = z.object({ customText: LoginCustomText });

@@ -77,5 +77,14 @@ export function loginTextRepository(db: Db, t: Tables) {
       const [row] = await db.select().from(t.loginTexts).where(and(eq(t.loginTexts.ownerId, ownerId), eq(t.loginTexts.language, language))).limit(1);
       return row;
     },
+    async upsert(row: LoginTextRow): Promise<void> {
+      await db.insert(t.loginTexts).values(row).onConflictDoUpdate({
+        target: [t.loginTexts.ownerId, t.loginTexts.language],
+        set: { screens: row.screens, sequence: row.sequence, changedAt: row.changedAt },
+      });
+    },
+    async remove(ownerId: string, language: string): Promise<void> {
+      await db.delete(t.loginTexts).where(and(eq(t.loginTexts.ownerId, ownerId), eq(t.loginTexts.language, language)));
+    },
   };
 }
