@@ -11,7 +11,10 @@
  *   BENCH_STORES=sqlite,postgres
  *   BENCH_TARGETS=bare,floor,write,read,tokens   which measurements to run (e.g. only `write` while profiling);
  *                          `tokens`: GET /admin/v1/languages with a PAT and with a JWT access token
- *                          (client credentials), the per-request cost of each kind of authentication
+ *                          (client credentials), the per-request cost of each kind of authentication;
+ *                          `oauth`: client-credentials token and introspection, beside a bare
+ *                          oidc-provider (bench/bare-oidc-provider.ts) doing the same;
+ *                          `grants`: 4.2, DELETE of user grants (30,000 prepared by one import)
  *   BENCH_JSON=results.json   also write the rows as JSON (target, store, req/s, p50, p99, CPU/req, errors)
  *   BENCH_LOG_LEVEL=warn   the server's LOG_LEVEL (info writes one line per request)
  *   BENCH_NODE_ARGS=""     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
@@ -57,7 +60,7 @@ const settings: LoadSettings = {
   warmup: int('BENCH_WARMUP', 2),
 };
 const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
-const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,write,read,tokens').split(',').map((s) => s.trim()));
+const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,write,read,tokens,oauth,grants').split(',').map((s) => s.trim()));
 const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
 const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -157,6 +160,8 @@ async function benchServer(store: string): Promise<Row[]> {
       rows.push({ target: `GET ${TEXT_PATH} (auth + read)`, store, m });
     }
     if (targets.has('tokens')) rows.push(...(await benchTokenKinds(child, headers.authorization, store)));
+    if (targets.has('oauth') && store === 'sqlite') rows.push(...(await benchOAuth(child, headers.authorization, store)));
+    if (targets.has('grants')) rows.push(await benchGrantRemoval(child, headers.authorization, store));
     return rows;
   } finally {
     await child.stop();
@@ -237,6 +242,94 @@ async function benchTokenKinds(child: Child, patAuthorization: string, store: st
     rows.push({ target: `GET /admin/v1/languages with a ${kind}`, store, m });
   }
   return rows;
+}
+
+const basicAuth = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+
+async function apiCall(child: Child, authorization: string, method: string, path: string, body?: unknown): Promise<Record<string, any>> {
+  const res = await fetch(child.baseUrl + path, { method, headers: { authorization, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+  return res.json() as Promise<Record<string, any>>;
+}
+
+/**
+ * OAuth hot paths, each beside the bare oidc-provider doing the same (its in-memory adapter, one
+ * client, RS256 JWT access tokens): a client-credentials token, and introspecting such a token (by
+ * an API application here, by the client there). Userinfo needs a person's token from the browser
+ * flow and is measured by the tests, not here.
+ */
+async function benchOAuth(child: Child, patAuthorization: string, store: string): Promise<Row[]> {
+  const robot = await apiCall(child, patAuthorization, 'POST', '/management/v1/users/machine', { userName: `oauth-robot-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' });
+  const secret = await apiCall(child, patAuthorization, 'PUT', `/management/v1/users/${robot.userId}/secret`, {});
+  const project = await apiCall(child, patAuthorization, 'POST', '/management/v1/projects', { name: `oauth-bench-${Date.now()}` });
+  const api = await apiCall(child, patAuthorization, 'POST', `/management/v1/projects/${project.id}/apps/api`, { name: 'introspector' });
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const ours = { token: `${child.baseUrl}/oauth/v2/token`, introspect: `${child.baseUrl}/oauth/v2/introspect` };
+  const tokenBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'openid urn:zitadel:iam:org:project:id:zitadel:aud' }).toString();
+  const ourToken = ((await (await fetch(ours.token, { method: 'POST', headers: { ...form, authorization: basicAuth(secret.clientId, secret.clientSecret) }, body: tokenBody })).json()) as { access_token: string }).access_token;
+
+  const port = await freePort();
+  const peer = await startChild({ args: ['--import', 'tsx', join(BENCH_DIR, 'bare-oidc-provider.ts')], cwd: REPO, env: { PORT: String(port) }, port, readyPath: '/.well-known/openid-configuration', logFile: join(work, 'bare-oidc.log') });
+  children.push(peer);
+  try {
+    const peerAuth = basicAuth('bench', 'bench-secret');
+    const peerTokenBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'api' }).toString();
+    const peerToken = ((await (await fetch(`${peer.baseUrl}/token`, { method: 'POST', headers: { ...form, authorization: peerAuth }, body: peerTokenBody })).json()) as { access_token: string }).access_token;
+    if (ourToken.split('.').length !== 3 || peerToken.split('.').length !== 3) throw new Error('expected JWT access tokens from both');
+    const post = (url: string, authorization: string, body: string) => ({ url, method: 'POST' as const, headers: { ...form, authorization }, body });
+    const rows: Row[] = [];
+    rows.push({ target: 'client-credentials token (RS256 JWT): bare oidc-provider', store: '-', m: await measure(post(`${peer.baseUrl}/token`, peerAuth, peerTokenBody), settings, peer.cpuSeconds) });
+    rows.push({ target: 'client-credentials token (RS256 JWT): the service', store, m: await measure(post(ours.token, basicAuth(secret.clientId, secret.clientSecret), tokenBody), settings, child.cpuSeconds) });
+    rows.push({ target: 'introspection of that JWT: bare oidc-provider', store: '-', m: await measure(post(`${peer.baseUrl}/token/introspection`, peerAuth, new URLSearchParams({ token: peerToken }).toString()), settings, peer.cpuSeconds) });
+    rows.push({ target: 'introspection of that JWT: the service (an API application)', store, m: await measure(post(ours.introspect, basicAuth(api.clientId, api.clientSecret), new URLSearchParams({ token: ourToken }).toString()), settings, child.cpuSeconds) });
+    return rows;
+  } finally {
+    await peer.stop();
+  }
+}
+
+/**
+ * 4.2: `DELETE /management/v1/users/{userId}/grants/{grantId}` with `x-service-orgid`, each request
+ * removing another grant (one aggregate each) of 30,000 prepared by one import of an organisation
+ * with 30,000 users each granted a role. A request after the grants ran out would answer 404 and
+ * count as failed.
+ */
+async function benchGrantRemoval(child: Child, patAuthorization: string, store: string): Promise<Row> {
+  const COUNT = 30_000;
+  const orgId = `${Date.now() % 1_000_000_000}7`;
+  const projectId = `${orgId}0`;
+  const users = Array.from({ length: COUNT }, (_, i) => ({ userId: `${orgId}u${i}`, user: { userName: `g${i}`, profile: { firstName: 'G', lastName: String(i) }, email: { email: `g${i}@example.com`, isEmailVerified: true } } }));
+  const doc = {
+    orgs: [{
+      orgId, org: { name: `Grants ${orgId}` },
+      projects: [{ projectId, project: { name: 'granted' } }],
+      projectRoles: [{ projectId, roleKey: 'reader', displayName: 'Reader' }],
+      humanUsers: users,
+      userGrants: users.map((u) => ({ userId: u.userId, projectId, roleKeys: ['reader'] })),
+    }],
+  };
+  const imported = await apiCall(child, patAuthorization, 'POST', '/admin/v1/import', { timeout: '10m', data_orgs: doc });
+  if (imported.errors?.length) throw new Error(`import: ${JSON.stringify(imported.errors.slice(0, 3))}`);
+  const grants: { id: string; userId: string }[] = [];
+  for (let offset = 0; offset < COUNT; offset += 1000) {
+    const page = await fetch(`${child.baseUrl}/management/v1/users/grants/_search`, {
+      method: 'POST', headers: { authorization: patAuthorization, 'content-type': 'application/json', 'x-service-orgid': orgId }, body: JSON.stringify({ query: { offset, limit: 1000 } }),
+    });
+    grants.push(...((await page.json()) as { result: { id: string; userId: string }[] }).result);
+  }
+  let next = 0;
+  const m = await measure({
+    url: child.baseUrl,
+    requests: [{
+      method: 'DELETE',
+      headers: { authorization: patAuthorization, 'x-service-orgid': orgId },
+      setupRequest: (req) => {
+        const g = grants[next++] ?? { userId: 'none', id: 'exhausted' };
+        return { ...req, path: `/management/v1/users/${g.userId}/grants/${g.id}` };
+      },
+    }],
+  }, settings, child.cpuSeconds);
+  return { target: `4.2 DELETE a user grant (of ${COUNT.toLocaleString('en-US')}, x-service-orgid)`, store, m };
 }
 
 function machine(): string {

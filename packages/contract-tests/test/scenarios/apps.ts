@@ -56,7 +56,7 @@ export function appScenarios(h: () => Harness) {
 
     // UpdateOIDCAppConfig: devMode clears the compliance problem; becoming confidential yields a secret once.
     expect((await admin.PUT('/management/v1/projects/{projectId}/apps/{appId}/oidc_config', { ...a(appId), body: { devMode: true } })).response.status).toBe(200);
-    expect((await admin.GET('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).data?.app.oidcConfig.noneCompliant).toBe(false);
+    expect((await admin.GET('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).data?.app.oidcConfig?.noneCompliant).toBe(false);
     const secret = await admin.PUT('/management/v1/projects/{projectId}/apps/{appId}/oidc_config', { ...a(appId), body: { authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC' } });
     expect(secret.data?.clientSecret).toBeTruthy();
     expect((await admin.PUT('/management/v1/projects/{projectId}/apps/{appId}/oidc_config', { ...a(appId), body: { devMode: true } })).response.status).toBe(400);
