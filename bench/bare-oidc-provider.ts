@@ -5,7 +5,8 @@
  * a machine user with JWT tokens. No store, no accounts, no policies: what issuing, introspecting
  * and answering userinfo cost with nothing around them. Run as a child process (bench/…bench.ts).
  *
- * Client: id `bench`, secret `bench-secret`. Resource: `urn:bench:api`.
+ * Client: id `bench`, secret `bench-secret`. Resources: `urn:bench:api` (the default; JWT access
+ * tokens) and `urn:bench:opaque` (opaque ones: oidc-provider introspects only those it stores).
  */
 import { generateKeyPair, exportJWK } from 'jose';
 import Provider from 'oidc-provider';
@@ -19,6 +20,7 @@ const provider = new Provider(issuer, {
   clients: [{ client_id: 'bench', client_secret: 'bench-secret', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' }],
   jwks: { keys: [jwk as never] },
   scopes: ['openid', 'api'],
+  ttl: { ClientCredentials: 3600 },
   features: {
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
@@ -27,7 +29,10 @@ const provider = new Provider(issuer, {
       enabled: true,
       defaultResource: () => 'urn:bench:api',
       useGrantedResource: () => true,
-      getResourceServerInfo: () => ({ scope: 'api', audience: 'urn:bench:api', accessTokenFormat: 'jwt', accessTokenTTL: 3600, jwt: { sign: { alg: 'RS256' } } }),
+      getResourceServerInfo: (_ctx: unknown, resource: string) =>
+        resource === 'urn:bench:opaque'
+          ? { scope: 'api', audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: 3600 }
+          : { scope: 'api', audience: 'urn:bench:api', accessTokenFormat: 'jwt', accessTokenTTL: 3600, jwt: { sign: { alg: 'RS256' } } },
     },
   },
 });

@@ -254,9 +254,9 @@ async function apiCall(child: Child, authorization: string, method: string, path
 
 /**
  * OAuth hot paths, each beside the bare oidc-provider doing the same (its in-memory adapter, one
- * client, RS256 JWT access tokens): a client-credentials token, and introspecting such a token (by
- * an API application here, by the client there). Userinfo needs a person's token from the browser
- * flow and is measured by the tests, not here.
+ * client): a client-credentials token (RS256 JWT), and introspecting an opaque client-credentials
+ * token (oidc-provider introspects only tokens it stores; here by an API application, there by the
+ * client). Userinfo needs a person's token from the browser flow and is measured by the tests, not here.
  */
 async function benchOAuth(child: Child, patAuthorization: string, store: string): Promise<Row[]> {
   const robot = await apiCall(child, patAuthorization, 'POST', '/management/v1/users/machine', { userName: `oauth-robot-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' });
@@ -267,6 +267,9 @@ async function benchOAuth(child: Child, patAuthorization: string, store: string)
   const ours = { token: `${child.baseUrl}/oauth/v2/token`, introspect: `${child.baseUrl}/oauth/v2/introspect` };
   const tokenBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'openid urn:zitadel:iam:org:project:id:zitadel:aud' }).toString();
   const ourToken = ((await (await fetch(ours.token, { method: 'POST', headers: { ...form, authorization: basicAuth(secret.clientId, secret.clientSecret) }, body: tokenBody })).json()) as { access_token: string }).access_token;
+  const bearerRobot = await apiCall(child, patAuthorization, 'POST', '/management/v1/users/machine', { userName: `oauth-opaque-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' });
+  const bearerSecret = await apiCall(child, patAuthorization, 'PUT', `/management/v1/users/${bearerRobot.userId}/secret`, {});
+  const ourOpaque = ((await (await fetch(ours.token, { method: 'POST', headers: { ...form, authorization: basicAuth(bearerSecret.clientId, bearerSecret.clientSecret) }, body: tokenBody })).json()) as { access_token: string }).access_token;
 
   const port = await freePort();
   const peer = await startChild({ args: ['--import', 'tsx', join(BENCH_DIR, 'bare-oidc-provider.ts')], cwd: REPO, env: { PORT: String(port) }, port, readyPath: '/.well-known/openid-configuration', logFile: join(work, 'bare-oidc.log') });
@@ -275,13 +278,16 @@ async function benchOAuth(child: Child, patAuthorization: string, store: string)
     const peerAuth = basicAuth('bench', 'bench-secret');
     const peerTokenBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'api' }).toString();
     const peerToken = ((await (await fetch(`${peer.baseUrl}/token`, { method: 'POST', headers: { ...form, authorization: peerAuth }, body: peerTokenBody })).json()) as { access_token: string }).access_token;
+    const peerOpaque = ((await (await fetch(`${peer.baseUrl}/token`, { method: 'POST', headers: { ...form, authorization: peerAuth }, body: `${peerTokenBody}&resource=urn%3Abench%3Aopaque` })).json()) as { access_token: string }).access_token;
     if (ourToken.split('.').length !== 3 || peerToken.split('.').length !== 3) throw new Error('expected JWT access tokens from both');
+    if (ourOpaque.includes('.') || peerOpaque.includes('.')) throw new Error('expected opaque access tokens from both');
     const post = (url: string, authorization: string, body: string) => ({ url, method: 'POST' as const, headers: { ...form, authorization }, body });
     const rows: Row[] = [];
     rows.push({ target: 'client-credentials token (RS256 JWT): bare oidc-provider', store: '-', m: await measure(post(`${peer.baseUrl}/token`, peerAuth, peerTokenBody), settings, peer.cpuSeconds) });
     rows.push({ target: 'client-credentials token (RS256 JWT): the service', store, m: await measure(post(ours.token, basicAuth(secret.clientId, secret.clientSecret), tokenBody), settings, child.cpuSeconds) });
-    rows.push({ target: 'introspection of that JWT: bare oidc-provider', store: '-', m: await measure(post(`${peer.baseUrl}/token/introspection`, peerAuth, new URLSearchParams({ token: peerToken }).toString()), settings, peer.cpuSeconds) });
-    rows.push({ target: 'introspection of that JWT: the service (an API application)', store, m: await measure(post(ours.introspect, basicAuth(api.clientId, api.clientSecret), new URLSearchParams({ token: ourToken }).toString()), settings, child.cpuSeconds) });
+    rows.push({ target: 'introspection of an opaque token: bare oidc-provider', store: '-', m: await measure(post(`${peer.baseUrl}/token/introspection`, peerAuth, new URLSearchParams({ token: peerOpaque }).toString()), settings, peer.cpuSeconds) });
+    rows.push({ target: 'introspection of an opaque token: the service (an API application)', store, m: await measure(post(ours.introspect, basicAuth(api.clientId, api.clientSecret), new URLSearchParams({ token: ourOpaque }).toString()), settings, child.cpuSeconds) });
+    rows.push({ target: 'introspection of a JWT: the service (oidc-provider does not introspect JWTs)', store, m: await measure(post(ours.introspect, basicAuth(api.clientId, api.clientSecret), new URLSearchParams({ token: ourToken }).toString()), settings, child.cpuSeconds) });
     return rows;
   } finally {
     await peer.stop();
