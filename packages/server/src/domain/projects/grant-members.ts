@@ -8,15 +8,14 @@
  */
 import type { Repositories, Store } from '../../store/store.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
-import { loginNameReader } from '../users/login-names.js';
 import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { PROJECT_GRANT_ROLES } from '../permissions.js';
 import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
 import { projectGrantNotFound } from './grants.js';
-import { displayNameOf, type ProjectMemberView } from './members.js';
+import { toProjectMemberViews, type ProjectMemberView } from './members.js';
 
 function checkRoles(roles: string[]) {
   const unknown = roles.filter((r) => !(PROJECT_GRANT_ROLES as readonly string[]).includes(r));
@@ -113,20 +112,5 @@ export async function listProjectGrantMembers(
   requirePermission(ctx, 'project.grant.member.read');
   const { grant } = await grantFor(store.read, ctx, projectId, grantId, 'project.grant.member.read');
   const { total, rows } = await store.read.members.search('project_grant', grant.id, {}, toPage(input.query));
-  const names = loginNameReader(store.read, ctx.instanceId);
-  return {
-    details: listDetails(total),
-    result: await Promise.all(rows.map(async ({ member, user }) => {
-      const displayName = displayNameOf(user.data);
-      return {
-        userId: member.userId,
-        details: viewDetails(member, member.resourceOwner),
-        roles: member.roles,
-        userName: user.userName,
-        preferredLoginName: (await names.of(user)).preferredLoginName,
-        ...(displayName ? { displayName } : {}),
-        userType: user.type === 'human' ? 'TYPE_HUMAN' : 'TYPE_MACHINE',
-      } as ProjectMemberView;
-    })),
-  };
+  return { details: listDetails(total), result: await toProjectMemberViews(store.read, ctx.instanceId, rows) };
 }

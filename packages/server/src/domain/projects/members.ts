@@ -9,7 +9,8 @@ import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '.
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { PROJECT_ROLES } from '../permissions.js';
-import type { Store } from '../../store/store.js';
+import type { Repositories, Store } from '../../store/store.js';
+import type { MemberWithUser } from '../../store/repositories/members.js';
 import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
 
 export interface ProjectMemberView {
@@ -54,22 +55,24 @@ export async function searchProjectMembers(store: Store, ctx: RequestContext, pr
   requirePermission(ctx, 'project.member.read');
   const project = await projectForCaller(store.read, ctx, projectId, 'project.member.read');
   const { total, rows } = await store.read.members.search('project', project.id, {}, toPage(input.query));
-  const names = loginNameReader(store.read, ctx.instanceId);
-  return {
-    details: listDetails(total),
-    result: await Promise.all(rows.map(async ({ member, user }) => {
-      const displayName = displayNameOf(user.data);
-      return {
-        userId: member.userId,
-        details: viewDetails(member, member.resourceOwner),
-        roles: member.roles,
-        userName: user.userName,
-        preferredLoginName: (await names.of(user)).preferredLoginName,
-        ...(displayName ? { displayName } : {}),
-        userType: user.type === 'human' ? 'TYPE_HUMAN' : 'TYPE_MACHINE',
-      };
-    })),
-  };
+  return { details: listDetails(total), result: await toProjectMemberViews(store.read, ctx.instanceId, rows) };
+}
+
+/** Members of a project or of a project grant (grant-members.ts), as ZITADEL's member views show them. */
+export async function toProjectMemberViews(read: Repositories, instanceId: string, rows: MemberWithUser[]): Promise<ProjectMemberView[]> {
+  const names = loginNameReader(read, instanceId);
+  return Promise.all(rows.map(async ({ member, user }) => {
+    const displayName = displayNameOf(user.data);
+    return {
+      userId: member.userId,
+      details: viewDetails(member, member.resourceOwner),
+      roles: member.roles,
+      userName: user.userName,
+      preferredLoginName: (await names.of(user)).preferredLoginName,
+      ...(displayName ? { displayName } : {}),
+      userType: user.type === 'human' ? 'TYPE_HUMAN' : 'TYPE_MACHINE',
+    } as ProjectMemberView;
+  }));
 }
 
 export async function removeProjectMember(store: Store, ctx: RequestContext, projectId: string, userId: string): Promise<{ details: ObjectDetails }> {
