@@ -329,10 +329,30 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   }
   await tx.transfer.insertProjectRoles(roleRows);
 
+  // OIDC and API applications share one table, so one set of taken ids and client ids.
   const apps = org.oidcApps ?? [];
-  const takenApps = await tx.transfer.existingOidcAppIds(apps.map((a) => a.appId));
-  const takenClientIds = await tx.transfer.existingClientIds(apps.flatMap((a) => (a.identityServiceClient ? [a.identityServiceClient.clientId] : [])));
+  const apiApps = org.apiApps ?? [];
+  const everyApp = [...apps, ...apiApps];
+  const takenApps = await tx.transfer.existingOidcAppIds(everyApp.map((a) => a.appId));
+  const takenClientIds = await tx.transfer.existingClientIds(everyApp.flatMap((a) => (a.identityServiceClient ? [a.identityServiceClient.clientId] : [])));
   const appRows: Parameters<Repositories['transfer']['insertOidcApps']>[0] = [];
+  /**
+   * A document exported by this service carries the client's credentials (identityServiceClient):
+   * kept, so relying parties keep working after the move. Otherwise new ones, as in ZITADEL; a
+   * confidential client then gets a secret nobody knows until it is regenerated.
+   */
+  const credentials = (type: string, appId: string, projectId: string, kept: { clientId: string; clientSecretHash?: string } | undefined) => {
+    const slug = (projectName.get(projectId) ?? projectId).toLowerCase().replace(/[^a-z0-9]+/g, '');
+    let clientId = `${newId()}@${slug || 'project'}`;
+    if (kept && takenClientIds.has(kept.clientId)) {
+      errors.push({ type, id: appId, message: msg('IMPORT-cl1d0', `client id "${kept.clientId}" is taken on this instance; the application was imported with the new client id ${clientId} and needs a new secret`) });
+    } else if (kept) {
+      clientId = kept.clientId;
+      takenClientIds.add(clientId);
+    }
+    const secretHash = (kept && clientId === kept.clientId ? kept.clientSecretHash : undefined) ?? createHash('sha256').update(randomBytes(32)).digest('hex');
+    return { clientId, secretHash };
+  };
   for (const a of apps) {
     if (!inThisOrg(a.app.projectId, 'oidc_app', a.appId)) continue;
     if (takenApps.has(a.appId)) {
@@ -341,23 +361,11 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     }
     takenApps.add(a.appId);
     const { projectId, name, ...config } = a.app;
-    // A document exported by this service carries the client's credentials (identityServiceClient):
-    // kept, so relying parties keep working after the move. Otherwise new ones, as in ZITADEL; a
-    // confidential client then gets a secret nobody knows until it is regenerated.
-    const slug = (projectName.get(projectId) ?? projectId).toLowerCase().replace(/[^a-z0-9]+/g, '');
     const publicClient = config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_NONE';
-    const kept = a.identityServiceClient;
-    let clientId = `${newId()}@${slug || 'project'}`;
-    if (kept && takenClientIds.has(kept.clientId)) {
-      errors.push({ type: 'oidc_app', id: a.appId, message: msg('IMPORT-cl1d0', `client id "${kept.clientId}" is taken on this instance; the application was imported with the new client id ${clientId} and needs a new secret`) });
-    } else if (kept) {
-      clientId = kept.clientId;
-      takenClientIds.add(clientId);
-    }
-    const keptSecret = kept && clientId === kept.clientId ? kept.clientSecretHash : undefined;
+    const { clientId, secretHash } = credentials('oidc_app', a.appId, projectId, a.identityServiceClient);
     appRows.push({
       id: a.appId, projectId, orgId, name, state: 'APP_STATE_ACTIVE', clientId,
-      clientSecretHash: publicClient ? null : (keptSecret ?? createHash('sha256').update(randomBytes(32)).digest('hex')),
+      clientSecretHash: publicClient ? null : secretHash,
       // The same defaults as AddOIDCApp: the document may leave any optional field out.
       config: withDefaults(stripUndefined(config) as OidcAppInput) as unknown as Record<string, unknown>,
       ...stamp,
@@ -365,32 +373,21 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     push('oidcAppIds', a.appId);
   }
   // API applications (domain/apps/api-apps.ts): credentials as for OIDC applications above.
-  const apiApps = org.apiApps ?? [];
-  const takenApiApps = await tx.transfer.existingOidcAppIds(apiApps.map((a) => a.appId));
-  const takenApiClientIds = await tx.transfer.existingClientIds(apiApps.flatMap((a) => (a.identityServiceClient ? [a.identityServiceClient.clientId] : [])));
   for (const a of apiApps) {
     if (!inThisOrg(a.app.projectId, 'api_app', a.appId)) continue;
     if (a.app.authMethodType === 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT') {
       errors.push({ type: 'api_app', id: a.appId, message: msg('IMPORT-uNsup', 'API applications with private-key JWT authentication need application keys, which this service does not offer yet; this application was not imported') });
       continue;
     }
-    if (takenApps.has(a.appId) || takenApiApps.has(a.appId)) {
+    if (takenApps.has(a.appId)) {
       errors.push({ type: 'api_app', id: a.appId, message: msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting') });
       continue;
     }
-    takenApiApps.add(a.appId);
-    const kept = a.identityServiceClient;
-    let clientId = `${newId()}@${(projectName.get(a.app.projectId) ?? a.app.projectId).toLowerCase().replace(/[^a-z0-9]+/g, '') || 'project'}`;
-    if (kept && (takenClientIds.has(kept.clientId) || takenApiClientIds.has(kept.clientId))) {
-      errors.push({ type: 'api_app', id: a.appId, message: msg('IMPORT-cl1d0', `client id "${kept.clientId}" is taken on this instance; the application was imported with the new client id ${clientId} and needs a new secret`) });
-    } else if (kept) {
-      clientId = kept.clientId;
-      takenApiClientIds.add(clientId);
-    }
-    const keptSecret = kept && clientId === kept.clientId ? kept.clientSecretHash : undefined;
+    takenApps.add(a.appId);
+    const { clientId, secretHash } = credentials('api_app', a.appId, a.app.projectId, a.identityServiceClient);
     appRows.push({
       id: a.appId, projectId: a.app.projectId, orgId, name: a.app.name, state: 'APP_STATE_ACTIVE', clientId, appType: 'api',
-      clientSecretHash: keptSecret ?? createHash('sha256').update(randomBytes(32)).digest('hex'),
+      clientSecretHash: secretHash,
       config: { authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' }, ...stamp,
     });
     push('apiAppIds', a.appId);
