@@ -2421,6 +2421,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/idps/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deprecated: add an OIDC identity provider to the organisation
+         * @deprecated
+         * @description Creates an OIDC identity provider on the organisation: its users can then sign in at the upstream
+         *     OpenID provider (authorization-code flow) as a federated identity. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     One event `org.idp.config.added` on the organisation, so `details.sequence` is the organisation's
+         *     event count. A name the organisation already uses (ignoring letter case) answers 409 `V3-DKcYh`.
+         *     Deprecated: use the identity-provider settings that replace it (see the `Link` header).
+         */
+        post: operations["AddOrgOIDCIDP"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/idps/{idpId}/oidc_config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Deprecated: change an organisation provider's OIDC settings
+         * @deprecated
+         * @description Replaces the OIDC settings of a provider the organisation owns (same rules as when adding; without
+         *     `clientSecret` the current secret is kept). A JWT provider answers 404 `Org-67J9d`. A request
+         *     that changes nothing answers 400 `Org-2k9fs`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         */
+        put: operations["UpdateOrgIDPOIDCConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/idps/_search": {
         parameters: {
             query?: never;
@@ -2495,7 +2546,8 @@ export interface paths {
         /**
          * Deprecated: change an organisation provider's JWT settings
          * @deprecated
-         * @description Replaces the JWT settings of a provider the organisation owns (same rules as when adding). A request
+         * @description Replaces the JWT settings of a provider the organisation owns (same rules as when adding). An OIDC
+         *     provider answers 404 `Org-67J9d`. A request
          *     that changes nothing answers 400 `Org-2k9fs`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
          */
         put: operations["UpdateOrgIDPJWTConfig"];
@@ -2574,6 +2626,30 @@ export interface paths {
          *     case) answers 409 `V3-DKcYh`.
          */
         post: operations["AddJWTIDP"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/idps/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deprecated: add an OIDC identity provider to the instance
+         * @deprecated
+         * @description Creates an OIDC identity provider on the instance, usable by every organisation (`IDP_OWNER_TYPE_SYSTEM`).
+         *     Permission `iam.idp.write`. One event `instance.idp.config.added` on the instance, so
+         *     `details.sequence` is the instance's event count. A name the instance already uses (ignoring letter
+         *     case) answers 409 `V3-DKcYh`.
+         */
+        post: operations["AddOIDCIDP"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3788,10 +3864,17 @@ export interface paths {
         /**
          * Choose an identity provider on the login page (browser)
          * @description The login page shows a button for each active identity provider of the application's organisation
-         *     and of the instance. Choosing one sets an HttpOnly cookie (`idp_agent`, path `/ui/login/{uid}`, ten
-         *     minutes) and sends the browser to the provider's `jwtEndpoint` with ZITADEL's query parameters
-         *     `authRequestID` (the attempt) and `userAgentID` (sealed with the operator's key: the attempt, the
-         *     provider and a hash of the cookie; it cannot be forged and is only good for this browser).
+         *     and of the instance (an OIDC provider imported without its client secret is not shown until one is
+         *     set). Choosing one sets an HttpOnly cookie (`idp_agent`, path `/ui/login/{uid}`, ten minutes) and
+         *     sends the browser on:
+         *     - a JWT provider: to its `jwtEndpoint` with ZITADEL's query parameters `authRequestID` (the attempt)
+         *       and `userAgentID` (sealed with the operator's key: the attempt, the provider and a hash of the
+         *       cookie; it cannot be forged and is only good for this browser);
+         *     - an OIDC provider: to the upstream issuer's authorization endpoint (from its discovery document,
+         *       read with a 10 s timeout and a 512 KiB limit, kept 10 minutes) with `response_type=code`, the
+         *       provider's scopes plus `openid`, PKCE (S256), a `nonce`, and a `state` sealed like `userAgentID`
+         *       (also holding the PKCE verifier and the nonce); the redirect URI is
+         *       `<issuer>/ui/login/login/externalidp/callback`.
          */
         post: operations["LoginWithIdp"];
         delete?: never;
@@ -3824,6 +3907,36 @@ export interface paths {
          *     the browser to the callback on this service's origin. Refusals are pages saying why, also logged.
          */
         get: operations["JwtIdpAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login/login/externalidp/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where an OIDC identity provider's upstream sends the browser back (redirect URI)
+         * @description ZITADEL's path; register `<issuer>/ui/login/login/externalidp/callback` as a redirect URI of the
+         *     client at the upstream. The sealed `state` names the attempt and the provider; the code is
+         *     exchanged at the upstream's token endpoint with the client id and the (sealed at rest) client
+         *     secret (HTTP Basic), the ID token is validated by openid-client (signature by the upstream's JWKS,
+         *     issuer, audience, expiry, nonce), and the upstream's userinfo completes the claims. Every call has a
+         *     10 s timeout and a 512 KiB limit; redirects are not followed. The user name is the claim named by
+         *     `usernameMapping` (`email` or `preferred_username`; unspecified: `preferred_username`, else
+         *     `email`, else the subject), the display name the one named by `displayNameMapping`. Then, as for a
+         *     JWT provider, the identity signs in as its linked user, is registered (`autoRegister`, with an
+         *     `email`), or goes on to the link page; the answer redirects to the callback below, where the browser's
+         *     cookie is checked. Refusals are pages saying why, also logged.
+         */
+        get: operations["OidcIdpCallback"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4482,6 +4595,8 @@ export interface components {
                         projectId: string;
                         userId: string;
                     }[];
+                    /** @description Ids of the OIDC identity providers imported (ZITADEL's field name, misspelt there as here). */
+                    oidcIpds?: string[];
                     jwtIdps?: string[];
                     /** @description Users' metadata (ZITADEL's ImportDataSuccessUserMetadata). */
                     userMetadata?: {
@@ -5342,8 +5457,77 @@ export interface components {
             headerName: string;
         };
         /**
-         * @description An identity provider configuration (ZITADEL's `zitadel.idp.v1.IDP`); only JWT providers exist here,
-         *     so `jwtConfig` is always present.
+         * @description An OIDC identity provider (ZITADEL's legacy OIDC IdP config): people sign in at the upstream
+         *     `issuer` with the authorization-code flow (PKCE, `state`, `nonce`), this service being the client
+         *     `clientId`. Register this redirect URI at the upstream: `<this service's issuer>/ui/login/login/externalidp/callback`.
+         *     Unknown fields are ignored. Beyond ZITADEL (which checks only the length), `issuer` must be an
+         *     absolute `http://` or `https://` URL. The client secret is sealed at rest and never read back.
+         * @example {
+         *       "name": "Partner login",
+         *       "clientId": "3192837465@partner",
+         *       "clientSecret": "s3cr3t",
+         *       "issuer": "https://login.partner.example.com",
+         *       "scopes": [
+         *         "openid",
+         *         "profile",
+         *         "email"
+         *       ],
+         *       "usernameMapping": "OIDC_MAPPING_FIELD_EMAIL",
+         *       "autoRegister": true
+         *     }
+         */
+        AddOIDCIDPRequest: {
+            /** @description Unique in its owner (organisation or instance), ignoring letter case. */
+            name: string;
+            /** @description Button styling. Default `STYLING_TYPE_UNSPECIFIED`; the numbers 0 and 1 are accepted too. */
+            stylingType?: ("STYLING_TYPE_UNSPECIFIED" | "STYLING_TYPE_GOOGLE") | (0 | 1);
+            clientId: string;
+            clientSecret: string;
+            /**
+             * Format: uri
+             * @description The upstream's issuer; its discovery document is read from `<issuer>/.well-known/openid-configuration`.
+             */
+            issuer: string;
+            /** @description Scopes asked for; `openid` is always added. Default `openid` only (ask for `profile` and `email` to get names and addresses). */
+            scopes?: string[];
+            displayNameMapping?: components["schemas"]["OIDCMappingField"];
+            usernameMapping?: components["schemas"]["OIDCMappingField"];
+            /** @description Register unknown users automatically (they need an `email` claim). Default false. */
+            autoRegister?: boolean;
+        };
+        /**
+         * @description Replaces the provider's OIDC settings; the same rules as when adding. Without `clientSecret` the
+         *     current secret is kept.
+         */
+        UpdateIDPOIDCConfigRequest: {
+            clientId: string;
+            clientSecret?: string;
+            /** Format: uri */
+            issuer: string;
+            scopes?: string[];
+            displayNameMapping?: components["schemas"]["OIDCMappingField"];
+            usernameMapping?: components["schemas"]["OIDCMappingField"];
+        };
+        /** @description An OIDC identity provider's settings as read back (ZITADEL's `zitadel.idp.v1.OIDCConfig`); the client secret never is. */
+        IDPOIDCConfig: {
+            clientId: string;
+            issuer: string;
+            scopes: string[];
+            /** @enum {string} */
+            displayNameMapping: "OIDC_MAPPING_FIELD_UNSPECIFIED" | "OIDC_MAPPING_FIELD_PREFERRED_USERNAME" | "OIDC_MAPPING_FIELD_EMAIL";
+            /** @enum {string} */
+            usernameMapping: "OIDC_MAPPING_FIELD_UNSPECIFIED" | "OIDC_MAPPING_FIELD_PREFERRED_USERNAME" | "OIDC_MAPPING_FIELD_EMAIL";
+        };
+        /**
+         * @description Which claim of the upstream's ID token (or userinfo) becomes the user name or the display name:
+         *     `OIDC_MAPPING_FIELD_PREFERRED_USERNAME` (`preferred_username`), `OIDC_MAPPING_FIELD_EMAIL` (`email`);
+         *     unspecified means `preferred_username`, then `email`, then the subject. The proto numbers 0, 1 and 2
+         *     are accepted too.
+         */
+        OIDCMappingField: ("OIDC_MAPPING_FIELD_UNSPECIFIED" | "OIDC_MAPPING_FIELD_PREFERRED_USERNAME" | "OIDC_MAPPING_FIELD_EMAIL") | (0 | 1 | 2);
+        /**
+         * @description An identity provider configuration (ZITADEL's `zitadel.idp.v1.IDP`): exactly one of `jwtConfig`
+         *     (a JWT provider) and `oidcConfig` (an OIDC provider) is present.
          */
         IDP: {
             id: string;
@@ -5359,7 +5543,8 @@ export interface components {
              */
             owner: "IDP_OWNER_TYPE_UNSPECIFIED" | "IDP_OWNER_TYPE_SYSTEM" | "IDP_OWNER_TYPE_ORG";
             autoRegister: boolean;
-            jwtConfig: components["schemas"]["JWTConfig"];
+            jwtConfig?: components["schemas"]["JWTConfig"];
+            oidcConfig?: components["schemas"]["IDPOIDCConfig"];
         };
         IDPResponse: {
             idp: components["schemas"]["IDP"];
@@ -10730,6 +10915,91 @@ export interface operations {
             default: components["responses"]["DeprecatedUnexpected"];
         };
     };
+    AddOrgOIDCIDP: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddOIDCIDPRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; `details` of the event appended to the organisation. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddJWTIDPResponse"];
+                };
+            };
+            400: components["responses"]["DeprecatedBadRequest"];
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            409: components["responses"]["DeprecatedAlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    UpdateOrgIDPOIDCConfig: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The identity provider's id. */
+                idpId: components["parameters"]["IdpId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateIDPOIDCConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed; `details` of the event appended to the organisation. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["DeprecatedBadRequest"];
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            404: components["responses"]["DeprecatedNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
     ListOrgIDPs: {
         parameters: {
             query?: never;
@@ -11025,6 +11295,38 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AddJWTIDPRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; `details` of the event appended to the instance. */
+            200: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["DeprecationLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddJWTIDPResponse"];
+                };
+            };
+            400: components["responses"]["DeprecatedBadRequest"];
+            401: components["responses"]["DeprecatedUnauthenticated"];
+            403: components["responses"]["DeprecatedPermissionDenied"];
+            409: components["responses"]["DeprecatedAlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["DeprecatedUnexpected"];
+        };
+    };
+    AddOIDCIDP: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddOIDCIDPRequest"];
             };
         };
         responses: {
@@ -13561,7 +13863,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description To the provider's `jwtEndpoint?authRequestID=…&userAgentID=…`. */
+            /** @description To the provider's `jwtEndpoint?authRequestID=…&userAgentID=…`, or to the OIDC upstream's authorization endpoint. */
             303: {
                 headers: {
                     Location?: string;
@@ -13580,6 +13882,15 @@ export interface operations {
             };
             /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The OIDC upstream's discovery document could not be read (unreachable, timeout, too large, not a discovery document); a page says so. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13637,6 +13948,66 @@ export interface operations {
                 };
             };
             /** @description The provider's keys could not be read (unreachable, timeout, too large, not a JWKS). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    OidcIdpCallback: {
+        parameters: {
+            query: {
+                state: string;
+                code?: string;
+                /** @description The upstream's error (e.g. `access_denied`), with `error_description`. */
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To `/ui/login/{uid}/idp/callback?state=…` (absolute, on the issuer's origin). */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `state` missing, forged or expired, the attempt expired, or the provider removed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The upstream refused the code exchange (e.g. a wrong client id or secret, an invalid or used code). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The upstream answered with an error (e.g. the person declined), the provider is deactivated, the linked user is locked or not active, or a new user cannot be registered (no email). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The upstream could not be reached, or answered in a way that cannot be trusted (e.g. an ID token that does not validate). */
             502: {
                 headers: {
                     [name: string]: unknown;

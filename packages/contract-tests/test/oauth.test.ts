@@ -415,6 +415,74 @@ describe('sign-in through a JWT identity provider', () => {
   });
 });
 
+describe('sign-in through an OIDC identity provider', () => {
+  it('the provider button, the upstream\'s answer at the redirect URI, with its refusals', async () => {
+    // The upstream is a second instance of this service; its answers are checked against the spec too.
+    const upstream = await startOidcServer('sqlite');
+    let closed = false;
+    try {
+      const callbackUri = `${s.issuer}/ui/login/login/externalidp/callback`;
+      const orgId = (await upstream.api('POST', '/management/v1/orgs', { name: 'upstream' })).body.id;
+      const inUpstream = { 'x-service-orgid': orgId };
+      const upstreamProject = (await upstream.api('POST', '/management/v1/projects', { name: 'partner' }, undefined, inUpstream)).body.id;
+      const client = (await upstream.api('POST', `/management/v1/projects/${upstreamProject}/apps/oidc`, {
+        name: 'identity-service', redirectUris: [callbackUri], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+        appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true,
+      }, undefined, inUpstream)).body;
+      await importHuman(upstream, 'erin', { password: PASSWORD });
+      const oidcIdp = async (name: string, clientSecret = client.clientSecret, issuer = upstream.issuer) =>
+        (await s.api('POST', '/management/v1/idps/oidc', { name, clientId: client.clientId, clientSecret, issuer, scopes: ['email'], autoRegister: true })).body.idpId as string;
+      const good = await oidcIdp('partner oidc');
+      const wrongSecret = await oidcIdp('partner wrong secret', 'not-the-secret');
+      const gone = await oidcIdp('partner gone', 'x', 'http://127.0.0.1:1');
+
+      const attempt = async () => {
+        const browser = new Browser();
+        const start = await browser.request(authorizeUrl(spaClientId, 'openid', pkce().challenge));
+        const loginUrl = s.issuer + start.headers.get('location')!;
+        expect(await (await browser.request(loginUrl)).text()).toContain(`value="${good}"`);
+        return { browser, idpUrl: `${loginUrl}/idp` };
+      };
+      /** Choose the provider and sign in at the upstream; stops where the upstream sends the browser back. */
+      const throughUpstream = async (idpId: string) => {
+        const a = await attempt();
+        const chosen = await a.browser.request(a.idpUrl, { form: { idpId } });
+        expect(chosen.status).toBe(303);
+        const toUpstream = chosen.headers.get('location')!;
+        const loginPage = await a.browser.follow(toUpstream, callbackUri);
+        const action = /<form method="post" action="([^"]+)"/.exec(await loginPage.res.text())![1];
+        const back = await a.browser.follow(upstream.issuer + action.replace(/&amp;/g, '&'), callbackUri, { form: { loginName: 'erin', password: PASSWORD } });
+        expect(back.location).toBeTruthy();
+        return { ...a, back: back.location!.href, state: new URL(toUpstream).searchParams.get('state')! };
+      };
+
+      // LoginWithIdp 502: the upstream's discovery cannot be read.
+      const a = await attempt();
+      expect((await a.browser.request(a.idpUrl, { form: { idpId: gone } })).status).toBe(502);
+
+      // OidcIdpCallback 302 → IdpCallback 303 (registered and signed in).
+      const ok = await throughUpstream(good);
+      const answer = await ok.browser.request(ok.back);
+      expect(answer.status).toBe(302);
+      expect((await ok.browser.request(answer.headers.get('location')!)).status).toBe(303);
+
+      // 400 (a forged state), 401 (the upstream refuses the client's secret), 403 (the upstream's error).
+      expect((await fetch(`${callbackUri}?state=forged&code=x`)).status).toBe(400);
+      const refused = await throughUpstream(wrongSecret);
+      expect((await refused.browser.request(refused.back)).status).toBe(401);
+      expect((await fetch(`${callbackUri}?${new URLSearchParams({ state: refused.state, error: 'access_denied' })}`)).status).toBe(403);
+
+      // 502: the upstream went away between the person's sign-in there and the code exchange.
+      const last = await throughUpstream(good);
+      await upstream.close();
+      closed = true;
+      expect((await last.browser.request(last.back)).status).toBe(502);
+    } finally {
+      if (!closed) await upstream.close();
+    }
+  });
+});
+
 describe("the mails' pages", () => {
   it('email verification and user initialisation: form, done, wrong code, no open code, too large', async () => {
     const mailed = async (body: Record<string, unknown>) => {
@@ -492,7 +560,7 @@ describe('the OAuth ledger', () => {
   });
 
   it('every documented status of the OAuth operations was produced', () => {
-    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(28);
+    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(29);
     expect(unexercised((op) => servedOutsideApi(op.operation))).toEqual([]);
   });
 });

@@ -23,6 +23,7 @@ import { DEFAULT_MAX_CONCURRENT_IMPORTS } from './http/routes/admin-transfer.js'
 import { createLimitedHttpServer, refuseDotSegments, type ConnectionLimits } from './http-server.js';
 import { processSecretBox } from './secrets/secret-box.js';
 import { ProviderKeys } from './domain/federation/provider-keys.js';
+import { OidcUpstreams } from './domain/federation/oidc-upstream.js';
 import { seedLockoutDefault } from './domain/policies/lockout.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
@@ -96,7 +97,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
       oidc: {
         provider, store: deps.store, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier,
-        instanceId: deps.instanceId, secrets, providerKeys,
+        instanceId: deps.instanceId, secrets, providerKeys, oidcUpstreams,
       },
     });
     return { app, provider, oidc: provider.callback(), hono: getRequestListener(app.fetch) };
@@ -110,6 +111,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   await sealPlainOtpSecrets(deps.store, secrets);
   // Kept across rebuilds: identity providers' keys do not change with ours.
   const providerKeys = deps.providerKeys ?? new ProviderKeys();
+  const oidcUpstreams = new OidcUpstreams(secrets);
   const keys: KeyRing = new KeyRing(deps.store, secrets, await loadOrCreateKeys(deps.store, secrets), () => {
     serving = build();
   });

@@ -94,6 +94,8 @@ describeEachStore('authorization matrix', (dialect) => {
   };
   const jwtIdp = (name: string) => ({ name, jwtEndpoint: 'https://portal.example.com/jwt', issuer: 'https://portal.example.com', keysEndpoint: 'https://portal.example.com/keys', headerName: 'x-auth-token' });
   const orgIdp = async () => (await admin('POST', '/management/v1/idps/jwt', jwtIdp(unique('idp')))).idpId as string;
+  const oidcIdp = (name: string) => ({ name, clientId: 'partner-client', clientSecret: 'partner-secret', issuer: 'https://partner.example.com' });
+  const orgOidcIdp = async () => (await admin('POST', '/management/v1/idps/oidc', oidcIdp(unique('idp')))).idpId as string;
   const instanceIdp = async () => (await admin('POST', '/admin/v1/idps/jwt', jwtIdp(unique('idp')))).idpId as string;
   const grant = async (roleKeys = ['reader']) => {
     const userId = await human();
@@ -435,6 +437,12 @@ describeEachStore('authorization matrix', (dialect) => {
       id: 'UpdateOrgIDPJWTConfig', permission: 'org.idp.write', scope: 'org', foreign: 404, write: true,
       request: async () => ({ method: 'PUT', path: `/management/v1/idps/${await orgIdp()}/jwt_config`, body: { jwtEndpoint: 'https://other.example.com/jwt', issuer: unique('iss'), keysEndpoint: 'https://other.example.com/keys', headerName: 'x-other' } }),
     },
+    { id: 'AddOrgOIDCIDP', permission: 'org.idp.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/idps/oidc', body: oidcIdp(unique('idp')) }) },
+    {
+      id: 'UpdateOrgIDPOIDCConfig', permission: 'org.idp.write', scope: 'org', foreign: 404, write: true,
+      request: async () => ({ method: 'PUT', path: `/management/v1/idps/${await orgOidcIdp()}/oidc_config`, body: { clientId: unique('client'), issuer: 'https://partner.example.com' } }),
+    },
+    { id: 'AddOIDCIDP', permission: 'iam.idp.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: '/admin/v1/idps/oidc', body: oidcIdp(unique('idp')) }) },
     { id: 'DeactivateOrgIDP', permission: 'org.idp.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/idps/${await orgIdp()}/_deactivate` }) },
     {
       id: 'ReactivateOrgIDP', permission: 'org.idp.write', scope: 'org', foreign: 404, write: true,

@@ -4,6 +4,8 @@
  * earlier version load and are sealed; after a rotation of the operator's key they open with
  * ENCRYPTION_KEYS_PREVIOUS and the reseal command moves them to the new key.
  */
+import { oidcRowFields } from '../src/domain/idps/commands.js';
+import { OIDC_CLIENT_SECRET_PURPOSE } from '../src/domain/idps/idp.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,8 +93,17 @@ describeEachStore('OIDC keys at rest', (dialect) => {
     }));
     // And a user's TOTP secret (domain/users/otp-secret.ts).
     await store.transaction((tx) => tx.logins.addOtpSecret('otp-user', sealOtpSecret(createSecretBox(oldKey), 'JBSWY3DPEHPK3PXP'), new Date()));
+    // And an OIDC identity provider's client secret (domain/idps/commands.ts).
+    await store.transaction((tx) => tx.idps.insert({
+      id: 'idp-1', ownerId: 'org-1', ownerType: 'IDP_OWNER_TYPE_ORG', name: 'Upstream', nameKey: 'upstream', state: 'IDP_STATE_ACTIVE',
+      stylingType: 'STYLING_TYPE_UNSPECIFIED', autoRegister: false,
+      ...oidcRowFields({ clientId: 'c', issuer: 'https://upstream.example.com', scopes: [], displayNameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED', usernameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED' },
+        createSecretBox(oldKey).seal('the-client-secret', OIDC_CLIENT_SECRET_PURPOSE)),
+      sequence: 1, createdAt: new Date(), changedAt: new Date(),
+    }));
     const result = await resealSecrets(store, rotated);
-    expect(result).toEqual({ 'OIDC signing keys and cookie secrets': 2, 'SMTP passwords': 1, 'TOTP secrets': 1 });
+    expect(result).toEqual({ 'OIDC signing keys and cookie secrets': 2, 'SMTP passwords': 1, 'TOTP secrets': 1, "OIDC identity providers' client secrets": 1 });
+    expect(createSecretBox(nextKey).openText((await store.read.idps.get('idp-1'))!.oidcClientSecretSealed!, OIDC_CLIENT_SECRET_PURPOSE)).toBe('the-client-secret');
     expect(openOtpSecret(createSecretBox(nextKey), (await store.read.logins.otpSecret('otp-user'))!)).toBe('JBSWY3DPEHPK3PXP');
     const provider = await store.read.notifications.provider('smtp-1');
     expect(createSecretBox(nextKey).openText(provider!.passwordSealed!, SMTP_PASSWORD_PURPOSE)).toBe('the-smtp-password');

@@ -148,4 +148,49 @@ export function idpScenarios(h: () => Harness) {
     expect((await admin.GET('/admin/v1/idps/{idpId}', idp(idpId))).response.status).toBe(404);
     expect((await admin.DELETE('/admin/v1/idps/{idpId}', idp(idpId))).response.status).toBe(404);
   });
+
+  it('OIDC providers (organisation and instance): every documented status, the secret never read back', async () => {
+    const { admin, anonymous } = h();
+    const oidcIdp = (name: string) => ({ name, clientId: 'partner-app', clientSecret: 'partner-secret', issuer: 'https://partner.example.com', scopes: ['openid', 'email'] });
+    const add = await admin.POST('/management/v1/idps/oidc', { body: { ...oidcIdp('Partner'), usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL', autoRegister: true } });
+    expect(add.response.status).toBe(200);
+    expectDeprecated(add.response);
+    const idpId = add.data!.idpId;
+    const read = await admin.GET('/management/v1/idps/{idpId}', idp(idpId));
+    expect(read.data?.idp).toMatchObject({ owner: 'IDP_OWNER_TYPE_ORG', oidcConfig: { clientId: 'partner-app', scopes: ['openid', 'email'], usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL', displayNameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED' } });
+    expect(JSON.stringify(read.data)).not.toContain('partner-secret');
+
+    const config = { clientId: 'partner-app-2', issuer: 'https://partner.example.com' };
+    const changed = await admin.PUT('/management/v1/idps/{idpId}/oidc_config', { ...idp(idpId), body: { ...config, displayNameMapping: 1 } });
+    expect(changed.response.status).toBe(200);
+    expectDeprecated(changed.response);
+    const unchanged = await admin.PUT('/management/v1/idps/{idpId}/oidc_config', { ...idp(idpId), body: { ...config, displayNameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME' } });
+    expect(unchanged.response.status).toBe(400);
+    expect(unchanged.error?.details[0].id).toBe('Org-2k9fs');
+    expect((await admin.PUT('/management/v1/idps/{idpId}/oidc_config', { ...idp(idpId), body: { ...config, issuer: 'partner.example.com' } })).response.status).toBe(400);
+    expect((await admin.PUT('/management/v1/idps/{idpId}/oidc_config', { ...idp(MISSING), body: config })).response.status).toBe(404);
+    expect((await admin.POST('/management/v1/idps/oidc', { body: { ...oidcIdp('x'), clientSecret: '' } })).response.status).toBe(400);
+    const dup = await admin.POST('/management/v1/idps/oidc', { body: oidcIdp('PARTNER') });
+    expect(dup.response.status).toBe(409);
+    expect(dup.error?.details[0].id).toBe('V3-DKcYh');
+
+    const instance = await admin.POST('/admin/v1/idps/oidc', { body: oidcIdp('Instance partner') });
+    expect(instance.response.status).toBe(200);
+    expectDeprecated(instance.response);
+    expect((await admin.GET('/admin/v1/idps/{idpId}', idp(instance.data!.idpId))).data?.idp.oidcConfig?.clientId).toBe('partner-app');
+    expect((await admin.POST('/admin/v1/idps/oidc', { body: { ...oidcIdp('y'), scopes: ['a b'] } })).response.status).toBe(400);
+    expect((await admin.POST('/admin/v1/idps/oidc', { body: oidcIdp('instance PARTNER') })).response.status).toBe(409);
+
+    const { client: nobody } = await h().userWithRoles({});
+    for (const [client, status] of [[anonymous, 401], [nobody, 403]] as const) {
+      const denied = await client.POST('/management/v1/idps/oidc', { body: oidcIdp('n') });
+      expect(denied.response.status).toBe(status);
+      expectDeprecated(denied.response);
+      expect((await client.PUT('/management/v1/idps/{idpId}/oidc_config', { ...idp(idpId), body: config })).response.status).toBe(status);
+      expect((await client.POST('/admin/v1/idps/oidc', { body: oidcIdp('n') })).response.status).toBe(status);
+    }
+    await tooLarge(h(), 'POST', '/management/v1/idps/oidc');
+    await tooLarge(h(), 'PUT', `/management/v1/idps/${idpId}/oidc_config`);
+    await tooLarge(h(), 'POST', '/admin/v1/idps/oidc');
+  });
 }

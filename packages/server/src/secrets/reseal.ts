@@ -4,6 +4,7 @@
  * re-sealer here; a re-sealer opens what it can with the current or an earlier key
  * (ENCRYPTION_KEYS_PREVIOUS), seals again with the current key, and counts what it changed.
  */
+import { resealIdpClientSecrets } from '../domain/idps/commands.js';
 import { resealSmtpPasswords } from '../domain/notifications/smtp-providers.js';
 import { resealOtpSecrets } from '../domain/users/otp-secret.js';
 import { resealKeys } from '../oidc/keys.js';
@@ -16,6 +17,7 @@ const RESEALERS: Record<string, Resealer> = {
   'OIDC signing keys and cookie secrets': (store, secrets) => resealKeys(store, secrets),
   'SMTP passwords': (store, secrets) => resealSmtpPasswords(store, secrets),
   'TOTP secrets': (store, secrets) => resealOtpSecrets(store, secrets),
+  'OIDC identity providers\' client secrets': (store, secrets) => resealIdpClientSecrets(store, secrets),
 };
 
 /** Re-seals every sealed value not sealed with the current key; how many, by kind. */

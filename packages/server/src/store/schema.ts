@@ -248,6 +248,14 @@ export function defineTables(c: ColumnFactory) {
       jwtIssuer: c.text('jwt_issuer').notNull(),
       jwtKeysEndpoint: c.text('jwt_keys_endpoint').notNull(),
       jwtHeaderName: c.text('jwt_header_name').notNull(),
+      /**
+       * 'IDP_TYPE_JWT' | 'IDP_TYPE_OIDC'. The four jwt_* columns hold '' for an OIDC provider, whose
+       * settings are `oidc_config` (client id, issuer, scopes, mappings) and the sealed client secret.
+       */
+      idpType: c.text('idp_type').notNull().default('IDP_TYPE_JWT'),
+      oidcConfig: c.json<{ clientId: string; issuer: string; scopes: string[]; displayNameMapping: string; usernameMapping: string }>('oidc_config'),
+      /** Sealed with the operator's key (secrets/secret-box.ts); null when an import brought none. */
+      oidcClientSecretSealed: c.text('oidc_client_secret_sealed'),
       sequence: c.bigint('sequence').notNull(),
       createdAt: c.time('created_at').notNull(),
       changedAt: c.time('changed_at').notNull(),

@@ -78,18 +78,23 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
   };
 }
 
-/** A browser stand-in: follows redirects by hand and keeps cookies by path, as the login needs. */
+/**
+ * A browser stand-in: follows redirects by hand and keeps cookies by host and path, as the login
+ * needs. Cookies are kept per host *and port*: tests run two services on one loopback address
+ * (an identity provider's upstream and this service), which a real browser would see as two hosts.
+ */
 export class Browser {
-  private cookies = new Map<string, { value: string; path: string }>();
+  private cookies = new Map<string, { name: string; value: string; path: string; host: string }>();
 
   private cookieHeader(url: URL): string {
-    return [...this.cookies.entries()]
-      .filter(([, c]) => url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`) || c.path === '/')
-      .map(([name, c]) => `${name}=${c.value}`)
+    return [...this.cookies.values()]
+      .filter((c) => c.host === url.host)
+      .filter((c) => url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`) || c.path === '/')
+      .map((c) => `${c.name}=${c.value}`)
       .join('; ');
   }
 
-  private remember(res: Response) {
+  private remember(res: Response, url: URL) {
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';').map((s) => s.trim());
       const eq = pair.indexOf('=');
@@ -97,8 +102,9 @@ export class Browser {
       const value = pair.slice(eq + 1);
       const path = attrs.find((a) => a.toLowerCase().startsWith('path='))?.slice(5) ?? '/';
       const expired = attrs.some((a) => /^expires=/i.test(a) && new Date(a.slice(8)).getTime() < Date.now());
-      if (expired || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, { value, path });
+      const key = `${url.host} ${name}`;
+      if (expired || value === '') this.cookies.delete(key);
+      else this.cookies.set(key, { name, value, path, host: url.host });
     }
   }
 
@@ -113,7 +119,7 @@ export class Browser {
       body = new URLSearchParams(init.form).toString();
     }
     const res = await fetch(target, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-    this.remember(res);
+    this.remember(res, target);
     return res;
   }
 

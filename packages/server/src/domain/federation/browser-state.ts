@@ -5,6 +5,8 @@
  * - `userAgentID`, sent to the provider's `jwtEndpoint` and forwarded back to us by its proxy
  *   (ZITADEL's name and role): which sign-in attempt (`uid`), which provider, and the hash of a
  *   random value kept in an HttpOnly cookie of the browser that chose the provider;
+ * - for an OIDC provider, the `state` sent to the upstream issuer and brought back to its redirect
+ *   URI: the same three, plus the PKCE verifier and the nonce of this authorization;
  * - the outcome, carried to the callback page in that browser: who signs in, or which identity
  *   asks to be linked.
  * Each expires after STATE_TTL_MS, and the callback accepts it only in the browser whose cookie
@@ -19,6 +21,7 @@ export const AGENT_COOKIE = 'idp_agent';
 
 const USER_AGENT_PURPOSE = 'federation.user-agent';
 const OUTCOME_PURPOSE = 'federation.outcome';
+const OIDC_STATE_PURPOSE = 'federation.oidc-state';
 
 export interface UserAgentState {
   uid: string;
@@ -31,6 +34,8 @@ export interface ExternalIdentity {
   idpId: string;
   externalUserId: string;
   externalUserName: string;
+  /** The name a person sees for the identity (the OIDC provider's display-name mapping), if any. */
+  displayName?: string;
   /** The profile claims auto-registration uses (strings and `email_verified` only). */
   claims: Record<string, string | boolean>;
 }
@@ -65,3 +70,10 @@ export interface OutcomeState {
 }
 export const sealOutcome = (box: SecretBox, state: OutcomeState, now = Date.now()) => seal(box, OUTCOME_PURPOSE, state, now);
 export const openOutcome = (box: SecretBox, sealed: string, now = Date.now()) => open<OutcomeState>(box, OUTCOME_PURPOSE, sealed, now);
+
+export interface OidcState extends UserAgentState {
+  codeVerifier: string;
+  nonce: string;
+}
+export const sealOidcState = (box: SecretBox, state: OidcState, now = Date.now()) => seal(box, OIDC_STATE_PURPOSE, state, now);
+export const openOidcState = (box: SecretBox, sealed: string, now = Date.now()) => open<OidcState>(box, OIDC_STATE_PURPOSE, sealed, now);

@@ -25,16 +25,15 @@ export interface IdpUserLinkView {
 }
 
 export async function toLinkViews(read: Repositories, rows: IdpLinkRow[]): Promise<IdpUserLinkView[]> {
-  const names = new Map<string, string>();
-  for (const id of new Set(rows.map((r) => r.idpId))) names.set(id, (await read.idps.get(id))?.name ?? '');
+  const idps = new Map<string, { name: string; idpType: string } | undefined>();
+  for (const id of new Set(rows.map((r) => r.idpId))) idps.set(id, await read.idps.get(id));
   return rows.map((row) => ({
     userId: row.userId,
     idpId: row.idpId,
-    idpName: names.get(row.idpId) ?? '',
+    idpName: idps.get(row.idpId)?.name ?? '',
     providedUserId: row.externalUserId,
     providedUserName: row.externalUserName,
-    // Only JWT providers exist in this service.
-    idpType: 'IDP_TYPE_JWT',
+    idpType: idps.get(row.idpId)?.idpType === 'IDP_TYPE_OIDC' ? 'IDP_TYPE_OIDC' : 'IDP_TYPE_JWT',
   }));
 }
 

@@ -33,8 +33,11 @@ export class SignInRefused extends Error {}
 const CLAIM_MAX = 200;
 const PROFILE_CLAIMS = ['email', 'given_name', 'family_name', 'name', 'preferred_username', 'locale', 'nickname'] as const;
 
-/** The identity of a validated token: subject, a display name, and the profile claims we use. */
-export function identityFromClaims(idpId: string, payload: Record<string, unknown>): ExternalIdentity {
+/**
+ * The identity of a validated token: subject, a user name, and the profile claims we use. An OIDC
+ * provider's mappings may name the claim for the user name and for the display name.
+ */
+export function identityFromClaims(idpId: string, payload: Record<string, unknown>, mapped: { userName?: string; displayName?: string } = {}): ExternalIdentity {
   const claims: Record<string, string | boolean> = {};
   for (const name of PROFILE_CLAIMS) {
     const value = payload[name];
@@ -43,8 +46,10 @@ export function identityFromClaims(idpId: string, payload: Record<string, unknow
   if (payload.email_verified === true || payload.email_verified === 'true') claims.email_verified = true;
   const sub = String(payload.sub);
   if (sub.length > CLAIM_MAX || isUnstorableText(sub)) throw new SignInRefused('The token\u2019s subject ("sub") is too long or holds characters that cannot be stored.');
-  const name = claims.preferred_username ?? claims.email ?? sub;
-  return { idpId, externalUserId: sub, externalUserName: String(name), claims };
+  const usable = (value: string | undefined) => (value && value.length <= CLAIM_MAX && !isUnstorableText(value) ? value : undefined);
+  const name = usable(mapped.userName) ?? claims.preferred_username ?? claims.email ?? sub;
+  const displayName = usable(mapped.displayName);
+  return { idpId, externalUserId: sub, externalUserName: String(name), ...(displayName ? { displayName } : {}), claims };
 }
 
 /** Active providers a sign-in for `orgId` offers: the organisation's own and the instance's. */
@@ -54,7 +59,9 @@ export async function providersFor(store: Store, orgId: string, instanceId: stri
   if (!policy.allowExternalIdp) return [];
   const listed = new Set(policy.idps.map((i) => i.idpId));
   const { rows } = await store.read.idps.search({ ownerIds: [orgId, instanceId], sortBy: 'name', offset: 0, limit: 50, asc: true });
-  return rows.filter((row) => row.state === 'IDP_STATE_ACTIVE' && (listed.size === 0 || listed.has(row.id)));
+  // An OIDC provider imported without its client secret cannot sign anybody in until one is set.
+  const usable = (row: IdpRow) => row.idpType !== 'IDP_TYPE_OIDC' || row.oidcClientSecretSealed !== null;
+  return rows.filter((row) => row.state === 'IDP_STATE_ACTIVE' && usable(row) && (listed.size === 0 || listed.has(row.id)));
 }
 
 const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
@@ -82,7 +89,7 @@ async function addLink(tx: Repositories, userId: string, orgId: string, identity
     aggregateType: USER_AGGREGATE,
     aggregateId: userId,
     type: 'user.human.externalidp.added',
-    payload: { idpConfigId: identity.idpId, userId: identity.externalUserId, displayName: identity.externalUserName },
+    payload: { idpConfigId: identity.idpId, userId: identity.externalUserId, displayName: identity.displayName ?? identity.externalUserName },
     creator: userId,
     resourceOwner: orgId,
   }, at);
@@ -91,7 +98,7 @@ async function addLink(tx: Repositories, userId: string, orgId: string, identity
     externalUserId: identity.externalUserId,
     userId,
     orgId,
-    externalUserName: identity.externalUserName,
+    externalUserName: identity.displayName ?? identity.externalUserName,
     createdAt: event.createdAt,
   });
 }
@@ -160,7 +167,7 @@ function humanDataFrom(identity: ExternalIdentity, email: string, userName: stri
       firstName,
       lastName,
       ...(typeof c.nickname === 'string' ? { nickName: c.nickname } : {}),
-      displayName: typeof c.name === 'string' ? c.name : `${firstName} ${lastName}`,
+      displayName: identity.displayName ?? (typeof c.name === 'string' ? c.name : `${firstName} ${lastName}`),
       ...(locale && (SUPPORTED_LANGUAGES as readonly string[]).includes(locale) ? { preferredLanguage: locale } : {}),
     },
     email: { email, ...(c.email_verified === true ? { isEmailVerified: true } : {}) },

@@ -1,5 +1,5 @@
 /**
- * Writes of identity-provider configurations (reference §3, org_idp_config.go).
+ * Writes of identity-provider configurations (reference §3, org_idp_config.go), JWT and OIDC.
  *
  * Events: ZITADEL appends two on creation (`<agg>.idp.config.added` with name/styling/
  * auto-register, then `<agg>.idp.jwt.config.added`). Here creation is ONE event,
@@ -7,19 +7,52 @@
  * complete, and `details.sequence` is still the owning aggregate's (organisation's or
  * instance's) sequence after the write. Later changes: `<agg>.idp.config.changed`,
  * `<agg>.idp.jwt.config.changed` (payloads hold only what changed), `.deactivated`,
- * `.reactivated`, `.removed`.
+ * `.reactivated`, `.removed`. OIDC providers alike, with `<agg>.idp.oidc.config.changed`; their
+ * client secret is sealed at rest and never part of an event (a change says only
+ * `clientSecretChanged: true`).
  */
 import { cascadeIdpRemoval } from '../federation/links.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
-import { alreadyExists, failedPrecondition } from '../errors.js';
+import { alreadyExists, failedPrecondition, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { UniqueViolation, type AggregateLock, type Repositories, type Store } from '../../store/store.js';
 import type { IdpChange, IdpRow } from '../../store/repositories/idps.js';
-import { idpNotFound, nameKeyOf, stylingTypeOf, type IdpScope, type JwtConfig, type StylingType } from './idp.js';
+import type { SecretBox } from '../../secrets/secret-box.js';
+import {
+  idpNotFound,
+  isOidcIdp,
+  mappingFieldOf,
+  nameKeyOf,
+  OIDC_CLIENT_SECRET_PURPOSE,
+  oidcConfigOf,
+  stylingTypeOf,
+  type IdpScope,
+  type JwtConfig,
+  type OidcConfig,
+  type OidcMappingField,
+  type StylingType,
+} from './idp.js';
 
 export interface AddJwtIdpInput extends JwtConfig {
   name: string;
+  stylingType?: StylingType | 0 | 1;
+  autoRegister?: boolean;
+}
+
+export interface OidcConfigInput {
+  clientId: string;
+  /** Required when adding; when updating, absent keeps the current secret. */
+  clientSecret?: string;
+  issuer: string;
+  scopes?: string[];
+  displayNameMapping?: OidcMappingField | 0 | 1 | 2;
+  usernameMapping?: OidcMappingField | 0 | 1 | 2;
+}
+
+export interface AddOidcIdpInput extends OidcConfigInput {
+  name: string;
+  clientSecret: string;
   stylingType?: StylingType | 0 | 1;
   autoRegister?: boolean;
 }
@@ -78,12 +111,81 @@ export async function addJwtIdp(store: Store, ctx: RequestContext, scope: IdpSco
       jwtIssuer: jwtConfig.issuer,
       jwtKeysEndpoint: jwtConfig.keysEndpoint,
       jwtHeaderName: jwtConfig.headerName,
+      idpType: 'IDP_TYPE_JWT',
+      oidcConfig: null,
+      oidcClientSecretSealed: null,
       sequence: event.sequence,
       createdAt: event.createdAt,
       changedAt: event.createdAt,
     });
     return { details: addedDetails(event), idpId };
   });
+}
+
+/** The stored form of an OIDC provider's settings (scopes in the order given, without repeats). */
+function oidcConfigFrom(input: OidcConfigInput): OidcConfig {
+  return {
+    clientId: input.clientId,
+    issuer: input.issuer,
+    scopes: [...new Set(input.scopes ?? [])],
+    displayNameMapping: mappingFieldOf(input.displayNameMapping),
+    usernameMapping: mappingFieldOf(input.usernameMapping),
+  };
+}
+
+export async function addOidcIdp(
+  store: Store,
+  secrets: SecretBox,
+  ctx: RequestContext,
+  scope: IdpScope,
+  input: AddOidcIdpInput,
+): Promise<{ details: ObjectDetails; idpId: string }> {
+  requirePermission(ctx, scope.write);
+  const idpId = newId();
+  const stylingType = stylingTypeOf(input.stylingType);
+  const autoRegister = input.autoRegister ?? false;
+  const nameKey = nameKeyOf(input.name);
+  const oidcConfig = oidcConfigFrom(input);
+  const sealed = secrets.seal(input.clientSecret, OIDC_CLIENT_SECRET_PURPOSE);
+  return write(store, async (tx) => {
+    if (await tx.idps.nameTaken(scope.ownerId, nameKey)) throw nameTaken();
+    const event = await tx.events.append({
+      aggregateType: scope.aggregate,
+      aggregateId: scope.ownerId,
+      type: `${scope.aggregate}.idp.config.added`,
+      payload: { idpConfigId: idpId, name: input.name, idpType: 'IDP_TYPE_OIDC', stylingType, autoRegister, oidcConfig },
+      creator: ctx.caller.userId,
+      resourceOwner: scope.ownerId,
+    });
+    await tx.idps.insert({
+      ...oidcRowFields(oidcConfig, sealed),
+      id: idpId,
+      ownerId: scope.ownerId,
+      ownerType: scope.ownerType,
+      name: input.name,
+      nameKey,
+      state: 'IDP_STATE_ACTIVE',
+      stylingType,
+      autoRegister,
+      sequence: event.sequence,
+      createdAt: event.createdAt,
+      changedAt: event.createdAt,
+    });
+    return { details: addedDetails(event), idpId };
+  });
+}
+
+/** The columns an OIDC provider fills (the JWT ones stay empty: see the table's comment). */
+export function oidcRowFields(oidcConfig: OidcConfig, clientSecretSealed: string | null) {
+  return {
+    idpType: 'IDP_TYPE_OIDC',
+    oidcConfig,
+    oidcClientSecretSealed: clientSecretSealed,
+    jwtEndpoint: '',
+    jwtIssuer: '',
+    jwtKeysEndpoint: '',
+    jwtHeaderName: '',
+  };
 }
 
 /** The provider if this scope owns it; anything else (another owner, no such id) is 404. */
@@ -133,6 +235,7 @@ export async function updateIdpJwtConfig(store: Store, ctx: RequestContext, scop
   requirePermission(ctx, scope.write);
   return write(store, async (tx) => {
     const row = await ownedIdp(tx, scope, idpId);
+    if (isOidcIdp(row)) throw notFound('Org-67J9d', 'The identity provider has no JWT configuration: it is an OIDC provider (change it with its oidc_config)');
     const current: JwtConfig = { jwtEndpoint: row.jwtEndpoint, issuer: row.jwtIssuer, keysEndpoint: row.jwtKeysEndpoint, headerName: row.jwtHeaderName };
     const changes = Object.fromEntries(
       (Object.keys(current) as (keyof JwtConfig)[]).filter((key) => current[key] !== input[key]).map((key) => [key, input[key]]),
@@ -143,6 +246,40 @@ export async function updateIdpJwtConfig(store: Store, ctx: RequestContext, scop
       jwtIssuer: input.issuer,
       jwtKeysEndpoint: input.keysEndpoint,
       jwtHeaderName: input.headerName,
+    });
+  }, [[IDP_LOCK, idpId]]);
+}
+
+/**
+ * Replaces an OIDC provider's settings (ZITADEL's UpdateOrgIDPOIDCConfig); an absent
+ * `clientSecret` keeps the current one.
+ */
+export async function updateIdpOidcConfig(
+  store: Store,
+  secrets: SecretBox,
+  ctx: RequestContext,
+  scope: IdpScope,
+  idpId: string,
+  input: OidcConfigInput,
+): Promise<{ details: ObjectDetails }> {
+  requirePermission(ctx, scope.write);
+  const next = oidcConfigFrom(input);
+  const sealed = input.clientSecret ? secrets.seal(input.clientSecret, OIDC_CLIENT_SECRET_PURPOSE) : undefined;
+  return write(store, async (tx) => {
+    const row = await ownedIdp(tx, scope, idpId);
+    if (!isOidcIdp(row)) throw notFound('Org-67J9d', 'The identity provider has no OIDC configuration: it is a JWT provider (change it with its jwt_config)');
+    const current = oidcConfigOf(row);
+    const changes: Record<string, unknown> = Object.fromEntries(
+      (Object.keys(next) as (keyof OidcConfig)[])
+        .filter((key) => JSON.stringify(current[key]) !== JSON.stringify(next[key]))
+        .map((key) => [key, next[key]]),
+    );
+    // A secret is never compared in the clear: giving one always counts as a change.
+    if (sealed) changes.clientSecretChanged = true;
+    if (Object.keys(changes).length === 0) throw failedPrecondition('Org-2k9fs', 'IDP Configuration has not been changed');
+    return applyChange(tx, ctx, scope, row, 'idp.oidc.config.changed', changes, {
+      oidcConfig: next,
+      ...(sealed ? { oidcClientSecretSealed: sealed } : {}),
     });
   }, [[IDP_LOCK, idpId]]);
 }
@@ -182,4 +319,18 @@ export async function removeIdp(store: Store, ctx: RequestContext, scope: IdpSco
     await tx.idps.remove(row.id);
     return { details: changedDetails(event) };
   }, [[IDP_LOCK, idpId]]);
+}
+
+/** Re-seals OIDC providers' client secrets sealed with an earlier operator key (secrets/reseal.ts). */
+export async function resealIdpClientSecrets(store: Store, secrets: SecretBox): Promise<number> {
+  return store.transaction(async (tx) => {
+    let count = 0;
+    for (const row of await tx.idps.withSealedSecrets()) {
+      if (!row.oidcClientSecretSealed || !secrets.isStale(row.oidcClientSecretSealed)) continue;
+      const plain = secrets.openText(row.oidcClientSecretSealed, OIDC_CLIENT_SECRET_PURPOSE);
+      await tx.idps.update(row.id, { oidcClientSecretSealed: secrets.seal(plain, OIDC_CLIENT_SECRET_PURPOSE) });
+      count++;
+    }
+    return count;
+  });
 }

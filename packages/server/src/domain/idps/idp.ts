@@ -1,6 +1,8 @@
 /**
- * JWT identity providers (description §2.4/§4.3, reference §3): the enums as ZITADEL names them,
- * who owns a provider (an organisation or the instance), and the read shape.
+ * Identity providers (description §2.4/§4.3, reference §3): ZITADEL's legacy "IDP config" of two
+ * kinds, JWT (a token fetched from an endpoint) and OIDC (the authorization-code flow against an
+ * upstream issuer). The enums as ZITADEL names them, who owns a provider (an organisation or the
+ * instance), and the read shape.
  */
 import { viewDetails, type ObjectDetails } from '../details.js';
 import { notFound } from '../errors.js';
@@ -26,6 +28,30 @@ export function stylingTypeOf(input: StylingType | 0 | 1 | undefined): StylingTy
   if (input === undefined) return 'STYLING_TYPE_UNSPECIFIED';
   return typeof input === 'number' ? STYLING_TYPES[input] : input;
 }
+
+export const IDP_TYPES = ['IDP_TYPE_JWT', 'IDP_TYPE_OIDC'] as const;
+export type IdpType = (typeof IDP_TYPES)[number];
+
+/** Which claim of the upstream's ID token becomes the user name or the display name. */
+export const OIDC_MAPPING_FIELDS = ['OIDC_MAPPING_FIELD_UNSPECIFIED', 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME', 'OIDC_MAPPING_FIELD_EMAIL'] as const;
+export type OidcMappingField = (typeof OIDC_MAPPING_FIELDS)[number];
+
+export function mappingFieldOf(input: OidcMappingField | 0 | 1 | 2 | undefined): OidcMappingField {
+  if (input === undefined) return 'OIDC_MAPPING_FIELD_UNSPECIFIED';
+  return typeof input === 'number' ? OIDC_MAPPING_FIELDS[input] : input;
+}
+
+/** An OIDC provider's settings as read back: the client secret is never among them. */
+export interface OidcConfig {
+  clientId: string;
+  issuer: string;
+  scopes: string[];
+  displayNameMapping: OidcMappingField;
+  usernameMapping: OidcMappingField;
+}
+
+/** Purpose the client secret is sealed for (secrets/secret-box.ts). */
+export const OIDC_CLIENT_SECRET_PURPOSE = 'idp.oidc.client-secret';
 
 export interface JwtConfig {
   jwtEndpoint: string;
@@ -69,7 +95,22 @@ export interface IdpView {
   stylingType: StylingType;
   owner: IdpOwnerType;
   autoRegister: boolean;
-  jwtConfig: JwtConfig;
+  /** Exactly one of the two, by the provider's kind (ZITADEL's `oneof config`). */
+  jwtConfig?: JwtConfig;
+  oidcConfig?: OidcConfig;
+}
+
+export const isOidcIdp = (row: Pick<IdpRow, 'idpType'>) => row.idpType === 'IDP_TYPE_OIDC';
+
+export function oidcConfigOf(row: IdpRow): OidcConfig {
+  const config = row.oidcConfig ?? { clientId: '', issuer: '', scopes: [], displayNameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED', usernameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED' };
+  return {
+    clientId: config.clientId,
+    issuer: config.issuer,
+    scopes: [...config.scopes],
+    displayNameMapping: config.displayNameMapping as OidcMappingField,
+    usernameMapping: config.usernameMapping as OidcMappingField,
+  };
 }
 
 export function toIdpView(row: IdpRow): IdpView {
@@ -81,6 +122,8 @@ export function toIdpView(row: IdpRow): IdpView {
     stylingType: row.stylingType as StylingType,
     owner: row.ownerType as IdpOwnerType,
     autoRegister: row.autoRegister,
-    jwtConfig: { jwtEndpoint: row.jwtEndpoint, issuer: row.jwtIssuer, keysEndpoint: row.jwtKeysEndpoint, headerName: row.jwtHeaderName },
+    ...(isOidcIdp(row)
+      ? { oidcConfig: oidcConfigOf(row) }
+      : { jwtConfig: { jwtEndpoint: row.jwtEndpoint, issuer: row.jwtIssuer, keysEndpoint: row.jwtKeysEndpoint, headerName: row.jwtHeaderName } }),
   };
 }

@@ -285,7 +285,8 @@ export const DataOIDCIDP = z.object({
     name: req(runes(1, 200)),
     stylingType: protoEnum(ENUMS.IDPStylingType).optional(),
     clientId: req(runes(1, 200)),
-    clientSecret: req(runes(1, 200)),
+    // Required by ZITADEL; optional here, as this service exports it only with `withPasswords`.
+    clientSecret: runes(1, 200).optional(),
     issuer: req(runes(1, 200)),
     scopes: strList,
     displayNameMapping: protoEnum(ENUMS.OIDCMappingField).optional(),

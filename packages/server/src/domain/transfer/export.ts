@@ -7,6 +7,7 @@
  * IAM members, machine keys, personal access tokens, application keys, passkeys; OIDC client
  * ids and secrets (an import generates new ones, as ZITADEL's does).
  */
+import { isOidcIdp, OIDC_CLIENT_SECRET_PURPOSE, oidcConfigOf } from '../idps/idp.js';
 import { processSecretBox, type SecretBox } from '../../secrets/secret-box.js';
 import { openOtpSecret } from '../users/otp-secret.js';
 import { toLinkViews } from '../federation/links.js';
@@ -180,7 +181,31 @@ export async function* exportDocument(
     if (projectMembers.length) {
       yield `,"projectMembers":${JSON.stringify(projectMembers.map(({ member: m }) => compact({ projectId: m.scopeId, userId: m.userId, roles: m.roles })))}`;
     }
-    const idps = await read.transfer.jwtIdpsOf(org.id);
+    const allIdps = await read.transfer.idpsOf(org.id);
+    const oidcIdps = allIdps.filter(isOidcIdp);
+    if (oidcIdps.length) {
+      // The client secret is a secret: it travels only when the caller asked for secrets
+      // (`withPasswords`); without it the imported provider waits for one (import-org.ts).
+      yield `,"oidcIdps":${JSON.stringify(oidcIdps.map((d) => {
+        const config = oidcConfigOf(d);
+        const clientSecret = req.withPasswords && d.oidcClientSecretSealed ? secrets.openText(d.oidcClientSecretSealed, OIDC_CLIENT_SECRET_PURPOSE) : undefined;
+        return {
+          idpId: d.id,
+          idp: compact({
+            name: d.name,
+            stylingType: d.stylingType === 'STYLING_TYPE_UNSPECIFIED' ? undefined : d.stylingType,
+            clientId: config.clientId,
+            clientSecret,
+            issuer: config.issuer,
+            scopes: config.scopes.length ? config.scopes : undefined,
+            displayNameMapping: config.displayNameMapping === 'OIDC_MAPPING_FIELD_UNSPECIFIED' ? undefined : config.displayNameMapping,
+            usernameMapping: config.usernameMapping === 'OIDC_MAPPING_FIELD_UNSPECIFIED' ? undefined : config.usernameMapping,
+            autoRegister: d.autoRegister,
+          }),
+        };
+      }))}`;
+    }
+    const idps = allIdps.filter((d) => !isOidcIdp(d));
     if (idps.length) {
       yield `,"jwtIdps":${JSON.stringify(idps.map((d) => ({
         idpId: d.id,

@@ -4,6 +4,7 @@
  * second run of the same document changes nothing. Imported resources get no events of their
  * own (description §4.5 rule 3): their state rows start at sequence 0.
  */
+import { oidcRowFields } from '../idps/commands.js';
 import { normaliseDomain } from '../orgs/domains.js';
 import { randomBytes, createHash } from 'node:crypto';
 import type { Repositories } from '../../store/store.js';
@@ -39,6 +40,8 @@ export interface ImportSuccessOrg {
   orgMembers?: string[];
   projectMembers?: { projectId: string; userId: string }[];
   jwtIdps?: string[];
+  /** ZITADEL's field name (sic). */
+  oidcIpds?: string[];
   userLinks?: { userId: string; externalUserId: string; displayName: string; idpId: string }[];
   userMetadata?: { userId: string; key: string }[];
   loginTexts?: string[];
@@ -50,7 +53,6 @@ export interface ImportSuccessOrg {
 const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: string) => string; why?: string }> = {
   actions: { type: 'action', id: (a) => a.actionId, why: 'actions are scripts, and this service does not run scripts: this action was not imported (its flow runs without it)' },
   triggerActions: { type: 'trigger_action', id: (a) => `${a.flowType}_${a.triggerType}`, why: 'actions are scripts, and this service does not run scripts: this trigger was not imported' },
-  oidcIdps: { type: 'oidc_idp', id: (i) => i.idpId },
   appKeys: { type: 'app_key', id: (k) => k.id },
   machineKeys: { type: 'machine_user_key', id: (k) => k.keyId },
 };
@@ -78,6 +80,8 @@ export interface OrgImportContext {
   plainHashes: Map<string, string>;
   /** Seals a TOTP secret for the store (domain/users/otp-secret.ts). */
   sealOtp: (base32: string) => string;
+  /** Seals an OIDC identity provider's client secret for the store (domain/idps/idp.ts). */
+  sealIdpSecret: (clientSecret: string) => string;
   /** Expired deadline (checked between steps; the transaction then rolls back). */
   signal: { readonly aborted: boolean };
   onTimeout: () => DomainError;
@@ -395,25 +399,53 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   await tx.transfer.insertOidcApps(appRows);
   check();
 
-  // ---- JWT identity providers ----
-  const idps = org.jwtIdps ?? [];
-  const takenIdps = await tx.transfer.existingIdpIds(idps.map((i) => i.idpId));
+  // ---- identity providers, JWT and OIDC: ids and names (per organisation) are unique ----
+  const jwtIdps = org.jwtIdps ?? [];
+  const oidcIdps = org.oidcIdps ?? [];
+  const takenIdps = await tx.transfer.existingIdpIds([...jwtIdps, ...oidcIdps].map((i) => i.idpId));
   const takenIdpNames = await tx.transfer.existingIdpNameKeys(orgId);
   const idpRows: Parameters<Repositories['transfer']['insertIdps']>[0] = [];
-  for (const i of idps) {
-    const nameKey = i.idp.name.toLowerCase();
-    if (takenIdps.has(i.idpId) || takenIdpNames.has(nameKey)) {
-      errors.push({ type: 'jwt_idp', id: i.idpId, message: msg('V3-DKcYh', 'Errors.IDPConfig.AlreadyExists') });
-      continue;
+  /** The provider's id and name are free (then taken), else its error is reported. */
+  const claimIdp = (type: string, idpId: string, name: string) => {
+    const nameKey = name.toLowerCase();
+    if (takenIdps.has(idpId) || takenIdpNames.has(nameKey)) {
+      errors.push({ type, id: idpId, message: msg('V3-DKcYh', 'Errors.IDPConfig.AlreadyExists') });
+      return undefined;
     }
-    takenIdps.add(i.idpId);
+    takenIdps.add(idpId);
     takenIdpNames.add(nameKey);
+    return nameKey;
+  };
+  for (const i of jwtIdps) {
+    const nameKey = claimIdp('jwt_idp', i.idpId, i.idp.name);
+    if (!nameKey) continue;
     idpRows.push({
       id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', name: i.idp.name, nameKey, state: 'IDP_STATE_ACTIVE',
       stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED', autoRegister: i.idp.autoRegister ?? false,
-      jwtEndpoint: i.idp.jwtEndpoint, jwtIssuer: i.idp.issuer, jwtKeysEndpoint: i.idp.keysEndpoint, jwtHeaderName: i.idp.headerName, ...stamp,
+      jwtEndpoint: i.idp.jwtEndpoint, jwtIssuer: i.idp.issuer, jwtKeysEndpoint: i.idp.keysEndpoint, jwtHeaderName: i.idp.headerName,
+      idpType: 'IDP_TYPE_JWT', oidcConfig: null, oidcClientSecretSealed: null, ...stamp,
     });
     push('jwtIdps', i.idpId);
+  }
+  for (const i of oidcIdps) {
+    const nameKey = claimIdp('oidc_idp', i.idpId, i.idp.name);
+    if (!nameKey) continue;
+    const config = {
+      clientId: i.idp.clientId,
+      issuer: i.idp.issuer,
+      scopes: [...new Set(i.idp.scopes ?? [])],
+      displayNameMapping: i.idp.displayNameMapping ?? 'OIDC_MAPPING_FIELD_UNSPECIFIED',
+      usernameMapping: i.idp.usernameMapping ?? 'OIDC_MAPPING_FIELD_UNSPECIFIED',
+    };
+    // Without a client secret (an export without `withPasswords`) the provider is kept but not
+    // offered at the login until an administrator sets one (UpdateOrgIDPOIDCConfig).
+    const sealed = i.idp.clientSecret ? c.sealIdpSecret(i.idp.clientSecret) : null;
+    idpRows.push({
+      id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', name: i.idp.name, nameKey, state: 'IDP_STATE_ACTIVE',
+      stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED', autoRegister: i.idp.autoRegister ?? false,
+      ...oidcRowFields(config, sealed), ...stamp,
+    });
+    push('oidcIpds', i.idpId);
   }
   await tx.transfer.insertIdps(idpRows);
 
@@ -444,7 +476,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     }
     const idp = await tx.idps.get(l.idpId);
     if (!idp || (idp.ownerId !== orgId && idp.ownerType !== 'IDP_OWNER_TYPE_SYSTEM')) {
-      errors.push({ type: 'user_link', id, message: msg('COMMAND-39Kd9', `Errors.IDPConfig.NotExisting: ${l.idpId} (only JWT providers can be imported: oidcIdps are not supported)`) });
+      errors.push({ type: 'user_link', id, message: msg('COMMAND-39Kd9', `Errors.IDPConfig.NotExisting: ${l.idpId} is no identity provider of organisation ${orgId} or of the instance`) });
       continue;
     }
     if (await tx.idpLinks.get(l.idpId, l.providedUserId)) {

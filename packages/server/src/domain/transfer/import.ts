@@ -7,6 +7,7 @@
  */
 import { processSecretBox, type SecretBox } from '../../secrets/secret-box.js';
 import { sealOtpSecret } from '../users/otp-secret.js';
+import { OIDC_CLIENT_SECRET_PURPOSE } from '../idps/idp.js';
 import { hashPassword } from '../../auth/passwords.js';
 import type { Store } from '../../store/store.js';
 import { readGcsText, type GcsOptions } from '../../storage/gcs.js';
@@ -92,6 +93,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
       const context: OrgImportContext = {
         instanceId: ctx.instanceId, org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers, notifyUsers,
         sealOtp: (base32) => sealOtpSecret(secrets, base32),
+        sealIdpSecret: (clientSecret) => secrets.seal(clientSecret, OIDC_CLIENT_SECRET_PURPOSE),
       };
       const done = await store.transaction(async (tx) => {
         const imported = await importOrg(tx, context);

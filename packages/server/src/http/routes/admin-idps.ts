@@ -3,18 +3,18 @@
  * openapi/paths/admin/idps.yaml. Deprecated like the management side.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { addJwtIdp, removeIdp } from '../../domain/idps/commands.js';
+import { addJwtIdp, addOidcIdp, removeIdp } from '../../domain/idps/commands.js';
 import { instanceScope } from '../../domain/idps/idp.js';
 import { getIdp, listIdps } from '../../domain/idps/queries.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { idpDeprecation } from '../middleware/deprecation.js';
 import { DetailsResponse, errorResponses, jsonBody, jsonResponse, SECURED } from '../schemas/common.js';
-import { AddJWTIDPRequest, AddJWTIDPResponse, IdpIdParam, IDPResponse, ListIDPsRequest, ListIDPsResponse, withDeprecationHeaders } from '../schemas/idps.js';
+import { AddJWTIDPRequest, AddJWTIDPResponse, AddOIDCIDPRequest, IdpIdParam, IDPResponse, ListIDPsRequest, ListIDPsResponse, withDeprecationHeaders } from '../schemas/idps.js';
 
 const TAG = ['Identity providers'];
 
-export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
+export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth, secrets }: RouteDeps) {
   app.openapi(
     createRoute({
       method: 'post',
@@ -31,6 +31,24 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }
       }),
     }),
     async (c) => c.json(await addJwtIdp(store, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/admin/v1/idps/oidc',
+      operationId: 'AddOIDCIDP',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('AddOIDCIDP'), auth] as const,
+      request: { body: jsonBody(AddOIDCIDPRequest) },
+      responses: withDeprecationHeaders({
+        200: jsonResponse('Created.', AddJWTIDPResponse),
+        ...errorResponses(400, 401, 403, 409, 413),
+      }),
+    }),
+    async (c) => c.json(await addOidcIdp(store, secrets, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('json')), 200),
   );
 
   app.openapi(

@@ -15,13 +15,34 @@
  * 3. `GET /ui/login/{uid}/idp/callback`: in the browser that started, proven by the cookie, the
  *    sign-in completes (oidc-provider continues to the client with a code) or the link page shows.
  * 4. `POST /ui/login/{uid}/idp/link`: an existing account's password links the identity.
+ * An OIDC provider (domain/federation/oidc-upstream.ts) replaces steps 1–2: the button sends the
+ * browser to the upstream issuer's authorization endpoint with a sealed `state` (attempt, provider,
+ * cookie hash, PKCE verifier, nonce), and the upstream sends it back to
+ * `GET /ui/login/login/externalidp/callback` (ZITADEL's path), where the code is exchanged and the
+ * identity signed in, registered or sent on to linking; then step 3 as above. That callback has
+ * no cookie of the attempt (its path is the attempt's), so step 3 is where the browser is proven.
  * Every refusal is a page saying why and what to do next, and a log line.
  */
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { afterPassword } from './login-steps.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
-import { AGENT_COOKIE, agentOf, newAgentSecret, openOutcome, openUserAgent, sealOutcome, sealUserAgent, STATE_TTL_MS, type Outcome } from '../../domain/federation/browser-state.js';
+import {
+  AGENT_COOKIE,
+  agentOf,
+  newAgentSecret,
+  openOidcState,
+  openOutcome,
+  openUserAgent,
+  sealOidcState,
+  sealOutcome,
+  sealUserAgent,
+  STATE_TTL_MS,
+  type Outcome,
+} from '../../domain/federation/browser-state.js';
+import { mappedClaim, OIDC_CALLBACK_PATH, UpstreamError } from '../../domain/federation/oidc-upstream.js';
+import { isOidcIdp, oidcConfigOf } from '../../domain/idps/idp.js';
+import type { IdpRow } from '../../store/repositories/idps.js';
 import { ExternalTokenError, tokenFromHeader, validateProviderToken } from '../../domain/federation/jwt-token.js';
 import { identityFromClaims, linkIdentity, providersFor, SignInRefused, signInWithIdentity } from '../../domain/federation/sign-in.js';
 import { hasNul } from '../../oidc/nul-guard.js';
@@ -61,10 +82,83 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
       secure: issuer.startsWith('https:'),
       maxAge: STATE_TTL_MS / 1000,
     });
+    if (isOidcIdp(idp)) {
+      try {
+        const to = await deps.oidcUpstreams.authorizationUrl(idp, issuer + OIDC_CALLBACK_PATH, (pending) =>
+          sealOidcState(secrets, { uid, idpId: idp.id, agent: agentOf(secret), ...pending }),
+        );
+        return c.redirect(to.href, 303);
+      } catch (error) {
+        if (error instanceof UpstreamError) return refuse(c, 502, error.message, { uid, idpId: idp.id, check: error.reason }, loginUrl(uid));
+        throw error;
+      }
+    }
     const to = new URL(idp.jwtEndpoint);
     to.searchParams.set('authRequestID', uid);
     to.searchParams.set('userAgentID', sealUserAgent(secrets, { uid, idpId: idp.id, agent: agentOf(secret) }));
     return c.redirect(to.href, 303);
+  });
+
+  /**
+   * The provider of an attempt, if it still exists, is offered to the attempt's application and is
+   * active; otherwise the refusal page to show.
+   */
+  async function attemptProvider(c: Context, uid: string, idpId: string) {
+    const back = loginUrl(uid);
+    const interaction = await provider.Interaction.find(uid);
+    if (!interaction) return { refusal: refuse(c, 400, 'This sign-in attempt has expired. Start signing in at the application again.', { uid }) };
+    const clientId = typeof interaction.params.client_id === 'string' ? interaction.params.client_id : '';
+    const app = clientId ? await store.read.oidcApps.byClientId(clientId) : undefined;
+    const idp = await store.read.idps.get(idpId);
+    const offered = app && idp && [app.orgId, deps.instanceId].includes(idp.ownerId);
+    if (!idp || !offered) return { refusal: refuse(c, 400, 'The identity provider of this sign-in no longer exists.', { uid, idpId }, back) };
+    if (idp.state !== 'IDP_STATE_ACTIVE') return { refusal: refuse(c, 403, `The identity provider "${idp.name}" is deactivated. Sign in another way or ask an administrator.`, { uid, idpId: idp.id }, back) };
+    return { idp, orgId: app.orgId };
+  }
+
+  /** Hands the outcome to step 3, in the browser that started (sealed for its cookie). */
+  const toCallback = (c: Context, uid: string, agent: string, outcome: Outcome) => {
+    const to = new URL(`${loginUrl(uid)}/idp/callback`);
+    to.searchParams.set('state', sealOutcome(secrets, { uid, agent, outcome }));
+    return c.redirect(to.href, 302);
+  };
+
+  // 2 (OIDC). The upstream issuer sends the browser back with a code (or an error).
+  app.get(OIDC_CALLBACK_PATH, async (c) => {
+    const sealed = c.req.query('state') ?? '';
+    const pending = sealed && !hasNul(sealed) ? openOidcState(secrets, sealed) : undefined;
+    if (!pending) return refuse(c, 400, 'This answer of an identity provider is invalid or has expired. Start signing in at the application again.', {});
+    const { uid } = pending;
+    const found = await attemptProvider(c, uid, pending.idpId);
+    if ('refusal' in found) return found.refusal;
+    const idp: IdpRow = found.idp;
+    if (!isOidcIdp(idp)) return refuse(c, 400, 'The identity provider of this sign-in changed its kind. Start again from the sign-in page.', { uid, idpId: idp.id }, loginUrl(uid));
+    const error = c.req.query('error');
+    if (error) {
+      const description = c.req.query('error_description');
+      const why = `${error}${description ? `: ${description}` : ''}`.slice(0, 300);
+      return refuse(c, 403, `"${idp.name}" did not sign you in (${why}). Try again, or sign in another way.`, { uid, idpId: idp.id, upstreamError: error }, loginUrl(uid));
+    }
+    if (!c.req.query('code')) return refuse(c, 400, 'The identity provider\u2019s answer has neither a code nor an error. Start again from the sign-in page.', { uid, idpId: idp.id }, loginUrl(uid));
+    // The URL the upstream redirected to, on this service's own issuer (not the request's host,
+    // which a proxy may have rewritten): openid-client checks it against the redirect URI.
+    const callbackUrl = new URL(issuer + OIDC_CALLBACK_PATH);
+    for (const [name, value] of new URL(c.req.url).searchParams) callbackUrl.searchParams.append(name, value);
+    let outcome: Outcome;
+    try {
+      const claims = await deps.oidcUpstreams.claimsFromCallback(idp, callbackUrl, sealed, pending);
+      const settings = oidcConfigOf(idp);
+      const identity = identityFromClaims(idp.id, claims, {
+        userName: mappedClaim(claims, settings.usernameMapping),
+        displayName: mappedClaim(claims, settings.displayNameMapping),
+      });
+      outcome = await signInWithIdentity(store, deps.instanceId, idp, found.orgId, identity);
+    } catch (error) {
+      if (error instanceof UpstreamError) return refuse(c, error.reason === 'refused' ? 401 : 502, error.message, { uid, idpId: idp.id, check: error.reason }, loginUrl(uid));
+      if (error instanceof SignInRefused) return refuse(c, 403, error.message, { uid, idpId: idp.id }, loginUrl(uid));
+      throw error;
+    }
+    return toCallback(c, uid, pending.agent, outcome);
   });
 
   // 2. The provider's proxy, with the JWT.
@@ -77,20 +171,16 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
       return refuse(c, 400, 'This sign-in link is invalid or has expired. Start signing in at the application again.', { uid });
     }
     const back = loginUrl(uid);
-    const interaction = await provider.Interaction.find(uid);
-    if (!interaction) return refuse(c, 400, 'This sign-in attempt has expired. Start signing in at the application again.', { uid });
-    const clientId = typeof interaction.params.client_id === 'string' ? interaction.params.client_id : '';
-    const app = clientId ? await store.read.oidcApps.byClientId(clientId) : undefined;
-    const idp = await store.read.idps.get(agentState.idpId);
-    const offered = app && idp && [app.orgId, deps.instanceId].includes(idp.ownerId);
-    if (!idp || !offered) return refuse(c, 400, 'The identity provider of this sign-in no longer exists.', { uid, idpId: agentState.idpId }, back);
-    if (idp.state !== 'IDP_STATE_ACTIVE') return refuse(c, 403, `The identity provider "${idp.name}" is deactivated. Sign in another way or ask an administrator.`, { uid, idpId: idp.id }, back);
+    const found = await attemptProvider(c, uid, agentState.idpId);
+    if ('refusal' in found) return found.refusal;
+    const idp: IdpRow = found.idp;
+    if (isOidcIdp(idp)) return refuse(c, 400, 'The identity provider of this sign-in is not a JWT provider.', { uid, idpId: idp.id }, back);
 
     let outcome: Outcome;
     try {
       const token = tokenFromHeader((name) => c.req.header(name), idp.jwtHeaderName);
       const claims = await validateProviderToken(token, { issuer: idp.jwtIssuer, keysEndpoint: idp.jwtKeysEndpoint, headerName: idp.jwtHeaderName }, deps.providerKeys);
-      outcome = await signInWithIdentity(store, deps.instanceId, idp, app.orgId, identityFromClaims(idp.id, claims));
+      outcome = await signInWithIdentity(store, deps.instanceId, idp, found.orgId, identityFromClaims(idp.id, claims));
     } catch (error) {
       if (error instanceof ExternalTokenError) {
         return refuse(c, error.reason === 'keys_unavailable' ? 502 : 401, error.message, { uid, idpId: idp.id, check: error.reason }, back);
@@ -98,10 +188,7 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
       if (error instanceof SignInRefused) return refuse(c, 403, error.message, { uid, idpId: idp.id }, back);
       throw error;
     }
-    const state = sealOutcome(secrets, { uid, agent: agentState.agent, outcome });
-    const to = new URL(`${loginUrl(uid)}/idp/callback`);
-    to.searchParams.set('state', state);
-    return c.redirect(to.href, 302);
+    return toCallback(c, uid, agentState.agent, outcome);
   });
 
   /** The outcome sealed for this attempt in this very browser, else undefined. */

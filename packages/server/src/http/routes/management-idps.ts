@@ -4,7 +4,7 @@
  * deprecation headers (middleware listed before auth).
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { addJwtIdp, deactivateIdp, reactivateIdp, removeIdp, updateIdp, updateIdpJwtConfig } from '../../domain/idps/commands.js';
+import { addJwtIdp, addOidcIdp, deactivateIdp, reactivateIdp, removeIdp, updateIdp, updateIdpJwtConfig, updateIdpOidcConfig } from '../../domain/idps/commands.js';
 import { orgScope } from '../../domain/idps/idp.js';
 import { getIdp, listIdps } from '../../domain/idps/queries.js';
 import type { RouteDeps } from '../deps.js';
@@ -14,18 +14,20 @@ import { DetailsResponse, errorResponses, jsonBody, jsonResponse, OrgHeader, SEC
 import {
   AddJWTIDPRequest,
   AddJWTIDPResponse,
+  AddOIDCIDPRequest,
   IdpIdParam,
   IDPResponse,
   ListIDPsRequest,
   ListIDPsResponse,
   UpdateIDPJWTConfigRequest,
+  UpdateIDPOIDCConfigRequest,
   UpdateIDPRequest,
   withDeprecationHeaders,
 } from '../schemas/idps.js';
 
 const TAG = ['Identity providers'];
 
-export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps) {
+export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth, secrets }: RouteDeps) {
   app.openapi(
     createRoute({
       method: 'post',
@@ -42,6 +44,43 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       }),
     }),
     async (c) => c.json(await addJwtIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/management/v1/idps/oidc',
+      operationId: 'AddOrgOIDCIDP',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('AddOrgOIDCIDP'), auth] as const,
+      request: { headers: OrgHeader, body: jsonBody(AddOIDCIDPRequest) },
+      responses: withDeprecationHeaders({
+        200: jsonResponse('Created.', AddJWTIDPResponse),
+        ...errorResponses(400, 401, 403, 409, 413),
+      }),
+    }),
+    async (c) => c.json(await addOidcIdp(store, secrets, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/management/v1/idps/{idpId}/oidc_config',
+      operationId: 'UpdateOrgIDPOIDCConfig',
+      tags: TAG,
+      deprecated: true,
+      security: SECURED,
+      middleware: [idpDeprecation('UpdateOrgIDPOIDCConfig'), auth] as const,
+      request: { headers: OrgHeader, params: IdpIdParam, body: jsonBody(UpdateIDPOIDCConfigRequest) },
+      responses: withDeprecationHeaders({
+        200: jsonResponse('Changed.', DetailsResponse),
+        ...errorResponses(400, 401, 403, 404, 413),
+      }),
+    }),
+    async (c) =>
+      c.json(await updateIdpOidcConfig(store, secrets, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId, c.req.valid('json')), 200),
   );
 
   app.openapi(

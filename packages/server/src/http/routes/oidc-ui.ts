@@ -23,6 +23,7 @@ import { loginLanguage, loginPageTexts } from '../../domain/texts/login-texts.js
 import { hasNul } from '../../oidc/nul-guard.js';
 import { providersFor } from '../../domain/federation/sign-in.js';
 import type { ProviderKeys } from '../../domain/federation/provider-keys.js';
+import type { OidcUpstreams } from '../../domain/federation/oidc-upstream.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { registerFederationRoutes } from './login-federation.js';
 import { afterPassword, registerLoginStepRoutes } from './login-steps.js';
@@ -41,6 +42,8 @@ export interface OidcRouteDeps {
   secrets: SecretBox;
   /** Identity providers' signing keys, cached per process. */
   providerKeys: ProviderKeys;
+  /** OIDC identity providers' upstream issuers (discovery cached per process). */
+  oidcUpstreams: OidcUpstreams;
 }
 
 export const FAILURE_TEXT = {

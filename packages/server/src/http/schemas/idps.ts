@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { IDP_FIELD_NAMES, IDP_OWNER_TYPES, IDP_STATES, IDP_TEXT_MAX, STYLING_TYPES } from '../../domain/idps/idp.js';
+import { IDP_FIELD_NAMES, IDP_OWNER_TYPES, IDP_STATES, IDP_TEXT_MAX, OIDC_MAPPING_FIELDS, STYLING_TYPES } from '../../domain/idps/idp.js';
 import { Details, ListDetails, ListQuery, TextQueryMethod } from './common.js';
 
 const text = () => z.string().min(1).max(IDP_TEXT_MAX);
@@ -32,6 +32,46 @@ export const AddJWTIDPRequest = z
 
 export const AddJWTIDPResponse = z.object({ details: Details, idpId: z.string() }).openapi('AddJWTIDPResponse');
 
+/** Names or the proto numbers (0, 1, 2). */
+const MappingFieldInput = z.union([z.enum(OIDC_MAPPING_FIELDS), z.literal(0), z.literal(1), z.literal(2)]);
+/** Scope tokens (RFC 6749 §3.3: printable ASCII without space, quote or backslash). */
+const Scopes = z.array(z.string().min(1).max(IDP_TEXT_MAX).regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'a scope is printable ASCII without spaces, quotes or backslashes')).max(20);
+
+export const AddOIDCIDPRequest = z
+  .object({
+    name: text(),
+    stylingType: StylingTypeInput.optional(),
+    clientId: text(),
+    clientSecret: text(),
+    issuer: httpUrl(),
+    scopes: Scopes.optional(),
+    displayNameMapping: MappingFieldInput.optional(),
+    usernameMapping: MappingFieldInput.optional(),
+    autoRegister: z.boolean().optional(),
+  })
+  .openapi('AddOIDCIDPRequest');
+
+export const UpdateIDPOIDCConfigRequest = z
+  .object({
+    clientId: text(),
+    clientSecret: text().optional(),
+    issuer: httpUrl(),
+    scopes: Scopes.optional(),
+    displayNameMapping: MappingFieldInput.optional(),
+    usernameMapping: MappingFieldInput.optional(),
+  })
+  .openapi('UpdateIDPOIDCConfigRequest');
+
+export const IDPOIDCConfig = z
+  .object({
+    clientId: z.string(),
+    issuer: z.string(),
+    scopes: z.array(z.string()),
+    displayNameMapping: z.enum(OIDC_MAPPING_FIELDS),
+    usernameMapping: z.enum(OIDC_MAPPING_FIELDS),
+  })
+  .openapi('IDPOIDCConfig');
+
 export const JWTConfig = z
   .object({ jwtEndpoint: z.string(), issuer: z.string(), keysEndpoint: z.string(), headerName: z.string() })
   .openapi('JWTConfig');
@@ -45,7 +85,8 @@ export const IDP = z
     stylingType: z.enum(STYLING_TYPES),
     owner: z.enum(IDP_OWNER_TYPES),
     autoRegister: z.boolean(),
-    jwtConfig: JWTConfig,
+    jwtConfig: JWTConfig.optional(),
+    oidcConfig: IDPOIDCConfig.optional(),
   })
   .openapi('IDP');
 

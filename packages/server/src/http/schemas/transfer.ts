@@ -85,6 +85,7 @@ export const ImportDataResponse = z
             projectGrantMembers: z.array(z.object({ projectId: z.string(), grantId: z.string(), userId: z.string() })).optional(),
             orgMembers: z.array(z.string()).optional(),
             projectMembers: z.array(Pair('projectId', 'userId')).optional(),
+            oidcIpds: z.array(z.string()).optional(),
             jwtIdps: z.array(z.string()).optional(),
             userLinks: z.array(z.object({ userId: z.string(), externalUserId: z.string(), displayName: z.string(), idpId: z.string() })).optional(),
             userMetadata: z.array(Pair('userId', 'key')).optional(),

@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { selectPage, textCondition, type PageQuery, type TextMatch } from './search.js';
@@ -28,6 +28,10 @@ export function idpRepository(db: Db, t: Tables) {
         .where(and(eq(t.idps.ownerId, ownerId), eq(t.idps.nameKey, nameKey)))
         .limit(1);
       return row !== undefined && row.id !== exceptId;
+    },
+    /** OIDC providers holding a sealed client secret (re-sealing after a key rotation). */
+    async withSealedSecrets(): Promise<IdpRow[]> {
+      return db.select().from(t.idps).where(isNotNull(t.idps.oidcClientSecretSealed));
     },
     async insert(row: IdpRow): Promise<void> {
       await db.insert(t.idps).values(row);

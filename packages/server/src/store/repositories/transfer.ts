@@ -63,7 +63,8 @@ export function transferRepository(db: Db, t: Tables) {
     async oidcAppsOf(orgId: string) {
       return db.select().from(t.oidcApps).where(eq(t.oidcApps.orgId, orgId)).orderBy(asc(t.oidcApps.id));
     },
-    async jwtIdpsOf(orgId: string) {
+    /** The organisation's identity providers of both kinds, by id. */
+    async idpsOf(orgId: string) {
       const i = t.idps;
       return db.select().from(i).where(and(eq(i.ownerId, orgId), eq(i.ownerType, 'IDP_OWNER_TYPE_ORG'))).orderBy(asc(i.id));
     },
