@@ -4503,6 +4503,13 @@ export interface components {
          * @description With `responseOutput`: the document `{"orgs": [...]}`, streamed (preceded by `gcsOutput` when both
          *     outputs were asked for). A failure after streaming began (e.g. the timeout) aborts the connection,
          *     leaving an incomplete JSON body. With only `gcsOutput`: where the document was written.
+         *
+         *     Instance-specific, so not the same after an import into another instance and an export from it: each
+         *     application's `identityServiceClient` (its client id and, with `withPasswords`, the SHA-256 of its
+         *     secret on this instance; a document without it gets new ones), and the domain the instance generates for
+         *     each organisation (`<name>.<instance domain>`). Zero values are left out as protojson leaves them out.
+         *     Secrets travel only with `withPasswords` (password hashes, OIDC identity providers' client secrets) and
+         *     `withOtp` (TOTP secrets).
          */
         ExportDataResponse: {
             gcsOutput?: {

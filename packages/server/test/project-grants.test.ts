@@ -5,6 +5,7 @@
  * taking a role out of the grant takes it out of the user grants; removing the grant removes them,
  * and a new token no longer carries the role. The project check accepts a granted organisation.
  */
+import { decodeJwt } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
@@ -13,6 +14,8 @@ import { describeEachStore } from './support/instance.js';
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
 const ROLES = 'urn:zitadel:iam:org:project:roles';
+/** This service's own roles claim (access tokens asserting roles without a roles scope). */
+const SERVICE_ROLES = 'urn:service:iam:org:project:roles';
 
 describeEachStore('project grants', (dialect) => {
   let s: OidcTestServer;
@@ -34,6 +37,13 @@ describeEachStore('project grants', (dialect) => {
     expect(signedIn.callback, signedIn.page?.html).toBeTruthy();
     const tokens = await oc.authorizationCodeGrant(config, signedIn.callback!, { pkceCodeVerifier: verifier });
     const info = await (await fetch(`${s.issuer}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json();
+    // The app asserts roles in its ID token and access token (idTokenRoleAssertion,
+    // accessTokenRoleAssertion): both carry the user's roles, with or without a roles scope
+    // (under ZITADEL's claim when its scope was asked for, else under this service's).
+    const inIdToken = tokens.claims()![ROLES] ?? tokens.claims()![SERVICE_ROLES] ?? {};
+    const inAccessToken = decodeJwt(tokens.access_token)[ROLES] ?? decodeJwt(tokens.access_token)[SERVICE_ROLES] ?? {};
+    expect(inIdToken).toEqual(inAccessToken);
+    if (scope.includes(ROLES)) expect(inIdToken).toEqual(info[ROLES] ?? {});
     return info[ROLES] ?? {};
   };
 
@@ -59,6 +69,7 @@ describeEachStore('project grants', (dialect) => {
     expect((await s.api('POST', `/management/v1/projects/${projectId}/roles/_bulk`, { roles: [{ key: 'reader', displayName: 'Reader' }, { key: 'writer', displayName: 'Writer' }] }, undefined, inA)).status).toBe(200);
     const app = await s.api('POST', `/management/v1/projects/${projectId}/apps/oidc`, {
       name: 'shared app', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true,
+      idTokenRoleAssertion: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT', accessTokenRoleAssertion: true,
     }, undefined, inA);
     config = await oc.discovery(new URL(s.issuer), app.body.clientId, undefined, oc.ClientSecretBasic(app.body.clientSecret), { execute: [oc.allowInsecureRequests] });
   }, 60_000);

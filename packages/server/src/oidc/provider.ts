@@ -96,7 +96,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     routes: ROUTES,
     scopes: [...OIDC_SCOPES],
     claims: {
-      openid: ['sub'],
+      // The roles claim is offered with openid so that an asserting app's ID token may carry it
+      // (claims() decides when: a roles scope, or idTokenRoleAssertion).
+      openid: ['sub', ROLES_CLAIM],
       profile: ['name', 'given_name', 'family_name', 'nickname', 'locale', 'preferred_username', 'updated_at'],
       email: ['email', 'email_verified'],
       [ROLES_SCOPE]: [ROLES_CLAIM],
@@ -180,7 +182,10 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
           const claims: Record<string, unknown> = { sub };
           if (hasScope(scope, 'profile') && (inIdToken || client.id_token_userinfo_assertion)) Object.assign(claims, std.profile);
           if (hasScope(scope, 'email') && (inIdToken || client.id_token_userinfo_assertion)) Object.assign(claims, std.email);
-          const roleClaims = rolesClaimNames(scope);
+          // As for access tokens (extraTokenClaims): an app asserting roles in its ID token
+          // (idTokenRoleAssertion) gets them there without a roles scope, under our claim name.
+          let roleClaims = rolesClaimNames(scope);
+          if (!roleClaims.length && use === 'id_token' && client.id_token_role_assertion) roleClaims = [ROLES_CLAIM];
           if (roleClaims.length && (inIdToken || client.id_token_role_assertion)) {
             const roles = await rolesClaim(store, sub, tokenProjects(client, scope));
             for (const name of roleClaims) claims[name] = roles;

@@ -41,6 +41,7 @@ export const label = policyOperations({
   show: (p: Label) => ({ ...p }),
   documentField: 'labelPolicy',
   importType: 'label_policy',
-  // As ZITADEL's export: no theme mode (and never assets).
-  toDocument: ({ themeMode: _themeMode, ...rest }: Label) => rest,
+  // ZITADEL's export leaves the theme mode out; here it travels unless it is the default (AUTO), so a
+  // ZITADEL document (which has none) comes back as it was, and a chosen mode is not lost. Never assets.
+  toDocument: ({ themeMode, ...rest }: Label) => ({ ...rest, ...(themeMode !== 'THEME_MODE_AUTO' ? { themeMode } : {}) }),
 });

@@ -18,6 +18,7 @@ import { DomainError, GrpcCode } from '../errors.js';
 import type { Repositories, Store } from '../../store/store.js';
 import { writeGcsObject, type GcsOptions } from '../../storage/gcs.js';
 import { MESSAGE_TEXT_LISTS } from './document.js';
+import { ENUMS } from './enums.js';
 import { parseExportRequest, type ExportRequest } from './request.js';
 
 const PAGE = 1000;
@@ -47,6 +48,17 @@ function compact<T extends Record<string, unknown>>(obj: T): Partial<T> {
     out[k] = v;
   }
   return out as Partial<T>;
+}
+
+/** Every enum's zero value (its first name), which protojson leaves out like other zero values. */
+const ENUM_ZEROS = new Set<string>(Object.values(ENUMS).map((names) => names[0]));
+
+/**
+ * A policy's settings as protojson writes them: zero values (false, '', 0, empty lists, an enum's
+ * zero) left out, so a document without them comes back without them.
+ */
+function protoCompact(obj: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(compact(obj)).filter(([, v]) => v !== 0 && !(typeof v === 'string' && ENUM_ZEROS.has(v))));
 }
 
 const MESSAGE_LIST_BY_TYPE = Object.fromEntries(Object.entries(MESSAGE_TEXT_LISTS).map(([list, type]) => [type, list]));
@@ -104,7 +116,7 @@ export async function* exportDocument(
     // The organisation's own policies (not the instance's, as ZITADEL).
     for (const kind of POLICY_KINDS) {
       const row = await read.policies.get(org.id, kind.kind);
-      if (row) yield `,${JSON.stringify(kind.documentField)}:${JSON.stringify((kind.toDocument as (s: object) => object)(row.settings))}`;
+      if (row) yield `,${JSON.stringify(kind.documentField)}:${JSON.stringify(protoCompact((kind.toDocument as (s: object) => Record<string, unknown>)(row.settings)))}`;
     }
     // userMetadata: ZITADEL's SetUserMetadataRequest (id = the user).
     const metadata = await read.userMetadata.listByOrg(org.id);
@@ -133,7 +145,7 @@ export async function* exportDocument(
     if (apiApps.length) {
       // ZITADEL's DataAPIApplication, with the credentials as for OIDC applications.
       const client = (a: (typeof apiApps)[number]) => compact({ clientId: a.clientId, clientSecretHash: req.withPasswords ? (a.clientSecretHash ?? undefined) : undefined });
-      yield `,"apiApps":${JSON.stringify(apiApps.map((a) => ({ appId: a.id, app: { projectId: a.projectId, name: a.name, authMethodType: (a.config as { authMethodType?: string }).authMethodType ?? 'API_AUTH_METHOD_TYPE_BASIC' }, identityServiceClient: client(a) })))}`;
+      yield `,"apiApps":${JSON.stringify(apiApps.map((a) => ({ appId: a.id, app: protoCompact({ projectId: a.projectId, name: a.name, authMethodType: (a.config as { authMethodType?: string }).authMethodType }), identityServiceClient: client(a) })))}`;
     }
     if (apps.length) {
       // identityServiceClient: this service's extension (document.ts), the client's credentials.
