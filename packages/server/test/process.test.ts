@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from 'node:net';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './support/temp-dir.js';
 import { generateKeyText } from '../src/secrets/secret-box.js';
@@ -204,6 +205,52 @@ describe('the server process', () => {
     }
     await Promise.all(servers.map(stop));
   });
+  it('two server processes on one PostgreSQL database take writes at once: every one answered, every aggregate\'s sequences unique and gapless', async () => {
+    const url = await freshPostgresDatabase();
+    const dir = tempDir('identity-proc-');
+    const env = (n: number) => ({ DATABASE_URL: url, ADMIN_PAT_FILE: join(dir, `admin-${n}.pat`) });
+    const first = await start(env(1));
+    const second = await start(env(2));
+    const token = readFileSync(join(dir, 'admin-1.pat'), 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const ports = [first.port, second.port];
+    try {
+      // Every write goes to the instance's aggregate (its verify-email text), half through each
+      // process, 40 at a time: the processes' transactions queue on one aggregate's sequence.
+      const WRITES = 400;
+      const statuses: number[] = [];
+      const sequences: number[] = [];
+      let next = 0;
+      await Promise.all(Array.from({ length: 40 }, async () => {
+        while (next < WRITES) {
+          const i = next++;
+          const res = await fetch(`http://127.0.0.1:${ports[i % 2]}/admin/v1/text/message/verifyemail/en`, { method: 'PUT', headers, body: JSON.stringify({ title: `Write ${i}` }) });
+          statuses.push(res.status);
+          if (res.ok) sequences.push(Number((await res.json()).details.sequence));
+          else await res.body?.cancel();
+        }
+      }));
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      expect(new Set(sequences).size).toBe(WRITES);
+      // In the event log: per aggregate, sequences 1…n without a gap or a repeat.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ n: string; distinct_n: string; lowest: string; highest: string }>(
+          'select count(*) as n, count(distinct sequence) as distinct_n, min(sequence) as lowest, max(sequence) as highest from events group by aggregate_type, aggregate_id',
+        );
+        expect(rows.length).toBeGreaterThan(0);
+        for (const row of rows) expect([row.distinct_n, row.lowest, row.highest]).toEqual([row.n, '1', row.n]);
+        const { rows: [texts] } = await client.query<{ n: string }>("select count(*) as n from events where type = 'instance.customtext.set'");
+        expect(Number(texts.n)).toBeGreaterThanOrEqual(WRITES);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await Promise.all([stop(first), stop(second)]);
+    }
+  }, 120_000);
+
   it('two server processes on one PostgreSQL database deliver 1,000 queued mails exactly once, counted at the SMTP server', async () => {
     const sink = await startSmtpSink();
     const url = await freshPostgresDatabase();
