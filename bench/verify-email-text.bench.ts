@@ -9,7 +9,7 @@
  *   BENCH_WARMUP=2         warm-up seconds per target, on the same connections (not counted)
  *   BENCH_CONNECTIONS=50   concurrent connections
  *   BENCH_STORES=sqlite,postgres
- *   BENCH_TARGETS=bare,floor,write,read,tokens   which measurements to run (e.g. only `write` while profiling);
+ *   BENCH_TARGETS=bare,floor,write,write2,read,tokens,oauth,grants   which measurements to run (`write2`: the write over two server processes on one PostgreSQL)
  *                          `tokens`: GET /admin/v1/languages with a PAT and with a JWT access token
  *                          (client credentials), the per-request cost of each kind of authentication;
  *                          `oauth`: client-credentials token and introspection, beside a bare
@@ -60,7 +60,7 @@ const settings: LoadSettings = {
   warmup: int('BENCH_WARMUP', 2),
 };
 const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
-const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,write,read,tokens,oauth,grants').split(',').map((s) => s.trim()));
+const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,write,write2,read,tokens,oauth,grants').split(',').map((s) => s.trim()));
 const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
 const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -151,6 +151,7 @@ async function benchServer(store: string): Promise<Row[]> {
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const rows: Row[] = [];
     if (targets.has('write')) rows.push(await benchWrite(child, headers, store));
+    if (targets.has('write2') && store === 'postgres') rows.push(await benchWriteTwoProcesses(child, databaseUrl, patFile, headers, store));
     if (targets.has('read')) {
       const m = await measure(
         { url: child.baseUrl + TEXT_PATH, headers: { authorization: headers.authorization } },
@@ -174,16 +175,17 @@ async function benchServer(store: string): Promise<Row[]> {
  * the aggregate grew by at least the 2xx count and at most the requests sent (requests still in
  * flight when autocannon stops are processed by the server but never counted as answered).
  */
-async function benchWrite(child: Child, headers: Record<string, string>, store: string): Promise<Row> {
+async function benchWrite(child: Child, headers: Record<string, string>, store: string, others: Child[] = []): Promise<Row> {
   const { baseUrl } = child;
   const runId = Date.now().toString(36);
   const before = await setText(baseUrl, headers, `bench ${runId} before`);
   const sequences = new Set<string>();
   let okAnswers = 0;
   let n = 0;
+  const servers = [child, ...others];
   const m = await measure(
-    {
-      url: baseUrl,
+    servers.map((server) => ({
+      url: server.baseUrl,
       requests: [
         {
           method: 'PUT',
@@ -198,21 +200,47 @@ async function benchWrite(child: Child, headers: Record<string, string>, store: 
           },
         },
       ],
-    },
+    })),
     settings,
-    child.cpuSeconds,
+    () => servers.reduce<number | undefined>((sum, server) => {
+      const cpu = server.cpuSeconds();
+      return sum === undefined || cpu === undefined ? undefined : sum + cpu;
+    }, 0),
   );
   const after = await setText(baseUrl, headers, `bench ${runId} after`);
   const appended = after - before - 1;
   const answered = m.ok;
   const eventsOk = sequences.size === okAnswers && appended >= answered && appended <= m.sent;
   return {
-    target: `PUT ${TEXT_PATH} (write + event)`,
+    target: `PUT ${TEXT_PATH} (write + event)${others.length ? `, ${servers.length} processes` : ''}`,
     store,
     m,
     eventsOk,
     eventsNote: `${appended} appended, ${answered} 2xx, ${m.sent} sent, ${sequences.size === okAnswers ? 'sequences unique' : `${sequences.size} sequences in ${okAnswers} answers`}`,
   };
+}
+
+/**
+ * The same write spread over two server processes on one PostgreSQL database (issue 14: several
+ * processes behind a load balancer): half the connections to each, the same event checks over
+ * both, server CPU summed over both processes.
+ */
+async function benchWriteTwoProcesses(first: Child, databaseUrl: string, patFile: string, headers: Record<string, string>, store: string): Promise<Row> {
+  const port = await freePort();
+  const second = await startChild({
+    args: [...serverNodeArgs, '--import', 'tsx', 'src/main.ts'],
+    cwd: SERVER_DIR,
+    env: { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel },
+    port,
+    readyPath: '/readyz',
+    logFile: join(work, `server-${store}-2.log`),
+  });
+  children.push(second);
+  try {
+    return await benchWrite(first, headers, store, [second]);
+  } finally {
+    await second.stop();
+  }
 }
 
 /**

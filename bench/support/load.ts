@@ -33,23 +33,47 @@ export interface Measurement {
   serverCpuMs?: number;
 }
 
+type Target = Omit<Options, 'connections' | 'duration'>;
+
+/**
+ * `target` may be several (e.g. two server processes behind no balancer): the connections are
+ * split evenly between them, run at once, and counted together; `serverCpuSeconds` should then
+ * sum the processes' CPU.
+ */
 export async function measure(
-  target: Omit<Options, 'connections' | 'duration'>,
+  target: Target | Target[],
   settings: LoadSettings,
   serverCpuSeconds?: () => number | undefined,
 ): Promise<Measurement> {
+  const targets = Array.isArray(target) ? target : [target];
   const latencies: number[] = [];
   let cpuAtWindowStart: number | undefined;
   let windowStart = Number.POSITIVE_INFINITY;
-  const instance = autocannon({ ...target, connections: settings.connections, duration: settings.warmup + settings.duration });
+  const instances = targets.map((t, i) => {
+    // Connections split evenly, the first ones taking the remainder.
+    const connections = Math.floor(settings.connections / targets.length) + (i < settings.connections % targets.length ? 1 : 0);
+    return autocannon({ ...t, connections, duration: settings.warmup + settings.duration });
+  });
   const timer = setTimeout(() => {
     windowStart = performance.now();
     cpuAtWindowStart = serverCpuSeconds?.();
   }, settings.warmup * 1000);
-  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
-    if (performance.now() >= windowStart) latencies.push(responseTime);
-  });
-  const run = await instance;
+  for (const instance of instances) {
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
+      if (performance.now() >= windowStart) latencies.push(responseTime);
+    });
+  }
+  const runs = await Promise.all(instances);
+  const run = {
+    '2xx': runs.reduce((sum, r) => sum + r['2xx'], 0),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    requests: { sent: runs.reduce((sum, r) => sum + r.requests.sent, 0) },
+    statusCodeStats: runs.reduce<Record<string, { count: number }>>((all, r) => {
+      for (const [code, stat] of Object.entries(r.statusCodeStats ?? {})) all[code] = { count: (all[code]?.count ?? 0) + stat.count };
+      return all;
+    }, {}),
+  };
   clearTimeout(timer);
   const windowSeconds = (performance.now() - windowStart) / 1000;
   const cpuAtEnd = serverCpuSeconds?.();
