@@ -201,4 +201,36 @@ describeEachStore('application keys', (dialect) => {
       expect(await token(await assertion(clientId, file.keyId, stranger))).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
     });
   });
+
+  it('import: a PRIVATE_KEY_JWT API application is imported as such, its keys are not; exported as it is', async () => {
+    const app = await addKeyApp('moving');
+    await addKey(app.appId);
+    const exported = (await s.api('POST', '/admin/v1/export', { org_ids: [ORG], timeout: '1m', response_output: true })).body;
+    const org = exported.orgs[0];
+    expect(org.apiApps).toContainEqual({ appId: app.appId, app: { projectId, name: 'moving', authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' }, identityServiceClient: { clientId: app.clientId } });
+
+    const target = await startOidcServer(dialect);
+    try {
+      const keyEntry = { id: '4242', projectId, appId: app.appId, clientId: app.clientId, type: 'KEY_TYPE_JSON', expirationDate: '2099-01-01T00:00:00Z' };
+      const imported = (await target.api('POST', '/admin/v1/import', { timeout: '1m', data_orgs: { orgs: [{ ...org, appKeys: [keyEntry] }] } })).body;
+      expect(imported.errors).toEqual([expect.objectContaining({ type: 'app_key', id: '4242', message: expect.stringContaining('IMPORT-uNsup') })]);
+      expect(imported.success.orgs[0].apiAppIds).toContain(app.appId);
+      const there = (await target.api('GET', `/management/v1/projects/${projectId}/apps/${app.appId}`, undefined, undefined, inOrg)).body.app;
+      expect(there.apiConfig).toEqual({ clientId: app.clientId, authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' });
+      expect((await target.api('POST', `/management/v1/projects/${projectId}/apps/${app.appId}/keys/_search`, {}, undefined, inOrg)).body.result).toEqual([]);
+      // A new key there works there.
+      const res = await target.api('POST', `/management/v1/projects/${projectId}/apps/${app.appId}/keys`, { type: 'KEY_TYPE_JSON' }, undefined, inOrg);
+      const file = JSON.parse(Buffer.from(res.body.keyDetails, 'base64').toString('utf8')) as KeyFile;
+      const signed = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: file.keyId }).setIssuer(file.clientId).setSubject(file.clientId)
+        .setAudience(target.issuer).setExpirationTime('1m').setJti(randomUUID()).sign(createPrivateKey(file.key));
+      const seen = await fetch(`${target.issuer}/oauth/v2/introspect`, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: 'unknown', client_assertion_type: JWT_BEARER, client_assertion: signed }),
+      });
+      expect(seen.status).toBe(200);
+      expect((await seen.json()).active).toBe(false);
+    } finally {
+      await target.close();
+    }
+  });
 });
