@@ -3344,7 +3344,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an application
-         * @description Removes the application; its client can no longer get tokens. Permission `project.app.delete`.
+         * @description Removes the application and its keys; its client can no longer get tokens. Permission `project.app.delete`.
          *     A caller that can read applications but not remove them (ORG_OWNER, as in ZITADEL) gets 404 for ids
          *     that are not in its context organisation, like every lookup by id, and 403 only for its own.
          */
