@@ -202,12 +202,14 @@ describeEachStore('application keys', (dialect) => {
     });
   });
 
-  it('import: a PRIVATE_KEY_JWT API application is imported as such, its keys are not; exported as it is', async () => {
+  it('import: PRIVATE_KEY_JWT applications are imported as such, their keys are not; exported as they are', async () => {
     const app = await addKeyApp('moving');
     await addKey(app.appId);
-    const exported = (await s.api('POST', '/admin/v1/export', { org_ids: [ORG], timeout: '1m', response_output: true })).body;
+    const web = (await api('POST', '/apps/oidc', { name: 'moving-web', redirectUris: ['https://web.example/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' })).body;
+    const exported = (await s.api('POST', '/admin/v1/export', { org_ids: [ORG], with_passwords: true, timeout: '1m', response_output: true })).body;
     const org = exported.orgs[0];
     expect(org.apiApps).toContainEqual({ appId: app.appId, app: { projectId, name: 'moving', authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' }, identityServiceClient: { clientId: app.clientId } });
+    expect(org.oidcApps).toContainEqual(expect.objectContaining({ appId: web.appId, app: expect.objectContaining({ authMethodType: 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' }) }));
 
     const target = await startOidcServer(dialect);
     try {
@@ -218,6 +220,10 @@ describeEachStore('application keys', (dialect) => {
       const there = (await target.api('GET', `/management/v1/projects/${projectId}/apps/${app.appId}`, undefined, undefined, inOrg)).body.app;
       expect(there.apiConfig).toEqual({ clientId: app.clientId, authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' });
       expect((await target.api('POST', `/management/v1/projects/${projectId}/apps/${app.appId}/keys/_search`, {}, undefined, inOrg)).body.result).toEqual([]);
+      // Neither has a secret there.
+      expect((await target.t.store.read.oidcApps.get(projectId, app.appId))?.clientSecretHash).toBeNull();
+      expect((await target.t.store.read.oidcApps.get(projectId, web.appId))?.clientSecretHash).toBeNull();
+      expect((await target.api('GET', `/management/v1/projects/${projectId}/apps/${web.appId}`, undefined, undefined, inOrg)).body.app.oidcConfig.authMethodType).toBe('OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT');
       // A new key there works there.
       const res = await target.api('POST', `/management/v1/projects/${projectId}/apps/${app.appId}/keys`, { type: 'KEY_TYPE_JSON' }, undefined, inOrg);
       const file = JSON.parse(Buffer.from(res.body.keyDetails, 'base64').toString('utf8')) as KeyFile;
