@@ -3420,7 +3420,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an application
-         * @description Removes the application; its client can no longer get tokens. Permission `project.app.delete`.
+         * @description Removes the application and its keys; its client can no longer get tokens. Permission `project.app.delete`.
          *     A caller that can read applications but not remove them (ORG_OWNER, as in ZITADEL) gets 404 for ids
          *     that are not in its context organisation, like every lookup by id, and 403 only for its own.
          */
@@ -3484,12 +3484,13 @@ export interface paths {
         put?: never;
         /**
          * Add an API application to a project
-         * @description An API application signs nobody in: it authenticates with its client id and secret (HTTP Basic) to
-         *     call token introspection (`/oauth/v2/introspect`), e.g. a resource server checking the access tokens
-         *     it receives. The secret is shown only here. `API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT` needs application
-         *     keys, which this service does not offer yet: 400 (so UpdateAPIAppConfig, which only changes the
-         *     method, is not offered either). GetAppByID, ListApps, UpdateApp and RemoveApp
-         *     cover API applications (with `apiConfig` instead of `oidcConfig`). Permission `project.app.write`.
+         * @description An API application signs nobody in: it authenticates to call token introspection (`/oauth/v2/introspect`),
+         *     e.g. a resource server checking the access tokens it receives. With `API_AUTH_METHOD_TYPE_BASIC` (the
+         *     default) it uses its client id and secret (HTTP Basic), the secret shown only here; with
+         *     `API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT` no secret is made (none is returned) and it signs a
+         *     `client_assertion` (RFC 7523) with one of its keys: add them with AddAppKey. GetAppByID, ListApps,
+         *     UpdateApp and RemoveApp cover API applications (with `apiConfig` instead of `oidcConfig`); UpdateAPIAppConfig
+         *     changes the method. Permission `project.app.write`.
          */
         post: operations["AddAPIApp"];
         delete?: never;
@@ -3510,10 +3511,108 @@ export interface paths {
         /**
          * Generate a new client secret for an API application
          * @description Returns the new secret, shown only here; the old one stops working at once. An OIDC application →
-         *     400 `COMMAND-Gnwt3` (RegenerateOIDCClientSecret is its operation). Permission `project.app.write`.
+         *     400 `COMMAND-Gnwt3` (RegenerateOIDCClientSecret is its operation); a PRIVATE_KEY_JWT application has no
+         *     secret → 400 `COMMAND-Gnwt5`. Permission `project.app.write`.
          */
         post: operations["RegenerateAPIClientSecret"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/apps/{appId}/api_config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change how an API application authenticates
+         * @description Sets `authMethodType` (left out: BASIC). To PRIVATE_KEY_JWT: the client secret is dropped at once and the
+         *     application authenticates with its keys (AddAppKey). To BASIC: a new secret is generated and returned here
+         *     once (ZITADEL leaves that to RegenerateAPIClientSecret); the keys stay stored but are not accepted while the
+         *     method is BASIC. The current method again → 400 (`COMMAND-1m88i` Errors.NoChangesFound); an OIDC application
+         *     → 400 `COMMAND-Gnwt3`. Permission `project.app.write`.
+         */
+        put: operations["UpdateAPIAppConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/apps/{appId}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a key to an application
+         * @description Makes an RSA 2048 key pair for an application whose auth method is PRIVATE_KEY_JWT (API or OIDC; any other →
+         *     400 `COMMAND-Dff54`). `keyDetails` is the base64 of ZITADEL's key file
+         *     `{"type":"application","keyId","key","appId","clientId"}` where `key` is the PEM private key: it is shown only
+         *     here and never stored (only the public key is). The application then authenticates at `/oauth/v2/introspect`
+         *     (and, for OIDC applications, `/oauth/v2/token`) with `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer`
+         *     and a `client_assertion` JWT signed with it (RS256; header `kid` = `keyId`; `iss` = `sub` = `clientId`,
+         *     `aud` = the issuer, `exp`, a unique `jti`). An expiration date in the past → 400 `DOMAIN-dv3t5`; left out,
+         *     the key never expires (9999-12-31). A key is refused from its expiration date on. Permission `project.app.write`.
+         */
+        post: operations["AddAppKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/apps/{appId}/keys/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the keys of an application
+         * @description Every key of the application (expired ones too), oldest first unless `query.asc` is false; public data only.
+         *     Permission `project.app.read`.
+         */
+        post: operations["ListAppKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/apps/{appId}/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a key of an application
+         * @description The key's id, type and expiration date (its private part is never stored). Permission `project.app.read`.
+         */
+        get: operations["GetAppKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a key of an application
+         * @description Assertions signed with the key are refused from the next request on (clients are read from the store on
+         *     every request). RemoveApp removes an application's keys with it. Permission `project.app.write`.
+         */
+        delete: operations["RemoveAppKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3648,8 +3747,9 @@ export interface paths {
          * Token request
          * @description Grants `authorization_code` (with `code_verifier` for PKCE), `refresh_token` and `client_credentials`
          *     (machine users with a client secret, see SetMachineUserSecret). Confidential clients authenticate with
-         *     HTTP Basic (BASIC) or `client_id` + `client_secret` in the body (POST); public clients send only
-         *     `client_id` and rely on PKCE.
+         *     HTTP Basic (BASIC), `client_id` + `client_secret` in the body (POST), or a JWT signed with one of the
+         *     application's keys (PRIVATE_KEY_JWT, RFC 7523: `client_assertion_type` +
+         *     `client_assertion`, see AddAppKey); public clients send only `client_id` and rely on PKCE.
          */
         post: operations["OAuthToken"];
         delete?: never;
@@ -3670,7 +3770,8 @@ export interface paths {
         /**
          * Token introspection
          * @description RFC 7662, for JWT and opaque access tokens and refresh tokens. The caller authenticates as a client
-         *     (as at the token endpoint); a public client sees only its own tokens.
+         *     (as at the token endpoint: HTTP Basic, client_secret_post, or a `client_assertion` signed with a key of
+         *     a PRIVATE_KEY_JWT application); a public client sees only its own tokens.
          */
         post: operations["OAuthIntrospect"];
         delete?: never;
@@ -4175,7 +4276,7 @@ export interface components {
          */
         OIDCAppType: "OIDC_APP_TYPE_WEB" | "OIDC_APP_TYPE_USER_AGENT" | "OIDC_APP_TYPE_NATIVE";
         /**
-         * @description How the client authenticates at the token endpoint: BASIC / POST with the generated secret, NONE for public clients (PKCE). PRIVATE_KEY_JWT is refused (400): there is no application key API.
+         * @description How the client authenticates at the token endpoint: BASIC / POST with the generated secret, NONE for public clients (PKCE), PRIVATE_KEY_JWT with a JWT signed with one of its keys (AddAppKey; RFC 7523 `client_assertion`), no secret.
          * @enum {string}
          */
         OIDCAuthMethodType: "OIDC_AUTH_METHOD_TYPE_BASIC" | "OIDC_AUTH_METHOD_TYPE_POST" | "OIDC_AUTH_METHOD_TYPE_NONE" | "OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT";
@@ -4409,7 +4510,8 @@ export interface components {
             authMethodType: components["schemas"]["APIAuthMethodType"];
         };
         /**
-         * @description How an API application authenticates. PRIVATE_KEY_JWT needs application keys, which this service does not offer yet.
+         * @description How an API application authenticates: BASIC with its client id and secret (HTTP Basic), PRIVATE_KEY_JWT
+         *     with a JWT signed with one of its keys (AddAppKey; RFC 7523 `client_assertion`).
          * @enum {string}
          */
         APIAuthMethodType: "API_AUTH_METHOD_TYPE_BASIC" | "API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT";
@@ -4422,6 +4524,41 @@ export interface components {
         AddAPIAppRequest: {
             name: string;
             authMethodType?: components["schemas"]["APIAuthMethodType"];
+        };
+        /**
+         * @example {
+         *       "authMethodType": "API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT"
+         *     }
+         */
+        UpdateAPIAppConfigRequest: {
+            authMethodType?: components["schemas"]["APIAuthMethodType"];
+        };
+        /**
+         * @description The form of an application key's file; KEY_TYPE_JSON is the only one (KEY_TYPE_UNSPECIFIED is refused).
+         * @enum {string}
+         */
+        KeyType: "KEY_TYPE_UNSPECIFIED" | "KEY_TYPE_JSON";
+        /**
+         * @example {
+         *       "type": "KEY_TYPE_JSON",
+         *       "expirationDate": "2030-01-01T00:00:00Z"
+         *     }
+         */
+        AddAppKeyRequest: {
+            type: components["schemas"]["KeyType"];
+            /**
+             * Format: date-time
+             * @description When the key stops being accepted; omitted means 9999-12-31T23:59:59Z. Must be in the future.
+             */
+            expirationDate?: string;
+        };
+        /** @description An application key as stored (its public part only). */
+        AppKey: {
+            id: string;
+            details: components["schemas"]["Details"];
+            type: components["schemas"]["KeyType"];
+            /** Format: date-time */
+            expirationDate: string;
         };
         /**
          * @description An object in Google Cloud Storage (description §2.7). `serviceaccountJson` (also accepted as
@@ -6094,6 +6231,8 @@ export interface components {
         ProjectId: string;
         /** @description The application's id. */
         AppId: string;
+        /** @description The application key's id. */
+        AppKeyId: string;
         /** @description The user grant's id. */
         GrantId: string;
         /** @description The project grant's id. */
@@ -13146,7 +13285,8 @@ export interface operations {
                         appId: string;
                         details: components["schemas"]["Details"];
                         clientId: string;
-                        clientSecret: string;
+                        /** @description BASIC only (a PRIVATE_KEY_JWT application has no secret). */
+                        clientSecret?: string;
                     };
                 };
             };
@@ -13189,6 +13329,241 @@ export interface operations {
                 content: {
                     "application/json": {
                         clientSecret: string;
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    UpdateAPIAppConfig: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAPIAppConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["Details"];
+                        /** @description Switching to BASIC only. */
+                        clientSecret?: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddAppKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddAppKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        details: components["schemas"]["Details"];
+                        /**
+                         * Format: byte
+                         * @description Base64 of the key file (JSON with the PEM private key); shown only here.
+                         */
+                        keyDetails: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListAppKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["ListDetails"];
+                        result: components["schemas"]["AppKey"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetAppKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+                /** @description The application key's id. */
+                keyId: components["parameters"]["AppKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["AppKey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveAppKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+                /** @description The application key's id. */
+                keyId: components["parameters"]["AppKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         details: components["schemas"]["Details"];
                     };
                 };
@@ -13457,6 +13832,16 @@ export interface operations {
                     client_id?: string;
                     /** @description client_secret_post only. */
                     client_secret?: string;
+                    /**
+                     * @description private_key_jwt only.
+                     * @enum {string}
+                     */
+                    client_assertion_type?: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+                    /**
+                     * @description private_key_jwt only: a JWT signed (RS256) with a key of the application (AddAppKey), header
+                     *     `kid` = the key id; claims `iss` = `sub` = the client id, `aud` = the issuer, `exp`, a unique `jti`.
+                     */
+                    client_assertion?: string;
                 };
             };
         };
@@ -13489,6 +13874,10 @@ export interface operations {
                     token_type_hint?: "access_token" | "refresh_token";
                     client_id?: string;
                     client_secret?: string;
+                    /** @enum {string} */
+                    client_assertion_type?: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+                    /** @description A JWT signed with a key of the application, as at the token endpoint. */
+                    client_assertion?: string;
                 };
             };
         };

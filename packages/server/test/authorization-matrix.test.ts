@@ -104,6 +104,13 @@ describeEachStore('authorization matrix', (dialect) => {
   };
   /** A confidential OIDC app (auth method BASIC by default) of P. */
   const apiApp = async () => (await admin('POST', `/management/v1/projects/${f.project}/apps/api`, { name: unique('api') })).appId as string;
+  /** An API app of P that authenticates with its keys (PRIVATE_KEY_JWT), and the path of one of its keys. */
+  const keyApp = async () => (await admin('POST', `/management/v1/projects/${f.project}/apps/api`, { name: unique('keyed'), authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' })).appId as string;
+  const appKeyPath = async () => {
+    const appId = await keyApp();
+    const { id } = await admin('POST', `/management/v1/projects/${f.project}/apps/${appId}/keys`, { type: 'KEY_TYPE_JSON' });
+    return `/management/v1/projects/${f.project}/apps/${appId}/keys/${id}`;
+  };
   const oidcApp = async () =>
     (await admin('POST', `/management/v1/projects/${f.project}/apps/oidc`, { name: unique('app'), redirectUris: ['https://app.example.com/cb'] })).appId as string;
   /** Each policy kind: its operations' name part, path, and a request body that differs with `i`. */
@@ -477,6 +484,15 @@ describeEachStore('authorization matrix', (dialect) => {
     },
     { id: 'AddAPIApp', permission: 'project.app.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/api`, body: { name: unique('api') } }) },
     { id: 'RegenerateAPIClientSecret', permission: 'project.app.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await apiApp()}/api_config/_generate_client_secret` }) },
+    {
+      id: 'UpdateAPIAppConfig', permission: 'project.app.write', scope: 'project', foreign: 404, write: true,
+      request: async () => ({ method: 'PUT', path: `/management/v1/projects/${f.project}/apps/${await apiApp()}/api_config`, body: { authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' } }),
+    },
+    // Application keys (domain/apps/app-keys.ts).
+    { id: 'AddAppKey', permission: 'project.app.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await keyApp()}/keys`, body: { type: 'KEY_TYPE_JSON' } }) },
+    { id: 'ListAppKeys', permission: 'project.app.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await keyApp()}/keys/_search`, body: {} }) },
+    { id: 'GetAppKey', permission: 'project.app.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'GET', path: await appKeyPath() }) },
+    { id: 'RemoveAppKey', permission: 'project.app.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: await appKeyPath() }) },
     { id: 'RemoveApp', permission: 'project.app.delete', visibleWith: 'project.app.read', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}` }) },
     // Client secrets of machine users (domain/users/machine-secret.ts).
     { id: 'GenerateMachineSecret', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await machine()}/secret` }) },

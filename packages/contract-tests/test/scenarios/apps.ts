@@ -90,7 +90,7 @@ export function appScenarios(h: () => Harness) {
     const api = await addApi({ name: 'contract-api' });
     expect(api.response.status).toBe(200);
     expect(api.data?.clientSecret).toBeTruthy();
-    expect((await addApi({ name: 'keys', authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' })).response.status).toBe(400);
+    expect((await addApi({ name: LONG })).response.status).toBe(400);
     expect((await anonymous.POST('/management/v1/projects/{projectId}/apps/api', { ...p, body: { name: 'x' } })).response.status).toBe(401);
     expect((await outsider.POST('/management/v1/projects/{projectId}/apps/api', { ...p, body: { name: 'x' } })).response.status).toBe(403);
     expect((await inOther.POST('/management/v1/projects/{projectId}/apps/api', { ...p, body: { name: 'x' } })).response.status).toBe(404);
@@ -101,6 +101,56 @@ export function appScenarios(h: () => Harness) {
     expect((await anonymous.POST(genApi, a(api.data!.appId))).response.status).toBe(401);
     expect((await outsider.POST(genApi, a(api.data!.appId))).response.status).toBe(403);
     expect((await inOther.POST(genApi, a(api.data!.appId))).response.status).toBe(404);
+
+    // UpdateAPIAppConfig: to PRIVATE_KEY_JWT (the secret goes), back to BASIC (a new secret, once).
+    const apiConfig = '/management/v1/projects/{projectId}/apps/{appId}/api_config' as const;
+    const toKeys = { authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' as const };
+    const switched = await admin.PUT(apiConfig, { ...a(api.data!.appId), body: toKeys });
+    expect(switched.response.status).toBe(200);
+    expect(switched.data?.clientSecret).toBeUndefined();
+    expect((await admin.PUT(apiConfig, { ...a(api.data!.appId), body: toKeys })).response.status).toBe(400);
+    expect((await admin.PUT(apiConfig, { ...a(web.data!.appId), body: toKeys })).response.status).toBe(400);
+    expect((await anonymous.PUT(apiConfig, { ...a(api.data!.appId), body: toKeys })).response.status).toBe(401);
+    expect((await outsider.PUT(apiConfig, { ...a(api.data!.appId), body: toKeys })).response.status).toBe(403);
+    expect((await inOther.PUT(apiConfig, { ...a(api.data!.appId), body: toKeys })).response.status).toBe(404);
+    expect((await admin.PUT(apiConfig, { ...a(api.data!.appId), body: { authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' } })).data?.clientSecret).toBeTruthy();
+
+    // Application keys: AddAppKey, ListAppKeys, GetAppKey, RemoveAppKey (on a PRIVATE_KEY_JWT application).
+    const keyed = await addApi({ name: 'contract-keys', authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' });
+    expect(keyed.response.status).toBe(200);
+    expect(keyed.data?.clientSecret).toBeUndefined();
+    const keyedAppId = keyed.data!.appId;
+    const keys = '/management/v1/projects/{projectId}/apps/{appId}/keys' as const;
+    const jsonKey = { type: 'KEY_TYPE_JSON' as const };
+    const key = await admin.POST(keys, { ...a(keyedAppId), body: { ...jsonKey, expirationDate: '2099-01-01T00:00:00Z' } });
+    expect(key.response.status).toBe(200);
+    expect(JSON.parse(Buffer.from(key.data!.keyDetails, 'base64').toString('utf8'))).toMatchObject({ type: 'application', keyId: key.data!.id, appId: keyedAppId, clientId: keyed.data!.clientId });
+    expect((await admin.POST(keys, { ...a(keyedAppId), body: { ...jsonKey, expirationDate: '2001-01-01T00:00:00Z' } })).response.status).toBe(400);
+    expect((await admin.POST(keys, { ...a(api.data!.appId), body: jsonKey })).response.status).toBe(400);
+    expect((await anonymous.POST(keys, { ...a(keyedAppId), body: jsonKey })).response.status).toBe(401);
+    expect((await outsider.POST(keys, { ...a(keyedAppId), body: jsonKey })).response.status).toBe(403);
+    expect((await inOther.POST(keys, { ...a(keyedAppId), body: jsonKey })).response.status).toBe(404);
+
+    const keySearch = '/management/v1/projects/{projectId}/apps/{appId}/keys/_search' as const;
+    expect((await admin.POST(keySearch, { ...a(keyedAppId), body: {} })).data?.result.map((k) => k.id)).toEqual([key.data!.id]);
+    expect((await admin.POST(keySearch, { ...a(keyedAppId), body: { query: { limit: 5000 } } })).response.status).toBe(400);
+    expect((await anonymous.POST(keySearch, { ...a(keyedAppId), body: {} })).response.status).toBe(401);
+    expect((await outsider.POST(keySearch, { ...a(keyedAppId), body: {} })).response.status).toBe(403);
+    expect((await inOther.POST(keySearch, { ...a(keyedAppId), body: {} })).response.status).toBe(404);
+
+    const oneKey = '/management/v1/projects/{projectId}/apps/{appId}/keys/{keyId}' as const;
+    const k = (keyId: string) => ({ params: { path: { projectId, appId: keyedAppId, keyId } } });
+    expect((await admin.GET(oneKey, k(key.data!.id))).data?.key).toMatchObject({ id: key.data!.id, type: 'KEY_TYPE_JSON', expirationDate: '2099-01-01T00:00:00.000Z' });
+    expect((await admin.GET(oneKey, k(LONG))).response.status).toBe(400);
+    expect((await anonymous.GET(oneKey, k(key.data!.id))).response.status).toBe(401);
+    expect((await outsider.GET(oneKey, k(key.data!.id))).response.status).toBe(403);
+    expect((await admin.GET(oneKey, k('missing'))).response.status).toBe(404);
+
+    expect((await admin.DELETE(oneKey, k(LONG))).response.status).toBe(400);
+    expect((await anonymous.DELETE(oneKey, k(key.data!.id))).response.status).toBe(401);
+    expect((await outsider.DELETE(oneKey, k(key.data!.id))).response.status).toBe(403);
+    expect((await admin.DELETE(oneKey, k(key.data!.id))).response.status).toBe(200);
+    expect((await admin.DELETE(oneKey, k(key.data!.id))).response.status).toBe(404);
 
     // RemoveApp
     expect((await anonymous.DELETE('/management/v1/projects/{projectId}/apps/{appId}', a(appId))).response.status).toBe(401);

@@ -3,13 +3,21 @@
  * projects, and machine users that have a client secret (client-credentials grant). Secrets are
  * stored as sha-256 hashes (they are 32 random bytes, like PATs), so the provider's plain-text
  * comparison is replaced by `compareHashedClientSecret`.
+ *
+ * An application with the auth method PRIVATE_KEY_JWT is a `private_key_jwt` client whose `jwks`
+ * are the public keys of its unexpired keys (domain/apps/app-keys.ts). Nothing here caches: every
+ * lookup reads the store, and oidc-provider keeps a built client only under the hash of exactly
+ * this metadata (`Client.find`), so a removed or expired key is refused from the next request on,
+ * in every process sharing the database.
  */
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 import { hashToken } from '../auth/tokens.js';
 import { durationSeconds, nonCompliantRedirects, type OidcAppConfig } from '../domain/apps/oidc-config.js';
 import type { Store } from '../store/store.js';
 import { storedOidcConfig } from '../domain/apps/oidc-config.js';
 import { isApiApp } from '../domain/apps/api-apps.js';
+import { usesPrivateKeyJwt } from '../domain/apps/app-keys.js';
 
 /** Our own client metadata (declared in `extraClientMetadata.properties`). */
 export const EXTRA_CLIENT_METADATA = [
@@ -39,11 +47,12 @@ export function clientLookup(store: Store) {
     const app = await store.read.oidcApps.byClientId(clientId);
     if (app) {
       if (app.state !== 'APP_STATE_ACTIVE') return undefined;
+      const keyAuth = usesPrivateKeyJwt(app) ? { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: await usableKeys(store, app.id) } } : {};
       // An API application signs nobody in: it only authenticates, to introspect (or revoke) tokens.
       if (isApiApp(app)) {
         return {
           client_id: app.clientId, client_secret: app.clientSecretHash ?? undefined, grant_types: [], response_types: [], redirect_uris: [],
-          token_endpoint_auth_method: 'client_secret_basic', kind: 'app', project_id: app.projectId,
+          token_endpoint_auth_method: 'client_secret_basic', kind: 'app', project_id: app.projectId, ...keyAuth,
         } as AdapterPayload;
       }
       return {
@@ -52,6 +61,7 @@ export function clientLookup(store: Store) {
         ...toClientMetadata(storedOidcConfig(app.config)),
         kind: 'app',
         project_id: app.projectId,
+        ...keyAuth,
       } as AdapterPayload;
     }
     const secret = await store.read.logins.machineSecrets.byClientId(clientId);
@@ -71,6 +81,16 @@ export function clientLookup(store: Store) {
       access_token_type: jwt ? 'jwt' : 'opaque',
     } as AdapterPayload;
   };
+}
+
+/**
+ * The application's unexpired public keys as a JWK set (`kid` = the key id, which ZITADEL's key
+ * file carries as `keyId`). oidc-provider applies the same metadata to every endpoint that
+ * authenticates clients: token, introspection, revocation.
+ */
+async function usableKeys(store: Store, appId: string): Promise<JsonWebKey[]> {
+  const rows = await store.read.appKeys.usable(appId, new Date());
+  return rows.map((row) => ({ ...createPublicKey(row.publicKey).export({ format: 'jwk' }), kid: row.id, alg: 'RS256', use: 'sig' }));
 }
 
 /** Replaces the provider's plain-text comparison: `clientSecret` holds the hash. */
@@ -96,6 +116,7 @@ const AUTH_METHODS: Partial<Record<OidcAppConfig['authMethodType'], string>> = {
   OIDC_AUTH_METHOD_TYPE_BASIC: 'client_secret_basic',
   OIDC_AUTH_METHOD_TYPE_POST: 'client_secret_post',
   OIDC_AUTH_METHOD_TYPE_NONE: 'none',
+  OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT: 'private_key_jwt',
 };
 
 /** ZITADEL's app settings → oidc-provider client metadata. Without devMode, non-compliant redirect URIs are left out. */

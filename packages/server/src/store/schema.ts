@@ -482,6 +482,33 @@ export function defineTables(c: ColumnFactory) {
     (t) => [c.uniqueIndex('oidc_apps_client_id').on(t.clientId), c.index('oidc_apps_project').on(t.projectId)],
   );
 
+  /**
+   * Keys of applications that authenticate with a signed JWT (private_key_jwt, RFC 7523; ZITADEL's
+   * AddAppKey). Only the public key is kept: the private one is returned once and never stored.
+   * Rows go with their application (RemoveApp deletes them in its transaction).
+   */
+  const appKeys = c.table(
+    'app_keys',
+    {
+      id: c.text('id').primaryKey(),
+      appId: c.text('app_id').notNull(),
+      projectId: c.text('project_id').notNull(),
+      orgId: c.text('org_id').notNull(),
+      /** The application's client id when the key was made (the `iss`/`sub` of its assertions). */
+      clientId: c.text('client_id').notNull(),
+      /** 'KEY_TYPE_JSON' (the only type). */
+      type: c.text('type').notNull(),
+      /** The key stops being accepted at this moment. */
+      expiresAt: c.time('expires_at').notNull(),
+      /** SPKI PEM of the RSA public key. */
+      publicKey: c.text('public_key').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    (t) => [c.index('app_keys_app').on(t.appId)],
+  );
+
   /** Client secrets of machine users, for the client-credentials grant. */
   const machineSecrets = c.table(
     'machine_secrets',
@@ -539,7 +566,7 @@ export function defineTables(c: ColumnFactory) {
 
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, projectGrants, idps,
-    oidcPayloads, oidcKeys, oidcApps, machineSecrets, passwordFailures, otpChecks,
+    oidcPayloads, oidcKeys, oidcApps, appKeys, machineSecrets, passwordFailures, otpChecks,
     userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies, orgDomains,
   };
 }

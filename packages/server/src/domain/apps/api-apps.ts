@@ -1,20 +1,19 @@
 /**
- * API applications of a project (ZITADEL's AddAPIApp and RegenerateAPIClientSecret; its
- * UpdateAPIAppConfig has nothing to change while basic authentication is the only method):
- * a client that signs nobody in but calls token introspection with its own credentials (a resource
- * server checking the tokens it receives). Rows of the same table as OIDC applications
- * (`app_type = 'api'`), so GetAppByID, ListApps, UpdateApp and RemoveApp cover both.
+ * API applications of a project (ZITADEL's AddAPIApp, UpdateAPIAppConfig and
+ * RegenerateAPIClientSecret): a client that signs nobody in but calls token introspection with its
+ * own credentials (a resource server checking the tokens it receives). Rows of the same table as
+ * OIDC applications (`app_type = 'api'`), so GetAppByID, ListApps, UpdateApp and RemoveApp cover both.
  *
- * Authentication: `API_AUTH_METHOD_TYPE_BASIC` (a generated secret, returned once, kept as sha-256).
- * `API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT` needs application keys (ZITADEL's AddAppKey), which this
- * service does not offer yet: it is refused with a 400 that says so.
+ * Authentication: `API_AUTH_METHOD_TYPE_BASIC` (a generated secret, returned once, kept as sha-256)
+ * or `API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT` (a JWT signed with one of its keys, app-keys.ts; no
+ * secret exists then).
  */
 import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { Store } from '../../store/store.js';
 import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
-import { failedPrecondition, invalidArgument } from '../errors.js';
+import { failedPrecondition } from '../errors.js';
 import { newId } from '../ids.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
 import { APP_LOCK, appNotFound, checkName } from './oidc-apps.js';
@@ -34,42 +33,36 @@ export function apiConfigOf(row: OidcAppRow): ApiConfigView {
   return { clientId: row.clientId, authMethodType };
 }
 
-/** The method, or 400: only basic authentication can be used here (see above). */
-export function checkAuthMethod(method: ApiAuthMethodType | undefined): ApiAuthMethodType {
-  const chosen = method ?? 'API_AUTH_METHOD_TYPE_BASIC';
-  if (chosen === 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT') {
-    throw invalidArgument('APP-pr1vK', 'invalid authMethodType: API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT needs application keys, which this service does not offer yet; use API_AUTH_METHOD_TYPE_BASIC');
-  }
-  return chosen;
-}
-
 export async function addApiApp(
   store: Store,
   ctx: RequestContext,
   projectId: string,
   input: { name: string; authMethodType?: ApiAuthMethodType },
-): Promise<{ appId: string; details: ObjectDetails; clientId: string; clientSecret: string }> {
+): Promise<{ appId: string; details: ObjectDetails; clientId: string; clientSecret?: string }> {
   requirePermission(ctx, 'project.app.write');
   const name = checkName(input.name);
-  const authMethodType = checkAuthMethod(input.authMethodType);
+  const authMethodType = input.authMethodType ?? 'API_AUTH_METHOD_TYPE_BASIC';
   const appId = newId();
   const clientId = newId();
-  const clientSecret = generateToken();
+  const clientSecret = usesSecret(authMethodType) ? generateToken() : undefined;
   return store.transaction(async (tx) => {
     const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
     const emit = (type: string, payload: Record<string, unknown>) =>
       tx.events.append({ aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type, payload, creator: ctx.caller.userId, resourceOwner: project.orgId });
     await emit('project.application.added', { appId, name });
-    const event = await emit('project.application.config.api.added', { appId, clientId, authMethodType, hasSecret: true });
+    const event = await emit('project.application.config.api.added', { appId, clientId, authMethodType, hasSecret: !!clientSecret });
     await tx.oidcApps.insert({
       id: appId, projectId: project.id, orgId: project.orgId, name, state: 'APP_STATE_ACTIVE', clientId, appType: 'api',
-      clientSecretHash: hashToken(clientSecret), config: { authMethodType },
+      clientSecretHash: clientSecret ? hashToken(clientSecret) : null, config: { authMethodType },
       sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
     });
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { appId, details: addedDetails(event), clientId, clientSecret };
+    return { appId, details: addedDetails(event), clientId, ...(clientSecret ? { clientSecret } : {}) };
   });
 }
+
+/** Only basic authentication has a client secret; a PRIVATE_KEY_JWT application has keys instead. */
+const usesSecret = (method: ApiAuthMethodType) => method === 'API_AUTH_METHOD_TYPE_BASIC';
 
 /** The API application of the project, or 404; an OIDC application → 400 (its own operations apply). */
 async function apiAppFor(tx: Parameters<Parameters<Store['transaction']>[0]>[0], ctx: RequestContext, projectId: string, appId: string) {
@@ -85,6 +78,9 @@ export async function regenerateApiClientSecret(store: Store, ctx: RequestContex
   const clientSecret = generateToken();
   return store.transaction(async (tx) => {
     const { project, row } = await apiAppFor(tx, ctx, projectId, appId);
+    if (!usesSecret(apiConfigOf(row).authMethodType)) {
+      throw failedPrecondition('COMMAND-Gnwt5', 'Errors.Project.App.APIAuthMethodNoSecret: an application with the auth method PRIVATE_KEY_JWT has no client secret (it uses its keys)');
+    }
     const event = await tx.events.append({
       aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.application.config.api.secret.changed',
       payload: { appId }, creator: ctx.caller.userId, resourceOwner: project.orgId,
@@ -92,5 +88,40 @@ export async function regenerateApiClientSecret(store: Store, ctx: RequestContex
     await tx.oidcApps.update(row.id, { clientSecretHash: hashToken(clientSecret), sequence: event.sequence, changedAt: event.createdAt });
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
     return { clientSecret, details: changedDetails(event) };
+  }, [[APP_LOCK, appId]]);
+}
+
+/**
+ * Changes how the API application authenticates (ZITADEL's UpdateAPIAppConfig). To PRIVATE_KEY_JWT:
+ * the secret is dropped at once (its keys are used instead; add them with AddAppKey). To BASIC: a
+ * new secret is generated and returned here once (ZITADEL leaves that to RegenerateAPIClientSecret;
+ * this way the application is never left with a method it cannot use). Keys stay stored but are
+ * not accepted while the method is BASIC. The same method again answers 400.
+ */
+export async function updateApiAppConfig(
+  store: Store,
+  ctx: RequestContext,
+  projectId: string,
+  appId: string,
+  input: { authMethodType?: ApiAuthMethodType },
+): Promise<{ details: ObjectDetails; clientSecret?: string }> {
+  requirePermission(ctx, 'project.app.write');
+  const authMethodType = input.authMethodType ?? 'API_AUTH_METHOD_TYPE_BASIC';
+  return store.transaction(async (tx) => {
+    const { project, row } = await apiAppFor(tx, ctx, projectId, appId);
+    if (apiConfigOf(row).authMethodType === authMethodType) throw failedPrecondition('COMMAND-1m88i', 'Errors.NoChangesFound');
+    const clientSecret = usesSecret(authMethodType) ? generateToken() : undefined;
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.application.config.api.changed',
+      payload: { appId, authMethodType, ...(clientSecret ? { secretGenerated: true } : {}) }, creator: ctx.caller.userId, resourceOwner: project.orgId,
+    });
+    await tx.oidcApps.update(row.id, {
+      config: { ...row.config, authMethodType },
+      clientSecretHash: clientSecret ? hashToken(clientSecret) : null,
+      sequence: event.sequence,
+      changedAt: event.createdAt,
+    });
+    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    return { details: changedDetails(event), ...(clientSecret ? { clientSecret } : {}) };
   }, [[APP_LOCK, appId]]);
 }

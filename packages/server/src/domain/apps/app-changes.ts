@@ -39,7 +39,8 @@ export async function updateApp(store: Store, ctx: RequestContext, projectId: st
 /**
  * Replaces a confidential client's secret; the old one stops working at once (only the new
  * hash is kept, and the provider re-reads the client on every request). A public client (auth
- * method NONE) has no secret to regenerate: 400, as ZITADEL's precondition error.
+ * method NONE) or a PRIVATE_KEY_JWT one has no secret to regenerate: 400, as ZITADEL's
+ * precondition error.
  */
 export async function regenerateOidcClientSecret(
   store: Store,
@@ -54,7 +55,7 @@ export async function regenerateOidcClientSecret(
     if (!row) throw appNotFound();
     if (isApiApp(row)) throw failedPrecondition('COMMAND-Gnwt4', 'The application is not an OIDC application: use RegenerateAPIClientSecret');
     if (!needsSecret(storedOidcConfig(row.config))) {
-      throw failedPrecondition('COMMAND-Ggh3a', 'Errors.Project.App.OIDCAuthMethodNoSecret: a public client (auth method NONE) has no client secret');
+      throw failedPrecondition('COMMAND-Ggh3a', 'Errors.Project.App.OIDCAuthMethodNoSecret: a public client (auth method NONE) or one signing JWTs with its keys (PRIVATE_KEY_JWT) has no client secret');
     }
     const clientSecret = generateToken();
     const event = await tx.events.append({

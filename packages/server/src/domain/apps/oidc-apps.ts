@@ -53,7 +53,8 @@ function compliance(config: OidcAppConfig): { noneCompliant: boolean; compliance
   return { noneCompliant: problems.length > 0, complianceProblems: problems.map((key) => ({ key, localizedMessage: PROBLEM_TEXT[key] ?? key })) };
 }
 
-export const needsSecret = (config: OidcAppConfig) => config.authMethodType !== 'OIDC_AUTH_METHOD_TYPE_NONE';
+/** BASIC and POST authenticate with the client secret; NONE (public) and PRIVATE_KEY_JWT (app-keys.ts) have none. */
+export const needsSecret = (config: OidcAppConfig) => config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_BASIC' || config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_POST';
 
 export function checkName(name: string): string {
   const trimmed = name.trim();
@@ -185,6 +186,8 @@ export async function removeApp(store: Store, ctx: RequestContext, projectId: st
       resourceOwner: project.orgId,
     });
     await tx.oidcApps.remove(row.id);
+    // Its keys go with it (app-keys.ts): nothing could use them, and the app id stays taken.
+    await tx.appKeys.removeAllOf(row.id);
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
     return { details: changedDetails(event) };
   }, [[APP_LOCK, appId]]);

@@ -120,9 +120,6 @@ export function validateOidcConfig(config: OidcAppConfig): void {
   if (skew === undefined || skew > 5) throw invalidArgument('APPLICATION-ejs4e', 'Errors.Project.App.OIDCClockSkewInvalid: clockSkew must be between 0s and 5s');
   const unsupported = config.grantTypes.filter((g) => !SUPPORTED_GRANT_TYPES.has(g));
   if (unsupported.length) throw invalidArgument('APPLICATION-Gr4nT', `grant type not supported by this server: ${unsupported.join(', ')}`);
-  if (config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT') {
-    throw invalidArgument('APPLICATION-Auth1', 'auth method PRIVATE_KEY_JWT is not supported by this server (no application keys)');
-  }
   const code = config.responseTypes.includes('OIDC_RESPONSE_TYPE_CODE');
   const implicit = config.responseTypes.some((r) => r !== 'OIDC_RESPONSE_TYPE_CODE');
   if (code && !config.grantTypes.includes('OIDC_GRANT_TYPE_AUTHORIZATION_CODE')) {

@@ -53,7 +53,10 @@ export interface ImportSuccessOrg {
 const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: string) => string; why?: string }> = {
   actions: { type: 'action', id: (a) => a.actionId, why: 'actions are scripts, and this service does not run scripts: this action was not imported (its flow runs without it)' },
   triggerActions: { type: 'trigger_action', id: (a) => `${a.flowType}_${a.triggerType}`, why: 'actions are scripts, and this service does not run scripts: this trigger was not imported' },
-  appKeys: { type: 'app_key', id: (k) => k.id },
+  appKeys: {
+    type: 'app_key', id: (k) => k.id,
+    why: 'application keys are not imported: the application is, and it needs a new key (AddAppKey), whose private key is then handed to its owner',
+  },
   machineKeys: { type: 'machine_user_key', id: (k) => k.keyId },
 };
 
@@ -365,7 +368,8 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     }
     takenApps.add(a.appId);
     const { projectId, name, ...config } = a.app;
-    const publicClient = config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_NONE';
+    // NONE (public) and PRIVATE_KEY_JWT (keys, which are not imported) have no secret.
+    const publicClient = config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_NONE' || config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT';
     const { clientId, secretHash } = credentials('oidc_app', a.appId, projectId, a.identityServiceClient);
     appRows.push({
       id: a.appId, projectId, orgId, name, state: 'APP_STATE_ACTIVE', clientId,
@@ -379,20 +383,18 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   // API applications (domain/apps/api-apps.ts): credentials as for OIDC applications above.
   for (const a of apiApps) {
     if (!inThisOrg(a.app.projectId, 'api_app', a.appId)) continue;
-    if (a.app.authMethodType === 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT') {
-      errors.push({ type: 'api_app', id: a.appId, message: msg('IMPORT-uNsup', 'API applications with private-key JWT authentication need application keys, which this service does not offer yet; this application was not imported') });
-      continue;
-    }
     if (takenApps.has(a.appId)) {
       errors.push({ type: 'api_app', id: a.appId, message: msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting') });
       continue;
     }
     takenApps.add(a.appId);
     const { clientId, secretHash } = credentials('api_app', a.appId, a.app.projectId, a.identityServiceClient);
+    // A PRIVATE_KEY_JWT application has no secret; its keys are not imported (appKeys above), so it needs new ones (AddAppKey).
+    const authMethodType = a.app.authMethodType ?? 'API_AUTH_METHOD_TYPE_BASIC';
     appRows.push({
       id: a.appId, projectId: a.app.projectId, orgId, name: a.app.name, state: 'APP_STATE_ACTIVE', clientId, appType: 'api',
-      clientSecretHash: secretHash,
-      config: { authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' }, ...stamp,
+      clientSecretHash: authMethodType === 'API_AUTH_METHOD_TYPE_BASIC' ? secretHash : null,
+      config: { authMethodType }, ...stamp,
     });
     push('apiAppIds', a.appId);
   }

@@ -1,5 +1,6 @@
 /**
- * OIDC applications of a project (management API): openapi/paths/management/apps.yaml.
+ * Applications of a project (management API): OIDC and API applications and application keys,
+ * openapi/paths/management/apps.yaml.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { regenerateOidcClientSecret, updateApp } from '../../domain/apps/app-changes.js';
@@ -19,8 +20,17 @@ import {
   UpdateOIDCAppConfigResponse,
   AddAPIAppRequest,
   AddAPIAppResponse,
+  UpdateAPIAppConfigRequest,
+  UpdateAPIAppConfigResponse,
+  AddAppKeyRequest,
+  AddAppKeyResponse,
+  AppKeyParam,
+  AppKeyResponse,
+  ListAppKeysRequest,
+  ListAppKeysResponse,
 } from '../schemas/apps.js';
-import { addApiApp, regenerateApiClientSecret } from '../../domain/apps/api-apps.js';
+import { addApiApp, regenerateApiClientSecret, updateApiAppConfig } from '../../domain/apps/api-apps.js';
+import { addAppKey, getAppKey, listAppKeys, removeAppKey } from '../../domain/apps/app-keys.js';
 import { DetailsResponse, errorResponses, jsonBody, jsonResponse, OrgHeader, SECURED } from '../schemas/common.js';
 import { ProjectIdParam } from '../schemas/projects.js';
 
@@ -149,7 +159,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
       path: '/management/v1/projects/{projectId}/apps/api',
       operationId: 'AddAPIApp',
       request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(AddAPIAppRequest) },
-      responses: { 200: jsonResponse('Created; the secret is shown this once.', AddAPIAppResponse), ...errorResponses(400, 401, 403, 404) },
+      responses: { 200: jsonResponse('Created; a BASIC application’s secret is shown this once.', AddAPIAppResponse), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => c.json(await addApiApp(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
@@ -165,6 +175,78 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
       return c.json(await regenerateApiClientSecret(store, c.var.ctx, projectId, appId), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      ...secured,
+      method: 'put',
+      path: '/management/v1/projects/{projectId}/apps/{appId}/api_config',
+      operationId: 'UpdateAPIAppConfig',
+      request: { headers: OrgHeader, params: AppParam, body: jsonBody(UpdateAPIAppConfigRequest) },
+      responses: { 200: jsonResponse('Changed; a new secret (switching to BASIC) is shown this once.', UpdateAPIAppConfigResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, appId } = c.req.valid('param');
+      return c.json(await updateApiAppConfig(store, c.var.ctx, projectId, appId, c.req.valid('json')), 200);
+    },
+  );
+
+  // Application keys (domain/apps/app-keys.ts).
+  app.openapi(
+    createRoute({
+      ...secured,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/apps/{appId}/keys',
+      operationId: 'AddAppKey',
+      request: { headers: OrgHeader, params: AppParam, body: jsonBody(AddAppKeyRequest) },
+      responses: { 200: jsonResponse('Created; keyDetails (with the private key) is shown this once.', AddAppKeyResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, appId } = c.req.valid('param');
+      return c.json(await addAppKey(store, c.var.ctx, projectId, appId, c.req.valid('json')), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      ...secured,
+      method: 'post',
+      path: '/management/v1/projects/{projectId}/apps/{appId}/keys/_search',
+      operationId: 'ListAppKeys',
+      request: { headers: OrgHeader, params: AppParam, body: jsonBody(ListAppKeysRequest) },
+      responses: { 200: jsonResponse('The application’s keys, oldest first.', ListAppKeysResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, appId } = c.req.valid('param');
+      return c.json(await listAppKeys(store, c.var.ctx, projectId, appId, c.req.valid('json')), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      ...secured,
+      method: 'get',
+      path: '/management/v1/projects/{projectId}/apps/{appId}/keys/{keyId}',
+      operationId: 'GetAppKey',
+      request: { headers: OrgHeader, params: AppKeyParam },
+      responses: { 200: jsonResponse('The key (without its private part, which is never stored).', AppKeyResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, appId, keyId } = c.req.valid('param');
+      return c.json(await getAppKey(store, c.var.ctx, projectId, appId, keyId), 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      ...secured,
+      method: 'delete',
+      path: '/management/v1/projects/{projectId}/apps/{appId}/keys/{keyId}',
+      operationId: 'RemoveAppKey',
+      request: { headers: OrgHeader, params: AppKeyParam },
+      responses: { 200: jsonResponse('Removed; assertions signed with it are refused from now on.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { projectId, appId, keyId } = c.req.valid('param');
+      return c.json(await removeAppKey(store, c.var.ctx, projectId, appId, keyId), 200);
     },
   );
 }

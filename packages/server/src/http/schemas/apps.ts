@@ -8,6 +8,7 @@ import {
   OIDC_VERSIONS,
 } from '../../domain/apps/oidc-config.js';
 import { API_AUTH_METHOD_TYPES } from '../../domain/apps/api-apps.js';
+import { KEY_TYPES } from '../../domain/apps/app-keys.js';
 import { Details, ListDetails, ListQuery } from './common.js';
 
 const id = z.string().min(1).max(200);
@@ -100,7 +101,21 @@ export const App = z
   .openapi('App');
 
 export const AddAPIAppRequest = z.object({ name: z.string().min(1).max(200), authMethodType: APIAuthMethodType.optional() }).openapi('AddAPIAppRequest');
-export const AddAPIAppResponse = z.object({ appId: z.string(), details: Details, clientId: z.string(), clientSecret: z.string() });
+export const AddAPIAppResponse = z.object({ appId: z.string(), details: Details, clientId: z.string(), clientSecret: z.string().optional() });
+export const UpdateAPIAppConfigRequest = z.object({ authMethodType: APIAuthMethodType.optional() }).openapi('UpdateAPIAppConfigRequest');
+export const UpdateAPIAppConfigResponse = z.object({ details: Details, clientSecret: z.string().optional() });
+
+// Application keys (domain/apps/app-keys.ts).
+export const KeyType = z.enum(KEY_TYPES).openapi('KeyType');
+export const AppKeyParam = z.object({ projectId: id, appId: id, keyId: id });
+export const AddAppKeyRequest = z
+  .object({ type: KeyType, expirationDate: z.iso.datetime({ offset: true, message: 'value must be an RFC 3339 date-time' }).optional() })
+  .openapi('AddAppKeyRequest');
+export const AddAppKeyResponse = z.object({ id: z.string(), details: Details, keyDetails: z.string() });
+export const AppKey = z.object({ id: z.string(), details: Details, type: KeyType, expirationDate: z.string() }).openapi('AppKey');
+export const AppKeyResponse = z.object({ key: AppKey });
+export const ListAppKeysRequest = z.object({ query: ListQuery.optional() });
+export const ListAppKeysResponse = z.object({ details: ListDetails, result: z.array(AppKey) });
 
 
 export const AppResponse = z.object({ app: App });

@@ -14,6 +14,7 @@ import { idpRepository } from './idps.js';
 import { instanceRepository } from './instance.js';
 import { loginRepository } from './logins.js';
 import { memberRepository } from './members.js';
+import { appKeyRepository } from './app-keys.js';
 import { oidcAppRepository } from './oidc-apps.js';
 import { oidcRepository } from './oidc.js';
 import { orgRepository } from './orgs.js';
@@ -66,6 +67,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     projectGrants: projectGrantRepository(db, t),
     oidc: oidcRepository(db, t),
     oidcApps: oidcAppRepository(db, t),
+    appKeys: appKeyRepository(db, t),
     logins: loginRepository(db, t),
     transfer: transferRepository(db, t),
   };
