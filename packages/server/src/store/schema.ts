@@ -91,7 +91,12 @@ export function defineTables(c: ColumnFactory) {
       createdAt: c.time('created_at').notNull(),
       changedAt: c.time('changed_at').notNull(),
     },
-    (t) => [c.uniqueIndex('users_org_user_name_key').on(t.orgId, t.userNameKey)],
+    (t) => [
+      c.uniqueIndex('users_org_user_name_key').on(t.orgId, t.userNameKey),
+      // The export's keyset pages (an organisation's users of one type, by id) read in index order:
+      // without it SQLite sorts the whole organisation for every page.
+      c.index('users_org_type_id').on(t.orgId, t.type, t.id),
+    ],
   );
 
   const personalAccessTokens = c.table(

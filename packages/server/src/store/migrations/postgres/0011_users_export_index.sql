@@ -1,0 +1,1 @@
+CREATE INDEX "users_org_type_id" ON "users" USING btree ("org_id","type","id");
