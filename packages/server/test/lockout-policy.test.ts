@@ -82,7 +82,7 @@ describeEachStore('lockout policy and user state', (dialect) => {
 
   it("the organisation's lockout policy is exported and imported", async () => {
     const exported = await s.api('POST', '/admin/v1/export', { org_ids: [orgId], timeout: '1m', response_output: true });
-    expect(exported.body.orgs[0].lockoutPolicy).toEqual({ maxPasswordAttempts: 3, maxOtpAttempts: 0 });
+    expect(exported.body.orgs[0].lockoutPolicy).toEqual({ maxPasswordAttempts: 3 }); // zero values left out, as protojson does
     const target = await startOidcServer(dialect);
     try {
       const imported = await target.api('POST', '/admin/v1/import', { timeout: '1m', dataOrgs: exported.body });

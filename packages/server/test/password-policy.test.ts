@@ -54,7 +54,7 @@ describeEachStore('password complexity policy', (dialect) => {
     expect(events.body.events.map((e: any) => e.payload.minLength)).toEqual([4, 6]);
 
     const exported = await json(t.call('POST', '/admin/v1/export', { body: { orgIds: [orgId], responseOutput: true } }));
-    expect(exported.body.orgs[0].passwordComplexityPolicy).toEqual({ minLength: '6', hasUppercase: false, hasLowercase: true, hasNumber: false, hasSymbol: false });
+    expect(exported.body.orgs[0].passwordComplexityPolicy).toEqual({ minLength: '6', hasLowercase: true }); // false left out, as protojson does
     const target = await createTestInstance(dialect);
     try {
       const imported = await json(target.call('POST', '/admin/v1/import', { body: { dataOrgs: exported.body } }));
