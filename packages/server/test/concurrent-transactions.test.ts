@@ -1,10 +1,10 @@
 /**
- * Transactions started together (as concurrent requests start them). On SQLite queued
- * transactions share one commit (store/sqlite.ts, group commit); each must still behave as if it
- * had committed alone: it fails alone, and its caller hears of success only once it is durable
- * and visible to readers.
+ * Transactions started together (as concurrent requests start them). On both stores queued
+ * transactions share one commit (store/sqlite.ts, store/postgres.ts: group commit); each must still
+ * behave as if it had committed alone: it fails alone, and its caller hears of success only once it
+ * is durable and visible to readers.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UniqueViolation, type Store } from '../src/store/store.js';
 import { describeEachStore, openTestStore } from './support/instance.js';
 
@@ -78,5 +78,28 @@ describeEachStore('concurrent transactions', (dialect) => {
     const appended = await Promise.all(Array.from({ length: 30 }, (_, n) => store.transaction((tx) => tx.events.append(event('shared', n)))));
     expect(appended.map((e) => e.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(await count('shared')).toBe(30);
+  });
+});
+
+describe('group commit on PostgreSQL', () => {
+  it('a long transaction holds up only its own group: a write queued behind it is answered long before it ends', async () => {
+    const { store, cleanup } = await openTestStore('postgres');
+    try {
+      const event = (aggregateId: string) => ({ aggregateType: 'ct', aggregateId, type: 'x', payload: {}, creator: 'c', resourceOwner: 'o' });
+      // An import-like transaction: 2 s before it appends and commits.
+      const long = store.transaction(async (tx) => {
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        return tx.events.append(event('long'));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = performance.now();
+      await store.transaction((tx) => tx.events.append(event('short')));
+      // Another runner starts once the group has run 250 ms (store/postgres.ts, STALLED_MS).
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect((await long).sequence).toBe(1);
+    } finally {
+      await store.close();
+      cleanup();
+    }
   });
 });
