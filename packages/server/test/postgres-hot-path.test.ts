@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL event append (src/store/postgres-hot-path.ts) is one hand-written statement:
  * it must continue one sequence per aggregate and store rows that drizzle's reads give back
- * exactly as the append returned them.
+ * exactly as the append returned them. The message text's read and upsert there must read and
+ * write the same rows as drizzle's.
  */
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgColumns } from '../src/store/columns.js';
 import { postgresHotPath } from '../src/store/postgres-hot-path.js';
 import { createRepositories, type Repositories } from '../src/store/repositories/index.js';
+import { messageTextRepository } from '../src/store/repositories/texts.js';
 import { defineTables } from '../src/store/schema.js';
 import { openStore, type Db, type Store } from '../src/store/store.js';
 import { freshPostgresDatabase } from './support/instance.js';
@@ -58,5 +60,24 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
     // Concurrent writers of one aggregate queue on its sequence row: distinct, gapless.
     const results = await Promise.all(Array.from({ length: 8 }, append));
     expect(results.map((e) => e.sequence).sort((a, b) => a - b)).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('message texts it writes read back the same through drizzle, and the other way round', async () => {
+    const drizzleTexts = messageTextRepository(drizzle(client) as unknown as Db, defineTables(pgColumns));
+    const row = {
+      ownerId: 'owner-1', messageType: 'VerifyEmail', language: 'de',
+      fields: { title: 'Tïtel "q"', text: 'Hallo {{.DisplayName}}\nzweite Zeile' },
+      sequence: 7, createdAt: new Date('2026-04-05T06:07:08.009Z'), changedAt: new Date('2026-04-05T06:07:09.010Z'),
+    };
+    await hot.messageTexts!.upsert(row);
+    expect(await drizzleTexts.get('owner-1', 'VerifyEmail', 'de')).toEqual(row);
+    expect(await hot.messageTexts!.get('owner-1', 'VerifyEmail', 'de')).toEqual(row);
+    // An upsert of an existing row changes fields, sequence and changedAt, never createdAt.
+    const changed = { ...row, fields: { title: 'Neu' }, sequence: 8, createdAt: new Date('2030-01-01T00:00:00.000Z'), changedAt: new Date('2026-04-06T00:00:00.000Z') };
+    await hot.messageTexts!.upsert(changed);
+    expect(await drizzleTexts.get('owner-1', 'VerifyEmail', 'de')).toEqual({ ...changed, createdAt: row.createdAt });
+    await drizzleTexts.upsert({ ...row, language: 'fr' });
+    expect(await hot.messageTexts!.get('owner-1', 'VerifyEmail', 'fr')).toEqual({ ...row, language: 'fr' });
+    expect(await hot.messageTexts!.get('owner-1', 'VerifyEmail', 'it')).toBeUndefined();
   });
 });

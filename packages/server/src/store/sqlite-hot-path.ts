@@ -5,8 +5,7 @@
  * Why: on SQLite a statement costs a few microseconds, and drizzle's prepared queries add
  * about 8 µs a call on top (placeholder filling, row mapping, its promise wrapper); a text
  * write runs four of them, which made the store the largest share of the hot write path
- * (BENCHMARKS.md, round 3). On PostgreSQL the round trip dwarfs that, so postgres.ts keeps
- * drizzle's versions.
+ * (BENCHMARKS.md, round 3). PostgreSQL has its own pair (postgres-hot-path.ts).
  *
  * The SQL and the value mapping follow the drizzle schema exactly (schema.ts with
  * columns.ts' SQLite factory: times as integer milliseconds, JSON as text), so rows written
