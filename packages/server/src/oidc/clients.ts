@@ -10,7 +10,7 @@
  * this metadata (`Client.find`), so a removed or expired key is refused from the next request on,
  * in every process sharing the database.
  */
-import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, timingSafeEqual, type JsonWebKey } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 import { hashToken } from '../auth/tokens.js';
 import { durationSeconds, nonCompliantRedirects, type OidcAppConfig } from '../domain/apps/oidc-config.js';
@@ -95,7 +95,6 @@ async function usableKeys(store: Store, appId: string): Promise<JsonWebKey[]> {
 
 /** Replaces the provider's plain-text comparison: `clientSecret` holds the hash. */
 export async function compareHashedClientSecret(this: { clientSecret?: string }, actual: string): Promise<boolean> {
-  const { timingSafeEqual } = await import('node:crypto');
   if (!this.clientSecret || typeof actual !== 'string') return false;
   const a = Buffer.from(hashToken(actual));
   const b = Buffer.from(this.clientSecret);

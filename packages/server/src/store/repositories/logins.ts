@@ -1,4 +1,5 @@
-import { and, asc, eq, gt, inArray, like, not } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, like, not, sql } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import type { UserRow } from './users.js';
@@ -15,6 +16,10 @@ export type MachineSecretRow = Tables['machineSecrets']['$inferSelect'];
  */
 export function loginRepository(db: Db, t: Tables) {
   const u = t.users;
+  // Every client-credentials token looks its machine client up (oidc/clients.ts): prepared.
+  const machineSecretByClientId = once(() =>
+    db.select().from(t.machineSecrets).where(eq(t.machineSecrets.clientId, sql.placeholder('clientId'))).limit(1).prepare('machine_secrets_by_client_id'),
+  );
   return {
     /** Users whose (lower-cased) user name is `userNameKey`, with their organisation's primary domain. */
     async usersByNameKey(userNameKey: string): Promise<Array<{ user: UserRow; orgPrimaryDomain: string }>> {
@@ -91,7 +96,7 @@ export function loginRepository(db: Db, t: Tables) {
         return row;
       },
       async byClientId(clientId: string): Promise<MachineSecretRow | undefined> {
-        const [row] = await db.select().from(t.machineSecrets).where(eq(t.machineSecrets.clientId, clientId)).limit(1);
+        const [row] = await machineSecretByClientId().execute({ clientId });
         return row;
       },
       async upsert(row: MachineSecretRow): Promise<void> {

@@ -1,4 +1,5 @@
-import { and, asc, count, desc, eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import type { PageQuery } from './orgs.js';
@@ -7,13 +8,15 @@ export type OidcAppRow = Tables['oidcApps']['$inferSelect'];
 
 export function oidcAppRepository(db: Db, t: Tables) {
   const a = t.oidcApps;
+  // Every token request and introspection looks its client up (oidc/clients.ts): prepared.
+  const byClientIdQuery = once(() => db.select().from(a).where(eq(a.clientId, sql.placeholder('clientId'))).limit(1).prepare('oidc_apps_by_client_id'));
   return {
     async get(projectId: string, appId: string): Promise<OidcAppRow | undefined> {
       const [row] = await db.select().from(a).where(and(eq(a.projectId, projectId), eq(a.id, appId))).limit(1);
       return row;
     },
     async byClientId(clientId: string): Promise<OidcAppRow | undefined> {
-      const [row] = await db.select().from(a).where(eq(a.clientId, clientId)).limit(1);
+      const [row] = await byClientIdQuery().execute({ clientId });
       return row;
     },
     async insert(row: OidcAppRow): Promise<void> {

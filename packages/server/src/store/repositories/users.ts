@@ -1,4 +1,5 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { selectPage, textCondition, type PageQuery, type TextMatch } from './search.js';
@@ -6,9 +7,11 @@ import { selectPage, textCondition, type PageQuery, type TextMatch } from './sea
 export type UserRow = Tables['users']['$inferSelect'];
 
 export function userRepository(db: Db, t: Tables) {
+  // Read on every token (the machine user of client credentials, the account's claims) and sign-in: prepared.
+  const byId = once(() => db.select().from(t.users).where(eq(t.users.id, sql.placeholder('id'))).limit(1).prepare('users_by_id'));
   return {
     async get(id: string): Promise<UserRow | undefined> {
-      const [row] = await db.select().from(t.users).where(eq(t.users.id, id)).limit(1);
+      const [row] = await byId().execute({ id });
       return row;
     },
     async insert(row: UserRow): Promise<void> {
