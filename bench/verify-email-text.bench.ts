@@ -132,10 +132,8 @@ async function benchFloor(): Promise<Row> {
   }
 }
 
-async function benchServer(store: string): Promise<Row[]> {
-  const dir = join(work, store);
-  const patFile = join(dir, 'admin.pat');
-  const databaseUrl = store === 'postgres' ? await postgres!.createDatabase(`bench_${Date.now()}`) : join(dir, 'identity.db');
+/** The service (src/main.ts) as its own process on `databaseUrl`, stopped with the others at the end. */
+async function startServer(databaseUrl: string, patFile: string, logName: string): Promise<Child> {
   const port = await freePort();
   const child = await startChild({
     args: [...serverNodeArgs, '--import', 'tsx', 'src/main.ts'],
@@ -143,9 +141,17 @@ async function benchServer(store: string): Promise<Row[]> {
     env: { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel },
     port,
     readyPath: '/readyz',
-    logFile: join(work, `server-${store}.log`),
+    logFile: join(work, logName),
   });
   children.push(child);
+  return child;
+}
+
+async function benchServer(store: string): Promise<Row[]> {
+  const dir = join(work, store);
+  const patFile = join(dir, 'admin.pat');
+  const databaseUrl = store === 'postgres' ? await postgres!.createDatabase(`bench_${Date.now()}`) : join(dir, 'identity.db');
+  const child = await startServer(databaseUrl, patFile, `server-${store}.log`);
   try {
     const token = readFileSync(patFile, 'utf8').trim();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -226,16 +232,7 @@ async function benchWrite(child: Child, headers: Record<string, string>, store: 
  * both, server CPU summed over both processes.
  */
 async function benchWriteTwoProcesses(first: Child, databaseUrl: string, patFile: string, headers: Record<string, string>, store: string): Promise<Row> {
-  const port = await freePort();
-  const second = await startChild({
-    args: [...serverNodeArgs, '--import', 'tsx', 'src/main.ts'],
-    cwd: SERVER_DIR,
-    env: { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel },
-    port,
-    readyPath: '/readyz',
-    logFile: join(work, `server-${store}-2.log`),
-  });
-  children.push(second);
+  const second = await startServer(databaseUrl, patFile, `server-${store}-2.log`);
   try {
     return await benchWrite(first, headers, store, [second]);
   } finally {

@@ -81,7 +81,20 @@ async function write<T>(store: Store, fn: (tx: Repositories) => Promise<T>, lock
   }
 }
 
-export async function addJwtIdp(store: Store, ctx: RequestContext, scope: IdpScope, input: AddJwtIdpInput): Promise<{ details: ObjectDetails; idpId: string }> {
+/** The columns of the provider's kind (the other kind's stay empty: see the table's comment). */
+type KindColumns = Pick<IdpRow, 'idpType' | 'oidcConfig' | 'oidcClientSecretSealed' | 'jwtEndpoint' | 'jwtIssuer' | 'jwtKeysEndpoint' | 'jwtHeaderName'>;
+
+/**
+ * What adding a provider of either kind does: the name check, one `<agg>.idp.config.added` event
+ * with the kind's settings (`payload`), and the row with the kind's columns.
+ */
+async function addIdp(
+  store: Store,
+  ctx: RequestContext,
+  scope: IdpScope,
+  input: { name: string; stylingType?: StylingType | 0 | 1; autoRegister?: boolean },
+  kind: { payload: Record<string, unknown>; columns: KindColumns },
+): Promise<{ details: ObjectDetails; idpId: string }> {
   requirePermission(ctx, scope.write);
   const idpId = newId();
   const stylingType = stylingTypeOf(input.stylingType);
@@ -89,16 +102,16 @@ export async function addJwtIdp(store: Store, ctx: RequestContext, scope: IdpSco
   const nameKey = nameKeyOf(input.name);
   return write(store, async (tx) => {
     if (await tx.idps.nameTaken(scope.ownerId, nameKey)) throw nameTaken();
-    const jwtConfig = { jwtEndpoint: input.jwtEndpoint, issuer: input.issuer, keysEndpoint: input.keysEndpoint, headerName: input.headerName };
     const event = await tx.events.append({
       aggregateType: scope.aggregate,
       aggregateId: scope.ownerId,
       type: `${scope.aggregate}.idp.config.added`,
-      payload: { idpConfigId: idpId, name: input.name, idpType: 'IDP_TYPE_JWT', stylingType, autoRegister, jwtConfig },
+      payload: { idpConfigId: idpId, name: input.name, idpType: kind.columns.idpType, stylingType, autoRegister, ...kind.payload },
       creator: ctx.caller.userId,
       resourceOwner: scope.ownerId,
     });
     await tx.idps.insert({
+      ...kind.columns,
       id: idpId,
       ownerId: scope.ownerId,
       ownerType: scope.ownerType,
@@ -107,18 +120,27 @@ export async function addJwtIdp(store: Store, ctx: RequestContext, scope: IdpSco
       state: 'IDP_STATE_ACTIVE',
       stylingType,
       autoRegister,
-      jwtEndpoint: jwtConfig.jwtEndpoint,
-      jwtIssuer: jwtConfig.issuer,
-      jwtKeysEndpoint: jwtConfig.keysEndpoint,
-      jwtHeaderName: jwtConfig.headerName,
-      idpType: 'IDP_TYPE_JWT',
-      oidcConfig: null,
-      oidcClientSecretSealed: null,
       sequence: event.sequence,
       createdAt: event.createdAt,
       changedAt: event.createdAt,
     });
     return { details: addedDetails(event), idpId };
+  });
+}
+
+export async function addJwtIdp(store: Store, ctx: RequestContext, scope: IdpScope, input: AddJwtIdpInput): Promise<{ details: ObjectDetails; idpId: string }> {
+  const jwtConfig = { jwtEndpoint: input.jwtEndpoint, issuer: input.issuer, keysEndpoint: input.keysEndpoint, headerName: input.headerName };
+  return addIdp(store, ctx, scope, input, {
+    payload: { jwtConfig },
+    columns: {
+      idpType: 'IDP_TYPE_JWT',
+      oidcConfig: null,
+      oidcClientSecretSealed: null,
+      jwtEndpoint: jwtConfig.jwtEndpoint,
+      jwtIssuer: jwtConfig.issuer,
+      jwtKeysEndpoint: jwtConfig.keysEndpoint,
+      jwtHeaderName: jwtConfig.headerName,
+    },
   });
 }
 
@@ -141,42 +163,13 @@ export async function addOidcIdp(
   input: AddOidcIdpInput,
 ): Promise<{ details: ObjectDetails; idpId: string }> {
   requirePermission(ctx, scope.write);
-  const idpId = newId();
-  const stylingType = stylingTypeOf(input.stylingType);
-  const autoRegister = input.autoRegister ?? false;
-  const nameKey = nameKeyOf(input.name);
   const oidcConfig = oidcConfigFrom(input);
-  const sealed = secrets.seal(input.clientSecret, OIDC_CLIENT_SECRET_PURPOSE);
-  return write(store, async (tx) => {
-    if (await tx.idps.nameTaken(scope.ownerId, nameKey)) throw nameTaken();
-    const event = await tx.events.append({
-      aggregateType: scope.aggregate,
-      aggregateId: scope.ownerId,
-      type: `${scope.aggregate}.idp.config.added`,
-      payload: { idpConfigId: idpId, name: input.name, idpType: 'IDP_TYPE_OIDC', stylingType, autoRegister, oidcConfig },
-      creator: ctx.caller.userId,
-      resourceOwner: scope.ownerId,
-    });
-    await tx.idps.insert({
-      ...oidcRowFields(oidcConfig, sealed),
-      id: idpId,
-      ownerId: scope.ownerId,
-      ownerType: scope.ownerType,
-      name: input.name,
-      nameKey,
-      state: 'IDP_STATE_ACTIVE',
-      stylingType,
-      autoRegister,
-      sequence: event.sequence,
-      createdAt: event.createdAt,
-      changedAt: event.createdAt,
-    });
-    return { details: addedDetails(event), idpId };
-  });
+  // The secret is sealed for the row and never part of the event.
+  return addIdp(store, ctx, scope, input, { payload: { oidcConfig }, columns: oidcRowFields(oidcConfig, secrets.seal(input.clientSecret, OIDC_CLIENT_SECRET_PURPOSE)) });
 }
 
 /** The columns an OIDC provider fills (the JWT ones stay empty: see the table's comment). */
-export function oidcRowFields(oidcConfig: OidcConfig, clientSecretSealed: string | null) {
+export function oidcRowFields(oidcConfig: OidcConfig, clientSecretSealed: string | null): KindColumns {
   return {
     idpType: 'IDP_TYPE_OIDC',
     oidcConfig,
