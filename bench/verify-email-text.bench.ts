@@ -12,7 +12,7 @@
  *   BENCH_TARGETS=bare,floor,write,write2,read,tokens,oauth,grants   which measurements to run (`write2`: the write over two server processes on one PostgreSQL)
  *                          `tokens`: GET /admin/v1/languages with a PAT and with a JWT access token
  *                          (client credentials), the per-request cost of each kind of authentication;
- *                          `oauth`: client-credentials token and introspection, beside a bare
+ *                          `oauth`: client-credentials token, introspection and userinfo, beside a bare
  *                          oidc-provider (bench/bare-oidc-provider.ts) doing the same;
  *                          `grants`: 4.2, DELETE of user grants (30,000 prepared by one import)
  *   BENCH_JSON=results.json   also write the rows as JSON (target, store, req/s, p50, p99, CPU/req, errors)
@@ -31,6 +31,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as oc from 'openid-client';
+import { Browser, loginThroughForm } from '../packages/server/test/support/browser.js';
 import { freePort, startChild, type Child } from './support/children.js';
 import { measure, type LoadSettings } from './support/load.js';
 import { startPostgres, type BenchPostgres } from './support/postgres.js';
@@ -138,7 +140,7 @@ async function startServer(databaseUrl: string, patFile: string, logName: string
   const child = await startChild({
     args: [...serverNodeArgs, '--import', 'tsx', 'src/main.ts'],
     cwd: SERVER_DIR,
-    env: { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel },
+    env: { PORT: String(port), HOST: '127.0.0.1', EXTERNAL_URL: `http://127.0.0.1:${port}`, DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel },
     port,
     readyPath: '/readyz',
     logFile: join(work, logName),
@@ -281,7 +283,8 @@ async function apiCall(child: Child, authorization: string, method: string, path
  * OAuth hot paths, each beside the bare oidc-provider doing the same (its in-memory adapter, one
  * client): a client-credentials token (RS256 JWT), and introspecting an opaque client-credentials
  * token (oidc-provider introspects only tokens it stores; here by an API application, there by the
- * client). Userinfo needs a person's token from the browser flow and is measured by the tests, not here.
+ * client); userinfo with a person's JWT access token (signed in through the login form, as a
+ * browser would) beside the peer's userinfo with its own opaque token (it answers userinfo for no other).
  */
 async function benchOAuth(child: Child, patAuthorization: string, store: string): Promise<Row[]> {
   const robot = await apiCall(child, patAuthorization, 'POST', '/management/v1/users/machine', { userName: `oauth-robot-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' });
@@ -296,8 +299,11 @@ async function benchOAuth(child: Child, patAuthorization: string, store: string)
   const bearerSecret = await apiCall(child, patAuthorization, 'PUT', `/management/v1/users/${bearerRobot.userId}/secret`, {});
   const ourOpaque = ((await (await fetch(ours.token, { method: 'POST', headers: { ...form, authorization: basicAuth(bearerSecret.clientId, bearerSecret.clientSecret) }, body: tokenBody })).json()) as { access_token: string }).access_token;
 
+  const personToken = await signInPerson(child, patAuthorization);
+
   const port = await freePort();
-  const peer = await startChild({ args: ['--import', 'tsx', join(BENCH_DIR, 'bare-oidc-provider.ts')], cwd: REPO, env: { PORT: String(port) }, port, readyPath: '/.well-known/openid-configuration', logFile: join(work, 'bare-oidc.log') });
+  const peerTokenFile = join(work, 'bare-oidc-userinfo.token');
+  const peer = await startChild({ args: ['--import', 'tsx', join(BENCH_DIR, 'bare-oidc-provider.ts')], cwd: REPO, env: { PORT: String(port), USERINFO_TOKEN_FILE: peerTokenFile }, port, readyPath: '/.well-known/openid-configuration', logFile: join(work, 'bare-oidc.log') });
   children.push(peer);
   try {
     const peerAuth = basicAuth('bench', 'bench-secret');
@@ -313,10 +319,44 @@ async function benchOAuth(child: Child, patAuthorization: string, store: string)
     rows.push({ target: 'introspection of an opaque token: bare oidc-provider', store: '-', m: await measure(post(`${peer.baseUrl}/token/introspection`, peerAuth, new URLSearchParams({ token: peerOpaque }).toString()), settings, peer.cpuSeconds) });
     rows.push({ target: 'introspection of an opaque token: the service (an API application)', store, m: await measure(post(ours.introspect, basicAuth(api.clientId, api.clientSecret), new URLSearchParams({ token: ourOpaque }).toString()), settings, child.cpuSeconds) });
     rows.push({ target: 'introspection of a JWT: the service (oidc-provider does not introspect JWTs)', store, m: await measure(post(ours.introspect, basicAuth(api.clientId, api.clientSecret), new URLSearchParams({ token: ourToken }).toString()), settings, child.cpuSeconds) });
+    const peerPersonToken = readFileSync(peerTokenFile, 'utf8');
+    const peerInfo = await fetch(`${peer.baseUrl}/me`, { headers: { authorization: `Bearer ${peerPersonToken}` } });
+    if (!peerInfo.ok) throw new Error(`the bare oidc-provider's userinfo answered ${peerInfo.status}: ${await peerInfo.text()}`);
+    rows.push({ target: 'userinfo (openid profile email), an opaque token: bare oidc-provider', store: '-', m: await measure({ url: `${peer.baseUrl}/me`, headers: { authorization: `Bearer ${peerPersonToken}` } }, settings, peer.cpuSeconds) });
+    rows.push({ target: "userinfo (openid profile email), a person's JWT access token: the service", store, m: await measure({ url: `${child.baseUrl}/oidc/v1/userinfo`, headers: { authorization: `Bearer ${personToken}` } }, settings, child.cpuSeconds) });
     return rows;
   } finally {
     await peer.stop();
   }
+}
+
+/**
+ * A person's JWT access token (scope `openid profile email`) from the service's code flow: a human
+ * user and a web application with JWT access tokens, signed in through the login form by the
+ * tests' browser stand-in, the code exchanged by openid-client. Checked once through userinfo.
+ */
+async function signInPerson(child: Child, patAuthorization: string): Promise<string> {
+  const redirectUri = 'http://127.0.0.1:1/callback';
+  const userName = `bench-person-${Date.now()}`;
+  const password = 'Bench-Passw0rd!';
+  await apiCall(child, patAuthorization, 'POST', '/management/v1/users/human/_import', {
+    userName, profile: { firstName: 'Bench', lastName: 'Person' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password,
+  });
+  const project = await apiCall(child, patAuthorization, 'POST', '/management/v1/projects', { name: `userinfo-bench-${Date.now()}` });
+  const app = await apiCall(child, patAuthorization, 'POST', `/management/v1/projects/${project.id}/apps/oidc`, {
+    name: 'userinfo-bench', redirectUris: [redirectUri], appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+  });
+  const config = await oc.discovery(new URL(child.baseUrl), app.clientId, undefined, oc.ClientSecretBasic(app.clientSecret), { execute: [oc.allowInsecureRequests] });
+  const verifier = oc.randomPKCECodeVerifier();
+  const url = oc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid profile email', code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const signedIn = await loginThroughForm(new Browser(), url.href, redirectUri, userName, password);
+  if (!signedIn.callback) throw new Error(`the sign-in did not reach the redirect URI: ${signedIn.page?.status} ${signedIn.page?.html.slice(0, 300)}`);
+  const tokens = await oc.authorizationCodeGrant(config, signedIn.callback, { pkceCodeVerifier: verifier });
+  if (tokens.access_token.split('.').length !== 3) throw new Error('expected a JWT access token for the person');
+  const info = await fetch(`${child.baseUrl}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+  const claims = (await info.json()) as { preferred_username?: string };
+  if (!info.ok || claims.preferred_username === undefined) throw new Error(`the service's userinfo answered ${info.status}: ${JSON.stringify(claims)}`);
+  return tokens.access_token;
 }
 
 /**
