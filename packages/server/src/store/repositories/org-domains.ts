@@ -1,4 +1,5 @@
-import { and, asc, eq, ne } from 'drizzle-orm';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -7,9 +8,11 @@ export type OrgDomainRow = Tables['orgDomains']['$inferSelect'];
 /** Organisations' domains (domain/orgs/domains.ts). */
 export function orgDomainRepository(db: Db, t: Tables) {
   const d = t.orgDomains;
+  // Read for every login name (tokens, userinfo, sign-in): prepared.
+  const ofOrg = once(() => db.select().from(d).where(eq(d.orgId, sql.placeholder('orgId'))).orderBy(asc(d.createdAt), asc(d.domain)).prepare('org_domains_of_org'));
   return {
     async list(orgId: string): Promise<OrgDomainRow[]> {
-      return db.select().from(d).where(eq(d.orgId, orgId)).orderBy(asc(d.createdAt), asc(d.domain));
+      return ofOrg().execute({ orgId });
     },
     async get(orgId: string, domain: string): Promise<OrgDomainRow | undefined> {
       const [row] = await db.select().from(d).where(and(eq(d.orgId, orgId), eq(d.domain, domain))).limit(1);

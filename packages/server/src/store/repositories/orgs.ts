@@ -1,4 +1,5 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { selectPage, textCondition, type PageQuery, type TextMatch } from './search.js';
@@ -9,9 +10,11 @@ export type { PageQuery } from './search.js';
 export type OrgRow = Tables['orgs']['$inferSelect'];
 
 export function orgRepository(db: Db, t: Tables) {
+  // Read for every login name (tokens, userinfo, sign-in): prepared.
+  const byId = once(() => db.select().from(t.orgs).where(eq(t.orgs.id, sql.placeholder('id'))).limit(1).prepare('orgs_by_id'));
   return {
     async get(id: string): Promise<OrgRow | undefined> {
-      const [row] = await db.select().from(t.orgs).where(eq(t.orgs.id, id)).limit(1);
+      const [row] = await byId().execute({ id });
       return row;
     },
     async exists(id: string): Promise<boolean> {

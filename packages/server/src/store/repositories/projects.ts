@@ -1,4 +1,5 @@
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { selectPage, textCondition, type TextMatch } from './search.js';
@@ -28,6 +29,8 @@ export interface ProjectRoleFilter {
 export function projectRepository(db: Db, t: Tables) {
   const p = t.projects;
   const r = t.projectRoles;
+  // Read for every token and userinfo of an application (role assertion, project checks): prepared.
+  const byId = once(() => db.select().from(p).where(eq(p.id, sql.placeholder('id'))).limit(1).prepare('projects_by_id'));
   return {
     /** The project if it belongs to `orgId` (projects of other organisations do not exist there). */
     async getInOrg(id: string, orgId: string): Promise<ProjectRow | undefined> {
@@ -35,7 +38,7 @@ export function projectRepository(db: Db, t: Tables) {
       return row;
     },
     async get(id: string): Promise<ProjectRow | undefined> {
-      const [row] = await db.select().from(p).where(eq(p.id, id)).limit(1);
+      const [row] = await byId().execute({ id });
       return row;
     },
     async update(id: string, change: Partial<Pick<ProjectRow, 'name' | 'projectRoleAssertion' | 'projectRoleCheck' | 'hasProjectCheck' | 'privateLabelingSetting' | 'sequence' | 'changedAt'>>): Promise<void> {
