@@ -103,4 +103,22 @@ describeEachStore('OAuth tokens at rest', (dialect) => {
     expect(JSON.stringify(await s.t.store.read.oidc.payloads.find('AccessToken', hashToken(tokens.access_token), now))).not.toContain(tokens.access_token);
     expect((await userinfo(tokens.access_token)).status).toBe(200);
   });
+
+  it('a stored token is found until it expires, and not after (the expiry is checked on every lookup)', async () => {
+    const now = new Date();
+    const row = (kind: string, id: string, expiresAt: Date | null) => ({ kind, id, payload: { kind }, grantId: null, uid: null, userCode: null, consumedAt: null, expiresAt });
+    await s.t.store.transaction(async (tx) => {
+      await tx.oidc.payloads.upsert(row('AccessToken', 'expiry-future', new Date(now.getTime() + 60_000)));
+      await tx.oidc.payloads.upsert(row('AccessToken', 'expiry-past', new Date(now.getTime() - 1)));
+      await tx.oidc.payloads.upsert(row('AccessToken', 'expiry-never', null));
+    });
+    const found = async (id: string, at: Date) => (await s.t.store.read.oidc.payloads.find('AccessToken', id, at))?.id;
+    expect(await found('expiry-future', now)).toBe('expiry-future');
+    expect(await found('expiry-future', new Date(now.getTime() + 60_000))).toBeUndefined();
+    expect(await found('expiry-past', now)).toBeUndefined();
+    expect(await found('expiry-never', new Date(now.getTime() + 1e12))).toBe('expiry-never');
+    expect(await found('expiry-future', now)).toBe('expiry-future');
+    // The kind is part of the key.
+    expect(await s.t.store.read.oidc.payloads.find('RefreshToken', 'expiry-never', now)).toBeUndefined();
+  });
 });

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -10,6 +11,9 @@ export function oidcRepository(db: Db, t: Tables) {
   const p = t.oidcPayloads;
   const k = t.oidcKeys;
   const alive = (now: Date) => or(isNull(p.expiresAt), gt(p.expiresAt, now));
+  // Every opaque token, code and session oidc-provider looks up goes through here: prepared. The
+  // expiry is checked on the row (a placeholder cannot carry a Date on both dialects).
+  const byKindId = once(() => db.select().from(p).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id')))).limit(1).prepare('oidc_payloads_by_kind_id'));
   return {
     payloads: {
       async upsert(row: OidcPayloadRow): Promise<void> {
@@ -22,8 +26,8 @@ export function oidcRepository(db: Db, t: Tables) {
           });
       },
       async find(kind: string, id: string, now: Date): Promise<OidcPayloadRow | undefined> {
-        const [row] = await db.select().from(p).where(and(eq(p.kind, kind), eq(p.id, id), alive(now))).limit(1);
-        return row;
+        const [row] = await byKindId().execute({ kind, id });
+        return row && (row.expiresAt === null || row.expiresAt.getTime() > now.getTime()) ? row : undefined;
       },
       async findByUid(kind: string, uid: string, now: Date): Promise<OidcPayloadRow | undefined> {
         const [row] = await db.select().from(p).where(and(eq(p.kind, kind), eq(p.uid, uid), alive(now))).limit(1);
