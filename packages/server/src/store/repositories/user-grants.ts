@@ -1,4 +1,5 @@
-import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { selectPage } from './search.js';
@@ -18,10 +19,14 @@ export interface UserGrantFilter {
 
 export function userGrantRepository(db: Db, t: Tables) {
   const g = t.userGrants;
+  // A grant's read and removal (4.2, RemoveUserGrant) are a hot path: prepared. user_grants is not
+  // one of authentication's tables (auth-writes.ts), so its delete may be prepared too.
+  const inOrg = once(() => db.select().from(g).where(and(eq(g.id, sql.placeholder('id')), eq(g.orgId, sql.placeholder('orgId')))).limit(1).prepare('user_grants_in_org'));
+  const removeById = once(() => db.delete(g).where(eq(g.id, sql.placeholder('id'))).prepare('user_grants_remove'));
   return {
     /** The grant if it belongs to `orgId`: grants of other organisations do not exist there. */
     async getInOrg(id: string, orgId: string): Promise<UserGrantRow | undefined> {
-      const [row] = await db.select().from(g).where(and(eq(g.id, id), eq(g.orgId, orgId))).limit(1);
+      const [row] = await inOrg().execute({ id, orgId });
       return row;
     },
     async manyInOrg(ids: string[], orgId: string): Promise<UserGrantRow[]> {
@@ -54,7 +59,7 @@ export function userGrantRepository(db: Db, t: Tables) {
       await db.update(g).set(change).where(eq(g.id, id));
     },
     async remove(id: string): Promise<void> {
-      await db.delete(g).where(eq(g.id, id));
+      await removeById().execute({ id });
     },
     async search(filter: UserGrantFilter): Promise<{ total: number; rows: UserGrantRow[] }> {
       const conditions: SQL[] = [eq(g.orgId, filter.orgId)];
