@@ -1,6 +1,7 @@
 /**
  * The export's memory must not grow with the organisation's size (issue 14). Two ways it did or
- * could, each checked here on a few thousand users:
+ * could, each checked here on a few thousand users (with grants, metadata and links; their
+ * pages' reads are export-paging.test.ts):
  * - Chunk size. V8 allocates a string over 128 KiB in its large-object space and moves a large
  *   object that is alive at a scavenge to the old generation at once, where only a full
  *   mark-compact frees it. A page of 1,000 users written as one ~300,000-character string was such
@@ -18,6 +19,8 @@ import { BCRYPT } from './support/transfer-documents.js';
 
 const HUMANS = 2_500;
 const MACHINES = 1_200;
+/** Users with metadata and links (one value, one link each): more than a page of each. */
+const EXTRAS = 1_100;
 /** 128 KiB, V8's largest ordinary heap object, in characters of a two-byte string. */
 const LARGE_OBJECT_CHARS = 64 * 1024;
 
@@ -46,6 +49,10 @@ describeEachStore('the export\u2019s body for a large organisation', (dialect) =
         id: `g${String(i).padStart(5, '0')}`, orgId, userId: h.id, projectId: 'p1', projectGrantId: null,
         roleKeys: ['buyer', 'seller', `role-with-a-long-name-${i}`], state: 'USER_GRANT_STATE_ACTIVE', sequence: 0, createdAt: at, changedAt: at,
       })));
+      for (const h of humans.slice(0, EXTRAS)) {
+        await tx.userMetadata.upsert({ userId: h.id, key: 'tier', value: Buffer.from(`gold for ${h.userName}`).toString('base64'), orgId, sequence: 0, createdAt: at, changedAt: at });
+        await tx.idpLinks.insert({ idpId: 'idp1', externalUserId: `ext-${h.id}`, userId: h.id, orgId, externalUserName: `${h.userName}@idp.example.com`, createdAt: at });
+      }
     });
   });
   afterAll(() => t.close());
@@ -61,6 +68,8 @@ describeEachStore('the export\u2019s body for a large organisation', (dialect) =
     expect(org.humanUsers).toHaveLength(HUMANS);
     expect(org.machineUsers).toHaveLength(MACHINES);
     expect(org.userGrants).toHaveLength(HUMANS);
+    expect(org.userMetadata).toHaveLength(EXTRAS);
+    expect(org.userLinks).toHaveLength(EXTRAS);
     expect(org.humanUsers.map((u: { userId: string }) => u.userId)).toEqual(Array.from({ length: HUMANS }, (_, i) => `h${String(i).padStart(5, '0')}`));
     expect(org.humanUsers[1]).toEqual({
       userId: 'h00001',
@@ -73,6 +82,8 @@ describeEachStore('the export\u2019s body for a large organisation', (dialect) =
       state: 'USER_STATE_ACTIVE',
     });
     expect(org.userGrants[2]).toEqual({ userId: 'h00002', projectId: 'p1', roleKeys: ['buyer', 'seller', 'role-with-a-long-name-2'] });
+    expect(org.userMetadata[1001]).toEqual({ id: 'h01001', key: 'tier', value: Buffer.from('gold for human1001').toString('base64') });
+    expect(org.userLinks[1001]).toMatchObject({ userId: 'h01001', idpId: 'idp1', providedUserId: 'ext-h01001', providedUserName: 'human1001@idp.example.com' });
   });
 
   it('reads no further pages from the store while the client does not read', async () => {

@@ -1,7 +1,8 @@
 /**
  * ExportData (reference §4, description §4.4): the document `{"orgs":[DataOrg…]}` with
  * everything this service holds per organisation, produced as a stream of JSON text so memory
- * does not grow with the organisation (users and grants are read in keyset pages).
+ * does not grow with the organisation: what there is of per user (users, user grants, metadata,
+ * links) is read in keyset pages and written in chunks that die young (CHUNK_CHARS).
  *
  * Not exported (description §2.8, and what this service does not hold): instance settings,
  * IAM members, machine keys, personal access tokens, application keys, passkeys; OIDC client
@@ -34,16 +35,45 @@ const PAGE = 1000;
 const CHUNK_CHARS = 32 * 1024;
 
 /** `head`, then the items' JSON separated by commas, in chunks of about CHUNK_CHARS characters. */
-function* jsonChunks<T>(head: string, items: readonly T[], toDocument: (item: T) => unknown): Generator<string> {
+function* jsonChunks(head: string, items: readonly unknown[]): Generator<string> {
   let chunk = head;
   for (let i = 0; i < items.length; i++) {
-    chunk += (i ? ',' : '') + JSON.stringify(toDocument(items[i]));
+    chunk += (i ? ',' : '') + JSON.stringify(items[i]);
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
       chunk = '';
     }
   }
   if (chunk) yield chunk;
+}
+
+/**
+ * A list field of the organisation read in keyset pages of PAGE rows (`readPage` is given the last
+ * row read, none for the first page) and written page by page, so no more than a page is held
+ * whatever the organisation's size. `toDocument` turns a page into its items (some rows may give
+ * none). The list is opened with its first item and left out when empty, like every zero value.
+ */
+async function* pagedList<R>(
+  field: string,
+  readPage: (after: R | undefined) => Promise<R[]>,
+  toDocument: (page: R[]) => unknown[] | Promise<unknown[]>,
+  checkDeadline: () => void,
+): AsyncGenerator<string> {
+  let opened = false;
+  let after: R | undefined;
+  for (;;) {
+    checkDeadline();
+    const page = await readPage(after);
+    if (page.length === 0) break;
+    const items = await toDocument(page);
+    if (items.length) {
+      yield* jsonChunks(opened ? ',' : `,${JSON.stringify(field)}:[`, items);
+      opened = true;
+    }
+    after = page[page.length - 1];
+    if (page.length < PAGE) break;
+  }
+  if (opened) yield ']';
 }
 
 export interface ExportDeps {
@@ -102,28 +132,19 @@ export async function* exportDocument(
   const started = performance.now();
   const orgs = await read.transfer.orgsToExport(req.orgIds, req.excludedOrgIds);
   const orgIds = orgs.map((o) => o.id);
+  const deadline = () => checkDeadline(signal, req.timeoutMs);
   yield `{${prefix}"orgs":[`;
   for (let i = 0; i < orgs.length; i++) {
-    checkDeadline(signal, req.timeoutMs);
+    deadline();
     const org = orgs[i];
     yield `${i ? ',' : ''}{"orgId":${JSON.stringify(org.id)},"org":${JSON.stringify({ name: org.name })},"orgState":${JSON.stringify(org.state)}`;
 
-    // Lists are opened lazily: an empty list is omitted, like every zero value.
     for (const type of ['human', 'machine'] as const) {
-      let opened = false;
-      let after = '';
-      for (;;) {
-        checkDeadline(signal, req.timeoutMs);
-        const page = await read.transfer.usersPage(org.id, type, after, PAGE);
-        if (page.length === 0) break;
-        const otp = type === 'human' && req.withOtp ? await read.transfer.otpSecrets(page.map((u) => u.id)) : undefined;
-        yield* jsonChunks(opened ? ',' : `,"${type}Users":[`, page, (u) =>
-          type === 'human' ? humanUser(u, req, otp?.has(u.id) ? openOtpSecret(secrets, otp.get(u.id)!) : undefined) : machineUser(u));
-        opened = true;
-        after = page[page.length - 1].id;
-        if (page.length < PAGE) break;
-      }
-      if (opened) yield ']';
+      yield* pagedList<UserRow>(`${type}Users`, (last) => read.transfer.usersPage(org.id, type, last?.id ?? '', PAGE), async (page) => {
+        if (type === 'machine') return page.map(machineUser);
+        const otp = req.withOtp ? await read.transfer.otpSecrets(page.map((u) => u.id)) : undefined;
+        return page.map((u) => humanUser(u, req, otp?.has(u.id) ? openOtpSecret(secrets, otp.get(u.id)!) : undefined));
+      }, deadline);
     }
 
     // Every domain of the organisation, with its verification and primary flag (ZITADEL's org.v1.Domain, no details).
@@ -139,8 +160,7 @@ export async function* exportDocument(
       if (row) yield `,${JSON.stringify(kind.documentField)}:${JSON.stringify(protoCompact((kind.toDocument as (s: object) => Record<string, unknown>)(row.settings)))}`;
     }
     // userMetadata: ZITADEL's SetUserMetadataRequest (id = the user).
-    const metadata = await read.userMetadata.listByOrg(org.id);
-    if (metadata.length) yield `,"userMetadata":${JSON.stringify(metadata.map((m) => ({ id: m.userId, key: m.key, value: m.value })))}`;
+    yield* pagedList<MetadataRow>('userMetadata', (last) => read.userMetadata.pageByOrg(org.id, last, PAGE), (page) => page.map((m) => ({ id: m.userId, key: m.key, value: m.value })), deadline);
 
     const projects = await read.transfer.projectsOf(org.id);
     if (projects.length) {
@@ -185,25 +205,14 @@ export async function* exportDocument(
       .map(({ member }) => ({ projectId: g.projectId, grantId: g.id, userId: member.userId, roles: member.roles }))))).flat();
     if (grantMembers.length) yield `,"projectGrantMembers":${JSON.stringify(grantMembers)}`;
 
-    let grantsOpened = false;
-    let afterGrant = '';
-    for (;;) {
-      checkDeadline(signal, req.timeoutMs);
-      const page = await read.transfer.userGrantsPage(org.id, orgIds, afterGrant, PAGE);
-      if (page.length === 0) break;
+    yield* pagedList<GrantRow>('userGrants', (last) => read.transfer.userGrantsPage(org.id, orgIds, last?.grant.id ?? '', PAGE), async (page) => {
       // A user grant given through a project grant goes only with that grant (its project's organisation exported).
       const viaGrant = [...new Set(page.flatMap(({ grant: g }) => (g.projectGrantId ? [g.projectGrantId] : [])))];
       const exportedGrants = new Set((await Promise.all(viaGrant.map((id) => read.projectGrants.get(id)))).flatMap((g) => (g && orgIds.includes(g.orgId) ? [g.id] : [])));
-      const exported = page.filter(({ grant: g }) => !g.projectGrantId || exportedGrants.has(g.projectGrantId));
-      if (exported.length) {
-        yield* jsonChunks(grantsOpened ? ',' : ',"userGrants":[', exported, ({ grant: g }) =>
-          compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys }));
-        grantsOpened = true;
-      }
-      afterGrant = page[page.length - 1].grant.id;
-      if (page.length < PAGE) break;
-    }
-    if (grantsOpened) yield ']';
+      return page
+        .filter(({ grant: g }) => !g.projectGrantId || exportedGrants.has(g.projectGrantId))
+        .map(({ grant: g }) => compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys }));
+    }, deadline);
 
     const orgMembers = await read.transfer.membersOf(org.id, 'org', orgIds);
     if (orgMembers.length) {
@@ -253,8 +262,7 @@ export async function* exportDocument(
       })))}`;
     }
 
-    const links = await read.idpLinks.listByOrg(org.id);
-    if (links.length) yield `,"userLinks":${JSON.stringify(await toLinkViews(read, links))}`;
+    yield* pagedList<LinkRow>('userLinks', (last) => read.idpLinks.pageByOrg(org.id, last, PAGE), (page) => toLinkViews(read, page), deadline);
 
     const loginTexts = await read.transfer.loginTextsOf(org.id);
     if (loginTexts.length) yield `,"loginTexts":${JSON.stringify(loginTexts.map((l) => ({ language: l.language, ...l.screens })))}`;
@@ -274,6 +282,9 @@ export async function* exportDocument(
 }
 
 type UserRow = Awaited<ReturnType<Repositories['transfer']['usersPage']>>[number];
+type GrantRow = Awaited<ReturnType<Repositories['transfer']['userGrantsPage']>>[number];
+type MetadataRow = Awaited<ReturnType<Repositories['userMetadata']['pageByOrg']>>[number];
+type LinkRow = Awaited<ReturnType<Repositories['idpLinks']['pageByOrg']>>[number];
 
 function humanUser(u: UserRow, req: ExportRequest, otp: string | undefined) {
   const data = u.data as { profile?: Record<string, unknown>; email?: Record<string, unknown>; phone?: Record<string, unknown> };
