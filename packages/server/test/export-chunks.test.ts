@@ -9,6 +9,8 @@
  *   (BENCHMARKS.md). Every chunk must stay below 64 Ki characters (128 KiB even as two-byte text).
  * - Read-ahead. The body is pulled: the next page is read only when the client has taken what was
  *   produced, so a client that stops reading stops the reads from the store.
+ * - The event loop. SQLite's reads are synchronous: an export that never gave the event loop a
+ *   turn ran whole in one task, and V8's GC tasks (and every other request) waited for its end.
  */
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { exportDocument } from '../src/domain/transfer/export.js';
@@ -106,5 +108,21 @@ describeEachStore('the export\u2019s body for a large organisation', (dialect) =
     } finally {
       pages.mockRestore();
     }
+  });
+
+  it('gives the event loop a turn for every page it reads', async () => {
+    let turns = 0;
+    let reading = true;
+    const turn = () => {
+      turns++;
+      if (reading) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const res = await t.call('POST', '/admin/v1/export', { body: { orgIds: [orgId], withPasswords: true, responseOutput: true, timeout: '1m' } });
+    const reader = res.body!.getReader();
+    while (!(await reader.read()).done);
+    reading = false;
+    // Pages of humans (3), machines (2), grants (3), metadata (2) and links (2).
+    expect(turns).toBeGreaterThanOrEqual(12);
   });
 });

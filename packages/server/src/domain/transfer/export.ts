@@ -8,6 +8,7 @@
  * IAM members, machine keys, personal access tokens, application keys, passkeys; OIDC client
  * ids and secrets (an import generates new ones, as ZITADEL's does).
  */
+import { setImmediate } from 'node:timers/promises';
 import { isOidcIdp, OIDC_CLIENT_SECRET_PURPOSE, oidcConfigOf } from '../idps/idp.js';
 import { processSecretBox, type SecretBox } from '../../secrets/secret-box.js';
 import { openOtpSecret } from '../users/otp-secret.js';
@@ -62,6 +63,11 @@ async function* pagedList<R>(
   let opened = false;
   let after: R | undefined;
   for (;;) {
+    // A turn of the event loop before each page. On SQLite (synchronous reads) an export would
+    // otherwise run from its first page to its last in one task while the socket takes its
+    // writes: no other request answered, and none of V8's GC tasks (starting incremental marking
+    // at its soft limit, finalising it) run. A PostgreSQL read already waits for the network.
+    await setImmediate();
     checkDeadline();
     const page = await readPage(after);
     if (page.length === 0) break;
