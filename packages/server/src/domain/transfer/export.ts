@@ -35,29 +35,39 @@ const PAGE = 1000;
  */
 const CHUNK_CHARS = 32 * 1024;
 
-/** `head`, then the items' JSON separated by commas, in chunks of about CHUNK_CHARS characters. */
-function* jsonChunks(head: string, items: readonly unknown[]): Generator<string> {
-  let chunk = head;
-  for (let i = 0; i < items.length; i++) {
-    chunk += (i ? ',' : '') + JSON.stringify(items[i]);
+/**
+ * The rows' items as JSON separated by commas, `head` before the first, in chunks of about
+ * CHUNK_CHARS characters; a row whose item is undefined is left out. Each item is made as it is
+ * written, so it dies young rather than living as long as its page.
+ */
+function* jsonChunks<R>(head: string, rows: readonly R[], toItem: (row: R) => unknown): Generator<string, boolean> {
+  let chunk = '';
+  let any = false;
+  for (const row of rows) {
+    const item = toItem(row);
+    if (item === undefined) continue;
+    chunk += (any ? ',' : head) + JSON.stringify(item);
+    any = true;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
       chunk = '';
     }
   }
   if (chunk) yield chunk;
+  return any;
 }
 
 /**
  * A list field of the organisation read in keyset pages of PAGE rows (`readPage` is given the last
  * row read, none for the first page) and written page by page, so no more than a page is held
- * whatever the organisation's size. `toDocument` turns a page into its items (some rows may give
- * none). The list is opened with its first item and left out when empty, like every zero value.
+ * whatever the organisation's size. `itemsOf` reads what a page needs besides its rows and gives
+ * the item of each row (undefined: none). The list is opened with its first item and left out
+ * when empty, like every zero value.
  */
 async function* pagedList<R>(
   field: string,
   readPage: (after: R | undefined) => Promise<R[]>,
-  toDocument: (page: R[]) => unknown[] | Promise<unknown[]>,
+  itemsOf: (page: R[]) => ((row: R) => unknown) | Promise<(row: R) => unknown>,
   checkDeadline: () => void,
 ): AsyncGenerator<string> {
   let opened = false;
@@ -71,11 +81,7 @@ async function* pagedList<R>(
     checkDeadline();
     const page = await readPage(after);
     if (page.length === 0) break;
-    const items = await toDocument(page);
-    if (items.length) {
-      yield* jsonChunks(opened ? ',' : `,${JSON.stringify(field)}:[`, items);
-      opened = true;
-    }
+    if (yield* jsonChunks(opened ? ',' : `,${JSON.stringify(field)}:[`, page, await itemsOf(page))) opened = true;
     after = page[page.length - 1];
     if (page.length < PAGE) break;
   }
@@ -147,9 +153,9 @@ export async function* exportDocument(
 
     for (const type of ['human', 'machine'] as const) {
       yield* pagedList<UserRow>(`${type}Users`, (last) => read.transfer.usersPage(org.id, type, last?.id ?? '', PAGE), async (page) => {
-        if (type === 'machine') return page.map(machineUser);
+        if (type === 'machine') return machineUser;
         const otp = req.withOtp ? await read.transfer.otpSecrets(page.map((u) => u.id)) : undefined;
-        return page.map((u) => humanUser(u, req, otp?.has(u.id) ? openOtpSecret(secrets, otp.get(u.id)!) : undefined));
+        return (u) => humanUser(u, req, otp?.has(u.id) ? openOtpSecret(secrets, otp.get(u.id)!) : undefined);
       }, deadline);
     }
 
@@ -166,7 +172,7 @@ export async function* exportDocument(
       if (row) yield `,${JSON.stringify(kind.documentField)}:${JSON.stringify(protoCompact((kind.toDocument as (s: object) => Record<string, unknown>)(row.settings)))}`;
     }
     // userMetadata: ZITADEL's SetUserMetadataRequest (id = the user).
-    yield* pagedList<MetadataRow>('userMetadata', (last) => read.userMetadata.pageByOrg(org.id, last, PAGE), (page) => page.map((m) => ({ id: m.userId, key: m.key, value: m.value })), deadline);
+    yield* pagedList<MetadataRow>('userMetadata', (last) => read.userMetadata.pageByOrg(org.id, last, PAGE), () => (m) => ({ id: m.userId, key: m.key, value: m.value }), deadline);
 
     const projects = await read.transfer.projectsOf(org.id);
     if (projects.length) {
@@ -215,9 +221,10 @@ export async function* exportDocument(
       // A user grant given through a project grant goes only with that grant (its project's organisation exported).
       const viaGrant = [...new Set(page.flatMap(({ grant: g }) => (g.projectGrantId ? [g.projectGrantId] : [])))];
       const exportedGrants = new Set((await Promise.all(viaGrant.map((id) => read.projectGrants.get(id)))).flatMap((g) => (g && orgIds.includes(g.orgId) ? [g.id] : [])));
-      return page
-        .filter(({ grant: g }) => !g.projectGrantId || exportedGrants.has(g.projectGrantId))
-        .map(({ grant: g }) => compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys }));
+      return ({ grant: g }) =>
+        !g.projectGrantId || exportedGrants.has(g.projectGrantId)
+          ? compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys })
+          : undefined;
     }, deadline);
 
     const orgMembers = await read.transfer.membersOf(org.id, 'org', orgIds);
@@ -268,7 +275,11 @@ export async function* exportDocument(
       })))}`;
     }
 
-    yield* pagedList<LinkRow>('userLinks', (last) => read.idpLinks.pageByOrg(org.id, last, PAGE), (page) => toLinkViews(read, page), deadline);
+    yield* pagedList<LinkRow>('userLinks', (last) => read.idpLinks.pageByOrg(org.id, last, PAGE), async (page) => {
+      const views = await toLinkViews(read, page);
+      const byRow = new Map(page.map((row, i) => [row, views[i]]));
+      return (row) => byRow.get(row);
+    }, deadline);
 
     const loginTexts = await read.transfer.loginTextsOf(org.id);
     if (loginTexts.length) yield `,"loginTexts":${JSON.stringify(loginTexts.map((l) => ({ language: l.language, ...l.screens })))}`;
