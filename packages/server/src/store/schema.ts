@@ -288,7 +288,8 @@ export function defineTables(c: ColumnFactory) {
     (t) => [
       c.primaryKey({ columns: [t.idpId, t.externalUserId] }),
       c.index('idp_user_links_user').on(t.userId),
-      c.index('idp_user_links_org').on(t.orgId),
+      // The export's keyset pages (an organisation's links, by user, provider and identity) in index order.
+      c.index('idp_user_links_org_user').on(t.orgId, t.userId, t.idpId, t.externalUserId),
     ],
   );
 
@@ -378,7 +379,8 @@ export function defineTables(c: ColumnFactory) {
       createdAt: c.time('created_at').notNull(),
       changedAt: c.time('changed_at').notNull(),
     },
-    (t) => [c.primaryKey({ columns: [t.userId, t.key] }), c.index('user_metadata_org').on(t.orgId)],
+    // The export's keyset pages (an organisation's values, by user and key) in index order.
+    (t) => [c.primaryKey({ columns: [t.userId, t.key] }), c.index('user_metadata_org_user_key').on(t.orgId, t.userId, t.key)],
   );
 
   /**

@@ -1,12 +1,14 @@
 /**
  * ExportData (reference §4, description §4.4): the document `{"orgs":[DataOrg…]}` with
  * everything this service holds per organisation, produced as a stream of JSON text so memory
- * does not grow with the organisation (users and grants are read in keyset pages).
+ * does not grow with the organisation: what there is of per user (users, user grants, metadata,
+ * links) is read in keyset pages and written in chunks that die young (CHUNK_CHARS).
  *
  * Not exported (description §2.8, and what this service does not hold): instance settings,
  * IAM members, machine keys, personal access tokens, application keys, passkeys; OIDC client
  * ids and secrets (an import generates new ones, as ZITADEL's does).
  */
+import { setImmediate } from 'node:timers/promises';
 import { isOidcIdp, OIDC_CLIENT_SECRET_PURPOSE, oidcConfigOf } from '../idps/idp.js';
 import { processSecretBox, type SecretBox } from '../../secrets/secret-box.js';
 import { openOtpSecret } from '../users/otp-secret.js';
@@ -22,6 +24,69 @@ import { ENUMS } from './enums.js';
 import { parseExportRequest, type ExportRequest } from './request.js';
 
 const PAGE = 1000;
+
+/**
+ * About the most characters in one chunk of the document. V8 allocates a string over 128 KiB (64 Ki
+ * characters of a two-byte string) in its large-object space, and a large object still alive at a
+ * scavenge moves to the old generation at once, where only a full mark-compact frees it. A page
+ * of 1,000 users as one ~340 KiB string was alive at most scavenges, so the old generation grew
+ * by one page per scavenge, ~60 MiB over 1,000,000 users, before V8 collected it (issue 14).
+ * Chunks of 32 Ki characters are ordinary young objects and die in the scavenge after their write.
+ */
+const CHUNK_CHARS = 32 * 1024;
+
+/**
+ * The rows' items as JSON separated by commas, `head` before the first, in chunks of about
+ * CHUNK_CHARS characters; a row whose item is undefined is left out. Each item is made as it is
+ * written, so it dies young rather than living as long as its page.
+ */
+function* jsonChunks<R>(head: string, rows: readonly R[], toItem: (row: R) => unknown): Generator<string, boolean> {
+  let chunk = '';
+  let any = false;
+  for (const row of rows) {
+    const item = toItem(row);
+    if (item === undefined) continue;
+    chunk += (any ? ',' : head) + JSON.stringify(item);
+    any = true;
+    if (chunk.length >= CHUNK_CHARS) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+  return any;
+}
+
+/**
+ * A list field of the organisation read in keyset pages of PAGE rows (`readPage` is given the last
+ * row read, none for the first page) and written page by page, so no more than a page is held
+ * whatever the organisation's size. `itemsOf` reads what a page needs besides its rows and gives
+ * the item of each row (undefined: none). The list is opened with its first item and left out
+ * when empty, like every zero value.
+ */
+async function* pagedList<R>(
+  field: string,
+  readPage: (after: R | undefined) => Promise<R[]>,
+  itemsOf: (page: R[]) => ((row: R) => unknown) | Promise<(row: R) => unknown>,
+  checkDeadline: () => void,
+): AsyncGenerator<string> {
+  let opened = false;
+  let after: R | undefined;
+  for (;;) {
+    // A turn of the event loop before each page. On SQLite (synchronous reads) an export would
+    // otherwise run from its first page to its last in one task while the socket takes its
+    // writes: no other request answered, and none of V8's GC tasks (starting incremental marking
+    // at its soft limit, finalising it) run. A PostgreSQL read already waits for the network.
+    await setImmediate();
+    checkDeadline();
+    const page = await readPage(after);
+    if (page.length === 0) break;
+    if (yield* jsonChunks(opened ? ',' : `,${JSON.stringify(field)}:[`, page, await itemsOf(page))) opened = true;
+    after = page[page.length - 1];
+    if (page.length < PAGE) break;
+  }
+  if (opened) yield ']';
+}
 
 export interface ExportDeps {
   gcs?: GcsOptions;
@@ -79,31 +144,19 @@ export async function* exportDocument(
   const started = performance.now();
   const orgs = await read.transfer.orgsToExport(req.orgIds, req.excludedOrgIds);
   const orgIds = orgs.map((o) => o.id);
+  const deadline = () => checkDeadline(signal, req.timeoutMs);
   yield `{${prefix}"orgs":[`;
   for (let i = 0; i < orgs.length; i++) {
-    checkDeadline(signal, req.timeoutMs);
+    deadline();
     const org = orgs[i];
     yield `${i ? ',' : ''}{"orgId":${JSON.stringify(org.id)},"org":${JSON.stringify({ name: org.name })},"orgState":${JSON.stringify(org.state)}`;
 
-    // Lists are opened lazily: an empty list is omitted, like every zero value.
     for (const type of ['human', 'machine'] as const) {
-      let opened = false;
-      let after = '';
-      for (;;) {
-        checkDeadline(signal, req.timeoutMs);
-        const page = await read.transfer.usersPage(org.id, type, after, PAGE);
-        if (page.length === 0) break;
-        const otp = type === 'human' && req.withOtp ? await read.transfer.otpSecrets(page.map((u) => u.id)) : undefined;
-        let chunk = opened ? ',' : `,"${type}Users":[`;
-        chunk += page
-          .map((u) => JSON.stringify(type === 'human' ? humanUser(u, req, otp?.has(u.id) ? openOtpSecret(secrets, otp.get(u.id)!) : undefined) : machineUser(u)))
-          .join(',');
-        opened = true;
-        yield chunk;
-        after = page[page.length - 1].id;
-        if (page.length < PAGE) break;
-      }
-      if (opened) yield ']';
+      yield* pagedList<UserRow>(`${type}Users`, (last) => read.transfer.usersPage(org.id, type, last?.id ?? '', PAGE), async (page) => {
+        if (type === 'machine') return machineUser;
+        const otp = req.withOtp ? await read.transfer.otpSecrets(page.map((u) => u.id)) : undefined;
+        return (u) => humanUser(u, req, otp?.has(u.id) ? openOtpSecret(secrets, otp.get(u.id)!) : undefined);
+      }, deadline);
     }
 
     // Every domain of the organisation, with its verification and primary flag (ZITADEL's org.v1.Domain, no details).
@@ -119,8 +172,7 @@ export async function* exportDocument(
       if (row) yield `,${JSON.stringify(kind.documentField)}:${JSON.stringify(protoCompact((kind.toDocument as (s: object) => Record<string, unknown>)(row.settings)))}`;
     }
     // userMetadata: ZITADEL's SetUserMetadataRequest (id = the user).
-    const metadata = await read.userMetadata.listByOrg(org.id);
-    if (metadata.length) yield `,"userMetadata":${JSON.stringify(metadata.map((m) => ({ id: m.userId, key: m.key, value: m.value })))}`;
+    yield* pagedList<MetadataRow>('userMetadata', (last) => read.userMetadata.pageByOrg(org.id, last, PAGE), () => (m) => ({ id: m.userId, key: m.key, value: m.value }), deadline);
 
     const projects = await read.transfer.projectsOf(org.id);
     if (projects.length) {
@@ -165,25 +217,15 @@ export async function* exportDocument(
       .map(({ member }) => ({ projectId: g.projectId, grantId: g.id, userId: member.userId, roles: member.roles }))))).flat();
     if (grantMembers.length) yield `,"projectGrantMembers":${JSON.stringify(grantMembers)}`;
 
-    let grantsOpened = false;
-    let afterGrant = '';
-    for (;;) {
-      checkDeadline(signal, req.timeoutMs);
-      const page = await read.transfer.userGrantsPage(org.id, orgIds, afterGrant, PAGE);
-      if (page.length === 0) break;
+    yield* pagedList<GrantRow>('userGrants', (last) => read.transfer.userGrantsPage(org.id, orgIds, last?.grant.id ?? '', PAGE), async (page) => {
       // A user grant given through a project grant goes only with that grant (its project's organisation exported).
       const viaGrant = [...new Set(page.flatMap(({ grant: g }) => (g.projectGrantId ? [g.projectGrantId] : [])))];
       const exportedGrants = new Set((await Promise.all(viaGrant.map((id) => read.projectGrants.get(id)))).flatMap((g) => (g && orgIds.includes(g.orgId) ? [g.id] : [])));
-      const exported = page.filter(({ grant: g }) => !g.projectGrantId || exportedGrants.has(g.projectGrantId));
-      if (exported.length) {
-        yield (grantsOpened ? ',' : ',"userGrants":[') +
-          exported.map(({ grant: g }) => JSON.stringify(compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys }))).join(',');
-        grantsOpened = true;
-      }
-      afterGrant = page[page.length - 1].grant.id;
-      if (page.length < PAGE) break;
-    }
-    if (grantsOpened) yield ']';
+      return ({ grant: g }) =>
+        !g.projectGrantId || exportedGrants.has(g.projectGrantId)
+          ? compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys })
+          : undefined;
+    }, deadline);
 
     const orgMembers = await read.transfer.membersOf(org.id, 'org', orgIds);
     if (orgMembers.length) {
@@ -233,8 +275,11 @@ export async function* exportDocument(
       })))}`;
     }
 
-    const links = await read.idpLinks.listByOrg(org.id);
-    if (links.length) yield `,"userLinks":${JSON.stringify(await toLinkViews(read, links))}`;
+    yield* pagedList<LinkRow>('userLinks', (last) => read.idpLinks.pageByOrg(org.id, last, PAGE), async (page) => {
+      const views = await toLinkViews(read, page);
+      const byRow = new Map(page.map((row, i) => [row, views[i]]));
+      return (row) => byRow.get(row);
+    }, deadline);
 
     const loginTexts = await read.transfer.loginTextsOf(org.id);
     if (loginTexts.length) yield `,"loginTexts":${JSON.stringify(loginTexts.map((l) => ({ language: l.language, ...l.screens })))}`;
@@ -254,6 +299,9 @@ export async function* exportDocument(
 }
 
 type UserRow = Awaited<ReturnType<Repositories['transfer']['usersPage']>>[number];
+type GrantRow = Awaited<ReturnType<Repositories['transfer']['userGrantsPage']>>[number];
+type MetadataRow = Awaited<ReturnType<Repositories['userMetadata']['pageByOrg']>>[number];
+type LinkRow = Awaited<ReturnType<Repositories['idpLinks']['pageByOrg']>>[number];
 
 function humanUser(u: UserRow, req: ExportRequest, otp: string | undefined) {
   const data = u.data as { profile?: Record<string, unknown>; email?: Record<string, unknown>; phone?: Record<string, unknown> };

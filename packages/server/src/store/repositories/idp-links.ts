@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import type { PageQuery } from './search.js';
@@ -35,8 +35,14 @@ export function idpLinkRepository(db: Db, t: Tables) {
     async listByIdp(idpId: string): Promise<IdpLinkRow[]> {
       return db.select().from(l).where(eq(l.idpId, idpId));
     },
-    async listByOrg(orgId: string): Promise<IdpLinkRow[]> {
-      return db.select().from(l).where(eq(l.orgId, orgId)).orderBy(asc(l.userId), asc(l.idpId), asc(l.externalUserId));
+    /** The organisation's links after `after` (by user, provider, identity), `limit` at most: the export's keyset pages. */
+    async pageByOrg(orgId: string, after: Pick<IdpLinkRow, 'userId' | 'idpId' | 'externalUserId'> | undefined, limit: number): Promise<IdpLinkRow[]> {
+      return db
+        .select()
+        .from(l)
+        .where(and(eq(l.orgId, orgId), after ? sql`(${l.userId}, ${l.idpId}, ${l.externalUserId}) > (${after.userId}, ${after.idpId}, ${after.externalUserId})` : undefined))
+        .orderBy(asc(l.userId), asc(l.idpId), asc(l.externalUserId))
+        .limit(limit);
     },
     async removeByIdp(idpId: string): Promise<void> {
       await db.delete(l).where(eq(l.idpId, idpId));

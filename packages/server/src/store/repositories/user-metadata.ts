@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { textCondition, type PageQuery, type TextMatch } from './search.js';
@@ -37,8 +37,14 @@ export function userMetadataRepository(db: Db, t: Tables) {
     async all(userId: string): Promise<UserMetadataRow[]> {
       return db.select().from(m).where(eq(m.userId, userId)).orderBy(asc(m.key));
     },
-    async listByOrg(orgId: string): Promise<UserMetadataRow[]> {
-      return db.select().from(m).where(eq(m.orgId, orgId)).orderBy(asc(m.userId), asc(m.key));
+    /** The organisation's values after `after` (by user, then key), `limit` at most: the export's keyset pages. */
+    async pageByOrg(orgId: string, after: Pick<UserMetadataRow, 'userId' | 'key'> | undefined, limit: number): Promise<UserMetadataRow[]> {
+      return db
+        .select()
+        .from(m)
+        .where(and(eq(m.orgId, orgId), after ? sql`(${m.userId}, ${m.key}) > (${after.userId}, ${after.key})` : undefined))
+        .orderBy(asc(m.userId), asc(m.key))
+        .limit(limit);
     },
   };
 }

@@ -1,0 +1,4 @@
+DROP INDEX "idp_user_links_org";--> statement-breakpoint
+DROP INDEX "user_metadata_org";--> statement-breakpoint
+CREATE INDEX "idp_user_links_org_user" ON "idp_user_links" USING btree ("org_id","user_id","idp_id","external_user_id");--> statement-breakpoint
+CREATE INDEX "user_metadata_org_user_key" ON "user_metadata" USING btree ("org_id","user_id","key");
