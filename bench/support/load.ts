@@ -31,6 +31,8 @@ export interface Measurement {
   sent: number;
   /** The server's CPU time per response in the measured window (ms), when known. */
   serverCpuMs?: number;
+  /** What pooling several windows needs (measureAlternating). */
+  window: { seconds: number; latencies: number[]; cpuSeconds?: number };
 }
 
 type Target = Omit<Options, 'connections' | 'duration'>;
@@ -91,5 +93,51 @@ export async function measure(
     statusCodes: Object.fromEntries(Object.entries(run.statusCodeStats ?? {}).map(([code, s]) => [code, s.count])),
     sent: run.requests.sent,
     serverCpuMs: cpuUsed !== undefined && latencies.length > 0 ? (1000 * cpuUsed) / latencies.length : undefined,
+    window: { seconds: windowSeconds, latencies, cpuSeconds: cpuUsed },
   };
+}
+
+/** Measurements of one target over several windows as one: requests, CPU and latencies pooled. */
+export function pool(parts: Measurement[]): Measurement {
+  const latencies = parts.flatMap((m) => m.window.latencies).sort((a, b) => a - b);
+  const seconds = parts.reduce((sum, m) => sum + m.window.seconds, 0);
+  const cpu = parts.every((m) => m.window.cpuSeconds !== undefined) ? parts.reduce((sum, m) => sum + m.window.cpuSeconds!, 0) : undefined;
+  const percentile = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] : NaN);
+  const sum = (field: 'ok' | 'non2xx' | 'errors' | 'sent') => parts.reduce((total, m) => total + m[field], 0);
+  const statusCodes: Record<string, number> = {};
+  for (const m of parts) for (const [code, n] of Object.entries(m.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  return {
+    requestsPerSecond: seconds > 0 ? latencies.length / seconds : 0,
+    p50: percentile(50),
+    p99: percentile(99),
+    measured: latencies.length,
+    ok: sum('ok'),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+    statusCodes,
+    sent: sum('sent'),
+    serverCpuMs: cpu !== undefined && latencies.length > 0 ? (1000 * cpu) / latencies.length : undefined,
+    window: { seconds, latencies, cpuSeconds: cpu },
+  };
+}
+
+/**
+ * Targets to be compared with each other (the service and its peer), measured in turns: each is
+ * warmed up once, then `rounds` windows of `duration / rounds` seconds each, alternating, pooled
+ * per target. On a shared 2-CPU machine the CPU cost of one process drifts by ±15 % from one
+ * window to the next; alternating puts both sides under the same drift, so their ratio is steadier
+ * than two back-to-back runs give.
+ */
+export async function measureAlternating(
+  targets: { target: Target | Target[]; serverCpuSeconds?: () => number | undefined }[],
+  settings: LoadSettings,
+  rounds = 4,
+): Promise<Measurement[]> {
+  const parts: Measurement[][] = targets.map(() => []);
+  const slice = { ...settings, duration: settings.duration / rounds, warmup: 0 };
+  for (const t of targets) await measure(t.target, { ...settings, duration: 0.5, warmup: settings.warmup }, t.serverCpuSeconds);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, t] of targets.entries()) parts[i].push(await measure(t.target, { ...slice, warmup: 0.5 }, t.serverCpuSeconds));
+  }
+  return parts.map(pool);
 }
