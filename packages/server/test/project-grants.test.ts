@@ -183,6 +183,29 @@ describeEachStore('project grants', (dialect) => {
     }
   });
 
+  it('exports every member of a project grant, beyond 10,000 (an earlier version stopped there without a word)', async () => {
+    const [existing] = (await s.t.store.read.members.search('project_grant', grantId, {}, { offset: 0, limit: 1, asc: true })).rows;
+    const template = (await s.t.store.read.users.get(bert))!;
+    const extra = 10_050;
+    const ids = Array.from({ length: extra }, (_, i) => `${orgB}m${String(i).padStart(5, '0')}`);
+    await s.t.store.transaction(async (tx) => {
+      await tx.transfer.insertUsers(ids.map((id) => ({ ...template, id, userName: id, userNameKey: id })));
+      await tx.transfer.insertMembers(ids.map((userId) => ({ ...existing.member, userId })));
+    });
+    try {
+      const exported = (await s.api('POST', '/admin/v1/export', { org_ids: [orgA, orgB], timeout: '1m', response_output: true })).body;
+      const owner = exported.orgs.find((o: { orgId: string }) => o.orgId === orgA);
+      const exportedIds = new Set(owner.projectGrantMembers.map((m: { userId: string }) => m.userId));
+      expect(exportedIds.size).toBe(extra + 1);
+      expect(ids.every((id) => exportedIds.has(id))).toBe(true);
+    } finally {
+      await s.t.store.transaction(async (tx) => {
+        for (const userId of ids) await tx.members.remove('project_grant', grantId, userId);
+        for (const id of ids) await tx.users.remove(id);
+      });
+    }
+  }, 120_000);
+
   it('roles taken out of the grant leave its user grants; removing the grant removes them', async () => {
     const update = (roleKeys: string[]) => s.api('PUT', `/management/v1/projects/${projectId}/grants/${grantId}`, { roleKeys }, undefined, inA);
     expect((await update(['reader', 'writer'])).status).toBe(200);

@@ -212,8 +212,7 @@ export async function* exportDocument(
     }
 
     // Their members (users of exported organisations), under the project's organisation, as ZITADEL.
-    const grantMembers = (await Promise.all(projectGrants.map(async (g) => (await read.members.search('project_grant', g.id, {}, { offset: 0, limit: 10_000, asc: true })).rows
-      .filter(({ user }) => orgIds.includes(user.orgId))
+    const grantMembers = (await Promise.all(projectGrants.map(async (g) => (await read.transfer.projectGrantMembersOf(g.id, orgIds))
       .map(({ member }) => ({ projectId: g.projectId, grantId: g.id, userId: member.userId, roles: member.roles }))))).flat();
     if (grantMembers.length) yield `,"projectGrantMembers":${JSON.stringify(grantMembers)}`;
 

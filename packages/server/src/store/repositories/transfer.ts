@@ -89,6 +89,16 @@ export function transferRepository(db: Db, t: Tables) {
         .where(and(eq(m.resourceOwner, orgId), eq(m.scopeType, scopeType), inArray(t.users.orgId, userOrgIds)))
         .orderBy(asc(m.scopeId), asc(m.userId));
     },
+    /** Every member of one project grant who is a user of `userOrgIds` (no cap: an export must not drop any). */
+    async projectGrantMembersOf(grantId: string, userOrgIds: string[]) {
+      const m = t.members;
+      return db
+        .select({ member: m })
+        .from(m)
+        .innerJoin(t.users, eq(t.users.id, m.userId))
+        .where(and(eq(m.scopeType, 'project_grant'), eq(m.scopeId, grantId), inArray(t.users.orgId, userOrgIds)))
+        .orderBy(asc(m.userId));
+    },
     async messageTextsOf(ownerId: string) {
       const m = t.messageTexts;
       return db.select().from(m).where(eq(m.ownerId, ownerId)).orderBy(asc(m.messageType), asc(m.language));
