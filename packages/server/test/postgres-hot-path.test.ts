@@ -80,4 +80,28 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
     expect(await hot.messageTexts!.get('owner-1', 'VerifyEmail', 'fr')).toEqual({ ...row, language: 'fr' });
     expect(await hot.messageTexts!.get('owner-1', 'VerifyEmail', 'it')).toBeUndefined();
   });
+
+  it('a text and its event in one statement: the same rows as the event append and the upsert one after the other', async () => {
+    const at = new Date('2026-05-06T07:08:09.010Z');
+    const later = new Date('2026-05-07T00:00:00.000Z');
+    const event = { aggregateType: 'instance', aggregateId: 'agg-text', type: 'instance.customtext.set', payload: { template: 'VerifyEmail', language: 'nl', set: { title: 'Tïtel' }, removed: [] }, creator: 'u1', resourceOwner: 'agg-text' };
+    const text = { ownerId: 'agg-text', messageType: 'VerifyEmail', language: 'nl', fields: { title: 'Tïtel "q"', text: 'Hallo\nwereld' } };
+    const drizzleTexts = messageTextRepository(drizzle(client) as unknown as Db, defineTables(pgColumns));
+
+    // A new text: created and changed at the event's time, with its sequence.
+    const first = await hot.setTextWithEvent!(event, text, at);
+    expect(first.sequence).toBe(1);
+    expect(await drizzleTexts.get('agg-text', 'VerifyEmail', 'nl')).toEqual({ ...text, sequence: 1, createdAt: at, changedAt: at });
+    // An existing text keeps its creation time; the event continues the aggregate's sequence.
+    const second = await hot.setTextWithEvent!(event, { ...text, fields: { title: 'Neu' }, createdAt: at }, later);
+    expect(second.sequence).toBe(2);
+    expect(await drizzleTexts.get('agg-text', 'VerifyEmail', 'nl')).toEqual({ ...text, fields: { title: 'Neu' }, sequence: 2, createdAt: at, changedAt: later });
+    const { events } = await viaDrizzle.events.search({ aggregateId: 'agg-text', limit: 10, offset: 0, asc: true });
+    expect(events).toEqual([first, second]);
+    // The repositories' generic path (two calls) writes the same.
+    const twoCalls = createRepositories(drizzle(client) as unknown as Db, defineTables(pgColumns), { ...hot, setTextWithEvent: undefined });
+    const separately = await twoCalls.messageTexts.setWithEvent(event, { ...text, language: 'fy' }, at);
+    expect(separately.sequence).toBe(3);
+    expect(await drizzleTexts.get('agg-text', 'VerifyEmail', 'fy')).toEqual({ ...text, language: 'fy', sequence: 3, createdAt: at, changedAt: at });
+  });
 });

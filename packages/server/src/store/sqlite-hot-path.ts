@@ -28,7 +28,8 @@ interface MessageTextRecord {
   changed_at: number;
 }
 
-export function sqliteHotPath(conn: Database.Database): Required<DialectStatements> {
+// SQLite has no data-modifying CTE: a text's event and state are the two calls (repositories/index.ts).
+export function sqliteHotPath(conn: Database.Database): Required<Omit<DialectStatements, 'setTextWithEvent'>> {
   // Prepared on first use: the reader connection never runs the writes.
   let statements: ReturnType<typeof prepare> | undefined;
   const s = () => (statements ??= prepare(conn));

@@ -80,23 +80,18 @@ export async function setInstanceMessageText(
         },
       };
     }
-    const event = await tx.events.append({
-      aggregateType: scope.aggregate,
-      aggregateId: scope.ownerId,
-      type: `${scope.aggregate}.customtext.set`,
-      payload: { template: type, language, set, removed },
-      creator: ctx.caller.userId,
-      resourceOwner: scope.ownerId,
-    });
-    await tx.messageTexts.upsert({
-      ownerId: scope.ownerId,
-      messageType: type,
-      language,
-      fields: next,
-      sequence: event.sequence,
-      createdAt: current?.createdAt ?? event.createdAt,
-      changedAt: event.createdAt,
-    });
+    // The event and the text's new state (its sequence and times from the event) in one call.
+    const event = await tx.messageTexts.setWithEvent(
+      {
+        aggregateType: scope.aggregate,
+        aggregateId: scope.ownerId,
+        type: `${scope.aggregate}.customtext.set`,
+        payload: { template: type, language, set, removed },
+        creator: ctx.caller.userId,
+        resourceOwner: scope.ownerId,
+      },
+      { ownerId: scope.ownerId, messageType: type, language, fields: next, createdAt: current?.createdAt },
+    );
     return { details: changedDetails(event) };
   });
 }

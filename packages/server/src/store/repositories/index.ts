@@ -5,7 +5,7 @@
 import { authTables, watchAuthWrites } from '../auth-writes.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
-import { eventRepository, type AppendEvent } from './events.js';
+import { eventRepository, type AppendEvent, type NewEvent, type StoredEvent } from './events.js';
 import { idpLinkRepository } from './idp-links.js';
 import { notificationRepository } from './notifications.js';
 import { userMetadataRepository } from './user-metadata.js';
@@ -20,7 +20,7 @@ import { oidcRepository } from './oidc.js';
 import { orgRepository } from './orgs.js';
 import { orgDomainRepository } from './org-domains.js';
 import { projectRepository } from './projects.js';
-import { loginTextRepository, messageTextRepository } from './texts.js';
+import { loginTextRepository, messageTextRepository, type MessageTextRow } from './texts.js';
 import { tokenRepository } from './tokens.js';
 import { transferRepository } from './transfer.js';
 import { userGrantRepository } from './user-grants.js';
@@ -43,7 +43,13 @@ export interface DialectStatements {
   /** Whether `select … for update skip locked` exists (PostgreSQL; SQLite has one writer anyway). */
   skipLocked?: boolean;
   messageTexts?: Pick<ReturnType<typeof messageTextRepository>, 'get' | 'upsert'>;
+  /** A text's new state and its event in one statement (PostgreSQL: one round trip less per text write). */
+  setTextWithEvent?: SetTextWithEvent;
 }
+
+/** The text's state as set; its sequence and times come from the event. `createdAt`: the row's, when it exists. */
+export type TextState = Pick<MessageTextRow, 'ownerId' | 'messageType' | 'language' | 'fields'> & { createdAt?: Date };
+export type SetTextWithEvent = (event: NewEvent, text: TextState, at?: Date) => Promise<StoredEvent>;
 
 export function createRepositories(base: Db, t: Tables, dialect: DialectStatements, hooks: RepositoryHooks = {}) {
   const db = hooks.onAuthWrite ? watchAuthWrites(base, authTables(t), hooks.onAuthWrite) : base;
@@ -60,7 +66,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     users: userRepository(db, t),
     tokens: tokenRepository(db, t),
     members: memberRepository(db, t),
-    messageTexts: { ...messageTextRepository(db, t), ...dialect.messageTexts },
+    messageTexts: textsWithEvents(db, t, dialect),
     loginTexts: loginTextRepository(db, t),
     projects: projectRepository(db, t),
     userGrants: userGrantRepository(db, t),
@@ -74,3 +80,18 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
 }
 
 export type Repositories = ReturnType<typeof createRepositories>;
+
+/**
+ * Message texts with the dialect's hot statements, and `setWithEvent`: the text's event appended and
+ * its new state upserted (sequence and times from the event), in one statement where the dialect has
+ * one, otherwise as the two calls every other write makes.
+ */
+function textsWithEvents(db: Db, t: Tables, dialect: DialectStatements) {
+  const texts = { ...messageTextRepository(db, t), ...dialect.messageTexts };
+  const separately: SetTextWithEvent = async (event, text, at) => {
+    const stored = await dialect.appendEvent(event, at);
+    await texts.upsert({ ...text, sequence: stored.sequence, createdAt: text.createdAt ?? stored.createdAt, changedAt: stored.createdAt });
+    return stored;
+  };
+  return { ...texts, setWithEvent: dialect.setTextWithEvent ?? separately };
+}
