@@ -24,6 +24,12 @@
  * Everything listens on 127.0.0.1 only; the load generator (autocannon, in this process) shares
  * the machine with the server, as in the bare baseline.
  *
+ * What issue 14's targets compare runs in turns (measureAlternating, all processes started first):
+ * the bare endpoint with the reads on each store, the floor with the writes on each store, PAT with
+ * JWT, each OAuth path with its peer. Measured one after the other, the same process's CPU per
+ * request drifted by 15-30 % between runs minutes apart, which made each ratio depend on the minute
+ * (BENCHMARKS.md round 10). The targets' verdicts are printed under the table.
+ *
  * Exit code 1 when any request failed (non-2xx, connection error) or a write did not append
  * exactly one event. The throughput target is reported, not asserted: it depends on the machine.
  */
@@ -34,7 +40,7 @@ import { fileURLToPath } from 'node:url';
 import * as oc from 'openid-client';
 import { Browser, loginThroughForm } from '../packages/server/test/support/browser.js';
 import { freePort, startChild, type Child } from './support/children.js';
-import { measure, measureAlternating, type LoadSettings } from './support/load.js';
+import { measure, measureAlternating, type LoadSettings, type Measurement } from './support/load.js';
 import { startPostgres, type BenchPostgres } from './support/postgres.js';
 import { renderTable, type Row } from './support/report.js';
 
@@ -90,7 +96,13 @@ async function setText(baseUrl: string, headers: Record<string, string>, title: 
   return Number(body.details.sequence);
 }
 
-async function benchBare(): Promise<Row> {
+const BARE_TARGET = 'bare Hono GET / (small JSON)';
+const FLOOR_TARGET = 'floor: node:http + the same SQLite write, no framework/auth/validation';
+const writeTargetName = (processes = 1) => `PUT ${TEXT_PATH} (write + event)${processes > 1 ? `, ${processes} processes` : ''}`;
+const READ_TARGET = `GET ${TEXT_PATH} (auth + read)`;
+
+/** The bare Hono endpoint (bench/bare-server.ts) as its own process, like the service. */
+async function startBare(): Promise<Child> {
   const port = await freePort();
   const child = await startChild({
     args: ['--import', 'tsx', join(BENCH_DIR, 'bare-server.ts')],
@@ -101,12 +113,7 @@ async function benchBare(): Promise<Row> {
     logFile: join(work, 'bare.log'),
   });
   children.push(child);
-  try {
-    const m = await measure({ url: child.baseUrl + '/' }, settings, child.cpuSeconds);
-    return { target: 'bare Hono GET / (small JSON)', store: '-', m };
-  } finally {
-    await child.stop();
-  }
+  return child;
 }
 
 /**
@@ -115,7 +122,7 @@ async function benchBare(): Promise<Row> {
  * the write, whatever the framework; the service's row is to be read against it as well as
  * against the bare endpoint.
  */
-async function benchFloor(): Promise<Row> {
+async function startFloor(): Promise<Child> {
   const port = await freePort();
   const child = await startChild({
     args: ['--import', 'tsx', join(BENCH_DIR, 'floor-server.ts')],
@@ -126,12 +133,7 @@ async function benchFloor(): Promise<Row> {
     logFile: join(work, 'floor.log'),
   });
   children.push(child);
-  try {
-    const row = await benchWrite(child, { authorization: 'Bearer not-checked', 'content-type': 'application/json' }, 'sqlite');
-    return { ...row, target: 'floor: node:http + the same SQLite write, no framework/auth/validation' };
-  } finally {
-    await child.stop();
-  }
+  return child;
 }
 
 /** The service (src/main.ts) as its own process on `databaseUrl`, stopped with the others at the end. */
@@ -149,50 +151,60 @@ async function startServer(databaseUrl: string, patFile: string, logName: string
   return child;
 }
 
-async function benchServer(store: string): Promise<Row[]> {
+/** The service on one store, with its admin's PAT. */
+interface Service {
+  store: string;
+  child: Child;
+  databaseUrl: string;
+  patFile: string;
+  headers: Record<string, string>;
+}
+
+async function startService(store: string): Promise<Service> {
   const dir = join(work, store);
   const patFile = join(dir, 'admin.pat');
   const databaseUrl = store === 'postgres' ? await postgres!.createDatabase(`bench_${Date.now()}`) : join(dir, 'identity.db');
   const child = await startServer(databaseUrl, patFile, `server-${store}.log`);
-  try {
-    const token = readFileSync(patFile, 'utf8').trim();
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const rows: Row[] = [];
-    if (targets.has('write')) rows.push(await benchWrite(child, headers, store));
-    if (targets.has('write2') && store === 'postgres') rows.push(await benchWriteTwoProcesses(child, databaseUrl, patFile, headers, store));
-    if (targets.has('read')) {
-      const m = await measure(
-        { url: child.baseUrl + TEXT_PATH, headers: { authorization: headers.authorization } },
-        settings,
-        child.cpuSeconds,
-      );
-      rows.push({ target: `GET ${TEXT_PATH} (auth + read)`, store, m });
-    }
-    if (targets.has('tokens')) rows.push(...(await benchTokenKinds(child, headers.authorization, store)));
-    if (targets.has('oauth') && store === 'sqlite') rows.push(...(await benchOAuth(child, headers.authorization, store)));
-    if (targets.has('grants')) rows.push(await benchGrantRemoval(child, headers.authorization, store));
-    return rows;
-  } finally {
-    await child.stop();
-  }
+  const token = readFileSync(patFile, 'utf8').trim();
+  return { store, child, databaseUrl, patFile, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } };
 }
+
+/** One side of a comparison measured in turns (measureAlternating), and how its row is made. */
+interface Side {
+  target: Parameters<typeof measure>[0];
+  serverCpuSeconds: () => number | undefined;
+  row: (m: Measurement) => Promise<Row>;
+}
+
+/** Measures the sides in turns and returns their rows, in the order given. */
+async function inTurns(sides: Side[]): Promise<Row[]> {
+  if (sides.length === 0) return [];
+  const measured = await measureAlternating(sides, settings);
+  return Promise.all(sides.map((side, i) => side.row(measured[i])));
+}
+
+const sumCpu = (servers: Child[]) => () =>
+  servers.reduce<number | undefined>((sum, server) => {
+    const cpu = server.cpuSeconds();
+    return sum === undefined || cpu === undefined ? undefined : sum + cpu;
+  }, 0);
 
 /**
  * Authenticated PUTs, each with a new title, so each one changes the text and appends an event.
  * Checked: every 2xx answer carries a sequence no other answer carries (one event each), and
  * the aggregate grew by at least the 2xx count and at most the requests sent (requests still in
  * flight when autocannon stops are processed by the server but never counted as answered).
+ * `servers` share one database; the connections are split between them, CPU summed over them.
  */
-async function benchWrite(child: Child, headers: Record<string, string>, store: string, others: Child[] = []): Promise<Row> {
-  const { baseUrl } = child;
+async function writeSide(servers: Child[], headers: Record<string, string>, store: string, target: string): Promise<Side> {
+  const { baseUrl } = servers[0];
   const runId = Date.now().toString(36);
   const before = await setText(baseUrl, headers, `bench ${runId} before`);
   const sequences = new Set<string>();
   let okAnswers = 0;
   let n = 0;
-  const servers = [child, ...others];
-  const m = await measure(
-    servers.map((server) => ({
+  return {
+    target: servers.map((server) => ({
       url: server.baseUrl,
       requests: [
         {
@@ -209,34 +221,39 @@ async function benchWrite(child: Child, headers: Record<string, string>, store: 
         },
       ],
     })),
-    settings,
-    () => servers.reduce<number | undefined>((sum, server) => {
-      const cpu = server.cpuSeconds();
-      return sum === undefined || cpu === undefined ? undefined : sum + cpu;
-    }, 0),
-  );
-  const after = await setText(baseUrl, headers, `bench ${runId} after`);
-  const appended = after - before - 1;
-  const answered = m.ok;
-  const eventsOk = sequences.size === okAnswers && appended >= answered && appended <= m.sent;
-  return {
-    target: `PUT ${TEXT_PATH} (write + event)${others.length ? `, ${servers.length} processes` : ''}`,
-    store,
-    m,
-    eventsOk,
-    eventsNote: `${appended} appended, ${answered} 2xx, ${m.sent} sent, ${sequences.size === okAnswers ? 'sequences unique' : `${sequences.size} sequences in ${okAnswers} answers`}`,
+    serverCpuSeconds: sumCpu(servers),
+    row: async (m) => {
+      const after = await setText(baseUrl, headers, `bench ${runId} after`);
+      const appended = after - before - 1;
+      const answered = m.ok;
+      const eventsOk = sequences.size === okAnswers && appended >= answered && appended <= m.sent;
+      return {
+        target,
+        store,
+        m,
+        eventsOk,
+        eventsNote: `${appended} appended, ${answered} 2xx, ${m.sent} sent, ${sequences.size === okAnswers ? 'sequences unique' : `${sequences.size} sequences in ${okAnswers} answers`}`,
+      };
+    },
   };
 }
+
+const readSide = (child: Child, target: Parameters<typeof measure>[0], name: string, store: string): Side => ({
+  target,
+  serverCpuSeconds: child.cpuSeconds,
+  row: async (m) => ({ target: name, store, m }),
+});
 
 /**
  * The same write spread over two server processes on one PostgreSQL database (issue 14: several
  * processes behind a load balancer): half the connections to each, the same event checks over
  * both, server CPU summed over both processes.
  */
-async function benchWriteTwoProcesses(first: Child, databaseUrl: string, patFile: string, headers: Record<string, string>, store: string): Promise<Row> {
-  const second = await startServer(databaseUrl, patFile, `server-${store}-2.log`);
+async function benchWriteTwoProcesses(service: Service): Promise<Row> {
+  const second = await startServer(service.databaseUrl, service.patFile, `server-${service.store}-2.log`);
   try {
-    return await benchWrite(first, headers, store, [second]);
+    const [row] = await inTurns([await writeSide([service.child, second], service.headers, service.store, writeTargetName(2))]);
+    return row;
   } finally {
     await second.stop();
   }
@@ -263,12 +280,12 @@ async function benchTokenKinds(child: Child, patAuthorization: string, store: st
   if (!tokenRes.ok) throw new Error(`client credentials answered ${tokenRes.status}: ${await tokenRes.text()}`);
   const jwt = ((await tokenRes.json()) as { access_token: string }).access_token;
   if (jwt.split('.').length !== 3) throw new Error('the machine user did not get a JWT access token');
-  const rows: Row[] = [];
-  for (const [kind, authorization] of [['PAT', patAuthorization], ['JWT access token', `Bearer ${jwt}`]] as const) {
-    const m = await measure({ url: `${child.baseUrl}/admin/v1/languages`, headers: { authorization } }, settings, child.cpuSeconds);
-    rows.push({ target: `GET /admin/v1/languages with a ${kind}`, store, m });
-  }
-  return rows;
+  // In turns: their ratio is the target.
+  return inTurns(
+    ([['PAT', patAuthorization], ['JWT access token', `Bearer ${jwt}`]] as const).map(([kind, authorization]) =>
+      readSide(child, { url: `${child.baseUrl}/admin/v1/languages`, headers: { authorization } }, `GET /admin/v1/languages with a ${kind}`, store),
+    ),
+  );
 }
 
 const basicAuth = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
@@ -435,29 +452,43 @@ async function main() {
       `server ${SERVER_DIR}, LOG_LEVEL=${logLevel}${serverNodeArgs.length ? `, node ${serverNodeArgs.join(' ')}` : ''}; ${machine()}\n`,
   );
   const rows: Row[] = [];
-  const bare = targets.has('bare') ? await benchBare() : undefined;
-  if (bare) {
-    rows.push(bare);
-    process.stdout.write(`  bare: ${Math.round(bare.m.requestsPerSecond)} req/s\n`);
-  }
-  if (targets.has('floor') && stores.includes('sqlite')) {
-    const floor = await benchFloor();
-    rows.push(floor);
-    process.stdout.write(`  floor: ${Math.round(floor.m.requestsPerSecond)} req/s\n`);
-  }
-  for (const store of stores) {
-    if (store === 'postgres') postgres = await startPostgres();
-    else if (store !== 'sqlite') throw new Error(`BENCH_STORES: unknown store ${store}`);
-    const serverRows = await benchServer(store);
-    rows.push(...serverRows);
-    for (const r of serverRows) process.stdout.write(`  ${store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
-    if (postgres) {
-      await postgres.stop();
-      postgres = undefined;
-    }
+  for (const store of stores) if (store !== 'sqlite' && store !== 'postgres') throw new Error(`BENCH_STORES: unknown store ${store}`);
+  if (stores.includes('postgres')) postgres = await startPostgres();
+  const services: Service[] = [];
+  for (const store of stores) services.push(await startService(store));
+
+  // What the issue's targets compare is measured in turns (measureAlternating): the floor with the
+  // writes, the bare endpoint with the reads, SQLite with PostgreSQL. Measured one after the other,
+  // a process's CPU per request drifts by 15-30 % from minute to minute on this shared machine.
+  const floor = targets.has('floor') && stores.includes('sqlite') ? await startFloor() : undefined;
+  const writes = [
+    ...(floor ? [await writeSide([floor], { authorization: 'Bearer not-checked', 'content-type': 'application/json' }, 'sqlite', FLOOR_TARGET)] : []),
+    ...(targets.has('write') ? await Promise.all(services.map((s) => writeSide([s.child], s.headers, s.store, writeTargetName()))) : []),
+  ];
+  const bare = targets.has('bare') ? await startBare() : undefined;
+  const reads = [
+    ...(bare ? [readSide(bare, { url: bare.baseUrl + '/' }, BARE_TARGET, '-')] : []),
+    ...(targets.has('read') ? services.map((s) => readSide(s.child, { url: s.child.baseUrl + TEXT_PATH, headers: { authorization: s.headers.authorization } }, READ_TARGET, s.store)) : []),
+  ];
+  for (const sides of [reads, writes]) {
+    const measured = await inTurns(sides);
+    rows.push(...measured);
+    for (const r of measured) process.stdout.write(`  ${r.store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
   }
 
-  const bareRps = bare?.m.requestsPerSecond;
+  for (const service of services) {
+    const { store, child, headers } = service;
+    const serverRows: Row[] = [];
+    if (targets.has('write2') && store === 'postgres') serverRows.push(await benchWriteTwoProcesses(service));
+    if (targets.has('tokens')) serverRows.push(...(await benchTokenKinds(child, headers.authorization, store)));
+    if (targets.has('oauth') && store === 'sqlite') serverRows.push(...(await benchOAuth(child, headers.authorization, store)));
+    if (targets.has('grants')) serverRows.push(await benchGrantRemoval(child, headers.authorization, store));
+    rows.push(...serverRows);
+    for (const r of serverRows) process.stdout.write(`  ${store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
+  }
+  for (const child of children) await child.stop();
+
+  const bareRps = rows.find((r) => r.target === BARE_TARGET)?.m.requestsPerSecond;
   process.stdout.write(`\n${renderTable(rows, bareRps)}\n\n`);
   if (process.env.BENCH_JSON) {
     const json = rows.map((r) => ({
@@ -485,7 +516,7 @@ async function main() {
       `floor (the write without framework, authentication or validation): ${((floorRow.m.requestsPerSecond / bareRps) * 100).toFixed(1)} % of bare, p99 ${floorRow.m.p99.toFixed(1)} ms\n`,
     );
   }
-  const sqliteWrite = rows.find((r) => r.store === 'sqlite' && r.eventsOk !== undefined && !r.target.startsWith('floor'));
+  const sqliteWrite = rows.find((r) => r.store === 'sqlite' && r.target === writeTargetName());
   if (sqliteWrite && bareRps) {
     const ratio = sqliteWrite.m.requestsPerSecond / bareRps;
     const met = ratio >= TARGET_RATIO && sqliteWrite.m.p99 <= TARGET_P99_MS;
@@ -494,6 +525,7 @@ async function main() {
         `${(ratio * 100).toFixed(1)} %, p99 ${sqliteWrite.m.p99.toFixed(1)} ms → ${met ? 'MET' : 'MISSED'} (reported, not asserted)\n`,
     );
   }
+  process.stdout.write(issue14Targets(rows));
 
   const failed = rows.reduce((sum, r) => sum + r.m.non2xx + r.m.errors, 0);
   const badEvents = rows.filter((r) => r.eventsOk === false);
@@ -504,6 +536,28 @@ async function main() {
     process.stdout.write(`FAILED: ${failed} failed requests, ${badEvents.length} event-count mismatches (logs in ${work})\n`);
     process.exitCode = 1;
   }
+}
+
+/** Issue 14's targets, each from rows measured in turns in this run: one line each, MET or MISSED. */
+function issue14Targets(rows: Row[]): string {
+  const cpu = (target: string, store: string) => rows.find((r) => r.target === target && r.store === store)?.m;
+  const lines: string[] = [];
+  const check = (name: string, value: number | undefined, limit: number, unit: string, atLeast = false) => {
+    if (value === undefined || !Number.isFinite(value)) return;
+    const met = atLeast ? value >= limit : value <= limit;
+    lines.push(`  ${name}: ${value.toFixed(unit === '×' ? 2 : 1)}${unit} (target ${atLeast ? '≥' : '≤'} ${limit}${unit}) → ${met ? 'MET' : 'MISSED'}`);
+  };
+  const ratio = (a?: Measurement, b?: Measurement) => (a?.serverCpuMs && b?.serverCpuMs ? a.serverCpuMs / b.serverCpuMs : undefined);
+  const floor = cpu(FLOOR_TARGET, 'sqlite');
+  const sqlitePut = cpu(writeTargetName(), 'sqlite');
+  const postgresPut = cpu(writeTargetName(), 'postgres');
+  check('SQLite PUT, server CPU per request ÷ the floor\'s', ratio(sqlitePut, floor), 1.4, '×');
+  check('SQLite PUT, p99', sqlitePut?.p99, 10, ' ms');
+  check('SQLite authenticated GET, server CPU per request ÷ bare Hono\'s', ratio(cpu(READ_TARGET, 'sqlite'), cpu(BARE_TARGET, '-')), 3, '×');
+  if (postgresPut && sqlitePut) check('PostgreSQL PUT, requests/s as % of SQLite\'s', (100 * postgresPut.requestsPerSecond) / sqlitePut.requestsPerSecond, 35, ' %', true);
+  check('PostgreSQL PUT, server CPU per request ÷ SQLite\'s', ratio(postgresPut, sqlitePut), 2, '×');
+  check('PostgreSQL PUT, p99', postgresPut?.p99, 25, ' ms');
+  return lines.length ? `issue 14 targets (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }
 
 async function cleanup() {

@@ -135,9 +135,17 @@ export async function measureAlternating(
 ): Promise<Measurement[]> {
   const parts: Measurement[][] = targets.map(() => []);
   const slice = { ...settings, duration: settings.duration / rounds, warmup: 0 };
-  for (const t of targets) await measure(t.target, { ...settings, duration: 0.5, warmup: settings.warmup }, t.serverCpuSeconds);
+  const warmups: Measurement[] = [];
+  for (const t of targets) warmups.push(await measure(t.target, { ...settings, duration: 0.5, warmup: settings.warmup }, t.serverCpuSeconds));
   for (let round = 0; round < rounds; round++) {
     for (const [i, t] of targets.entries()) parts[i].push(await measure(t.target, { ...slice, warmup: 0.5 }, t.serverCpuSeconds));
   }
-  return parts.map(pool);
+  // The warm-up's requests count (a write's event checks, failures), its window does not.
+  return parts.map((windows, i) => withRequestsOf(pool(windows), warmups[i]));
+}
+
+function withRequestsOf(m: Measurement, other: Measurement): Measurement {
+  const statusCodes = { ...m.statusCodes };
+  for (const [code, n] of Object.entries(other.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  return { ...m, ok: m.ok + other.ok, non2xx: m.non2xx + other.non2xx, errors: m.errors + other.errors, sent: m.sent + other.sent, statusCodes };
 }
