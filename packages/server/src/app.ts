@@ -14,6 +14,7 @@ import type { AppEnv } from './http/env.js';
 import { bodyTooLarge, respondError, toDomainError, unstorableTextError, validationError } from './http/errors.js';
 import { withStrictJsonBody } from './http/strict-bodies.js';
 import { createLogger, type Logger } from './http/log.js';
+import { RememberingRouter } from './http/remembering-router.js';
 import { requireAuth } from './http/middleware/authenticate.js';
 import { requestContext } from './http/middleware/request-context.js';
 import { registerAdminEventRoutes } from './http/routes/admin-events.js';
@@ -84,6 +85,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const logger = deps.logger ?? createLogger('silent');
   const app = new OpenAPIHono<AppEnv>({
+    router: new RememberingRouter(),
     // Route input that fails its schema, or holds text no store can keep → 400 naming the field.
     defaultHook: (result, c) => {
       // On failure zod-validator hands the raw input as `data`: the message can then say what was sent.
