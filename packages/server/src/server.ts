@@ -20,7 +20,7 @@ import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { loadSpec } from './http/spec.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
 import { DEFAULT_MAX_CONCURRENT_IMPORTS } from './http/routes/admin-transfer.js';
-import { createLimitedHttpServer, refuseDotSegments, type ConnectionLimits } from './http-server.js';
+import { createLimitedHttpServer, refuseDotSegments, requestPath, type ConnectionLimits } from './http-server.js';
 import { processSecretBox } from './secrets/secret-box.js';
 import { ProviderKeys } from './domain/federation/provider-keys.js';
 import { OidcUpstreams } from './domain/federation/oidc-upstream.js';
@@ -121,7 +121,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   const keyCheck = setInterval(() => void keys.refresh(0).catch(() => undefined), deps.keyCheckIntervalMs ?? KEY_CHECK_INTERVAL_MS);
   keyCheck.unref();
   const handler = (req: IncomingMessage, res: ServerResponse) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const path = requestPath(req.url);
     const current = serving;
     if (isProviderPath(path)) {
       logOAuthRequest(deps.logger, req, res, path);
