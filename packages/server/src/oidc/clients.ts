@@ -12,6 +12,7 @@
  */
 import { createPublicKey, timingSafeEqual, type JsonWebKey } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
+import { AuthCache } from '../auth/auth-cache.js';
 import { hashToken } from '../auth/tokens.js';
 import { durationSeconds, nonCompliantRedirects, type OidcAppConfig } from '../domain/apps/oidc-config.js';
 import type { Store } from '../store/store.js';
@@ -42,45 +43,62 @@ export interface ClientExtras {
   clock_skew?: number;
 }
 
-export function clientLookup(store: Store) {
+/**
+ * A client's metadata by client id, for oidc-provider's adapter: every token, introspection and
+ * revocation request looks its client up, which cost two or three queries each time. Kept like
+ * authentication's results (auth/auth-cache.ts): a committed write to applications, their keys,
+ * machine secrets or users is seen at once in this process, another process's within the cache's
+ * TTL. Unknown clients are looked up every time; a client authenticating with keys
+ * (private_key_jwt) too, as its keys' expiry is not kept here.
+ */
+export function clientLookup(store: Store, cache = new AuthCache<AdapterPayload | undefined>(store)) {
   return async (clientId: string): Promise<AdapterPayload | undefined> => {
-    const app = await store.read.oidcApps.byClientId(clientId);
-    if (app) {
-      if (app.state !== 'APP_STATE_ACTIVE') return undefined;
-      const keyAuth = usesPrivateKeyJwt(app) ? { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: await usableKeys(store, app.id) } } : {};
-      // An API application signs nobody in: it only authenticates, to introspect (or revoke) tokens.
-      if (isApiApp(app)) {
-        return {
-          client_id: app.clientId, client_secret: app.clientSecretHash ?? undefined, grant_types: [], response_types: [], redirect_uris: [],
-          token_endpoint_auth_method: 'client_secret_basic', kind: 'app', project_id: app.projectId, ...keyAuth,
-        } as AdapterPayload;
-      }
+    const payload = await cache.get(clientId, async () => {
+      const found = await lookUpClient(store, clientId);
+      return found && found.token_endpoint_auth_method !== 'private_key_jwt' ? { value: found } : { uncached: found };
+    });
+    // A copy for each caller: the cached one is shared by every request for this client.
+    return payload && structuredClone(payload);
+  };
+}
+
+async function lookUpClient(store: Store, clientId: string): Promise<AdapterPayload | undefined> {
+  const app = await store.read.oidcApps.byClientId(clientId);
+  if (app) {
+    if (app.state !== 'APP_STATE_ACTIVE') return undefined;
+    const keyAuth = usesPrivateKeyJwt(app) ? { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: await usableKeys(store, app.id) } } : {};
+    // An API application signs nobody in: it only authenticates, to introspect (or revoke) tokens.
+    if (isApiApp(app)) {
       return {
-        client_id: app.clientId,
-        ...(app.clientSecretHash ? { client_secret: app.clientSecretHash } : {}),
-        ...toClientMetadata(storedOidcConfig(app.config)),
-        kind: 'app',
-        project_id: app.projectId,
-        ...keyAuth,
+        client_id: app.clientId, client_secret: app.clientSecretHash ?? undefined, grant_types: [], response_types: [], redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic', kind: 'app', project_id: app.projectId, ...keyAuth,
       } as AdapterPayload;
     }
-    const secret = await store.read.logins.machineSecrets.byClientId(clientId);
-    if (!secret) return undefined;
-    const user = await store.read.users.get(secret.userId);
-    if (!user || user.type !== 'machine' || user.state !== 'USER_STATE_ACTIVE') return undefined;
-    const jwt = (user.data as Record<string, unknown>).accessTokenType === 'ACCESS_TOKEN_TYPE_JWT';
     return {
-      client_id: secret.clientId,
-      client_secret: secret.secretHash,
-      grant_types: ['client_credentials'],
-      response_types: [],
-      redirect_uris: [],
-      token_endpoint_auth_method: 'client_secret_basic',
-      kind: 'machine',
-      user_id: user.id,
-      access_token_type: jwt ? 'jwt' : 'opaque',
+      client_id: app.clientId,
+      ...(app.clientSecretHash ? { client_secret: app.clientSecretHash } : {}),
+      ...toClientMetadata(storedOidcConfig(app.config)),
+      kind: 'app',
+      project_id: app.projectId,
+      ...keyAuth,
     } as AdapterPayload;
-  };
+  }
+  const secret = await store.read.logins.machineSecrets.byClientId(clientId);
+  if (!secret) return undefined;
+  const user = await store.read.users.get(secret.userId);
+  if (!user || user.type !== 'machine' || user.state !== 'USER_STATE_ACTIVE') return undefined;
+  const jwt = (user.data as Record<string, unknown>).accessTokenType === 'ACCESS_TOKEN_TYPE_JWT';
+  return {
+    client_id: secret.clientId,
+    client_secret: secret.secretHash,
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: 'client_secret_basic',
+    kind: 'machine',
+    user_id: user.id,
+    access_token_type: jwt ? 'jwt' : 'opaque',
+  } as AdapterPayload;
 }
 
 /**
