@@ -12,7 +12,8 @@
  * COMMIT one by one. No SAVEPOINT per transaction (two more round trips): when anything in a group
  * fails, the whole group is rolled back and each of its transactions runs again alone, so every
  * caller gets exactly the result it would have had alone, and only after the COMMIT that made it
- * durable.
+ * durable. Within a group, a text the group already wrote is read from memory, not the database
+ * (repositories/text-memo.ts): the text write then costs one round trip, not two.
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,18 +69,24 @@ export async function openPostgresStore(url: string): Promise<Store> {
    * Repositories bound to one pooled connection, built on its first transaction and kept as
    * long as it lives: their prepared queries are then built once per connection instead of once
    * per transaction (node-postgres already parses a named statement once per connection).
-   * A connection runs one transaction at a time, so `authWritten` belongs to the one running.
+   * A connection runs one transaction at a time, so `authWritten` belongs to the one running;
+   * `transaction` counts its BEGINs (texts a transaction wrote are remembered for its own reads:
+   * repositories/text-memo.ts).
    */
   interface Connection {
     repositories: Repositories;
     authWritten: boolean;
+    transaction: number;
   }
   const connections = new WeakMap<pg.PoolClient, Connection>();
   const connectionOf = (client: pg.PoolClient): Connection => {
     let connection = connections.get(client);
     if (!connection) {
-      const conn: Connection = { authWritten: false, repositories: undefined! };
-      conn.repositories = createRepositories(drizzle(client) as unknown as Db, tables, postgresHotPath(client), { onAuthWrite: () => void (conn.authWritten = true) });
+      const conn: Connection = { authWritten: false, transaction: 0, repositories: undefined! };
+      conn.repositories = createRepositories(drizzle(client) as unknown as Db, tables, postgresHotPath(client), {
+        onAuthWrite: () => void (conn.authWritten = true),
+        transaction: () => conn.transaction,
+      });
       connections.set(client, (connection = conn));
     }
     return connection;
@@ -89,6 +96,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     const client = await pool.connect();
     const connection = connectionOf(client);
     connection.authWritten = false;
+    connection.transaction++;
     let broken: Error | undefined;
     try {
       await client.query('begin').catch((error: Error) => {
@@ -194,6 +202,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     const client = await pool.connect();
     const connection = connectionOf(client);
     connection.authWritten = false;
+    connection.transaction++;
     let broken: Error | undefined;
     try {
       await client.query('begin');

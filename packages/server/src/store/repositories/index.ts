@@ -2,7 +2,8 @@
  * All repositories bound to one connection or transaction. The domain receives this object
  * and never sees drizzle or SQL. One file per table group, named after it.
  */
-import { authTables, watchAuthWrites } from '../auth-writes.js';
+import { authTables } from '../auth-writes.js';
+import { watchWrites } from '../watch-writes.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { eventRepository, type AppendEvent, type NewEvent, type StoredEvent } from './events.js';
@@ -21,6 +22,7 @@ import { orgRepository } from './orgs.js';
 import { orgDomainRepository } from './org-domains.js';
 import { projectRepository } from './projects.js';
 import { loginTextRepository, messageTextRepository, type MessageTextRow } from './texts.js';
+import { transactionTextMemo, type TextMemo } from './text-memo.js';
 import { tokenRepository } from './tokens.js';
 import { transferRepository } from './transfer.js';
 import { userGrantRepository } from './user-grants.js';
@@ -31,6 +33,12 @@ import { userRepository } from './users.js';
 export interface RepositoryHooks {
   /** Called when a query that writes a table authentication reads is built (auth-writes.ts). */
   onAuthWrite?: () => void;
+  /**
+   * Identifies the transaction running on the connection these repositories are bound to (it
+   * changes at every BEGIN). Given by PostgreSQL's store only: texts a transaction wrote are then
+   * remembered for its own later reads (text-memo.ts).
+   */
+  transaction?: () => number;
 }
 
 /**
@@ -52,7 +60,16 @@ export type TextState = Pick<MessageTextRow, 'ownerId' | 'messageType' | 'langua
 export type SetTextWithEvent = (event: NewEvent, text: TextState, at?: Date) => Promise<StoredEvent>;
 
 export function createRepositories(base: Db, t: Tables, dialect: DialectStatements, hooks: RepositoryHooks = {}) {
-  const db = hooks.onAuthWrite ? watchAuthWrites(base, authTables(t), hooks.onAuthWrite) : base;
+  const memo = hooks.transaction ? transactionTextMemo(hooks.transaction) : undefined;
+  const auth = hooks.onAuthWrite ? { tables: authTables(t), onWrite: hooks.onAuthWrite } : undefined;
+  const db =
+    auth || memo
+      ? watchWrites(base, (table) => {
+          if (auth?.tables.has(table)) auth.onWrite();
+          // A write of texts the memo did not see (an import's insert, a removal): forget them all.
+          if (table === t.messageTexts) memo?.clear();
+        })
+      : base;
   return {
     events: eventRepository(db, t, dialect.appendEvent),
     instance: instanceRepository(db, t),
@@ -66,7 +83,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     users: userRepository(db, t),
     tokens: tokenRepository(db, t),
     members: memberRepository(db, t),
-    messageTexts: textsWithEvents(db, t, dialect),
+    messageTexts: textsWithEvents(db, t, dialect, memo),
     loginTexts: loginTextRepository(db, t),
     projects: projectRepository(db, t),
     userGrants: userGrantRepository(db, t),
@@ -86,12 +103,39 @@ export type Repositories = ReturnType<typeof createRepositories>;
  * its new state upserted (sequence and times from the event), in one statement where the dialect has
  * one, otherwise as the two calls every other write makes.
  */
-function textsWithEvents(db: Db, t: Tables, dialect: DialectStatements) {
+function textsWithEvents(db: Db, t: Tables, dialect: DialectStatements, memo?: TextMemo) {
   const texts = { ...messageTextRepository(db, t), ...dialect.messageTexts };
   const separately: SetTextWithEvent = async (event, text, at) => {
     const stored = await dialect.appendEvent(event, at);
     await texts.upsert({ ...text, sequence: stored.sequence, createdAt: text.createdAt ?? stored.createdAt, changedAt: stored.createdAt });
     return stored;
   };
-  return { ...texts, setWithEvent: dialect.setTextWithEvent ?? separately };
+  const setWithEvent = dialect.setTextWithEvent ?? separately;
+  if (!memo) return { ...texts, setWithEvent };
+  return {
+    ...texts,
+    async get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined> {
+      return memo.get(ownerId, messageType, language) ?? texts.get(ownerId, messageType, language);
+    },
+    // Writes whose resulting row is not known exactly here (an upsert keeps an existing createdAt): forget it.
+    async upsert(row: MessageTextRow): Promise<void> {
+      memo.forget(row.ownerId, row.messageType, row.language);
+      await texts.upsert(row);
+    },
+    async remove(ownerId: string, messageType: string, language: string): Promise<void> {
+      memo.forget(ownerId, messageType, language);
+      await texts.remove(ownerId, messageType, language);
+    },
+    async update(...args: Parameters<typeof texts.update>): Promise<void> {
+      memo.forget(args[0], args[1], args[2]);
+      await texts.update(...args);
+    },
+    async setWithEvent(event: NewEvent, text: TextState, at?: Date): Promise<StoredEvent> {
+      memo.forget(text.ownerId, text.messageType, text.language);
+      const stored = await setWithEvent(event, text, at);
+      // The row as the statement left it: a new row is created at the event's time, an existing one keeps its createdAt.
+      memo.remember({ ...text, sequence: stored.sequence, createdAt: text.createdAt ?? stored.createdAt, changedAt: stored.createdAt });
+      return stored;
+    },
+  };
 }
