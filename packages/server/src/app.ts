@@ -186,7 +186,7 @@ export function createApp(deps: AppDeps) {
 
   app.onError((err, c) => {
     const { error, status } = toDomainError(err);
-    if (error.code === GrpcCode.Internal) c.var.logger?.error('unhandled error', { requestId: c.var.requestId, error: String((err as Error)?.stack ?? err) });
+    if (error.code === GrpcCode.Internal) c.get('logger')?.error('unhandled error', { requestId: c.get('requestId'), error: String((err as Error)?.stack ?? err) });
     return respondError(c, error, status);
   });
 

@@ -123,6 +123,29 @@ describeEachStore('connections: timeouts and a cap', (dialect) => {
       expect(JSON.parse(res.body), path).toMatchObject({ code: 3, details: [{ id: 'API-D0t5g' }] });
     }
   });
+
+  it('every answer over HTTP carries a request id: the caller\'s when sane, else a new one, and an error body names the same', async () => {
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; id: string | undefined; ids: number; body: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${t.adminToken}`, connection: 'close', ...headers } }, (r) => {
+          let body = '';
+          r.setEncoding('utf8');
+          r.on('data', (chunk) => (body += chunk));
+          const ids = r.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'x-request-id').length;
+          r.on('end', () => resolve({ status: r.statusCode!, id: r.headers['x-request-id'] as string | undefined, ids, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const ok = await get('/admin/v1/languages', { 'x-request-id': 'trace-42' });
+    expect([ok.status, ok.id, ok.ids]).toEqual([200, 'trace-42', 1]);
+    const fresh = await get('/admin/v1/languages', { 'x-request-id': 'not sane!' });
+    expect(fresh.id).toMatch(/^[0-9a-f-]{36}$/);
+    const failed = await get('/admin/v1/orgs/nowhere-1');
+    expect(failed.status).toBe(404);
+    expect(failed.ids).toBe(1);
+    expect(JSON.parse(failed.body).details[0].requestId).toBe(failed.id);
+  });
 });
 
 describe('connection and import settings (config.ts)', () => {

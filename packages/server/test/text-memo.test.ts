@@ -132,7 +132,7 @@ describeEachStore('concurrent writes of one text', (dialect) => {
 
   it('each event records the change from the state the write before it left, as a write alone would', async () => {
     const owner = `concurrent-${dialect}`;
-    const variants = [{ title: 'A', text: 'x' }, { title: 'B' }, { title: 'B', text: 'y', subject: 's' }, { text: 'y' }];
+    const variants: Record<string, string>[] = [{ title: 'A', text: 'x' }, { title: 'B' }, { title: 'B', text: 'y', subject: 's' }, { text: 'y' }];
     // Started together, as concurrent requests: on both stores they share commits (group commit).
     await Promise.all(
       Array.from({ length: 40 }, (_, i) =>

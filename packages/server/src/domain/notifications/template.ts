@@ -17,6 +17,8 @@ const ACTION = /\{\{\s*\.([A-Za-z][A-Za-z0-9]*)\s*\}\}/g;
 
 /** Why the text is not a template we can render, or undefined when it is. */
 export function templateProblem(text: string): string | undefined {
+  // Most fields are plain text: nothing to check.
+  if (!text.includes('{') && !text.includes('}')) return undefined;
   for (const match of text.matchAll(ACTION)) {
     if (!KNOWN.has(match[1]!)) return `unknown variable {{.${match[1]}}} (known: ${TEMPLATE_VARIABLES.map((v) => `{{.${v}}}`).join(', ')})`;
   }

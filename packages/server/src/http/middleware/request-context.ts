@@ -3,6 +3,7 @@
  * line per request with method, path, status and duration.
  */
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
 import type { Logger } from '../log.js';
@@ -16,7 +17,13 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     const requestId = incoming && SANE_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', requestId);
     c.set('logger', logger);
-    c.header('x-request-id', requestId);
+    // On the node server, on the response itself: a header set through `c.header` makes Hono build
+    // a web Headers object for every response, which @hono/node-server then copies header by
+    // header (about 2 % of a text GET's CPU); node merges headers set here with those the
+    // response is written with. Elsewhere (app.request in tests) through Hono.
+    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    if (outgoing) outgoing.setHeader('x-request-id', requestId);
+    else c.header('x-request-id', requestId);
     await next();
     logger.info('request', {
       requestId,
@@ -24,7 +31,7 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
       path: c.req.path,
       status: c.res.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
-      ...(c.var.ctx ? { userId: c.var.ctx.caller.userId } : {}),
+      ...(c.get('ctx') ? { userId: c.get('ctx').caller.userId } : {}),
     });
   };
 }

@@ -23,6 +23,6 @@ export function registerAdminEventRoutes(app: OpenAPIHono<AppEnv>, { store, auth
         ...errorResponses(400, 401, 403),
       },
     }),
-    async (c) => c.json(await searchEvents(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await searchEvents(store, c.get('ctx'), c.req.valid('json')), 200),
   );
 }

@@ -30,7 +30,7 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth, 
         ...errorResponses(400, 401, 403, 409, 413),
       }),
     }),
-    async (c) => c.json(await addJwtIdp(store, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('json')), 200),
+    async (c) => c.json(await addJwtIdp(store, c.get('ctx'), instanceScope(c.get('ctx').instanceId), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -48,7 +48,7 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth, 
         ...errorResponses(400, 401, 403, 409, 413),
       }),
     }),
-    async (c) => c.json(await addOidcIdp(store, secrets, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('json')), 200),
+    async (c) => c.json(await addOidcIdp(store, secrets, c.get('ctx'), instanceScope(c.get('ctx').instanceId), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -66,7 +66,7 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth, 
         ...errorResponses(400, 401, 403, 413),
       }),
     }),
-    async (c) => c.json(await listIdps(store, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('json')), 200),
+    async (c) => c.json(await listIdps(store, c.get('ctx'), instanceScope(c.get('ctx').instanceId), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -84,7 +84,7 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth, 
         ...errorResponses(400, 401, 403, 404),
       }),
     }),
-    async (c) => c.json({ idp: await getIdp(store, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('param').idpId) }, 200),
+    async (c) => c.json({ idp: await getIdp(store, c.get('ctx'), instanceScope(c.get('ctx').instanceId), c.req.valid('param').idpId) }, 200),
   );
 
   app.openapi(
@@ -102,6 +102,6 @@ export function registerAdminIdpRoutes(app: OpenAPIHono<AppEnv>, { store, auth, 
         ...errorResponses(400, 401, 403, 404),
       }),
     }),
-    async (c) => c.json(await removeIdp(store, c.var.ctx, instanceScope(c.var.ctx.instanceId), c.req.valid('param').idpId), 200),
+    async (c) => c.json(await removeIdp(store, c.get('ctx'), instanceScope(c.get('ctx').instanceId), c.req.valid('param').idpId), 200),
   );
 }

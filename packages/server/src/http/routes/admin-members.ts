@@ -26,7 +26,7 @@ export function registerAdminMemberRoutes(app: OpenAPIHono<AppEnv>, { store, aut
         ...errorResponses(400, 401, 403, 409),
       },
     }),
-    async (c) => c.json(await addMember(store, c.var.ctx, instanceScope(c.var.ctx), c.req.valid('json')), 200),
+    async (c) => c.json(await addMember(store, c.get('ctx'), instanceScope(c.get('ctx')), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -43,7 +43,7 @@ export function registerAdminMemberRoutes(app: OpenAPIHono<AppEnv>, { store, aut
         ...errorResponses(400, 401, 403),
       },
     }),
-    async (c) => c.json(await listMembers(store, c.var.ctx, instanceScope(c.var.ctx), c.req.valid('json')), 200),
+    async (c) => c.json(await listMembers(store, c.get('ctx'), instanceScope(c.get('ctx')), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -60,6 +60,6 @@ export function registerAdminMemberRoutes(app: OpenAPIHono<AppEnv>, { store, aut
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await removeMember(store, c.var.ctx, instanceScope(c.var.ctx), c.req.valid('param').userId), 200),
+    async (c) => c.json(await removeMember(store, c.get('ctx'), instanceScope(c.get('ctx')), c.req.valid('param').userId), 200),
   );
 }

@@ -25,7 +25,7 @@ export function registerAdminOrgRoutes(app: OpenAPIHono<AppEnv>, { store, auth }
         ...errorResponses(400, 401, 403),
       },
     }),
-    async (c) => c.json(await listOrgs(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await listOrgs(store, c.get('ctx'), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -42,6 +42,6 @@ export function registerAdminOrgRoutes(app: OpenAPIHono<AppEnv>, { store, auth }
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json({ org: await getOrgById(store, c.var.ctx, c.req.valid('param').orgId) }, 200),
+    async (c) => c.json({ org: await getOrgById(store, c.get('ctx'), c.req.valid('param').orgId) }, 200),
   );
 }

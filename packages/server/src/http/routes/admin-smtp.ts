@@ -24,50 +24,50 @@ export function registerAdminSmtpRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
 
   app.openapi(
     createRoute({ ...route('get', '/admin/v1/smtp', 'GetSMTPConfig'), responses: { 200: jsonResponse('The active provider.', GetSMTPConfigResponse), ...errorResponses(401, 403, 404) } }),
-    async (c) => c.json(await getActiveSmtpProvider(store, c.var.ctx), 200),
+    async (c) => c.json(await getActiveSmtpProvider(store, c.get('ctx')), 200),
   );
   app.openapi(
     createRoute({ ...route('post', '/admin/v1/smtp', 'AddSMTPConfig'), request: { body: jsonBody(AddSMTPConfigRequest) }, responses: { 200: jsonResponse('Added.', AddSMTPConfigResponse), ...errorResponses(400, 401, 403) } }),
-    async (c) => c.json(await addSmtpProvider(store, secrets, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await addSmtpProvider(store, secrets, c.get('ctx'), c.req.valid('json')), 200),
   );
   app.openapi(
     createRoute({ ...route('post', '/admin/v1/smtp/_search', 'ListSMTPConfigs'), request: { body: jsonBody(ListSMTPConfigsRequest) }, responses: { 200: jsonResponse('One page of providers.', ListSMTPConfigsResponse), ...errorResponses(400, 401, 403) } }),
-    async (c) => c.json(await listSmtpProviders(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await listSmtpProviders(store, c.get('ctx'), c.req.valid('json')), 200),
   );
   app.openapi(
     createRoute({ ...route('post', '/admin/v1/smtp/_test', 'TestSMTPConfig'), request: { body: jsonBody(TestSMTPConfigRequest) }, responses: { 200: jsonResponse('Sent.', Empty), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await testSmtpSettings(store, secrets, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await testSmtpSettings(store, secrets, c.get('ctx'), c.req.valid('json')), 200),
   );
   app.openapi(
     createRoute({ ...route('get', '/admin/v1/smtp/{id}', 'GetSMTPConfigById'), request: { params: IdParam }, responses: { 200: jsonResponse('The provider.', GetSMTPConfigResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await getSmtpProvider(store, c.var.ctx, c.req.valid('param').id), 200),
+    async (c) => c.json(await getSmtpProvider(store, c.get('ctx'), c.req.valid('param').id), 200),
   );
   app.openapi(
     createRoute({ ...route('put', '/admin/v1/smtp/{id}', 'UpdateSMTPConfig'), request: { params: IdParam, body: jsonBody(UpdateSMTPConfigRequest) }, responses: { 200: jsonResponse('Changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await updateSmtpProvider(store, secrets, c.var.ctx, c.req.valid('param').id, c.req.valid('json')), 200),
+    async (c) => c.json(await updateSmtpProvider(store, secrets, c.get('ctx'), c.req.valid('param').id, c.req.valid('json')), 200),
   );
   app.openapi(
     createRoute({ ...route('delete', '/admin/v1/smtp/{id}', 'RemoveSMTPConfig'), request: { params: IdParam }, responses: { 200: jsonResponse('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await removeSmtpProvider(store, c.var.ctx, c.req.valid('param').id), 200),
+    async (c) => c.json(await removeSmtpProvider(store, c.get('ctx'), c.req.valid('param').id), 200),
   );
   app.openapi(
     createRoute({ ...route('put', '/admin/v1/smtp/{id}/password', 'UpdateSMTPConfigPassword'), request: { params: IdParam, body: jsonBody(UpdateSMTPConfigPasswordRequest) }, responses: { 200: jsonResponse('Changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await updateSmtpPassword(store, secrets, c.var.ctx, c.req.valid('param').id, c.req.valid('json').password), 200),
+    async (c) => c.json(await updateSmtpPassword(store, secrets, c.get('ctx'), c.req.valid('param').id, c.req.valid('json').password), 200),
   );
   app.openapi(
     createRoute({ ...route('post', '/admin/v1/smtp/{id}/_activate', 'ActivateSMTPConfig'), request: { params: IdParam }, responses: { 200: jsonResponse('Activated.', DetailsResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await activateSmtpProvider(store, c.var.ctx, c.req.valid('param').id), 200),
+    async (c) => c.json(await activateSmtpProvider(store, c.get('ctx'), c.req.valid('param').id), 200),
   );
   app.openapi(
     createRoute({ ...route('post', '/admin/v1/smtp/{id}/_deactivate', 'DeactivateSMTPConfig'), request: { params: IdParam }, responses: { 200: jsonResponse('Deactivated.', DetailsResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await deactivateSmtpProvider(store, c.var.ctx, c.req.valid('param').id), 200),
+    async (c) => c.json(await deactivateSmtpProvider(store, c.get('ctx'), c.req.valid('param').id), 200),
   );
   app.openapi(
     createRoute({ ...route('post', '/admin/v1/smtp/{id}/_test', 'TestSMTPConfigById'), request: { params: IdParam, body: jsonBody(TestSMTPConfigByIdRequest) }, responses: { 200: jsonResponse('Sent.', Empty), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await testSmtpProviderById(store, secrets, c.var.ctx, c.req.valid('param').id, c.req.valid('json').receiverAddress), 200),
+    async (c) => c.json(await testSmtpProviderById(store, secrets, c.get('ctx'), c.req.valid('param').id, c.req.valid('json').receiverAddress), 200),
   );
   app.openapi(
     createRoute({ ...route('post', '/admin/v1/notifications/_search', 'ListNotifications', ['Notifications']), request: { body: jsonBody(ListNotificationsRequest) }, responses: { 200: jsonResponse('One page of messages and counts by state.', ListNotificationsResponse), ...errorResponses(400, 401, 403) } }),
-    async (c) => c.json(await listNotifications(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await listNotifications(store, c.get('ctx'), c.req.valid('json')), 200),
   );
 }

@@ -32,7 +32,7 @@ export function registerAdminTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
     }),
     async (c) => {
       const { language } = c.req.valid('param');
-      const result = await setInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, language, c.req.valid('json'));
+      const result = await setInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, language, c.req.valid('json'));
       return c.json(result, 200);
     },
   );
@@ -52,7 +52,7 @@ export function registerAdminTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
       },
     }),
     async (c) => {
-      const customText = await getInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
+      const customText = await getInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
       return c.json({ customText }, 200);
     },
   );
@@ -72,7 +72,7 @@ export function registerAdminTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
       },
     }),
     async (c) => {
-      const customText = getDefaultMessageText(c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
+      const customText = getDefaultMessageText(c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
       return c.json({ customText }, 200);
     },
   );
@@ -92,7 +92,7 @@ export function registerAdminTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
       },
     }),
     async (c) => {
-      const result = await resetInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
+      const result = await resetInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
       return c.json(result, 200);
     },
   );
@@ -125,7 +125,7 @@ export function registerManagementTextRoutes(app: OpenAPIHono<AppEnv>, { store, 
       request: { headers: OrgHeader, params: LanguageParam, body: { required: true, content: { 'application/json': { schema: SetMessageTextRequest } } } },
       responses: { 200: { description: 'Stored.', content: { 'application/json': { schema: DetailsResponse } } }, ...errorResponses(400, 401, 403, 413) },
     }),
-    async (c) => c.json(await setInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, c.req.valid('json'), orgTexts(c.var.ctx)), 200),
+    async (c) => c.json(await setInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, c.req.valid('json'), orgTexts(c.get('ctx'))), 200),
   );
   app.openapi(
     createRoute({
@@ -133,7 +133,7 @@ export function registerManagementTextRoutes(app: OpenAPIHono<AppEnv>, { store, 
       request: { headers: OrgHeader, params: LanguageParam },
       responses: { 200: { description: "The organisation's text, or what applies instead.", content: { 'application/json': { schema: MessageTextResponse } } }, ...errorResponses(400, 401, 403) },
     }),
-    async (c) => c.json({ customText: await getInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, orgTexts(c.var.ctx)) }, 200),
+    async (c) => c.json({ customText: await getInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, orgTexts(c.get('ctx'))) }, 200),
   );
   app.openapi(
     createRoute({
@@ -141,7 +141,7 @@ export function registerManagementTextRoutes(app: OpenAPIHono<AppEnv>, { store, 
       request: { headers: OrgHeader, params: LanguageParam },
       responses: { 200: { description: 'Removed.', content: { 'application/json': { schema: DetailsResponse } } }, ...errorResponses(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await resetInstanceMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, orgTexts(c.var.ctx)), 200),
+    async (c) => c.json(await resetInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, orgTexts(c.get('ctx'))), 200),
   );
   app.openapi(
     createRoute({
@@ -149,6 +149,6 @@ export function registerManagementTextRoutes(app: OpenAPIHono<AppEnv>, { store, 
       request: { headers: OrgHeader, params: LanguageParam },
       responses: { 200: { description: 'The text the organisation falls back to.', content: { 'application/json': { schema: MessageTextResponse } } }, ...errorResponses(400, 401, 403) },
     }),
-    async (c) => c.json({ customText: await getOrgDefaultMessageText(store, c.var.ctx, MESSAGE_TYPES.verifyEmail, c.req.valid('param').language) }, 200),
+    async (c) => c.json({ customText: await getOrgDefaultMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language) }, 200),
   );
 }

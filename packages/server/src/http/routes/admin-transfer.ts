@@ -35,7 +35,7 @@ export interface TransferRouteDeps extends RouteDeps {
 
 /** The caller may import (`iam.write`): checked before the body is read, the domain checks it again. */
 const mayImport: MiddlewareHandler<AppEnv> = async (c, next) => {
-  requirePermission(c.var.ctx, 'iam.write');
+  requirePermission(c.get('ctx'), 'iam.write');
   await next();
 };
 
@@ -63,12 +63,12 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
       },
     }),
     async (c) => {
-      const result = await exportData(store, c.var.ctx, c.req.valid('json'), { gcs, secrets, onProgress: logProgress(c) });
+      const result = await exportData(store, c.get('ctx'), c.req.valid('json'), { gcs, secrets, onProgress: logProgress(c) });
       if (!result.body) return c.json({ gcsOutput: result.gcsOutput }, 200);
       const iterator = result.body[Symbol.asyncIterator]();
       const encoder = new TextEncoder();
-      const logger = c.var.logger;
-      const requestId = c.var.requestId;
+      const logger = c.get('logger');
+      const requestId = c.get('requestId');
       // Pull-based: the next chunk is read from the store only when the client takes the last.
       const stream = new ReadableStream<Uint8Array>({
         async pull(controller) {
@@ -110,7 +110,7 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       try {
-        return c.json(await importData(store, c.var.ctx, c.req.valid('json'), { gcs, secrets, maxBytes: maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES, onProgress: logProgress(c) }), 200);
+        return c.json(await importData(store, c.get('ctx'), c.req.valid('json'), { gcs, secrets, maxBytes: maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES, onProgress: logProgress(c) }), 200);
       } catch (error) {
         // A stored document over the limit is the same failure as an inline body over it.
         if (error instanceof DomainError && error.id === 'GCS-t00B1g') return respondError(c, error, 413) as never;
@@ -122,6 +122,7 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, { store, a
 
 /** One log line per organisation exported or imported, tied to the request. */
 function logProgress(c: Context<AppEnv>): OnTransferProgress {
-  const { logger, requestId } = c.var;
+  const logger = c.get('logger');
+  const requestId = c.get('requestId');
   return (progress) => logger?.info('transfer progress', { requestId, ...progress });
 }

@@ -60,7 +60,7 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
   const loginUrl = (uid: string) => `${issuer}/ui/login/${encodeURIComponent(uid)}`;
 
   const refuse = (c: Context, status: 400 | 401 | 403 | 502, message: string, details: Record<string, unknown>, backTo?: string) => {
-    c.var.logger?.warn('sign-in through an identity provider refused', { requestId: c.var.requestId, reason: message, ...details });
+    c.get('logger')?.warn('sign-in through an identity provider refused', { requestId: c.get('requestId'), reason: message, ...details });
     return c.html(federationErrorPage(message, backTo), status);
   };
 

@@ -27,7 +27,7 @@ export function registerLoginTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
         request: { ...headers, params: LanguageParam, body: jsonBody(SetCustomLoginTextRequest) },
         responses: { 200: jsonResponse('Stored.', DetailsResponse), ...errorResponses(400, 401, 403, 413) },
       }),
-      async (c) => c.json(await setLoginTexts(store, c.var.ctx, scope(c.var.ctx), c.req.valid('param').language, c.req.valid('json') as Record<string, Record<string, string>>), 200),
+      async (c) => c.json(await setLoginTexts(store, c.get('ctx'), scope(c.get('ctx')), c.req.valid('param').language, c.req.valid('json') as Record<string, Record<string, string>>), 200),
     );
     app.openapi(
       createRoute({
@@ -35,7 +35,7 @@ export function registerLoginTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
         request: { ...headers, params: LanguageParam },
         responses: { 200: jsonResponse('The stored texts, or what applies instead.', LoginCustomTextResponse), ...errorResponses(400, 401, 403) },
       }),
-      async (c) => c.json((await getLoginTexts(store, c.var.ctx, scope(c.var.ctx), c.req.valid('param').language)) as never, 200),
+      async (c) => c.json((await getLoginTexts(store, c.get('ctx'), scope(c.get('ctx')), c.req.valid('param').language)) as never, 200),
     );
     app.openapi(
       createRoute({
@@ -43,7 +43,7 @@ export function registerLoginTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
         request: { ...headers, params: LanguageParam },
         responses: { 200: jsonResponse('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
       }),
-      async (c) => c.json(await resetLoginTexts(store, c.var.ctx, scope(c.var.ctx), c.req.valid('param').language), 200),
+      async (c) => c.json(await resetLoginTexts(store, c.get('ctx'), scope(c.get('ctx')), c.req.valid('param').language), 200),
     );
     app.openapi(
       createRoute({
@@ -51,7 +51,7 @@ export function registerLoginTextRoutes(app: OpenAPIHono<AppEnv>, { store, auth 
         request: { ...headers, params: LanguageParam },
         responses: { 200: jsonResponse('The texts to fall back to.', LoginCustomTextResponse), ...errorResponses(400, 401, 403) },
       }),
-      async (c) => c.json((await getDefaultLoginTexts(store, c.var.ctx, scope(c.var.ctx), c.req.valid('param').language)) as never, 200),
+      async (c) => c.json((await getDefaultLoginTexts(store, c.get('ctx'), scope(c.get('ctx')), c.req.valid('param').language)) as never, 200),
     );
   }
 }

@@ -48,7 +48,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
       request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(AddOIDCAppRequest) },
       responses: { 200: jsonResponse('Created; a confidential client’s secret is shown this once.', AddOIDCAppResponse), ...errorResponses(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await addOidcApp(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+    async (c) => c.json(await addOidcApp(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -64,7 +64,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
-      return c.json(await getApp(store, c.var.ctx, projectId, appId), 200);
+      return c.json(await getApp(store, c.get('ctx'), projectId, appId), 200);
     },
   );
 
@@ -79,7 +79,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
       request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(ListAppsRequest) },
       responses: { 200: jsonResponse('The project’s applications, oldest first.', ListAppsResponse), ...errorResponses(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await listApps(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+    async (c) => c.json(await listApps(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -95,7 +95,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
-      return c.json(await updateOidcAppConfig(store, c.var.ctx, projectId, appId, c.req.valid('json')), 200);
+      return c.json(await updateOidcAppConfig(store, c.get('ctx'), projectId, appId, c.req.valid('json')), 200);
     },
   );
 
@@ -112,7 +112,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
-      return c.json(await removeApp(store, c.var.ctx, projectId, appId), 200);
+      return c.json(await removeApp(store, c.get('ctx'), projectId, appId), 200);
     },
   );
 
@@ -129,7 +129,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
-      return c.json(await updateApp(store, c.var.ctx, projectId, appId, c.req.valid('json')), 200);
+      return c.json(await updateApp(store, c.get('ctx'), projectId, appId, c.req.valid('json')), 200);
     },
   );
 
@@ -146,7 +146,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
-      return c.json(await regenerateOidcClientSecret(store, c.var.ctx, projectId, appId), 200);
+      return c.json(await regenerateOidcClientSecret(store, c.get('ctx'), projectId, appId), 200);
     },
   );
 
@@ -161,7 +161,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
       request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(AddAPIAppRequest) },
       responses: { 200: jsonResponse('Created; a BASIC application’s secret is shown this once.', AddAPIAppResponse), ...errorResponses(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await addApiApp(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+    async (c) => c.json(await addApiApp(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
   app.openapi(
     createRoute({
@@ -174,7 +174,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
-      return c.json(await regenerateApiClientSecret(store, c.var.ctx, projectId, appId), 200);
+      return c.json(await regenerateApiClientSecret(store, c.get('ctx'), projectId, appId), 200);
     },
   );
   app.openapi(
@@ -188,7 +188,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
-      return c.json(await updateApiAppConfig(store, c.var.ctx, projectId, appId, c.req.valid('json')), 200);
+      return c.json(await updateApiAppConfig(store, c.get('ctx'), projectId, appId, c.req.valid('json')), 200);
     },
   );
 
@@ -204,7 +204,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
-      return c.json(await addAppKey(store, c.var.ctx, projectId, appId, c.req.valid('json')), 200);
+      return c.json(await addAppKey(store, c.get('ctx'), projectId, appId, c.req.valid('json')), 200);
     },
   );
   app.openapi(
@@ -218,7 +218,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       const { projectId, appId } = c.req.valid('param');
-      return c.json(await listAppKeys(store, c.var.ctx, projectId, appId, c.req.valid('json')), 200);
+      return c.json(await listAppKeys(store, c.get('ctx'), projectId, appId, c.req.valid('json')), 200);
     },
   );
   app.openapi(
@@ -232,7 +232,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       const { projectId, appId, keyId } = c.req.valid('param');
-      return c.json(await getAppKey(store, c.var.ctx, projectId, appId, keyId), 200);
+      return c.json(await getAppKey(store, c.get('ctx'), projectId, appId, keyId), 200);
     },
   );
   app.openapi(
@@ -246,7 +246,7 @@ export function registerManagementAppRoutes(app: OpenAPIHono<AppEnv>, { store, a
     }),
     async (c) => {
       const { projectId, appId, keyId } = c.req.valid('param');
-      return c.json(await removeAppKey(store, c.var.ctx, projectId, appId, keyId), 200);
+      return c.json(await removeAppKey(store, c.get('ctx'), projectId, appId, keyId), 200);
     },
   );
 }

@@ -43,7 +43,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
         ...errorResponses(400, 401, 403, 409, 413),
       }),
     }),
-    async (c) => c.json(await addJwtIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('json')), 200),
+    async (c) => c.json(await addJwtIdp(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -61,7 +61,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
         ...errorResponses(400, 401, 403, 409, 413),
       }),
     }),
-    async (c) => c.json(await addOidcIdp(store, secrets, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('json')), 200),
+    async (c) => c.json(await addOidcIdp(store, secrets, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -80,7 +80,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       }),
     }),
     async (c) =>
-      c.json(await updateIdpOidcConfig(store, secrets, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId, c.req.valid('json')), 200),
+      c.json(await updateIdpOidcConfig(store, secrets, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -98,7 +98,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
         ...errorResponses(400, 401, 403, 413),
       }),
     }),
-    async (c) => c.json(await listIdps(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('json')), 200),
+    async (c) => c.json(await listIdps(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -116,7 +116,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
         ...errorResponses(400, 401, 403, 404),
       }),
     }),
-    async (c) => c.json({ idp: await getIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId) }, 200),
+    async (c) => c.json({ idp: await getIdp(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId) }, 200),
   );
 
   app.openapi(
@@ -134,7 +134,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
         ...errorResponses(400, 401, 403, 404, 409, 413),
       }),
     }),
-    async (c) => c.json(await updateIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId, c.req.valid('json')), 200),
+    async (c) => c.json(await updateIdp(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -152,7 +152,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
         ...errorResponses(400, 401, 403, 404),
       }),
     }),
-    async (c) => c.json(await removeIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId), 200),
+    async (c) => c.json(await removeIdp(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId), 200),
   );
 
   app.openapi(
@@ -171,7 +171,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
       }),
     }),
     async (c) =>
-      c.json(await updateIdpJwtConfig(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId, c.req.valid('json')), 200),
+      c.json(await updateIdpJwtConfig(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -189,7 +189,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
         ...errorResponses(400, 401, 403, 404),
       }),
     }),
-    async (c) => c.json(await deactivateIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId), 200),
+    async (c) => c.json(await deactivateIdp(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId), 200),
   );
 
   app.openapi(
@@ -207,6 +207,6 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, { store, a
         ...errorResponses(400, 401, 403, 404),
       }),
     }),
-    async (c) => c.json(await reactivateIdp(store, c.var.ctx, orgScope(c.var.ctx.orgId), c.req.valid('param').idpId), 200),
+    async (c) => c.json(await reactivateIdp(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId), 200),
   );
 }

@@ -33,15 +33,15 @@ export function registerManagementOrgDomainRoutes(app: OpenAPIHono<AppEnv>, { st
 
   app.openapi(
     createRoute({ ...route('post', BASE, 'AddOrgDomain'), request: { headers: OrgHeader, body: jsonBody(AddOrgDomainRequest) }, responses: { 200: jsonResponse('Added (unverified).', DetailsResponse), ...errorResponses(400, 401, 403, 409) } }),
-    async (c) => c.json(await addOrgDomain(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await addOrgDomain(store, c.get('ctx'), c.req.valid('json')), 200),
   );
   app.openapi(
     createRoute({ ...route('post', `${BASE}/_search`, 'ListOrgDomains'), request: { headers: OrgHeader, body: jsonBody(ListOrgDomainsRequest) }, responses: { 200: jsonResponse("The organisation's domains.", ListOrgDomainsResponse), ...errorResponses(400, 401, 403) } }),
-    async (c) => c.json(await listOrgDomains(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await listOrgDomains(store, c.get('ctx'), c.req.valid('json')), 200),
   );
   app.openapi(
     createRoute({ ...route('delete', `${BASE}/{domain}`, 'RemoveOrgDomain'), request: { headers: OrgHeader, params: OrgDomainParam }, responses: { 200: jsonResponse('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await removeOrgDomain(store, c.var.ctx, c.req.valid('param').domain), 200),
+    async (c) => c.json(await removeOrgDomain(store, c.get('ctx'), c.req.valid('param').domain), 200),
   );
   app.openapi(
     createRoute({
@@ -49,7 +49,7 @@ export function registerManagementOrgDomainRoutes(app: OpenAPIHono<AppEnv>, { st
       request: { headers: OrgHeader, params: OrgDomainParam, body: jsonBody(GenerateOrgDomainValidationRequest) },
       responses: { 200: jsonResponse('The token and where to put it.', GenerateOrgDomainValidationResponse), ...errorResponses(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await generateOrgDomainValidation(store, c.var.ctx, c.req.valid('param').domain, c.req.valid('json'), checks), 200),
+    async (c) => c.json(await generateOrgDomainValidation(store, c.get('ctx'), c.req.valid('param').domain, c.req.valid('json'), checks), 200),
   );
   app.openapi(
     createRoute({
@@ -57,7 +57,7 @@ export function registerManagementOrgDomainRoutes(app: OpenAPIHono<AppEnv>, { st
       request: { headers: OrgHeader, params: OrgDomainParam, body: optionalBody },
       responses: { 200: jsonResponse('Verified.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
     }),
-    async (c) => c.json(await validateOrgDomain(store, c.var.ctx, c.req.valid('param').domain, checks), 200),
+    async (c) => c.json(await validateOrgDomain(store, c.get('ctx'), c.req.valid('param').domain, checks), 200),
   );
   app.openapi(
     createRoute({
@@ -65,6 +65,6 @@ export function registerManagementOrgDomainRoutes(app: OpenAPIHono<AppEnv>, { st
       request: { headers: OrgHeader, params: OrgDomainParam, body: optionalBody },
       responses: { 200: jsonResponse('Primary; login names follow it.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
     }),
-    async (c) => c.json(await setPrimaryOrgDomain(store, c.var.ctx, c.req.valid('param').domain), 200),
+    async (c) => c.json(await setPrimaryOrgDomain(store, c.get('ctx'), c.req.valid('param').domain), 200),
   );
 }

@@ -26,7 +26,7 @@ export function registerManagementOrgMemberRoutes(app: OpenAPIHono<AppEnv>, { st
         ...errorResponses(400, 401, 403, 409),
       },
     }),
-    async (c) => c.json(await addMember(store, c.var.ctx, orgScope(c.var.ctx), c.req.valid('json')), 200),
+    async (c) => c.json(await addMember(store, c.get('ctx'), orgScope(c.get('ctx')), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -43,7 +43,7 @@ export function registerManagementOrgMemberRoutes(app: OpenAPIHono<AppEnv>, { st
         ...errorResponses(400, 401, 403),
       },
     }),
-    async (c) => c.json(await listMembers(store, c.var.ctx, orgScope(c.var.ctx), c.req.valid('json')), 200),
+    async (c) => c.json(await listMembers(store, c.get('ctx'), orgScope(c.get('ctx')), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -64,7 +64,7 @@ export function registerManagementOrgMemberRoutes(app: OpenAPIHono<AppEnv>, { st
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await updateMember(store, c.var.ctx, orgScope(c.var.ctx), c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await updateMember(store, c.get('ctx'), orgScope(c.get('ctx')), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -81,6 +81,6 @@ export function registerManagementOrgMemberRoutes(app: OpenAPIHono<AppEnv>, { st
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await removeMember(store, c.var.ctx, orgScope(c.var.ctx), c.req.valid('param').userId), 200),
+    async (c) => c.json(await removeMember(store, c.get('ctx'), orgScope(c.get('ctx')), c.req.valid('param').userId), 200),
   );
 }

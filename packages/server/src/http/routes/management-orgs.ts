@@ -26,7 +26,7 @@ export function registerManagementOrgRoutes(app: OpenAPIHono<AppEnv>, { store, a
         ...errorResponses(401, 403),
       },
     }),
-    async (c) => c.json({ org: await getContextOrg(store, c.var.ctx) }, 200),
+    async (c) => c.json({ org: await getContextOrg(store, c.get('ctx')) }, 200),
   );
 
   app.openapi(
@@ -46,6 +46,6 @@ export function registerManagementOrgRoutes(app: OpenAPIHono<AppEnv>, { store, a
         ...errorResponses(400, 401, 403, 409),
       },
     }),
-    async (c) => c.json(await addOrg(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await addOrg(store, c.get('ctx'), c.req.valid('json')), 200),
   );
 }

@@ -45,7 +45,7 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
       request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(AddProjectGrantRequest) },
       responses: { 200: jsonResponse('Granted.', AddProjectGrantResponse), ...errorResponses(400, 401, 403, 404, 409) },
     }),
-    async (c) => c.json(await addProjectGrant(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+    async (c) => c.json(await addProjectGrant(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -56,7 +56,7 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
       request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(ListProjectGrantsRequest) },
       responses: { 200: jsonResponse('The project\'s grants.', ListProjectGrantsResponse), ...errorResponses(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await listProjectGrants(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+    async (c) => c.json(await listProjectGrants(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -69,7 +69,7 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
     }),
     async (c) => {
       const { projectId, grantId } = c.req.valid('param');
-      return c.json(await getProjectGrant(store, c.var.ctx, projectId, grantId), 200);
+      return c.json(await getProjectGrant(store, c.get('ctx'), projectId, grantId), 200);
     },
   );
 
@@ -83,7 +83,7 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
     }),
     async (c) => {
       const { projectId, grantId } = c.req.valid('param');
-      return c.json(await updateProjectGrant(store, c.var.ctx, projectId, grantId, c.req.valid('json')), 200);
+      return c.json(await updateProjectGrant(store, c.get('ctx'), projectId, grantId, c.req.valid('json')), 200);
     },
   );
 
@@ -97,7 +97,7 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
     }),
     async (c) => {
       const { projectId, grantId } = c.req.valid('param');
-      return c.json(await removeProjectGrant(store, c.var.ctx, projectId, grantId), 200);
+      return c.json(await removeProjectGrant(store, c.get('ctx'), projectId, grantId), 200);
     },
   );
 
@@ -115,7 +115,7 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
       }),
       async (c) => {
         const { projectId, grantId } = c.req.valid('param');
-        return c.json(await run(store, c.var.ctx, projectId, grantId), 200);
+        return c.json(await run(store, c.get('ctx'), projectId, grantId), 200);
       },
     );
   }
@@ -131,7 +131,7 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
     }),
     async (c) => {
       const { projectId, grantId } = c.req.valid('param');
-      return c.json(await addProjectGrantMember(store, c.var.ctx, projectId, grantId, c.req.valid('json')), 200);
+      return c.json(await addProjectGrantMember(store, c.get('ctx'), projectId, grantId, c.req.valid('json')), 200);
     },
   );
 
@@ -145,7 +145,7 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
     }),
     async (c) => {
       const { projectId, grantId } = c.req.valid('param');
-      return c.json(await listProjectGrantMembers(store, c.var.ctx, projectId, grantId, c.req.valid('json')), 200);
+      return c.json(await listProjectGrantMembers(store, c.get('ctx'), projectId, grantId, c.req.valid('json')), 200);
     },
   );
 
@@ -159,7 +159,7 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
     }),
     async (c) => {
       const { projectId, grantId, userId } = c.req.valid('param');
-      return c.json(await updateProjectGrantMember(store, c.var.ctx, projectId, grantId, userId, c.req.valid('json')), 200);
+      return c.json(await updateProjectGrantMember(store, c.get('ctx'), projectId, grantId, userId, c.req.valid('json')), 200);
     },
   );
 
@@ -173,7 +173,7 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
     }),
     async (c) => {
       const { projectId, grantId, userId } = c.req.valid('param');
-      return c.json(await removeProjectGrantMember(store, c.var.ctx, projectId, grantId, userId), 200);
+      return c.json(await removeProjectGrantMember(store, c.get('ctx'), projectId, grantId, userId), 200);
     },
   );
 
@@ -185,6 +185,6 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, {
       request: { headers: OrgHeader, body: jsonBody(ListProjectGrantsRequest) },
       responses: { 200: jsonResponse('The grants to the organisation.', ListProjectGrantsResponse), ...errorResponses(400, 401, 403) },
     }),
-    async (c) => c.json(await listGrantedProjects(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await listGrantedProjects(store, c.get('ctx'), c.req.valid('json')), 200),
   );
 }

@@ -41,7 +41,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       request: { headers: OrgHeader, body: jsonBody(AddProjectRequest) },
       responses: { 200: jsonResponse('Created; the caller is its PROJECT_OWNER.', AddProjectResponse), ...errorResponses(400, 401, 403, 409) },
     }),
-    async (c) => c.json(await addProject(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await addProject(store, c.get('ctx'), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -55,7 +55,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(AddProjectRequest) },
       responses: { 200: jsonResponse('Changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
     }),
-    async (c) => c.json(await updateProject(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+    async (c) => c.json(await updateProject(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -69,7 +69,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       request: { headers: OrgHeader, params: ProjectIdParam },
       responses: { 200: jsonResponse('The project.', ProjectResponse), ...errorResponses(400, 401, 403, 404) },
     }),
-    async (c) => c.json({ project: await getProject(store, c.var.ctx, c.req.valid('param').projectId) }, 200),
+    async (c) => c.json({ project: await getProject(store, c.get('ctx'), c.req.valid('param').projectId) }, 200),
   );
 
   app.openapi(
@@ -83,7 +83,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       request: { headers: OrgHeader, body: jsonBody(ListProjectsRequest) },
       responses: { 200: jsonResponse('The matching projects of the organisation.', ListProjectsResponse), ...errorResponses(400, 401, 403) },
     }),
-    async (c) => c.json(await searchProjects(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await searchProjects(store, c.get('ctx'), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -99,7 +99,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
     }),
     async (c) => {
       const { roleKey, displayName, group } = c.req.valid('json');
-      return c.json(await addProjectRole(store, c.var.ctx, c.req.valid('param').projectId, { key: roleKey, displayName, group }), 200);
+      return c.json(await addProjectRole(store, c.get('ctx'), c.req.valid('param').projectId, { key: roleKey, displayName, group }), 200);
     },
   );
 
@@ -114,7 +114,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(BulkAddProjectRolesRequest) },
       responses: { 200: jsonResponse('All roles added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
     }),
-    async (c) => c.json(await bulkAddProjectRoles(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json').roles), 200),
+    async (c) => c.json(await bulkAddProjectRoles(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json').roles), 200),
   );
 
   app.openapi(
@@ -128,7 +128,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(ListProjectRolesRequest) },
       responses: { 200: jsonResponse('The matching roles, by key.', ListProjectRolesResponse), ...errorResponses(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await searchProjectRoles(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+    async (c) => c.json(await searchProjectRoles(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -144,7 +144,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
     }),
     async (c) => {
       const { projectId, roleKey } = c.req.valid('param');
-      return c.json(await removeProjectRole(store, c.var.ctx, projectId, roleKey), 200);
+      return c.json(await removeProjectRole(store, c.get('ctx'), projectId, roleKey), 200);
     },
   );
 
@@ -159,7 +159,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(AddProjectMemberRequest) },
       responses: { 200: jsonResponse('Added.', DetailsResponse), ...errorResponses(400, 401, 403, 404, 409) },
     }),
-    async (c) => c.json(await addProjectMember(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+    async (c) => c.json(await addProjectMember(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -173,7 +173,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
       request: { headers: OrgHeader, params: ProjectIdParam, body: jsonBody(ListProjectMembersRequest) },
       responses: { 200: jsonResponse('The project\'s members.', ListProjectMembersResponse), ...errorResponses(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await searchProjectMembers(store, c.var.ctx, c.req.valid('param').projectId, c.req.valid('json')), 200),
+    async (c) => c.json(await searchProjectMembers(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -189,7 +189,7 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, { stor
     }),
     async (c) => {
       const { projectId, userId } = c.req.valid('param');
-      return c.json(await removeProjectMember(store, c.var.ctx, projectId, userId), 200);
+      return c.json(await removeProjectMember(store, c.get('ctx'), projectId, userId), 200);
     },
   );
 }

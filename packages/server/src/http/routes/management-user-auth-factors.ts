@@ -29,7 +29,7 @@ export function registerManagementUserAuthFactorRoutes(app: OpenAPIHono<AppEnv>,
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await listHumanAuthFactors(store, c.var.ctx, c.req.valid('param').userId), 200),
+    async (c) => c.json(await listHumanAuthFactors(store, c.get('ctx'), c.req.valid('param').userId), 200),
   );
 
   app.openapi(
@@ -46,6 +46,6 @@ export function registerManagementUserAuthFactorRoutes(app: OpenAPIHono<AppEnv>,
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await removeHumanAuthFactorOtp(store, c.var.ctx, c.req.valid('param').userId), 200),
+    async (c) => c.json(await removeHumanAuthFactorOtp(store, c.get('ctx'), c.req.valid('param').userId), 200),
   );
 }

@@ -27,7 +27,7 @@ export function registerManagementUserChangeRoutes(app: OpenAPIHono<AppEnv>, { s
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await updateHumanProfile(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await updateHumanProfile(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -44,7 +44,7 @@ export function registerManagementUserChangeRoutes(app: OpenAPIHono<AppEnv>, { s
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await updateMachine(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await updateMachine(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -61,7 +61,7 @@ export function registerManagementUserChangeRoutes(app: OpenAPIHono<AppEnv>, { s
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await setHumanPassword(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await setHumanPassword(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -78,7 +78,7 @@ export function registerManagementUserChangeRoutes(app: OpenAPIHono<AppEnv>, { s
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await requestPasswordReset(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json') ?? {}), 200),
+    async (c) => c.json(await requestPasswordReset(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json') ?? {}), 200),
   );
 
   app.openapi(
@@ -95,7 +95,7 @@ export function registerManagementUserChangeRoutes(app: OpenAPIHono<AppEnv>, { s
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await updateHumanPhone(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await updateHumanPhone(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -112,6 +112,6 @@ export function registerManagementUserChangeRoutes(app: OpenAPIHono<AppEnv>, { s
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await removeHumanPhone(store, c.var.ctx, c.req.valid('param').userId), 200),
+    async (c) => c.json(await removeHumanPhone(store, c.get('ctx'), c.req.valid('param').userId), 200),
   );
 }

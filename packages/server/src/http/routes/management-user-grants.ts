@@ -42,7 +42,7 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
       request: { headers: OrgHeader, params: UserIdParam, body: jsonBody(AddUserGrantRequest) },
       responses: { 200: jsonResponse('Granted.', AddUserGrantResponse), ...errorResponses(400, 401, 403, 409) },
     }),
-    async (c) => c.json(await addUserGrant(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await addUserGrant(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -56,7 +56,7 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
       request: { headers: OrgHeader, body: jsonBody(ListUserGrantsRequest) },
       responses: { 200: jsonResponse('The matching grants of the organisation.', ListUserGrantsResponse), ...errorResponses(400, 401, 403) },
     }),
-    async (c) => c.json(await searchUserGrants(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await searchUserGrants(store, c.get('ctx'), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -72,7 +72,7 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
     }),
     async (c) => {
       const { userId, grantId } = c.req.valid('param');
-      return c.json({ userGrant: await getUserGrant(store, c.var.ctx, userId, grantId) }, 200);
+      return c.json({ userGrant: await getUserGrant(store, c.get('ctx'), userId, grantId) }, 200);
     },
   );
 
@@ -89,7 +89,7 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
     }),
     async (c) => {
       const { userId, grantId } = c.req.valid('param');
-      return c.json(await updateUserGrant(store, c.var.ctx, userId, grantId, c.req.valid('json')), 200);
+      return c.json(await updateUserGrant(store, c.get('ctx'), userId, grantId, c.req.valid('json')), 200);
     },
   );
 
@@ -106,7 +106,7 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
     }),
     async (c) => {
       const { userId, grantId } = c.req.valid('param');
-      return c.json(await removeUserGrant(store, c.var.ctx, userId, grantId), 200);
+      return c.json(await removeUserGrant(store, c.get('ctx'), userId, grantId), 200);
     },
   );
 
@@ -127,7 +127,7 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
       }),
       async (c) => {
         const { userId, grantId } = c.req.valid('param');
-        return c.json(await run(store, c.var.ctx, userId, grantId), 200);
+        return c.json(await run(store, c.get('ctx'), userId, grantId), 200);
       },
     );
   }
@@ -143,6 +143,6 @@ export function registerManagementUserGrantRoutes(app: OpenAPIHono<AppEnv>, { st
       request: { headers: OrgHeader, body: jsonBody(BulkRemoveUserGrantRequest) },
       responses: { 200: jsonResponse('All removed.', EmptyResponse), ...errorResponses(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await bulkRemoveUserGrants(store, c.var.ctx, c.req.valid('json').grantId), 200),
+    async (c) => c.json(await bulkRemoveUserGrants(store, c.get('ctx'), c.req.valid('json').grantId), 200),
   );
 }

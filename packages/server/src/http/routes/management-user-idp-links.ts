@@ -29,7 +29,7 @@ export function registerManagementUserIdpLinkRoutes(app: OpenAPIHono<AppEnv>, { 
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await listHumanLinkedIdps(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await listHumanLinkedIdps(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -48,7 +48,7 @@ export function registerManagementUserIdpLinkRoutes(app: OpenAPIHono<AppEnv>, { 
     }),
     async (c) => {
       const { userId, idpId, linkedUserId } = c.req.valid('param');
-      return c.json(await removeHumanLinkedIdp(store, c.var.ctx, userId, idpId, linkedUserId), 200);
+      return c.json(await removeHumanLinkedIdp(store, c.get('ctx'), userId, idpId, linkedUserId), 200);
     },
   );
 }

@@ -18,26 +18,26 @@ export function registerManagementUserMetadataRoutes(app: OpenAPIHono<AppEnv>, {
   const base = '/management/v1/users/{userId}/metadata';
   app.openapi(
     createRoute({ ...route('post', `${base}/_search`, 'ListUserMetadata'), request: { headers: OrgHeader, params: UserIdParam, body: jsonBody(ListUserMetadataRequest) }, responses: { 200: jsonResponse('One page of metadata and the total count.', ListUserMetadataResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await listUserMetadata(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await listUserMetadata(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
   app.openapi(
     createRoute({ ...route('post', `${base}/_bulk`, 'BulkSetUserMetadata'), request: { headers: OrgHeader, params: UserIdParam, body: jsonBody(BulkSetUserMetadataRequest) }, responses: { 200: jsonResponse('Set.', DetailsResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await bulkSetUserMetadata(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await bulkSetUserMetadata(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
   app.openapi(
     createRoute({ ...route('delete', `${base}/_bulk`, 'BulkRemoveUserMetadata'), request: { headers: OrgHeader, params: UserIdParam, body: jsonBody(BulkRemoveUserMetadataRequest) }, responses: { 200: jsonResponse('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await bulkRemoveUserMetadata(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await bulkRemoveUserMetadata(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
   app.openapi(
     createRoute({ ...route('get', `${base}/{key}`, 'GetUserMetadata'), request: { headers: OrgHeader, params: MetadataKeyParams }, responses: { 200: jsonResponse('The metadata.', GetUserMetadataResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await getUserMetadata(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('param').key), 200),
+    async (c) => c.json(await getUserMetadata(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('param').key), 200),
   );
   app.openapi(
     createRoute({ ...route('post', `${base}/{key}`, 'SetUserMetadata'), request: { headers: OrgHeader, params: MetadataKeyParams, body: jsonBody(SetUserMetadataRequest) }, responses: { 200: jsonResponse('Set.', DetailsResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await setUserMetadata(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('param').key, c.req.valid('json')), 200),
+    async (c) => c.json(await setUserMetadata(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('param').key, c.req.valid('json')), 200),
   );
   app.openapi(
     createRoute({ ...route('delete', `${base}/{key}`, 'RemoveUserMetadata'), request: { headers: OrgHeader, params: MetadataKeyParams }, responses: { 200: jsonResponse('Removed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await removeUserMetadata(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('param').key), 200),
+    async (c) => c.json(await removeUserMetadata(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('param').key), 200),
   );
 }

@@ -36,7 +36,7 @@ export function registerManagementUserPatRoutes(app: OpenAPIHono<AppEnv>, { stor
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await addPersonalAccessToken(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await addPersonalAccessToken(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -57,7 +57,7 @@ export function registerManagementUserPatRoutes(app: OpenAPIHono<AppEnv>, { stor
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await listPersonalAccessTokens(store, c.var.ctx, c.req.valid('param').userId, c.req.valid('json')), 200),
+    async (c) => c.json(await listPersonalAccessTokens(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -76,7 +76,7 @@ export function registerManagementUserPatRoutes(app: OpenAPIHono<AppEnv>, { stor
     }),
     async (c) => {
       const { userId, tokenId } = c.req.valid('param');
-      return c.json(await removePersonalAccessToken(store, c.var.ctx, userId, tokenId), 200);
+      return c.json(await removePersonalAccessToken(store, c.get('ctx'), userId, tokenId), 200);
     },
   );
 }

@@ -26,7 +26,7 @@ export function registerManagementUserSecretRoutes(app: OpenAPIHono<AppEnv>, { s
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await generateMachineSecret(store, c.var.ctx, c.req.valid('param').userId), 200),
+    async (c) => c.json(await generateMachineSecret(store, c.get('ctx'), c.req.valid('param').userId), 200),
   );
 
   app.openapi(
@@ -43,6 +43,6 @@ export function registerManagementUserSecretRoutes(app: OpenAPIHono<AppEnv>, { s
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await removeMachineSecret(store, c.var.ctx, c.req.valid('param').userId), 200),
+    async (c) => c.json(await removeMachineSecret(store, c.get('ctx'), c.req.valid('param').userId), 200),
   );
 }

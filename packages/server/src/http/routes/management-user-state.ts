@@ -28,7 +28,7 @@ export function registerManagementUserStateRoutes(app: OpenAPIHono<AppEnv>, { st
         request: { headers: OrgHeader, params: UserIdParam },
         responses: { 200: jsonResponse('Done.', DetailsResponse), ...errorResponses(400, 401, 403, 404) },
       }),
-      async (c) => c.json(await changeUserState(store, c.var.ctx, c.req.valid('param').userId, change), 200),
+      async (c) => c.json(await changeUserState(store, c.get('ctx'), c.req.valid('param').userId, change), 200),
     );
   }
 }

@@ -35,7 +35,7 @@ export function registerManagementUserRoutes(app: OpenAPIHono<AppEnv>, { store, 
         ...errorResponses(400, 401, 403, 409),
       },
     }),
-    async (c) => c.json(await addHumanUser(store, c.var.ctx, c.req.valid('json'), secrets), 200),
+    async (c) => c.json(await addHumanUser(store, c.get('ctx'), c.req.valid('json'), secrets), 200),
   );
 
   app.openapi(
@@ -52,7 +52,7 @@ export function registerManagementUserRoutes(app: OpenAPIHono<AppEnv>, { store, 
         ...errorResponses(400, 401, 403, 409),
       },
     }),
-    async (c) => c.json(await importHumanUser(store, c.var.ctx, c.req.valid('json'), secrets), 200),
+    async (c) => c.json(await importHumanUser(store, c.get('ctx'), c.req.valid('json'), secrets), 200),
   );
 
   app.openapi(
@@ -69,7 +69,7 @@ export function registerManagementUserRoutes(app: OpenAPIHono<AppEnv>, { store, 
         ...errorResponses(400, 401, 403, 409),
       },
     }),
-    async (c) => c.json(await addMachineUser(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await addMachineUser(store, c.get('ctx'), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -86,7 +86,7 @@ export function registerManagementUserRoutes(app: OpenAPIHono<AppEnv>, { store, 
         ...errorResponses(400, 401, 403),
       },
     }),
-    async (c) => c.json(await listUsers(store, c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await listUsers(store, c.get('ctx'), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -103,7 +103,7 @@ export function registerManagementUserRoutes(app: OpenAPIHono<AppEnv>, { store, 
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json({ user: await getUserById(store, c.var.ctx, c.req.valid('param').userId) }, 200),
+    async (c) => c.json({ user: await getUserById(store, c.get('ctx'), c.req.valid('param').userId) }, 200),
   );
 
   app.openapi(
@@ -120,6 +120,6 @@ export function registerManagementUserRoutes(app: OpenAPIHono<AppEnv>, { store, 
         ...errorResponses(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await removeUser(store, c.var.ctx, c.req.valid('param').userId), 200),
+    async (c) => c.json(await removeUser(store, c.get('ctx'), c.req.valid('param').userId), 200),
   );
 }

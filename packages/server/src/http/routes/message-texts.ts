@@ -39,7 +39,7 @@ export function registerMessageTextRoutes(app: OpenAPIHono<AppEnv>, { store, aut
       }),
       async (c) => {
         const { messageType, language } = c.req.valid('param');
-        return c.json(await setInstanceMessageText(store, c.var.ctx, typed(messageType), language, c.req.valid('json'), scope(c.var.ctx)), 200);
+        return c.json(await setInstanceMessageText(store, c.get('ctx'), typed(messageType), language, c.req.valid('json'), scope(c.get('ctx'))), 200);
       },
     );
     app.openapi(
@@ -50,7 +50,7 @@ export function registerMessageTextRoutes(app: OpenAPIHono<AppEnv>, { store, aut
       }),
       async (c) => {
         const { messageType, language } = c.req.valid('param');
-        return c.json({ customText: await getInstanceMessageText(store, c.var.ctx, typed(messageType), language, scope(c.var.ctx)) }, 200);
+        return c.json({ customText: await getInstanceMessageText(store, c.get('ctx'), typed(messageType), language, scope(c.get('ctx'))) }, 200);
       },
     );
     app.openapi(
@@ -61,7 +61,7 @@ export function registerMessageTextRoutes(app: OpenAPIHono<AppEnv>, { store, aut
       }),
       async (c) => {
         const { messageType, language } = c.req.valid('param');
-        return c.json(await resetInstanceMessageText(store, c.var.ctx, typed(messageType), language, scope(c.var.ctx)), 200);
+        return c.json(await resetInstanceMessageText(store, c.get('ctx'), typed(messageType), language, scope(c.get('ctx'))), 200);
       },
     );
     app.openapi(
@@ -73,8 +73,8 @@ export function registerMessageTextRoutes(app: OpenAPIHono<AppEnv>, { store, aut
       async (c) => {
         const { messageType, language } = c.req.valid('param');
         const customText = level === 'admin'
-          ? getDefaultMessageText(c.var.ctx, typed(messageType), language)
-          : await getOrgDefaultMessageText(store, c.var.ctx, typed(messageType), language);
+          ? getDefaultMessageText(c.get('ctx'), typed(messageType), language)
+          : await getOrgDefaultMessageText(store, c.get('ctx'), typed(messageType), language);
         return c.json({ customText }, 200);
       },
     );

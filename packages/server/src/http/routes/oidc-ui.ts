@@ -139,7 +139,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     if (!outcome.ok) {
       if (outcome.refusedHash) {
         // Stored before the cost bounds existed; an administrator should reset this password.
-        c.var.logger?.warn('stored password hash refused at login', { requestId: c.var.requestId, userId: outcome.userId, reason: outcome.refusedHash });
+        c.get('logger')?.warn('stored password hash refused at login', { requestId: c.get('requestId'), userId: outcome.userId, reason: outcome.refusedHash });
       }
       if (outcome.reason === 'busy') c.header('Retry-After', '5');
       return showLogin(c, d, loginName, FAILURE_TEXT[outcome.reason], FAILURE_STATUS[outcome.reason]);

@@ -48,31 +48,31 @@ function registerKind(app: OpenAPIHono<AppEnv>, { store, auth }: RouteDeps, k: K
   const body = (input: unknown) => input as Parameters<typeof ops.updateDefault>[2];
   app.openapi(
     createRoute({ ...route('get', admin, `Get${k.name}Policy`), responses: { 200: jsonResponse('The policy.', k.response), ...errorResponses(401, 403) } }),
-    async (c) => c.json(await ops.getDefault(store, c.var.ctx), 200),
+    async (c) => c.json(await ops.getDefault(store, c.get('ctx')), 200),
   );
   app.openapi(
     createRoute({ ...route('put', admin, `Update${k.name}Policy`), request: { body: jsonBody(k.request) }, responses: { 200: jsonResponse('Changed.', DetailsResponse), ...errorResponses(400, 401, 403) } }),
-    async (c) => c.json(await ops.updateDefault(store, c.var.ctx, body(c.req.valid('json'))), 200),
+    async (c) => c.json(await ops.updateDefault(store, c.get('ctx'), body(c.req.valid('json'))), 200),
   );
   app.openapi(
     createRoute({ ...route('get', org, `GetOrg${k.name}Policy`), request: { headers: OrgHeader }, responses: { 200: jsonResponse('The effective policy.', k.response), ...errorResponses(401, 403) } }),
-    async (c) => c.json(await ops.getOrg(store, c.var.ctx), 200),
+    async (c) => c.json(await ops.getOrg(store, c.get('ctx')), 200),
   );
   app.openapi(
     createRoute({ ...route('post', org, `AddCustom${k.name}Policy`), request: { headers: OrgHeader, body: jsonBody(k.request) }, responses: { 200: jsonResponse('Added.', DetailsResponse), ...errorResponses(400, 401, 403, 409) } }),
-    async (c) => c.json(await ops.addOrg(store, c.var.ctx, body(c.req.valid('json'))), 200),
+    async (c) => c.json(await ops.addOrg(store, c.get('ctx'), body(c.req.valid('json'))), 200),
   );
   app.openapi(
     createRoute({ ...route('put', org, `UpdateCustom${k.name}Policy`), request: { headers: OrgHeader, body: jsonBody(k.request) }, responses: { 200: jsonResponse('Changed.', DetailsResponse), ...errorResponses(400, 401, 403, 404) } }),
-    async (c) => c.json(await ops.updateOrg(store, c.var.ctx, body(c.req.valid('json'))), 200),
+    async (c) => c.json(await ops.updateOrg(store, c.get('ctx'), body(c.req.valid('json'))), 200),
   );
   app.openapi(
     createRoute({ ...route('delete', org, `Reset${k.name}PolicyToDefault`), request: { headers: OrgHeader }, responses: { 200: jsonResponse('Removed.', DetailsResponse), ...errorResponses(401, 403, 404) } }),
-    async (c) => c.json(await ops.resetOrg(store, c.var.ctx), 200),
+    async (c) => c.json(await ops.resetOrg(store, c.get('ctx')), 200),
   );
   app.openapi(
     createRoute({ ...route('get', `/management/v1/policies/default/${k.path}`, `GetDefault${k.name}Policy`), request: { headers: OrgHeader }, responses: { 200: jsonResponse('The instance policy.', k.response), ...errorResponses(401, 403) } }),
-    async (c) => c.json(await ops.getDefault(store, c.var.ctx, 'policy.read'), 200),
+    async (c) => c.json(await ops.getDefault(store, c.get('ctx'), 'policy.read'), 200),
   );
 }
 
