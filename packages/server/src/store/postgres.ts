@@ -12,7 +12,7 @@
  * COMMIT one by one. No SAVEPOINT per transaction (two more round trips): when anything in a group
  * fails, the whole group is rolled back and each of its transactions runs again alone, so every
  * caller gets exactly the result it would have had alone, and only after the COMMIT that made it
- * durable. Within a group, a text the group already wrote is read from memory, not the database
+ * durable. A group takes in what queued while it ran, up to MAX_GROUP. Within a group, a text the group already wrote is read from memory, not the database
  * (repositories/text-memo.ts): the text write then costs one round trip, not two.
  */
 import { dirname, join } from 'node:path';
@@ -38,8 +38,13 @@ const MAX_ATTEMPTS = 5;
  */
 const MAX_RUNNERS = 4;
 const STALLED_MS = 250;
-/** Most transactions in one group. */
-const MAX_GROUP = 32;
+/**
+ * Most transactions in one group. A group takes in what queued while it ran (as SQLite's does),
+ * so under load it is as large as this: every group boundary (COMMIT, answers, BEGIN) is time in
+ * which the aggregate's writers wait. 64 rather than SQLite's 32: a PostgreSQL write holds the
+ * group longer (a round trip each), and the boundary is costlier (BENCHMARKS.md round 11).
+ */
+const MAX_GROUP = 64;
 
 export async function openPostgresStore(url: string): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -207,10 +212,13 @@ export async function openPostgresStore(url: string): Promise<Store> {
     try {
       await client.query('begin');
       const results: unknown[] = [];
-      for (const item of group) {
+      for (let i = 0; i < group.length; i++) {
+        const item = group[i];
         // Advisory locks of every member are held to the group's COMMIT (same rules as runOnce).
         for (const key of item.keys) await client.query({ name: 'lock_aggregate', text: 'select pg_advisory_xact_lock(hashtextextended($1, 0))', values: [key] });
         results.push(await item.fn(connection.repositories));
+        // What queued meanwhile joins the group (the caller of runGroup answers every member).
+        if (i === group.length - 1 && group.length < MAX_GROUP) group.push(...queue.splice(0, MAX_GROUP - group.length));
       }
       await client.query('commit');
       return results;
