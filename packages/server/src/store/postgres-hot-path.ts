@@ -12,6 +12,7 @@ import type { NewEvent, StoredEvent } from './repositories/events.js';
 import type { DialectStatements, TextState } from './repositories/index.js';
 import type { MessageTextRow } from './repositories/texts.js';
 import type { MessageTextFields } from './schema.js';
+import type { TextWriteBehind } from './postgres-write-behind.js';
 
 /**
  * The text write reads and upserts one row per request; through drizzle each cost its query
@@ -78,8 +79,12 @@ const APPEND_WITH_TEXT = {
          select position, sequence from appended`,
 };
 
-/** On a pooled connection inside a transaction; on the pool itself for reads (which never append). */
-export function postgresHotPath(client: pg.ClientBase | pg.Pool): DialectStatements {
+/**
+ * On a pooled connection inside a transaction; on the pool itself for reads (which never append).
+ * With `behind` (transactions' connections, whose client is then wrapped by `flushFirst`), a text
+ * write to an aggregate the transaction already holds is held back (postgres-write-behind.ts).
+ */
+export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWriteBehind): DialectStatements {
   return {
     skipLocked: true,
     messageTexts: {
@@ -104,7 +109,9 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool): DialectStateme
         });
       },
     },
-    async setTextWithEvent(event: NewEvent, text: TextState, at: Date = new Date()): Promise<StoredEvent> {
+    async setTextWithEvent(event: NewEvent, text: TextState, at: Date = new Date()) {
+      const heldSequence = behind?.hold(event, text, at);
+      if (heldSequence !== undefined) return { ...event, sequence: heldSequence, createdAt: at };
       const { rows } = await client.query<{ position: string; sequence: string }>({
         ...APPEND_WITH_TEXT,
         values: [
@@ -112,7 +119,9 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool): DialectStateme
           text.ownerId, text.messageType, text.language, JSON.stringify(text.fields), text.createdAt ?? null,
         ],
       });
-      return { ...event, sequence: Number(rows[0].sequence), createdAt: at, position: Number(rows[0].position) };
+      const sequence = Number(rows[0].sequence);
+      behind?.appended(event.aggregateType, event.aggregateId, sequence);
+      return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
     },
     async appendEvent(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
       const { rows } = await client.query<{ position: string; sequence: string }>({
@@ -120,7 +129,9 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool): DialectStateme
         values: [event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at],
       });
       // bigint columns arrive as strings (node-postgres keeps int8 exact); the schema's mode is 'number'.
-      return { ...event, sequence: Number(rows[0].sequence), createdAt: at, position: Number(rows[0].position) };
+      const sequence = Number(rows[0].sequence);
+      behind?.appended(event.aggregateType, event.aggregateId, sequence);
+      return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
     },
   };
 }

@@ -23,6 +23,7 @@ import pg from 'pg';
 import { refuseAuthWrite } from './auth-writes.js';
 import { pgColumns } from './columns.js';
 import { postgresHotPath } from './postgres-hot-path.js';
+import { flushFirst, TextWriteBehind } from './postgres-write-behind.js';
 import { defineTables } from './schema.js';
 import { createRepositories, lockKeys, UniqueViolation, type Db, type Repositories, type Store } from './store.js';
 
@@ -82,13 +83,18 @@ export async function openPostgresStore(url: string): Promise<Store> {
     repositories: Repositories;
     authWritten: boolean;
     transaction: number;
+    /** Text writes held back until the next query or COMMIT (postgres-write-behind.ts). */
+    behind: TextWriteBehind;
   }
   const connections = new WeakMap<pg.PoolClient, Connection>();
   const connectionOf = (client: pg.PoolClient): Connection => {
     let connection = connections.get(client);
     if (!connection) {
-      const conn: Connection = { authWritten: false, transaction: 0, repositories: undefined! };
-      conn.repositories = createRepositories(drizzle(client) as unknown as Db, tables, postgresHotPath(client), {
+      const conn: Connection = { authWritten: false, transaction: 0, repositories: undefined!, behind: undefined! };
+      conn.behind = new TextWriteBehind(client, () => conn.transaction);
+      // Every query of the repositories sends the held writes first.
+      const flushing = flushFirst(client, conn.behind);
+      conn.repositories = createRepositories(drizzle(flushing) as unknown as Db, tables, postgresHotPath(flushing, conn.behind), {
         onAuthWrite: () => void (conn.authWritten = true),
         transaction: () => conn.transaction,
       });
@@ -113,9 +119,11 @@ export async function openPostgresStore(url: string): Promise<Store> {
         // COMMIT/ROLLBACK; keys are sorted (lockKeys) and taken before any row lock, so no cycle.
         for (const key of locks) await client.query({ name: 'lock_aggregate', text: 'select pg_advisory_xact_lock(hashtextextended($1, 0))', values: [key] });
         const result = await fn(connection.repositories);
+        await connection.behind.flush();
         await client.query('commit');
         return result;
       } catch (error) {
+        connection.behind.discard();
         await client.query('rollback').catch((rollbackError: Error) => {
           // The connection is unusable: the pool discards it instead of handing it out again.
           broken = rollbackError;
@@ -220,9 +228,11 @@ export async function openPostgresStore(url: string): Promise<Store> {
         // What queued meanwhile joins the group (the caller of runGroup answers every member).
         if (i === group.length - 1 && group.length < MAX_GROUP) group.push(...queue.splice(0, MAX_GROUP - group.length));
       }
+      await connection.behind.flush();
       await client.query('commit');
       return results;
     } catch {
+      connection.behind.discard();
       await client.query('rollback').catch((rollbackError: Error) => {
         broken = rollbackError;
       });

@@ -57,7 +57,13 @@ export interface DialectStatements {
 
 /** The text's state as set; its sequence and times come from the event. `createdAt`: the row's, when it exists. */
 export type TextState = Pick<MessageTextRow, 'ownerId' | 'messageType' | 'language' | 'fields'> & { createdAt?: Date };
-export type SetTextWithEvent = (event: NewEvent, text: TextState, at?: Date) => Promise<StoredEvent>;
+/**
+ * The event as a text write answers with: its sequence and time, not its position (on PostgreSQL
+ * a write may be held back and get its position only at the transaction's end, see
+ * postgres-write-behind.ts).
+ */
+export type AppendedEvent = Omit<StoredEvent, 'position'>;
+export type SetTextWithEvent = (event: NewEvent, text: TextState, at?: Date) => Promise<AppendedEvent>;
 
 export function createRepositories(base: Db, t: Tables, dialect: DialectStatements, hooks: RepositoryHooks = {}) {
   const memo = hooks.transaction ? transactionTextMemo(hooks.transaction) : undefined;
@@ -130,7 +136,7 @@ function textsWithEvents(db: Db, t: Tables, dialect: DialectStatements, memo?: T
       memo.forget(args[0], args[1], args[2]);
       await texts.update(...args);
     },
-    async setWithEvent(event: NewEvent, text: TextState, at?: Date): Promise<StoredEvent> {
+    async setWithEvent(event: NewEvent, text: TextState, at?: Date): Promise<AppendedEvent> {
       memo.forget(text.ownerId, text.messageType, text.language);
       const stored = await setWithEvent(event, text, at);
       // The row as the statement left it: a new row is created at the event's time, an existing one keeps its createdAt.
