@@ -15,8 +15,9 @@
 import type Database from 'better-sqlite3';
 import type { MessageTextFields } from './schema.js';
 import type { DialectStatements } from './repositories/index.js';
-import type { MessageTextRow } from './repositories/texts.js';
+import { copyTextRow, type MessageTextRow } from './repositories/texts.js';
 import type { NewEvent, StoredEvent } from './repositories/events.js';
+import { SqliteReadCache } from './sqlite-read-cache.js';
 
 interface MessageTextRecord {
   owner_id: string;
@@ -29,26 +30,33 @@ interface MessageTextRecord {
 }
 
 // SQLite has no data-modifying CTE: a text's event and state are the two calls (repositories/index.ts).
-export function sqliteHotPath(conn: Database.Database): Required<Omit<DialectStatements, 'setTextWithEvent'>> {
+export function sqliteHotPath(conn: Database.Database, options: { cacheReads?: boolean } = {}): Required<Omit<DialectStatements, 'setTextWithEvent'>> {
   // Prepared on first use: the reader connection never runs the writes.
   let statements: ReturnType<typeof prepare> | undefined;
   const s = () => (statements ??= prepare(conn));
+  // The reader's text reads are kept until the database changes (sqlite-read-cache.ts).
+  const cache = options.cacheReads ? new SqliteReadCache<MessageTextRow>(conn, copyTextRow) : undefined;
+
+  function readText(ownerId: string, messageType: string, language: string): MessageTextRow | undefined {
+    const record = s().getText.get(ownerId, messageType, language) as MessageTextRecord | undefined;
+    if (!record) return undefined;
+    return {
+      ownerId: record.owner_id,
+      messageType: record.message_type,
+      language: record.language,
+      fields: JSON.parse(record.fields) as MessageTextFields,
+      sequence: record.sequence,
+      createdAt: new Date(record.created_at),
+      changedAt: new Date(record.changed_at),
+    };
+  }
 
   return {
     skipLocked: false,
     messageTexts: {
       async get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined> {
-        const record = s().getText.get(ownerId, messageType, language) as MessageTextRecord | undefined;
-        if (!record) return undefined;
-        return {
-          ownerId: record.owner_id,
-          messageType: record.message_type,
-          language: record.language,
-          fields: JSON.parse(record.fields) as MessageTextFields,
-          sequence: record.sequence,
-          createdAt: new Date(record.created_at),
-          changedAt: new Date(record.changed_at),
-        };
+        if (!cache) return readText(ownerId, messageType, language);
+        return cache.get(`${ownerId}\u0000${messageType}\u0000${language}`, () => readText(ownerId, messageType, language));
       },
       async upsert(row: MessageTextRow): Promise<void> {
         s().upsertText.run(

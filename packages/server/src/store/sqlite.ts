@@ -63,7 +63,9 @@ export async function openSqliteStore(path: string): Promise<Store> {
   let authGeneration = 0;
   let authWritten = false;
   const writer = createRepositories(writerDb as unknown as Db, tables, sqliteHotPath(writerConn), { onAuthWrite: () => void (authWritten = true) });
-  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, sqliteHotPath(readerConn), { onAuthWrite: refuseAuthWrite });
+  // The reader keeps its text reads until the database changes; an in-memory database has no
+  // reader of its own (its one connection writes, and its own writes do not change data_version).
+  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, sqliteHotPath(readerConn, { cacheReads: readerConn !== writerConn }), { onAuthWrite: refuseAuthWrite });
 
   const transactions = groupCommitQueue(writerConn, () => {
     if (!authWritten) return;

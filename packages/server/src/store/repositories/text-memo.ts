@@ -15,7 +15,7 @@
  * (repositories/index.ts watches the table), and it is emptied whenever the transaction changes.
  * Rows are copied in and out, so a caller cannot change what the next one reads.
  */
-import type { MessageTextRow } from './texts.js';
+import { copyTextRow as copy, type MessageTextRow } from './texts.js';
 
 export interface TextMemo {
   /** The row this transaction wrote, or undefined when it wrote none (then ask the database). */
@@ -26,13 +26,6 @@ export interface TextMemo {
 }
 
 const keyOf = (ownerId: string, messageType: string, language: string) => `${ownerId}\u0000${messageType}\u0000${language}`;
-
-const copy = (row: MessageTextRow): MessageTextRow => ({
-  ...row,
-  fields: { ...row.fields },
-  createdAt: new Date(row.createdAt.getTime()),
-  changedAt: new Date(row.changedAt.getTime()),
-});
 
 /** `currentTransaction()` identifies the transaction running on the connection (the store counts them). */
 export function transactionTextMemo(currentTransaction: () => number): TextMemo {

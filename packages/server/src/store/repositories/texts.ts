@@ -5,6 +5,14 @@ import type { Db } from '../store.js';
 
 export type MessageTextRow = Tables['messageTexts']['$inferSelect'];
 
+/** A copy a caller may change without changing what a cache serves next (text-memo.ts, sqlite-read-cache.ts). */
+export const copyTextRow = (row: MessageTextRow): MessageTextRow => ({
+  ...row,
+  fields: { ...row.fields },
+  createdAt: new Date(row.createdAt.getTime()),
+  changedAt: new Date(row.changedAt.getTime()),
+});
+
 const excluded = (column: { name: string }) => sql.raw(`excluded."${column.name}"`);
 
 export function messageTextRepository(db: Db, t: Tables) {

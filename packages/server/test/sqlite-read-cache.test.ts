@@ -1,0 +1,90 @@
+/**
+ * SQLite's reader keeps its text reads until the database changes (src/store/sqlite-read-cache.ts):
+ * a read is served again only while `PRAGMA data_version` says no other connection has committed,
+ * so no answer is ever stale, whoever wrote (this store's writer, another process on the file).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteReadCache } from '../src/store/sqlite-read-cache.js';
+import { openStore, type Store } from '../src/store/store.js';
+
+describe('SQLite reads kept until the database changes', () => {
+  let dir: string;
+  let file: string;
+  let store: Store;
+  /** Another connection to the file: what another process would write. */
+  let other: Database.Database;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'read-cache-'));
+    file = join(dir, 'identity.db');
+    store = await openStore({ dialect: 'sqlite', target: file });
+    other = new Database(file);
+  });
+  afterAll(async () => {
+    other.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads again only after a commit of another connection', () => {
+    const reader = new Database(file);
+    const cache = new SqliteReadCache<{ n: number }>(reader, (v) => ({ ...v }));
+    let reads = 0;
+    const read = () => {
+      reads++;
+      return { n: reads };
+    };
+    expect(cache.get('k', read)).toEqual({ n: 1 });
+    expect(cache.get('k', read)).toEqual({ n: 1 });
+    expect(reads).toBe(1);
+    other.prepare("insert into aggregate_sequences (aggregate_type, aggregate_id, sequence) values ('x', 'read-cache', 1)").run();
+    expect(cache.get('k', read)).toEqual({ n: 2 });
+    expect(reads).toBe(2);
+    // Absent is kept too, until the next commit.
+    expect(cache.get('absent', () => undefined)).toBeUndefined();
+    expect(cache.get('absent', () => ({ n: 99 }))).toBeUndefined();
+    other.prepare("update aggregate_sequences set sequence = 2 where aggregate_id = 'read-cache'").run();
+    expect(cache.get('absent', () => ({ n: 99 }))).toEqual({ n: 99 });
+    // Callers get copies.
+    const value = cache.get('k', read)!;
+    value.n = -1;
+    expect(cache.get('k', read)!.n).not.toBe(-1);
+    reader.close();
+  });
+
+  const setText = (title: string) =>
+    store.transaction((tx) =>
+      tx.messageTexts.setWithEvent(
+        { aggregateType: 'instance', aggregateId: 'rc-owner', type: 'instance.customtext.set', payload: { title }, creator: 'c', resourceOwner: 'rc-owner' },
+        { ownerId: 'rc-owner', messageType: 'VerifyEmail', language: 'en', fields: { title } },
+      ),
+    );
+  const readTitle = async () => (await store.read.messageTexts.get('rc-owner', 'VerifyEmail', 'en'))?.fields.title;
+
+  it("the store's reads see the store's own writes and another process's, at once", async () => {
+    expect(await readTitle()).toBeUndefined();
+    await setText('first');
+    expect(await readTitle()).toBe('first');
+    expect(await readTitle()).toBe('first');
+    await setText('second');
+    expect(await readTitle()).toBe('second');
+    other.prepare(`update message_texts set fields = '{"title":"from elsewhere"}' where owner_id = 'rc-owner'`).run();
+    expect(await readTitle()).toBe('from elsewhere');
+    other.prepare(`delete from message_texts where owner_id = 'rc-owner'`).run();
+    expect(await readTitle()).toBeUndefined();
+  });
+
+  it('what a caller changes in a row it read is not what the next caller reads', async () => {
+    await setText('kept');
+    const row = (await store.read.messageTexts.get('rc-owner', 'VerifyEmail', 'en'))!;
+    row.fields.title = 'changed by a caller';
+    row.createdAt.setTime(0);
+    const again = (await store.read.messageTexts.get('rc-owner', 'VerifyEmail', 'en'))!;
+    expect(again.fields.title).toBe('kept');
+    expect(again.createdAt.getTime()).not.toBe(0);
+  });
+});
