@@ -1,7 +1,7 @@
 /**
  * SQLite's reader keeps its text reads until the database changes (src/store/sqlite-read-cache.ts):
- * a read is served again only while `PRAGMA data_version` says no other connection has committed,
- * so no answer is ever stale, whoever wrote (this store's writer, another process on the file).
+ * after this process's commits at once; after another process's (`PRAGMA data_version`, asked once
+ * per event-loop turn) from the next turn on.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteReadCache } from '../src/store/sqlite-read-cache.js';
 import { openStore, type Store } from '../src/store/store.js';
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('SQLite reads kept until the database changes', () => {
   let dir: string;
@@ -30,9 +32,10 @@ describe('SQLite reads kept until the database changes', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reads again only after a commit of another connection', () => {
+  it('reads again after a commit of this process at once, after another connection\'s from the next turn', async () => {
     const reader = new Database(file);
-    const cache = new SqliteReadCache<{ n: number }>(reader, (v) => ({ ...v }));
+    let commits = 0;
+    const cache = new SqliteReadCache<{ n: number }>(reader, (v) => ({ ...v }), () => commits);
     let reads = 0;
     const read = () => {
       reads++;
@@ -40,14 +43,22 @@ describe('SQLite reads kept until the database changes', () => {
     };
     expect(cache.get('k', read)).toEqual({ n: 1 });
     expect(cache.get('k', read)).toEqual({ n: 1 });
+    await nextTurn();
+    expect(cache.get('k', read)).toEqual({ n: 1 });
     expect(reads).toBe(1);
+    // This process committed: read again at once.
+    commits++;
+    expect(cache.get('k', read)).toEqual({ n: 2 });
+    // Another connection committed: within this turn the turn's answer stands; from the next, read again.
     other.prepare("insert into aggregate_sequences (aggregate_type, aggregate_id, sequence) values ('x', 'read-cache', 1)").run();
     expect(cache.get('k', read)).toEqual({ n: 2 });
-    expect(reads).toBe(2);
-    // Absent is kept too, until the next commit.
+    await nextTurn();
+    expect(cache.get('k', read)).toEqual({ n: 3 });
+    // Absent is kept too, until the next change.
     expect(cache.get('absent', () => undefined)).toBeUndefined();
     expect(cache.get('absent', () => ({ n: 99 }))).toBeUndefined();
     other.prepare("update aggregate_sequences set sequence = 2 where aggregate_id = 'read-cache'").run();
+    await nextTurn();
     expect(cache.get('absent', () => ({ n: 99 }))).toEqual({ n: 99 });
     // Callers get copies.
     const value = cache.get('k', read)!;
@@ -65,7 +76,7 @@ describe('SQLite reads kept until the database changes', () => {
     );
   const readTitle = async () => (await store.read.messageTexts.get('rc-owner', 'VerifyEmail', 'en'))?.fields.title;
 
-  it("the store's reads see the store's own writes and another process's, at once", async () => {
+  it("the store's reads see its own writes at once, another process's from the next turn", async () => {
     expect(await readTitle()).toBeUndefined();
     await setText('first');
     expect(await readTitle()).toBe('first');
@@ -73,8 +84,10 @@ describe('SQLite reads kept until the database changes', () => {
     await setText('second');
     expect(await readTitle()).toBe('second');
     other.prepare(`update message_texts set fields = '{"title":"from elsewhere"}' where owner_id = 'rc-owner'`).run();
+    await nextTurn();
     expect(await readTitle()).toBe('from elsewhere');
     other.prepare(`delete from message_texts where owner_id = 'rc-owner'`).run();
+    await nextTurn();
     expect(await readTitle()).toBeUndefined();
   });
 

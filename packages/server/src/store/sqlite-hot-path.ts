@@ -30,12 +30,12 @@ interface MessageTextRecord {
 }
 
 // SQLite has no data-modifying CTE: a text's event and state are the two calls (repositories/index.ts).
-export function sqliteHotPath(conn: Database.Database, options: { cacheReads?: boolean } = {}): Required<Omit<DialectStatements, 'setTextWithEvent'>> {
+export function sqliteHotPath(conn: Database.Database, options: { cacheReads?: { commits: () => number } } = {}): Required<Omit<DialectStatements, 'setTextWithEvent'>> {
   // Prepared on first use: the reader connection never runs the writes.
   let statements: ReturnType<typeof prepare> | undefined;
   const s = () => (statements ??= prepare(conn));
   // The reader's text reads are kept until the database changes (sqlite-read-cache.ts).
-  const cache = options.cacheReads ? new SqliteReadCache<MessageTextRow>(conn, copyTextRow) : undefined;
+  const cache = options.cacheReads ? new SqliteReadCache<MessageTextRow>(conn, copyTextRow, options.cacheReads.commits) : undefined;
 
   function readText(ownerId: string, messageType: string, language: string): MessageTextRow | undefined {
     const record = s().getText.get(ownerId, messageType, language) as MessageTextRecord | undefined;

@@ -62,12 +62,15 @@ export async function openSqliteStore(path: string): Promise<Store> {
   // it has committed (or rolled back), before any caller of the group is answered.
   let authGeneration = 0;
   let authWritten = false;
+  /** Transactions (groups) ended on the writer: the reader's kept rows are not served across one. */
+  let commits = 0;
   const writer = createRepositories(writerDb as unknown as Db, tables, sqliteHotPath(writerConn), { onAuthWrite: () => void (authWritten = true) });
   // The reader keeps its text reads until the database changes; an in-memory database has no
   // reader of its own (its one connection writes, and its own writes do not change data_version).
-  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, sqliteHotPath(readerConn, { cacheReads: readerConn !== writerConn }), { onAuthWrite: refuseAuthWrite });
+  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, sqliteHotPath(readerConn, readerConn !== writerConn ? { cacheReads: { commits: () => commits } } : {}), { onAuthWrite: refuseAuthWrite });
 
   const transactions = groupCommitQueue(writerConn, () => {
+    commits++;
     if (!authWritten) return;
     authWritten = false;
     authGeneration++;
