@@ -117,7 +117,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
       try {
         // Transaction-scoped advisory locks, taken before anything is read and held until
         // COMMIT/ROLLBACK; keys are sorted (lockKeys) and taken before any row lock, so no cycle.
-        for (const key of locks) await client.query({ name: 'lock_aggregate', text: 'select pg_advisory_xact_lock(hashtextextended($1, 0))', values: [key] });
+        await lockAggregates(client, locks);
         const result = await fn(connection.repositories);
         await connection.behind.flush();
         await client.query('commit');
@@ -220,10 +220,12 @@ export async function openPostgresStore(url: string): Promise<Store> {
     try {
       await client.query('begin');
       const results: unknown[] = [];
+      const held = new Set<string>();
       for (let i = 0; i < group.length; i++) {
         const item = group[i];
-        // Advisory locks of every member are held to the group's COMMIT (same rules as runOnce).
-        for (const key of item.keys) await client.query({ name: 'lock_aggregate', text: 'select pg_advisory_xact_lock(hashtextextended($1, 0))', values: [key] });
+        // Advisory locks of every member are held to the group's COMMIT (same rules as runOnce);
+        // one an earlier member took is held already.
+        await lockAggregates(client, item.keys, held);
         results.push(await item.fn(connection.repositories));
         // What queued meanwhile joins the group (the caller of runGroup answers every member).
         if (i === group.length - 1 && group.length < MAX_GROUP) group.push(...queue.splice(0, MAX_GROUP - group.length));
@@ -258,6 +260,18 @@ export async function openPostgresStore(url: string): Promise<Store> {
     },
     close: () => pool.end(),
   };
+}
+
+/**
+ * Takes the aggregates' advisory locks in one round trip, in the order given (unnest returns the
+ * array's elements in order). Keys in `held` (taken earlier in the same transaction) are skipped:
+ * the lock is already this transaction's.
+ */
+async function lockAggregates(client: pg.PoolClient, keys: readonly string[], held?: Set<string>): Promise<void> {
+  const needed = held ? keys.filter((key) => !held.has(key)) : keys;
+  if (needed.length === 0) return;
+  await client.query({ name: 'lock_aggregates', text: 'select pg_advisory_xact_lock(hashtextextended(key, 0)) from unnest($1::text[]) as key', values: [needed] });
+  for (const key of needed) held?.add(key);
 }
 
 function translateError(error: unknown): unknown {
