@@ -14,6 +14,7 @@ import { flushFirst, TextWriteBehind } from '../src/store/postgres-write-behind.
 import { createRepositories, type Repositories } from '../src/store/repositories/index.js';
 import { defineTables } from '../src/store/schema.js';
 import { openStore, type Db, type Store } from '../src/store/store.js';
+import { countedPostgres, type CountedPostgres } from './support/counted-postgres.js';
 import { freshPostgresDatabase } from './support/instance.js';
 
 const event = (owner: string, payload: Record<string, unknown> = {}) => ({
@@ -22,9 +23,8 @@ const event = (owner: string, payload: Record<string, unknown> = {}) => ({
 const text = (owner: string, fields: Record<string, string>, language = 'en', createdAt?: Date) => ({ ownerId: owner, messageType: 'VerifyEmail', language, fields, createdAt });
 
 describe('PostgreSQL: text writes held back within a transaction', () => {
-  let store: Store;
+  let db: CountedPostgres;
   let client: pg.Client;
-  let queries = 0;
   let transaction = 0;
   let repos: Repositories;
   /** The same connection without holding back: to compare with writes sent one by one. */
@@ -32,26 +32,15 @@ describe('PostgreSQL: text writes held back within a transaction', () => {
   let behind: TextWriteBehind;
 
   beforeAll(async () => {
-    const url = await freshPostgresDatabase();
-    store = await openStore({ dialect: 'postgres', target: url }); // migrates
-    client = new pg.Client({ connectionString: url });
-    await client.connect();
-    // Counts what reaches the server (instrumentation of the real client, not a stand-in).
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      queries++;
-      return query(...args);
-    };
+    db = await countedPostgres();
+    client = db.client;
     const tables = defineTables(pgColumns);
     behind = new TextWriteBehind(client, () => transaction);
     const flushing = flushFirst(client, behind);
     repos = createRepositories(drizzle(flushing) as unknown as Db, tables, postgresHotPath(flushing, behind), { transaction: () => transaction });
     direct = createRepositories(drizzle(client) as unknown as Db, tables, postgresHotPath(client));
   });
-  afterAll(async () => {
-    await client.end();
-    await store.close();
-  });
+  afterAll(() => db.close());
 
   const begin = async () => {
     transaction++;
@@ -63,9 +52,9 @@ describe('PostgreSQL: text writes held back within a transaction', () => {
     await client.query('commit');
   };
   const counted = async <T>(fn: () => Promise<T>) => {
-    const before = queries;
+    const before = db.queries();
     const result = await fn();
-    return { result, queries: queries - before };
+    return { result, queries: db.queries() - before };
   };
   const eventsOf = async (owner: string) => (await direct.events.search({ aggregateId: owner, limit: 100, offset: 0, asc: true })).events;
 
@@ -109,11 +98,11 @@ describe('PostgreSQL: text writes held back within a transaction', () => {
       await commit();
     };
     await write(direct, 'wb-direct');
-    const before = queries;
+    const before = db.queries();
     await write(repos, 'wb-held');
     // begin, a read and the first write ('de'), a read of 'en' (not written yet), the eleven
     // writes after the first in one statement, commit; the direct writes take 12 statements for the writes alone.
-    expect(queries - before).toBe(6);
+    expect(db.queries() - before).toBe(6);
     const strip = (events: Awaited<ReturnType<typeof eventsOf>>) => events.map(({ position: _p, aggregateId: _a, resourceOwner: _r, ...rest }) => rest);
     const heldEvents = await eventsOf('wb-held');
     expect(strip(heldEvents)).toEqual(strip(await eventsOf('wb-direct')));

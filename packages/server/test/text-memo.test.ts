@@ -12,8 +12,9 @@ import { postgresHotPath } from '../src/store/postgres-hot-path.js';
 import { createRepositories, type Repositories } from '../src/store/repositories/index.js';
 import { transactionTextMemo } from '../src/store/repositories/text-memo.js';
 import { defineTables } from '../src/store/schema.js';
-import { openStore, type Db, type Store } from '../src/store/store.js';
-import { describeEachStore, freshPostgresDatabase, openTestStore } from './support/instance.js';
+import type { Db, Store } from '../src/store/store.js';
+import { countedPostgres, type CountedPostgres } from './support/counted-postgres.js';
+import { describeEachStore, openTestStore } from './support/instance.js';
 
 const row = (fields: Record<string, string>, sequence = 1) => ({
   ownerId: 'o', messageType: 'VerifyEmail', language: 'en', fields,
@@ -40,39 +41,27 @@ describe('the memo of texts a transaction wrote', () => {
 });
 
 describe('PostgreSQL: a text written in a transaction is read back without a query', () => {
-  let store: Store;
+  let db: CountedPostgres;
   let client: pg.Client;
-  let queries = 0;
   let transaction = 0;
   let repos: Repositories;
   let plain: Repositories;
 
   beforeAll(async () => {
-    const url = await freshPostgresDatabase();
-    store = await openStore({ dialect: 'postgres', target: url }); // migrates
-    client = new pg.Client({ connectionString: url });
-    await client.connect();
-    // Counts what reaches the server (instrumentation of the real client, not a stand-in).
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      queries++;
-      return query(...args);
-    };
+    db = await countedPostgres();
+    client = db.client;
     const tables = defineTables(pgColumns);
     repos = createRepositories(drizzle(client) as unknown as Db, tables, postgresHotPath(client), { transaction: () => transaction });
     plain = createRepositories(drizzle(client) as unknown as Db, tables, postgresHotPath(client));
   });
-  afterAll(async () => {
-    await client.end();
-    await store.close();
-  });
+  afterAll(() => db.close());
 
   const event = { aggregateType: 'instance', aggregateId: 'memo-owner', type: 'instance.customtext.set', payload: {}, creator: 'u', resourceOwner: 'memo-owner' };
   const text = (fields: Record<string, string>, createdAt?: Date) => ({ ownerId: 'memo-owner', messageType: 'VerifyEmail', language: 'en', fields, createdAt });
   const counted = async <T>(fn: () => Promise<T>) => {
-    const before = queries;
+    const before = db.queries();
     const result = await fn();
-    return { result, queries: queries - before };
+    return { result, queries: db.queries() - before };
   };
 
   it('reads what the database holds, from memory after a write, from the database after anything else', async () => {
