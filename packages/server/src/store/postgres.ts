@@ -12,8 +12,11 @@
  * COMMIT one by one. No SAVEPOINT per transaction (two more round trips): when anything in a group
  * fails, the whole group is rolled back and each of its transactions runs again alone, so every
  * caller gets exactly the result it would have had alone, and only after the COMMIT that made it
- * durable. A group takes in what queued while it ran, up to MAX_GROUP. Within a group, a text the group already wrote is read from memory, not the database
- * (repositories/text-memo.ts): the text write then costs one round trip, not two.
+ * durable. A group takes in what queued while it ran, up to MAX_GROUP.
+ *
+ * Writes of one text in a group (concurrent PUTs of it) cost no round trip each after the first: a
+ * text the transaction wrote is read back from memory (repositories/text-memo.ts), and its further
+ * writes are held back and sent as one statement before COMMIT (postgres-write-behind.ts).
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
