@@ -3,6 +3,8 @@
  * and call `app.request(...)` or hand `app.fetch` to the typed client.
  */
 import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { Handler, MiddlewareHandler } from 'hono';
+import { requestValidator, type ValidationHook } from './http/validate-request.js';
 import { errorResponses } from './http/schemas/common.js';
 import { bodyLimit } from './http/middleware/body-limit.js';
 import { messagePage } from './http/routes/oidc-ui-pages.js';
@@ -84,27 +86,32 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps) {
   const logger = deps.logger ?? createLogger('silent');
-  const app = new OpenAPIHono<AppEnv>({
-    router: new RememberingRouter(),
-    // Route input that fails its schema, or holds text no store can keep → 400 naming the field.
-    defaultHook: (result, c) => {
-      // On failure zod-validator hands the raw input as `data`: the message can then say what was sent.
-      if (!result.success) return respondError(c, validationError(result.error, result.target, (result as { data?: unknown }).data));
-      const unstorable = findUnstorableText(result.data);
-      if (unstorable) return respondError(c, unstorableTextError(unstorable, result.target));
-    },
-  });
+  const app = new OpenAPIHono<AppEnv>({ router: new RememberingRouter() });
+  // Route input that fails its schema, or holds text no store can keep → 400 naming the field.
+  const validationHook: ValidationHook = (result, c) => {
+    // On failure `data` is the input as sent: the message can then say what was sent.
+    if (!result.success) return respondError(c, validationError(result.error, result.target, result.data));
+    const unstorable = findUnstorableText(result.data);
+    if (unstorable) return respondError(c, unstorableTextError(unstorable, result.target));
+  };
 
   // Conventions of every operation, applied here once rather than by each route: its JSON body
   // refuses fields it does not define (strict-bodies.ts), and it documents the body limit's 413.
   // An operation without a body never reads one, so the limit (and its 413) is not applied to it.
-  const register = app.openapi;
+  // The operation goes into the OpenAPI registry as @hono/zod-openapi's `openapi` would put it;
+  // its input is validated by one middleware (http/validate-request.ts) instead of that method's
+  // chain of one per input.
   const bodyless: { method: string; pattern: RegExp }[] = [];
   const withBody: { method: string; pattern: RegExp }[] = [];
-  app.openapi = ((route, handler, hook) => {
-    (route.request?.body ? withBody : bodyless).push({ method: route.method.toUpperCase(), pattern: specPathPattern(route.path) });
-    return register(withStrictJsonBody(withBodyLimitResponse(route)), handler, hook);
-  }) as typeof app.openapi;
+  app.openapi = ((config: RouteConfig, handler: Handler, hook?: ValidationHook) => {
+    (config.request?.body ? withBody : bodyless).push({ method: config.method.toUpperCase(), pattern: specPathPattern(config.path) });
+    const { middleware, hide, ...route } = withStrictJsonBody(withBodyLimitResponse(config));
+    if (!hide) app.openAPIRegistry.registerPath(route);
+    const validate = requestValidator(route, hook ?? validationHook);
+    const handlers = [...(middleware ? [middleware].flat() : []), ...(validate ? [validate] : []), handler] as MiddlewareHandler[];
+    app.on(route.method.toUpperCase(), route.path.replaceAll(/\/{(.+?)}/g, '/:$1'), ...(handlers as [MiddlewareHandler]));
+    return app;
+  }) as unknown as typeof app.openapi;
   // A path can match both kinds (DELETE …/metadata/_bulk takes a body, DELETE …/metadata/{key} none):
   // then the limit applies.
   const matches = (list: typeof bodyless, method: string, path: string) => list.some((r) => r.method === method && r.pattern.test(path));
