@@ -7,6 +7,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** False when lines of `level` are dropped: a caller on a hot path can skip building their fields. */
+  isEnabled?(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
@@ -16,5 +18,5 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
       ? () => undefined
       : (msg: string, fields?: Record<string, unknown>) =>
           write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n');
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), isEnabled: (lvl) => LOG_LEVELS.indexOf(lvl) >= threshold };
 }

@@ -11,8 +11,10 @@ import type { Logger } from '../log.js';
 const SANE_ID = /^[\w.:-]{1,128}$/;
 
 export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
+  // The request line is logged at info: below that level (LOG_LEVEL=warn) nothing of it is built.
+  const logRequests = logger.isEnabled?.('info') ?? true;
   return async (c, next) => {
-    const started = performance.now();
+    const started = logRequests ? performance.now() : 0;
     const incoming = c.req.header('x-request-id');
     const requestId = incoming && SANE_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', requestId);
@@ -25,6 +27,7 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     if (outgoing) outgoing.setHeader('x-request-id', requestId);
     else c.header('x-request-id', requestId);
     await next();
+    if (!logRequests) return;
     logger.info('request', {
       requestId,
       method: c.req.method,
