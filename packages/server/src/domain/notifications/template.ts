@@ -19,10 +19,20 @@ const ACTION = /\{\{\s*\.([A-Za-z][A-Za-z0-9]*)\s*\}\}/g;
 export function templateProblem(text: string): string | undefined {
   // Most fields are plain text: nothing to check.
   if (!text.includes('{') && !text.includes('}')) return undefined;
-  for (const match of text.matchAll(ACTION)) {
-    if (!KNOWN.has(match[1]!)) return `unknown variable {{.${match[1]}}} (known: ${TEMPLATE_VARIABLES.map((v) => `{{.${v}}}`).join(', ')})`;
+  // `exec` on the one global regex, not `matchAll` (which clones it on every call): a text write
+  // checks its fields on every request. `rest` is the text without its actions. exec leaves
+  // `lastIndex` at 0 when it finds no more; a return from inside the loop resets it.
+  let rest = '';
+  let from = 0;
+  for (let match = ACTION.exec(text); match; match = ACTION.exec(text)) {
+    if (!KNOWN.has(match[1]!)) {
+      ACTION.lastIndex = 0;
+      return `unknown variable {{.${match[1]}}} (known: ${TEMPLATE_VARIABLES.map((v) => `{{.${v}}}`).join(', ')})`;
+    }
+    rest += text.slice(from, match.index);
+    from = ACTION.lastIndex;
   }
-  const rest = text.replace(ACTION, '');
+  rest += text.slice(from);
   const open = rest.indexOf('{{');
   if (open >= 0) return `"${rest.slice(open, open + 20)}…" is not a template action this service knows; write variables as {{.Name}}`;
   if (rest.includes('}}')) return 'a "}}" without its "{{"';
