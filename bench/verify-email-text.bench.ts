@@ -9,7 +9,11 @@
  *   BENCH_WARMUP=2         warm-up seconds per target, on the same connections (not counted)
  *   BENCH_CONNECTIONS=50   concurrent connections
  *   BENCH_STORES=sqlite,postgres
- *   BENCH_TARGETS=bare,floor,write,write2,read,tokens,oauth,grants   which measurements to run (`write2`: the write over two server processes on one PostgreSQL)
+ *   BENCH_TARGETS=bare,floor,bounds,write,write2,read,tokens,oauth,grants   which measurements to run (`write2`: the write over two server processes on one PostgreSQL)
+ *                          `bounds`: on SQLite, beside the floor and the write, the service's own write without an
+ *                          HTTP framework and on a minimal Hono route (bench/without-framework-server.ts,
+ *                          bench/minimal-hono-server.ts): how much of the write's cost is the service's logic,
+ *                          how much the design's HTTP stack, how much everything else HTTP does
  *                          `tokens`: GET /admin/v1/languages with a PAT and with a JWT access token
  *                          (client credentials), the per-request cost of each kind of authentication;
  *                          `oauth`: client-credentials token, introspection and userinfo, beside a bare
@@ -68,7 +72,7 @@ const settings: LoadSettings = {
   warmup: int('BENCH_WARMUP', 2),
 };
 const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
-const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,write,write2,read,tokens,oauth,grants').split(',').map((s) => s.trim()));
+const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,bounds,write,write2,read,tokens,oauth,grants').split(',').map((s) => s.trim()));
 const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
 const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -98,6 +102,8 @@ async function setText(baseUrl: string, headers: Record<string, string>, title: 
 
 const BARE_TARGET = 'bare Hono GET / (small JSON)';
 const FLOOR_TARGET = 'floor: node:http + the same SQLite write, no framework/auth/validation';
+const WITHOUT_FRAMEWORK_TARGET = "bound: node:http + the service's authentication and write, no framework/validation";
+const MINIMAL_HONO_TARGET = "bound: Hono + the service's auth middleware and write, no validation/request id/limits";
 const writeTargetName = (processes = 1) => `PUT ${TEXT_PATH} (write + event)${processes > 1 ? `, ${processes} processes` : ''}`;
 const READ_TARGET = `GET ${TEXT_PATH} (auth + read)`;
 
@@ -134,6 +140,26 @@ async function startFloor(): Promise<Child> {
   });
   children.push(child);
   return child;
+}
+
+/**
+ * One of the lower-bound servers (bench/without-framework-server.ts, bench/minimal-hono-server.ts):
+ * the service's own authentication and text write on a SQLite file of its own, with less or no
+ * HTTP stack around them; with the admin's PAT they bootstrapped.
+ */
+async function startBound(file: string, name: string): Promise<{ child: Child; headers: Record<string, string> }> {
+  const port = await freePort();
+  const patFile = join(work, `${name}.pat`);
+  const child = await startChild({
+    args: ['--import', 'tsx', join(BENCH_DIR, file)],
+    cwd: REPO,
+    env: { PORT: String(port), DATABASE_URL: join(work, `${name}.db`), ADMIN_PAT_FILE: patFile },
+    port,
+    readyPath: '/',
+    logFile: join(work, `${name}.log`),
+  });
+  children.push(child);
+  return { child, headers: { authorization: `Bearer ${readFileSync(patFile, 'utf8').trim()}`, 'content-type': 'application/json' } };
 }
 
 /** The service (src/main.ts) as its own process on `databaseUrl`, stopped with the others at the end. */
@@ -461,8 +487,12 @@ async function main() {
   // writes, the bare endpoint with the reads, SQLite with PostgreSQL. Measured one after the other,
   // a process's CPU per request drifts by 15-30 % from minute to minute on this shared machine.
   const floor = targets.has('floor') && stores.includes('sqlite') ? await startFloor() : undefined;
+  const bounds = targets.has('bounds') && stores.includes('sqlite')
+    ? [[await startBound('without-framework-server.ts', 'without-framework'), WITHOUT_FRAMEWORK_TARGET], [await startBound('minimal-hono-server.ts', 'minimal-hono'), MINIMAL_HONO_TARGET]] as const
+    : [];
   const writes = [
     ...(floor ? [await writeSide([floor], { authorization: 'Bearer not-checked', 'content-type': 'application/json' }, 'sqlite', FLOOR_TARGET)] : []),
+    ...(await Promise.all(bounds.map(([bound, name]) => writeSide([bound.child], bound.headers, 'sqlite', name)))),
     ...(targets.has('write') ? await Promise.all(services.map((s) => writeSide([s.child], s.headers, s.store, writeTargetName()))) : []),
   ];
   const bare = targets.has('bare') ? await startBare() : undefined;
@@ -552,6 +582,11 @@ function issue14Targets(rows: Row[]): string {
   const sqlitePut = cpu(writeTargetName(), 'sqlite');
   const postgresPut = cpu(writeTargetName(), 'postgres');
   check('SQLite PUT, server CPU per request ÷ the floor\'s', ratio(sqlitePut, floor), 1.4, '×');
+  // Not targets: what the PUT's ratio cannot go below with the service's logic, and with it on Hono.
+  for (const [name, target] of [['without an HTTP framework', WITHOUT_FRAMEWORK_TARGET], ['on a minimal Hono route', MINIMAL_HONO_TARGET]]) {
+    const bound = ratio(cpu(target, 'sqlite'), floor);
+    if (bound !== undefined) lines.push(`    (lower bound: the service's authentication and write ${name}: ${bound.toFixed(2)}× the floor's CPU per request)`);
+  }
   check('SQLite PUT, p99', sqlitePut?.p99, 10, ' ms');
   check('SQLite authenticated GET, server CPU per request ÷ bare Hono\'s', ratio(cpu(READ_TARGET, 'sqlite'), cpu(BARE_TARGET, '-')), 3, '×');
   if (postgresPut && sqlitePut) check('PostgreSQL PUT, requests/s as % of SQLite\'s', (100 * postgresPut.requestsPerSecond) / sqlitePut.requestsPerSecond, 35, ' %', true);
