@@ -46,6 +46,36 @@ describeEachStore('authorization server pages', (dialect) => {
     expect(html).toMatch(/redirect URI/);
   });
 
+  it('an unregistered redirect URI says so, and not that a registered one is unregistered', async () => {
+    const html = await (await authorize({ client_id: clientId, redirect_uri: 'https://evil.example.com/cb' })).text();
+    expect(html).toContain('id="next-step">The application asked to send you back to an address it has not registered');
+  });
+
+  // Issue 33.9: an http redirect URI of a web app without devMode is stored (with complianceProblems)
+  // but not used; the page must say why, not that the address is unregistered.
+  it('a registered redirect URI refused for compliance says why and what to change', async () => {
+    const project = await s.api('POST', '/management/v1/projects', { name: 'pages-compliance' });
+    const web = await createOidcApp(s, project.body.id, {
+      name: 'Plain http', redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+    });
+    const res = await authorize({ client_id: web.clientId, redirect_uri: REDIRECT });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).not.toMatch(/has not registered/);
+    expect(html).toContain('id="next-step">');
+    expect(html).toContain(`The application registered ${REDIRECT}, but outside development mode`);
+    expect(html).toMatch(/https/);
+    expect(html).toMatch(/development mode \(devMode\)/);
+    const native = await createOidcApp(s, project.body.id, {
+      name: 'Native app', redirectUris: ['http://app.example.com/cb'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      appType: 'OIDC_APP_TYPE_NATIVE', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+    });
+    const nativeHtml = await (await authorize({ client_id: native.clientId, redirect_uri: 'http://app.example.com/cb' })).text();
+    expect(nativeHtml).not.toMatch(/has not registered/);
+    expect(nativeHtml).toMatch(/loopback/);
+  });
+
   it('the login page names the application', async () => {
     const res = await authorize({ client_id: clientId, redirect_uri: REDIRECT });
     const location = res.headers.get('location')!;

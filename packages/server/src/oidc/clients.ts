@@ -14,9 +14,8 @@ import { createPublicKey, timingSafeEqual, type JsonWebKey } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 import { AuthCache } from '../auth/auth-cache.js';
 import { hashToken } from '../auth/tokens.js';
-import { durationSeconds, nonCompliantRedirects, type OidcAppConfig } from '../domain/apps/oidc-config.js';
+import { durationSeconds, nonCompliantRedirects, refusedRedirectExplanation, storedOidcConfig, type OidcAppConfig } from '../domain/apps/oidc-config.js';
 import type { Store } from '../store/store.js';
-import { storedOidcConfig } from '../domain/apps/oidc-config.js';
 import { isApiApp } from '../domain/apps/api-apps.js';
 import { usesPrivateKeyJwt } from '../domain/apps/app-keys.js';
 
@@ -135,6 +134,17 @@ const AUTH_METHODS: Partial<Record<OidcAppConfig['authMethodType'], string>> = {
   OIDC_AUTH_METHOD_TYPE_NONE: 'none',
   OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT: 'private_key_jwt',
 };
+
+/**
+ * For the error page of `invalid_redirect_uri`: the explanation when the client registered the URI
+ * but it is left out of its metadata (toClientMetadata below) for breaking the app type's rules.
+ */
+export async function refusedRedirectReason(store: Store, clientId: unknown, redirectUri: unknown): Promise<string | undefined> {
+  if (typeof clientId !== 'string' || typeof redirectUri !== 'string') return undefined;
+  const app = await store.read.oidcApps.byClientId(clientId);
+  if (!app || isApiApp(app)) return undefined;
+  return refusedRedirectExplanation(storedOidcConfig(app.config), redirectUri);
+}
 
 /** ZITADEL's app settings → oidc-provider client metadata. Without devMode, non-compliant redirect URIs are left out. */
 export function toClientMetadata(config: OidcAppConfig): Record<string, unknown> {

@@ -12,7 +12,7 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'o
 import type { Store } from '../store/store.js';
 import { errorPage, logoutPage, messagePage } from '../http/routes/oidc-ui-pages.js';
 import { storeAdapter } from './adapter.js';
-import { clientLookup, compareHashedClientSecret, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
+import { clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
 import { loginNameReader } from '../domain/users/login-names.js';
 import { projectAccessRefusal } from '../domain/login/project-access.js';
@@ -220,8 +220,13 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       },
     },
     async renderError(ctx, out) {
+      const error = String(out.error ?? 'server_error');
+      // A redirect URI the app registered but may not use without devMode is not "unregistered":
+      // say why it is refused and what to change.
+      const params = (ctx.oidc?.params ?? {}) as Record<string, unknown>;
+      const nextStep = error === 'invalid_redirect_uri' ? await refusedRedirectReason(store, params.client_id, params.redirect_uri).catch(() => undefined) : undefined;
       ctx.type = 'html';
-      ctx.body = errorPage(String(out.error ?? 'server_error'), out.error_description ? String(out.error_description) : undefined);
+      ctx.body = errorPage(error, out.error_description ? String(out.error_description) : undefined, nextStep);
     },
   };
 

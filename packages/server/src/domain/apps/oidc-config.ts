@@ -147,6 +147,21 @@ export function nonCompliantRedirects(config: Pick<OidcAppConfig, 'appType'>, ur
   });
 }
 
+/**
+ * Why a redirect URI the application *did* register is refused at authorization (it breaks the app
+ * type's rules and devMode is off), in words for the person who sees the error and the administrator
+ * who can fix it; undefined when the URI is not among the registered ones or is not refused.
+ */
+export function refusedRedirectExplanation(config: OidcAppConfig, uri: string, kind: 'redirect' | 'post-logout' = 'redirect'): string | undefined {
+  const registered = kind === 'redirect' ? config.redirectUris : config.postLogoutRedirectUris;
+  if (config.devMode || !registered.includes(uri) || !nonCompliantRedirects(config, [uri]).length) return undefined;
+  const rule =
+    config.appType === 'OIDC_APP_TYPE_NATIVE'
+      ? 'a native application may use https, its own scheme (such as com.example.app:/callback) or http only on loopback (localhost, 127.0.0.1, [::1])'
+      : 'a web or user-agent application may only use https addresses';
+  return `The application registered ${uri}, but outside development mode ${rule}. Tell its administrator to change that redirect URI to one that follows this rule, or to turn on development mode (devMode) for the application while it is being developed.`;
+}
+
 export function complianceProblems(config: OidcAppConfig): string[] {
   const problems: string[] = [];
   if (nonCompliantRedirects(config, config.redirectUris).length) {

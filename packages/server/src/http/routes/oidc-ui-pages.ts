@@ -139,12 +139,15 @@ const NEXT_STEP: Record<string, string> = {
 };
 const DEFAULT_NEXT_STEP = 'Go back to the application and start signing in again. If this happens again, tell the application’s administrator the error below.';
 
-/** oidc-provider's error page (renderError), in the login's style: the error, and what to do next. */
-export function errorPage(error: string, description?: string): string {
-  const next = NEXT_STEP[error] ?? DEFAULT_NEXT_STEP;
+/**
+ * oidc-provider's error page (renderError), in the login's style: the error, and what to do next
+ * (`nextStep` when the caller knows better than the error code, e.g. why a registered redirect URI is refused).
+ */
+export function errorPage(error: string, description?: string, nextStep?: string): string {
+  const next = nextStep ?? NEXT_STEP[error] ?? DEFAULT_NEXT_STEP;
   return layout(
     'Sign-in error',
-    `<h1>Signing in did not work</h1><p>${escapeHtml(next)}</p>
+    `<h1>Signing in did not work</h1><p id="next-step">${escapeHtml(next)}</p>
 <p class="error" role="alert"><code id="error-code">${escapeHtml(error)}</code>${description ? `: <span id="error-description">${escapeHtml(description)}</span>` : ''}</p>`,
   );
 }
