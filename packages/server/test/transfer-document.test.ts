@@ -111,6 +111,20 @@ describe('the import document (Appendix A)', () => {
     }
   });
 
+  // Issue 33.10: a value of the wrong type inside the document read "value is required" (zod 4 keeps
+  // no input in its issues); it reads as in API bodies: what was expected and what came.
+  it('a value of the wrong type says what was expected and what came, as in API bodies', () => {
+    expect(errorOf(() => parseDataOrgs({ orgs: [{ orgId: 1, org: { name: 'A' } }] })).message).toBe('invalid orgs[0].orgId: expected string, got number');
+    expect(errorOf(() => parseDataOrgs({ orgs: [{ orgId: '1', humanUsers: [human(0, { userName: ['a'] })] }] })).message).toBe(
+      'invalid orgs[0].humanUsers[0].user.userName: expected string, got array',
+    );
+    expect(errorOf(() => parseDataOrgs({ orgs: [{ orgId: '1', org: { name: null } }] })).message).toBe('invalid orgs[0].org.name: expected string, got null');
+    expect(errorOf(() => parseDataOrgs({ orgs: [{ orgId: '1', machineUsers: [{ userId: 'm', user: { name: 'M' } }] }] })).message).toBe(
+      'invalid orgs[0].machineUsers[0].user.userName: value is required',
+    );
+    expect(errorOf(() => parseDataOrgsV1(JSON.stringify({ orgs: [{ orgId: 7, org: { name: 'x' } }] }))).message).toBe('invalid orgs[0].orgId: expected string, got number');
+  });
+
   it('accepts enums by number and snake_case names, and emits names', () => {
     const doc = parseDataOrgs({
       orgs: [

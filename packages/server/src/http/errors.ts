@@ -9,6 +9,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import { DomainError, GrpcCode } from '../domain/errors.js';
 import { UNSTORABLE_TEXT_MESSAGE } from '../domain/unstorable-text.js';
+import { describeZodIssue, formatPath } from '../domain/zod-issues.js';
 import { UniqueViolation } from '../store/store.js';
 import type { AppEnv } from './env.js';
 
@@ -58,11 +59,7 @@ export function respondError(c: Context<AppEnv>, error: DomainError, status = ht
 
 /** `['orgs', 0, 'name']` → `orgs[0].name`; the empty path names the input (`body`, `param`). */
 function fieldName(path: readonly PropertyKey[], where: string): string {
-  const field = path.reduce<string>(
-    (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
-    '',
-  );
-  return field || (where === 'json' ? 'body' : where);
+  return formatPath(path) || (where === 'json' ? 'body' : where);
 }
 
 /** A body over the limit → 413 (code 8) whose message says the limit. */
@@ -77,21 +74,7 @@ export function bodyTooLarge(maxBytes: number): DomainError {
  */
 export function validationError(error: ZodError, where: string, input?: unknown): DomainError {
   const issue = error.issues[0];
-  return new DomainError(GrpcCode.InvalidArgument, 'API-V4l1d', `invalid ${fieldName(issue.path, where)}: ${describeIssue(issue, input)}`);
-}
-
-/** The value at `path` in `input`, or undefined. */
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let value = input;
-  for (const part of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[part];
-  }
-  return value;
-}
-
-function typeName(value: unknown): string {
-  return Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+  return new DomainError(GrpcCode.InvalidArgument, 'API-V4l1d', `invalid ${fieldName(issue.path, where)}: ${describeZodIssue(issue, input)}`);
 }
 
 /** Valid input holding text no store can keep (domain/unstorable-text.ts) → 400 naming the field. */
@@ -101,29 +84,6 @@ export function unstorableTextError(path: readonly PropertyKey[], where: string)
     'API-V4l1d',
     `invalid ${fieldName(path, where)}: ${UNSTORABLE_TEXT_MESSAGE}`,
   );
-}
-
-function describeIssue(issue: ZodError['issues'][number], input: unknown): string {
-  switch (issue.code) {
-    case 'unrecognized_keys':
-      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-    case 'too_big':
-      return issue.origin === 'string'
-        ? `value length must be at most ${String(issue.maximum)} characters`
-        : `value must be at most ${String(issue.maximum)}`;
-    case 'too_small':
-      return issue.origin === 'string'
-        ? Number(issue.minimum) === 1
-          ? 'value is required and must not be empty'
-          : `value length must be at least ${String(issue.minimum)} characters`
-        : `value must be at least ${String(issue.minimum)}`;
-    case 'invalid_type': {
-      const sent = issue.input !== undefined ? issue.input : valueAt(input, issue.path);
-      return sent === undefined ? 'value is required' : `expected ${issue.expected}, got ${typeName(sent)}`;
-    }
-    default:
-      return issue.message;
-  }
 }
 
 /** Anything thrown that is not a DomainError: known HTTP failures keep their status, the rest is 500. */

@@ -67,7 +67,7 @@ function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.output<
   const r = schema.safeParse(value);
   if (!r.success) {
     const problems = new ProblemList();
-    problems.addZod([], r.error);
+    problems.addZod([], r.error, value);
     throw problems.toError();
   }
   return r.data;

@@ -16,7 +16,8 @@ import { ENUMS } from './enums.js';
 import { bool, protoEnum, runes, strList } from './fields.js';
 import type { DataOrg, DataOrgs } from './document.js';
 import { normaliseKeysInPlace } from './keys.js';
-import { checkStorableText, formatPath, ProblemList, validateDataOrgs } from './validate.js';
+import { checkStorableText, ProblemList, validateDataOrgs } from './validate.js';
+import { formatPath } from '../zod-issues.js';
 
 const IamPolicy = z.object({ orgId: runes(1, 200).optional(), userLoginMustBeDomain: bool });
 const V1TriggerAction = z.object({
@@ -101,14 +102,14 @@ function validateV1Parts(parts: Record<string, unknown>, problems: ProblemList, 
     if (parts[key] === undefined || parts[key] === null) return;
     const r = schema.safeParse(parts[key]);
     if (r.success) out[key] = r.data;
-    else problems.addZod([...base, key], r.error);
+    else problems.addZod([...base, key], r.error, parts[key]);
   };
   const list = (key: string, schema: z.ZodType) => {
     if (parts[key] === undefined || parts[key] === null) return;
     if (!Array.isArray(parts[key])) return problems.add(formatPath([...base, key]), 'expected array');
     out[key] = (parts[key] as unknown[]).map((item, j) => {
       const r = schema.safeParse(item);
-      if (!r.success) problems.addZod([...base, key, j], r.error);
+      if (!r.success) problems.addZod([...base, key, j], r.error, item);
       return r.data;
     });
   };

@@ -9,6 +9,7 @@ import { invalidArgument, type DomainError } from '../errors.js';
 import { findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '../unstorable-text.js';
 import { ORG_LIST_FIELDS, ORG_SINGLE_FIELDS, type DataOrg, type DataOrgs } from './document.js';
 import { normaliseKeysInPlace } from './keys.js';
+import { describeZodIssue, formatPath } from '../zod-issues.js';
 
 const MAX_REPORTED = 5;
 
@@ -19,12 +20,6 @@ export interface Problem {
   errorId?: string;
 }
 
-export function formatPath(parts: readonly PropertyKey[]): string {
-  return parts.reduce<string>(
-    (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
-    '',
-  );
-}
 
 /** Collects problems while walking a document. */
 export class ProblemList {
@@ -39,8 +34,9 @@ export class ProblemList {
     if (this.problems.length < MAX_REPORTED) this.problems.push({ path, message, ...(errorId ? { errorId } : {}) });
   }
 
-  addZod(base: readonly PropertyKey[], error: z.ZodError) {
-    for (const issue of error.issues) this.add(formatPath([...base, ...issue.path]), describe(issue), errorIdOf(issue));
+  /** `parsed`: the value the failing schema was given (the wrong value is named from it). */
+  addZod(base: readonly PropertyKey[], error: z.ZodError, parsed: unknown) {
+    for (const issue of error.issues) this.add(formatPath([...base, ...issue.path]), describeZodIssue(issue, parsed), errorIdOf(issue));
   }
 
   get count() {
@@ -58,14 +54,6 @@ export class ProblemList {
 function errorIdOf(issue: z.core.$ZodIssue): string | undefined {
   const id = issue.code === 'custom' ? (issue.params as { errorId?: unknown } | undefined)?.errorId : undefined;
   return typeof id === 'string' ? id : undefined;
-}
-
-function describe(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type') {
-    return issue.input === undefined ? 'value is required' : `expected ${issue.expected}`;
-  }
-  if (issue.code === 'unrecognized_keys') return issue.message;
-  return issue.message;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -102,7 +90,7 @@ function validateDataOrg(raw: unknown, problems: ProblemList, base: readonly Pro
     if (raw[key] === undefined || raw[key] === null) continue;
     const r = (schema as z.ZodType).safeParse(raw[key]);
     if (r.success) out[key] = r.data;
-    else problems.addZod([...base, key], r.error);
+    else problems.addZod([...base, key], r.error, raw[key]);
   }
   for (const [key, schema] of Object.entries(ORG_LIST_FIELDS)) {
     const list = raw[key];
@@ -115,7 +103,7 @@ function validateDataOrg(raw: unknown, problems: ProblemList, base: readonly Pro
     for (let j = 0; j < list.length; j++) {
       const r = (schema as z.ZodType).safeParse(list[j]);
       if (r.success) parsed[j] = r.data;
-      else problems.addZod([...base, key, j], r.error);
+      else problems.addZod([...base, key, j], r.error, list[j]);
       list[j] = null;
     }
     if (parsed.length > 0) out[key] = parsed;
