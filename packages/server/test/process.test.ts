@@ -156,6 +156,27 @@ describe('the server process', () => {
     }
   }, 180_000);
 
+  // Issue 33.12: every `npm start` ran tsc (about 12 s) even when nothing had changed.
+  it('`npm start` does not recompile when no source changed since the last build', async () => {
+    const prestart = () =>
+      new Promise<{ ms: number; out: string; code: number | null }>((resolve) => {
+        const started = Date.now();
+        const child = spawn('npm', ['run', 'prestart', '--silent'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+        child.on('exit', (code) => resolve({ ms: Date.now() - started, out, code }));
+      });
+    const first = await prestart(); // builds if anything is newer than the last build
+    expect(first.code, first.out).toBe(0);
+    const main = statSync(join(REPO, 'packages/server/dist/main.js')).mtimeMs;
+    const second = await prestart();
+    expect(second.code, second.out).toBe(0);
+    expect(second.out).not.toMatch(/building the server/);
+    expect(statSync(join(REPO, 'packages/server/dist/main.js')).mtimeMs).toBe(main);
+    expect(second.ms, 'npm and a check of file times, not tsc').toBeLessThan(4000);
+  }, 180_000);
+
   it('the signing keys are sealed with the operator key: a start with another key stops, naming both key ids', async () => {
     const dir = tempDir('identity-proc-');
     const env = { DATABASE_URL: `file:${join(dir, 'identity.db')}`, ADMIN_PAT_FILE: join(dir, 'admin.pat'), ENCRYPTION_KEY_FILE: join(dir, 'encryption.key') };
