@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgColumns } from '../src/store/columns.js';
 import { postgresHotPath } from '../src/store/postgres-hot-path.js';
 import { createRepositories, type Repositories } from '../src/store/repositories/index.js';
-import { messageTextRepository } from '../src/store/repositories/texts.js';
+import { drizzleMessageTexts } from './support/drizzle-texts.js';
 import { defineTables } from '../src/store/schema.js';
 import { openStore, type Db, type Store } from '../src/store/store.js';
 import { freshPostgresDatabase } from './support/instance.js';
@@ -63,7 +63,7 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
   });
 
   it('message texts it writes read back the same through drizzle, and the other way round', async () => {
-    const drizzleTexts = messageTextRepository(drizzle(client) as unknown as Db, defineTables(pgColumns));
+    const drizzleTexts = drizzleMessageTexts(drizzle(client) as unknown as Db, defineTables(pgColumns));
     const row = {
       ownerId: 'owner-1', messageType: 'VerifyEmail', language: 'de',
       fields: { title: 'Tïtel "q"', text: 'Hallo {{.DisplayName}}\nzweite Zeile' },
@@ -86,7 +86,7 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
     const later = new Date('2026-05-07T00:00:00.000Z');
     const event = { aggregateType: 'instance', aggregateId: 'agg-text', type: 'instance.customtext.set', payload: { template: 'VerifyEmail', language: 'nl', set: { title: 'Tïtel' }, removed: [] }, creator: 'u1', resourceOwner: 'agg-text' };
     const text = { ownerId: 'agg-text', messageType: 'VerifyEmail', language: 'nl', fields: { title: 'Tïtel "q"', text: 'Hallo\nwereld' } };
-    const drizzleTexts = messageTextRepository(drizzle(client) as unknown as Db, defineTables(pgColumns));
+    const drizzleTexts = drizzleMessageTexts(drizzle(client) as unknown as Db, defineTables(pgColumns));
 
     // A new text: created and changed at the event's time, with its sequence.
     const first = await hot.setTextWithEvent!(event, text, at);

@@ -1,7 +1,7 @@
 /**
- * The SQLite hot path (src/store/sqlite-hot-path.ts) runs hand-written SQL for the text
- * statements the drizzle repositories also have, and the event append. Both must read and write
- * the same rows: what one writes, the other reads back unchanged.
+ * The SQLite hot path (src/store/sqlite-hot-path.ts) runs hand-written SQL for the text read and
+ * upsert and the event append. It must read and write the rows drizzle's schema describes: what one
+ * writes, the other (test/support/drizzle-texts.ts for texts) reads back unchanged.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { createRepositories, type Repositories } from '../src/store/repositories
 import { defineTables } from '../src/store/schema.js';
 import { sqliteHotPath } from '../src/store/sqlite-hot-path.js';
 import { openStore, type Db, type Store } from '../src/store/store.js';
+import { drizzleMessageTexts } from './support/drizzle-texts.js';
 
 describe('SQLite hot path and drizzle repositories', () => {
   let dir: string;
@@ -30,7 +31,9 @@ describe('SQLite hot path and drizzle repositories', () => {
     store = await openStore({ dialect: 'sqlite', target: path }); // migrates
     conn = new Database(path);
     hot = sqliteHotPath(conn);
-    viaDrizzle = createRepositories(drizzle(conn) as unknown as Db, defineTables(sqliteColumns), { appendEvent: hot.appendEvent });
+    const db = drizzle(conn) as unknown as Db;
+    const tables = defineTables(sqliteColumns);
+    viaDrizzle = createRepositories(db, tables, { appendEvent: hot.appendEvent, messageTexts: drizzleMessageTexts(db, tables) });
   });
   afterAll(async () => {
     conn.close();

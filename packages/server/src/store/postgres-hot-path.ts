@@ -13,6 +13,7 @@ import type { DialectStatements, TextState } from './repositories/index.js';
 import type { MessageTextRow } from './repositories/texts.js';
 import type { MessageTextFields } from './schema.js';
 import type { TextWriteBehind } from './postgres-write-behind.js';
+import { INSERT_EVENT, INSERT_TEXT, nextSequence, numbered, SELECT_TEXT, TEXT_UPSERT } from './text-write-sql.js';
 
 /**
  * The text write reads and upserts one row per request; through drizzle each cost its query
@@ -21,17 +22,10 @@ import type { TextWriteBehind } from './postgres-write-behind.js';
  * schema (jsonb fields, timestamptz times, bigint sequence as a number); the test checks rows
  * written here read back the same through drizzle and the other way round.
  */
-const GET_TEXT = {
-  name: 'message_texts_get_hot',
-  text: `select owner_id, message_type, language, fields, sequence, created_at, changed_at
-           from message_texts where owner_id = $1 and message_type = $2 and language = $3 limit 1`,
-};
+const GET_TEXT = { name: 'message_texts_get_hot', text: numbered(SELECT_TEXT) };
 const UPSERT_TEXT = {
   name: 'message_texts_upsert_hot',
-  text: `insert into message_texts (owner_id, message_type, language, fields, sequence, created_at, changed_at)
-           values ($1, $2, $3, $4::jsonb, $5, $6, $7)
-           on conflict (owner_id, message_type, language)
-           do update set fields = excluded.fields, sequence = excluded.sequence, changed_at = excluded.changed_at`,
+  text: `${INSERT_TEXT} values ($1, $2, $3, $4::jsonb, $5, $6, $7) ${TEXT_UPSERT}`,
 };
 
 interface MessageTextRecord {
@@ -44,16 +38,18 @@ interface MessageTextRecord {
   changed_at: Date;
 }
 
+/** The next sequence and the event in one statement; its parameters $1–$7 are the event's. */
+const APPEND_CTE = `with next as (${nextSequence('$1::text', '$2::text')}),
+         appended as (
+           ${INSERT_EVENT}
+           select $1::text, $2::text, next.sequence, $3::text, $4::jsonb, $5::text, $6::text, $7::timestamptz from next
+           returning position, sequence)`;
+
 const APPEND = {
   // Named: node-postgres parses it once per connection.
   name: 'events_append_with_sequence',
-  text: `with next as (
-           insert into aggregate_sequences (aggregate_type, aggregate_id, sequence) values ($1::text, $2::text, 1)
-           on conflict (aggregate_type, aggregate_id) do update set sequence = aggregate_sequences.sequence + 1
-           returning sequence)
-         insert into events (aggregate_type, aggregate_id, sequence, type, payload, creator, resource_owner, created_at)
-         select $1::text, $2::text, next.sequence, $3::text, $4::jsonb, $5::text, $6::text, $7::timestamptz from next
-         returning position, sequence`,
+  text: `${APPEND_CTE}
+         select position, sequence from appended`,
 };
 
 /**
@@ -63,19 +59,11 @@ const APPEND = {
  */
 const APPEND_WITH_TEXT = {
   name: 'events_append_with_text',
-  text: `with next as (
-           insert into aggregate_sequences (aggregate_type, aggregate_id, sequence) values ($1::text, $2::text, 1)
-           on conflict (aggregate_type, aggregate_id) do update set sequence = aggregate_sequences.sequence + 1
-           returning sequence),
-         appended as (
-           insert into events (aggregate_type, aggregate_id, sequence, type, payload, creator, resource_owner, created_at)
-           select $1::text, $2::text, next.sequence, $3::text, $4::jsonb, $5::text, $6::text, $7::timestamptz from next
-           returning position, sequence),
+  text: `${APPEND_CTE},
          text as (
-           insert into message_texts (owner_id, message_type, language, fields, sequence, created_at, changed_at)
+           ${INSERT_TEXT}
            select $8::text, $9::text, $10::text, $11::jsonb, appended.sequence, coalesce($12::timestamptz, $7::timestamptz), $7::timestamptz from appended
-           on conflict (owner_id, message_type, language)
-           do update set fields = excluded.fields, sequence = excluded.sequence, changed_at = excluded.changed_at)
+           ${TEXT_UPSERT})
          select position, sequence from appended`,
 };
 

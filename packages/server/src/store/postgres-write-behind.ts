@@ -27,6 +27,7 @@
 import type pg from 'pg';
 import type { NewEvent } from './repositories/events.js';
 import type { TextState } from './repositories/index.js';
+import { INSERT_EVENT, INSERT_TEXT, TEXT_UPSERT } from './text-write-sql.js';
 
 interface HeldWrite {
   event: NewEvent;
@@ -45,7 +46,7 @@ const textKey = (text: TextState) => `${text.ownerId}\u0000${text.messageType}\u
 const FLUSH = {
   name: 'text_writes_flush',
   text: `with appended as (
-           insert into events (aggregate_type, aggregate_id, sequence, type, payload, creator, resource_owner, created_at)
+           ${INSERT_EVENT}
            select e.aggregate_type, e.aggregate_id, e.sequence, e.type, e.payload, e.creator, e.resource_owner, e.created_at
              from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::text[], $7::text[], $8::timestamptz[])
                   with ordinality as e(aggregate_type, aggregate_id, sequence, type, payload, creator, resource_owner, created_at, n)
@@ -54,10 +55,9 @@ const FLUSH = {
            update aggregate_sequences s set sequence = last.sequence
              from unnest($9::text[], $10::text[], $11::bigint[]) as last(aggregate_type, aggregate_id, sequence)
             where s.aggregate_type = last.aggregate_type and s.aggregate_id = last.aggregate_id)
-         insert into message_texts (owner_id, message_type, language, fields, sequence, created_at, changed_at)
+         ${INSERT_TEXT}
          select * from unnest($12::text[], $13::text[], $14::text[], $15::jsonb[], $16::bigint[], $17::timestamptz[], $18::timestamptz[])
-         on conflict (owner_id, message_type, language)
-         do update set fields = excluded.fields, sequence = excluded.sequence, changed_at = excluded.changed_at`,
+         ${TEXT_UPSERT}`,
 };
 
 export class TextWriteBehind {

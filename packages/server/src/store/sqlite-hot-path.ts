@@ -18,6 +18,7 @@ import type { DialectStatements } from './repositories/index.js';
 import { copyTextRow, type MessageTextRow } from './repositories/texts.js';
 import type { NewEvent, StoredEvent } from './repositories/events.js';
 import { SqliteReadCache } from './sqlite-read-cache.js';
+import { INSERT_EVENT, INSERT_TEXT, nextSequence, SELECT_TEXT, TEXT_UPSERT } from './text-write-sql.js';
 
 interface MessageTextRecord {
   owner_id: string;
@@ -89,26 +90,10 @@ export function sqliteHotPath(conn: Database.Database, options: { cacheReads?: {
 
 function prepare(conn: Database.Database) {
   return {
-    getText: conn.prepare(
-      `select owner_id, message_type, language, fields, sequence, created_at, changed_at
-         from message_texts where owner_id = ? and message_type = ? and language = ? limit 1`,
-    ),
-    upsertText: conn.prepare(
-      `insert into message_texts (owner_id, message_type, language, fields, sequence, created_at, changed_at)
-         values (?, ?, ?, ?, ?, ?, ?)
-         on conflict (owner_id, message_type, language)
-         do update set fields = excluded.fields, sequence = excluded.sequence, changed_at = excluded.changed_at`,
-    ),
+    getText: conn.prepare(SELECT_TEXT),
+    upsertText: conn.prepare(`${INSERT_TEXT} values (?, ?, ?, ?, ?, ?, ?) ${TEXT_UPSERT}`),
     // See AppendEvent (repositories/events.ts) for why the sequence comes from this row.
-    nextSequence: conn.prepare(
-      `insert into aggregate_sequences (aggregate_type, aggregate_id, sequence) values (?, ?, 1)
-         on conflict (aggregate_type, aggregate_id)
-         do update set sequence = aggregate_sequences.sequence + 1
-         returning sequence`,
-    ),
-    insertEvent: conn.prepare(
-      `insert into events (aggregate_type, aggregate_id, sequence, type, payload, creator, resource_owner, created_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?) returning position`,
-    ),
+    nextSequence: conn.prepare(nextSequence('?', '?')),
+    insertEvent: conn.prepare(`${INSERT_EVENT} values (?, ?, ?, ?, ?, ?, ?, ?) returning position`),
   };
 }

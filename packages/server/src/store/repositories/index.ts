@@ -50,9 +50,16 @@ export interface DialectStatements {
   appendEvent: AppendEvent;
   /** Whether `select … for update skip locked` exists (PostgreSQL; SQLite has one writer anyway). */
   skipLocked?: boolean;
-  messageTexts?: Pick<ReturnType<typeof messageTextRepository>, 'get' | 'upsert'>;
+  /** Reading and writing one message text: the text write's fast path, each dialect's own SQL. */
+  messageTexts: MessageTextStatements;
   /** A text's new state and its event in one statement (PostgreSQL: one round trip less per text write). */
   setTextWithEvent?: SetTextWithEvent;
+}
+
+export interface MessageTextStatements {
+  get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined>;
+  /** A new row as given; an existing one gets the given fields, sequence and change time (its creation time stays). */
+  upsert(row: MessageTextRow): Promise<void>;
 }
 
 /** The text's state as set; its sequence and times come from the event. `createdAt`: the row's, when it exists. */

@@ -1,5 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { once } from '../prepared.js';
+import { and, eq } from 'drizzle-orm';
 import type { MessageTextFields, Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -13,8 +12,6 @@ export const copyTextRow = (row: MessageTextRow): MessageTextRow => ({
   changedAt: new Date(row.changedAt.getTime()),
 });
 
-const excluded = (column: { name: string }) => sql.raw(`excluded."${column.name}"`);
-
 export function messageTextRepository(db: Db, t: Tables) {
   const key = (ownerId: string, messageType: string, language: string) =>
     and(
@@ -22,50 +19,11 @@ export function messageTextRepository(db: Db, t: Tables) {
       eq(t.messageTexts.messageType, messageType),
       eq(t.messageTexts.language, language),
     );
-  // The text write reads and upserts one row per request: both prepared (see prepared.ts).
-  const getByKey = once(() =>
-    db
-      .select()
-      .from(t.messageTexts)
-      .where(
-        and(
-          eq(t.messageTexts.ownerId, sql.placeholder('ownerId')),
-          eq(t.messageTexts.messageType, sql.placeholder('messageType')),
-          eq(t.messageTexts.language, sql.placeholder('language')),
-        ),
-      )
-      .limit(1)
-      .prepare('message_texts_get'),
-  );
-  const upsertRow = once(() =>
-    db
-      .insert(t.messageTexts)
-      .values({
-        ownerId: sql.placeholder('ownerId'),
-        messageType: sql.placeholder('messageType'),
-        language: sql.placeholder('language'),
-        fields: sql.placeholder('fields'),
-        sequence: sql.placeholder('sequence'),
-        createdAt: sql.placeholder('createdAt'),
-        changedAt: sql.placeholder('changedAt'),
-      })
-      .onConflictDoUpdate({
-        target: [t.messageTexts.ownerId, t.messageTexts.messageType, t.messageTexts.language],
-        // The values of the row just proposed (`excluded`, the same in SQLite and PostgreSQL).
-        set: { fields: excluded(t.messageTexts.fields), sequence: excluded(t.messageTexts.sequence), changedAt: excluded(t.messageTexts.changedAt) },
-      })
-      .prepare('message_texts_upsert'),
-  );
+  // Reading one text and writing one are the text write's fast path: each dialect's own statements
+  // (DialectStatements.messageTexts, composed from store/text-write-sql.ts), not drizzle's.
   return {
-    async get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined> {
-      const [row] = await getByKey().execute({ ownerId, messageType, language });
-      return row;
-    },
     async listByOwner(ownerId: string): Promise<MessageTextRow[]> {
       return db.select().from(t.messageTexts).where(eq(t.messageTexts.ownerId, ownerId));
-    },
-    async upsert(row: MessageTextRow): Promise<void> {
-      await upsertRow().execute(row);
     },
     async remove(ownerId: string, messageType: string, language: string): Promise<void> {
       await db.delete(t.messageTexts).where(key(ownerId, messageType, language));
