@@ -7,7 +7,7 @@ import type { Handler, MiddlewareHandler } from 'hono';
 import { requestValidator, type ValidationHook } from './http/validate-request.js';
 import { errorResponses } from './http/schemas/common.js';
 import { bodyLimit } from './http/middleware/body-limit.js';
-import { messagePage } from './http/routes/oidc-ui-pages.js';
+import { messagePage } from './ui/pages.js';
 import { personalAccessTokenVerifier, type TokenVerifier } from './auth/authenticate.js';
 import { DomainError, GrpcCode } from './domain/errors.js';
 import { findUnstorableText } from './domain/unstorable-text.js';

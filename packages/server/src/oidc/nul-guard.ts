@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors } from 'oidc-provider';
-import { messagePage } from '../http/routes/oidc-ui-pages.js';
+import { messagePage } from '../ui/pages.js';
 
 export const NUL_MESSAGE = 'request parameters must not contain NUL characters';
 

@@ -10,7 +10,7 @@
  */
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Store } from '../store/store.js';
-import { errorPage, logoutPage, messagePage } from '../http/routes/oidc-ui-pages.js';
+import { errorPage, logoutPage, messagePage } from '../ui/pages.js';
 import { storeAdapter } from './adapter.js';
 import { clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';

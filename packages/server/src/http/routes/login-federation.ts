@@ -47,8 +47,8 @@ import { ExternalTokenError, tokenFromHeader, validateProviderToken } from '../.
 import { identityFromClaims, linkIdentity, providersFor, SignInRefused, signInWithIdentity } from '../../domain/federation/sign-in.js';
 import { hasNul } from '../../oidc/nul-guard.js';
 import type { AppEnv } from '../env.js';
-import { federationErrorPage, linkPage } from './oidc-ui-pages.js';
-import { signInLook } from './page-look.js';
+import { federationErrorPage, linkPage } from '../../ui/pages.js';
+import { signInLook } from '../../domain/login/page-look.js';
 import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, node, type OidcRouteDeps } from './oidc-ui.js';
 
 /** ZITADEL's path of the JWT endpoint the provider's proxy forwards to. */

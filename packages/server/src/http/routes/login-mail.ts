@@ -12,8 +12,8 @@ import { hasNul } from '../../oidc/nul-guard.js';
 import { resetCodeOpen, resetPasswordWithCode } from '../../domain/users/password.js';
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
-import { donePage, initPage, verificationPage } from './oidc-ui-pages.js';
-import { mailPageContext } from './page-look.js';
+import { donePage, initPage, verificationPage } from '../../ui/pages.js';
+import { mailPageContext } from '../../domain/login/page-look.js';
 
 const clean = (v: unknown) => (typeof v === 'string' && !hasNul(v) ? v.trim() : '');
 

@@ -10,8 +10,8 @@ import { requestPasswordResetAtLogin } from '../../domain/users/password.js';
 import { hasNul } from '../../oidc/nul-guard.js';
 import type { AppEnv } from '../env.js';
 import { appOf, expiredPage, interactionOf, type OidcRouteDeps } from './oidc-ui.js';
-import { forgotPasswordPage, messagePage } from './oidc-ui-pages.js';
-import { signInLook } from './page-look.js';
+import { forgotPasswordPage, messagePage } from '../../ui/pages.js';
+import { signInLook } from '../../domain/login/page-look.js';
 
 export function registerPasswordResetRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   const { provider, store } = deps;

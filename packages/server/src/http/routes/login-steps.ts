@@ -17,8 +17,8 @@ import { DomainError } from '../../domain/errors.js';
 import { changePasswordAtLogin } from '../../domain/users/password.js';
 import type { AppEnv } from '../env.js';
 import { appOf, expiredPage, interactionOf, node, type OidcRouteDeps } from './oidc-ui.js';
-import { loginPage, newPasswordPage, otpPage } from './oidc-ui-pages.js';
-import { signInLook } from './page-look.js';
+import { loginPage, newPasswordPage, otpPage } from '../../ui/pages.js';
+import { signInLook } from '../../domain/login/page-look.js';
 
 const PENDING_COOKIE = 'login_steps';
 const PURPOSE = 'login.steps';

@@ -1,53 +1,13 @@
-/** Server-rendered pages of the login UI: no JavaScript, no external assets. */
-import type { Label } from '../../domain/policies/label.js';
-import type { Privacy } from '../../domain/policies/privacy.js';
-import { BUILT_IN_LOGIN_PAGE_TEXTS, type LoginPageTexts } from '../../domain/texts/login-texts.js';
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem;color:#222}
-label{display:block;margin-top:1rem}input{width:100%;padding:.5rem;box-sizing:border-box;font-size:1rem}
-button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#a00;border:1px solid #a00;padding:.6rem;margin-top:1rem}.app{color:#555;margin-top:-.5rem}
-.providers{margin-top:2rem;border-top:1px solid #ddd}a.button{display:inline-block;margin-top:1rem;padding:.6rem 1.2rem;background:#333;color:#fff;text-decoration:none;border-radius:4px}.provider{display:block;width:100%;margin-top:.6rem;background:#fff;border:1px solid #888}`;
-
 /**
- * The look an organisation gave its login pages: colours from its label policy, links from its
- * privacy policy (domain/policies/). Colours are hex colours by the policy's validation.
+ * The pages of the login UI and of the authorization server, rendered on the server: the login
+ * routes (http/routes/login-*.ts, oidc-ui.ts) and oidc-provider's hooks (oidc/provider.ts) both
+ * render through here. The frame and the styling are ui/layout.ts.
  */
-export interface PageLook {
-  label: Label;
-  privacy: Privacy;
-}
+import type { PageLook } from '../domain/login/page-look.js';
+import { BUILT_IN_LOGIN_PAGE_TEXTS, type LoginPageTexts } from '../domain/texts/login-texts.js';
+import { escapeHtml, layout } from './layout.js';
 
-function themeCss(label: Label): string {
-  const vars = (c: { primary: string; background: string; font: string; warn: string }) =>
-    [c.primary && `--primary:${c.primary}`, c.background && `--bg:${c.background}`, c.font && `--fg:${c.font}`, c.warn && `--warn:${c.warn}`].filter(Boolean).join(';');
-  const light = vars({ primary: label.primaryColor, background: label.backgroundColor, font: label.fontColor, warn: label.warnColor });
-  const dark = vars({ primary: label.primaryColorDark, background: label.backgroundColorDark, font: label.fontColorDark, warn: label.warnColorDark });
-  const base = `body{background:var(--bg,#fff);color:var(--fg,#222)}button[type=submit]:not(.provider),a.button{background:var(--primary,#333);color:#fff;border:0;border-radius:4px}a{color:var(--primary,#333)}.error{color:var(--warn,#a00);border-color:var(--warn,#a00)}footer{margin-top:3rem;font-size:.85rem}footer a{color:var(--primary,#333);margin-right:1rem}`;
-  if (label.themeMode === 'THEME_MODE_DARK') return `${base}:root{${dark}}`;
-  if (label.themeMode === 'THEME_MODE_LIGHT') return `${base}:root{${light}}`;
-  return `${base}:root{${light}}@media (prefers-color-scheme: dark){:root{${dark}}}`;
-}
-
-/** Only links a browser can follow safely: http(s) and mailto. */
-const safeLink = (href: string) => /^(https?:\/\/|mailto:)/i.test(href.trim());
-
-function privacyFooter(p: Privacy): string {
-  const links = [
-    [p.tosLink, 'Terms of service', 'tos-link'],
-    [p.privacyLink, 'Privacy policy', 'privacy-link'],
-    [p.helpLink, 'Help', 'help-link'],
-    [p.docsLink, 'Documentation', 'docs-link'],
-    [p.customLink, p.customLinkText || 'More', 'custom-link'],
-    [p.supportEmail && `mailto:${p.supportEmail}`, p.supportEmail ? `Support: ${p.supportEmail}` : '', 'support-email'],
-  ].filter(([href]) => href && safeLink(href));
-  return links.length ? `<footer>${links.map(([href, text, id]) => `<a id="${id}" href="${escapeHtml(href)}" rel="noopener">${escapeHtml(text)}</a>`).join('')}</footer>` : '';
-}
-
-function layout(title: string, body: string, look?: PageLook): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title><style>${STYLE}${look ? themeCss(look.label) : ''}</style></head><body>${body}${look ? privacyFooter(look.privacy) : ''}</body></html>`;
-}
+export type { PageLook };
 
 export interface LoginPageView {
   uid: string;

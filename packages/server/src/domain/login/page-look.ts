@@ -8,12 +8,20 @@
  * organisation's; ALLOW_LOGIN_USER_RESOURCE_OWNER_POLICY → the project's organisation's until the
  * user is known, then the user's organisation's. The pages a mail leads to wear the user's.
  */
-import { label } from '../../domain/policies/label.js';
-import { login } from '../../domain/policies/login.js';
-import { privacy } from '../../domain/policies/privacy.js';
+import { label, type Label } from '../policies/label.js';
+import { login } from '../policies/login.js';
+import { privacy, type Privacy } from '../policies/privacy.js';
 import type { Repositories } from '../../store/store.js';
-import { isUnstorableText } from '../../domain/unstorable-text.js';
-import type { PageLook } from './oidc-ui-pages.js';
+import { isUnstorableText } from '../unstorable-text.js';
+
+/**
+ * The look an organisation gave its login pages: colours from its label policy, links from its
+ * privacy policy. Colours are hex colours by the policy's validation. Rendered by ui/layout.ts.
+ */
+export interface PageLook {
+  label: Label;
+  privacy: Privacy;
+}
 
 /** A user id from a link may be any text; one no row can hold is nobody (PostgreSQL refuses to compare it). */
 const userOf = async (read: Repositories, userId: string) => (userId && !isUnstorableText(userId) ? read.users.get(userId) : undefined);
