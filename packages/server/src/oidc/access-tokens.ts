@@ -6,6 +6,7 @@ import type { JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
 import type { Caller } from '../domain/context.js';
 import { unauthenticated } from '../domain/errors.js';
+import { mayAuthenticate } from '../domain/users/may-authenticate.js';
 import type { Store } from '../store/store.js';
 import type { TokenVerifier } from '../auth/authenticate.js';
 import { AuthCache } from '../auth/auth-cache.js';
@@ -22,8 +23,6 @@ export interface VerifiedAccessToken {
   claims: Record<string, unknown>;
 }
 
-/** Initial humans may call the API like active ones (they logged in); PATs need active machine users. */
-const API_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
 /** A JWT's three base64url parts. Personal access tokens (auth/tokens.ts) never have this shape. */
 export const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
@@ -79,7 +78,7 @@ export function oauthAccessTokenVerifier(read: AccessTokenReader, store: Store, 
     if (!access) return undefined;
     if (!isForThisApi(access)) throw unauthenticated('AUTH-7fs1e', 'Token is not valid for this API (audience scope missing)');
     const user = await store.read.users.get(access.userId);
-    if (!user || !API_STATES.has(user.state)) throw unauthenticated('AUTH-7fs1e', 'Token is invalid or expired');
+    if (!user || !mayAuthenticate(user.state)) throw unauthenticated('AUTH-7fs1e', 'Token is invalid or expired');
     const exp = access.claims.exp;
     return { caller: { userId: user.id, orgId: user.orgId }, ...(typeof exp === 'number' ? { expiresAt: exp * 1000 } : {}) };
   }

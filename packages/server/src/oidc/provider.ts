@@ -14,7 +14,8 @@ import { errorPage, logoutPage, messagePage } from '../ui/pages.js';
 import { storeAdapter } from './adapter.js';
 import { clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
-import { loginNameReader } from '../domain/users/login-names.js';
+import { personClaims } from './claims.js';
+import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import { projectAccessRefusal } from '../domain/login/project-access.js';
 import {
   audienceProjects,
@@ -31,7 +32,6 @@ import {
   ZITADEL_ROLES_SCOPE,
   tokenAudience,
   USER_METADATA_SCOPE,
-  userClaims,
 } from './scopes.js';
 
 /** The resource indicator of every token (clients never need to send it). */
@@ -59,8 +59,6 @@ export const TTL = {
   Grant: 90 * 24 * 3600,
   RefreshToken: 30 * 24 * 3600,
 } as const;
-
-const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
 
 export interface OidcProviderDeps {
   store: Store;
@@ -169,28 +167,19 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       return grant;
     },
     async findAccount(ctx, sub) {
-      const user = await store.read.users.get(sub);
-      if (!user || !LOGIN_STATES.has(user.state)) return undefined; // → invalid_grant on refresh
-      const names = await loginNameReader(store.read, instanceId).of(user);
+      const user = await authenticatableUser(store, sub);
+      if (!user) return undefined; // → invalid_grant on refresh
       return {
         accountId: sub,
         async claims(use, scope) {
           const client = extras(ctx);
-          const std = userClaims(user, names.preferredLoginName);
-          // ZITADEL puts profile/e-mail and roles into the ID token only when the app asks for it.
-          const inIdToken = use !== 'id_token';
-          const claims: Record<string, unknown> = { sub };
-          if (hasScope(scope, 'profile') && (inIdToken || client.id_token_userinfo_assertion)) Object.assign(claims, std.profile);
-          if (hasScope(scope, 'email') && (inIdToken || client.id_token_userinfo_assertion)) Object.assign(claims, std.email);
-          // As for access tokens (extraTokenClaims): an app asserting roles in its ID token
-          // (idTokenRoleAssertion) gets them there without a roles scope, under our claim name.
-          let roleClaims = rolesClaimNames(scope);
-          if (!roleClaims.length && use === 'id_token' && client.id_token_role_assertion) roleClaims = [ROLES_CLAIM];
-          if (roleClaims.length && (inIdToken || client.id_token_role_assertion)) {
-            const roles = await rolesClaim(store, sub, tokenProjects(client, scope));
-            for (const name of roleClaims) claims[name] = roles;
-          }
-          return claims as { sub: string };
+          return personClaims(store, instanceId, user, {
+            use: use === 'id_token' ? 'id_token' : 'userinfo',
+            scope,
+            projectId: client.project_id,
+            idTokenUserinfoAssertion: client.id_token_userinfo_assertion,
+            idTokenRoleAssertion: client.id_token_role_assertion,
+          });
         },
       };
     },
@@ -265,9 +254,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     ctx.status = 200;
     try {
       const { payload } = await deps.keys.verify(String(ctx.oidc.params?.token ?? ''), { issuer, typ: 'at+jwt' });
-      const user = typeof payload.sub === 'string' ? await store.read.users.get(payload.sub) : undefined;
+      const user = typeof payload.sub === 'string' ? await authenticatableUser(store, payload.sub) : undefined;
       const foreign = caller?.clientAuthMethod === 'none' && payload.client_id !== caller.clientId;
-      ctx.body = foreign || !user || !LOGIN_STATES.has(user.state) ? { active: false } : { active: true, token_type: 'Bearer', ...payload };
+      ctx.body = foreign || !user ? { active: false } : { active: true, token_type: 'Bearer', ...payload };
     } catch {
       ctx.body = { active: false };
     }

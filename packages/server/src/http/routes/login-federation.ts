@@ -49,7 +49,7 @@ import { hasNul } from '../../oidc/nul-guard.js';
 import type { AppEnv } from '../env.js';
 import { federationErrorPage, linkPage } from '../../ui/pages.js';
 import { signInLook } from '../../domain/login/page-look.js';
-import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, node, type OidcRouteDeps } from './oidc-ui.js';
+import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, node, type OidcRouteDeps } from './login-flow.js';
 
 /** ZITADEL's path of the JWT endpoint the provider's proxy forwards to. */
 export const JWT_AUTHORIZE_PATH = '/ui/login/login/jwt/authorize';

@@ -9,7 +9,7 @@ import { login } from '../../domain/policies/login.js';
 import { requestPasswordResetAtLogin } from '../../domain/users/password.js';
 import { hasNul } from '../../oidc/nul-guard.js';
 import type { AppEnv } from '../env.js';
-import { appOf, expiredPage, interactionOf, type OidcRouteDeps } from './oidc-ui.js';
+import { appOf, expiredPage, interactionOf, type OidcRouteDeps } from './login-flow.js';
 import { forgotPasswordPage, messagePage } from '../../ui/pages.js';
 import { signInLook } from '../../domain/login/page-look.js';
 

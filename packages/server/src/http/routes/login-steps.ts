@@ -16,7 +16,7 @@ import type { ExternalIdentity } from '../../domain/federation/browser-state.js'
 import { DomainError } from '../../domain/errors.js';
 import { changePasswordAtLogin } from '../../domain/users/password.js';
 import type { AppEnv } from '../env.js';
-import { appOf, expiredPage, interactionOf, node, type OidcRouteDeps } from './oidc-ui.js';
+import { appOf, expiredPage, interactionOf, node, type OidcRouteDeps } from './login-flow.js';
 import { loginPage, newPasswordPage, otpPage } from '../../ui/pages.js';
 import { signInLook } from '../../domain/login/page-look.js';
 

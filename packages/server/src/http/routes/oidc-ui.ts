@@ -5,16 +5,12 @@
  * every token here does). These routes need the Node request/response (`c.env.incoming`),
  * so they only work when served through server.ts.
  */
-import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
-import type Provider from 'oidc-provider';
-import type { PasswordVerifier } from '../../auth/password-verifier.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
-import { loginNameReader } from '../../domain/users/login-names.js';
-import { hasScope, audienceProjects, rolesClaim, rolesClaimNames, USER_METADATA_SCOPE, userClaims, ZITADEL_ROLES_CLAIM } from '../../oidc/scopes.js';
-import { metadataClaim } from '../../domain/users/metadata.js';
-import type { AccessTokenReader } from '../../oidc/access-tokens.js';
-import type { Store } from '../../store/store.js';
+import { hasScope } from '../../oidc/scopes.js';
+import { personClaims } from '../../oidc/claims.js';
+import { authenticatableUser } from '../../domain/users/may-authenticate.js';
+import { signInApp } from '../../domain/login/sign-in-app.js';
 import type { AppEnv } from '../env.js';
 import { loginPage, messagePage } from '../../ui/pages.js';
 import { login } from '../../domain/policies/login.js';
@@ -22,61 +18,11 @@ import { signInLook } from '../../domain/login/page-look.js';
 import { loginLanguage, loginPageTexts } from '../../domain/texts/login-texts.js';
 import { hasNul } from '../../oidc/nul-guard.js';
 import { providersFor } from '../../domain/federation/sign-in.js';
-import type { ProviderKeys } from '../../domain/federation/provider-keys.js';
-import type { OidcUpstreams } from '../../domain/federation/oidc-upstream.js';
-import type { SecretBox } from '../../secrets/secret-box.js';
 import { registerFederationRoutes } from './login-federation.js';
+import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, node, type Details, type OidcRouteDeps } from './login-flow.js';
 import { afterPassword, registerLoginStepRoutes } from './login-steps.js';
 import { registerPasswordResetRoutes } from './login-password-reset.js';
 import { projectAccessRefusal } from '../../domain/login/project-access.js';
-
-export interface OidcRouteDeps {
-  provider: Provider;
-  store: Store;
-  readAccessToken: AccessTokenReader;
-  issuer: string;
-  /** The bounded pool password checks run in (default: the process's own). */
-  passwordVerifier?: PasswordVerifier;
-  instanceId: string;
-  /** Seals what a sign-in through an identity provider carries through the browser. */
-  secrets: SecretBox;
-  /** Identity providers' signing keys, cached per process. */
-  providerKeys: ProviderKeys;
-  /** OIDC identity providers' upstream issuers (discovery cached per process). */
-  oidcUpstreams: OidcUpstreams;
-}
-
-export const FAILURE_TEXT = {
-  invalid_credentials: 'The login name or the password is wrong.',
-  locked: 'This user is locked after too many failed attempts. Ask an administrator to unlock it.',
-  inactive: 'This user is not active.',
-  busy: 'Too many sign-ins are being checked right now. Please try again in a few seconds.',
-} as const;
-export const FAILURE_STATUS = { invalid_credentials: 401, locked: 403, inactive: 403, busy: 503 } as const;
-
-export const node = (c: Context) => c.env as unknown as HttpBindings;
-
-export type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
-
-/** The sign-in attempt of this browser, if `uid` names it (oidc-provider's interaction cookie). */
-export async function interactionOf(provider: Provider, c: Context, uid: string): Promise<Details | undefined> {
-  try {
-    const d = await provider.interactionDetails(node(c).incoming, node(c).outgoing);
-    return d.uid === uid ? d : undefined;
-  } catch {
-    return undefined; // no or expired interaction cookie
-  }
-}
-
-/** The OIDC application a sign-in is for (a machine client has none), and so its organisation. */
-export async function appOf(store: Store, d: Details) {
-  const clientId = typeof d.params.client_id === 'string' ? d.params.client_id : undefined;
-  return clientId ? store.read.oidcApps.byClientId(clientId) : undefined;
-}
-
-
-export const expiredPage = (c: Context) =>
-  c.html(messagePage('Sign-in expired', 'This sign-in attempt has expired or was opened in another browser. Go back to the application and start again.'), 400);
 
 export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   const { provider, store } = deps;
@@ -162,22 +108,10 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     const access = match ? await deps.readAccessToken(match[1]) : undefined;
     if (!access) return challenge('invalid_token', 401);
     if (!hasScope(access.scope, 'openid')) return challenge('insufficient_scope', 403);
-    const user = await store.read.users.get(access.userId);
-    if (!user || user.type !== 'human' || !['USER_STATE_ACTIVE', 'USER_STATE_INITIAL'].includes(user.state)) return challenge('invalid_token', 401);
-    const std = userClaims(user, (await loginNameReader(store.read, deps.instanceId).of(user)).preferredLoginName);
-    const body: Record<string, unknown> = { sub: user.id };
-    if (hasScope(access.scope, 'profile')) Object.assign(body, std.profile);
-    if (hasScope(access.scope, 'email')) Object.assign(body, std.email);
-    const app = await store.read.oidcApps.byClientId(access.clientId);
-    // Asked for by a roles scope, or asserted by the app's project (ZITADEL's projectRoleAssertion,
-    // under ZITADEL's claim name).
-    let roleClaims = rolesClaimNames(access.scope);
-    if (!roleClaims.length && app && (await store.read.projects.get(app.projectId))?.projectRoleAssertion) roleClaims = [ZITADEL_ROLES_CLAIM];
-    if (roleClaims.length) {
-      const roles = await rolesClaim(store, user.id, [...(app ? [app.projectId] : []), ...audienceProjects(access.scope)]);
-      for (const name of roleClaims) body[name] = roles;
-    }
-    if (hasScope(access.scope, USER_METADATA_SCOPE)) body[USER_METADATA_SCOPE] = await metadataClaim(store.read, user.id);
+    const user = await authenticatableUser(store, access.userId);
+    if (!user || user.type !== 'human') return challenge('invalid_token', 401);
+    const app = await signInApp(store, access.clientId);
+    const body = await personClaims(store, deps.instanceId, user, { use: 'userinfo', scope: access.scope, projectId: app?.projectId });
     return c.json(body);
   };
   app.get('/oidc/v1/userinfo', userinfo);
