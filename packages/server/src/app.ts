@@ -15,7 +15,7 @@ import type { RouteDeps } from './http/deps.js';
 import type { AppEnv } from './http/env.js';
 import { bodyTooLarge, respondError, toDomainError, unstorableTextError, validationError } from './http/errors.js';
 import { withStrictJsonBody } from './http/strict-bodies.js';
-import { createLogger, type Logger } from './http/log.js';
+import { createLogger, type Logger } from './log.js';
 import { RememberingRouter } from './http/remembering-router.js';
 import { requireAuth } from './http/middleware/authenticate.js';
 import { requestContext } from './http/middleware/request-context.js';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http-server.js';
-import { LOG_LEVELS } from './http/log.js';
+import { LOG_LEVELS } from './log.js';
 import type { OperatorKeySource } from './secrets/operator-key.js';
 import { parseDatabaseUrl, UnsupportedDatabaseUrl, type StoreLocation } from './store/store.js';
 

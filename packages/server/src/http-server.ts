@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { DomainError, GrpcCode } from './domain/errors.js';
 import { errorBody } from './http/errors.js';
-import type { Logger } from './http/log.js';
+import type { Logger } from './log.js';
 
 export interface ConnectionLimits {
   /** Time to receive a request's headers, counted from the connection (or the previous response). */

@@ -4,7 +4,7 @@
  */
 import { ConfigError, loadConfig } from './config.js';
 import { bootstrapInstance } from './domain/instance/bootstrap.js';
-import { createLogger } from './http/log.js';
+import { createLogger } from './log.js';
 import { writeAdminToken } from './instance-files.js';
 import { createServer } from './server.js';
 import { startBackgroundWork } from './background/index.js';

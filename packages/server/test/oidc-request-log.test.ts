@@ -4,7 +4,7 @@
  * answer OAuth's JSON error body.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Logger } from '../src/http/log.js';
+import type { Logger } from '../src/log.js';
 import { describeEachStore } from './support/instance.js';
 import { startOidcServer, type OidcTestServer } from './support/oidc-server.js';
 

@@ -6,7 +6,7 @@ import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordChecksBusy, PasswordVerifier, verifyPassword } from '../src/auth/password-verifier.js';
 import { checkPasswordLogin } from '../src/domain/login/password-login.js';
-import { createLogger } from '../src/http/log.js';
+import { createLogger } from '../src/log.js';
 import { describeEachStore } from './support/instance.js';
 import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
 

@@ -3,7 +3,7 @@
  * caller), none of it built above info (http/middleware/request-context.ts asks Logger.isEnabled).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLogger, LOG_LEVELS } from '../src/http/log.js';
+import { createLogger, LOG_LEVELS } from '../src/log.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
 
 it('a logger says which levels it writes', () => {

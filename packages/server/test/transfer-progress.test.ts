@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLogger } from '../src/http/log.js';
+import { createLogger } from '../src/log.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
 import { richDocument } from './support/transfer-documents.js';
 

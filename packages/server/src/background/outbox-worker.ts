@@ -18,7 +18,7 @@ import { USER_AGGREGATE } from '../domain/users/aggregate.js';
 import { loginNameReader } from '../domain/users/login-names.js';
 import { label } from '../domain/policies/label.js';
 import type { HumanData } from '../domain/users/view.js';
-import type { Logger } from '../http/log.js';
+import type { Logger } from '../log.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { OutboxRow, SmtpProviderRow } from '../store/repositories/notifications.js';
 import type { Store } from '../store/store.js';

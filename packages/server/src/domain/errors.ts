@@ -40,3 +40,14 @@ export const permissionDenied = (id: string, message: string) => new DomainError
 export const failedPrecondition = (id: string, message: string) =>
   new DomainError(GrpcCode.FailedPrecondition, id, message);
 export const unauthenticated = (id: string, message: string) => new DomainError(GrpcCode.Unauthenticated, id, message);
+
+/**
+ * A write lost a race on a unique key: the stores throw it (store/sqlite.ts, store/postgres.ts, with
+ * the constraint's name as `detail`); a command may turn it into its own error, and whatever reaches
+ * the API answers 409 (http/errors.ts).
+ */
+export class UniqueViolation extends Error {
+  constructor(readonly detail: string) {
+    super(`unique violation: ${detail}`);
+  }
+}

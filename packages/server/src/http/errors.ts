@@ -7,10 +7,9 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
-import { DomainError, GrpcCode } from '../domain/errors.js';
+import { DomainError, GrpcCode, UniqueViolation } from '../domain/errors.js';
 import { UNSTORABLE_TEXT_MESSAGE } from '../domain/unstorable-text.js';
 import { describeZodIssue, formatPath } from '../domain/zod-issues.js';
-import { UniqueViolation } from '../store/store.js';
 import type { AppEnv } from './env.js';
 
 export const ERROR_DETAIL_TYPE = 'type.googleapis.com/zitadel.v1.ErrorDetail';

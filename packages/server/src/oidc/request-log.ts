@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
-import type { Logger } from '../http/log.js';
+import type { Logger } from '../log.js';
 import { ROUTES } from './provider.js';
 
 interface OAuthFailure {

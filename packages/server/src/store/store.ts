@@ -41,12 +41,8 @@ export function lockKeys(locks: readonly AggregateLock[] | undefined): string[] 
   return [...new Set((locks ?? []).map(([type, id]) => `${type}:${id}`))].sort();
 }
 
-/** A write lost a race on a unique key (the caller decides what that means: usually 409). */
-export class UniqueViolation extends Error {
-  constructor(readonly detail: string) {
-    super(`unique violation: ${detail}`);
-  }
-}
+// Thrown by both stores when a write loses a race on a unique key; defined with the domain's errors.
+export { UniqueViolation } from '../domain/errors.js';
 
 export { createRepositories, type Repositories };
 

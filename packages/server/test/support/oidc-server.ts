@@ -10,7 +10,7 @@ import { authenticate, personalAccessTokenVerifier } from '../../src/auth/authen
 import type { PasswordVerifier } from '../../src/auth/password-verifier.js';
 import { addOidcApp } from '../../src/domain/apps/oidc-apps.js';
 import type { OidcAppInput } from '../../src/domain/apps/oidc-config.js';
-import type { Logger } from '../../src/http/log.js';
+import type { Logger } from '../../src/log.js';
 import { createRequestHandler, type ServiceHandler } from '../../src/server.js';
 import type { Dialect } from '../../src/store/store.js';
 import { createTestInstance, type TestInstance } from './instance.js';

@@ -42,7 +42,8 @@ import {
 } from '../../domain/federation/browser-state.js';
 import { mappedClaim, OIDC_CALLBACK_PATH, UpstreamError } from '../../domain/federation/oidc-upstream.js';
 import { isOidcIdp, oidcConfigOf } from '../../domain/idps/idp.js';
-import type { IdpRow } from '../../store/repositories/idps.js';
+import { identityProvider, type IdentityProvider } from '../../domain/federation/providers.js';
+import { signInApp } from '../../domain/login/sign-in-app.js';
 import { ExternalTokenError, tokenFromHeader, validateProviderToken } from '../../domain/federation/jwt-token.js';
 import { identityFromClaims, linkIdentity, providersFor, SignInRefused, signInWithIdentity } from '../../domain/federation/sign-in.js';
 import { hasNul } from '../../oidc/nul-guard.js';
@@ -107,9 +108,8 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     const back = loginUrl(uid);
     const interaction = await provider.Interaction.find(uid);
     if (!interaction) return { refusal: refuse(c, 400, 'This sign-in attempt has expired. Start signing in at the application again.', { uid }) };
-    const clientId = typeof interaction.params.client_id === 'string' ? interaction.params.client_id : '';
-    const app = clientId ? await store.read.oidcApps.byClientId(clientId) : undefined;
-    const idp = await store.read.idps.get(idpId);
+    const app = await signInApp(store, interaction.params.client_id);
+    const idp = await identityProvider(store, idpId);
     const offered = app && idp && [app.orgId, deps.instanceId].includes(idp.ownerId);
     if (!idp || !offered) return { refusal: refuse(c, 400, 'The identity provider of this sign-in no longer exists.', { uid, idpId }, back) };
     if (idp.state !== 'IDP_STATE_ACTIVE') return { refusal: refuse(c, 403, `The identity provider "${idp.name}" is deactivated. Sign in another way or ask an administrator.`, { uid, idpId: idp.id }, back) };
@@ -131,7 +131,7 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     const { uid } = pending;
     const found = await attemptProvider(c, uid, pending.idpId);
     if ('refusal' in found) return found.refusal;
-    const idp: IdpRow = found.idp;
+    const idp: IdentityProvider = found.idp;
     if (!isOidcIdp(idp)) return refuse(c, 400, 'The identity provider of this sign-in changed its kind. Start again from the sign-in page.', { uid, idpId: idp.id }, loginUrl(uid));
     const error = c.req.query('error');
     if (error) {
@@ -173,7 +173,7 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     const back = loginUrl(uid);
     const found = await attemptProvider(c, uid, agentState.idpId);
     if ('refusal' in found) return found.refusal;
-    const idp: IdpRow = found.idp;
+    const idp: IdentityProvider = found.idp;
     if (isOidcIdp(idp)) return refuse(c, 400, 'The identity provider of this sign-in is not a JWT provider.', { uid, idpId: idp.id }, back);
 
     let outcome: Outcome;
@@ -218,7 +218,7 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     const outcome = outcomeFor(c, uid, sealed);
     if (!outcome) return refuse(c, 400, 'This sign-in result belongs to another browser or has expired. Start again from the sign-in page.', { uid }, loginUrl(uid));
     if (outcome.kind === 'signed-in') return complete(c, outcome.userId);
-    const idp = await store.read.idps.get(outcome.identity.idpId);
+    const idp = await identityProvider(store, outcome.identity.idpId);
     const look = await appLook(d);
     return c.html(linkPage({ uid, state: sealed, providerName: idp?.name ?? 'identity provider', externalUserName: outcome.identity.externalUserName, reason: outcome.reason, look }));
   });
@@ -236,7 +236,7 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     const sealed = field('state');
     const outcome = outcomeFor(c, uid, sealed);
     if (!outcome || outcome.kind !== 'link') return refuse(c, 400, 'This link request belongs to another browser or has expired. Start again from the sign-in page.', { uid }, loginUrl(uid));
-    const idp = await store.read.idps.get(outcome.identity.idpId);
+    const idp = await identityProvider(store, outcome.identity.idpId);
     if (!idp || idp.state !== 'IDP_STATE_ACTIVE') return refuse(c, 403, 'The identity provider is no longer active. Sign in another way.', { uid }, loginUrl(uid));
     const look = await appLook(d);
     const page = (error: string, status: 400 | 401 | 403 | 503, loginName = '') =>

@@ -12,6 +12,7 @@ import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { checkTotpLogin } from '../../domain/login/totp.js';
 import { linkIdentity, SignInRefused } from '../../domain/federation/sign-in.js';
+import { identityProvider } from '../../domain/federation/providers.js';
 import type { ExternalIdentity } from '../../domain/federation/browser-state.js';
 import { DomainError } from '../../domain/errors.js';
 import { changePasswordAtLogin } from '../../domain/users/password.js';
@@ -78,7 +79,7 @@ function pendingOf(c: Context, deps: OidcRouteDeps, uid: string): Pending | unde
 /** Finishes the sign-in (after the link that waited for it, if any). */
 async function finish(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp' | 'steps'>) {
   if (pending.link) {
-    const idp = await deps.store.read.idps.get(pending.link.idpId);
+    const idp = await identityProvider(deps.store, pending.link.idpId);
     try {
       if (!idp || idp.state !== 'IDP_STATE_ACTIVE') throw new SignInRefused('The identity provider is no longer active. Sign in another way.');
       await linkIdentity(deps.store, idp, pending.link, pending.userId);
