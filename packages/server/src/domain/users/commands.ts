@@ -8,10 +8,10 @@ import { hashPassword } from '../../auth/passwords.js';
 import type { Repositories, Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
-import { alreadyExists, invalidArgument, notFound } from '../errors.js';
+import { alreadyExists, invalidArgument } from '../errors.js';
 import { newId } from '../ids.js';
 import { cascadeUserRemoval } from '../user-grants/cascade.js';
-import { requireAuthorityOver } from './guard.js';
+import { userForCredentialChange } from './guard.js';
 import { queueUserMessage } from '../notifications/queue.js';
 import { checkHashedPassword } from './hashed-password.js';
 import { checkPasswordComplexity } from './password-policy.js';
@@ -201,25 +201,6 @@ export async function insertNewUser(tx: Repositories, by: { instanceId: string; 
   return { userId, details: addedDetails(event) };
 }
 
-/** The user of the context organisation, else 404 (a user of another organisation is not found). */
-export async function userInContextOrg(tx: Repositories, ctx: RequestContext, userId: string, errorId: string) {
-  const user = await tx.users.getInOrg(ctx.orgId, userId);
-  if (!user) throw notFound(errorId, 'User could not be found');
-  return user;
-}
-
-/**
- * The machine user of the context organisation whose credentials (`what`: tokens, secrets) the
- * caller manages: 404 when missing, 400 for a human user, 403 when it holds roles the caller
- * may not grant (a credential is as good as every role the user holds).
- */
-export async function machineUserForCredentials(tx: Repositories, ctx: RequestContext, userId: string, notFoundId: string, what: string) {
-  const user = await userInContextOrg(tx, ctx, userId, notFoundId);
-  if (user.type !== 'machine') throw invalidArgument('COMMAND-Df2f1', `Wrong user type: only machine users have ${what}`);
-  await requireAuthorityOver(tx, ctx, user.id);
-  return user;
-}
-
 /**
  * Removes the user, its personal access tokens and its memberships. Each membership's removal
  * is an event on its scope's aggregate (as ZITADEL's `*.member.cascade.removed`), so the
@@ -228,8 +209,7 @@ export async function machineUserForCredentials(tx: Repositories, ctx: RequestCo
 export async function removeUser(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.delete');
   return store.transaction(async (tx) => {
-    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-m9od');
-    await requireAuthorityOver(tx, ctx, user.id);
+    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-m9od');
     const event = await tx.events.append({
       aggregateType: USER_AGGREGATE,
       aggregateId: user.id,
