@@ -202,9 +202,13 @@ export async function insertNewUser(tx: Repositories, by: { instanceId: string; 
 }
 
 /**
- * Removes the user, its personal access tokens and its memberships. Each membership's removal
- * is an event on its scope's aggregate (as ZITADEL's `*.member.cascade.removed`), so the
- * organisation's or instance's own history shows it.
+ * Removes the user and everything that belongs to it: memberships, grants, personal access
+ * tokens, identity-provider links, codes, metadata, queued and sent mails, what signing in kept
+ * (failed checks, TOTP secret, client secret) and the authorization server's sessions and tokens
+ * of it. Each membership's and grant's removal is an event on its own aggregate (as ZITADEL's
+ * `*.cascade.removed`), so that aggregate's history shows it; the rest is the user's own and
+ * covered by `user.removed`. Nothing may outlive the user: a later user of the same name would
+ * get its machine client id (`name@domain`), or inherit its client-credentials tokens.
  */
 export async function removeUser(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.delete');
@@ -233,7 +237,11 @@ export async function removeUser(store: Store, ctx: RequestContext, userId: stri
     await tx.tokens.removeByUser(user.id);
     await tx.idpLinks.removeByUser(user.id);
     await tx.notifications.removeUserCodes(user.id);
+    await tx.notifications.removeUserMessages(user.id);
     await tx.userMetadata.removeByUser(user.id);
+    const clientId = (await tx.logins.machineSecrets.get(user.id))?.clientId;
+    await tx.logins.removeByUser(user.id);
+    await tx.oidc.payloads.removeOfUser(user.id, clientId);
     await tx.users.remove(user.id);
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);
