@@ -697,3 +697,198 @@ describeEachStore('authorization matrix', (dialect) => {
     });
   });
 });
+
+/**
+ * Authority over the target user (domain/users/guard.ts): every operation that changes a user's
+ * credentials, or how the user is recovered or reached, or its state, needs more than `user.write`:
+ * the right to grant every membership the target holds. Holding `user.write` in the organisation
+ * (ORG_USER_MANAGER, ORG_OWNER), a caller gets 403 against a user with more rights than it may
+ * grant, with nothing written (no event, no mail, no code attempt), and still 200 against a plain
+ * user. Every other write on a user is listed as not changing credentials, with the reason, so a
+ * new operation on users fails here until it is classified.
+ */
+describeEachStore('authorization matrix: authority over the target user', (dialect) => {
+  let t: TestInstance;
+  let orgA: string;
+  let project: string;
+  let idp: string;
+  let n = 0;
+  const inA = () => ({ 'x-service-orgid': orgA });
+  async function admin(method: string, path: string, body?: unknown) {
+    const res = await t.call(method, path, { headers: inA(), body });
+    expect(res.status, `${method} ${path}: ${await res.clone().text()}`).toBe(200);
+    return res.json();
+  }
+
+  type Kind = 'human' | 'machine';
+  interface CredentialOperation {
+    id: string;
+    user: Kind;
+    /** Prepares the target (as the administrator) and returns the request. */
+    request: (userId: string) => Promise<{ method: string; path: string; body?: unknown }>;
+  }
+  const u = (userId: string) => `/management/v1/users/${userId}`;
+  const CREDENTIAL_OPERATIONS: CredentialOperation[] = [
+    // The takeover of issue 33: the reset mail goes wherever the email points.
+    { id: 'UpdateHumanEmail', user: 'human', request: async (id) => ({ method: 'PUT', path: `${u(id)}/email`, body: { email: `attacker-${++n}@evil.example`, isEmailVerified: true } }) },
+    { id: 'ResendHumanEmailVerification', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/email/_resend_verification` }) },
+    {
+      id: 'VerifyHumanEmail', user: 'human',
+      request: async (id) => {
+        const email = ((await t.store.read.users.get(id))!.data as { email: { email: string } }).email.email;
+        const { code } = await t.store.transaction((tx) => issueCode(tx, id, 'email_verification', email));
+        return { method: 'POST', path: `${u(id)}/email/_verify`, body: { verificationCode: code } };
+      },
+    },
+    { id: 'UpdateHumanPhone', user: 'human', request: async (id) => ({ method: 'PUT', path: `${u(id)}/phone`, body: { phone: '+41 79 666 66 66', isPhoneVerified: true } }) },
+    {
+      id: 'RemoveHumanPhone', user: 'human',
+      request: async (id) => {
+        await admin('PUT', `${u(id)}/phone`, { phone: '+41 79 123 45 67' });
+        return { method: 'DELETE', path: `${u(id)}/phone` };
+      },
+    },
+    { id: 'SetHumanPassword', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/password`, body: { password: 'N3w-Passw0rd!' } }) },
+    { id: 'SendHumanResetPasswordNotification', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/password/_reset`, body: {} }) },
+    {
+      id: 'RemoveHumanAuthFactorOTP', user: 'human',
+      request: async (id) => {
+        await t.store.transaction((tx) => tx.logins.addOtpSecret(id, 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', new Date()));
+        return { method: 'DELETE', path: `${u(id)}/auth_factors/otp` };
+      },
+    },
+    {
+      id: 'RemoveHumanLinkedIDP', user: 'human',
+      request: async (id) => {
+        await t.store.transaction((tx) => tx.idpLinks.insert({ idpId: idp, externalUserId: `sub-${id}`, userId: id, orgId: orgA, externalUserName: 'ext', createdAt: new Date() }));
+        return { method: 'DELETE', path: `${u(id)}/idps/${idp}/sub-${id}` };
+      },
+    },
+    { id: 'UpdateMachine', user: 'machine', request: async (id) => ({ method: 'PUT', path: `${u(id)}/machine`, body: { name: 'Changed', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' } }) },
+    { id: 'AddPersonalAccessToken', user: 'machine', request: async (id) => ({ method: 'POST', path: `${u(id)}/pats`, body: {} }) },
+    {
+      id: 'RemovePersonalAccessToken', user: 'machine',
+      request: async (id) => ({ method: 'DELETE', path: `${u(id)}/pats/${(await admin('POST', `${u(id)}/pats`, {})).tokenId}` }),
+    },
+    { id: 'GenerateMachineSecret', user: 'machine', request: async (id) => ({ method: 'PUT', path: `${u(id)}/secret` }) },
+    {
+      id: 'RemoveMachineSecret', user: 'machine',
+      request: async (id) => {
+        await admin('PUT', `${u(id)}/secret`);
+        return { method: 'DELETE', path: `${u(id)}/secret` };
+      },
+    },
+    { id: 'DeactivateUser', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/_deactivate` }) },
+    {
+      id: 'ReactivateUser', user: 'human',
+      request: async (id) => {
+        await admin('POST', `${u(id)}/_deactivate`);
+        return { method: 'POST', path: `${u(id)}/_reactivate` };
+      },
+    },
+    { id: 'LockUser', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/_lock` }) },
+    {
+      id: 'UnlockUser', user: 'human',
+      request: async (id) => {
+        await admin('POST', `${u(id)}/_lock`);
+        return { method: 'POST', path: `${u(id)}/_unlock` };
+      },
+    },
+    { id: 'RemoveUser', user: 'human', request: async (id) => ({ method: 'DELETE', path: u(id) }) },
+  ];
+  /** Writes on a user that change none of the above, and why. */
+  const NOT_CREDENTIALS: Record<string, string> = {
+    UpdateHumanProfile: 'names, display name, language, gender: who the user is, not how it signs in or is reached',
+    SetUserMetadata: 'metadata is the application\'s data about the user',
+    BulkSetUserMetadata: 'metadata',
+    RemoveUserMetadata: 'metadata',
+    BulkRemoveUserMetadata: 'metadata',
+    AddUserGrant: 'project roles, checked against the project (user.grant.write)',
+    UpdateUserGrant: 'project roles',
+    RemoveUserGrant: 'project roles',
+    DeactivateUserGrant: 'project roles',
+    ReactivateUserGrant: 'project roles',
+  };
+
+  /** The targets more privileged than each caller: the membership the target holds. */
+  type Membership = { scopeType: 'instance' | 'org' | 'project'; roles: string[] };
+  const IAM_OWNER: Membership = { scopeType: 'instance', roles: ['IAM_OWNER'] };
+  const ORG_OWNER: Membership = { scopeType: 'org', roles: ['ORG_OWNER'] };
+  const PROJECT_OWNER: Membership = { scopeType: 'project', roles: ['PROJECT_OWNER'] };
+  const CALLERS = [
+    { role: 'ORG_USER_MANAGER', above: [IAM_OWNER, ORG_OWNER, PROJECT_OWNER] },
+    { role: 'ORG_OWNER', above: [IAM_OWNER] },
+  ];
+
+  async function target(kind: Kind, membership?: Membership): Promise<string> {
+    const userId = kind === 'human' ? (await insertHumanUser(t, { orgId: orgA })).userId : (await insertMachineUserWithToken(t, { orgId: orgA })).userId;
+    if (membership) {
+      const at = new Date();
+      const scope = { instance: [t.instanceId, t.instanceId], org: [orgA, orgA], project: [project, orgA] }[membership.scopeType];
+      await t.store.transaction((tx) => tx.members.insert({ scopeType: membership.scopeType, scopeId: scope[0], userId, resourceOwner: scope[1], roles: membership.roles, sequence: 1, createdAt: at, changedAt: at }));
+    }
+    return userId;
+  }
+
+  /** Everything a refused call could have written: the log's head, the outbox, and what the target has. */
+  async function snapshot(userId: string) {
+    const r = t.store.read;
+    const page = { offset: 0, limit: 100, asc: true };
+    return JSON.stringify({
+      lastEvent: (await r.events.search({ limit: 1, offset: 0, asc: false })).events[0]?.position,
+      outbox: (await r.notifications.search({}, page)).total,
+      user: await r.users.get(userId),
+      codes: [await r.notifications.code(userId, 'email_verification'), await r.notifications.code(userId, 'password_reset')],
+      tokens: (await r.tokens.listByUser(userId, page)).rows,
+      secret: await r.logins.machineSecrets.get(userId),
+      otp: await r.logins.otpSecret(userId),
+      links: (await r.idpLinks.listByUser(userId, page)).rows,
+      members: await r.members.listByUser(userId),
+    });
+  }
+
+  beforeAll(async () => {
+    t = await createTestInstance(dialect);
+    orgA = (await insertOrg(t, 'Authority A')).orgId;
+    project = (await admin('POST', '/management/v1/projects', { name: 'P' })).id;
+    idp = (await admin('POST', '/management/v1/idps/jwt', { name: 'Portal', jwtEndpoint: 'https://portal.example.com/jwt', issuer: 'https://portal.example.com', keysEndpoint: 'https://portal.example.com/keys', headerName: 'x-auth-token' })).idpId;
+  });
+  afterAll(() => t.close());
+
+  it('lists every write on a user of the spec as a credential operation or as none, with a reason', () => {
+    const onAUser = SPEC_OPERATIONS.filter((s) => s.template.startsWith('/management/v1/users/{userId}') && s.method !== 'GET' && !s.template.endsWith('/_search'));
+    const classified = new Set([...CREDENTIAL_OPERATIONS.map((op) => op.id), ...Object.keys(NOT_CREDENTIALS)]);
+    expect(onAUser.filter((s) => !classified.has(s.id)).map((s) => `${s.method} ${s.template} (${s.id})`)).toEqual([]);
+    const specIds = new Set(SPEC_OPERATIONS.map((s) => s.id));
+    expect([...classified].filter((id) => !specIds.has(id))).toEqual([]);
+  });
+
+  describe.each(CREDENTIAL_OPERATIONS.map((op) => [op.id, op] as const))('%s', (id, op) => {
+    it('is refused against a user holding roles the caller may not grant, with nothing written, and allowed against a plain user', async () => {
+      const spec = SPEC_OPERATIONS.find((s) => s.id === id)!;
+      const problems: string[] = [];
+      for (const { role, above } of CALLERS) {
+        const caller = await insertMachineUserWithToken(t, { orgId: orgA, orgRoles: [role] });
+        for (const membership of above) {
+          const userId = await target(op.user, membership);
+          const { method, path, body } = await op.request(userId);
+          expect(spec.method === method && spec.pattern.test(path), `${id} must call ${spec.method} ${spec.template}`).toBe(true);
+          const before = await snapshot(userId);
+          const res = await t.call(method, path, { token: caller.token, body });
+          const answer = await res.json();
+          const who = `${role} on a ${membership.roles[0]} ${op.user}`;
+          if (res.status !== 403) problems.push(`${who}: expected 403, got ${res.status} ${JSON.stringify(answer)}`);
+          else {
+            expect(answer).toEqual({ code: 7, message: expect.any(String), details: [{ '@type': expect.any(String), id: 'COMMAND-Auth0r', message: expect.any(String), requestId: expect.any(String) }] });
+            if ((await snapshot(userId)) !== before) problems.push(`${who}: the refused call wrote something`);
+          }
+        }
+        const plain = await target(op.user);
+        const { method, path, body } = await op.request(plain);
+        const res = await t.call(method, path, { token: caller.token, body });
+        if (res.status !== 200) problems.push(`${role} on a plain ${op.user}: expected 200, got ${res.status} ${await res.text()}`);
+      }
+      expect(problems).toEqual([]);
+    });
+  });
+});

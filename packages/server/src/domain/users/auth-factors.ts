@@ -9,8 +9,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { notFound } from '../errors.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { userInContextOrg } from './commands.js';
-import { requireAuthorityOver } from './guard.js';
+import { userForCredentialChange, userInContextOrg } from './guard.js';
 
 /** ZITADEL's user.v1.AuthFactor, as far as this service has factors. */
 export interface AuthFactorView {
@@ -28,9 +27,7 @@ export async function listHumanAuthFactors(store: Store, ctx: RequestContext, us
 export async function removeHumanAuthFactorOtp(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
-    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-5M0ds');
-    // Removing a factor weakens the user's sign-in: only a caller with authority over the user.
-    await requireAuthorityOver(tx, ctx, user.id);
+    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-5M0ds');
     if (!(await tx.logins.otpSecret(user.id))) throw notFound('COMMAND-3Mif9s', 'The user has no authenticator app (OTP) set up');
     const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.removed', payload: {}, creator: ctx.caller.userId, resourceOwner: user.orgId });
     await tx.logins.removeOtpSecret(user.id);

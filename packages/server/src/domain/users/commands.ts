@@ -8,10 +8,10 @@ import { hashPassword } from '../../auth/passwords.js';
 import type { Repositories, Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
-import { alreadyExists, invalidArgument, notFound } from '../errors.js';
+import { alreadyExists, invalidArgument } from '../errors.js';
 import { newId } from '../ids.js';
 import { cascadeUserRemoval } from '../user-grants/cascade.js';
-import { requireAuthorityOver } from './guard.js';
+import { userForCredentialChange } from './guard.js';
 import { queueUserMessage } from '../notifications/queue.js';
 import { checkHashedPassword } from './hashed-password.js';
 import { checkPasswordComplexity } from './password-policy.js';
@@ -201,35 +201,19 @@ export async function insertNewUser(tx: Repositories, by: { instanceId: string; 
   return { userId, details: addedDetails(event) };
 }
 
-/** The user of the context organisation, else 404 (a user of another organisation is not found). */
-export async function userInContextOrg(tx: Repositories, ctx: RequestContext, userId: string, errorId: string) {
-  const user = await tx.users.getInOrg(ctx.orgId, userId);
-  if (!user) throw notFound(errorId, 'User could not be found');
-  return user;
-}
-
 /**
- * The machine user of the context organisation whose credentials (`what`: tokens, secrets) the
- * caller manages: 404 when missing, 400 for a human user, 403 when it holds roles the caller
- * may not grant (a credential is as good as every role the user holds).
- */
-export async function machineUserForCredentials(tx: Repositories, ctx: RequestContext, userId: string, notFoundId: string, what: string) {
-  const user = await userInContextOrg(tx, ctx, userId, notFoundId);
-  if (user.type !== 'machine') throw invalidArgument('COMMAND-Df2f1', `Wrong user type: only machine users have ${what}`);
-  await requireAuthorityOver(tx, ctx, user.id);
-  return user;
-}
-
-/**
- * Removes the user, its personal access tokens and its memberships. Each membership's removal
- * is an event on its scope's aggregate (as ZITADEL's `*.member.cascade.removed`), so the
- * organisation's or instance's own history shows it.
+ * Removes the user and everything that belongs to it: memberships, grants, personal access
+ * tokens, identity-provider links, codes, metadata, queued and sent mails, what signing in kept
+ * (failed checks, TOTP secret, client secret) and the authorization server's sessions and tokens
+ * of it. Each membership's and grant's removal is an event on its own aggregate (as ZITADEL's
+ * `*.cascade.removed`), so that aggregate's history shows it; the rest is the user's own and
+ * covered by `user.removed`. Nothing may outlive the user: a later user of the same name would
+ * get its machine client id (`name@domain`), or inherit its client-credentials tokens.
  */
 export async function removeUser(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.delete');
   return store.transaction(async (tx) => {
-    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-m9od');
-    await requireAuthorityOver(tx, ctx, user.id);
+    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-m9od');
     const event = await tx.events.append({
       aggregateType: USER_AGGREGATE,
       aggregateId: user.id,
@@ -253,7 +237,11 @@ export async function removeUser(store: Store, ctx: RequestContext, userId: stri
     await tx.tokens.removeByUser(user.id);
     await tx.idpLinks.removeByUser(user.id);
     await tx.notifications.removeUserCodes(user.id);
+    await tx.notifications.removeUserMessages(user.id);
     await tx.userMetadata.removeByUser(user.id);
+    const clientId = (await tx.logins.machineSecrets.get(user.id))?.clientId;
+    await tx.logins.removeByUser(user.id);
+    await tx.oidc.payloads.removeOfUser(user.id, clientId);
     await tx.users.remove(user.id);
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);

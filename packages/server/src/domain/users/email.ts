@@ -9,19 +9,20 @@ import type { Repositories, Store } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
-import { DomainError, failedPrecondition, GrpcCode, invalidArgument, notFound } from '../errors.js';
+import { DomainError, failedPrecondition, GrpcCode, invalidArgument } from '../errors.js';
 import { checkCode, CODE_PROBLEM, type CodeCheck, type CodeKind } from '../notifications/codes.js';
 import { queueUserMessage } from '../notifications/queue.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { userInContextOrg } from './commands.js';
+import { userForCredentialChange } from './guard.js';
 import { checkPasswordComplexity } from './password-policy.js';
 import type { HumanData } from './view.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const human = (user: UserRow) => user.data as unknown as HumanData;
 
-async function humanInOrg(tx: Repositories, ctx: RequestContext, userId: string) {
-  const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-0Gzs3');
+/** The human whose email the caller changes: the address the password reset goes to, so a credential change. */
+async function humanForEmailChange(tx: Repositories, ctx: RequestContext, userId: string) {
+  const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-0Gzs3');
   if (user.type !== 'human') throw failedPrecondition('COMMAND-2M0fs', 'User is not a human user');
   return user;
 }
@@ -41,7 +42,7 @@ export async function updateHumanEmail(
   const email = input.email.trim();
   if (!EMAIL.test(email) || email.length > 200) throw invalidArgument('EMAIL-599BI', 'invalid email: not an email address');
   return store.transaction(async (tx) => {
-    const user = await humanInOrg(tx, ctx, userId);
+    const user = await humanForEmailChange(tx, ctx, userId);
     const data = human(user);
     const verified = Boolean(input.isEmailVerified);
     if (data.email.email === email && Boolean(data.email.isEmailVerified) === verified) throw failedPrecondition('COMMAND-A8j2F', 'Email not changed');
@@ -60,7 +61,7 @@ export async function updateHumanEmail(
 export async function resendEmailVerification(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
-    const user = await humanInOrg(tx, ctx, userId);
+    const user = await humanForEmailChange(tx, ctx, userId);
     const data = human(user);
     if (data.email.isEmailVerified) throw failedPrecondition('COMMAND-3m9ds', 'Email is already verified');
     const event = await append(tx, user, ctx.caller.userId, 'user.human.email.verification.requested', { email: data.email.email });
@@ -78,10 +79,19 @@ export class CodeRefused extends DomainError {
 
 /**
  * Verifies the user's email with a mailed code (the verification page and the API). The user is
- * looked up by id alone: the code is the proof.
+ * looked up by id alone: the code is the proof. `authorize` (the API's check of a caller other
+ * than the user) runs first in the transaction, so a refused caller neither counts an attempt
+ * against the code nor learns whether it was right.
  */
-export async function verifyEmailWithCode(store: Store, userId: string, code: string, editor = userId): Promise<{ details: ObjectDetails; user: UserRow }> {
+export async function verifyEmailWithCode(
+  store: Store,
+  userId: string,
+  code: string,
+  editor = userId,
+  authorize?: (tx: Repositories) => Promise<unknown>,
+): Promise<{ details: ObjectDetails; user: UserRow }> {
   const outcome = await store.transaction(async (tx) => {
+    await authorize?.(tx);
     const user = await tx.users.get(userId);
     if (!user || user.type !== 'human') return { refused: 'none' as const };
     const data = human(user);
@@ -98,14 +108,15 @@ export async function verifyEmailWithCode(store: Store, userId: string, code: st
   return outcome;
 }
 
-/** API variant: the caller is the user itself, or may write the user's organisation's users. */
+/**
+ * API variant: the caller is the user itself, or may write the user's organisation's users and has
+ * authority over this one (a verified address is where its password reset goes).
+ */
 export async function verifyEmailForCaller(store: Store, ctx: RequestContext, userId: string, code: string): Promise<{ details: ObjectDetails }> {
-  if (ctx.caller.userId !== userId) {
-    requirePermission(ctx, 'user.write');
-    const user = await store.read.users.get(userId);
-    if (!user || user.orgId !== ctx.orgId) throw notFound('COMMAND-0Gzs3', 'User could not be found');
-  }
-  const { details } = await verifyEmailWithCode(store, userId, code, ctx.caller.userId);
+  const self = ctx.caller.userId === userId;
+  if (!self) requirePermission(ctx, 'user.write');
+  const authorize = self ? undefined : (tx: Repositories) => userForCredentialChange(tx, ctx, userId, 'COMMAND-0Gzs3');
+  const { details } = await verifyEmailWithCode(store, userId, code, ctx.caller.userId, authorize);
   return { details };
 }
 

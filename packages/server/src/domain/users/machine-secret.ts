@@ -9,7 +9,8 @@ import type { Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { notFound } from '../errors.js';
-import { machineUserForCredentials, USER_AGGREGATE } from './commands.js';
+import { USER_AGGREGATE } from './aggregate.js';
+import { machineUserForCredentials } from './guard.js';
 
 export async function generateMachineSecret(
   store: Store,
@@ -19,7 +20,6 @@ export async function generateMachineSecret(
   requirePermission(ctx, 'user.write');
   const clientSecret = generateToken();
   return store.transaction(async (tx) => {
-    // Same escalation guard as PATs: a secret is as good as a token for every role the user holds.
     const user = await machineUserForCredentials(tx, ctx, userId, 'COMMAND-x8910', 'client secrets');
     const existing = await tx.logins.machineSecrets.get(user.id);
     let clientId = existing?.clientId ?? user.userName;

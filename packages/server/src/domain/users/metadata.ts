@@ -13,7 +13,7 @@ import { invalidArgument, notFound } from '../errors.js';
 import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
 import { isUnstorableText } from '../unstorable-text.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { userInContextOrg } from './commands.js';
+import { userInContextOrg } from './guard.js';
 
 export const METADATA_VALUE_MAX_BYTES = 500_000;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

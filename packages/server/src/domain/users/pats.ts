@@ -9,8 +9,8 @@ import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '.
 import { invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
-import { machineUserForCredentials, USER_AGGREGATE, userInContextOrg } from './commands.js';
-import { requireAuthorityOver } from './guard.js';
+import { USER_AGGREGATE } from './aggregate.js';
+import { machineUserForCredentials, userForCredentialChange, userInContextOrg } from './guard.js';
 
 export interface AddedToken {
   tokenId: string;
@@ -83,9 +83,7 @@ export async function removePersonalAccessToken(
 ): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
-    const user = await userInContextOrg(tx, ctx, userId, 'COMMAND-Dggw2');
-    // As for minting one: only a caller who could grant every role the user holds manages its tokens.
-    await requireAuthorityOver(tx, ctx, user.id);
+    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-Dggw2');
     const token = await tx.tokens.getForUser(user.id, tokenId);
     if (!token) throw notFound('COMMAND-4m77G', 'Personal Access Token not found');
     const event = await tx.events.append({
