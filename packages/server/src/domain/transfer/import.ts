@@ -15,7 +15,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode, invalidArgument } from '../errors.js';
 import type { DataOrgs } from './document.js';
 import { importOrder, usersImportedLater } from './import-order.js';
-import { importOrg, importReferences, msg, timeoutError, type ImportError, type ImportSuccessOrg, type OrgImportContext, type OrgReferences } from './import-org.js';
+import { importOrg, importReferences, msg, orgImportLocks, timeoutError, type ImportError, type ImportSuccessOrg, type OrgImportContext, type OrgReferences } from './import-org.js';
 import type { OnTransferProgress } from './progress.js';
 import { parseImportRequest } from './request.js';
 import { parseDataOrgsV1 } from './v1.js';
@@ -78,6 +78,8 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
   const missingUsers = new Map<string, number>();
   const orgs: ImportSuccessOrg[] = [];
   const timedOut = () => timeoutError(timeoutMs, orgs.map((o) => o.orgId));
+  // Set once, at the first start: the suffix of the organisations' generated domains.
+  const instanceDomain = (await store.read.instance.get())?.domain ?? 'localhost';
   try {
     const ordered = importOrder(doc.orgs);
     const later = usersImportedLater(ordered);
@@ -101,7 +103,7 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
         // import still says who brought it in, and with what.
         if (imported) await tx.events.append(orgImportEvent(ctx, imported, orgErrors.length));
         return imported;
-      });
+      }, orgImportLocks(org, ctx.instanceId, instanceDomain));
       errors.push(...orgErrors);
       if (done) orgs.push(done);
       if (done && context.deferred) deferred.push({ success: done, refs: context.deferred });
