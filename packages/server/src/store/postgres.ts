@@ -140,7 +140,10 @@ export async function openPostgresStore(url: string): Promise<Store> {
     }
   }
 
-  /** One transaction alone, retried when the backstop of the (aggregate, sequence) key fired. */
+  /**
+   * One transaction alone, retried when the backstop of the (aggregate, sequence) key fired or
+   * PostgreSQL rolled it back to break a deadlock.
+   */
   async function runAlone<T>(fn: (tx: Repositories) => Promise<T>, keys: string[]): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -150,7 +153,11 @@ export async function openPostgresStore(url: string): Promise<Store> {
         // The backstop of the (aggregate, sequence) key (see schema.ts) fired: run it again.
         const lostSequenceRace =
           translated instanceof UniqueViolation && translated.detail === 'events_aggregate_sequence';
-        if (lostSequenceRace && attempt < MAX_ATTEMPTS) continue;
+        // Alone, advisory locks come before row locks, but another process's group takes a later
+        // member's advisory locks after an earlier member's row locks: such a cycle is broken by
+        // rolling one transaction back whole, and this one can simply run again.
+        const deadlockVictim = sqlState(error) === DEADLOCK_DETECTED;
+        if ((lostSequenceRace || deadlockVictim) && attempt < MAX_ATTEMPTS) continue;
         throw translated;
       }
     }
@@ -277,10 +284,13 @@ async function lockAggregates(client: pg.PoolClient, keys: readonly string[], he
   for (const key of needed) held?.add(key);
 }
 
+/** drizzle wraps driver errors; the pg error (with its SQLSTATE) is the cause. */
+const pgErrorOf = (error: unknown) => ((error as { cause?: unknown })?.cause ?? error) as { code?: string; constraint?: string };
+const sqlState = (error: unknown) => pgErrorOf(error).code;
+const DEADLOCK_DETECTED = '40P01';
+
 function translateError(error: unknown): unknown {
-  // drizzle wraps driver errors; the pg error (with its SQLSTATE) is the cause.
-  const pgError = (error as { cause?: unknown })?.cause ?? error;
-  const { code, constraint } = pgError as { code?: string; constraint?: string };
+  const { code, constraint } = pgErrorOf(error);
   if (code === '23505') return new UniqueViolation(constraint ?? 'unique');
   return error;
 }
