@@ -2,7 +2,8 @@
  * PostgreSQL (node-postgres pool). A transaction is BEGIN … COMMIT on one pooled connection,
  * with repositories kept per connection. Writers of one aggregate queue on its
  * aggregate_sequences row (events.append); should the (aggregate, sequence) key of events ever
- * fire anyway, the transaction is retried. Migrations and bootstrap run under an advisory lock
+ * fire anyway, the transaction is retried, as is one PostgreSQL rolled back to break a deadlock
+ * (runAlone). Migrations and bootstrap run under an advisory lock
  * so two processes starting at once on one database do the work exactly once.
  *
  * Group commit (groupCommit below): transactions that queue up while the runners are busy share
