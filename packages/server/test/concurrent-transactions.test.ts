@@ -4,6 +4,7 @@
  * behave as if it had committed alone: it fails alone, and its caller hears of success only once it
  * is durable and visible to readers.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UniqueViolation, type Store } from '../src/store/store.js';
 import { describeEachStore, openTestStore } from './support/instance.js';
@@ -98,6 +99,31 @@ describe('group commit on PostgreSQL', () => {
       expect(performance.now() - started).toBeLessThan(1000);
       expect((await long).sequence).toBe(1);
     } finally {
+      await store.close();
+      cleanup();
+    }
+  });
+
+  it("a transaction chosen as a deadlock's victim runs again instead of failing", async () => {
+    // Another process's group can hold a row lock and then ask for an advisory lock that a
+    // transaction running alone holds while it waits for that row: PostgreSQL breaks the cycle by
+    // rolling one of them back (here the store's, which waited first and so detects it).
+    const { store, location, cleanup } = await openTestStore('postgres');
+    const other = new pg.Client({ connectionString: location.target });
+    await other.connect();
+    try {
+      const event = { aggregateType: 'ct', aggregateId: 'deadlock', type: 'x', payload: {}, creator: 'c', resourceOwner: 'o' };
+      await store.transaction((tx) => tx.events.append(event));
+      await other.query('begin');
+      await other.query("select * from aggregate_sequences where aggregate_type = 'ct' and aggregate_id = 'deadlock' for update");
+      const mine = store.transaction((tx) => tx.events.append(event), [['ct', 'deadlock']]);
+      // The store's transaction holds its advisory lock and waits for the row.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const theirs = other.query("select pg_advisory_xact_lock(hashtextextended('ct:deadlock', 0))").then(() => other.query('commit'));
+      await theirs;
+      expect((await mine).sequence).toBe(2);
+    } finally {
+      await other.end();
       await store.close();
       cleanup();
     }

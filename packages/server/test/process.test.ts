@@ -2,7 +2,7 @@
  * The server as a user starts it: `src/main.ts` in its own process, configured by the
  * environment, bootstrapping on first start, stopping gracefully on SIGTERM.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { tempDir } from './support/temp-dir.js';
 import { generateKeyText } from '../src/secrets/secret-box.js';
 import { freshPostgresDatabase } from './support/instance.js';
 import { startSmtpSink } from './support/mail.js';
+import { startServerProcess, stopServerProcess } from './support/server-process.js';
 
 const BCRYPT = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
 
@@ -31,42 +32,8 @@ function portInUse(port: number): Promise<boolean> {
   });
 }
 
-interface Running {
-  child: ChildProcess;
-  port: number;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function start(env: Record<string, string>): Promise<Running> {
-  // The operator key beside the test's data, not in ./data of the package.
-  const keyFile = join(env.ADMIN_PAT_FILE ? dirname(env.ADMIN_PAT_FILE) : tempDir('identity-proc-'), 'encryption.key');
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ENCRYPTION_KEY_FILE: keyFile, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /"msg":"listening".*?"port":(\d+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, port: Number(match[1]), output: () => out, exited });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    exited.then((code) => reject(new Error(`server exited with ${code}:\n${out}`)));
-  });
-}
-
-async function stop(server: Running): Promise<number | null> {
-  server.child.kill('SIGTERM');
-  return server.exited;
-}
+const start = startServerProcess;
+const stop = stopServerProcess;
 
 describe('the server process', () => {
   it('first start bootstraps and writes the admin token (0600); later starts create nothing; SIGTERM stops it cleanly', async () => {

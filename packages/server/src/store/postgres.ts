@@ -2,7 +2,8 @@
  * PostgreSQL (node-postgres pool). A transaction is BEGIN … COMMIT on one pooled connection,
  * with repositories kept per connection. Writers of one aggregate queue on its
  * aggregate_sequences row (events.append); should the (aggregate, sequence) key of events ever
- * fire anyway, the transaction is retried. Migrations and bootstrap run under an advisory lock
+ * fire anyway, the transaction is retried, as is one PostgreSQL rolled back to break a deadlock
+ * (runAlone). Migrations and bootstrap run under an advisory lock
  * so two processes starting at once on one database do the work exactly once.
  *
  * Group commit (groupCommit below): transactions that queue up while the runners are busy share
@@ -140,7 +141,10 @@ export async function openPostgresStore(url: string): Promise<Store> {
     }
   }
 
-  /** One transaction alone, retried when the backstop of the (aggregate, sequence) key fired. */
+  /**
+   * One transaction alone, retried when the backstop of the (aggregate, sequence) key fired or
+   * PostgreSQL rolled it back to break a deadlock.
+   */
   async function runAlone<T>(fn: (tx: Repositories) => Promise<T>, keys: string[]): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -150,7 +154,11 @@ export async function openPostgresStore(url: string): Promise<Store> {
         // The backstop of the (aggregate, sequence) key (see schema.ts) fired: run it again.
         const lostSequenceRace =
           translated instanceof UniqueViolation && translated.detail === 'events_aggregate_sequence';
-        if (lostSequenceRace && attempt < MAX_ATTEMPTS) continue;
+        // Alone, advisory locks come before row locks, but another process's group takes a later
+        // member's advisory locks after an earlier member's row locks: such a cycle is broken by
+        // rolling one transaction back whole, and this one can simply run again.
+        const deadlockVictim = sqlState(error) === DEADLOCK_DETECTED;
+        if ((lostSequenceRace || deadlockVictim) && attempt < MAX_ATTEMPTS) continue;
         throw translated;
       }
     }
@@ -277,10 +285,13 @@ async function lockAggregates(client: pg.PoolClient, keys: readonly string[], he
   for (const key of needed) held?.add(key);
 }
 
+/** drizzle wraps driver errors; the pg error (with its SQLSTATE) is the cause. */
+const pgErrorOf = (error: unknown) => ((error as { cause?: unknown })?.cause ?? error) as { code?: string; constraint?: string };
+const sqlState = (error: unknown) => pgErrorOf(error).code;
+const DEADLOCK_DETECTED = '40P01';
+
 function translateError(error: unknown): unknown {
-  // drizzle wraps driver errors; the pg error (with its SQLSTATE) is the cause.
-  const pgError = (error as { cause?: unknown })?.cause ?? error;
-  const { code, constraint } = pgError as { code?: string; constraint?: string };
+  const { code, constraint } = pgErrorOf(error);
   if (code === '23505') return new UniqueViolation(constraint ?? 'unique');
   return error;
 }

@@ -19,7 +19,10 @@ export interface Store {
    * `locks` names the aggregates whose state `fn` reads to decide what it writes: they are locked
    * before `fn` runs, until the transaction ends, so two commands on one aggregate run one after
    * the other and each checks what the other committed (PostgreSQL's READ COMMITTED would
-   * otherwise let both check the same old state). See ARCHITECTURE.md, "The event log".
+   * otherwise let both check the same old state). A lock need not name an aggregate: a check
+   * across aggregates locks a key they share (a domain name, the instance's login names). `fn` may
+   * run more than once (a failed group, a deadlock's victim): only its last run's result counts.
+   * See ARCHITECTURE.md, "The event log".
    */
   transaction<T>(fn: (tx: Repositories) => Promise<T>, locks?: readonly AggregateLock[]): Promise<T>;
   /** Runs `fn` while no other process on this store runs it (first-start bootstrap). */

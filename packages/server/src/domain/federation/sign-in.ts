@@ -10,7 +10,7 @@
  * identity cannot register two users, and the linked user, so a sign-in serialises with the
  * user's removal.
  */
-import { bareLoginNameTaken } from '../users/login-names.js';
+import { bareLoginNameTaken, loginNamesLock } from '../users/login-names.js';
 import { login } from '../policies/login.js';
 import { newId } from '../ids.js';
 import { SUPPORTED_LANGUAGES } from '../languages.js';
@@ -153,7 +153,7 @@ export async function signInWithIdentity(store: Store, instanceId: string, idp: 
     await addLink(tx, userId, orgId, identity);
     await recordSignIn(tx, userId, orgId, idp.id, identity.externalUserId);
     return { kind: 'signed-in', userId } as const;
-  }, [lockIdentity, [USER_AGGREGATE, userId]]);
+  }, [lockIdentity, [USER_AGGREGATE, userId], loginNamesLock(instanceId)]);
 }
 
 function humanDataFrom(identity: ExternalIdentity, email: string, userName: string): HumanData {

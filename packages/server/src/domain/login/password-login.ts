@@ -13,6 +13,7 @@ import type { UserRow } from '../../store/repositories/users.js';
 import { isUnstorableText } from '../unstorable-text.js';
 import { lockout } from '../policies/lockout.js';
 import { resolveLoginName } from '../users/login-names.js';
+import { USER_AGGREGATE } from '../users/aggregate.js';
 
 /** The initial value of the instance's lockout policy (LOCKOUT_MAX_PASSWORD_ATTEMPTS; domain/policies/lockout.ts). */
 export interface LockoutPolicy {
@@ -77,7 +78,7 @@ export async function checkPasswordLogin(
   return store.transaction(async (tx) => {
     const at = new Date();
     const emit = (type: string, payload: Record<string, unknown> = {}) =>
-      tx.events.append({ aggregateType: 'user', aggregateId: user.id, type, payload, creator: user.id, resourceOwner: user.orgId }, at);
+      tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type, payload, creator: user.id, resourceOwner: user.orgId }, at);
 
     const current = await tx.users.get(user.id);
     if (!current || current.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked', ...refused } as const;
@@ -103,5 +104,7 @@ export async function checkPasswordLogin(
     }
     const otpRequired = (await tx.logins.otpSecret(user.id)) !== undefined;
     return { ok: true, userId: user.id, rehashed: !!newHash, otpRequired, passwordChangeRequired: current.passwordChangeRequired } as const;
-  });
+    // The user's lock: the failure count is read, then written, so checks of one user (in any
+    // process) must take turns, else two read the same count and the lock comes late and twice.
+  }, [[USER_AGGREGATE, user.id]]);
 }

@@ -8,7 +8,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, invalidArgument } from '../errors.js';
 import { newId } from '../ids.js';
-import { orgPrimaryDomain } from './domain.js';
+import { domainLock, orgPrimaryDomain } from './domain.js';
 
 export const ORG_AGGREGATE = 'org';
 
@@ -22,10 +22,10 @@ export async function addOrg(store: Store, ctx: RequestContext, input: { name: s
   const name = input.name.trim();
   if (!name) throw invalidArgument('ORG-mruNY', 'invalid name: value is required and must not be empty');
   const id = newId();
+  // The instance's domain is set once, at the first start.
+  const primaryDomain = orgPrimaryDomain(name, (await store.read.instance.get())?.domain ?? 'localhost');
   return store.transaction(async (tx) => {
     if (await tx.orgs.getByNameKey(name.toLowerCase())) throw alreadyExists('V3-DKcYh', 'Organisation name already taken');
-    const instance = await tx.instance.get();
-    const primaryDomain = orgPrimaryDomain(name, instance?.domain ?? 'localhost');
     if (await tx.orgs.getByPrimaryDomain(primaryDomain)) {
       throw alreadyExists('V3-DKcYh', `Organisation domain already taken: ${primaryDomain}`);
     }
@@ -66,5 +66,6 @@ export async function addOrg(store: Store, ctx: RequestContext, input: { name: s
       changedAt: member.createdAt,
     });
     return { id, details: addedDetails(member) };
-  });
+    // The domain's lock: two names can reduce to one domain, which no unique index covers.
+  }, [domainLock(primaryDomain)]);
 }

@@ -6,7 +6,8 @@
  * must answer the token (ZITADEL's path); over DNS, a TXT record at `_zitadel-challenge.<domain>` must
  * hold it. With the domain policy's `validateOrgDomains` (the effective one), only a verified domain can
  * become primary. The primary domain is the suffix of the organisation's login names
- * (`user@<primary>`). A verified domain belongs to one organisation of the instance.
+ * (`user@<primary>`). A verified domain belongs to one organisation of the instance: whatever checks
+ * that (and the primary domains of other organisations) holds the domain's lock (`domainLock`).
  */
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
@@ -19,6 +20,7 @@ import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '..
 import { domain as domainPolicy } from '../policies/domain.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { ORG_AGGREGATE } from './commands.js';
+import { domainLock } from './domain.js';
 
 export const VALIDATION_TYPES = ['DOMAIN_VALIDATION_TYPE_HTTP', 'DOMAIN_VALIDATION_TYPE_DNS'] as const;
 export type ValidationType = (typeof VALIDATION_TYPES)[number];
@@ -88,7 +90,7 @@ export async function addOrgDomain(store: Store, ctx: RequestContext, input: { d
     const event = await tx.events.append({ aggregateType: ORG_AGGREGATE, aggregateId: ctx.orgId, type: 'org.domain.added', payload: { domain }, creator: ctx.caller.userId, resourceOwner: ctx.orgId });
     await tx.orgDomains.insert({ orgId: ctx.orgId, domain, isVerified: false, isPrimary: false, validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED', validationToken: null, sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt });
     return { details: addedDetails(event) };
-  }, [[ORG_AGGREGATE, ctx.orgId]]);
+  }, [[ORG_AGGREGATE, ctx.orgId], domainLock(domain)]);
 }
 
 export async function removeOrgDomain(store: Store, ctx: RequestContext, rawDomain: string): Promise<{ details: ObjectDetails }> {
@@ -172,7 +174,7 @@ export async function validateOrgDomain(store: Store, ctx: RequestContext, rawDo
     const event = await tx.events.append({ aggregateType: ORG_AGGREGATE, aggregateId: ctx.orgId, type: 'org.domain.verified', payload: { domain }, creator: ctx.caller.userId, resourceOwner: ctx.orgId });
     await tx.orgDomains.update(ctx.orgId, domain, { isVerified: true, validationToken: null, sequence: event.sequence, changedAt: event.createdAt });
     return { details: changedDetails(event) };
-  }, [[ORG_AGGREGATE, ctx.orgId]]);
+  }, [[ORG_AGGREGATE, ctx.orgId], domainLock(domain)]);
 }
 
 export async function setPrimaryOrgDomain(store: Store, ctx: RequestContext, rawDomain: string): Promise<{ details: ObjectDetails }> {
@@ -188,5 +190,5 @@ export async function setPrimaryOrgDomain(store: Store, ctx: RequestContext, raw
     const event = await tx.events.append({ aggregateType: ORG_AGGREGATE, aggregateId: ctx.orgId, type: 'org.domain.primary.set', payload: { domain }, creator: ctx.caller.userId, resourceOwner: ctx.orgId });
     await tx.orgDomains.setPrimary(ctx.orgId, domain, event.sequence, event.createdAt);
     return { details: changedDetails(event) };
-  }, [[ORG_AGGREGATE, ctx.orgId]]);
+  }, [[ORG_AGGREGATE, ctx.orgId], domainLock(domain)]);
 }

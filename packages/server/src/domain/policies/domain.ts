@@ -7,7 +7,7 @@
  */
 import { DomainPolicy as DomainDocument } from '../transfer/document.js';
 import { parseWith, policyOperations } from './policy.js';
-import { assertBareLoginNamesUnique } from '../users/login-names.js';
+import { assertBareLoginNamesUnique, loginNamesLock } from '../users/login-names.js';
 
 export interface Domain {
   userLoginMustBeDomain: boolean;
@@ -31,4 +31,6 @@ export const domain = policyOperations({
   toDocument: (p: Domain) => ({ ...p }),
   // Switching userLoginMustBeDomain off makes user names login names across organisations.
   afterChange: (tx, instanceId) => assertBareLoginNamesUnique(tx, instanceId),
+  // …so a change takes turns with every command that gives a user a name.
+  locks: (instanceId) => [loginNamesLock(instanceId)],
 });

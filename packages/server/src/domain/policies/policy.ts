@@ -5,7 +5,7 @@
  * per change (`instance.policy.<name>.changed`, `org.policy.<name>.added|changed|removed`). A kind
  * says how its settings are read from a request, compared and shown.
  */
-import type { Repositories, Store } from '../../store/store.js';
+import type { AggregateLock, Repositories, Store } from '../../store/store.js';
 import type { PolicyRow } from '../../store/repositories/policies.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
@@ -36,6 +36,8 @@ export interface PolicyKind<T extends object, Input, S extends object> {
    * policy: no two users may then share a login name); a throw undoes the change.
    */
   afterChange?(tx: Repositories, instanceId: string): Promise<void>;
+  /** Locks a change takes beside its owner's, for what `afterChange` checks across owners. */
+  locks?(instanceId: string): AggregateLock[];
 }
 
 /**
@@ -79,7 +81,7 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
       await tx.policies.upsert({ ownerId: ctx.instanceId, kind: k.kind, settings: { ...next } as Record<string, unknown>, sequence: event.sequence, createdAt: row?.createdAt ?? event.createdAt, changedAt: event.createdAt });
       await k.afterChange?.(tx, ctx.instanceId);
       return { details: changedDetails(event) };
-    }, [['instance', ctx.instanceId]]);
+    }, [['instance', ctx.instanceId], ...(k.locks?.(ctx.instanceId) ?? [])]);
   }
 
   async function getOrg(store: Store, ctx: RequestContext): Promise<{ policy: PolicyView<S> }> {
@@ -104,7 +106,7 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
       await tx.policies.upsert({ ownerId: ctx.orgId, kind: k.kind, settings: { ...next } as Record<string, unknown>, sequence: event.sequence, createdAt: row?.createdAt ?? event.createdAt, changedAt: event.createdAt });
       await k.afterChange?.(tx, ctx.instanceId);
       return { details: mode === 'add' ? addedDetails(event) : changedDetails(event) };
-    }, [['org', ctx.orgId]]);
+    }, [['org', ctx.orgId], ...(k.locks?.(ctx.instanceId) ?? [])]);
   }
 
   async function resetOrg(store: Store, ctx: RequestContext): Promise<{ details: ObjectDetails }> {
@@ -117,7 +119,7 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
       await tx.policies.remove(ctx.orgId, k.kind);
       await k.afterChange?.(tx, ctx.instanceId);
       return { details: changedDetails(event) };
-    }, [['org', ctx.orgId]]);
+    }, [['org', ctx.orgId], ...(k.locks?.(ctx.instanceId) ?? [])]);
   }
 
   return {

@@ -7,17 +7,17 @@
 import { oidcRowFields } from '../idps/commands.js';
 import { normaliseDomain } from '../orgs/domains.js';
 import { randomBytes, createHash } from 'node:crypto';
-import type { Repositories } from '../../store/store.js';
+import type { AggregateLock, Repositories } from '../../store/store.js';
 import { DomainError, GrpcCode } from '../errors.js';
 import { newId } from '../ids.js';
 import { SUPPORTED_LANGUAGES } from '../languages.js';
-import { orgPrimaryDomain } from '../orgs/domain.js';
+import { domainLock, orgPrimaryDomain } from '../orgs/domain.js';
 import { ORG_ROLES, PROJECT_GRANT_ROLES, PROJECT_ROLES } from '../permissions.js';
 import { MESSAGE_TEXT_LISTS, type DataOrg } from './document.js';
 import { templateProblem } from '../notifications/template.js';
 import { queueUserMessage } from '../notifications/queue.js';
 import { POLICY_KINDS } from '../policies/index.js';
-import { bareLoginOrgIds } from '../users/login-names.js';
+import { bareLoginOrgIds, loginNamesLock } from '../users/login-names.js';
 import { withDefaults, type OidcAppInput } from '../apps/oidc-config.js';
 
 export interface ImportError {
@@ -117,6 +117,30 @@ export interface ReferenceImportContext {
   missingUsers: Map<string, number>;
 }
 
+/** A document may omit the name (ZITADEL's Auth0 migration output does): the id stands in. */
+const importedOrgName = (org: DataOrg, orgId: string) => (org.org?.name ?? orgId).trim() || orgId;
+
+/**
+ * What the organisation's transaction must lock before importOrg checks anything (ARCHITECTURE.md,
+ * "Locks before checks"): the instance's login names (its users' names are checked against other
+ * organisations' when login names carry no domain) and every domain it brings or is given (each
+ * checked against other organisations' verified and primary domains), as the API's commands do.
+ */
+export function orgImportLocks(org: DataOrg, instanceId: string, instanceDomain: string): AggregateLock[] {
+  const domains = new Set<string>();
+  // Without an id the organisation gets a new one, whose domain nobody else can have.
+  const name = org.orgId ? importedOrgName(org, org.orgId) : org.org?.name?.trim();
+  if (name) domains.add(orgPrimaryDomain(name, instanceDomain));
+  for (const d of org.domains ?? []) {
+    try {
+      domains.add(normaliseDomain(d.domainName ?? ''));
+    } catch {
+      // Reported by importOrg; nothing of it is checked or written.
+    }
+  }
+  return [loginNamesLock(instanceId), ...[...domains].map(domainLock)];
+}
+
 export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<ImportSuccessOrg | undefined> {
   const { org, errors } = c;
   const check = () => {
@@ -135,8 +159,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   if (existingOrg) {
     errors.push({ type: 'org', id: orgId, message: msg('ORG-lapo2n', 'Errors.Org.AlreadyExisting') });
   } else {
-    // A document may omit the name (ZITADEL's Auth0 migration output does): the id stands in.
-    const name = (org.org?.name ?? orgId).trim() || orgId;
+    const name = importedOrgName(org, orgId);
     if (await tx.orgs.getByNameKey(name.toLowerCase())) {
       errors.push({ type: 'org', id: orgId, message: msg('ORG-3M9f2', `Errors.Org.AlreadyExists: the name "${name}" is taken by another organisation; its resources were not imported`) });
       return undefined;

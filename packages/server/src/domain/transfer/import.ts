@@ -15,7 +15,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode, invalidArgument } from '../errors.js';
 import type { DataOrgs } from './document.js';
 import { importOrder, usersImportedLater } from './import-order.js';
-import { importOrg, importReferences, msg, timeoutError, type ImportError, type ImportSuccessOrg, type OrgImportContext, type OrgReferences } from './import-org.js';
+import { importOrg, importReferences, msg, orgImportLocks, timeoutError, type ImportError, type ImportSuccessOrg, type OrgImportContext, type OrgReferences } from './import-org.js';
 import type { OnTransferProgress } from './progress.js';
 import { parseImportRequest } from './request.js';
 import { parseDataOrgsV1 } from './v1.js';
@@ -78,6 +78,8 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
   const missingUsers = new Map<string, number>();
   const orgs: ImportSuccessOrg[] = [];
   const timedOut = () => timeoutError(timeoutMs, orgs.map((o) => o.orgId));
+  // Set once, at the first start: the suffix of the organisations' generated domains.
+  const instanceDomain = (await store.read.instance.get())?.domain ?? 'localhost';
   try {
     const ordered = importOrder(doc.orgs);
     const later = usersImportedLater(ordered);
@@ -90,19 +92,26 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
         if (signal.aborted) throw timedOut();
       }
       const orgErrors: ImportError[] = [];
+      const orgMissingUsers = new Map<string, number>();
       const context: OrgImportContext = {
-        instanceId: ctx.instanceId, org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers, notifyUsers,
+        instanceId: ctx.instanceId, org, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers: orgMissingUsers, notifyUsers,
         sealOtp: (base32) => sealOtpSecret(secrets, base32),
         sealIdpSecret: (clientSecret) => secrets.seal(clientSecret, OIDC_CLIENT_SECRET_PURPOSE),
       };
       const done = await store.transaction(async (tx) => {
+        // The store may run a transaction more than once (a group that failed runs each of its
+        // transactions again alone): what one reports starts afresh on every run.
+        orgErrors.length = 0;
+        orgMissingUsers.clear();
+        context.deferred = undefined;
         const imported = await importOrg(tx, context);
         // The audit record commits with the organisation: one that survives a crash later in the
         // import still says who brought it in, and with what.
         if (imported) await tx.events.append(orgImportEvent(ctx, imported, orgErrors.length));
         return imported;
-      });
+      }, orgImportLocks(org, ctx.instanceId, instanceDomain));
       errors.push(...orgErrors);
+      addCounts(missingUsers, orgMissingUsers);
       if (done) orgs.push(done);
       if (done && context.deferred) deferred.push({ success: done, refs: context.deferred });
       deps.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: index + 1, total: ordered.length, elapsedMs: Math.round(performance.now() - started) });
@@ -122,9 +131,17 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
           if (signal.aborted) throw timedOut();
         };
         // Staged like the organisation's own errors: reported only once its transaction has committed.
-        const added: ImportSuccessOrg = { orgId: success.orgId };
-        await store.transaction((tx) => importReferences(tx, { orgId: success.orgId, refs, errors: refErrors, ok: added, check, at: new Date(), missingUsers }));
+        let added: ImportSuccessOrg = { orgId: success.orgId };
+        const refMissingUsers = new Map<string, number>();
+        await store.transaction((tx) => {
+          // Afresh on every run, as the organisation's own.
+          refErrors.length = 0;
+          refMissingUsers.clear();
+          added = { orgId: success.orgId };
+          return importReferences(tx, { orgId: success.orgId, refs, errors: refErrors, ok: added, check, at: new Date(), missingUsers: refMissingUsers });
+        });
         errors.push(...refErrors);
+        addCounts(missingUsers, refMissingUsers);
         for (const key of ['userGrants', 'orgMembers', 'projectMembers', 'projectGrants', 'projectGrantMembers'] as const) {
           if (added[key]) (success[key] as unknown[]) = [...(success[key] ?? []), ...added[key]];
         }
@@ -145,6 +162,11 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
     message: msg('IMPORT-usr0t', `user ${userId} is neither in the document nor on this instance; ${count} grant(s)/membership(s) naming it were not imported`),
   }));
   return { ...(errors.length ? { errors } : {}), ...(warnings.length ? { warnings } : {}), success: orgs.length ? { orgs } : {} };
+}
+
+/** Adds the counts of `from` to those of `into`. */
+function addCounts(into: Map<string, number>, from: Map<string, number>): void {
+  for (const [key, count] of from) into.set(key, (into.get(key) ?? 0) + count);
 }
 
 /** `org.data.imported`, in the organisation's own transaction: what this import brought into it. */

@@ -3,7 +3,7 @@
  * organisation ignoring case (the users_org_user_name_key index backs the check against races);
  * a given `userId` (imports) must be unused in the whole instance.
  */
-import { assertBareLoginNameFree } from './login-names.js';
+import { assertBareLoginNameFree, loginNamesLock } from './login-names.js';
 import { hashPassword } from '../../auth/passwords.js';
 import type { Repositories, Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
@@ -154,15 +154,15 @@ async function createUser(store: Store, ctx: RequestContext, user: NewUser, then
     const created = await insertNewUser(tx, { instanceId: ctx.instanceId, orgId: ctx.orgId, creator: ctx.caller.userId }, user);
     await then?.(tx, created);
     return created;
-    // The name's lock serialises two creations of one name: bare login names are checked across
-    // organisations (login-names.ts), which no unique index covers.
-  }, [['user_name', user.userName.toLowerCase()], ...(user.userId ? [[USER_AGGREGATE, user.userId] as const] : [])]);
+    // Bare login names are checked across organisations (login-names.ts), under their lock.
+  }, [loginNamesLock(ctx.instanceId), ...(user.userId ? [[USER_AGGREGATE, user.userId] as const] : [])]);
 }
 
 /**
  * The checks and writes of creating a user, inside the caller's transaction: the API's commands
  * above, and auto-registration at sign-in through an identity provider (domain/federation/),
- * where the new user is its own creator. A given `userId` must be locked by the caller.
+ * where the new user is its own creator. The caller must hold `loginNamesLock`, and the lock of a
+ * given `userId`.
  */
 export async function insertNewUser(tx: Repositories, by: { instanceId: string; orgId: string; creator: string }, user: NewUser): Promise<CreatedUser> {
   const userId = user.userId ?? newId();

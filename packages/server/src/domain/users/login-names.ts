@@ -59,6 +59,16 @@ export function loginNameReader(read: Repositories, instanceId: string) {
   };
 }
 
+/**
+ * The lock on the instance's login names, taken by every command that gives a user a name (the
+ * API's, an import's organisation, registration at sign-in) or changes the domain policy: whether
+ * a bare name is free is a question about every organisation, which no unique index answers and no
+ * organisation's or user's lock serialises (ARCHITECTURE.md, "Locks before checks"). One key for the
+ * instance, not one per name: an import names thousands of users in one transaction, more locks
+ * than PostgreSQL's lock table holds. A lock key, not an aggregate: nothing is appended to it.
+ */
+export const loginNamesLock = (instanceId: string) => ['login_names', instanceId] as const;
+
 /** Organisations whose effective domain policy has `userLoginMustBeDomain` off. */
 export async function bareLoginOrgIds(read: Repositories, instanceId: string): Promise<string[]> {
   const rows = await read.policies.listKind(domainPolicy.kind.kind);

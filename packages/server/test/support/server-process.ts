@@ -1,0 +1,75 @@
+/**
+ * The server as a user starts it: `src/main.ts` in a process of its own (through tsx), configured
+ * by the environment. For tests of the process itself and of several processes on one database.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from './temp-dir.js';
+
+const MAIN = join(dirname(fileURLToPath(import.meta.url)), '../../src/main.ts');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts main.ts with `env` over the test's own; resolves once it listens (its log says so). */
+export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  // The operator key beside the test's data, not in ./data of the package.
+  const keyFile = join(env.ADMIN_PAT_FILE ? dirname(env.ADMIN_PAT_FILE) : tempDir('identity-proc-'), 'encryption.key');
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ENCRYPTION_KEY_FILE: keyFile, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"msg":"listening".*?"port":(\d+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(match[1]), output: () => out, exited });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    exited.then((code) => reject(new Error(`server exited with ${code}:\n${out}`)));
+  });
+}
+
+export async function stopServerProcess(server: ServerProcess): Promise<number | null> {
+  server.child.kill('SIGTERM');
+  return server.exited;
+}
+
+/**
+ * Starts main.ts on a port chosen beforehand, with EXTERNAL_URL (its issuer) naming it: a sign-in
+ * then runs wholly in the process it began in. The port was free a moment ago; should another
+ * program take it meanwhile, the start is tried again on another.
+ */
+export async function startServerProcessWithIssuer(env: Record<string, string>): Promise<{ server: ServerProcess; base: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      return { server: await startServerProcess({ ...env, PORT: String(port), EXTERNAL_URL: base }), base };
+    } catch (error) {
+      if (attempt < 3 && /EADDRINUSE/.test((error as Error).message)) continue;
+      throw error;
+    }
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
