@@ -9,6 +9,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type Provider from 'oidc-provider';
 import type { PasswordVerifier } from '../../auth/password-verifier.js';
+import { parseBearer } from '../../auth/authenticate.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
 import { loginNameReader } from '../../domain/users/login-names.js';
 import { hasScope, audienceProjects, rolesClaim, rolesClaimNames, USER_METADATA_SCOPE, userClaims, ZITADEL_ROLES_CLAIM } from '../../oidc/scopes.js';
@@ -158,8 +159,8 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
       c.header('WWW-Authenticate', `Bearer realm="${deps.issuer}", error="${error}"`);
       return c.json({ error, error_description: error === 'invalid_token' ? 'invalid token provided' : 'openid scope is missing' }, status);
     };
-    const match = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
-    const access = match ? await deps.readAccessToken(match[1]) : undefined;
+    const token = parseBearer(c.req.header('authorization'));
+    const access = token ? await deps.readAccessToken(token) : undefined;
     if (!access) return challenge('invalid_token', 401);
     if (!hasScope(access.scope, 'openid')) return challenge('insufficient_scope', 403);
     const user = await store.read.users.get(access.userId);
