@@ -29,6 +29,8 @@ const EnvSchema = z.object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs),
   /** Open connections at most. */
   HTTP_MAX_CONNECTIONS: z.coerce.number().int().positive().default(DEFAULT_CONNECTION_LIMITS.maxConnections),
+  /** Open connections from one client address at most; by default 100, or HTTP_MAX_CONNECTIONS when lower. */
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().positive().optional(),
   /** A Cloud Storage emulator for export/import (e.g. http://127.0.0.1:9199); Google's API when unset. */
   STORAGE_EMULATOR_HOST: z.url({ protocol: /^https?$/ }).optional(),
   /** Failed password checks after which a user is locked (the instance lockout policy); 0 = no lockout. */
@@ -56,7 +58,7 @@ export interface Config {
   maxImportBodyBytes: number;
   /** Imports served at once (MAX_CONCURRENT_IMPORTS). */
   maxConcurrentImports: number;
-  /** Connection timeouts and cap (HTTP_*). */
+  /** Connection timeouts and caps (HTTP_*). */
   connections: ConnectionLimits;
   /** Cloud Storage endpoint for export/import (STORAGE_EMULATOR_HOST); Google's when unset. */
   gcsEndpoint?: string;
@@ -81,6 +83,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
+  // More than the cap would never apply: a setting that says otherwise is a mistake.
+  if (e.HTTP_MAX_CONNECTIONS_PER_ADDRESS !== undefined && e.HTTP_MAX_CONNECTIONS_PER_ADDRESS > e.HTTP_MAX_CONNECTIONS) {
+    throw new ConfigError('invalid configuration:\n  HTTP_MAX_CONNECTIONS_PER_ADDRESS: must not exceed HTTP_MAX_CONNECTIONS');
+  }
   let store: StoreLocation;
   try {
     store = parseDatabaseUrl(e.DATABASE_URL);
@@ -103,6 +109,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: e.HTTP_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: e.HTTP_MAX_CONNECTIONS_PER_ADDRESS ?? Math.min(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress, e.HTTP_MAX_CONNECTIONS),
     },
     gcsEndpoint: e.STORAGE_EMULATOR_HOST,
     lockoutMaxPasswordAttempts: e.LOCKOUT_MAX_PASSWORD_ATTEMPTS,
