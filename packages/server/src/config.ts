@@ -11,8 +11,14 @@ import { parseDatabaseUrl, UnsupportedDatabaseUrl, type StoreLocation } from './
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * The instance's own folder: the defaults of the SQLite file, ADMIN_PAT_FILE, ENCRYPTION_KEY_FILE
+   * and MAIL_DROP_DIR are in it (each variable still wins when set). Two instances need two folders.
+   */
+  DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z.string().optional(),
-  ADMIN_PAT_FILE: z.string().min(1).default('./data/admin.pat'),
+  /** Where the first start writes the admin's token (DATA_DIR/admin.pat when unset). */
+  ADMIN_PAT_FILE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   EXTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Largest request body in bytes for ordinary calls. */
@@ -37,17 +43,19 @@ const EnvSchema = z.object({
   LOCKOUT_MAX_PASSWORD_ATTEMPTS: z.coerce.number().int().min(0).default(0),
   /** The operator's key for secrets at rest (32 bytes, base64 or hex); else read from ENCRYPTION_KEY_FILE. */
   ENCRYPTION_KEY: z.string().min(1).optional(),
-  /** File holding the key; created with a random key on the first start when missing. */
-  ENCRYPTION_KEY_FILE: z.string().min(1).default('./data/encryption.key'),
+  /** File holding the key (DATA_DIR/encryption.key when unset); created with a random key on the first start when missing. */
+  ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
   /** Earlier keys (comma-separated) still accepted for opening secrets sealed before a rotation. */
   ENCRYPTION_KEYS_PREVIOUS: z.string().optional(),
-  /** Where mail goes as .eml files while no SMTP provider is active. */
-  MAIL_DROP_DIR: z.string().min(1).default('./data/mail'),
+  /** Where mail goes as .eml files while no SMTP provider is active (DATA_DIR/mail when unset). */
+  MAIL_DROP_DIR: z.string().min(1).optional(),
 });
 
 export interface Config {
   port: number;
   host: string;
+  /** The instance's folder (DATA_DIR), where the file defaults below are. */
+  dataDir: string;
   store: StoreLocation;
   adminPatFile: string;
   logLevel: (typeof LOG_LEVELS)[number];
@@ -87,9 +95,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (e.HTTP_MAX_CONNECTIONS_PER_ADDRESS !== undefined && e.HTTP_MAX_CONNECTIONS_PER_ADDRESS > e.HTTP_MAX_CONNECTIONS) {
     throw new ConfigError('invalid configuration:\n  HTTP_MAX_CONNECTIONS_PER_ADDRESS: must not exceed HTTP_MAX_CONNECTIONS');
   }
+  // Written as `${DATA_DIR}/name` (not path.join) so the default reads ./data/…, as the README says.
+  const inDataDir = (name: string) => `${e.DATA_DIR.replace(/\/+$/, '')}/${name}`;
   let store: StoreLocation;
   try {
-    store = parseDatabaseUrl(e.DATABASE_URL);
+    store = parseDatabaseUrl(e.DATABASE_URL, inDataDir('identity.db'));
   } catch (error) {
     if (error instanceof UnsupportedDatabaseUrl) throw new ConfigError(`invalid configuration:\n  DATABASE_URL: ${error.message}`);
     throw error;
@@ -97,8 +107,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     port: e.PORT,
     host: e.HOST,
+    dataDir: e.DATA_DIR,
     store,
-    adminPatFile: e.ADMIN_PAT_FILE,
+    adminPatFile: e.ADMIN_PAT_FILE ?? inDataDir('admin.pat'),
     logLevel: e.LOG_LEVEL,
     externalUrl: (e.EXTERNAL_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     maxBodyBytes: e.MAX_BODY_BYTES,
@@ -115,16 +126,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     lockoutMaxPasswordAttempts: e.LOCKOUT_MAX_PASSWORD_ATTEMPTS,
     encryptionKey: {
       key: e.ENCRYPTION_KEY,
-      keyFile: e.ENCRYPTION_KEY_FILE,
+      keyFile: e.ENCRYPTION_KEY_FILE ?? inDataDir('encryption.key'),
       previousKeys: (e.ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
     },
-    mailDropDir: e.MAIL_DROP_DIR,
+    mailDropDir: e.MAIL_DROP_DIR ?? inDataDir('mail'),
   };
 }
 
 /**
  * Where a command run through npm was started: npm runs a workspace's scripts in the package's
- * folder, so relative paths (the default ./data/…) would otherwise name packages/server/data.
+ * folder, so relative paths (DATA_DIR's default ./data) would otherwise name packages/server/data.
  */
 export function commandWorkingDirectory(env: Record<string, string | undefined>): string {
   return env.INIT_CWD || process.cwd();
