@@ -7,7 +7,7 @@
  * Environment (all optional):
  *   BENCH_DURATION=10      measured seconds per target
  *   BENCH_WARMUP=2         warm-up seconds per target, on the same connections (not counted)
- *   BENCH_CONNECTIONS=50   concurrent connections
+ *   BENCH_CONNECTIONS=50   concurrent connections (all from 127.0.0.1: above 100 also set HTTP_MAX_CONNECTIONS_PER_ADDRESS)
  *   BENCH_STORES=sqlite,postgres
  *   BENCH_TARGETS=bare,floor,bounds,write,write2,read,tokens,oauth,grants   which measurements to run (`write2`: the write over two server processes on one PostgreSQL)
  *                          `bounds`: on SQLite, beside the floor and the write, the service's own write without an

@@ -2,7 +2,7 @@
  * The CLI against two real HTTP servers (the service built in-process on SQLite, listening on
  * loopback ports), as a migration between two instances runs.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -144,6 +144,23 @@ describe('identity-transfer CLI', () => {
     const again = capture();
     expect(await main(['import', '--url', b.url, '--token', b.instance.adminToken, file], again)).toBe(1);
     expect(again.out.at(-1)).toMatch(/not imported: \d+ \(.*1 org.*\)/);
+  });
+
+  it('writes the export 0600 (it holds password hashes and TOTP secrets), also over a wider existing file and side file', async () => {
+    const fresh = join(dir, 'secret.json');
+    expect(await main(['export', '--url', a.url, '--token', a.instance.adminToken, '--org', 'cli-1', '--with-passwords', '--with-otp', '--out', fresh], capture())).toBe(0);
+    expect(JSON.parse(readFileSync(fresh, 'utf8')).orgs[0].humanUsers[0].user.otpCode).toBeTruthy();
+    expect(statSync(fresh).mode & 0o777).toBe(0o600);
+
+    // An earlier export and a side file left by an interrupted one, both readable by everyone.
+    const again = join(dir, 'again.json');
+    writeFileSync(again, 'old', { mode: 0o644 });
+    writeFileSync(`${again}.partial`, 'left over', { mode: 0o666 });
+    chmodSync(`${again}.partial`, 0o666);
+    expect(await main(['export', '--url', a.url, '--token', a.instance.adminToken, '--org', 'cli-1', '--with-passwords', '--with-otp', '--out', again], capture())).toBe(0);
+    expect(statSync(again).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(again, 'utf8')).orgs[0].orgId).toBe('cli-1');
+    expect(existsSync(`${again}.partial`)).toBe(false);
   });
 
   it('an export cut off mid-stream fails and leaves no file (a truncated document must not be imported later)', async () => {

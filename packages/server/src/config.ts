@@ -11,8 +11,14 @@ import { parseDatabaseUrl, UnsupportedDatabaseUrl, type StoreLocation } from './
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * The instance's own folder: the defaults of the SQLite file, ADMIN_PAT_FILE, ENCRYPTION_KEY_FILE
+   * and MAIL_DROP_DIR are in it (each variable still wins when set). Two instances need two folders.
+   */
+  DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z.string().optional(),
-  ADMIN_PAT_FILE: z.string().min(1).default('./data/admin.pat'),
+  /** Where the first start writes the admin's token (DATA_DIR/admin.pat when unset). */
+  ADMIN_PAT_FILE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   EXTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Largest request body in bytes for ordinary calls. */
@@ -29,23 +35,27 @@ const EnvSchema = z.object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs),
   /** Open connections at most. */
   HTTP_MAX_CONNECTIONS: z.coerce.number().int().positive().default(DEFAULT_CONNECTION_LIMITS.maxConnections),
+  /** Open connections from one client address at most; by default 100, or HTTP_MAX_CONNECTIONS when lower. */
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().positive().optional(),
   /** A Cloud Storage emulator for export/import (e.g. http://127.0.0.1:9199); Google's API when unset. */
   STORAGE_EMULATOR_HOST: z.url({ protocol: /^https?$/ }).optional(),
   /** Failed password checks after which a user is locked (the instance lockout policy); 0 = no lockout. */
   LOCKOUT_MAX_PASSWORD_ATTEMPTS: z.coerce.number().int().min(0).default(0),
   /** The operator's key for secrets at rest (32 bytes, base64 or hex); else read from ENCRYPTION_KEY_FILE. */
   ENCRYPTION_KEY: z.string().min(1).optional(),
-  /** File holding the key; created with a random key on the first start when missing. */
-  ENCRYPTION_KEY_FILE: z.string().min(1).default('./data/encryption.key'),
+  /** File holding the key (DATA_DIR/encryption.key when unset); created with a random key on the first start when missing. */
+  ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
   /** Earlier keys (comma-separated) still accepted for opening secrets sealed before a rotation. */
   ENCRYPTION_KEYS_PREVIOUS: z.string().optional(),
-  /** Where mail goes as .eml files while no SMTP provider is active. */
-  MAIL_DROP_DIR: z.string().min(1).default('./data/mail'),
+  /** Where mail goes as .eml files while no SMTP provider is active (DATA_DIR/mail when unset). */
+  MAIL_DROP_DIR: z.string().min(1).optional(),
 });
 
 export interface Config {
   port: number;
   host: string;
+  /** The instance's folder (DATA_DIR), where the file defaults below are. */
+  dataDir: string;
   store: StoreLocation;
   adminPatFile: string;
   logLevel: (typeof LOG_LEVELS)[number];
@@ -56,7 +66,7 @@ export interface Config {
   maxImportBodyBytes: number;
   /** Imports served at once (MAX_CONCURRENT_IMPORTS). */
   maxConcurrentImports: number;
-  /** Connection timeouts and cap (HTTP_*). */
+  /** Connection timeouts and caps (HTTP_*). */
   connections: ConnectionLimits;
   /** Cloud Storage endpoint for export/import (STORAGE_EMULATOR_HOST); Google's when unset. */
   gcsEndpoint?: string;
@@ -81,9 +91,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
+  // More than the cap would never apply: a setting that says otherwise is a mistake.
+  if (e.HTTP_MAX_CONNECTIONS_PER_ADDRESS !== undefined && e.HTTP_MAX_CONNECTIONS_PER_ADDRESS > e.HTTP_MAX_CONNECTIONS) {
+    throw new ConfigError('invalid configuration:\n  HTTP_MAX_CONNECTIONS_PER_ADDRESS: must not exceed HTTP_MAX_CONNECTIONS');
+  }
+  // Written as `${DATA_DIR}/name` (not path.join) so the default reads ./data/…, as the README says.
+  const inDataDir = (name: string) => `${e.DATA_DIR.replace(/\/+$/, '')}/${name}`;
   let store: StoreLocation;
   try {
-    store = parseDatabaseUrl(e.DATABASE_URL);
+    store = parseDatabaseUrl(e.DATABASE_URL, inDataDir('identity.db'));
   } catch (error) {
     if (error instanceof UnsupportedDatabaseUrl) throw new ConfigError(`invalid configuration:\n  DATABASE_URL: ${error.message}`);
     throw error;
@@ -91,8 +107,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     port: e.PORT,
     host: e.HOST,
+    dataDir: e.DATA_DIR,
     store,
-    adminPatFile: e.ADMIN_PAT_FILE,
+    adminPatFile: e.ADMIN_PAT_FILE ?? inDataDir('admin.pat'),
     logLevel: e.LOG_LEVEL,
     externalUrl: (e.EXTERNAL_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     maxBodyBytes: e.MAX_BODY_BYTES,
@@ -103,21 +120,22 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: e.HTTP_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: e.HTTP_MAX_CONNECTIONS_PER_ADDRESS ?? Math.min(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress, e.HTTP_MAX_CONNECTIONS),
     },
     gcsEndpoint: e.STORAGE_EMULATOR_HOST,
     lockoutMaxPasswordAttempts: e.LOCKOUT_MAX_PASSWORD_ATTEMPTS,
     encryptionKey: {
       key: e.ENCRYPTION_KEY,
-      keyFile: e.ENCRYPTION_KEY_FILE,
+      keyFile: e.ENCRYPTION_KEY_FILE ?? inDataDir('encryption.key'),
       previousKeys: (e.ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
     },
-    mailDropDir: e.MAIL_DROP_DIR,
+    mailDropDir: e.MAIL_DROP_DIR ?? inDataDir('mail'),
   };
 }
 
 /**
  * Where a command run through npm was started: npm runs a workspace's scripts in the package's
- * folder, so relative paths (the default ./data/…) would otherwise name packages/server/data.
+ * folder, so relative paths (DATA_DIR's default ./data) would otherwise name packages/server/data.
  */
 export function commandWorkingDirectory(env: Record<string, string | undefined>): string {
   return env.INIT_CWD || process.cwd();

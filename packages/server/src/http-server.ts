@@ -3,7 +3,8 @@
  * that has not sent its request's headers within `headersTimeoutMs` (an idle one included), or
  * its whole request within `requestTimeoutMs`, is answered 408 and closed; one left idle after
  * a response is closed after `keepAliveTimeoutMs`; beyond `maxConnections` open connections a new
- * one is closed at once. What node refuses before a request reaches the app (headers over 16 KiB
+ * one is closed at once, and so is one from an address that already holds
+ * `maxConnectionsPerAddress` (so one client cannot take the whole cap). What node refuses before a request reaches the app (headers over 16 KiB
  * → 431, a timeout → 408, unparsable HTTP → 400) is answered with the API's error body.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -21,6 +22,8 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
   /** Open connections at most; further ones are closed as they arrive. */
   maxConnections: number;
+  /** Open connections from one client address at most; its further ones are closed as they arrive. */
+  maxConnectionsPerAddress: number;
 }
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
@@ -28,6 +31,10 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   requestTimeoutMs: 120_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1_000,
+  // A tenth of the cap: ten busy clients still fit, one cannot hold out the rest. Well above what
+  // one program needs (a browser opens 6 per host, the benchmarks 50 from one address); behind a
+  // proxy every connection comes from the proxy's address, so raise it to HTTP_MAX_CONNECTIONS there.
+  maxConnectionsPerAddress: 100,
 };
 
 /** Node's own limit on a request's line and headers (the URL counts): beyond it, 431. */
@@ -51,8 +58,40 @@ export function createLimitedHttpServer(
     handler,
   );
   server.maxConnections = limits.maxConnections;
+  limitConnectionsPerAddress(server, limits.maxConnectionsPerAddress);
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, logger));
   return server;
+}
+
+/**
+ * Closes a new connection at once when its address already holds `limit` open ones. Connections
+ * node drops at the global cap never get here ('connection' is not emitted for them), so they are
+ * not counted.
+ */
+function limitConnectionsPerAddress(server: Server, limit: number): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress;
+    if (address === undefined) return void socket.destroy(); // already gone
+    const key = clientAddressKey(address);
+    const held = open.get(key) ?? 0;
+    if (held >= limit) return void socket.destroy();
+    open.set(key, held + 1);
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1;
+      if (left > 0) open.set(key, left);
+      else open.delete(key);
+    });
+  });
+}
+
+/**
+ * One key per client: on a dual-stack listener an IPv4 client appears as `::ffff:a.b.c.d`, which is
+ * the same client as `a.b.c.d`.
+ */
+export function clientAddressKey(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  return mapped ? mapped[1] : address.toLowerCase();
 }
 
 /** Failures node detects before the app sees a request: the error body, then close. */

@@ -5,7 +5,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { bootstrapInstance } from './domain/instance/bootstrap.js';
 import { createLogger } from './log.js';
-import { writeAdminToken } from './instance-files.js';
+import { ensureNoAdminToken, InstanceFileError, writeAdminToken } from './instance-files.js';
 import { createServer } from './server.js';
 import { startBackgroundWork } from './background/index.js';
 import { openStore } from './store/store.js';
@@ -38,14 +38,18 @@ async function main() {
   }
   const store = await openStore(config.store);
   const instanceDomain = new URL(config.externalUrl).hostname;
-  const instance = await bootstrapInstance(store, instanceDomain);
+  // A new instance never takes another one's token file (DATA_DIR shared by mistake): refused
+  // before anything is created, so the next start with its own DATA_DIR bootstraps normally.
+  const instance = await bootstrapInstance(store, instanceDomain, { beforeCreate: () => ensureNoAdminToken(config.adminPatFile) });
   if (instance.created) {
-    writeAdminToken(config.adminPatFile, instance.created.token);
-    // Printed once, on the start that created it; it is also in ADMIN_PAT_FILE (mode 0600).
+    // Printed once, on the start that created it, before the file is written: should another
+    // process create that file in the meantime (writeAdminToken never overwrites one), the token
+    // is still not lost.
     process.stdout.write(
       `\nFirst start: created the instance administrator (IAM_OWNER).\n` +
         `Personal access token (shown once; also written to ${config.adminPatFile}):\n\n  ${instance.created.token}\n\n`,
     );
+    writeAdminToken(config.adminPatFile, instance.created.token);
   }
 
   let shuttingDown = false;
@@ -91,8 +95,9 @@ async function main() {
 }
 
 main().catch((error) => {
-  // The store's secrets do not open with this process's key: say which keys, without a stack.
-  if (error instanceof SecretKeyError) {
+  // The store's secrets do not open with this process's key, or a file of another instance is in
+  // the way: say so, without a stack.
+  if (error instanceof SecretKeyError || error instanceof InstanceFileError) {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }

@@ -53,6 +53,19 @@ describeEachStore('authentication with personal access tokens', (dialect) => {
     expect((await res.json()).details[0].id).toBe('AUTH-Bs7Ds');
   });
 
+  it('the scheme is case-insensitive and may be followed by several spaces (RFC 9110 §11.4)', async () => {
+    for (const authorization of [`bearer ${t.adminToken}`, `BEARER ${t.adminToken}`, `bEaReR ${t.adminToken}`, `Bearer   ${t.adminToken}`]) {
+      const res = await t.call('GET', PATH, { token: null, headers: { authorization } });
+      expect(res.status, authorization.replace(t.adminToken, '<token>')).toBe(200);
+    }
+  });
+
+  it('what is not `Bearer <token>` stays a 401: another scheme, no space, a token with a space', async () => {
+    for (const authorization of [`Basic ${t.adminToken}`, `Bearer${t.adminToken}`, `Bearers ${t.adminToken}`, `Bearer ${t.adminToken} x`]) {
+      await expect401(await t.call('GET', PATH, { token: null, headers: { authorization } }));
+    }
+  });
+
   it('the admin token of the bootstrap works', async () => {
     expect((await t.call('GET', PATH)).status).toBe(200);
   });

@@ -9,11 +9,12 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { DEFAULT_CONNECTION_LIMITS } from '../src/http-server.js';
+import { clientAddressKey, DEFAULT_CONNECTION_LIMITS } from '../src/http-server.js';
 import { createServer } from '../src/server.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
 
-const LIMITS = { headersTimeoutMs: 400, requestTimeoutMs: 800, keepAliveTimeoutMs: 300, maxConnections: 3 };
+// One address may hold the whole cap here, so the cap itself is what the tests below meet.
+const LIMITS = { headersTimeoutMs: 400, requestTimeoutMs: 800, keepAliveTimeoutMs: 300, maxConnections: 3, maxConnectionsPerAddress: 3 };
 
 describeEachStore('connections: timeouts and a cap', (dialect) => {
   let t: TestInstance;
@@ -148,15 +149,109 @@ describeEachStore('connections: timeouts and a cap', (dialect) => {
   });
 });
 
+// All of 127.0.0.0/8 is loopback on Linux: connecting from 127.0.0.2 is being another client.
+const PER_ADDRESS = { headersTimeoutMs: 10_000, requestTimeoutMs: 20_000, keepAliveTimeoutMs: 5_000, maxConnections: 10, maxConnectionsPerAddress: 4 };
+
+describeEachStore('connections: a limit per client address', (dialect) => {
+  let t: TestInstance;
+  let close: () => Promise<void>;
+  let port: number;
+  const open: Socket[] = [];
+  beforeAll(async () => {
+    t = await createTestInstance(dialect);
+    const service = await createServer({ store: t.store, instanceId: t.instanceId, issuer: 'http://127.0.0.1', lockout: { maxPasswordAttempts: 0 }, connections: PER_ADDRESS });
+    // Dual-stack, as HOST=:: would be: IPv4 clients then arrive as ::ffff:a.b.c.d.
+    await new Promise<void>((resolve) => service.server.listen(0, '::', resolve));
+    port = (service.server.address() as AddressInfo).port;
+    close = async () => {
+      service.server.closeAllConnections();
+      await new Promise((resolve) => service.server.close(resolve));
+      await t.close();
+    };
+  });
+  afterAll(async () => {
+    for (const socket of open) socket.destroy();
+    await close();
+  });
+
+  /** A raw connection to `host` from `from`, once connected, with a promise of its close. */
+  const connection = async (host: string, from: string) => {
+    const socket = connect({ port, host, localAddress: from });
+    open.push(socket);
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    return { socket, closed };
+  };
+  /** GET /healthz from `from` on a new connection: its status, or the error that ended it. */
+  const health = (from: string, host = '127.0.0.1') =>
+    new Promise<number | string>((resolve) => {
+      const req = request({ host, port, path: '/healthz', localAddress: from, agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', (error: Error & { code?: string }) => resolve(error.code ?? error.message));
+      req.end();
+    });
+
+  it('an address over its limit is closed on arrival while another address is still served; both IPv4 forms count as one address', async () => {
+    // The limit, taken in both forms of 127.0.0.1 (plain IPv4, and IPv4-mapped IPv6).
+    const held = [
+      await connection('127.0.0.1', '127.0.0.1'),
+      await connection('::ffff:127.0.0.1', '::ffff:127.0.0.1'),
+      await connection('127.0.0.1', '127.0.0.1'),
+      await connection('::ffff:127.0.0.1', '::ffff:127.0.0.1'),
+    ];
+    // Twice the global cap more from the same address: each one closed at once, in either form.
+    const extra = await Promise.all(Array.from({ length: 2 * PER_ADDRESS.maxConnections }, (_, i) => (i % 2 ? connection('::ffff:127.0.0.1', '::ffff:127.0.0.1') : connection('127.0.0.1', '127.0.0.1'))));
+
+    // Another address is served, and so is a second one beside it.
+    expect(await health('127.0.0.2')).toBe(200);
+    expect(await health('127.0.0.3')).toBe(200);
+
+    // The extra ones were closed on arrival (not left to the 10 s headers timeout); the held ones stay.
+    const allClosed = Promise.all(extra.map((c) => c.closed)).then(() => true);
+    expect(await Promise.race([allClosed, new Promise((resolve) => setTimeout(() => resolve(false), 3_000))])).toBe(true);
+    expect(held.every((c) => !c.socket.destroyed)).toBe(true);
+    // The first address is not: its limit is taken.
+    expect(await health('127.0.0.1')).not.toBe(200);
+
+    // A held connection that closes frees its place for that address.
+    held[0].socket.destroy();
+    await held[0].closed;
+    await expect.poll(() => health('127.0.0.1'), { timeout: 2_000 }).toBe(200);
+    for (const c of held) c.socket.destroy();
+  });
+
+  it('the address key: an IPv4-mapped IPv6 address is its IPv4 address; IPv6 is compared in one case', () => {
+    expect(clientAddressKey('::ffff:127.0.0.1')).toBe('127.0.0.1');
+    expect(clientAddressKey('::FFFF:10.1.2.3')).toBe('10.1.2.3');
+    expect(clientAddressKey('127.0.0.1')).toBe('127.0.0.1');
+    expect(clientAddressKey('2001:DB8::1')).toBe('2001:db8::1');
+    expect(clientAddressKey('::1')).toBe('::1');
+  });
+});
+
 describe('connection and import settings (config.ts)', () => {
   it('defaults, overrides, and a headers timeout longer than the request timeout refused', () => {
     const defaults = loadConfig({});
     expect(defaults.connections).toEqual(DEFAULT_CONNECTION_LIMITS);
     expect(defaults.maxConcurrentImports).toBe(2);
     const set = loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '3000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000', HTTP_MAX_CONNECTIONS: '50', MAX_CONCURRENT_IMPORTS: '4' });
-    expect(set.connections).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 3000, keepAliveTimeoutMs: 1000, maxConnections: 50 });
+    // The per-address default (100) never exceeds a lower cap.
+    expect(set.connections).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 3000, keepAliveTimeoutMs: 1000, maxConnections: 50, maxConnectionsPerAddress: 50 });
     expect(set.maxConcurrentImports).toBe(4);
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
     expect(() => loadConfig({ HTTP_MAX_CONNECTIONS: '0' })).toThrow(ConfigError);
+  });
+
+  it('HTTP_MAX_CONNECTIONS_PER_ADDRESS: 100 by default, set, and refused when not a positive integer or above HTTP_MAX_CONNECTIONS', () => {
+    expect(loadConfig({}).connections.maxConnectionsPerAddress).toBe(100);
+    expect(loadConfig({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '20' }).connections.maxConnectionsPerAddress).toBe(20);
+    expect(loadConfig({ HTTP_MAX_CONNECTIONS: '500', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '500' }).connections).toMatchObject({ maxConnections: 500, maxConnectionsPerAddress: 500 });
+    for (const value of ['0', '-1', '1.5', 'many']) {
+      expect(() => loadConfig({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: value }), value).toThrow(/HTTP_MAX_CONNECTIONS_PER_ADDRESS/);
+    }
+    expect(() => loadConfig({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1001' })).toThrow(/HTTP_MAX_CONNECTIONS_PER_ADDRESS: must not exceed HTTP_MAX_CONNECTIONS/);
   });
 });

@@ -126,6 +126,18 @@ describeEachStore('OAuth / OIDC end to end', (dialect) => {
     expect(intro[ROLES]).toEqual({ reader: { [s.t.defaultOrgId]: orgDomain } });
   });
 
+  it('an access token sent as `bearer` or `BEARER` (RFC 9110: the scheme is case-insensitive) works on the API and at userinfo', async () => {
+    const tokens = await codeFlow(s, spa, 'alice', PASSWORD, `openid ${AUD}`);
+    for (const scheme of ['bearer', 'BEARER']) {
+      const authorization = `${scheme} ${tokens.access_token}`;
+      const api = await fetch(`${s.issuer}/admin/v1/text/message/verifyemail/en`, { headers: { authorization } });
+      expect(api.status, `${scheme}: ${await api.text()}`).toBe(200);
+      const info = await fetch(`${s.issuer}/oidc/v1/userinfo`, { headers: { authorization } });
+      expect(info.status, scheme).toBe(200);
+      expect((await info.json()).sub).toBe(ownerId);
+    }
+  });
+
   it('a token without the audience scope is refused by the API (401) but works at userinfo', async () => {
     const tokens = await codeFlow(s, spa, 'alice', PASSWORD, 'openid profile');
     expect(decodeJwt(tokens.access_token).aud).not.toContain('service');

@@ -3,7 +3,7 @@
  * environment, bootstrapping on first start, stopping gracefully on SIGTERM.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from 'node:net';
@@ -151,6 +151,53 @@ describe('the server process', () => {
     expect(statSync(env.ENCRYPTION_KEY_FILE).mode & 0o777).toBe(0o600);
     expect(await stop(first)).toBe(0);
     await expect(start({ ...env, ENCRYPTION_KEY: generateKeyText() })).rejects.toThrow(/exited with 2[\s\S]*sealed with encryption key [0-9a-f]{8}, but this process has key [0-9a-f]{8}/);
+  });
+
+  it('a second instance started with the first one\'s DATA_DIR on an empty store stops (exit 2), naming the token file, DATA_DIR and ADMIN_PAT_FILE; the file is untouched and the store still empty', async () => {
+    const dir = tempDir('identity-proc-');
+    // As the README shows: the first instance on SQLite in ./data, the second with only DATABASE_URL changed.
+    const data = join(dir, 'data');
+    const first = await start({ DATA_DIR: data, ENCRYPTION_KEY_FILE: join(data, 'encryption.key') });
+    expect(await stop(first)).toBe(0);
+    expect(readdirSync(data)).toEqual(expect.arrayContaining(['admin.pat', 'encryption.key', 'identity.db']));
+    const patFile = join(data, 'admin.pat');
+    const token = readFileSync(patFile, 'utf8');
+    const before = statSync(patFile);
+
+    const url = await freshPostgresDatabase();
+    const refused = await start({ DATA_DIR: data, ENCRYPTION_KEY_FILE: join(data, 'encryption.key'), DATABASE_URL: url }).then(
+      async (running) => void (await stop(running)), // started after all: stopped, and the test fails below
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(/^server exited with 2:/);
+    expect(refused).toContain(`admin token file ${patFile} already exists`);
+    expect(refused).toMatch(/DATA_DIR[\s\S]*ADMIN_PAT_FILE/);
+    expect(refused).not.toContain('First start');
+    expect(readFileSync(patFile, 'utf8')).toBe(token);
+    expect(statSync(patFile).mtimeMs).toBe(before.mtimeMs);
+
+    // Nothing was created in the store: started with its own DATA_DIR, the instance bootstraps now.
+    const own = join(dir, 'second');
+    const second = await start({ DATA_DIR: own, ENCRYPTION_KEY_FILE: join(own, 'encryption.key'), DATABASE_URL: url });
+    expect(second.output()).toContain('First start');
+    const secondToken = readFileSync(join(own, 'admin.pat'), 'utf8').trim();
+    const res = await fetch(`http://127.0.0.1:${second.port}/admin/v1/languages`, { headers: { authorization: `Bearer ${secondToken}` } });
+    expect(res.status).toBe(200);
+    expect(await stop(second)).toBe(0);
+    expect(readFileSync(patFile, 'utf8')).toBe(token);
+  });
+
+  it('an ADMIN_PAT_FILE that exists when a new instance bootstraps is never overwritten: the start stops (exit 2)', async () => {
+    const dir = tempDir('identity-proc-');
+    const patFile = join(dir, 'admin.pat');
+    writeFileSync(patFile, 'the token of another instance\n', { mode: 0o600 });
+    const refused = await start({ DATABASE_URL: `file:${join(dir, 'new.db')}`, ADMIN_PAT_FILE: patFile }).then(
+      async (running) => void (await stop(running)), // started after all: stopped, and the test fails below
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(/^server exited with 2:/);
+    expect(refused).toContain(`admin token file ${patFile} already exists`);
+    expect(readFileSync(patFile, 'utf8')).toBe('the token of another instance\n');
   });
 
   it('an invalid configuration stops the start with a message naming the variable', async () => {

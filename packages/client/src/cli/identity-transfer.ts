@@ -166,7 +166,7 @@ const COMMANDS = {
       ['--with-passwords', "include users' password hashes"],
       ['--with-otp', "include users' TOTP secrets"],
       ['--timeout DURATION', "the service's time limit for the export (e.g. 10m)"],
-      ['--out FILE', 'where to write the document (FILE.partial until it is complete)'],
+      ['--out FILE', 'where to write the document, readable by you only (FILE.partial until it is complete)'],
     ],
   },
   import: {
@@ -264,7 +264,12 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const partial = `${out}.partial`;
     const document = await startExport(url, token, exportOpts); // a refusal (401, 400, …) surfaces as it is
     try {
-      await pipeline(Readable.from(counted(document, bar.add)), createWriteStream(partial));
+      // The document may hold password hashes and TOTP secrets: readable by its owner only. A side
+      // file left by an earlier run is removed and a new one created (`wx`: never an existing file
+      // or a symlink's target), so the mode is set at creation and there is no moment where the
+      // content is readable by others; the rename then replaces any earlier `out` with this file.
+      rmSync(partial, { force: true });
+      await pipeline(Readable.from(counted(document, bar.add)), createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
     } catch (error) {
       bar.done();
       rmSync(partial, { force: true });

@@ -36,12 +36,23 @@ export function personalAccessTokenVerifier(store: Store, cache = new AuthCache<
 /** A caller's permissions per (user, context organisation); see auth-cache.ts for how long they are kept. */
 export type PermissionsCache = AuthCache<Permissions>;
 
+/**
+ * `credentials = auth-scheme 1*SP token68` (RFC 9110 §11.4): the scheme is case-insensitive
+ * (`bearer`, `BEARER`), and one or more spaces may follow it.
+ */
+const BEARER_CREDENTIALS = /^Bearer +(\S+)$/i;
+
+/** The token of a `Bearer` `Authorization` header, undefined for anything else: the API's and userinfo's one parser. */
+export function parseBearer(header: string | undefined): string | undefined {
+  return header ? BEARER_CREDENTIALS.exec(header.trim())?.[1] : undefined;
+}
+
 /** `Authorization` header → token, or 401 as ZITADEL words it. */
 export function bearerToken(header: string | undefined): string {
   if (!header) throw unauthenticated('AUTH-x8d9a', 'auth header missing');
-  const match = /^Bearer (\S+)$/.exec(header.trim());
-  if (!match) throw unauthenticated('AUTH-toLo1', 'invalid auth header');
-  return match[1];
+  const token = parseBearer(header);
+  if (!token) throw unauthenticated('AUTH-toLo1', 'invalid auth header');
+  return token;
 }
 
 export async function authenticate(

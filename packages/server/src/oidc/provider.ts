@@ -223,13 +223,19 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   (provider.Client.prototype as unknown as { compareClientSecret: typeof compareHashedClientSecret }).compareClientSecret = compareHashedClientSecret;
 
   // offline_access is dropped unless consent is prompted for (OIDC Core 11); ZITADEL issues
-  // refresh tokens without it, so the prompt is added and answered automatically.
+  // refresh tokens without it, so the prompt is added and answered automatically. This runs before
+  // the library has checked anything, so a parameter may be repeated (an array): then the query is
+  // left as it came, for the library's own check to refuse (400 invalid_request, "must not be
+  // provided twice"). Only GET: the library serves no POST here (enableHttpPostMethods is off, as
+  // it would need SameSite=None cookies), and a POST's parameters are in its body anyway.
   provider.use(async (ctx, next) => {
-    if (ctx.path === ROUTES.authorization && (ctx.method === 'GET' || ctx.method === 'POST')) {
-      const query = ctx.query as Record<string, string | undefined>;
-      const prompts = (query.prompt ?? '').split(' ').filter(Boolean);
-      if (hasScope(query.scope, 'offline_access') && !prompts.includes('consent') && !prompts.includes('none')) {
-        ctx.query = { ...query, prompt: [...prompts, 'consent'].join(' ') };
+    if (ctx.path === ROUTES.authorization && ctx.method === 'GET') {
+      const { scope, prompt } = ctx.query;
+      if (typeof scope === 'string' && (prompt === undefined || typeof prompt === 'string')) {
+        const prompts = (prompt ?? '').split(' ').filter(Boolean);
+        if (hasScope(scope, 'offline_access') && !prompts.includes('consent') && !prompts.includes('none')) {
+          ctx.query = { ...ctx.query, prompt: [...prompts, 'consent'].join(' ') };
+        }
       }
     }
     await next();

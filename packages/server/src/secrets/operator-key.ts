@@ -1,7 +1,7 @@
 /**
  * Where the operator's encryption key comes from (read at start by main.ts through config.ts):
  * - `ENCRYPTION_KEY`: the key itself (32 bytes, base64 or hex);
- * - else `ENCRYPTION_KEY_FILE` (default `./data/encryption.key`): a file holding it. On the first
+ * - else `ENCRYPTION_KEY_FILE` (default `DATA_DIR/encryption.key`): a file holding it. On the first
  *   start, when that file does not exist, a random key is written there (mode 0600 in a 0700
  *   folder), so the embedded default needs no setup.
  * - `ENCRYPTION_KEYS_PREVIOUS`: earlier keys, comma-separated, still accepted for opening secrets

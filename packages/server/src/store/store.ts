@@ -59,12 +59,12 @@ export interface StoreLocation {
 export class UnsupportedDatabaseUrl extends Error {}
 
 /**
- * `DATABASE_URL` → which store. Default: the SQLite file ./data/identity.db. Any other URL scheme
+ * `DATABASE_URL` → which store. Unset: SQLite in `defaultSqliteFile` (config.ts: DATA_DIR/identity.db). Any other URL scheme
  * (`mysql://…`) is refused rather than taken for a file name. A scheme is two characters or more,
  * so a Windows drive letter (`C:\data\identity.db`) still reads as a path.
  */
-export function parseDatabaseUrl(url: string | undefined): StoreLocation {
-  if (!url) return { dialect: 'sqlite', target: './data/identity.db' };
+export function parseDatabaseUrl(url: string | undefined, defaultSqliteFile: string): StoreLocation {
+  if (!url) return { dialect: 'sqlite', target: defaultSqliteFile };
   if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', target: url };
   if (url.startsWith('file:')) return { dialect: 'sqlite', target: url.slice('file:'.length) };
   const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url);

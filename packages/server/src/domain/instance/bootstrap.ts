@@ -19,7 +19,15 @@ export interface BootstrapResult {
 export const DEFAULT_ORG_NAME = 'Default';
 export const ADMIN_USER_NAME = 'admin';
 
-export async function bootstrapInstance(store: Store, instanceDomain: string): Promise<BootstrapResult> {
+export interface BootstrapOptions {
+  /**
+   * Runs once the store is known to be empty, before anything is created; what it throws ends the
+   * bootstrap with nothing written (main.ts: the admin token file must not exist yet).
+   */
+  beforeCreate?: () => void;
+}
+
+export async function bootstrapInstance(store: Store, instanceDomain: string, options: BootstrapOptions = {}): Promise<BootstrapResult> {
   // The lock keeps concurrent starts from racing on PostgreSQL; the existence check inside the
   // write transaction (BEGIN IMMEDIATE on SQLite) does the same for processes sharing a SQLite file.
   return store.exclusive(async () => {
@@ -31,6 +39,7 @@ export async function bootstrapInstance(store: Store, instanceDomain: string): P
     const existing = await store.transaction(async (tx) => {
       const found = await tx.instance.get();
       if (found) return found;
+      options.beforeCreate?.();
       const at = new Date();
       const emit = (aggregateType: string, aggregateId: string, type: string, resourceOwner: string, payload: Record<string, unknown>) =>
         tx.events.append({ aggregateType, aggregateId, type, payload, creator: 'SYSTEM', resourceOwner }, at);

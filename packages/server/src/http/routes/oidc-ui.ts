@@ -6,6 +6,7 @@
  * so they only work when served through server.ts.
  */
 import type { Context, Hono } from 'hono';
+import { parseBearer } from '../../auth/authenticate.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
 import { hasScope } from '../../oidc/scopes.js';
 import { personClaims } from '../../oidc/claims.js';
@@ -104,8 +105,8 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
       c.header('WWW-Authenticate', `Bearer realm="${deps.issuer}", error="${error}"`);
       return c.json({ error, error_description: error === 'invalid_token' ? 'invalid token provided' : 'openid scope is missing' }, status);
     };
-    const match = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
-    const access = match ? await deps.readAccessToken(match[1]) : undefined;
+    const token = parseBearer(c.req.header('authorization'));
+    const access = token ? await deps.readAccessToken(token) : undefined;
     if (!access) return challenge('invalid_token', 401);
     if (!hasScope(access.scope, 'openid')) return challenge('insufficient_scope', 403);
     const user = await authenticatableUser(store, access.userId);
