@@ -21,6 +21,7 @@ import type { HumanData } from '../users/view.js';
 import type { Repositories, Store } from '../../store/store.js';
 import type { IdpRow } from '../../store/repositories/idps.js';
 import type { ExternalIdentity, Outcome } from './browser-state.js';
+import { mayAuthenticate } from '../users/may-authenticate.js';
 
 /** Lock key of one external identity (not an event aggregate: events go to the user). */
 export const IDENTITY_LOCK = 'idp.identity';
@@ -64,12 +65,10 @@ export async function providersFor(store: Store, orgId: string, instanceId: stri
   return rows.filter((row) => row.state === 'IDP_STATE_ACTIVE' && usable(row) && (listed.size === 0 || listed.has(row.id)));
 }
 
-const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
-
 function refuseUnusable(user: { state: string } | undefined): asserts user {
   if (!user) throw new SignInRefused('The account linked to this identity no longer exists. Ask an administrator.');
   if (user.state === 'USER_STATE_LOCKED') throw new SignInRefused('The account linked to this identity is locked. Ask an administrator to unlock it.');
-  if (!LOGIN_STATES.has(user.state)) throw new SignInRefused('The account linked to this identity is not active.');
+  if (!mayAuthenticate(user.state)) throw new SignInRefused('The account linked to this identity is not active.');
 }
 
 async function recordSignIn(tx: Repositories, userId: string, orgId: string, idpId: string, externalUserId: string) {

@@ -13,6 +13,7 @@ import type { Store } from '../../store/store.js';
 import { lockout } from '../policies/lockout.js';
 import { openOtpSecret } from '../users/otp-secret.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
+import { mayAuthenticate } from '../users/may-authenticate.js';
 
 export const TOTP_PERIOD_S = 30;
 /** Steps either side of now that are accepted (clock drift between the phone and the server). */
@@ -36,8 +37,6 @@ export function matchingStep(secret: string, code: string, now: number): number 
 /** The current code for a secret (tests, and the documentation's examples). */
 export const totpCode = (secret: string, now = Date.now()) => totpFor(secret).generate({ timestamp: now });
 
-const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
-
 /**
  * Checks the code of a user whose password was just accepted. The outcome and the counter are
  * written in one transaction with the events (`user.human.mfa.otp.check.succeeded|failed`,
@@ -51,7 +50,7 @@ export async function checkTotpLogin(store: Store, secrets: SecretBox, instanceI
     const at = new Date(now);
     const current = await tx.users.get(userId);
     if (!current || current.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked' } as const;
-    if (!LOGIN_STATES.has(current.state)) return { ok: false, reason: 'inactive' } as const;
+    if (!mayAuthenticate(current.state)) return { ok: false, reason: 'inactive' } as const;
     const stored = await tx.logins.otpSecret(userId);
     // Removed between the password and the code: nothing to check against, so no sign-in.
     if (!stored) return { ok: false, reason: 'inactive' } as const;
