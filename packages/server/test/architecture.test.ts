@@ -1,0 +1,79 @@
+/**
+ * The layering ARCHITECTURE.md describes, checked on the sources' import statements (issue 32):
+ * the authorization server does not reach into the HTTP layer, the HTTP layer reaches the store
+ * only through the domain (type imports of `Store` excepted: routes hand it to domain functions),
+ * and route files do not import each other in a circle.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'migrations' ? [] : sources(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+interface Import {
+  target: string;
+  typeOnly: boolean;
+  names: string;
+}
+
+/** Relative imports of a file, resolved to source paths under src/. */
+function importsOf(file: string): Import[] {
+  const text = readFileSync(file, 'utf8');
+  const found: Import[] = [];
+  for (const m of text.matchAll(/^(?:import|export)\s+(type\s+)?(?:([^'"]*?)\s+from\s+)?'(\.[^']+)'/gms)) {
+    const target = resolve(dirname(file), m[3]).replace(/\.js$/, '.ts');
+    found.push({ target, typeOnly: Boolean(m[1]), names: m[2] ?? '' });
+  }
+  return found;
+}
+
+const rel = (path: string) => relative(SRC, path);
+const files = sources(SRC);
+
+describe('layering', () => {
+  it('oidc/ and ui/ import nothing from http/', () => {
+    const offending = files
+      .filter((f) => /^(oidc|ui)\//.test(rel(f)))
+      .flatMap((f) => importsOf(f).filter((i) => rel(i.target).startsWith('http/')).map((i) => `${rel(f)} → ${rel(i.target)}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('no file under http/ imports a store/ value or a repository (only the Store type)', () => {
+    const offending = files
+      .filter((f) => rel(f).startsWith('http/'))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => rel(i.target).startsWith('store/'))
+          .filter((i) => !(i.typeOnly && rel(i.target) === 'store/store.ts' && /^\{\s*Store\s*\}$/.test(i.names.trim())))
+          .map((i) => `${rel(f)} → ${rel(i.target)} (${i.names.trim()})`),
+      );
+    expect(offending).toEqual([]);
+  });
+
+  it('no import circle among the route files', () => {
+    const routes = files.filter((f) => rel(f).startsWith('http/routes/'));
+    const edges = new Map(routes.map((f) => [f, importsOf(f).map((i) => i.target).filter((t) => routes.includes(t))]));
+    const cycles: string[] = [];
+    const visit = (file: string, path: string[]) => {
+      for (const next of edges.get(file) ?? []) {
+        if (next === path[0]) cycles.push([...path, next].map(rel).join(' → '));
+        else if (!path.includes(next) && next > path[0]) visit(next, [...path, next]);
+      }
+    };
+    for (const file of routes) visit(file, [file]);
+    expect(cycles).toEqual([]);
+  });
+
+  it('the check sees imports at all (a file known to import one)', () => {
+    expect(importsOf(join(SRC, 'http/routes/oidc-ui.ts')).map((i) => rel(i.target))).toContain('http/routes/login-flow.ts');
+  });
+});
