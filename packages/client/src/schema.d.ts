@@ -4979,8 +4979,8 @@ export interface components {
                  *     sha256-crypt `$5$`, sha512-crypt `$6$`; any other is refused (400 `USER-JDk4t`). Cost bounds (a hash
                  *     beyond them is refused with 400 `USER-H4c0s` naming `hashedPassword.value` and the parameter):
                  *     bcrypt cost ≤ 15; sha-crypt `rounds` ≤ 1,000,000; pbkdf2 rounds ≤ 5,000,000 and a hash of at most
-                 *     64 bytes; argon2 `m` ≤ 262,144 KiB (256 MiB), `t` ≤ 20, `p` ≤ 16; scrypt `ln` ≤ 20, `r` ≤ 16,
-                 *     `p` ≤ 4 and 128·2^ln·r ≤ 1 GiB; md5crypt has a fixed cost.
+                 *     64 bytes; argon2 `m` ≤ 65,536 KiB (64 MiB), `t` ≤ 20, `p` ≤ 16; scrypt 128·2^ln·r·p ≤ 64 MiB
+                 *     (passlib's ln=16, r=8, p=1 is exactly that); md5crypt has a fixed cost.
                  */
                 value: string;
                 /**
