@@ -3940,8 +3940,11 @@ export interface paths {
          *     must change the password (`passwordChangeRequired`: AddHumanUser's initial password, SetHumanPassword)
          *     then chooses a new one (`POST /ui/login/{uid}/password`). Passwords are checked in a
          *     small pool of worker threads, a bounded number at once; when it and its queue are full the form comes
-         *     back with 503 and "try again" (nothing is counted). A stored hash beyond the cost bounds (see
-         *     `hashedPassword` of ImportHumanUser) is not run: it counts as a failed check and is logged.
+         *     back with 503 and "try again" (nothing is counted). One user's password is checked once at a time and
+         *     one client address has a bounded share of the queue: a second, different password for a user whose
+         *     check is still running, or one address's check beyond its share, gets 429 and "try again" (nothing is
+         *     counted). A stored hash beyond the cost bounds (see `hashedPassword` of ImportHumanUser) is not run: it
+         *     counts as a failed check and is logged.
          */
         post: operations["LoginSubmit"];
         delete?: never;
@@ -14228,6 +14231,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description This user's password is already being checked, or this client address has its share of the checks waiting (the form again, asking to try again in a few seconds; nothing is counted). */
+            429: {
+                headers: {
+                    /** @description Seconds after which to try again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Too many password checks at once (the form again, asking to try again in a few seconds). */
             503: {
                 headers: {
@@ -14522,6 +14536,16 @@ export interface operations {
             /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description This user's password is already being checked, or this client address has its share of the checks waiting (try again in a few seconds; nothing is counted). */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

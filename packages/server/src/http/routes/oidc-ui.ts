@@ -10,6 +10,7 @@ import type { Context, Hono } from 'hono';
 import type Provider from 'oidc-provider';
 import type { PasswordVerifier } from '../../auth/password-verifier.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
+import { clientAddress } from '../client-address.js';
 import { loginNameReader } from '../../domain/users/login-names.js';
 import { hasScope, audienceProjects, rolesClaim, rolesClaimNames, USER_METADATA_SCOPE, userClaims, ZITADEL_ROLES_CLAIM } from '../../oidc/scopes.js';
 import { metadataClaim } from '../../domain/users/metadata.js';
@@ -37,6 +38,8 @@ export interface OidcRouteDeps {
   issuer: string;
   /** The bounded pool password checks run in (default: the process's own). */
   passwordVerifier?: PasswordVerifier;
+  /** Behind the TLS-terminating proxy: a client's address is the last X-Forwarded-For entry (client-address.ts). */
+  trustProxy?: boolean;
   instanceId: string;
   /** Seals what a sign-in through an identity provider carries through the browser. */
   secrets: SecretBox;
@@ -51,8 +54,9 @@ export const FAILURE_TEXT = {
   locked: 'This user is locked after too many failed attempts. Ask an administrator to unlock it.',
   inactive: 'This user is not active.',
   busy: 'Too many sign-ins are being checked right now. Please try again in a few seconds.',
+  throttled: 'Too many sign-ins for this user or from this address are being checked right now. Please try again in a few seconds.',
 } as const;
-export const FAILURE_STATUS = { invalid_credentials: 401, locked: 403, inactive: 403, busy: 503 } as const;
+export const FAILURE_STATUS = { invalid_credentials: 401, locked: 403, inactive: 403, busy: 503, throttled: 429 } as const;
 
 export const node = (c: Context) => c.env as unknown as HttpBindings;
 
@@ -89,7 +93,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
    * identity providers); the colours and links are the ones its project's privateLabelingSetting
    * chooses (page-look.ts).
    */
-  async function showLogin(c: Context, d: Details, loginName: string, error: string | undefined, status: 200 | 400 | 401 | 403 | 503 = 200) {
+  async function showLogin(c: Context, d: Details, loginName: string, error: string | undefined, status: 200 | 400 | 401 | 403 | 429 | 503 = 200) {
     const app = await appOf(store, d);
     const orgId = app?.orgId ?? deps.instanceId;
     const providers = app ? await providersFor(store, app.orgId, deps.instanceId) : [];
@@ -135,13 +139,13 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     if (!loginName || !password) return showLogin(c, d, loginName, 'Enter your login name and password.', 400);
     // No login name or password holds U+0000, and PostgreSQL cannot look one up (oidc/nul-guard.ts).
     if (hasNul(loginName) || hasNul(password)) return showLogin(c, d, '', 'Enter your login name and password.', 400);
-    const outcome = await checkPasswordLogin(store, deps.instanceId, loginName, password, deps.passwordVerifier);
+    const outcome = await checkPasswordLogin(store, deps.instanceId, loginName, password, deps.passwordVerifier, clientAddress(c, deps.trustProxy));
     if (!outcome.ok) {
       if (outcome.refusedHash) {
         // Stored before the cost bounds existed; an administrator should reset this password.
         c.get('logger')?.warn('stored password hash refused at login', { requestId: c.get('requestId'), userId: outcome.userId, reason: outcome.refusedHash });
       }
-      if (outcome.reason === 'busy') c.header('Retry-After', '5');
+      if (outcome.reason === 'busy' || outcome.reason === 'throttled') c.header('Retry-After', '5');
       return showLogin(c, d, loginName, FAILURE_TEXT[outcome.reason], FAILURE_STATUS[outcome.reason]);
     }
     // The authenticator app's code and a required new password come next, if any (login-steps.ts).
