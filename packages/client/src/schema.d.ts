@@ -3944,7 +3944,8 @@ export interface paths {
          *     one client address has a bounded share of the queue: a second, different password for a user whose
          *     check is still running, or one address's check beyond its share, gets 429 and "try again" (nothing is
          *     counted). A stored hash beyond the cost bounds (see `hashedPassword` of ImportHumanUser) is not run: it
-         *     counts as a failed check and is logged.
+         *     counts as a failed check and is logged. A right password whose stored hash is weak or costlier than this
+         *     service's argon2id is re-hashed with argon2id.
          */
         post: operations["LoginSubmit"];
         delete?: never;

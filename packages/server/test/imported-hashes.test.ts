@@ -1,3 +1,6 @@
+import { hash as argon2Hash, type Options } from '@node-rs/argon2';
+import bcrypt from 'bcryptjs';
+import { pbkdf2Sync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSupportedPasswordHash } from '../src/domain/users/hashed-password.js';
 import { checkPasswordLogin } from '../src/domain/login/password-login.js';
@@ -192,6 +195,43 @@ describeEachStore('imported password hashes must be verifiable', (dialect) => {
         expect(exported.status).toBe(200);
         expect(JSON.stringify(await exported.json())).toContain(userId);
       }, 10_000);
+    }
+  });
+
+  describe("real systems' defaults import, sign in, and a costlier hash than ours is replaced by argon2id", () => {
+    const salt = Buffer.from('a7c3e1f09b2d4c6e8f10a2b4c6d8e0f1', 'hex');
+    const defaults: Array<{ name: string; make: () => Promise<string>; costlier: boolean }> = [
+      // ZITADEL's defaults.yaml: PasswordHasher bcrypt, cost 14 (about 1.5 s here).
+      { name: 'ZITADEL bcrypt cost 14', make: async () => bcrypt.hash('password', 14), costlier: true },
+      // ZITADEL's argon2id as usually configured: 64 MiB, 3 passes, 4 lanes.
+      { name: 'ZITADEL argon2id 64 MiB', make: () => argon2Hash('password', { algorithm: 2 as NonNullable<Options['algorithm']>, memoryCost: 65_536, timeCost: 3, parallelism: 4 }), costlier: true },
+      // Keycloak's default since 24 (standard base64, padded, as migration tools write it), and before.
+      { name: 'Keycloak pbkdf2-sha512 210,000', make: async () => `$pbkdf2-sha512$210000$${salt.toString('base64')}$${pbkdf2Sync('password', salt, 210_000, 64, 'sha512').toString('base64')}`, costlier: true },
+      { name: 'Keycloak pbkdf2-sha256 27,500', make: async () => `$pbkdf2-sha256$27500$${salt.toString('base64')}$${pbkdf2Sync('password', salt, 27_500, 32, 'sha256').toString('base64')}`, costlier: false },
+    ];
+    for (const [i, d] of defaults.entries()) {
+      it(`${d.name}: imports, signs in${d.costlier ? ', is re-hashed with argon2id and signs in again' : ' and is kept (cheaper than ours)'}`, async () => {
+        const encoded = await d.make();
+        const userId = `real-default-${i}`;
+        expect((await importUser(human(`realdefault${i}`, { value: encoded }, userId))).status).toBe(200);
+
+        const first = await checkPasswordLogin(t.store, t.instanceId, `realdefault${i}`, 'password');
+        expect(first).toMatchObject({ ok: true, userId, rehashed: d.costlier });
+        const stored = (await t.store.read.users.get(userId))!.passwordHash!;
+        const { events } = await t.store.read.events.search({ aggregateId: userId, limit: 100, offset: 0, asc: true });
+        const updates = events.filter((e) => e.type === 'user.human.password.hash.updated');
+        if (!d.costlier) {
+          expect(stored).toBe(encoded);
+          expect(updates).toHaveLength(0);
+          return;
+        }
+        // The service's own format and parameters (passwords.ts), recorded as the legacy re-hash is.
+        expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+        expect(updates.map((e) => e.payload)).toEqual([{ algorithm: 'argon2id' }]);
+        expect(await checkPasswordLogin(t.store, t.instanceId, `realdefault${i}`, 'password')).toMatchObject({ ok: true, rehashed: false });
+        expect(await checkPasswordLogin(t.store, t.instanceId, `realdefault${i}`, 'passwordx')).toMatchObject({ ok: false, reason: 'invalid_credentials' });
+        expect((await t.store.read.users.get(userId))!.passwordHash).toBe(stored);
+      }, 30_000);
     }
   });
 

@@ -15,6 +15,7 @@
  * hash is verified at login, for hashes stored before the bounds existed.
  */
 import { passwordHashFormat, type PasswordHashFormat } from './password-hashes.js';
+import { ARGON2ID } from './passwords.js';
 
 export const HASH_COST_LIMITS = {
   /** bcrypt's log2 cost (2^15 = 32,768 expansions; PHP's default is 10, passwap's 10–12). */
@@ -124,3 +125,65 @@ function scryptParams(encoded: string): { ln: number; r: number; p: number } | u
 }
 
 const scryptWorkBytes = ({ ln, r, p }: { ln: number; r: number; p: number }) => 128 * 2 ** ln * r * p;
+
+/**
+ * What one verification of the service's own hash costs (passwords.ts: argon2id m=19,456 KiB,
+ * t=2, p=1; about 30 ms of one core), expressed per format: a hash above any of these costs more
+ * to verify, in memory or CPU, than the hash this service would write for the same password.
+ * The CPU thresholds are the parameters at which each format's verification took about as long
+ * as the default's, measured with the libraries used here (bcryptjs cost 8 ≈ 31 ms, sha512-crypt
+ * 10,000 rounds ≈ 20 ms, pbkdf2-sha256 100,000 ≈ 33 ms, pbkdf2-sha512 40,000 ≈ 30 ms).
+ */
+export const DEFAULT_HASH_COST = {
+  argon2MemoryKiB: ARGON2ID.memoryCost,
+  /** m·t: argon2's work is its memory filled t times, however many lanes share it. */
+  argon2MemoryPasses: ARGON2ID.memoryCost * ARGON2ID.timeCost,
+  scryptWorkBytes: ARGON2ID.memoryCost * 1024,
+  bcryptCost: 8,
+  shaCryptRounds: 10_000,
+  /** pbkdf2 rounds times the digest-sized blocks of the stored key. */
+  pbkdf2Sha256Work: 100_000,
+  pbkdf2Sha512Work: 40_000,
+} as const;
+
+const D = DEFAULT_HASH_COST;
+const PBKDF2_DIGEST_BYTES = { 'pbkdf2-sha1': 20, 'pbkdf2-sha256': 32, 'pbkdf2-sha512': 64 } as const;
+
+/**
+ * Does verifying `encoded` cost more (memory or CPU) than verifying the service's own argon2id
+ * hash? A successful sign-in then replaces it (password-login.ts), so an imported costly hash —
+ * ZITADEL's bcrypt 14 takes 1.5 s, Keycloak's pbkdf2-sha512 210,000 0.16 s — is paid for once,
+ * not at every sign-in, and a hash at the bounds stops being a lever after its owner signs in.
+ * md5crypt and pbkdf2-sha1 are re-hashed as weak anyway (password-hashes.ts).
+ */
+export function costlierThanDefault(encoded: string): boolean {
+  const format = passwordHashFormat(encoded);
+  const fields = encoded.split('$');
+  switch (format) {
+    case 'argon2id':
+    case 'argon2i':
+    case 'argon2d': {
+      const { m = 0, t = 1 } = argon2Params(encoded);
+      return m > D.argon2MemoryKiB || m * t > D.argon2MemoryPasses;
+    }
+    case 'scrypt': {
+      const params = scryptParams(encoded);
+      return !!params && scryptWorkBytes(params) > D.scryptWorkBytes;
+    }
+    case 'bcrypt':
+      return Number(fields[2]) > D.bcryptCost;
+    case 'sha256crypt':
+    case 'sha512crypt': {
+      const m = /^rounds=(\d+)$/.exec(fields[2] ?? '');
+      return !!m && Number(m[1]) > D.shaCryptRounds;
+    }
+    case 'pbkdf2-sha256':
+    case 'pbkdf2-sha512': {
+      const keyBytes = Math.floor(((fields[4] ?? '').replace(/=+$/, '').length * 3) / 4);
+      const work = Number(fields[2]) * Math.max(1, Math.ceil(keyBytes / PBKDF2_DIGEST_BYTES[format]));
+      return work > (format === 'pbkdf2-sha256' ? D.pbkdf2Sha256Work : D.pbkdf2Sha512Work);
+    }
+    default:
+      return false;
+  }
+}

@@ -27,7 +27,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { hashCostProblem } from './hash-cost.js';
+import { costlierThanDefault, hashCostProblem } from './hash-cost.js';
 import { passwordHashFormat, type PasswordCheck } from './password-hashes.js';
 import type { VerifyAnswer, VerifyRequest } from './password-verifier-worker.js';
 
@@ -279,14 +279,16 @@ export const passwordVerifier = new PasswordVerifier();
 
 /**
  * Does `plain` match the stored `encoded` hash? Unsupported or malformed hashes and overlong
- * passwords never match; a hash beyond the cost bounds is not run (`refused` says why). Rejects
- * with PasswordChecksBusy when too many checks are running and waiting, with
- * PasswordChecksThrottled when `who` already asks too much.
+ * passwords never match; a hash beyond the cost bounds is not run (`refused` says why). `rehash`
+ * is set on a match when the hash is weak or costlier to verify than the service's own
+ * (hash-cost.ts `costlierThanDefault`). Rejects with PasswordChecksBusy when too many checks are
+ * running and waiting, with PasswordChecksThrottled when `who` already asks too much.
  */
 export async function verifyPassword(plain: string, encoded: string, verifier: PasswordVerifier = passwordVerifier, who: VerifyFor = {}): Promise<VerifyOutcome> {
   if (!passwordHashFormat(encoded)) return { ok: false };
   const refused = hashCostProblem(encoded);
   if (refused) return { ok: false, refused };
   if (Buffer.byteLength(plain, 'utf8') > MAX_PASSWORD_BYTES) return { ok: false };
-  return verifier.verify(plain, encoded, who);
+  const check = await verifier.verify(plain, encoded, who);
+  return check.ok && !check.rehash && costlierThanDefault(encoded) ? { ...check, rehash: true } : check;
 }
