@@ -2,6 +2,7 @@
  * Password hashes are verified off the event loop, a bounded number at a time: a costly hash
  * (within the bounds) must not stall other requests, and a burst of logins must not queue forever.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordChecksBusy, PasswordChecksThrottled, PasswordVerifier, verifyPassword } from '../src/auth/password-verifier.js';
@@ -39,6 +40,29 @@ describe('verification off the event loop', () => {
     // The work itself took a while (so a stall would have shown), and no tick waited for it.
     expect(totalMs).toBeGreaterThan(500);
     expect(stallMs).toBeLessThan(Math.max(250, totalMs / 4));
+  }, 30_000);
+});
+
+describe('checks yield the CPU to the event loop', () => {
+  /** The nice value of every thread of this process (Linux /proc), by thread id. */
+  const niceByThread = () =>
+    new Map(readdirSync('/proc/self/task').map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
+    }));
+
+  it.runIf(existsSync('/proc/thread-self'))('a verification worker runs at a lower priority (nice 10) than the rest of the process', async () => {
+    const before = niceByThread();
+    const v = new PasswordVerifier({ workers: 1 });
+    try {
+      expect((await verifyPassword('password', HOLDS, v)).ok).toBe(true);
+      const after = niceByThread();
+      const added = [...after].filter(([tid]) => !before.has(tid));
+      expect(added.map(([, nice]) => nice)).toContain(10);
+      expect(after.get(String(process.pid))).toBe(0);
+    } finally {
+      await v.close();
+    }
   }, 30_000);
 });
 
@@ -120,6 +144,7 @@ describe('one account, one check at a time; fairness between client addresses', 
     const refused = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(refused).toHaveLength(7);
     for (const r of refused) expect(r.reason).toBeInstanceOf(PasswordChecksThrottled);
+    expect(v.load).toEqual({ running: 0, queued: 0 });
     // Another account is not held up by the first one's check.
     const { result: both, most: mostBoth } = await mostRunning(v, () =>
       Promise.all([verifyPassword('password', HOLDS, v, { account: 'victim' }), verifyPassword('password', HOLDS, v, { account: 'other' })]),
