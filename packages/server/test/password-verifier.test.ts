@@ -134,7 +134,7 @@ describe('one account, one check at a time; fairness between client addresses', 
   };
   afterAll(() => Promise.all(verifiers.map((v) => v.close())));
 
-  it('eight concurrent wrong passwords for one account run one at a time on a pool of two; the rest are throttled at once', async () => {
+  it('eight concurrent wrong passwords for one account run one at a time on a pool of two; the rest are refused as throttled once it is over', async () => {
     const v = verifier({ workers: 2, maxQueued: 16 });
     const { result: settled, most } = await mostRunning(v, () =>
       Promise.allSettled(Array.from({ length: 8 }, (_, i) => verifyPassword(`wrong-${i}`, HOLDS, v, { account: 'victim', client: `10.0.0.${i}` }))),
@@ -151,6 +151,18 @@ describe('one account, one check at a time; fairness between client addresses', 
     );
     expect(both.map((c) => c.ok)).toEqual([true, true]);
     expect(mostBoth).toBe(2);
+  }, 60_000);
+
+  it('a refusal for an account in flight is answered when its check is over, not before (a flooding connection is paced)', async () => {
+    const v = verifier({ workers: 2 });
+    let settled = false;
+    const running = verifyPassword('wrong', HOLDS, v, { account: 'paced' }).finally(() => (settled = true));
+    const refused = verifyPassword('other', HOLDS, v, { account: 'paced' }).then(
+      () => 'answered',
+      (error: Error) => (error instanceof PasswordChecksThrottled ? (settled ? 'throttled after' : 'throttled before') : error.message),
+    );
+    expect(await refused).toBe('throttled after');
+    expect(await running).toEqual({ ok: false });
   }, 60_000);
 
   it('the same password submitted twice for one account shares one check', async () => {

@@ -12,8 +12,9 @@
  *   queueing without end;
  * - one account has at most one verification running or waiting: a second one for the same
  *   account shares the first's outcome when it checks the same password (a double submit), and is
- *   otherwise refused with `PasswordChecksThrottled` (the login answers 429). So hammering one
- *   account whose hash is costly occupies one worker, never the pool;
+ *   otherwise refused with `PasswordChecksThrottled` (the login answers 429) when the first is
+ *   over. So hammering one account whose hash is costly occupies one worker, never the pool, and
+ *   each connection doing it gets one answer per check;
  * - waiting verifications are taken round-robin by client address, and one address may hold at
  *   most `maxQueuedPerClient` of the queue (more: `PasswordChecksThrottled`), so one address
  *   filling the queue cannot make everyone else's logins 503;
@@ -136,7 +137,7 @@ export class PasswordVerifier {
     if (current) {
       // The same password again (a double submit) cannot have another outcome: wait for it.
       if (timingSafeEqual(current.digest, digest)) return current.outcome;
-      return Promise.reject(new PasswordChecksThrottled('a password check for this account is already running'));
+      return this.refuseWhenSettled(current.outcome);
     }
     const outcome = this.enqueue(plain, encoded, who.client ?? '');
     const entry = { digest, outcome };
@@ -146,6 +147,23 @@ export class PasswordVerifier {
     };
     outcome.then(done, done);
     return outcome;
+  }
+
+  /**
+   * Another password for an account whose check is in flight is refused, but only once that check
+   * is over (or after `maxWaitMs`): a refusal at once would let a client loop as fast as the
+   * server renders login pages, which costs the event loop far more than waiting (a pending
+   * promise) does; paced, one connection gets about one refusal per check of the hash.
+   */
+  private refuseWhenSettled(running: Promise<PasswordCheck>): Promise<never> {
+    return new Promise((_resolve, reject) => {
+      const refuse = () => {
+        clearTimeout(timer);
+        reject(new PasswordChecksThrottled('a password check for this account is already running'));
+      };
+      const timer = setTimeout(refuse, this.options.maxWaitMs);
+      running.then(refuse, refuse);
+    });
   }
 
   private enqueue(plain: string, encoded: string, client: string): Promise<PasswordCheck> {
