@@ -3940,8 +3940,12 @@ export interface paths {
          *     must change the password (`passwordChangeRequired`: AddHumanUser's initial password, SetHumanPassword)
          *     then chooses a new one (`POST /ui/login/{uid}/password`). Passwords are checked in a
          *     small pool of worker threads, a bounded number at once; when it and its queue are full the form comes
-         *     back with 503 and "try again" (nothing is counted). A stored hash beyond the cost bounds (see
-         *     `hashedPassword` of ImportHumanUser) is not run: it counts as a failed check and is logged.
+         *     back with 503 and "try again" (nothing is counted). One user's password is checked once at a time and
+         *     one client address has a bounded share of the queue: a second, different password for a user whose
+         *     check is still running, or one address's check beyond its share, gets 429 and "try again" (nothing is
+         *     counted). A stored hash beyond the cost bounds (see `hashedPassword` of ImportHumanUser) is not run: it
+         *     counts as a failed check and is logged. A right password whose stored hash is weak or costlier than this
+         *     service's argon2id is re-hashed with argon2id.
          */
         post: operations["LoginSubmit"];
         delete?: never;
@@ -4979,8 +4983,8 @@ export interface components {
                  *     sha256-crypt `$5$`, sha512-crypt `$6$`; any other is refused (400 `USER-JDk4t`). Cost bounds (a hash
                  *     beyond them is refused with 400 `USER-H4c0s` naming `hashedPassword.value` and the parameter):
                  *     bcrypt cost ≤ 15; sha-crypt `rounds` ≤ 1,000,000; pbkdf2 rounds ≤ 5,000,000 and a hash of at most
-                 *     64 bytes; argon2 `m` ≤ 262,144 KiB (256 MiB), `t` ≤ 20, `p` ≤ 16; scrypt `ln` ≤ 20, `r` ≤ 16,
-                 *     `p` ≤ 4 and 128·2^ln·r ≤ 1 GiB; md5crypt has a fixed cost.
+                 *     64 bytes; argon2 `m` ≤ 65,536 KiB (64 MiB), `t` ≤ 20, `p` ≤ 16; scrypt 128·2^ln·r·p ≤ 64 MiB
+                 *     (passlib's ln=16, r=8, p=1 is exactly that); md5crypt has a fixed cost.
                  */
                 value: string;
                 /**
@@ -14228,6 +14232,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description This user's password is already being checked, or this client address has its share of the checks waiting (the form again, asking to try again in a few seconds; nothing is counted). */
+            429: {
+                headers: {
+                    /** @description Seconds after which to try again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Too many password checks at once (the form again, asking to try again in a few seconds). */
             503: {
                 headers: {
@@ -14522,6 +14537,16 @@ export interface operations {
             /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description This user's password is already being checked, or this client address has its share of the checks waiting (try again in a few seconds; nothing is counted). */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

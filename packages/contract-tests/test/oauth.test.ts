@@ -31,6 +31,7 @@ let opaqueClientId: string;
 let web: { clientId: string; clientSecret: string };
 let machine: { clientId: string; clientSecret: string };
 let projectId: string;
+let carolId: string;
 // One password check at a time and none waiting, so a check held by a test makes a login wait (503).
 const passwordChecks = new PasswordVerifier({ workers: 1, maxQueued: 0 });
 // glibc crypt(3), sha512-crypt with 300,000 rounds (password "password"): holds the check for a while.
@@ -91,7 +92,7 @@ beforeAll(async () => {
   web = { clientId: webApp.clientId, clientSecret: webApp.clientSecret! };
   const alice = await importHuman(s, 'alice', { password: PASSWORD });
   await s.api('POST', `/management/v1/users/${alice}/grants`, { projectId, roleKeys: ['reader'] });
-  await importHuman(s, 'carol', { password: PASSWORD });
+  carolId = await importHuman(s, 'carol', { password: PASSWORD });
   await importHuman(s, 'olga', { password: PASSWORD, otpCode: OTP_SECRET });
   await importHuman(s, 'otto', { password: PASSWORD, otpCode: OTP_SECRET });
   // An authenticator app and a password to change (as an administrator's SetHumanPassword leaves it).
@@ -132,7 +133,7 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
   });
 
-  it('login page: form, missing fields, busy, wrong password, lockout, unknown attempt', async () => {
+  it('login page: form, missing fields, busy, another check of the user in flight, wrong password, lockout, unknown attempt', async () => {
     expect((await fetch(url('/ui/login/unknown-attempt'), { redirect: 'manual' })).status).toBe(400);
     const browser = new Browser();
     const start = await browser.request(authorizeUrl(spaClientId, 'openid', pkce().challenge));
@@ -147,6 +148,13 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     expect(busy.status).toBe(503);
     expect(await busy.text()).toContain('try again');
     await held;
+    // A check of carol's password is running: another password for her waits for it, then 429.
+    const inFlight = passwordChecks.verify('other', SLOW_HASH, { account: carolId });
+    const throttled = await browser.request(loginUrl, { form: { loginName: 'carol', password: 'wrong' } });
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get('retry-after')).toBe('5');
+    expect(await throttled.text()).toContain('try again');
+    await inFlight;
     const wrong = await browser.request(loginUrl, { form: { loginName: 'carol', password: 'wrong' } });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain('The login name or the password is wrong.');
@@ -329,7 +337,7 @@ describe('sign-in through a JWT identity provider', () => {
       const auto = (await jwtIdp(true)).body.idpId;
       const manual = (await jwtIdp(false)).body.idpId;
       const brokenKeys = (await jwtIdp(true, 'http://127.0.0.1:1/keys', 'broken keys')).body.idpId;
-      await importHuman(s, 'dave', { password: PASSWORD });
+      const daveId = await importHuman(s, 'dave', { password: PASSWORD });
 
       /** A new attempt in a new browser, up to the login page. */
       const attempt = async () => {
@@ -378,7 +386,7 @@ describe('sign-in through a JWT identity provider', () => {
       expect((await pending.browser.request(chosen.headers.get('location')!)).status).toBe(403);
       await s.api('POST', `/management/v1/idps/${manual}/_reactivate`, {});
 
-      // IdpCallback 200: the link page; IdpLink 400, 401, 503, 403 (locked), 303.
+      // IdpCallback 200: the link page; IdpLink 400, 401, 429, 503, 403 (locked), 303.
       proxy.setToken(await issuer.sign({ sub: 'contract-2', preferred_username: 'c2' }));
       const linking = await choose(manual);
       const linkPage = await linking.browser.request(linking.answer.headers.get('location')!);
@@ -391,6 +399,9 @@ describe('sign-in through a JWT identity provider', () => {
       const held = passwordChecks.verify('password', SLOW_HASH);
       expect((await linking.browser.request(linkUrl, { form: { state, loginName: 'dave', password: 'wrong' } })).status).toBe(503);
       await held;
+      const daveInFlight = passwordChecks.verify('other', SLOW_HASH, { account: daveId });
+      expect((await linking.browser.request(linkUrl, { form: { state, loginName: 'dave', password: 'wrong' } })).status).toBe(429);
+      await daveInFlight;
       expect((await linking.browser.request(linkUrl, { form: { state, loginName: 'alice', password: PASSWORD } })).status).toBe(303);
       proxy.setToken(await issuer.sign({ sub: 'contract-3' }));
       const another = await choose(manual);

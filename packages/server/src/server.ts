@@ -96,7 +96,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       importGate,
       tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
       oidc: {
-        provider, store: deps.store, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier,
+        provider, store: deps.store, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier, trustProxy: deps.trustProxy,
         instanceId: deps.instanceId, secrets, providerKeys, oidcUpstreams,
       },
     });

@@ -1,3 +1,6 @@
+import { hash as argon2Hash, type Options } from '@node-rs/argon2';
+import bcrypt from 'bcryptjs';
+import { pbkdf2Sync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSupportedPasswordHash } from '../src/domain/users/hashed-password.js';
 import { checkPasswordLogin } from '../src/domain/login/password-login.js';
@@ -18,12 +21,16 @@ const BOUNDS: Array<{ name: string; atLimit: string; beyond: string; says: strin
   { name: 'sha256-crypt rounds', atLimit: `$5$rounds=1000000$S4lt$${HASH53}`, beyond: `$5$rounds=999999999$S4lt$${HASH53}`, says: 'sha256crypt rounds 999999999 is above the limit of 1000000' },
   { name: 'pbkdf2 rounds', atLimit: `$pbkdf2-sha256$5000000$${B64}$${B64}`, beyond: `$pbkdf2-sha256$5000001$${B64}$${B64}`, says: 'pbkdf2-sha256 rounds 5000001 is above the limit of 5000000' },
   { name: 'pbkdf2-sha1 rounds', atLimit: `$pbkdf2$5000000$${B64}$${B64}`, beyond: `$pbkdf2$999999999$${B64}$${B64}`, says: 'pbkdf2-sha1 rounds 999999999 is above the limit of 5000000' },
-  { name: 'argon2 memory', atLimit: `$argon2id$v=19$m=262144,t=20,p=16$${B64}$${B64}`, beyond: `$argon2id$v=19$m=262145,t=1,p=1$${B64}$${B64}`, says: 'argon2id memory m=262145 KiB is above the limit of 262144' },
+  { name: 'argon2 memory (64 MiB)', atLimit: `$argon2id$v=19$m=65536,t=20,p=16$${B64}$${B64}`, beyond: `$argon2id$v=19$m=65537,t=1,p=1$${B64}$${B64}`, says: 'argon2id memory m=65537 KiB is above the limit of 65536' },
+  { name: 'argon2 memory the old bound allowed', atLimit: `$argon2id$v=19$m=65536,t=3,p=4$${B64}$${B64}`, beyond: `$argon2id$v=19$m=262144,t=1,p=1$${B64}$${B64}`, says: 'argon2id memory m=262144 KiB is above the limit of 65536' },
   { name: 'argon2 time', atLimit: `$argon2i$v=19$m=4096,t=20,p=1$${B64}$${B64}`, beyond: `$argon2i$v=19$m=4096,t=21,p=1$${B64}$${B64}`, says: 'argon2i time t=21 is above the limit of 20' },
-  { name: 'argon2 parameters in another order', atLimit: `$argon2id$v=19$t=3,p=1,m=65536$${B64}$${B64}`, beyond: `$argon2id$v=19$t=3,p=1,m=1048576$${B64}$${B64}`, says: 'argon2id memory m=1048576 KiB is above the limit of 262144' },
+  { name: 'argon2 parameters in another order', atLimit: `$argon2id$v=19$t=3,p=1,m=65536$${B64}$${B64}`, beyond: `$argon2id$v=19$t=3,p=1,m=1048576$${B64}$${B64}`, says: 'argon2id memory m=1048576 KiB is above the limit of 65536' },
   { name: 'argon2 lanes', atLimit: `$argon2d$v=19$m=4096,t=1,p=16$${B64}$${B64}`, beyond: `$argon2d$v=19$m=4096,t=1,p=17$${B64}$${B64}`, says: 'argon2d parallelism p=17 is above the limit of 16' },
-  { name: 'scrypt N', atLimit: `$scrypt$ln=20,r=8,p=1$${B64}$${B64}`, beyond: `$scrypt$ln=21,r=8,p=1$${B64}$${B64}`, says: 'scrypt ln=21 is above the limit of 20' },
-  { name: 'scrypt p', atLimit: `$7$ln=16,r=8,p=4$${B64}$${B64}`, beyond: `$7$ln=16,r=8,p=5$${B64}$${B64}`, says: 'scrypt p=5 is above the limit of 4' },
+  // scrypt: 128·N·r·p ≤ 64 MiB, whichever parameter makes it up.
+  { name: 'scrypt N', atLimit: `$scrypt$ln=16,r=8,p=1$${B64}$${B64}`, beyond: `$scrypt$ln=17,r=8,p=1$${B64}$${B64}`, says: 'scrypt memory 128·2^17·8·1 = 134217728 bytes is above the limit of 67108864 (64 MiB)' },
+  { name: 'scrypt p', atLimit: `$7$ln=14,r=8,p=4$${B64}$${B64}`, beyond: `$7$ln=14,r=8,p=5$${B64}$${B64}`, says: 'scrypt memory 128·2^14·8·5 = 83886080 bytes is above the limit of 67108864 (64 MiB)' },
+  { name: 'scrypt r', atLimit: `$scrypt$ln=12,r=128,p=1$${B64}$${B64}`, beyond: `$scrypt$ln=12,r=129,p=1$${B64}$${B64}`, says: 'scrypt memory 128·2^12·129·1 = 67633152 bytes is above the limit of 67108864 (64 MiB)' },
+  { name: 'scrypt of issue 33 (1 GiB, 12.7 s)', atLimit: `$scrypt$ln=19,r=1,p=1$${B64}$${B64}`, beyond: `$scrypt$ln=20,r=8,p=4$${B64}$${B64}`, says: 'scrypt memory 128·2^20·8·4 = 4294967296 bytes is above the limit of 67108864 (64 MiB)' },
 ];
 
 const UNSUPPORTED = ['plain-text-password', '5f4dcc3b5aa765d61d8327deb882cf99', '{SSHA}abcdefgh', '$2a$x', '$unknown$v=1$abc'];
@@ -162,6 +169,70 @@ describeEachStore('imported password hashes must be verifiable', (dialect) => {
       const { events } = await t.store.read.events.search({ aggregateId: userId, limit: 100, offset: 0, asc: true });
       expect(events.map((e) => e.type)).toContain('user.human.password.check.failed');
     }, 10_000);
+  });
+
+  describe('the memory bound at login', () => {
+    // Hashes the old bounds let in (1 GiB and 256 MiB), stored as if written before this bound.
+    for (const [name, stored, reason] of [
+      ['scrypt ln=20 r=8 p=4', `$scrypt$ln=20,r=8,p=4$${B64}$${B64}`, 'scrypt memory 128·2^20·8·4 = 4294967296 bytes is above the limit of 67108864 (64 MiB)'],
+      ['argon2id m=262144', `$argon2id$v=19$m=262144,t=20,p=16$${B64}$${B64}`, 'argon2id memory m=262144 KiB is above the limit of 65536'],
+    ] as const) {
+      it(`a stored ${name} is refused at login without being run, and the user still reads`, async () => {
+        const userName = `mem-${name.split(' ')[0]}`;
+        const userId = `${userName}-id`;
+        expect((await importUser(human(userName, { value: BCRYPT }, userId))).status).toBe(200);
+        const before = (await t.store.read.users.get(userId))!;
+        await t.store.transaction((tx) => tx.logins.setPasswordHash(userId, stored, before.sequence, new Date()));
+
+        const started = performance.now();
+        const outcome = await checkPasswordLogin(t.store, t.instanceId, userName, 'password');
+        expect(performance.now() - started).toBeLessThan(1000);
+        expect(outcome).toEqual({ ok: false, reason: 'invalid_credentials', refusedHash: reason, userId });
+        // The row stays readable: the user's own read and the organisation's export both answer.
+        const read = await t.call('GET', `/management/v1/users/${userId}`, { headers: { 'x-service-orgid': orgId } });
+        expect(read.status).toBe(200);
+        const exported = await t.call('POST', '/admin/v1/export', { body: { orgIds: [orgId], withPasswords: true, timeout: '30s', responseOutput: true } });
+        expect(exported.status).toBe(200);
+        expect(JSON.stringify(await exported.json())).toContain(userId);
+      }, 10_000);
+    }
+  });
+
+  describe("real systems' defaults import, sign in, and a costlier hash than ours is replaced by argon2id", () => {
+    const salt = Buffer.from('a7c3e1f09b2d4c6e8f10a2b4c6d8e0f1', 'hex');
+    const defaults: Array<{ name: string; make: () => Promise<string>; costlier: boolean }> = [
+      // ZITADEL's defaults.yaml: PasswordHasher bcrypt, cost 14 (about 1.5 s here).
+      { name: 'ZITADEL bcrypt cost 14', make: async () => bcrypt.hash('password', 14), costlier: true },
+      // ZITADEL's argon2id as usually configured: 64 MiB, 3 passes, 4 lanes.
+      { name: 'ZITADEL argon2id 64 MiB', make: () => argon2Hash('password', { algorithm: 2 as NonNullable<Options['algorithm']>, memoryCost: 65_536, timeCost: 3, parallelism: 4 }), costlier: true },
+      // Keycloak's default since 24 (standard base64, padded, as migration tools write it), and before.
+      { name: 'Keycloak pbkdf2-sha512 210,000', make: async () => `$pbkdf2-sha512$210000$${salt.toString('base64')}$${pbkdf2Sync('password', salt, 210_000, 64, 'sha512').toString('base64')}`, costlier: true },
+      { name: 'Keycloak pbkdf2-sha256 27,500', make: async () => `$pbkdf2-sha256$27500$${salt.toString('base64')}$${pbkdf2Sync('password', salt, 27_500, 32, 'sha256').toString('base64')}`, costlier: false },
+    ];
+    for (const [i, d] of defaults.entries()) {
+      it(`${d.name}: imports, signs in${d.costlier ? ', is re-hashed with argon2id and signs in again' : ' and is kept (cheaper than ours)'}`, async () => {
+        const encoded = await d.make();
+        const userId = `real-default-${i}`;
+        expect((await importUser(human(`realdefault${i}`, { value: encoded }, userId))).status).toBe(200);
+
+        const first = await checkPasswordLogin(t.store, t.instanceId, `realdefault${i}`, 'password');
+        expect(first).toMatchObject({ ok: true, userId, rehashed: d.costlier });
+        const stored = (await t.store.read.users.get(userId))!.passwordHash!;
+        const { events } = await t.store.read.events.search({ aggregateId: userId, limit: 100, offset: 0, asc: true });
+        const updates = events.filter((e) => e.type === 'user.human.password.hash.updated');
+        if (!d.costlier) {
+          expect(stored).toBe(encoded);
+          expect(updates).toHaveLength(0);
+          return;
+        }
+        // The service's own format and parameters (passwords.ts), recorded as the legacy re-hash is.
+        expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+        expect(updates.map((e) => e.payload)).toEqual([{ algorithm: 'argon2id' }]);
+        expect(await checkPasswordLogin(t.store, t.instanceId, `realdefault${i}`, 'password')).toMatchObject({ ok: true, rehashed: false });
+        expect(await checkPasswordLogin(t.store, t.instanceId, `realdefault${i}`, 'passwordx')).toMatchObject({ ok: false, reason: 'invalid_credentials' });
+        expect((await t.store.read.users.get(userId))!.passwordHash).toBe(stored);
+      }, 30_000);
+    }
   });
 
   it('organisation import: supported hashes and an empty value (no password) still import', async () => {

@@ -15,18 +15,20 @@ import { verifyPassword } from '../src/auth/password-verifier.js';
 
 const UNICODE = 'pässwörd€';
 
+// `rehash`: weak (md5crypt, pbkdf2-sha1), or costlier to verify than the service's own argon2id
+// (hash-cost.ts `costlierThanDefault`: bcrypt above cost 8, scrypt above 19 MiB, ...).
 const KNOWN: Array<{ name: string; source: string; plain: string; encoded: string; rehash: boolean }> = [
   { name: 'argon2id', source: 'passwap', plain: 'password', encoded: '$argon2id$v=19$m=4096,t=3,p=1$cmFuZG9tc2FsdGlzaGFyZA$DYojYpnUWSMmTtrkVXyaNWVGxLmGe1n8VJBPDdFkbjU', rehash: false },
   { name: 'argon2i', source: 'passwap', plain: 'password', encoded: '$argon2i$v=19$m=4096,t=3,p=1$cmFuZG9tc2FsdGlzaGFyZA$YMvo8AUoNtnKYGqeODruCjHdiEbl1pKL2MsYy9VgU/E', rehash: false },
-  { name: 'bcrypt $2a$', source: 'passwap', plain: 'password', encoded: '$2a$12$aLYFkieuqJyeynvptPTxpehSViui5WeAPuR2Xw1wui9CPHEaacmFq', rehash: false },
-  { name: 'bcrypt $2b$', source: 'passwap', plain: 'password', encoded: '$2b$12$bIRGj4QPPoSUMWsJE.4Pk.T1qTpDWz7HhMnuiQhGzGinKPsx/HQdq', rehash: false },
-  { name: 'bcrypt $2y$', source: 'passwap', plain: 'password', encoded: '$2y$12$hXUrnqdq1RIIYZ2HPytIIe5lXdIvbhqrTvdPsSF7o.jFh817Z6lwm', rehash: false },
-  { name: 'bcrypt $2y$', source: 'htpasswd', plain: 'password', encoded: '$2y$10$U3kWivZizfoQEJGCMF4lVe2/mi854Dvl/2YwXOf26XlqyeoW/KUaC', rehash: false },
-  { name: 'bcrypt $2y$ (unicode)', source: 'htpasswd', plain: UNICODE, encoded: '$2y$10$Fl6/aTWLI5324OMJOZlDJOoboMdt0/gq0UDPrI2lorJigHrIlvpVe', rehash: false },
+  { name: 'bcrypt $2a$', source: 'passwap', plain: 'password', encoded: '$2a$12$aLYFkieuqJyeynvptPTxpehSViui5WeAPuR2Xw1wui9CPHEaacmFq', rehash: true },
+  { name: 'bcrypt $2b$', source: 'passwap', plain: 'password', encoded: '$2b$12$bIRGj4QPPoSUMWsJE.4Pk.T1qTpDWz7HhMnuiQhGzGinKPsx/HQdq', rehash: true },
+  { name: 'bcrypt $2y$', source: 'passwap', plain: 'password', encoded: '$2y$12$hXUrnqdq1RIIYZ2HPytIIe5lXdIvbhqrTvdPsSF7o.jFh817Z6lwm', rehash: true },
+  { name: 'bcrypt $2y$', source: 'htpasswd', plain: 'password', encoded: '$2y$10$U3kWivZizfoQEJGCMF4lVe2/mi854Dvl/2YwXOf26XlqyeoW/KUaC', rehash: true },
+  { name: 'bcrypt $2y$ (unicode)', source: 'htpasswd', plain: UNICODE, encoded: '$2y$10$Fl6/aTWLI5324OMJOZlDJOoboMdt0/gq0UDPrI2lorJigHrIlvpVe', rehash: true },
   { name: 'pbkdf2-sha1', source: 'passwap', plain: 'password', encoded: '$pbkdf2$12$cmFuZG9tc2FsdGlzaGFyZA$mwUqsMixIYMc/0eN4v1.l3SVDpk', rehash: true },
   { name: 'pbkdf2-sha256', source: 'passwap', plain: 'password', encoded: '$pbkdf2-sha256$12$cmFuZG9tc2FsdGlzaGFyZA$OFvEcLOIPFd/oq8egf10i.qJLI7A8nDjPLnolCWarQY', rehash: false },
   { name: 'pbkdf2-sha512', source: 'passwap', plain: 'password', encoded: '$pbkdf2-sha512$12$cmFuZG9tc2FsdGlzaGFyZA$e297piXvkpYxoYQAWD9zn1aKXCo3XmR91Xn9/WEGsHXU/7xaQzCV9upu4T5Jntq6AiZ6YX0diXnY7Ju5TEfUMA', rehash: false },
-  { name: 'scrypt', source: 'passwap', plain: 'password', encoded: '$scrypt$ln=16,r=8,p=1$cmFuZG9tc2FsdGlzaGFyZA$Rh+NnJNo1I6nRwaNqbDm6kmADswD1+7FTKZ7Ln9D8nQ', rehash: false },
+  { name: 'scrypt', source: 'passwap', plain: 'password', encoded: '$scrypt$ln=16,r=8,p=1$cmFuZG9tc2FsdGlzaGFyZA$Rh+NnJNo1I6nRwaNqbDm6kmADswD1+7FTKZ7Ln9D8nQ', rehash: true },
   { name: 'md5crypt', source: 'passwap', plain: 'password', encoded: '$1$kJ4QkJaQ$3EbD/pJddrq5HW3mpZ4KZ1', rehash: true },
   { name: 'md5crypt (unicode)', source: 'openssl', plain: UNICODE, encoded: '$1$Zx9c8v7b$isjuixhF.T1K4INEWOBWB/', rehash: true },
   { name: 'sha256crypt', source: 'openssl', plain: 'password', encoded: '$5$S4ltS4lt$OPLOwEYZ56wkxrlK4KMNN8O9Mlup5Xc2Sv3GOgKtGj4', rehash: false },

@@ -2,9 +2,10 @@
  * Password hashes are verified off the event loop, a bounded number at a time: a costly hash
  * (within the bounds) must not stall other requests, and a burst of logins must not queue forever.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PasswordChecksBusy, PasswordVerifier, verifyPassword } from '../src/auth/password-verifier.js';
+import { PasswordChecksBusy, PasswordChecksThrottled, PasswordVerifier, verifyPassword } from '../src/auth/password-verifier.js';
 import { checkPasswordLogin } from '../src/domain/login/password-login.js';
 import { createLogger } from '../src/log.js';
 import { describeEachStore } from './support/instance.js';
@@ -39,6 +40,29 @@ describe('verification off the event loop', () => {
     // The work itself took a while (so a stall would have shown), and no tick waited for it.
     expect(totalMs).toBeGreaterThan(500);
     expect(stallMs).toBeLessThan(Math.max(250, totalMs / 4));
+  }, 30_000);
+});
+
+describe('checks yield the CPU to the event loop', () => {
+  /** The nice value of every thread of this process (Linux /proc), by thread id. */
+  const niceByThread = () =>
+    new Map(readdirSync('/proc/self/task').map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
+    }));
+
+  it.runIf(existsSync('/proc/thread-self'))('a verification worker runs at a lower priority (nice 10) than the rest of the process', async () => {
+    const before = niceByThread();
+    const v = new PasswordVerifier({ workers: 1 });
+    try {
+      expect((await verifyPassword('password', HOLDS, v)).ok).toBe(true);
+      const after = niceByThread();
+      const added = [...after].filter(([tid]) => !before.has(tid));
+      expect(added.map(([, nice]) => nice)).toContain(10);
+      expect(after.get(String(process.pid))).toBe(0);
+    } finally {
+      await v.close();
+    }
   }, 30_000);
 });
 
@@ -86,6 +110,84 @@ describe('the bound on verifications at once', () => {
     const again = verifier({ workers: 1 });
     expect((await verifyPassword('password', HOLDS, again)).ok).toBe(true);
     expect(v.load).toEqual({ running: 0, queued: 0 });
+  }, 60_000);
+});
+
+/** The most of `v.load.running` seen every 5 ms while `work` runs. */
+async function mostRunning<T>(v: PasswordVerifier, work: () => Promise<T>): Promise<{ result: T; most: number }> {
+  let most = 0;
+  const sampler = setInterval(() => (most = Math.max(most, v.load.running)), 5);
+  try {
+    const result = await work();
+    return { result, most };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+describe('one account, one check at a time; fairness between client addresses', () => {
+  const verifiers: PasswordVerifier[] = [];
+  const verifier = (options: ConstructorParameters<typeof PasswordVerifier>[0]) => {
+    const v = new PasswordVerifier(options);
+    verifiers.push(v);
+    return v;
+  };
+  afterAll(() => Promise.all(verifiers.map((v) => v.close())));
+
+  it('eight concurrent wrong passwords for one account run one at a time on a pool of two; the rest are refused as throttled once it is over', async () => {
+    const v = verifier({ workers: 2, maxQueued: 16 });
+    const { result: settled, most } = await mostRunning(v, () =>
+      Promise.allSettled(Array.from({ length: 8 }, (_, i) => verifyPassword(`wrong-${i}`, HOLDS, v, { account: 'victim', client: `10.0.0.${i}` }))),
+    );
+    expect(most).toBe(1);
+    expect(settled.filter((r) => r.status === 'fulfilled')).toEqual([{ status: 'fulfilled', value: { ok: false } }]);
+    const refused = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(refused).toHaveLength(7);
+    for (const r of refused) expect(r.reason).toBeInstanceOf(PasswordChecksThrottled);
+    expect(v.load).toEqual({ running: 0, queued: 0 });
+    // Another account is not held up by the first one's check.
+    const { result: both, most: mostBoth } = await mostRunning(v, () =>
+      Promise.all([verifyPassword('password', HOLDS, v, { account: 'victim' }), verifyPassword('password', HOLDS, v, { account: 'other' })]),
+    );
+    expect(both.map((c) => c.ok)).toEqual([true, true]);
+    expect(mostBoth).toBe(2);
+  }, 60_000);
+
+  it('a refusal for an account in flight is answered when its check is over, not before (a flooding connection is paced)', async () => {
+    const v = verifier({ workers: 2 });
+    let settled = false;
+    const running = verifyPassword('wrong', HOLDS, v, { account: 'paced' }).finally(() => (settled = true));
+    const refused = verifyPassword('other', HOLDS, v, { account: 'paced' }).then(
+      () => 'answered',
+      (error: Error) => (error instanceof PasswordChecksThrottled ? (settled ? 'throttled after' : 'throttled before') : error.message),
+    );
+    expect(await refused).toBe('throttled after');
+    expect(await running).toEqual({ ok: false });
+  }, 60_000);
+
+  it('the same password submitted twice for one account shares one check', async () => {
+    const v = verifier({ workers: 2 });
+    const { result, most } = await mostRunning(v, () => Promise.all([verifyPassword('password', HOLDS, v, { account: 'twice' }), verifyPassword('password', HOLDS, v, { account: 'twice' })]));
+    expect(result.map((c) => c.ok)).toEqual([true, true]);
+    expect(most).toBe(1);
+  }, 60_000);
+
+  it('one address gets at most `maxQueuedPerClient` of the queue, and waiting checks are taken round-robin by address', async () => {
+    // Four checks one after another on a busy machine: no waiting check may time out here.
+    const v = verifier({ workers: 1, maxQueued: 4, maxQueuedPerClient: 2, maxWaitMs: 120_000 });
+    const held = v.verify('password', HOLDS, { client: 'flood' });
+    const order: string[] = [];
+    const flood = Array.from({ length: 6 }, (_, i) => v.verify('password', HOLDS, { client: 'flood' }).then(() => order.push(`flood-${i}`)));
+    expect(v.load).toEqual({ running: 1, queued: 2 });
+    const other = v.verify('password', HOLDS, { client: 'other' }).then(() => order.push('other'));
+    expect(v.load).toEqual({ running: 1, queued: 3 });
+    const settled = await Promise.allSettled([held, ...flood, other]);
+    // The flood's third to sixth were refused as throttled (not busy): the queue had room for others.
+    const refused = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(refused).toHaveLength(4);
+    for (const r of refused) expect(r.reason).toBeInstanceOf(PasswordChecksThrottled);
+    // The other address came in after the flood's two, and went before the second of them.
+    expect(order).toEqual(['flood-0', 'other', 'flood-1']);
   }, 60_000);
 });
 
@@ -151,4 +253,51 @@ describeEachStore('the login page while password checks are busy, and with a has
     expect(logLines.join('')).not.toContain('S4lt');
     expect(verifier.load).toEqual({ running: 0, queued: 0 });
   }, 30_000);
+});
+
+describeEachStore('the login page: a flood from one address leaves room for the others', (dialect) => {
+  const REDIRECT = 'http://127.0.0.1:1/callback';
+  // One check at a time and four waiting, at most two of them from one address.
+  const verifier = new PasswordVerifier({ workers: 1, maxQueued: 4, maxQueuedPerClient: 2, maxWaitMs: 60_000 });
+  const FLOOD = 6;
+  let s: OidcTestServer;
+  let config: oc.Configuration;
+
+  beforeAll(async () => {
+    s = await startOidcServer(dialect, { passwordVerifier: verifier });
+    const project = await s.api('POST', '/management/v1/projects', { name: 'flood' });
+    const app = await createOidcApp(s, project.body.id, {
+      name: 'spa', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+    });
+    config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
+    // One account per flooding request, so the per-account bound does not thin the flood out.
+    for (let i = 0; i < FLOOD; i++) await importHuman(s, `flooded-${i}`, { hashedPassword: { value: HOLDS } });
+    await importHuman(s, 'bystander', { hashedPassword: { value: HOLDS } });
+  }, 120_000);
+  afterAll(async () => {
+    await verifier.close();
+    await s?.close();
+  });
+
+  const login = async (browser: Browser, loginName: string, password: string) => {
+    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
+    return loginThroughForm(browser, url.href, REDIRECT, loginName, password);
+  };
+
+  it('127.0.0.2 sending more wrong passwords than the queue holds gets 429 beyond its share; 127.0.0.1 still signs in', async () => {
+    const flood = Promise.all(Array.from({ length: FLOOD }, (_, i) => login(new Browser({ localAddress: '127.0.0.2' }), `flooded-${i}`, 'wrong')));
+    // Once the flood's checks are running and waiting, the bystander comes from another address.
+    const deadline = Date.now() + 30_000;
+    while (verifier.load.queued < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(verifier.load.queued).toBeGreaterThanOrEqual(2);
+    const bystander = await login(new Browser({ localAddress: '127.0.0.1' }), 'bystander', 'password');
+    expect(bystander.page?.status).toBeUndefined();
+    expect(bystander.callback?.searchParams.get('code')).toBeTruthy();
+
+    const statuses = (await flood).map((r) => r.page?.status);
+    // Those that ran (one at a time, two waiting: three when all six arrive together) were wrong;
+    // the rest were told to slow down. None was told the service is full.
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+  }, 120_000);
 });

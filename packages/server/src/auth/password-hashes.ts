@@ -141,9 +141,10 @@ function verifyPbkdf2(plain: string, encoded: string, digest: 'sha1' | 'sha256' 
   return safeEqual(actual, expected);
 }
 
-// Kept as a second line behind hash-cost.ts's bounds (ln=20, r=8 is 1 GiB).
-const SCRYPT_MAX_LN = 20;
-const SCRYPT_MAX_MEM = 1024 * 1024 * 1024 + 64 * 1024 * 1024;
+// Kept as a second line behind hash-cost.ts's bound (128·N·r·p ≤ 64 MiB; ln=16, r=8 is 64 MiB):
+// OpenSSL's buffer is 128·N·r plus 128·r·p, and the allowance below is 1 MiB over the bound.
+const SCRYPT_MAX_LN = 19;
+const SCRYPT_MAX_MEM = 65 * 1024 * 1024;
 
 // `$scrypt$ln=16,r=8,p=1$<salt>$<hash>`: N = 2^ln, salt used as its decoded bytes.
 function verifyScrypt(plain: string, encoded: string): boolean {
@@ -160,7 +161,7 @@ function verifyScrypt(plain: string, encoded: string): boolean {
     r,
     p,
     // Node refuses by default above 32 MiB; passlib's default (ln=16, r=8) needs 64 MiB.
-    maxmem: Math.min(SCRYPT_MAX_MEM, 128 * N * r + 128 * r * p + 16 * 1024 * 1024),
+    maxmem: SCRYPT_MAX_MEM,
   });
   return safeEqual(actual, expected);
 }

@@ -4,8 +4,24 @@
  * here on purpose: it blocks this thread, not the server's event loop, and does not take a slot
  * of libuv's thread pool (shared with file and DNS work) for seconds.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { verifyPasswordInThisThread } from './password-hashes.js';
+
+/**
+ * A check at the cost bounds keeps this thread busy for seconds, back to back while an account is
+ * hammered; the event loop that answers everyone else must not lose its core to it. On Linux a
+ * thread's id is a valid target of setpriority, so this thread (only) lowers its own priority; the
+ * hashing libraries compute on the calling thread, so all their work runs at that priority.
+ * Elsewhere (no /proc/thread-self) checks run at the process's priority.
+ */
+const WORKER_NICENESS = 10;
+try {
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), WORKER_NICENESS);
+} catch {
+  // not Linux, or not allowed: the checks still run, at normal priority
+}
 
 export interface VerifyRequest {
   id: number;

@@ -3,6 +3,8 @@
  * No test framework here: the bench (bench/verify-email-text.bench.ts, userinfo) signs a person in
  * the same way the tests do.
  */
+import { request as httpRequest } from 'node:http';
+
 /**
  * A browser stand-in: follows redirects by hand and keeps cookies by host and path, as the login
  * needs. Cookies are kept per host *and port*: tests run two services on one loopback address
@@ -10,6 +12,13 @@
  */
 export class Browser {
   private cookies = new Map<string, { name: string; value: string; path: string; host: string }>();
+
+  /**
+   * `localAddress`: the loopback address requests come from (e.g. 127.0.0.2), so tests and the
+   * bench can be several clients to the server's per-address fairness. fetch cannot choose it
+   * (without undici's Agent), so such a browser speaks node:http.
+   */
+  constructor(private readonly options: { localAddress?: string } = {}) {}
 
   private cookieHeader(url: URL): string {
     return [...this.cookies.values()]
@@ -43,7 +52,10 @@ export class Browser {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
     }
-    const res = await fetch(target, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+    const method = init.method ?? (body ? 'POST' : 'GET');
+    const res = this.options.localAddress
+      ? await requestFrom(this.options.localAddress, target, method, headers, body)
+      : await fetch(target, { method, headers, body, redirect: 'manual' });
     this.remember(res, target);
     return res;
   }
@@ -84,4 +96,27 @@ export async function loginThroughForm(
   const submitted = await browser.follow(origin + action.replace(/&amp;/g, '&'), redirectUri, { form: { loginName, password } });
   if (submitted.location) return { callback: submitted.location };
   return { page: { status: submitted.res.status, html: await submitted.res.text(), headers: submitted.res.headers } };
+}
+
+/** One node:http request from `localAddress`, answered as a fetch Response (cookies kept apart, as fetch does). */
+function requestFrom(localAddress: string, url: URL, method: string, headers: Record<string, string>, body?: string): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers, localAddress }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const answer = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, v);
+        }
+        const status = res.statusCode ?? 500;
+        // A Response cannot carry a body with these statuses.
+        const nullBody = [101, 103, 204, 205, 304].includes(status);
+        resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status, headers: answer }));
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -1,12 +1,14 @@
 /**
  * The password check behind the login page: resolve the login name to one human user, check
  * its state, verify the password against whatever hash format it was imported with, count
- * failures for the lockout policy, and replace weak imported hashes with argon2id on success.
- * Verification runs in the bounded worker pool of auth/password-verifier.ts: when it is full the
- * outcome is `busy` (nothing counted), and a stored hash beyond the cost bounds is not run but
- * counted as a failed check, with `refusedHash` saying why (for the caller's log).
+ * failures for the lockout policy, and replace weak or costly imported hashes with argon2id on
+ * success. Verification runs in the bounded worker pool of auth/password-verifier.ts: when it is
+ * full the outcome is `busy`, when the account already has another password in flight or the
+ * client address its share of the queue it is `throttled` (nothing counted either way), and a
+ * stored hash beyond the cost bounds is not run but counted as a failed check, with
+ * `refusedHash` saying why (for the caller's log).
  */
-import { passwordVerifier, verifyPassword, type PasswordVerifier, type VerifyOutcome } from '../../auth/password-verifier.js';
+import { passwordVerifier, PasswordChecksThrottled, verifyPassword, type PasswordVerifier, type VerifyOutcome } from '../../auth/password-verifier.js';
 import { hashPassword } from '../../auth/passwords.js';
 import type { Repositories, Store } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
@@ -14,6 +16,7 @@ import { isUnstorableText } from '../unstorable-text.js';
 import { lockout } from '../policies/lockout.js';
 import { resolveLoginName } from '../users/login-names.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
+import { mayAuthenticate } from '../users/may-authenticate.js';
 
 /** The initial value of the instance's lockout policy (LOCKOUT_MAX_PASSWORD_ATTEMPTS; domain/policies/lockout.ts). */
 export interface LockoutPolicy {
@@ -29,14 +32,13 @@ export type LoginOutcome =
   | { ok: true; userId: string; rehashed: boolean; otpRequired: boolean; passwordChangeRequired: boolean }
   | {
       ok: false;
-      reason: 'invalid_credentials' | 'locked' | 'inactive' | 'busy';
+      reason: 'invalid_credentials' | 'locked' | 'inactive' | 'busy' | 'throttled';
       /** The stored hash was not run (cost beyond the bounds): why, and whose it is, for the log. */
       refusedHash?: string;
       userId?: string;
     };
 
 /** States in which a human may log in (ZITADEL lets initial users in to finish their set-up). */
-const LOGIN_STATES = new Set(['USER_STATE_ACTIVE', 'USER_STATE_INITIAL']);
 
 /**
  * The human user a typed login name belongs to (users/login-names.ts: the organisation's domain
@@ -55,20 +57,23 @@ export async function checkPasswordLogin(
   loginName: string,
   password: string,
   verifier: PasswordVerifier = passwordVerifier,
+  /** The client's address, for the verifier's fairness between addresses (http/client-address.ts). */
+  clientAddress?: string,
 ): Promise<LoginOutcome> {
   const user = await findLoginUser(store.read, instanceId, loginName);
   if (!user) return { ok: false, reason: 'invalid_credentials' };
   if (user.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked' };
-  if (!LOGIN_STATES.has(user.state)) return { ok: false, reason: 'inactive' };
+  if (!mayAuthenticate(user.state)) return { ok: false, reason: 'inactive' };
 
   // Hashing is slow by design: done before the transaction, which only records the outcome.
   let check: VerifyOutcome = { ok: false };
   try {
-    if (user.passwordHash) check = await verifyPassword(password, user.passwordHash, verifier);
-  } catch {
-    // PasswordChecksBusy (too many at once), or a worker that failed or timed out: nothing was
-    // decided about the password, so nothing is counted; the user is asked to try again.
-    return { ok: false, reason: 'busy' };
+    if (user.passwordHash) check = await verifyPassword(password, user.passwordHash, verifier, { account: user.id, client: clientAddress });
+  } catch (error) {
+    // PasswordChecksBusy (too many at once), PasswordChecksThrottled (this account or address
+    // already has its share), or a worker that failed or timed out: nothing was decided about the
+    // password, so nothing is counted; the user is asked to try again.
+    return { ok: false, reason: error instanceof PasswordChecksThrottled ? 'throttled' : 'busy' };
   }
   const refused = check.refused ? { refusedHash: check.refused, userId: user.id } : {};
   // The lockout policy of the user's organisation (its own, else the instance's).

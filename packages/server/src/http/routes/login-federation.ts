@@ -27,6 +27,7 @@ import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { afterPassword } from './login-steps.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
+import { clientAddress } from '../client-address.js';
 import {
   AGENT_COOKIE,
   agentOf,
@@ -239,14 +240,14 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     const idp = await identityProvider(store, outcome.identity.idpId);
     if (!idp || idp.state !== 'IDP_STATE_ACTIVE') return refuse(c, 403, 'The identity provider is no longer active. Sign in another way.', { uid }, loginUrl(uid));
     const look = await appLook(d);
-    const page = (error: string, status: 400 | 401 | 403 | 503, loginName = '') =>
+    const page = (error: string, status: 400 | 401 | 403 | 429 | 503, loginName = '') =>
       c.html(linkPage({ uid, state: sealed, providerName: idp.name, externalUserName: outcome.identity.externalUserName, reason: outcome.reason, loginName, error, look }), status);
     const loginName = field('loginName');
     const password = field('password');
     if (!loginName || !password || hasNul(loginName) || hasNul(password)) return page('Enter your login name and password.', 400, hasNul(loginName) ? '' : loginName);
-    const check = await checkPasswordLogin(store, deps.instanceId, loginName, password, deps.passwordVerifier);
+    const check = await checkPasswordLogin(store, deps.instanceId, loginName, password, deps.passwordVerifier, clientAddress(c, deps.trustProxy));
     if (!check.ok) {
-      if (check.reason === 'busy') c.header('Retry-After', '5');
+      if (check.reason === 'busy' || check.reason === 'throttled') c.header('Retry-After', '5');
       return page(FAILURE_TEXT[check.reason], FAILURE_STATUS[check.reason], loginName);
     }
     // The password alone does not sign in a user with an authenticator app (or who must change the

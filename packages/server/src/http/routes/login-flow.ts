@@ -23,6 +23,8 @@ export interface OidcRouteDeps {
   issuer: string;
   /** The bounded pool password checks run in (default: the process's own). */
   passwordVerifier?: PasswordVerifier;
+  /** Behind the TLS-terminating proxy: a client's address is the last X-Forwarded-For entry (client-address.ts). */
+  trustProxy?: boolean;
   instanceId: string;
   /** Seals what a sign-in through an identity provider carries through the browser. */
   secrets: SecretBox;
@@ -37,8 +39,9 @@ export const FAILURE_TEXT = {
   locked: 'This user is locked after too many failed attempts. Ask an administrator to unlock it.',
   inactive: 'This user is not active.',
   busy: 'Too many sign-ins are being checked right now. Please try again in a few seconds.',
+  throttled: 'Too many sign-ins for this user or from this address are being checked right now. Please try again in a few seconds.',
 } as const;
-export const FAILURE_STATUS = { invalid_credentials: 401, locked: 403, inactive: 403, busy: 503 } as const;
+export const FAILURE_STATUS = { invalid_credentials: 401, locked: 403, inactive: 403, busy: 503, throttled: 429 } as const;
 
 export const node = (c: Context) => c.env as unknown as HttpBindings;
 

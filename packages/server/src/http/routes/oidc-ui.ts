@@ -12,6 +12,7 @@ import { hasScope } from '../../oidc/scopes.js';
 import { personClaims } from '../../oidc/claims.js';
 import { authenticatableUser } from '../../domain/users/may-authenticate.js';
 import { signInApp } from '../../domain/login/sign-in-app.js';
+import { clientAddress } from '../client-address.js';
 import type { AppEnv } from '../env.js';
 import { loginPage, messagePage } from '../../ui/pages.js';
 import { login } from '../../domain/policies/login.js';
@@ -36,7 +37,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
    * identity providers); the colours and links are the ones its project's privateLabelingSetting
    * chooses (page-look.ts).
    */
-  async function showLogin(c: Context, d: Details, loginName: string, error: string | undefined, status: 200 | 400 | 401 | 403 | 503 = 200) {
+  async function showLogin(c: Context, d: Details, loginName: string, error: string | undefined, status: 200 | 400 | 401 | 403 | 429 | 503 = 200) {
     const app = await appOf(store, d);
     const orgId = app?.orgId ?? deps.instanceId;
     const providers = app ? await providersFor(store, app.orgId, deps.instanceId) : [];
@@ -82,13 +83,13 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     if (!loginName || !password) return showLogin(c, d, loginName, 'Enter your login name and password.', 400);
     // No login name or password holds U+0000, and PostgreSQL cannot look one up (oidc/nul-guard.ts).
     if (hasNul(loginName) || hasNul(password)) return showLogin(c, d, '', 'Enter your login name and password.', 400);
-    const outcome = await checkPasswordLogin(store, deps.instanceId, loginName, password, deps.passwordVerifier);
+    const outcome = await checkPasswordLogin(store, deps.instanceId, loginName, password, deps.passwordVerifier, clientAddress(c, deps.trustProxy));
     if (!outcome.ok) {
       if (outcome.refusedHash) {
         // Stored before the cost bounds existed; an administrator should reset this password.
         c.get('logger')?.warn('stored password hash refused at login', { requestId: c.get('requestId'), userId: outcome.userId, reason: outcome.refusedHash });
       }
-      if (outcome.reason === 'busy') c.header('Retry-After', '5');
+      if (outcome.reason === 'busy' || outcome.reason === 'throttled') c.header('Retry-After', '5');
       return showLogin(c, d, loginName, FAILURE_TEXT[outcome.reason], FAILURE_STATUS[outcome.reason]);
     }
     // The authenticator app's code and a required new password come next, if any (login-steps.ts).
