@@ -11,30 +11,41 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { clientAddressKey, DEFAULT_CONNECTION_LIMITS } from '../src/http-server.js';
 import { createServer } from '../src/server.js';
+import type { Dialect } from '../src/store/store.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
 
 // One address may hold the whole cap here, so the cap itself is what the tests below meet.
 const LIMITS = { headersTimeoutMs: 400, requestTimeoutMs: 800, keepAliveTimeoutMs: 300, maxConnections: 3, maxConnectionsPerAddress: 3 };
 
-describeEachStore('connections: timeouts and a cap', (dialect) => {
+/**
+ * The service on a store of `dialect` with these connection limits, listening on `host` for the
+ * describe block it is called in; `open` holds the tests' raw sockets, destroyed before it closes.
+ */
+function serveWithLimits(dialect: Dialect, connections: typeof LIMITS, host: string, open: Socket[]) {
   let t: TestInstance;
-  let close: () => Promise<void>;
-  let port: number;
-  const open: Socket[] = [];
+  let service: Awaited<ReturnType<typeof createServer>>;
   beforeAll(async () => {
     t = await createTestInstance(dialect);
-    const service = await createServer({ store: t.store, instanceId: t.instanceId, issuer: 'http://127.0.0.1', lockout: { maxPasswordAttempts: 0 }, connections: LIMITS });
-    await new Promise<void>((resolve) => service.server.listen(0, '127.0.0.1', resolve));
-    port = (service.server.address() as AddressInfo).port;
-    close = async () => {
-      service.server.closeAllConnections();
-      await new Promise((resolve) => service.server.close(resolve));
-      await t.close();
-    };
+    service = await createServer({ store: t.store, instanceId: t.instanceId, issuer: 'http://127.0.0.1', lockout: { maxPasswordAttempts: 0 }, connections });
+    await new Promise<void>((resolve) => service.server.listen(0, host, resolve));
   });
   afterAll(async () => {
     for (const socket of open) socket.destroy();
-    await close();
+    service.server.closeAllConnections();
+    await new Promise((resolve) => service.server.close(resolve));
+    await t.close();
+  });
+  return { port: () => (service.server.address() as AddressInfo).port, instance: () => t };
+}
+
+describeEachStore('connections: timeouts and a cap', (dialect) => {
+  const open: Socket[] = [];
+  const served = serveWithLimits(dialect, LIMITS, '127.0.0.1', open);
+  let port: number;
+  let t: TestInstance;
+  beforeAll(() => {
+    port = served.port();
+    t = served.instance();
   });
 
   /** A raw connection: what it received, and after how long the server closed it. */
@@ -153,25 +164,14 @@ describeEachStore('connections: timeouts and a cap', (dialect) => {
 const PER_ADDRESS = { headersTimeoutMs: 10_000, requestTimeoutMs: 20_000, keepAliveTimeoutMs: 5_000, maxConnections: 10, maxConnectionsPerAddress: 4 };
 
 describeEachStore('connections: a limit per client address', (dialect) => {
-  let t: TestInstance;
-  let close: () => Promise<void>;
-  let port: number;
   const open: Socket[] = [];
-  beforeAll(async () => {
-    t = await createTestInstance(dialect);
-    const service = await createServer({ store: t.store, instanceId: t.instanceId, issuer: 'http://127.0.0.1', lockout: { maxPasswordAttempts: 0 }, connections: PER_ADDRESS });
-    // Dual-stack, as HOST=:: would be: IPv4 clients then arrive as ::ffff:a.b.c.d.
-    await new Promise<void>((resolve) => service.server.listen(0, '::', resolve));
-    port = (service.server.address() as AddressInfo).port;
-    close = async () => {
-      service.server.closeAllConnections();
-      await new Promise((resolve) => service.server.close(resolve));
-      await t.close();
-    };
-  });
-  afterAll(async () => {
-    for (const socket of open) socket.destroy();
-    await close();
+  // Dual-stack, as HOST=:: would be: IPv4 clients then arrive as ::ffff:a.b.c.d.
+  const served = serveWithLimits(dialect, PER_ADDRESS, '::', open);
+  let port: number;
+  let t: TestInstance;
+  beforeAll(() => {
+    port = served.port();
+    t = served.instance();
   });
 
   /** A raw connection to `host` from `from`, once connected, with a promise of its close. */

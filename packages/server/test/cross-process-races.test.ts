@@ -12,6 +12,7 @@ import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshPostgresDatabase } from './support/instance.js';
 import { Browser, loginThroughForm } from './support/browser.js';
+import { authorizeUrl, publicClient } from './support/oidc-server.js';
 import { startServerProcessWithIssuer, stopServerProcess, type ServerProcess } from './support/server-process.js';
 import { tempDir } from './support/temp-dir.js';
 
@@ -127,15 +128,10 @@ describe.each(DIALECTS)('conflicting commands in two server processes on one dat
   it(`wrong passwords split over both processes: exactly ${MAX_PASSWORD_ATTEMPTS} failures counted, then one lock`, async () => {
     const project = await call(0, 'POST', '/management/v1/projects', { name: `lockout ${stamp}` });
     expect(project.status).toBe(200);
-    const app = await call(0, 'POST', `/management/v1/projects/${project.body.id}/apps/oidc`, {
-      name: 'lockout', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-    });
+    const app = await call(0, 'POST', `/management/v1/projects/${project.body.id}/apps/oidc`, publicClient('lockout', REDIRECT));
     expect(app.status).toBe(200);
     const authorize = (n: number) => {
-      const url = new URL('/oauth/v2/authorize', bases[n]);
-      url.search = new URLSearchParams({
-        client_id: app.body.clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
-      }).toString();
+      const url = new URL(authorizeUrl(bases[n], { client_id: app.body.clientId, redirect_uri: REDIRECT }));
       return url.href;
     };
     // A cheap hash (bcrypt cost 4): the test is about counting, not about hashing.

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from './support/instance.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from './support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 const PASSWORD = 'Passw0rd-Lock!';
@@ -20,17 +20,11 @@ describeEachStore('lockout policy and user state', (dialect) => {
     s = await startOidcServer(dialect, { maxPasswordAttempts: 5 });
     orgId = (await s.api('POST', '/management/v1/orgs', { name: `lock-${Date.now()}` })).body.id;
     const project = (await s.api('POST', '/management/v1/projects', { name: 'lock' }, undefined, inOrg())).body.id;
-    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name: 'lock', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-    }, undefined, inOrg())).body.clientId;
+    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('lock', REDIRECT), undefined, inOrg())).body.clientId;
   }, 60_000);
   afterAll(() => s?.close());
 
-  const authorize = () => {
-    const url = new URL('/oauth/v2/authorize', s.issuer);
-    url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
-    return url.href;
-  };
+  const authorize = () => authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT });
   const signIn = (userName: string, password: string) => loginThroughForm(new Browser(), authorize(), REDIRECT, userName, password);
   const importUser = async (userName: string) =>
     (await s.api('POST', '/management/v1/users/human/_import', {

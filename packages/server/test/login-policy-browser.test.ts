@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { Browser, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from './support/oidc-server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -24,7 +24,7 @@ const OUTPUT = join(tmpdir(), 'identity-service-test-output');
 describe.skipIf(!available)('the login page under the organisation\'s login, privacy and label policies (Chromium)', () => {
   let s: OidcTestServer;
   let profileDir: string;
-  let authorizeUrl: string;
+  let signInUrl: string;
   const orgId = `${Date.now() % 1_000_000_000}3`;
   const inOrg = { 'x-service-orgid': orgId };
 
@@ -47,12 +47,8 @@ describe.skipIf(!available)('the login page under the organisation\'s login, pri
       primaryColor: '#aa0000', backgroundColor: '#ffeecc', fontColor: '#102030', themeMode: 'THEME_MODE_LIGHT',
     }, undefined, inOrg)).status).toBe(200);
     const project = (await s.api('POST', '/management/v1/projects', { name: 'branded', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, undefined, inOrg)).body.id;
-    const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name: 'Branded app', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-    }, undefined, inOrg)).body.clientId;
-    const url = new URL('/oauth/v2/authorize', s.issuer);
-    url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
-    authorizeUrl = url.href;
+    const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('Branded app', REDIRECT), undefined, inOrg)).body.clientId;
+    signInUrl = authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT });
   }, 60_000);
   afterAll(async () => {
     await s?.close();
@@ -67,7 +63,7 @@ describe.skipIf(!available)('the login page under the organisation\'s login, pri
     });
     try {
       const page = await context.newPage();
-      await page.goto(authorizeUrl);
+      await page.goto(signInUrl);
       await page.waitForSelector('h1');
       mkdirSync(OUTPUT, { recursive: true });
       const shot = join(OUTPUT, `login-policy-${Date.now()}.png`);
@@ -94,7 +90,7 @@ describe.skipIf(!available)('the login page under the organisation\'s login, pri
 
   it('refuses a posted password (403) where the login policy allows none', async () => {
     const browser = new Browser();
-    const start = await browser.follow(authorizeUrl, REDIRECT);
+    const start = await browser.follow(signInUrl, REDIRECT);
     const loginUrl = start.res.url;
     const posted = await browser.request(loginUrl, { form: { loginName: 'someone', password: 'Secr3t-Passw0rd!' } });
     expect(posted.status).toBe(403);

@@ -4,7 +4,7 @@
  * request asks for (`ui_locales`), field by field over the built-in ones.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { Browser, startOidcServer, type OidcTestServer, publicClient, authorizeUrl } from './support/oidc-server.js';
 import { describeEachStore } from './support/instance.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
@@ -17,11 +17,7 @@ describeEachStore('login texts on the login page', (dialect) => {
   const inOrg = { 'x-service-orgid': orgId };
 
   const loginHtml = async (uiLocales?: string) => {
-    const url = new URL('/oauth/v2/authorize', s.issuer);
-    url.search = new URLSearchParams({
-      client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
-      ...(uiLocales ? { ui_locales: uiLocales } : {}),
-    }).toString();
+    const url = new URL(authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT, ...(uiLocales ? { ui_locales: uiLocales } : {}) }));
     const browser = new Browser();
     const loginUrl = new URL((await browser.request(url.href)).headers.get('location')!, s.issuer).href;
     return (await browser.request(loginUrl)).text();
@@ -42,9 +38,7 @@ describeEachStore('login texts on the login page', (dialect) => {
     });
     expect(imported.body.errors ?? []).toEqual([]);
     const project = (await s.api('POST', '/management/v1/projects', { name: 'worded' }, undefined, inOrg)).body.id;
-    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name: 'Worded app', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-    }, undefined, inOrg)).body.clientId;
+    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('Worded app', REDIRECT), undefined, inOrg)).body.clientId;
   }, 60_000);
   afterAll(async () => {
     await s?.close();

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from './support/instance.js';
 import { linkIn, outboxWorkerFor, readDroppedMail } from './support/mail.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from './support/oidc-server.js';
 
 describeEachStore('verification mail', (dialect) => {
   let s: OidcTestServer;
@@ -104,11 +104,8 @@ describeEachStore('verification mail', (dialect) => {
     expect((await post('Init-Passw0rd!')).status).toBe(404);
 
     const project = (await s.api('POST', '/management/v1/projects', { name: 'init-app' })).body.id;
-    const app = await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name: 'init', redirectUris: ['http://127.0.0.1:1/cb'], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-    });
-    const authorize = new URL('/oauth/v2/authorize', s.issuer);
-    authorize.search = new URLSearchParams({ client_id: app.body.clientId, response_type: 'code', redirect_uri: 'http://127.0.0.1:1/cb', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
+    const app = await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('init', 'http://127.0.0.1:1/cb'));
+    const authorize = new URL(authorizeUrl(s.issuer, { client_id: app.body.clientId, redirect_uri: 'http://127.0.0.1:1/cb' }));
     const signedIn = await loginThroughForm(new Browser(), authorize.href, 'http://127.0.0.1:1/cb', 'dana', 'Init-Passw0rd!');
     expect(signedIn.callback?.searchParams.get('code'), signedIn.page?.html.slice(0, 300)).toBeTruthy();
   });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from './support/instance.js';
-import { createOidcApp, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { createOidcApp, startOidcServer, type OidcTestServer, authorizeUrl } from './support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 
@@ -54,8 +54,7 @@ describeEachStore('NUL bytes in OAuth parameters', (dialect) => {
 
   for (const param of ['nonce', 'state', 'login_hint']) {
     it(`${param} with NUL at authorize → refused, not a 500`, async () => {
-      const url = new URL(`${s.issuer}/oauth/v2/authorize`);
-      url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', scope: 'openid', redirect_uri: REDIRECT, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', [param]: 'a\u0000b' }).toString();
+      const url = new URL(authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT, [param]: 'a\u0000b' }));
       const res = await fetch(url, { redirect: 'manual' });
       expect(res.status, await res.clone().text()).toBeLessThan(500);
       // Refused: an error back to the client (or an error page), never the login page.
@@ -72,8 +71,7 @@ describeEachStore('NUL bytes in OAuth parameters', (dialect) => {
 
   /** Starts a sign-in and returns the login page's path (/ui/login/<uid>) with the cookies to post to it. */
   async function loginPage(): Promise<{ path: string; cookie: string }> {
-    const url = new URL(`${s.issuer}/oauth/v2/authorize`);
-    url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', scope: 'openid', redirect_uri: REDIRECT, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
+    const url = new URL(authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT }));
     const res = await fetch(url, { redirect: 'manual' });
     const location = res.headers.get('location') ?? '';
     expect(location).toContain('/ui/login/');

@@ -5,7 +5,7 @@
  * the login policy's defaultRedirectUri is where the page leads (no application is waiting).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from './support/oidc-server.js';
 import { linkIn, outboxWorkerFor, readDroppedMail } from './support/mail.js';
 import { describeEachStore } from './support/instance.js';
 
@@ -14,7 +14,7 @@ const PASSWORD = 'Old-Passw0rd!';
 
 describeEachStore('password reset from the login page', (dialect) => {
   let s: OidcTestServer;
-  let authorizeUrl: string;
+  let signInUrl: string;
   const stamp = Date.now() % 1_000_000_000;
   const orgId = `${stamp}7`;
   const userId = `${stamp}71`;
@@ -35,12 +35,8 @@ describeEachStore('password reset from the login page', (dialect) => {
     });
     expect(imported.body.errors ?? []).toEqual([]);
     const project = (await s.api('POST', '/management/v1/projects', { name: 'branded', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, undefined, inOrg)).body.id;
-    const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name: 'Branded app', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-    }, undefined, inOrg)).body.clientId;
-    const url = new URL('/oauth/v2/authorize', s.issuer);
-    url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
-    authorizeUrl = url.href;
+    const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('Branded app', REDIRECT), undefined, inOrg)).body.clientId;
+    signInUrl = authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT });
   }, 60_000);
   afterAll(async () => {
     await s?.close();
@@ -48,7 +44,7 @@ describeEachStore('password reset from the login page', (dialect) => {
 
   it('mails a reset link for the login name, in the organisation\u2019s colours, and the new password signs in', async () => {
     const browser = new Browser();
-    const start = await browser.request(authorizeUrl);
+    const start = await browser.request(signInUrl);
     const loginUrl = new URL(start.headers.get('location')!, s.issuer).href;
     const loginHtml = await (await browser.request(loginUrl)).text();
     expect(loginHtml).toContain(`href="${new URL(loginUrl).pathname}/password/reset"`);
@@ -89,14 +85,14 @@ describeEachStore('password reset from the login page', (dialect) => {
     // No application waits for this page: it leads on to the login policy's defaultRedirectUri.
     expect(await done.text()).toContain('<a id="continue" class="button" href="https://branded.example/home">');
 
-    expect((await loginThroughForm(new Browser(), authorizeUrl, REDIRECT, loginName, PASSWORD)).callback).toBeUndefined();
-    expect((await loginThroughForm(new Browser(), authorizeUrl, REDIRECT, loginName, 'New-Passw0rd!')).callback?.searchParams.get('code')).toBeTruthy();
+    expect((await loginThroughForm(new Browser(), signInUrl, REDIRECT, loginName, PASSWORD)).callback).toBeUndefined();
+    expect((await loginThroughForm(new Browser(), signInUrl, REDIRECT, loginName, 'New-Passw0rd!')).callback?.searchParams.get('code')).toBeTruthy();
   });
 
   it('offers no reset when the login policy hides it', async () => {
     expect((await s.api('PUT', '/management/v1/policies/login', { allowUsernamePassword: true, hidePasswordReset: true }, undefined, inOrg)).status).toBe(200);
     const browser = new Browser();
-    const loginUrl = new URL((await browser.request(authorizeUrl)).headers.get('location')!, s.issuer).href;
+    const loginUrl = new URL((await browser.request(signInUrl)).headers.get('location')!, s.issuer).href;
     expect(await (await browser.request(loginUrl)).text()).not.toContain('password/reset');
     expect((await browser.request(`${loginUrl}/password/reset`)).status).toBe(404);
     expect((await browser.request(`${loginUrl}/password/reset`, { form: { loginName } })).status).toBe(404);

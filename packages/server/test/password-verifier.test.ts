@@ -66,17 +66,22 @@ describe('checks yield the CPU to the event loop', () => {
   }, 30_000);
 });
 
+/** Makes verifiers for a describe block, each closed after its tests. */
+function verifiersClosedAfterAll() {
+  const made: PasswordVerifier[] = [];
+  afterAll(() => Promise.all(made.map((v) => v.close())));
+  return (options: ConstructorParameters<typeof PasswordVerifier>[0]) => {
+    const v = new PasswordVerifier(options);
+    made.push(v);
+    return v;
+  };
+}
+
 // The same tool, 300,000 rounds: a few hundred milliseconds, long enough to hold a worker.
 const HOLDS = '$6$rounds=300000$Qu3u3S4lt$/OAQs4KtaIT7elS0lW/3vJaCA45g18MqKa5FLfj.ZRWdYEBLMzxGH6UH5.d854.8tOPDPxt.a0TeqiN8YY.la0';
 
 describe('the bound on verifications at once', () => {
-  const verifiers: PasswordVerifier[] = [];
-  const verifier = (options: ConstructorParameters<typeof PasswordVerifier>[0]) => {
-    const v = new PasswordVerifier(options);
-    verifiers.push(v);
-    return v;
-  };
-  afterAll(() => Promise.all(verifiers.map((v) => v.close())));
+  const verifier = verifiersClosedAfterAll();
 
   it('runs at most `workers` at once, queues `maxQueued` more and refuses the rest at once as busy', async () => {
     const v = verifier({ workers: 2, maxQueued: 1 });
@@ -126,13 +131,7 @@ async function mostRunning<T>(v: PasswordVerifier, work: () => Promise<T>): Prom
 }
 
 describe('one account, one check at a time; fairness between client addresses', () => {
-  const verifiers: PasswordVerifier[] = [];
-  const verifier = (options: ConstructorParameters<typeof PasswordVerifier>[0]) => {
-    const v = new PasswordVerifier(options);
-    verifiers.push(v);
-    return v;
-  };
-  afterAll(() => Promise.all(verifiers.map((v) => v.close())));
+  const verifier = verifiersClosedAfterAll();
 
   it('eight concurrent wrong passwords for one account run one at a time on a pool of two; the rest are refused as throttled once it is over', async () => {
     const v = verifier({ workers: 2, maxQueued: 16 });

@@ -5,7 +5,7 @@
  * organisation's until the user is known, then the user's organisation's.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { Browser, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from './support/oidc-server.js';
 import { describeEachStore } from './support/instance.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
@@ -20,11 +20,8 @@ describeEachStore('private labeling at sign-in', (dialect) => {
   /** An app of a project with this setting; the colour of its login page and of the step after the password. */
   const colours = async (setting?: string) => {
     const project = (await s.api('POST', '/management/v1/projects', { name: `p-${setting ?? 'none'}`, ...(setting ? { privateLabelingSetting: setting } : {}) }, undefined, inApp)).body.id;
-    const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name: 'app', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-    }, undefined, inApp)).body.clientId;
-    const url = new URL('/oauth/v2/authorize', s.issuer);
-    url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
+    const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('app', REDIRECT), undefined, inApp)).body.clientId;
+    const url = new URL(authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT }));
     const browser = new Browser();
     const loginUrl = new URL((await browser.request(url.href)).headers.get('location')!, s.issuer).href;
     const primary = (html: string) => /--primary:(#[0-9a-f]+)/.exec(html)?.[1];

@@ -4,7 +4,7 @@
  * hold at every authorization, also for a browser that is signed in already.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl } from './support/oidc-server.js';
 import { describeEachStore } from './support/instance.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
@@ -25,8 +25,7 @@ describeEachStore('project checks at sign-in', (dialect) => {
     const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
       name, redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
     }, undefined, inA)).body.clientId as string;
-    const url = new URL('/oauth/v2/authorize', s.issuer);
-    url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
+    const url = new URL(authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT }));
     return { project, authorize: url.href };
   };
   const signIn = (authorize: string, loginName: string, browser = new Browser()) => loginThroughForm(browser, authorize, REDIRECT, loginName, PASSWORD);

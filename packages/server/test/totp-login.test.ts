@@ -8,7 +8,7 @@ import { totpCode } from '../src/domain/login/totp.js';
 import { sealPlainOtpSecrets } from '../src/domain/users/otp-secret.js';
 import { processSecretBox } from '../src/secrets/secret-box.js';
 import { describeEachStore } from './support/instance.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from './support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 const PASSWORD = 'Passw0rd-Totp!';
@@ -43,15 +43,12 @@ describeEachStore('TOTP at the login page', (dialect) => {
     expect(imported.body.errors ?? []).toEqual([]);
     userId = `${orgId}1`;
     const project = (await s.api('POST', '/management/v1/projects', { name: 'totp' }, undefined, inOrg())).body.id;
-    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name: 'totp', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-    }, undefined, inOrg())).body.clientId;
+    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('totp', REDIRECT), undefined, inOrg())).body.clientId;
   }, 60_000);
   afterAll(() => s?.close());
 
   const authorize = () => {
-    const url = new URL('/oauth/v2/authorize', s.issuer);
-    url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
+    const url = new URL(authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT }));
     return url.href;
   };
   /** The password step; returns the browser and the code form's address. */

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from './support/instance.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from './support/oidc-server.js';
 import { linkIn, outboxWorkerFor, readDroppedMail } from './support/mail.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
@@ -27,17 +27,11 @@ describeEachStore('the user lifecycle', (dialect) => {
     // The organisation's own policy: 12 characters and a symbol.
     expect((await s.api('POST', '/management/v1/policies/password/complexity', { minLength: 12, hasSymbol: true }, undefined, inOrg())).status).toBe(200);
     const project = (await s.api('POST', '/management/v1/projects', { name: 'life' }, undefined, inOrg())).body.id;
-    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name: 'life', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-    }, undefined, inOrg())).body.clientId;
+    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('life', REDIRECT), undefined, inOrg())).body.clientId;
   }, 60_000);
   afterAll(() => s?.close());
 
-  const authorize = () => {
-    const url = new URL('/oauth/v2/authorize', s.issuer);
-    url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
-    return url.href;
-  };
+  const authorize = () => authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT });
   /** Sign in; when a new password is asked for, returns the form's address in that browser. */
   const signIn = async (userName: string, password: string) => {
     const browser = new Browser();

@@ -81,6 +81,27 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
   };
 }
 
+/**
+ * RFC 7636 appendix B's S256 challenge. The tests that drive the login read the code from the
+ * redirect and never redeem it (those that do, use openid-client with a verifier of their own).
+ */
+export const PKCE_CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+
+/**
+ * The address of an authorization-code request with PKCE at `base` (the service's issuer):
+ * `openid` scope and the S256 challenge unless `params` says otherwise.
+ */
+export function authorizeUrl(base: string, params: { client_id: string; redirect_uri: string } & Record<string, string>): string {
+  const url = new URL('/oauth/v2/authorize', base);
+  url.search = new URLSearchParams({ response_type: 'code', scope: 'openid', code_challenge: PKCE_CHALLENGE, code_challenge_method: 'S256', ...params }).toString();
+  return url.href;
+}
+
+/** A public client signing people in with PKCE (no secret; devMode, so an http loopback redirect URI is used). */
+export function publicClient(name: string, redirectUri: string) {
+  return { name, redirectUris: [redirectUri], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true } as const;
+}
+
 /** An OIDC app through the domain function, as the admin (the HTTP API has its own tests). */
 export async function createOidcApp(s: OidcTestServer, projectId: string, input: OidcAppInput & { name: string }) {
   const ctx = await authenticate(s.t.store, [personalAccessTokenVerifier(s.t.store)], s.t.instanceId, `Bearer ${s.t.adminToken}`, undefined);
