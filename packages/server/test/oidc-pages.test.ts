@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from './support/instance.js';
-import { createOidcApp, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { createOidcApp, publicClient, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 
@@ -15,8 +15,7 @@ describeEachStore('authorization server pages', (dialect) => {
     s = await startOidcServer(dialect);
     const project = await s.api('POST', '/management/v1/projects', { name: 'pages' });
     const app = await createOidcApp(s, project.body.id, {
-      name: 'Acme Shop', redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+      ...publicClient('Acme Shop', REDIRECT), responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
     });
     clientId = app.clientId;
   });

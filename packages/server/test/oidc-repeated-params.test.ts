@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from './support/instance.js';
-import { createOidcApp, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { createOidcApp, publicClient, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
@@ -21,13 +21,9 @@ describeEachStore('repeated parameters at the authorization endpoint', (dialect)
     s = await startOidcServer(dialect);
     const project = await s.api('POST', '/management/v1/projects', { name: 'repeated' });
     const app = await createOidcApp(s, project.body.id, {
-      name: 'web',
-      redirectUris: [REDIRECT],
+      ...publicClient('web', REDIRECT),
       responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
       grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
-      appType: 'OIDC_APP_TYPE_USER_AGENT',
-      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
-      devMode: true,
     });
     clientId = app.clientId;
   });

@@ -6,7 +6,7 @@ import type { JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
 import type { Caller } from '../domain/context.js';
 import { unauthenticated } from '../domain/errors.js';
-import { mayAuthenticate } from '../domain/users/may-authenticate.js';
+import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import type { Store } from '../store/store.js';
 import type { TokenVerifier } from '../auth/authenticate.js';
 import { AuthCache } from '../auth/auth-cache.js';
@@ -77,8 +77,8 @@ export function oauthAccessTokenVerifier(read: AccessTokenReader, store: Store, 
     const access = await read(token);
     if (!access) return undefined;
     if (!isForThisApi(access)) throw unauthenticated('AUTH-7fs1e', 'Token is not valid for this API (audience scope missing)');
-    const user = await store.read.users.get(access.userId);
-    if (!user || !mayAuthenticate(user.state)) throw unauthenticated('AUTH-7fs1e', 'Token is invalid or expired');
+    const user = await authenticatableUser(store, access.userId);
+    if (!user) throw unauthenticated('AUTH-7fs1e', 'Token is invalid or expired');
     const exp = access.claims.exp;
     return { caller: { userId: user.id, orgId: user.orgId }, ...(typeof exp === 'number' ? { expiresAt: exp * 1000 } : {}) };
   }

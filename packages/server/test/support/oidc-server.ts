@@ -98,8 +98,8 @@ export function authorizeUrl(base: string, params: { client_id: string; redirect
 }
 
 /** A public client signing people in with PKCE (no secret; devMode, so an http loopback redirect URI is used). */
-export function publicClient(name: string, redirectUri: string) {
-  return { name, redirectUris: [redirectUri], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true } as const;
+export function publicClient(name: string, redirectUri: string): OidcAppInput & { name: string } {
+  return { name, redirectUris: [redirectUri], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true };
 }
 
 /** An OIDC app through the domain function, as the admin (the HTTP API has its own tests). */

@@ -38,8 +38,6 @@ export type LoginOutcome =
       userId?: string;
     };
 
-/** States in which a human may log in (ZITADEL lets initial users in to finish their set-up). */
-
 /**
  * The human user a typed login name belongs to (users/login-names.ts: the organisation's domain
  * policy decides whether it carries a domain), when exactly one does.
