@@ -4821,7 +4821,7 @@ export interface components {
          * @description The full text of one message in one language. Fields omitted (or empty) are cleared: the call
          *     replaces the stored text. Template variables are written `{{.Name}}`: Code, UserName, FirstName,
          *     LastName, NickName, DisplayName, LastEmail, VerifiedEmail, LastPhone, VerifiedPhone,
-         *     PreferredLoginName, LoginNames, ChangeDate, CreationDate. Unknown fields are ignored.
+         *     PreferredLoginName, LoginNames, ChangeDate, CreationDate. Unknown fields are refused (400 naming them), as ZITADEL's gateway refuses them.
          * @example {
          *       "title": "Verify your email",
          *       "subject": "Verify your email",
@@ -5561,7 +5561,7 @@ export interface components {
             result: components["schemas"]["Member"][];
         };
         /**
-         * @description A JWT identity provider. Unknown fields are ignored. Beyond ZITADEL (which checks only the
+         * @description A JWT identity provider. Unknown fields are refused (400 naming them), as ZITADEL's gateway refuses them. Beyond ZITADEL (which checks only the
          *     length), `jwtEndpoint` and `keysEndpoint` must be absolute `http://` or `https://` URLs.
          * @example {
          *       "name": "Legacy portal",
@@ -5608,7 +5608,7 @@ export interface components {
          * @description An OIDC identity provider (ZITADEL's legacy OIDC IdP config): people sign in at the upstream
          *     `issuer` with the authorization-code flow (PKCE, `state`, `nonce`), this service being the client
          *     `clientId`. Register this redirect URI at the upstream: `<this service's issuer>/ui/login/login/externalidp/callback`.
-         *     Unknown fields are ignored. Beyond ZITADEL (which checks only the length), `issuer` must be an
+         *     Unknown fields are refused (400 naming them), as ZITADEL's gateway refuses them. Beyond ZITADEL (which checks only the length), `issuer` must be an
          *     absolute `http://` or `https://` URL. The client secret is sealed at rest and never read back.
          * @example {
          *       "name": "Partner login",

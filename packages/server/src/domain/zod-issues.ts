@@ -35,10 +35,19 @@ export function describeZodIssue(issue: z.core.$ZodIssue, parsed: unknown): stri
       const sent = issue.input !== undefined ? issue.input : valueAt(parsed, issue.path);
       return sent === undefined ? 'value is required' : `expected ${issue.expected}, got ${typeName(sent)}`;
     }
+    case 'invalid_format':
+      return FORMAT_WORDS[issue.format] ?? issue.message;
     default:
       return issue.message;
   }
 }
+
+/** The formats the spec uses (`format: email`, …), said as the API says everything else. */
+const FORMAT_WORDS: Record<string, string> = {
+  email: 'value must be a valid email address',
+  url: 'value must be an absolute URL',
+  datetime: 'value must be an RFC 3339 date-time',
+};
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;

@@ -11,6 +11,7 @@ import { DomainError, GrpcCode, UniqueViolation } from '../domain/errors.js';
 import { UNSTORABLE_TEXT_MESSAGE } from '../domain/unstorable-text.js';
 import { describeZodIssue, formatPath } from '../domain/zod-issues.js';
 import type { AppEnv } from './env.js';
+import { PATTERN_MESSAGES } from './generated/operations.gen.js';
 
 export const ERROR_DETAIL_TYPE = 'type.googleapis.com/zitadel.v1.ErrorDetail';
 
@@ -73,7 +74,9 @@ export function bodyTooLarge(maxBytes: number): DomainError {
  */
 export function validationError(error: ZodError, where: string, input?: unknown): DomainError {
   const issue = error.issues[0];
-  return new DomainError(GrpcCode.InvalidArgument, 'API-V4l1d', `invalid ${fieldName(issue.path, where)}: ${describeZodIssue(issue, input)}`);
+  // A pattern's own wording is the spec's (`x-pattern-message`); zod would print the expression.
+  const words = (issue.code === 'invalid_format' && issue.format === 'regex' && PATTERN_MESSAGES[issue.pattern ?? '']) || describeZodIssue(issue, input);
+  return new DomainError(GrpcCode.InvalidArgument, 'API-V4l1d', `invalid ${fieldName(issue.path, where)}: ${words}`);
 }
 
 /** Valid input holding text no store can keep (domain/unstorable-text.ts) → 400 naming the field. */
