@@ -58,6 +58,7 @@ export async function generate(specEntry = SPEC_ENTRY): Promise<Record<string, s
           responses: { name: '{{name}}_Response', case: 'preserve' },
           // date-time values carry an offset (RFC 3339), as the API writes and reads them.
           dates: { offset: true },
+          '~resolvers': { object: keepUnknownFields },
         },
       ] as never,
     });
@@ -66,6 +67,18 @@ export async function generate(specEntry = SPEC_ENTRY): Promise<Record<string, s
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * An object with properties and `additionalProperties: true` keeps the fields it does not name
+ * (hey-api would make it a plain z.object, which drops them; the import document reports them as
+ * unsupported instead). Other objects: hey-api's own rendering.
+ */
+function keepUnknownFields(ctx: any) {
+  const { schema, symbols, $ } = ctx;
+  const named = schema.properties && Object.keys(schema.properties).length > 0;
+  if (named && schema.additionalProperties?.type === 'unknown') return ctx.nodes.base(ctx).attr('catchall').call($(symbols.z).attr('unknown').call());
+  return undefined;
 }
 
 /** The table of served operations, naming the generated schemas by their exported names. */

@@ -255,8 +255,8 @@ export const zDataOrgs = z.object({
             name: z.string().optional()
         }).optional(),
         orgState: z.string().optional()
-    })).optional()
-});
+    }).catchall(z.unknown())).optional()
+}).catchall(z.unknown());
 
 /**
  * Description §2.5. Every field is also accepted under its snake_case name (listed as aliases). At least
@@ -1119,7 +1119,7 @@ export const zBulkRemoveUserMetadataRequest = z.object({
 /**
  * An empty answer (ZITADEL's empty response messages).
  */
-export const zEmpty = z.record(z.string(), z.unknown());
+export const zEmpty = z.record(z.string(), z.never());
 
 /**
  * An SMTP provider of the instance (ZITADEL's settings.v1.SMTPConfig). Never its password.
@@ -1271,7 +1271,7 @@ export const zListHumanLinkedIDPsResponse = z.object({
 export const zListHumanAuthFactorsResponse = z.object({
     result: z.array(z.object({
         state: z.enum(['AUTH_FACTOR_STATE_READY']),
-        otp: z.record(z.string(), z.unknown())
+        otp: z.record(z.string(), z.never())
     }))
 });
 
@@ -1749,7 +1749,7 @@ export const zOIDCDiscovery = z.object({
     id_token_signing_alg_values_supported: z.array(z.string()),
     code_challenge_methods_supported: z.array(z.string()).optional(),
     token_endpoint_auth_methods_supported: z.array(z.string()).optional()
-});
+}).catchall(z.unknown());
 
 /**
  * The public signing keys (RFC 7517 JWK Set, public members only), newest first; keys of a rotation stay listed until they expire.
