@@ -25,6 +25,8 @@ import { domainLock } from './domain.js';
 export const VALIDATION_TYPES = ['DOMAIN_VALIDATION_TYPE_HTTP', 'DOMAIN_VALIDATION_TYPE_DNS'] as const;
 export type ValidationType = (typeof VALIDATION_TYPES)[number];
 
+const isValidationType = (type: string): type is ValidationType => (VALIDATION_TYPES as readonly string[]).includes(type);
+
 /** How validations reach the domains (tests point HTTP at a server on loopback). */
 export interface DomainCheckOptions {
   /** `https` (ZITADEL's); `http` only for tests and closed networks. */
@@ -53,7 +55,8 @@ export interface OrgDomainView {
   domainName: string;
   isVerified: boolean;
   isPrimary: boolean;
-  validationType: string;
+  /** Unspecified until a validation is generated. */
+  validationType: ValidationType | 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED';
   details: Partial<ObjectDetails>;
 }
 
@@ -62,7 +65,7 @@ const view = (row: OrgDomainRow): OrgDomainView => ({
   domainName: row.domain,
   isVerified: row.isVerified,
   isPrimary: row.isPrimary,
-  validationType: row.validationType,
+  validationType: isValidationType(row.validationType) ? row.validationType : 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED',
   details: viewDetails(row, row.orgId),
 });
 
@@ -162,11 +165,11 @@ export async function validateOrgDomain(store: Store, ctx: RequestContext, rawDo
   const domain = normaliseDomain(rawDomain);
   const row = await existing(store.read, ctx.orgId, domain);
   if (row.isVerified) throw failedPrecondition('ORG-HGw21', 'The domain is verified already');
-  if (!row.validationToken || !VALIDATION_TYPES.includes(row.validationType as ValidationType)) {
+  if (!row.validationToken || !isValidationType(row.validationType)) {
     throw failedPrecondition('ORG-Sjdi3', 'No validation was generated for this domain: generate one first');
   }
   // Outside the transaction: the check waits on the network.
-  await check(domain, row.validationType as ValidationType, row.validationToken, options);
+  await check(domain, row.validationType, row.validationToken, options);
   return store.transaction(async (tx) => {
     const current = await existing(tx, ctx.orgId, domain);
     if (current.validationToken !== row.validationToken) throw failedPrecondition('ORG-Sjdi3', 'A new validation was generated meanwhile: validate again');
