@@ -3079,8 +3079,8 @@ export interface paths {
                 projectId: components["parameters"]["ProjectId"];
                 /** @description The project grant's id. */
                 grantId: components["parameters"]["ProjectGrantId"];
-                /** @description The user's id. */
-                userId: components["parameters"]["UserId"];
+                /** @description The member's user id. */
+                userId: components["parameters"]["MemberUserId"];
             };
             cookie?: never;
         };
@@ -3178,8 +3178,8 @@ export interface paths {
             path: {
                 /** @description The project's id. */
                 projectId: components["parameters"]["ProjectId"];
-                /** @description The user's id. */
-                userId: components["parameters"]["UserId"];
+                /** @description The member's user id. */
+                userId: components["parameters"]["MemberUserId"];
             };
             cookie?: never;
         };
@@ -6258,6 +6258,8 @@ export interface components {
         OrgHeader: string;
         /** @description The user's id. */
         UserId: string;
+        /** @description The member's user id. */
+        MemberUserId: string;
         /** @description The identity provider's id. */
         IdpId: string;
     };
@@ -12360,8 +12362,8 @@ export interface operations {
                 projectId: components["parameters"]["ProjectId"];
                 /** @description The project grant's id. */
                 grantId: components["parameters"]["ProjectGrantId"];
-                /** @description The user's id. */
-                userId: components["parameters"]["UserId"];
+                /** @description The member's user id. */
+                userId: components["parameters"]["MemberUserId"];
             };
             cookie?: never;
         };
@@ -12408,8 +12410,8 @@ export interface operations {
                 projectId: components["parameters"]["ProjectId"];
                 /** @description The project grant's id. */
                 grantId: components["parameters"]["ProjectGrantId"];
-                /** @description The user's id. */
-                userId: components["parameters"]["UserId"];
+                /** @description The member's user id. */
+                userId: components["parameters"]["MemberUserId"];
             };
             cookie?: never;
         };
@@ -12583,8 +12585,8 @@ export interface operations {
             path: {
                 /** @description The project's id. */
                 projectId: components["parameters"]["ProjectId"];
-                /** @description The user's id. */
-                userId: components["parameters"]["UserId"];
+                /** @description The member's user id. */
+                userId: components["parameters"]["MemberUserId"];
             };
             cookie?: never;
         };

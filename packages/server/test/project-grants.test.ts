@@ -145,6 +145,8 @@ describeEachStore('project grants', (dialect) => {
     expect((await s.api('PUT', `${members}/${robot}`, { roles: ['PROJECT_GRANT_OWNER'] }, undefined, inA)).status).toBe(200);
     const listed = await s.api('POST', `${members}/_search`, {}, undefined, inA);
     expect(listed.body.result).toEqual([expect.objectContaining({ userId: robot, roles: ['PROJECT_GRANT_OWNER'], preferredLoginName: `grant-manager@other-${stamp}.localhost` })]);
+    // A member's user id is at most 200 characters, like the API's other ids (MemberUserId in the spec).
+    expect((await s.api('PUT', `${members}/${'u'.repeat(201)}`, { roles: ['PROJECT_GRANT_OWNER'] }, undefined, inA)).body.message).toContain('invalid userId');
 
     // As PROJECT_GRANT_OWNER: the grant's user grants, in B's context (its own), and no other project's.
     expect((await s.api('PUT', `/management/v1/users/${bert}/grants/${userGrantId}`, { roleKeys: [] }, token)).status).toBe(200);

@@ -111,5 +111,7 @@ describeEachStore('projects, roles and project members', (dialect) => {
     await json(t.call('DELETE', `${path}/${userId}`, { headers: org(orgA) }));
     expect((await t.call('DELETE', `${path}/${userId}`, { headers: org(orgA) })).status).toBe(404);
     expect(await t.store.read.members.get('project', id, userId)).toBeUndefined();
+    // A member's user id is at most 200 characters, like the API's other ids (MemberUserId in the spec).
+    expect((await json(t.call('DELETE', `${path}/${'u'.repeat(201)}`, { headers: org(orgA) }), 400)).message).toContain('userId');
   });
 });

@@ -1863,6 +1863,11 @@ export const zOrgHeader = z.string().max(200);
 export const zUserId = z.string();
 
 /**
+ * The member's user id.
+ */
+export const zMemberUserId = z.string().min(1).max(200);
+
+/**
  * The identity provider's id.
  */
 export const zIdpId = z.string().min(1).max(200);
@@ -3849,7 +3854,7 @@ export const removeProjectGrantMember_Headers = z.object({
 export const removeProjectGrantMember_Path = z.object({
     projectId: z.string().min(1).max(200),
     grantId: z.string().min(1).max(200),
-    userId: z.string()
+    userId: z.string().min(1).max(200)
 });
 
 /**
@@ -3868,7 +3873,7 @@ export const updateProjectGrantMember_Headers = z.object({
 export const updateProjectGrantMember_Path = z.object({
     projectId: z.string().min(1).max(200),
     grantId: z.string().min(1).max(200),
-    userId: z.string()
+    userId: z.string().min(1).max(200)
 });
 
 /**
@@ -3941,7 +3946,7 @@ export const removeProjectMember_Headers = z.object({
 
 export const removeProjectMember_Path = z.object({
     projectId: z.string().min(1).max(200),
-    userId: z.string()
+    userId: z.string().min(1).max(200)
 });
 
 /**
