@@ -107,6 +107,7 @@ function operationsModule(spec: Json, zod: string): string {
         `path: '${path}'`,
         `tags: ${JSON.stringify(op.tags ?? [])}`,
         `security: ${JSON.stringify(security)}`,
+        op.deprecated === true ? 'deprecated: true' : undefined,
         body ? `body: { schema: s.${schemaOf(id, 'Body')}, required: ${body.required === true}, mediaType: ${JSON.stringify(Object.keys(body.content)[0])} }` : undefined,
         schemaOf(id, 'Path') && `params: s.${schemaOf(id, 'Path')}`,
         schemaOf(id, 'Query') && `query: s.${schemaOf(id, 'Query')}`,

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { ZodError } from 'zod';
+import type { ZodError, ZodIssue } from 'zod';
 import { DomainError, GrpcCode, UniqueViolation } from '../domain/errors.js';
 import { UNSTORABLE_TEXT_MESSAGE } from '../domain/unstorable-text.js';
 import { describeZodIssue, formatPath } from '../domain/zod-issues.js';
@@ -73,10 +73,24 @@ export function bodyTooLarge(maxBytes: number): DomainError {
  * then told apart from a missing one.
  */
 export function validationError(error: ZodError, where: string, input?: unknown): DomainError {
-  const issue = error.issues[0];
+  const issue = firstToTell(error.issues);
   // A pattern's own wording is the spec's (`x-pattern-message`); zod would print the expression.
   const words = (issue.code === 'invalid_format' && issue.format === 'regex' && PATTERN_MESSAGES[issue.pattern ?? '']) || describeZodIssue(issue, input);
   return new DomainError(GrpcCode.InvalidArgument, 'API-V4l1d', `invalid ${fieldName(issue.path, where)}: ${words}`);
+}
+
+/**
+ * The issue the message tells: the first one's field, and of that field's issues the most useful.
+ * zod checks a string's format (`format: uri`) before its length and pattern and reports each
+ * failure; an empty or over-long value is told its length, a value with a pattern of its own
+ * wording (`x-pattern-message`) that wording, before "must be a URL".
+ */
+function firstToTell(issues: readonly ZodIssue[]): ZodIssue {
+  const field = issues[0].path.join('\u0000');
+  const same = issues.filter((issue) => issue.path.join('\u0000') === field);
+  const rank = (issue: ZodIssue) =>
+    issue.code === 'too_small' || issue.code === 'too_big' ? 0 : issue.code === 'invalid_format' && issue.format === 'regex' && PATTERN_MESSAGES[issue.pattern ?? ''] ? 1 : 2;
+  return same.reduce((best, issue) => (rank(issue) < rank(best) ? issue : best));
 }
 
 /** Valid input holding text no store can keep (domain/unstorable-text.ts) → 400 naming the field. */

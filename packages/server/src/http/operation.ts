@@ -4,8 +4,9 @@
  * Everything about the route but its handler comes from openapi/ through the generated table
  * (generated/operations.gen.ts, scripts/generate-schemas.ts): method, path, the zod schemas its
  * path parameters, query, headers and body are validated with, the statuses it documents, and
- * whether it needs a token. A secured operation gets the authentication middleware here, so no
- * routes file decides that for itself and none can forget it.
+ * whether it needs a token. A secured operation gets the authentication middleware here, and a
+ * deprecated one its Deprecation and Link headers, so no routes file decides that for itself and
+ * none can forget it.
  *
  *   const route = routesOf(app, deps);
  *   route('AddUserGrant', async (c) => c.json(await addUserGrant(…, c.req.valid('json')), 200));
@@ -19,6 +20,7 @@ import type { ZodType } from 'zod';
 import type { RouteDeps } from './deps.js';
 import type { AppEnv } from './env.js';
 import { OPERATIONS, type OperationId } from './generated/operations.gen.js';
+import { idpDeprecation } from './middleware/deprecation.js';
 import { zErrorBody } from './generated/schemas.gen.js';
 
 /** An entry of the generated table, as the code that reads any entry sees it. */
@@ -27,6 +29,7 @@ interface GeneratedOperation {
   path: string;
   tags: readonly string[];
   security: readonly Record<string, readonly string[]>[];
+  deprecated?: true;
   body?: { schema: ZodType; required: boolean; mediaType: string };
   params?: ZodType;
   query?: ZodType;
@@ -86,7 +89,16 @@ export function routeConfig(id: OperationId): RouteConfig {
         return [status, mediaTypes.length === 0 ? { description } : { description, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema }])) }];
       }),
   );
-  return { operationId: id, method: op.method, path: op.path, tags: [...op.tags], security: op.security.map((s) => ({ ...s })), request, responses } as RouteConfig;
+  return {
+    operationId: id,
+    method: op.method,
+    path: op.path,
+    tags: [...op.tags],
+    security: op.security.map((s) => ({ ...s })),
+    ...(op.deprecated ? { deprecated: true } : {}),
+    request,
+    responses,
+  } as RouteConfig;
 }
 
 /** Whether the spec asks for a token on the operation. */
@@ -101,10 +113,22 @@ export interface RouteOptions {
   middleware?: MiddlewareHandler<AppEnv>[];
 }
 
+/**
+ * The headers of a deprecated operation (RFC 9745), first of all so that refusals carry them too.
+ * Only ZITADEL's v1 identity-provider operations are deprecated; another one must say what
+ * replaces it before it can be served.
+ */
+function deprecationOf(id: OperationId): MiddlewareHandler<AppEnv>[] {
+  const op = OPERATIONS[id] as unknown as GeneratedOperation;
+  if (!op.deprecated) return [];
+  if (!op.tags.includes('Identity providers')) throw new Error(`${id} is deprecated in the spec: add its notice to http/operation.ts`);
+  return [idpDeprecation(id)];
+}
+
 /** `route(operationId, handler)` for a routes file: the spec's operation, its token check when secured. */
 export function routesOf(app: OpenAPIHono<AppEnv>, { auth }: Pick<RouteDeps, 'auth'>) {
   return function route<Id extends OperationId>(id: Id, handler: OperationHandler<Id>, options: RouteOptions = {}) {
-    const middleware = [...(options.beforeAuth ?? []), ...(isSecured(id) ? [auth] : []), ...(options.middleware ?? [])];
+    const middleware = [...deprecationOf(id), ...(options.beforeAuth ?? []), ...(isSecured(id) ? [auth] : []), ...(options.middleware ?? [])];
     app.openapi({ ...routeConfig(id), middleware }, handler as never);
   };
 }
