@@ -4603,15 +4603,9 @@ export interface components {
          *     be regenerated, as in ZITADEL.
          */
         DataOrgs: {
-            orgs?: ({
-                orgId?: string;
-                org?: {
-                    name?: string;
-                };
-                orgState?: string;
-            } & {
+            orgs?: {
                 [key: string]: unknown;
-            })[];
+            }[];
         } & {
             [key: string]: unknown;
         };

@@ -249,14 +249,8 @@ export const zGcsLocation = z.object({
  *
  */
 export const zDataOrgs = z.object({
-    orgs: z.array(z.object({
-        orgId: z.string().optional(),
-        org: z.object({
-            name: z.string().optional()
-        }).optional(),
-        orgState: z.string().optional()
-    })).optional()
-});
+    orgs: z.array(z.record(z.string(), z.unknown())).optional()
+}).and(z.record(z.string(), z.unknown()));
 
 /**
  * Description §2.5. Every field is also accepted under its snake_case name (listed as aliases). At least
