@@ -860,24 +860,30 @@ export const zLoginPolicyRequest = z.object({
     allowDomainDiscovery: z.boolean().optional(),
     disableLoginWithEmail: z.boolean().optional(),
     disableLoginWithPhone: z.boolean().optional(),
-    passwordlessType: z.enum(['PASSWORDLESS_TYPE_NOT_ALLOWED', 'PASSWORDLESS_TYPE_ALLOWED']).optional(),
+    passwordlessType: z.union([
+        z.enum(['PASSWORDLESS_TYPE_NOT_ALLOWED', 'PASSWORDLESS_TYPE_ALLOWED']),
+        z.int().gte(0).lte(1)
+    ]).optional(),
     defaultRedirectUri: z.string().optional(),
     passwordCheckLifetime: z.string().optional(),
     externalLoginCheckLifetime: z.string().optional(),
     mfaInitSkipLifetime: z.string().optional(),
     secondFactorCheckLifetime: z.string().optional(),
     multiFactorCheckLifetime: z.string().optional(),
-    secondFactors: z.array(z.enum([
-        'SECOND_FACTOR_TYPE_UNSPECIFIED',
-        'SECOND_FACTOR_TYPE_OTP',
-        'SECOND_FACTOR_TYPE_U2F',
-        'SECOND_FACTOR_TYPE_OTP_EMAIL',
-        'SECOND_FACTOR_TYPE_OTP_SMS'
-    ])).optional(),
-    multiFactors: z.array(z.enum(['MULTI_FACTOR_TYPE_UNSPECIFIED', 'MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION'])).optional(),
+    secondFactors: z.array(z.union([z.enum([
+            'SECOND_FACTOR_TYPE_UNSPECIFIED',
+            'SECOND_FACTOR_TYPE_OTP',
+            'SECOND_FACTOR_TYPE_U2F',
+            'SECOND_FACTOR_TYPE_OTP_EMAIL',
+            'SECOND_FACTOR_TYPE_OTP_SMS'
+        ]), z.int().gte(0).lte(4)])).optional(),
+    multiFactors: z.array(z.union([z.enum(['MULTI_FACTOR_TYPE_UNSPECIFIED', 'MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION']), z.int().gte(0).lte(1)])).optional(),
     idps: z.array(z.object({
         idpId: z.string().min(1).max(200),
-        ownerType: z.enum(['IDP_OWNER_TYPE_SYSTEM', 'IDP_OWNER_TYPE_ORG'])
+        ownerType: z.union([
+            z.enum(['IDP_OWNER_TYPE_SYSTEM', 'IDP_OWNER_TYPE_ORG']),
+            z.int().gte(1).lte(2)
+        ])
     })).optional()
 });
 
@@ -949,7 +955,7 @@ export const zPrivacyPolicyResponse = z.object({
 });
 
 /**
- * ZITADEL's AddCustomLabelPolicyRequest.
+ * ZITADEL's AddCustomLabelPolicyRequest (enums by name or number).
  */
 export const zLabelPolicyRequest = z.object({
     primaryColor: z.string().max(50).optional(),
@@ -962,11 +968,14 @@ export const zLabelPolicyRequest = z.object({
     fontColorDark: z.string().max(50).optional(),
     hideLoginNameSuffix: z.boolean().optional(),
     disableWatermark: z.boolean().optional(),
-    themeMode: z.enum([
-        'THEME_MODE_UNSPECIFIED',
-        'THEME_MODE_AUTO',
-        'THEME_MODE_DARK',
-        'THEME_MODE_LIGHT'
+    themeMode: z.union([
+        z.enum([
+            'THEME_MODE_UNSPECIFIED',
+            'THEME_MODE_AUTO',
+            'THEME_MODE_DARK',
+            'THEME_MODE_LIGHT'
+        ]),
+        z.int().gte(0).lte(3)
     ]).optional()
 });
 
