@@ -4603,15 +4603,9 @@ export interface components {
          *     be regenerated, as in ZITADEL.
          */
         DataOrgs: {
-            orgs?: ({
-                orgId?: string;
-                org?: {
-                    name?: string;
-                };
-                orgState?: string;
-            } & {
+            orgs?: {
                 [key: string]: unknown;
-            })[];
+            }[];
         } & {
             [key: string]: unknown;
         };
@@ -5172,8 +5166,7 @@ export interface components {
             allowDomainDiscovery?: boolean;
             disableLoginWithEmail?: boolean;
             disableLoginWithPhone?: boolean;
-            /** @enum {string} */
-            passwordlessType?: "PASSWORDLESS_TYPE_NOT_ALLOWED" | "PASSWORDLESS_TYPE_ALLOWED";
+            passwordlessType?: ("PASSWORDLESS_TYPE_NOT_ALLOWED" | "PASSWORDLESS_TYPE_ALLOWED") | number;
             defaultRedirectUri?: string;
             /** @description A duration such as "864000s". */
             passwordCheckLifetime?: string;
@@ -5185,12 +5178,11 @@ export interface components {
             secondFactorCheckLifetime?: string;
             /** @description A duration such as "864000s". */
             multiFactorCheckLifetime?: string;
-            secondFactors?: ("SECOND_FACTOR_TYPE_UNSPECIFIED" | "SECOND_FACTOR_TYPE_OTP" | "SECOND_FACTOR_TYPE_U2F" | "SECOND_FACTOR_TYPE_OTP_EMAIL" | "SECOND_FACTOR_TYPE_OTP_SMS")[];
-            multiFactors?: ("MULTI_FACTOR_TYPE_UNSPECIFIED" | "MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION")[];
+            secondFactors?: (("SECOND_FACTOR_TYPE_UNSPECIFIED" | "SECOND_FACTOR_TYPE_OTP" | "SECOND_FACTOR_TYPE_U2F" | "SECOND_FACTOR_TYPE_OTP_EMAIL" | "SECOND_FACTOR_TYPE_OTP_SMS") | number)[];
+            multiFactors?: (("MULTI_FACTOR_TYPE_UNSPECIFIED" | "MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION") | number)[];
             idps?: {
                 idpId: string;
-                /** @enum {string} */
-                ownerType: "IDP_OWNER_TYPE_SYSTEM" | "IDP_OWNER_TYPE_ORG";
+                ownerType: ("IDP_OWNER_TYPE_SYSTEM" | "IDP_OWNER_TYPE_ORG") | number;
             }[];
         };
         LoginPolicyResponse: {
@@ -5250,7 +5242,7 @@ export interface components {
             customLinkText: string;
             isDefault: boolean;
         };
-        /** @description ZITADEL's AddCustomLabelPolicyRequest. */
+        /** @description ZITADEL's AddCustomLabelPolicyRequest (enums by name or number). */
         LabelPolicyRequest: {
             /** @description A CSS hex colour (#rgb, */
             primaryColor?: string;
@@ -5270,8 +5262,7 @@ export interface components {
             fontColorDark?: string;
             hideLoginNameSuffix?: boolean;
             disableWatermark?: boolean;
-            /** @enum {string} */
-            themeMode?: "THEME_MODE_UNSPECIFIED" | "THEME_MODE_AUTO" | "THEME_MODE_DARK" | "THEME_MODE_LIGHT";
+            themeMode?: ("THEME_MODE_UNSPECIFIED" | "THEME_MODE_AUTO" | "THEME_MODE_DARK" | "THEME_MODE_LIGHT") | number;
         };
         LabelPolicyResponse: {
             policy: components["schemas"]["LabelPolicy"];

@@ -62,6 +62,15 @@ describe('spec ↔ server routes', () => {
     expect(list(emitted)).toEqual(list(spec));
   });
 
+  it('every operation that reads a body documents the body limit\'s 413', () => {
+    const undocumented = list(spec).filter((key) => {
+      const [method, path] = key.split(' ');
+      const op = spec.paths[path][method.toLowerCase()];
+      return op.requestBody && !op.responses['413'];
+    });
+    expect(undocumented).toEqual([]);
+  });
+
   for (const key of list(spec)) {
     const [method, path] = key.split(' ');
     it(`${key} has the same parameters, body and responses`, () => {

@@ -58,7 +58,7 @@ export async function generate(specEntry = SPEC_ENTRY): Promise<Record<string, s
           responses: { name: '{{name}}_Response', case: 'preserve' },
           // date-time values carry an offset (RFC 3339), as the API writes and reads them.
           dates: { offset: true },
-          '~resolvers': { object: keepUnknownFields },
+          '~resolvers': { object: objectRules },
         },
       ] as never,
     });
@@ -70,14 +70,28 @@ export async function generate(specEntry = SPEC_ENTRY): Promise<Record<string, s
 }
 
 /**
- * An object with properties and `additionalProperties: true` keeps the fields it does not name
- * (hey-api would make it a plain z.object, which drops them; the import document reports them as
- * unsupported instead). Other objects: hey-api's own rendering.
+ * Rules of JSON Schema that hey-api's zod plugin leaves out, for objects. An object with
+ * properties and `additionalProperties: true` keeps the fields it does not name (hey-api would make
+ * it a plain z.object, which drops them; the import document reports them as unsupported instead);
+ * one with no properties and `additionalProperties: false` has no fields at all; a map's
+ * `propertyNames` limit its keys. Other objects: hey-api's own rendering.
  */
-function keepUnknownFields(ctx: any) {
+function objectRules(ctx: any) {
   const { schema, symbols, $ } = ctx;
   const named = schema.properties && Object.keys(schema.properties).length > 0;
   if (named && schema.additionalProperties?.type === 'unknown') return ctx.nodes.base(ctx).attr('catchall').call($(symbols.z).attr('unknown').call());
+  // No field at all (`additionalProperties: false`, no properties): hey-api writes a record of
+  // `never`, which refuses a field with "expected never" and which @hono/zod-openapi cannot document.
+  if (!named && schema.additionalProperties?.type === 'never') return $(symbols.z).attr('strictObject').call(ctx.nodes.shape(ctx));
+  // A map whose keys have limits (`propertyNames`, e.g. a login text screen's field names): hey-api
+  // would leave the keys unchecked. Property names are strings, so only their limits are read.
+  const keys = schema.propertyNames;
+  if (!named && keys && schema.additionalProperties) {
+    let key = $(symbols.z).attr('string').call();
+    if (keys.minLength !== undefined) key = key.attr('min').call($.literal(keys.minLength));
+    if (keys.maxLength !== undefined) key = key.attr('max').call($.literal(keys.maxLength));
+    return $(symbols.z).attr('record').call(key, ctx.nodes.additionalProperties(ctx));
+  }
   return undefined;
 }
 

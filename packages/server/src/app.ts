@@ -5,7 +5,6 @@
 import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Handler, MiddlewareHandler } from 'hono';
 import { requestValidator, type ValidationHook } from './http/validate-request.js';
-import { errorResponses } from './http/schemas/common.js';
 import { bodyLimit } from './http/middleware/body-limit.js';
 import { messagePage } from './ui/pages.js';
 import { personalAccessTokenVerifier, type TokenVerifier } from './auth/authenticate.js';
@@ -97,8 +96,9 @@ export function createApp(deps: AppDeps) {
   };
 
   // Conventions of every operation, applied here once rather than by each route: its JSON body
-  // refuses fields it does not define (strict-bodies.ts), and it documents the body limit's 413.
-  // An operation without a body never reads one, so the limit (and its 413) is not applied to it.
+  // refuses fields it does not define (strict-bodies.ts). An operation without a body never reads
+  // one, so the body limit (and its 413, which the spec documents on every operation with a body)
+  // is not applied to it.
   // The operation goes into the OpenAPI registry as @hono/zod-openapi's `openapi` would put it;
   // its input is validated by one middleware (http/validate-request.ts) instead of that method's
   // chain of one per input.
@@ -106,7 +106,7 @@ export function createApp(deps: AppDeps) {
   const withBody: { method: string; pattern: RegExp }[] = [];
   app.openapi = ((config: RouteConfig, handler: Handler, hook?: ValidationHook) => {
     (config.request?.body ? withBody : bodyless).push({ method: config.method.toUpperCase(), pattern: specPathPattern(config.path) });
-    const { middleware, hide, ...route } = withStrictJsonBody(withBodyLimitResponse(config));
+    const { middleware, hide, ...route } = withStrictJsonBody(config);
     if (!hide) app.openAPIRegistry.registerPath(route);
     const validate = requestValidator(route, hook ?? validationHook);
     const handlers = [...(middleware ? [middleware].flat() : []), ...(validate ? [validate] : []), handler] as MiddlewareHandler[];
@@ -202,12 +202,6 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
-
-/** An operation with a request body can answer the body limit's 413: documented on each. */
-function withBodyLimitResponse<R extends RouteConfig>(route: R): R {
-  if (!route.request?.body || route.responses[413]) return route;
-  return { ...route, responses: { ...route.responses, ...errorResponses(413) } };
-}
 
 /** OpenAPI path (`/a/{id}`) → a regex for that path. */
 function specPathPattern(path: string): RegExp {

@@ -73,6 +73,20 @@ describe('layering', () => {
     expect(cycles).toEqual([]);
   });
 
+  it('no API schema is written by hand: routes are declared by operationId, validators come from generated/', () => {
+    const offending = files
+      .filter((f) => rel(f).startsWith('http/') && !rel(f).startsWith('http/generated/'))
+      .flatMap((f) => {
+        const text = readFileSync(f, 'utf8');
+        return [
+          /\bcreateRoute\(/.test(text) ? `${rel(f)} uses createRoute` : '',
+          /\bz\.(object|string|array|enum|union|number)\(/.test(text) ? `${rel(f)} builds a zod schema` : '',
+          ...importsOf(f).filter((i) => rel(i.target).startsWith('http/schemas/')).map((i) => `${rel(f)} → ${rel(i.target)}`),
+        ].filter(Boolean);
+      });
+    expect(offending).toEqual([]);
+  });
+
   it('the check sees imports at all (a file known to import one)', () => {
     expect(importsOf(join(SRC, 'http/routes/oidc-ui.ts')).map((i) => rel(i.target))).toContain('http/routes/login-flow.ts');
   });

@@ -139,4 +139,18 @@ export function morePolicyScenarios(h: () => Harness) {
       }
     });
   }
+
+  it('login and label policies take enums by name or by number (protojson) and show them by name', async () => {
+    const { admin } = h();
+    const secondFactors: (number | 'SECOND_FACTOR_TYPE_U2F')[] = [1, 'SECOND_FACTOR_TYPE_U2F'];
+    expect((await admin.POST('/management/v1/policies/login', { body: { passwordlessType: 1, secondFactors, multiFactors: [1] } })).response.status).toBe(200);
+    expect((await admin.GET('/management/v1/policies/login')).data?.policy).toMatchObject({
+      passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED', secondFactors: ['SECOND_FACTOR_TYPE_OTP', 'SECOND_FACTOR_TYPE_U2F'], multiFactors: ['MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION'],
+    });
+    expect((await admin.PUT('/management/v1/policies/login', { body: { passwordlessType: 2, secondFactors, multiFactors: [1] } })).response.status).toBe(400);
+    expect((await admin.DELETE('/management/v1/policies/login')).response.status).toBe(200);
+    expect((await admin.POST('/management/v1/policies/label', { body: { themeMode: 3 } })).response.status).toBe(200);
+    expect((await admin.GET('/management/v1/policies/label')).data?.policy.themeMode).toBe('THEME_MODE_LIGHT');
+    expect((await admin.DELETE('/management/v1/policies/label')).response.status).toBe(200);
+  });
 }

@@ -41,7 +41,7 @@ export function httpStatusOf(code: GrpcCode): ContentfulStatusCode {
 export interface ErrorBody {
   code: number;
   message: string;
-  details: { '@type': string; id: string; message: string; requestId?: string }[];
+  details: { '@type': typeof ERROR_DETAIL_TYPE; id: string; message: string; requestId?: string }[];
 }
 
 export function errorBody(error: DomainError, requestId?: string): ErrorBody {
@@ -52,7 +52,8 @@ export function errorBody(error: DomainError, requestId?: string): ErrorBody {
   };
 }
 
-export function respondError(c: Context<AppEnv>, error: DomainError, status = httpStatusOf(error.code)) {
+/** The error's answer with `status` (the code's by default), typed with it: a handler may return it for a status its operation documents. */
+export function respondError<S extends ContentfulStatusCode = ContentfulStatusCode>(c: Context<AppEnv>, error: DomainError, status: S = httpStatusOf(error.code) as S) {
   if (error.code === GrpcCode.Unauthenticated) c.header('WWW-Authenticate', `Bearer error="invalid_token"`);
   return c.json(errorBody(error, c.get('requestId')), status);
 }

@@ -12,9 +12,6 @@ type AnySchema = z.ZodType;
 
 /** `schema` with every plain object in it (through optional, nullable, array, union) made strict. */
 export function strictSchema(schema: AnySchema): AnySchema {
-  // `type: object, additionalProperties: false` without properties is generated as a record of
-  // `never`; as a strict empty object a field sent anyway is told "unknown field", as elsewhere.
-  if (schema instanceof z.ZodRecord && schema._zod.def.valueType instanceof z.ZodNever) return z.strictObject({});
   if (schema instanceof z.ZodObject) {
     const def = schema._zod.def;
     const shape = Object.fromEntries(Object.entries(def.shape).map(([key, value]) => [key, strictSchema(value as AnySchema)]));

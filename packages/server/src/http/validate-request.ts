@@ -1,6 +1,6 @@
 /**
  * A route's whole input validated by one middleware: path parameters, query, headers and the JSON
- * body, each against the zod schema its `createRoute` declares, in that order, with the app's hook.
+ * body, each against the zod schema its route config (http/operation.ts) names, in that order, with the app's hook.
  *
  * Why not @hono/zod-openapi's own: it adds one middleware per input (param, header, a media-type
  * gate, json), each an async function with its own `safeParseAsync`, and its header validator

@@ -131,7 +131,7 @@ export const zOIDCConfig = z.object({
 /**
  * One screen of ZITADEL's login texts, field name → text.
  */
-export const zLoginScreen = z.record(z.string(), z.string().max(500));
+export const zLoginScreen = z.record(z.string().min(1).max(200), z.string().max(500));
 
 /**
  * ZITADEL's login-text screens (each field name → text, up to 500 characters). The body replaces the texts
@@ -249,13 +249,7 @@ export const zGcsLocation = z.object({
  *
  */
 export const zDataOrgs = z.object({
-    orgs: z.array(z.object({
-        orgId: z.string().optional(),
-        org: z.object({
-            name: z.string().optional()
-        }).optional(),
-        orgState: z.string().optional()
-    }).catchall(z.unknown())).optional()
+    orgs: z.array(z.record(z.string(), z.unknown())).optional()
 }).catchall(z.unknown());
 
 /**
@@ -866,24 +860,30 @@ export const zLoginPolicyRequest = z.object({
     allowDomainDiscovery: z.boolean().optional(),
     disableLoginWithEmail: z.boolean().optional(),
     disableLoginWithPhone: z.boolean().optional(),
-    passwordlessType: z.enum(['PASSWORDLESS_TYPE_NOT_ALLOWED', 'PASSWORDLESS_TYPE_ALLOWED']).optional(),
+    passwordlessType: z.union([
+        z.enum(['PASSWORDLESS_TYPE_NOT_ALLOWED', 'PASSWORDLESS_TYPE_ALLOWED']),
+        z.int().gte(0).lte(1)
+    ]).optional(),
     defaultRedirectUri: z.string().optional(),
     passwordCheckLifetime: z.string().optional(),
     externalLoginCheckLifetime: z.string().optional(),
     mfaInitSkipLifetime: z.string().optional(),
     secondFactorCheckLifetime: z.string().optional(),
     multiFactorCheckLifetime: z.string().optional(),
-    secondFactors: z.array(z.enum([
-        'SECOND_FACTOR_TYPE_UNSPECIFIED',
-        'SECOND_FACTOR_TYPE_OTP',
-        'SECOND_FACTOR_TYPE_U2F',
-        'SECOND_FACTOR_TYPE_OTP_EMAIL',
-        'SECOND_FACTOR_TYPE_OTP_SMS'
-    ])).optional(),
-    multiFactors: z.array(z.enum(['MULTI_FACTOR_TYPE_UNSPECIFIED', 'MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION'])).optional(),
+    secondFactors: z.array(z.union([z.enum([
+            'SECOND_FACTOR_TYPE_UNSPECIFIED',
+            'SECOND_FACTOR_TYPE_OTP',
+            'SECOND_FACTOR_TYPE_U2F',
+            'SECOND_FACTOR_TYPE_OTP_EMAIL',
+            'SECOND_FACTOR_TYPE_OTP_SMS'
+        ]), z.int().gte(0).lte(4)])).optional(),
+    multiFactors: z.array(z.union([z.enum(['MULTI_FACTOR_TYPE_UNSPECIFIED', 'MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION']), z.int().gte(0).lte(1)])).optional(),
     idps: z.array(z.object({
         idpId: z.string().min(1).max(200),
-        ownerType: z.enum(['IDP_OWNER_TYPE_SYSTEM', 'IDP_OWNER_TYPE_ORG'])
+        ownerType: z.union([
+            z.enum(['IDP_OWNER_TYPE_SYSTEM', 'IDP_OWNER_TYPE_ORG']),
+            z.int().gte(1).lte(2)
+        ])
     })).optional()
 });
 
@@ -955,7 +955,7 @@ export const zPrivacyPolicyResponse = z.object({
 });
 
 /**
- * ZITADEL's AddCustomLabelPolicyRequest.
+ * ZITADEL's AddCustomLabelPolicyRequest (enums by name or number).
  */
 export const zLabelPolicyRequest = z.object({
     primaryColor: z.string().max(50).optional(),
@@ -968,11 +968,14 @@ export const zLabelPolicyRequest = z.object({
     fontColorDark: z.string().max(50).optional(),
     hideLoginNameSuffix: z.boolean().optional(),
     disableWatermark: z.boolean().optional(),
-    themeMode: z.enum([
-        'THEME_MODE_UNSPECIFIED',
-        'THEME_MODE_AUTO',
-        'THEME_MODE_DARK',
-        'THEME_MODE_LIGHT'
+    themeMode: z.union([
+        z.enum([
+            'THEME_MODE_UNSPECIFIED',
+            'THEME_MODE_AUTO',
+            'THEME_MODE_DARK',
+            'THEME_MODE_LIGHT'
+        ]),
+        z.int().gte(0).lte(3)
     ]).optional()
 });
 
@@ -1119,7 +1122,7 @@ export const zBulkRemoveUserMetadataRequest = z.object({
 /**
  * An empty answer (ZITADEL's empty response messages).
  */
-export const zEmpty = z.record(z.string(), z.never());
+export const zEmpty = z.strictObject({});
 
 /**
  * An SMTP provider of the instance (ZITADEL's settings.v1.SMTPConfig). Never its password.
@@ -1271,7 +1274,7 @@ export const zListHumanLinkedIDPsResponse = z.object({
 export const zListHumanAuthFactorsResponse = z.object({
     result: z.array(z.object({
         state: z.enum(['AUTH_FACTOR_STATE_READY']),
-        otp: z.record(z.string(), z.never())
+        otp: z.strictObject({})
     }))
 });
 
@@ -2809,7 +2812,7 @@ export const generateOrgDomainValidation_Path = z.object({
  */
 export const generateOrgDomainValidation_Response = zGenerateOrgDomainValidationResponse;
 
-export const validateOrgDomain_Body = z.record(z.string(), z.never());
+export const validateOrgDomain_Body = z.strictObject({});
 
 export const validateOrgDomain_Headers = z.object({
     'x-service-orgid': z.string().max(200).optional()
@@ -2824,7 +2827,7 @@ export const validateOrgDomain_Path = z.object({
  */
 export const validateOrgDomain_Response = zDetailsResponse;
 
-export const setPrimaryOrgDomain_Body = z.record(z.string(), z.never());
+export const setPrimaryOrgDomain_Body = z.strictObject({});
 
 export const setPrimaryOrgDomain_Headers = z.object({
     'x-service-orgid': z.string().max(200).optional()
@@ -3279,7 +3282,7 @@ export const updateHumanPhone_Path = z.object({
  */
 export const updateHumanPhone_Response = zDetailsResponse;
 
-export const listHumanAuthFactors_Body = z.record(z.string(), z.never());
+export const listHumanAuthFactors_Body = z.strictObject({});
 
 export const listHumanAuthFactors_Headers = z.object({
     'x-service-orgid': z.string().max(200).optional()

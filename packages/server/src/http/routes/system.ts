@@ -4,10 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
 import type { RouteDeps } from '../deps.js';
-import { errorResponses } from '../schemas/common.js';
+import { routesOf } from '../operation.js';
 
 export interface SystemDeps extends RouteDeps {
   spec: Record<string, unknown>;
@@ -15,7 +16,6 @@ export interface SystemDeps extends RouteDeps {
   isShuttingDown: () => boolean;
 }
 
-const Status = z.object({ status: z.string() });
 /**
  * swagger-ui-dist's assets, found through its package.json: importing the package itself would
  * load its whole browser bundle into the server at start.
@@ -23,52 +23,26 @@ const Status = z.object({ status: z.string() });
 const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const SWAGGER_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js']);
 
-export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, { store, spec, isShuttingDown }: SystemDeps) {
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/healthz',
-      operationId: 'Healthz',
-      tags: ['System'],
-      responses: { 200: { description: 'The process is alive.', content: { 'application/json': { schema: Status } } } },
-    }),
-    (c) => c.json({ status: 'ok' }, 200),
-  );
+export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, deps: SystemDeps) {
+  const { store, spec, isShuttingDown } = deps;
+  const route = routesOf(app, deps);
 
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/readyz',
-      operationId: 'Readyz',
-      tags: ['System'],
-      responses: {
-        200: { description: 'The store is reachable and migrated.', content: { 'application/json': { schema: Status } } },
-        503: { description: 'Shutting down, or the store is unreachable.', content: { 'application/json': { schema: Status } } },
-      },
-    }),
-    async (c) => {
-      if (isShuttingDown()) return c.json({ status: 'shutting down' }, 503);
-      try {
-        await store.ping();
-        return c.json({ status: 'ok' }, 200);
-      } catch {
-        return c.json({ status: 'store unreachable' }, 503);
-      }
-    },
-  );
+  route('Healthz', (c) => c.json({ status: 'ok' }, 200));
 
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/openapi.json',
-      operationId: 'GetOpenApiDocument',
-      tags: ['System'],
-      responses: {
-        200: { description: 'This API\'s hand-written OpenAPI 3.1 document.', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
-      },
-    }),
-    (c) => c.json(spec, 200),
-  );
+  // Not ready → 503 with the same Status body as 200. Answered here rather than by the handler,
+  // whose non-2xx answers are typed as the error body (operation.ts).
+  const unready: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (isShuttingDown()) return c.json({ status: 'shutting down' }, 503);
+    try {
+      await store.ping();
+    } catch {
+      return c.json({ status: 'store unreachable' }, 503);
+    }
+    await next();
+  };
+  route('Readyz', (c) => c.json({ status: 'ok' }, 200), { beforeAuth: [unready] });
+
+  route('GetOpenApiDocument', (c) => c.json(spec, 200));
 
   const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>identity-service API reference</title>
@@ -78,16 +52,7 @@ export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, { store, spec, is
 <script src="/docs/init.js"></script></body></html>`;
   const init = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#api-reference', deepLinking: true, persistAuthorization: true });`;
 
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/docs',
-      operationId: 'GetApiReference',
-      tags: ['System'],
-      responses: { 200: { description: 'An interactive API reference over /openapi.json.', content: { 'text/html': { schema: z.string() } } } },
-    }),
-    (c) => c.html(page, 200),
-  );
+  route('GetApiReference', (c) => c.html(page, 200));
 
   // Static assets of the reference page; not API operations, so not in the spec.
   app.get('/docs/init.js', (c) => c.body(init, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
@@ -98,5 +63,3 @@ export function registerSystemRoutes(app: OpenAPIHono<AppEnv>, { store, spec, is
     return c.body(readFileSync(join(SWAGGER_DIR, asset)), 200, { 'content-type': type, 'cache-control': 'public, max-age=3600' });
   });
 }
-
-export { errorResponses };
