@@ -114,7 +114,11 @@ function operationsModule(spec: Json, zod: string): string {
       const body = op.requestBody ? deref(op.requestBody) : undefined;
       const responses = Object.entries<any>(op.responses).map(([status, r]) => {
         const response = deref(r);
-        return `${status}: { description: ${JSON.stringify(response.description ?? '')}, mediaTypes: ${JSON.stringify(Object.keys(response.content ?? {}))} }`;
+        // Each answer's own schema when the spec names a component (an error body, a status):
+        // handlers are typed with it. The 2xx answer's is the operation's `response` below.
+        const ref: string | undefined = (Object.values<any>(response.content ?? {})[0]?.schema?.$ref ?? '').match(/^#\/components\/schemas\/(\w+)$/)?.[1];
+        const schema = ref && exported.has(`z${ref}`.toLowerCase()) ? `, schema: s.${exported.get(`z${ref}`.toLowerCase())}` : '';
+        return `${status}: { description: ${JSON.stringify(response.description ?? '')}, mediaTypes: ${JSON.stringify(Object.keys(response.content ?? {}))}${schema} }`;
       });
       const fields = [
         `method: '${method}'`,

@@ -35,7 +35,7 @@ interface GeneratedOperation {
   query?: ZodType;
   headers?: ZodType;
   response?: ZodType;
-  responses: Record<string, { description: string; mediaTypes: readonly string[] }>;
+  responses: Record<string, { description: string; mediaTypes: readonly string[]; schema?: ZodType }>;
 }
 
 type Operation<Id extends OperationId> = (typeof OPERATIONS)[Id];
@@ -48,13 +48,16 @@ type RequestOf<O> = ([O] extends [{ body: { schema: infer B; mediaType: infer M 
   ([O] extends [{ query: infer Q }] ? { query: Q } : {}) &
   ([O] extends [{ headers: infer H }] ? { headers: H } : {});
 
-/** The documented answers: 2xx with the operation's response schema, the others with the error body. */
+/** The documented answers, each with its schema in the spec: 2xx the operation's response, the others theirs (mostly the error body). */
 type ResponsesOf<O> = [O] extends [{ responses: infer R }]
   ? {
       [S in Exclude<keyof R, 'default'>]: R[S] extends { mediaTypes: infer MediaTypes; description: string }
         ? MediaTypes extends readonly []
           ? { description: string }
-          : { description: string; content: Content<MediaTypes, S extends 200 | 201 ? (O extends { response: infer Out } ? Out : typeof zErrorBody) : typeof zErrorBody> }
+          : {
+              description: string;
+              content: Content<MediaTypes, S extends 200 | 201 ? (O extends { response: infer Out } ? Out : typeof zErrorBody) : R[S] extends { schema: infer Own } ? Own : typeof zErrorBody>;
+            }
         : never;
     }
   : never;
@@ -84,8 +87,8 @@ export function routeConfig(id: OperationId): RouteConfig {
   const responses = Object.fromEntries(
     Object.entries(op.responses)
       .filter(([status]) => status !== 'default')
-      .map(([status, { description, mediaTypes }]) => {
-        const schema = (/^2/.test(status) && op.response) || zErrorBody;
+      .map(([status, { description, mediaTypes, schema: own }]) => {
+        const schema = (/^2/.test(status) && op.response) || own || zErrorBody;
         return [status, mediaTypes.length === 0 ? { description } : { description, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema }])) }];
       }),
   );
