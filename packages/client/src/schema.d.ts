@@ -1845,7 +1845,7 @@ export interface paths {
         /**
          * Get a key of a machine user
          * @description The key's id, type and expiration date (its private part is never stored). Unknown key → 404
-         *     `QUERY-f6u7k`. Permission `user.read`.
+         *     `QUERY-Dgr3g`. Permission `user.read`.
          */
         get: operations["GetMachineKeyByIDs"];
         put?: never;
