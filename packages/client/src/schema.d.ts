@@ -1775,6 +1775,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management/v1/users/{userId}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a key to a machine user
+         * @description Makes an RSA 2048 key pair for a machine user of the organisation the request acts on. `keyDetails` is the
+         *     base64 of ZITADEL's key file `{"type":"serviceaccount","keyId","key","expirationDate","userId"}` where `key` is
+         *     the PEM private key: it is shown only here and never stored (only the public key is). With `publicKey` the
+         *     caller brings its own public key instead and gets no `keyDetails`. An expiration date in the past → 400
+         *     `DOMAIN-dv3t5`; left out, the key never expires (9999-12-31). Appends `user.machine.key.added`. Permission
+         *     `user.write`. A human user → 400 `COMMAND-Df2f1`; an unknown user → 404 `COMMAND-bnipwm1` (ZITADEL: 400
+         *     PreconditionFailed).
+         *     The caller must also be allowed to grant every membership the user holds, otherwise 403 `COMMAND-Auth0r`:
+         *     unlike ZITADEL, `user.write` alone does not let an organisation's user manager make a key for its IAM_OWNER.
+         */
+        post: operations["AddMachineKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/keys/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The keys of a machine user
+         * @description Every key of the user (expired ones too), oldest first unless `query.asc` is false; never a key's material.
+         *     Permission `user.read`. A human user has none (an empty list).
+         */
+        post: operations["ListMachineKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                /** @description The machine user's key id. */
+                keyId: components["parameters"]["MachineKeyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a key of a machine user
+         * @description The key's id, type and expiration date (its private part is never stored). Unknown key → 404
+         *     `QUERY-Dgr3g`. Permission `user.read`.
+         */
+        get: operations["GetMachineKeyByIDs"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a key of a machine user
+         * @description The key is refused from the next request on. Appends `user.machine.key.removed`. Unknown key → 404
+         *     `COMMAND-4m77G`. RemoveUser removes the user's keys with it. Permission `user.write`, and, as for adding one,
+         *     the right to grant every role the user holds (else 403 `COMMAND-Auth0r`).
+         */
+        delete: operations["RemoveMachineKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/users/{userId}/metadata/_search": {
         parameters: {
             query?: never;
@@ -4538,7 +4625,7 @@ export interface components {
             authMethodType?: components["schemas"]["APIAuthMethodType"];
         };
         /**
-         * @description The form of an application key's file; KEY_TYPE_JSON is the only one (KEY_TYPE_UNSPECIFIED is refused).
+         * @description The form of an application's or a machine user's key file; KEY_TYPE_JSON is the only one (KEY_TYPE_UNSPECIFIED is refused).
          * @enum {string}
          */
         KeyType: "KEY_TYPE_UNSPECIFIED" | "KEY_TYPE_JSON";
@@ -5097,6 +5184,52 @@ export interface components {
         ListPersonalAccessTokensResponse: {
             details: components["schemas"]["ListDetails"];
             result: components["schemas"]["PersonalAccessToken"][];
+        };
+        /**
+         * @example {
+         *       "type": "KEY_TYPE_JSON",
+         *       "expirationDate": "2030-01-01T00:00:00Z"
+         *     }
+         */
+        AddMachineKeyRequest: {
+            type: components["schemas"]["KeyType"];
+            /**
+             * Format: date-time
+             * @description When the key stops being accepted; omitted means 9999-12-31T23:59:59Z. Must be in the future.
+             */
+            expirationDate?: string;
+            /**
+             * @description Base64 (standard or URL-safe) of a PEM `PUBLIC KEY` (PKIX) of an RSA key of at least 2048 bits whose private
+             *     key the caller keeps: the key pair is then not made here and the answer has no `keyDetails`. Anything else
+             *     (another PEM type, a private key, another algorithm, a shorter key) → 400 `COMMAND-5F3h1`.
+             */
+            publicKey?: string;
+        };
+        AddMachineKeyResponse: {
+            keyId: string;
+            /**
+             * Format: byte
+             * @description Base64 of ZITADEL's key file, `{"type":"serviceaccount","keyId","key","expirationDate","userId"}`, where `key` is
+             *     the PEM private key (`RSA PRIVATE KEY`, PKCS#1). Shown only here; only the public key is stored. Absent when the
+             *     request gave its own `publicKey`.
+             */
+            keyDetails?: string;
+            details: components["schemas"]["Details"];
+        };
+        /** @description A machine user's key as stored (its public part only, which is not shown). */
+        MachineKey: {
+            id: string;
+            details: components["schemas"]["Details"];
+            type: components["schemas"]["KeyType"];
+            /** Format: date-time */
+            expirationDate: string;
+        };
+        ListMachineKeysResponse: {
+            details: components["schemas"]["ListDetails"];
+            result: components["schemas"]["MachineKey"][];
+        };
+        GetMachineKeyResponse: {
+            key: components["schemas"]["MachineKey"];
         };
         /** @description A user's identity at an identity provider (ZITADEL's idp.v1.IDPUserLink). */
         IDPUserLink: {
@@ -6228,6 +6361,8 @@ export interface components {
         AppId: string;
         /** @description The application key's id. */
         AppKeyId: string;
+        /** @description The machine user's key id. */
+        MachineKeyId: string;
         /** @description The user grant's id. */
         GrantId: string;
         /** @description The project grant's id. */
@@ -9933,6 +10068,170 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddMachineKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMachineKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddMachineKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListMachineKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description One page of keys and the total count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListMachineKeysResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetMachineKeyByIDs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                /** @description The machine user's key id. */
+                keyId: components["parameters"]["MachineKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetMachineKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveMachineKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+                /** @description The machine user's key id. */
+                keyId: components["parameters"]["MachineKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -33,6 +33,7 @@ import { registerAdminMemberRoutes } from './http/routes/admin-members.js';
 import { registerAdminOrgRoutes } from './http/routes/admin-orgs.js';
 import { registerManagementOrgMemberRoutes } from './http/routes/management-org-members.js';
 import { registerManagementUserPatRoutes } from './http/routes/management-user-pats.js';
+import { registerManagementUserKeyRoutes } from './http/routes/management-user-keys.js';
 import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
 import { registerManagementUserAuthFactorRoutes } from './http/routes/management-user-auth-factors.js';
 import { registerManagementUserChangeRoutes } from './http/routes/management-user-changes.js';
@@ -153,6 +154,7 @@ export function createApp(deps: AppDeps) {
   registerManagementOrgMemberRoutes(app, routeDeps);
   registerManagementUserRoutes(app, routeDeps);
   registerManagementUserPatRoutes(app, routeDeps);
+  registerManagementUserKeyRoutes(app, routeDeps);
   registerManagementUserIdpLinkRoutes(app, routeDeps);
   registerManagementUserAuthFactorRoutes(app, routeDeps);
   registerManagementUserChangeRoutes(app, routeDeps);

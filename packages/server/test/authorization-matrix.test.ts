@@ -396,6 +396,25 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: `/management/v1/users/${userId}/pats/${tokenId}` };
       },
     },
+    // Machine keys (domain/users/machine-keys.ts).
+    { id: 'AddMachineKey', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await machine()}/keys`, body: { type: 'KEY_TYPE_JSON' } }) },
+    { id: 'ListMachineKeys', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await machine()}/keys/_search`, body: {} }) },
+    {
+      id: 'GetMachineKeyByIDs', permission: 'user.read', scope: 'org', foreign: 404, write: false,
+      request: async () => {
+        const userId = await machine();
+        const { keyId } = await admin('POST', `/management/v1/users/${userId}/keys`, { type: 'KEY_TYPE_JSON' });
+        return { method: 'GET', path: `/management/v1/users/${userId}/keys/${keyId}` };
+      },
+    },
+    {
+      id: 'RemoveMachineKey', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      request: async () => {
+        const userId = await machine();
+        const { keyId } = await admin('POST', `/management/v1/users/${userId}/keys`, { type: 'KEY_TYPE_JSON' });
+        return { method: 'DELETE', path: `/management/v1/users/${userId}/keys/${keyId}` };
+      },
+    },
     { id: 'ListHumanAuthFactors', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/auth_factors/_search`, body: {} }) },
     {
       id: 'RemoveHumanAuthFactorOTP', permission: 'user.write', scope: 'org', foreign: 404, write: true,
@@ -770,6 +789,11 @@ describeEachStore('authorization matrix: authority over the target user', (diale
       id: 'RemovePersonalAccessToken', user: 'machine',
       request: async (id) => ({ method: 'DELETE', path: `${u(id)}/pats/${(await admin('POST', `${u(id)}/pats`, {})).tokenId}` }),
     },
+    { id: 'AddMachineKey', user: 'machine', request: async (id) => ({ method: 'POST', path: `${u(id)}/keys`, body: { type: 'KEY_TYPE_JSON' } }) },
+    {
+      id: 'RemoveMachineKey', user: 'machine',
+      request: async (id) => ({ method: 'DELETE', path: `${u(id)}/keys/${(await admin('POST', `${u(id)}/keys`, { type: 'KEY_TYPE_JSON' })).keyId}` }),
+    },
     { id: 'GenerateMachineSecret', user: 'machine', request: async (id) => ({ method: 'PUT', path: `${u(id)}/secret` }) },
     {
       id: 'RemoveMachineSecret', user: 'machine',
@@ -840,6 +864,7 @@ describeEachStore('authorization matrix: authority over the target user', (diale
       user: await r.users.get(userId),
       codes: [await r.notifications.code(userId, 'email_verification'), await r.notifications.code(userId, 'password_reset')],
       tokens: (await r.tokens.listByUser(userId, page)).rows,
+      machineKeys: (await r.machineKeys.listByUser(userId, page)).rows,
       secret: await r.logins.machineSecrets.get(userId),
       otp: await r.logins.otpSecret(userId),
       links: (await r.idpLinks.listByUser(userId, page)).rows,

@@ -82,6 +82,10 @@ describeEachStore('removing a user removes everything that belongs to it', (dial
     const oldToken = ((await issued.json()) as { access_token: string }).access_token;
     expect((await asToken(oldToken)).status).toBe(200);
 
+    // A key of the machine user (machine_keys) goes with it too.
+    expect((await s.api('POST', `/management/v1/users/${old.userId}/keys`, { type: 'KEY_TYPE_JSON' })).status).toBe(200);
+    expect((await leftovers(old.userId)).machine_keys).toBe(1);
+
     expect((await s.api('DELETE', `/management/v1/users/${old.userId}`)).status).toBe(200);
     expect(await leftovers(old.userId)).toEqual({});
     const refused = await tokenRequest(old.clientId, old.clientSecret);

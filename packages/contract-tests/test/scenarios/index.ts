@@ -12,6 +12,7 @@ import { authFactorScenarios } from './auth-factors.js';
 import { notificationScenarios } from './notifications.js';
 import { userMetadataScenarios } from './user-metadata.js';
 import { lockoutScenarios, morePolicyScenarios, policyScenarios } from './policies.js';
+import { machineKeyScenarios } from './machine-keys.js';
 import { machineSecretScenarios } from './machine-secrets.js';
 import { memberScenarios } from './members.js';
 import { orgAdminScenarios } from './org-admin.js';
@@ -52,6 +53,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   projectGrantScenarios,
   appScenarios,
   machineSecretScenarios,
+  machineKeyScenarios,
   userGrantScenarios,
   eventScenarios,
   transferScenarios,

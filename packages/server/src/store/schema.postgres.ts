@@ -3,6 +3,6 @@ import { pgColumns } from './columns.js';
 import { defineTables } from './schema.js';
 
 export const { events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
-  oidcPayloads, oidcKeys, oidcApps, appKeys, machineSecrets, passwordFailures, otpChecks,
+  oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks,
   userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies, orgDomains, projectGrants } =
   defineTables(pgColumns);

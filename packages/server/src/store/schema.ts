@@ -516,6 +516,29 @@ export function defineTables(c: ColumnFactory) {
     (t) => [c.index('app_keys_app').on(t.appId)],
   );
 
+  /**
+   * Keys of machine users (ZITADEL's machine keys), for the JWT-profile grant: the public key only
+   * (the private key is returned once when the server makes the pair, never stored).
+   */
+  const machineKeys = c.table(
+    'machine_keys',
+    {
+      id: c.text('id').primaryKey(),
+      userId: c.text('user_id').notNull(),
+      orgId: c.text('org_id').notNull(),
+      /** 'KEY_TYPE_JSON' (the only type). */
+      type: c.text('type').notNull(),
+      /** The key stops being accepted at this moment. */
+      expiresAt: c.time('expires_at').notNull(),
+      /** SPKI PEM of the RSA public key. */
+      publicKey: c.text('public_key').notNull(),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+    },
+    (t) => [c.index('machine_keys_user').on(t.userId)],
+  );
+
   /** Client secrets of machine users, for the client-credentials grant. */
   const machineSecrets = c.table(
     'machine_secrets',
@@ -573,7 +596,7 @@ export function defineTables(c: ColumnFactory) {
 
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, projectGrants, idps,
-    oidcPayloads, oidcKeys, oidcApps, appKeys, machineSecrets, passwordFailures, otpChecks,
+    oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks,
     userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies, orgDomains,
   };
 }

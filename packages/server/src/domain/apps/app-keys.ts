@@ -4,14 +4,11 @@
  * of these keys (RFC 7523 `client_assertion`, oidc-provider's `private_key_jwt`; the keys reach
  * the provider through oidc/clients.ts).
  *
- * The key pair is made here (RSA 2048); the private key is returned once, inside `keyDetails`
+ * The key pair is made here (RSA 2048, domain/key-pairs.ts); the private key is returned once, inside `keyDetails`
  * (base64 of ZITADEL's key file `{"type":"application","keyId","key","appId","clientId"}`), and
  * never stored: only the public key is kept. A key stops being accepted at its expiration date.
  * Keys are events on the project aggregate, like the application they belong to.
  */
-import { generateKeyPair } from 'node:crypto';
-import { promisify } from 'node:util';
-import { NO_EXPIRY } from '../../auth/tokens.js';
 import type { Repositories, Store } from '../../store/store.js';
 import type { AppKeyRow } from '../../store/repositories/app-keys.js';
 import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
@@ -19,17 +16,12 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { keyExpiration, newKeyPair, type KeyType } from '../key-pairs.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
 import { apiConfigOf, isApiApp } from './api-apps.js';
 import { APP_LOCK, appNotFound } from './oidc-apps.js';
 import { storedOidcConfig } from './oidc-config.js';
-
-export const KEY_TYPES = ['KEY_TYPE_UNSPECIFIED', 'KEY_TYPE_JSON'] as const;
-export type KeyType = (typeof KEY_TYPES)[number];
-
-/** ZITADEL's application key size (`applicationKeySize`). */
-const RSA_BITS = 2048;
 
 export interface AppKeyView {
   id: string;
@@ -59,15 +51,6 @@ async function appFor(repos: Repositories, ctx: RequestContext, projectId: strin
   return { project, app };
 }
 
-/** The expiration asked for (none: 9999-12-31, as ZITADEL), or 400 when it is not in the future. */
-function expirationOf(input: string | undefined): Date {
-  const expiresAt = input ? new Date(input) : NO_EXPIRY;
-  if (!(expiresAt.getTime() > Date.now())) throw invalidArgument('DOMAIN-dv3t5', 'Errors.AuthNKey.ExpireBeforeNow: the expiration date must be in the future');
-  return expiresAt;
-}
-
-const newRsaKeyPair = promisify(generateKeyPair);
-
 export async function addAppKey(
   store: Store,
   ctx: RequestContext,
@@ -77,14 +60,9 @@ export async function addAppKey(
 ): Promise<{ id: string; details: ObjectDetails; keyDetails: string }> {
   requirePermission(ctx, 'project.app.write');
   if (input.type !== 'KEY_TYPE_JSON') throw invalidArgument('APP-k3yTy', 'invalid type: the key type must be KEY_TYPE_JSON');
-  const expiresAt = expirationOf(input.expirationDate);
+  const expiresAt = keyExpiration(input.expirationDate);
   // Made before the transaction (it takes tens of milliseconds, off the event loop), so the lock is short.
-  const { publicKey, privateKey } = await newRsaKeyPair('rsa', {
-    modulusLength: RSA_BITS,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    // PKCS#1 ("RSA PRIVATE KEY"), the form ZITADEL's key files carry, which its client libraries read.
-    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
-  });
+  const { publicKey, privateKey } = await newKeyPair();
   const keyId = newId();
   return store.transaction(async (tx) => {
     const { project, app } = await appFor(tx, ctx, projectId, appId, 'project.app.write');

@@ -57,7 +57,10 @@ const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: s
     type: 'app_key', id: (k) => k.id,
     why: 'application keys are not imported: the application is, and it needs a new key (AddAppKey), whose private key is then handed to its owner',
   },
-  machineKeys: { type: 'machine_user_key', id: (k) => k.keyId },
+  machineKeys: {
+    type: 'machine_user_key', id: (k) => k.keyId,
+    why: 'machine keys are not imported (yet): the machine user is, and it needs a new key (AddMachineKey) or its public key added again',
+  },
 };
 
 const MESSAGE_ERROR_TYPES: Record<string, string> = {

@@ -235,6 +235,7 @@ export async function removeUser(store: Store, ctx: RequestContext, userId: stri
     }
     await cascadeUserRemoval(tx, ctx, user.id);
     await tx.tokens.removeByUser(user.id);
+    await tx.machineKeys.removeByUser(user.id);
     await tx.idpLinks.removeByUser(user.id);
     await tx.notifications.removeUserCodes(user.id);
     await tx.notifications.removeUserMessages(user.id);

@@ -200,7 +200,7 @@ export const zUpdateAPIAppConfigRequest = z.object({
 });
 
 /**
- * The form of an application key's file; KEY_TYPE_JSON is the only one (KEY_TYPE_UNSPECIFIED is refused).
+ * The form of an application's or a machine user's key file; KEY_TYPE_JSON is the only one (KEY_TYPE_UNSPECIFIED is refused).
  */
 export const zKeyType = z.enum(['KEY_TYPE_UNSPECIFIED', 'KEY_TYPE_JSON']);
 
@@ -786,6 +786,37 @@ export const zPersonalAccessToken = z.object({
 export const zListPersonalAccessTokensResponse = z.object({
     details: zListDetails,
     result: z.array(zPersonalAccessToken)
+});
+
+export const zAddMachineKeyRequest = z.object({
+    type: zKeyType,
+    expirationDate: z.iso.datetime({ offset: true }).optional(),
+    publicKey: z.string().min(1).max(16384).optional()
+});
+
+export const zAddMachineKeyResponse = z.object({
+    keyId: z.string(),
+    keyDetails: z.string().optional(),
+    details: zDetails
+});
+
+/**
+ * A machine user's key as stored (its public part only, which is not shown).
+ */
+export const zMachineKey = z.object({
+    id: z.string(),
+    details: zDetails,
+    type: zKeyType,
+    expirationDate: z.iso.datetime({ offset: true })
+});
+
+export const zListMachineKeysResponse = z.object({
+    details: zListDetails,
+    result: z.array(zMachineKey)
+});
+
+export const zGetMachineKeyResponse = z.object({
+    key: zMachineKey
 });
 
 /**
@@ -1821,6 +1852,11 @@ export const zAppId = z.string().min(1).max(200);
  * The application key's id.
  */
 export const zAppKeyId = z.string().min(1).max(200);
+
+/**
+ * The machine user's key id.
+ */
+export const zMachineKeyId = z.string().min(1).max(200);
 
 /**
  * The user grant's id.
@@ -3009,6 +3045,66 @@ export const removePersonalAccessToken_Path = z.object({
  * Revoked.
  */
 export const removePersonalAccessToken_Response = zDetailsResponse;
+
+export const addMachineKey_Body = zAddMachineKeyRequest;
+
+export const addMachineKey_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+export const addMachineKey_Path = z.object({
+    userId: z.string()
+});
+
+/**
+ * Created.
+ */
+export const addMachineKey_Response = zAddMachineKeyResponse;
+
+export const listMachineKeys_Body = z.object({
+    query: zListQuery.optional()
+});
+
+export const listMachineKeys_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+export const listMachineKeys_Path = z.object({
+    userId: z.string()
+});
+
+/**
+ * One page of keys and the total count.
+ */
+export const listMachineKeys_Response = zListMachineKeysResponse;
+
+export const removeMachineKey_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+export const removeMachineKey_Path = z.object({
+    userId: z.string(),
+    keyId: z.string().min(1).max(200)
+});
+
+/**
+ * Removed.
+ */
+export const removeMachineKey_Response = zDetailsResponse;
+
+export const getMachineKeyByIds_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+export const getMachineKeyByIds_Path = z.object({
+    userId: z.string(),
+    keyId: z.string().min(1).max(200)
+});
+
+/**
+ * The key.
+ */
+export const getMachineKeyByIds_Response = zGetMachineKeyResponse;
 
 export const listUserMetadata_Body = zListUserMetadataRequest;
 

@@ -16,6 +16,7 @@ import { instanceRepository } from './instance.js';
 import { loginRepository } from './logins.js';
 import { memberRepository } from './members.js';
 import { appKeyRepository } from './app-keys.js';
+import { machineKeyRepository } from './machine-keys.js';
 import { oidcAppRepository } from './oidc-apps.js';
 import { oidcRepository } from './oidc.js';
 import { orgRepository } from './orgs.js';
@@ -104,6 +105,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     oidc: oidcRepository(db, t),
     oidcApps: oidcAppRepository(db, t),
     appKeys: appKeyRepository(db, t),
+    machineKeys: machineKeyRepository(db, t),
     logins: loginRepository(db, t),
     transfer: transferRepository(db, t),
   };
