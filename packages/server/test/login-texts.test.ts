@@ -71,6 +71,13 @@ describeEachStore('login texts on the login page', (dialect) => {
     expect(html).toContain('<label for="loginName">Login name</label>');
     expect((await s.api('PUT', org, { loginText: { title: 'x'.repeat(501) } }, undefined, inOrg)).status).toBe(400);
     expect((await s.api('PUT', org, { noSuchScreen: { title: 'x' } }, undefined, inOrg)).status).toBe(400);
+    // A screen's field names are 1–200 characters (the spec's `propertyNames`), checked before anything is stored.
+    for (const field of ['', 'f'.repeat(201)]) {
+      const refused = await s.api('PUT', org, { loginText: { [field]: 'x' } }, undefined, inOrg);
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toMatch(/^invalid loginText/);
+    }
+    expect((await s.api('GET', org, undefined, undefined, inOrg)).body.customText.loginText).toMatchObject({ title: 'Acme, again' });
 
     // The instance's texts: under the organisation's, field by field.
     expect((await s.api('PUT', '/admin/v1/text/login/en', { loginText: { loginNameLabel: 'Company account' } })).status).toBe(200);
