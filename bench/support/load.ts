@@ -5,6 +5,7 @@
  * Failures count over the whole run.
  */
 import autocannon, { type Options } from 'autocannon';
+import { measureGrpc, type GrpcTarget } from './h2-load.js';
 
 export interface LoadSettings {
   connections: number;
@@ -35,7 +36,11 @@ export interface Measurement {
   window: { seconds: number; latencies: number[]; cpuSeconds?: number };
 }
 
-type Target = Omit<Options, 'connections' | 'duration'>;
+type HttpTarget = Omit<Options, 'connections' | 'duration'>;
+/** An HTTP/1.1 request (autocannon) or a unary gRPC call over HTTP/2 (h2-load.ts). */
+type Target = HttpTarget | GrpcTarget;
+
+const isGrpc = (target: Target | HttpTarget[]): target is GrpcTarget => !Array.isArray(target) && 'message' in target;
 
 /**
  * `target` may be several (e.g. two server processes behind no balancer): the connections are
@@ -43,10 +48,11 @@ type Target = Omit<Options, 'connections' | 'duration'>;
  * sum the processes' CPU.
  */
 export async function measure(
-  target: Target | Target[],
+  target: Target | HttpTarget[],
   settings: LoadSettings,
   serverCpuSeconds?: () => number | undefined,
 ): Promise<Measurement> {
+  if (isGrpc(target)) return measureGrpc(target, settings, serverCpuSeconds);
   const targets = Array.isArray(target) ? target : [target];
   const latencies: number[] = [];
   let cpuAtWindowStart: number | undefined;
@@ -129,7 +135,7 @@ export function pool(parts: Measurement[]): Measurement {
  * than two back-to-back runs give.
  */
 export async function measureAlternating(
-  targets: { target: Target | Target[]; serverCpuSeconds?: () => number | undefined }[],
+  targets: { target: Target | HttpTarget[]; serverCpuSeconds?: () => number | undefined }[],
   settings: LoadSettings,
   rounds = 4,
 ): Promise<Measurement[]> {

@@ -1,0 +1,114 @@
+/**
+ * A load generator for unary gRPC calls over HTTP/2 with prior knowledge (h2c), shaped like
+ * autocannon's runs in load.ts (the same Measurement, warm-up then measured window on the same
+ * connections), because autocannon speaks HTTP/1.1 only. Each of `connections` HTTP/2 sessions
+ * keeps one call in flight, as autocannon keeps one request per connection, so the two protocols
+ * are compared at the same concurrency.
+ *
+ * A call counts as ok when its trailers say grpc-status 0; any other status, or a stream error,
+ * counts as non-2xx / error.
+ */
+import { connect, constants, type ClientHttp2Session } from 'node:http2';
+import type { LoadSettings, Measurement } from './load.js';
+
+export interface GrpcTarget {
+  /** e.g. http://127.0.0.1:8080 */
+  origin: string;
+  /** `/package.Service/Method` */
+  path: string;
+  /** The request message, already serialized (protobuf binary). */
+  message: Uint8Array;
+  /** Extra metadata (authorization, x-zitadel-orgid …). */
+  headers?: Record<string, string>;
+}
+
+/** gRPC's length-prefixed message: a flag byte (0: not compressed), the length, the bytes. */
+export function grpcFrame(message: Uint8Array): Buffer {
+  const frame = Buffer.alloc(5 + message.length);
+  frame.writeUInt32BE(message.length, 1);
+  frame.set(message, 5);
+  return frame;
+}
+
+export async function measureGrpc(target: GrpcTarget, settings: LoadSettings, serverCpuSeconds?: () => number | undefined): Promise<Measurement> {
+  const body = grpcFrame(target.message);
+  const headers = {
+    [constants.HTTP2_HEADER_METHOD]: 'POST',
+    [constants.HTTP2_HEADER_PATH]: target.path,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    ...target.headers,
+  };
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let ok = 0;
+  let non2xx = 0;
+  let errors = 0;
+  let sent = 0;
+  let windowStart = Number.POSITIVE_INFINITY;
+  let cpuAtWindowStart: number | undefined;
+  const end = performance.now() + (settings.warmup + settings.duration) * 1000;
+  const timer = setTimeout(() => {
+    windowStart = performance.now();
+    cpuAtWindowStart = serverCpuSeconds?.();
+  }, settings.warmup * 1000);
+
+  const call = (session: ClientHttp2Session) =>
+    new Promise<void>((resolve) => {
+      const started = performance.now();
+      sent++;
+      const stream = session.request(headers);
+      let status: string | undefined;
+      stream.on('response', (h) => {
+        if (h['grpc-status'] !== undefined) status = String(h['grpc-status']); // trailers-only answer
+      });
+      stream.on('trailers', (t) => {
+        status = String(t['grpc-status']);
+      });
+      stream.on('data', () => undefined);
+      stream.on('error', () => undefined);
+      stream.on('close', () => {
+        const finished = performance.now();
+        if (status === undefined) errors++;
+        else {
+          statusCodes[`grpc-${status}`] = (statusCodes[`grpc-${status}`] ?? 0) + 1;
+          if (status === '0') ok++;
+          else non2xx++;
+          if (finished >= windowStart) latencies.push(finished - started);
+        }
+        resolve();
+      });
+      stream.end(body);
+    });
+
+  const sessions = await Promise.all(
+    Array.from({ length: settings.connections }, () => new Promise<ClientHttp2Session>((resolve, reject) => {
+      const session = connect(target.origin);
+      session.once('connect', () => resolve(session));
+      session.once('error', reject);
+    })),
+  );
+  await Promise.all(sessions.map(async (session) => {
+    while (performance.now() < end && !session.closed && !session.destroyed) await call(session);
+  }));
+  clearTimeout(timer);
+  const windowSeconds = (performance.now() - windowStart) / 1000;
+  const cpuAtEnd = serverCpuSeconds?.();
+  const cpuUsed = cpuAtWindowStart !== undefined && cpuAtEnd !== undefined ? cpuAtEnd - cpuAtWindowStart : undefined;
+  for (const session of sessions) session.close();
+  latencies.sort((a, b) => a - b);
+  const percentile = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] : NaN);
+  return {
+    requestsPerSecond: windowSeconds > 0 ? latencies.length / windowSeconds : 0,
+    p50: percentile(50),
+    p99: percentile(99),
+    measured: latencies.length,
+    ok,
+    non2xx,
+    errors,
+    statusCodes,
+    sent,
+    serverCpuMs: cpuUsed !== undefined && latencies.length > 0 ? (1000 * cpuUsed) / latencies.length : undefined,
+    window: { seconds: windowSeconds, latencies, cpuSeconds: cpuUsed },
+  };
+}
