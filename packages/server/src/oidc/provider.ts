@@ -15,6 +15,7 @@ import { storeAdapter } from './adapter.js';
 import { clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
 import { personClaims } from './claims.js';
+import { clientAssertionGate, ClientAssertionRelay, CLOCK_TOLERANCE } from './client-assertions.js';
 import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import { projectAccessRefusal } from '../domain/login/project-access.js';
 import {
@@ -85,9 +86,13 @@ function audienceScopesIn(...scopes: (string | undefined)[]): string[] {
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const { store, issuer, instanceId } = deps;
   const keys = deps.keys.current;
+  // Client assertions are judged by client-assertions.ts; oidc-provider sees only relayed ones.
+  const findClient = clientLookup(store);
+  const relay = new ClientAssertionRelay(issuer);
 
   const configuration: Configuration = {
-    adapter: storeAdapter(store, clientLookup(store)),
+    adapter: storeAdapter(store, async (clientId) => relay.withRelayKey(await findClient(clientId))),
+    clockTolerance: CLOCK_TOLERANCE,
     clients: [],
     jwks: { keys: keys.signing as never },
     cookies: { keys: keys.cookie },
@@ -221,6 +226,17 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
 
   const provider = new Provider(issuer, configuration);
   (provider.Client.prototype as unknown as { compareClientSecret: typeof compareHashedClientSecret }).compareClientSecret = compareHashedClientSecret;
+
+  // First: it may rewrite the client assertion the routes below authenticate with.
+  provider.use(
+    clientAssertionGate({
+      issuer,
+      endpoints: new Set([ROUTES.token, ROUTES.introspection, ROUTES.revocation, ROUTES.pushed_authorization_request]),
+      tokenEndpoint: ROUTES.token,
+      findClient,
+      relay,
+    }),
+  );
 
   // offline_access is dropped unless consent is prompted for (OIDC Core 11); ZITADEL issues
   // refresh tokens without it, so the prompt is added and answered automatically. This runs before
