@@ -15,6 +15,7 @@ import { storeAdapter } from './adapter.js';
 import { clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
 import { personClaims } from './claims.js';
+import { introspectPersonalAccessToken } from './pat-introspection.js';
 import { clientAssertionGate, ClientAssertionRelay, CLOCK_TOLERANCE } from './client-assertions.js';
 import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import { projectAccessRefusal } from '../domain/login/project-access.js';
@@ -261,7 +262,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   // them from their signature (the client has already been authenticated at this point).
   // Opaque access tokens are stored with one audience only (oidc-provider's setAudience refuses
   // more: "only a single audience value is supported"), so their introspection answer gets
-  // the same `aud` array a JWT of that client and scope would carry.
+  // the same `aud` array a JWT of that client and scope would carry. Personal access tokens are
+  // unknown to the library: pat-introspection.ts answers for them, to any confidential client
+  // (a public one sees its own tokens only, and a PAT is no client's).
   provider.use(async (ctx, next) => {
     await next();
     const body = ctx.body as { error?: string; active?: boolean; token_type?: string; client_id?: string; scope?: string; aud?: unknown } | undefined;
@@ -269,6 +272,16 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     if (ctx.status === 200 && body?.active && body.token_type && body.client_id) {
       const owner = (await ctx.oidc.provider.Client.find(body.client_id))?.metadata() as ClientExtras | undefined;
       body.aud = tokenAudience(owner?.project_id, body.client_id, body.scope);
+      // A machine user's client-credentials token acts for that user (as its JWTs say, and ZITADEL answers).
+      if (!(body as { sub?: string }).sub && owner?.kind === 'machine' && owner.user_id) (body as { sub?: string }).sub = owner.user_id;
+      return;
+    }
+    if (ctx.status === 200 && body?.active === false) {
+      const caller = ctx.oidc.client;
+      if (!caller || caller.clientAuthMethod === 'none') return;
+      const token = String(ctx.oidc.params?.token ?? '');
+      const pat = await introspectPersonalAccessToken(store, instanceId, issuer, token, { clientId: caller.clientId, projectId: (caller.metadata() as ClientExtras).project_id });
+      if (pat) ctx.body = pat;
       return;
     }
     if (ctx.status !== 400 || body?.error !== 'unsupported_token_type') return;
