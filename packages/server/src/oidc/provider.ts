@@ -15,6 +15,8 @@ import { storeAdapter } from './adapter.js';
 import { clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
 import { personClaims } from './claims.js';
+import { introspectPersonalAccessToken } from './pat-introspection.js';
+import { clientAssertionGate, ClientAssertionRelay, CLOCK_TOLERANCE } from './client-assertions.js';
 import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import { projectAccessRefusal } from '../domain/login/project-access.js';
 import {
@@ -85,9 +87,13 @@ function audienceScopesIn(...scopes: (string | undefined)[]): string[] {
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const { store, issuer, instanceId } = deps;
   const keys = deps.keys.current;
+  // Client assertions are judged by client-assertions.ts; oidc-provider sees only relayed ones.
+  const findClient = clientLookup(store);
+  const relay = new ClientAssertionRelay(issuer);
 
   const configuration: Configuration = {
-    adapter: storeAdapter(store, clientLookup(store)),
+    adapter: storeAdapter(store, async (clientId) => relay.withRelayKey(await findClient(clientId))),
+    clockTolerance: CLOCK_TOLERANCE,
     clients: [],
     jwks: { keys: keys.signing as never },
     cookies: { keys: keys.cookie },
@@ -222,6 +228,17 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const provider = new Provider(issuer, configuration);
   (provider.Client.prototype as unknown as { compareClientSecret: typeof compareHashedClientSecret }).compareClientSecret = compareHashedClientSecret;
 
+  // First: it may rewrite the client assertion the routes below authenticate with.
+  provider.use(
+    clientAssertionGate({
+      issuer,
+      endpoints: new Set([ROUTES.token, ROUTES.introspection, ROUTES.revocation, ROUTES.pushed_authorization_request]),
+      tokenEndpoint: ROUTES.token,
+      findClient,
+      relay,
+    }),
+  );
+
   // offline_access is dropped unless consent is prompted for (OIDC Core 11); ZITADEL issues
   // refresh tokens without it, so the prompt is added and answered automatically. This runs before
   // the library has checked anything, so a parameter may be repeated (an array): then the query is
@@ -245,7 +262,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   // them from their signature (the client has already been authenticated at this point).
   // Opaque access tokens are stored with one audience only (oidc-provider's setAudience refuses
   // more: "only a single audience value is supported"), so their introspection answer gets
-  // the same `aud` array a JWT of that client and scope would carry.
+  // the same `aud` array a JWT of that client and scope would carry. Personal access tokens are
+  // unknown to the library: pat-introspection.ts answers for them, to any confidential client
+  // (a public one sees its own tokens only, and a PAT is no client's).
   provider.use(async (ctx, next) => {
     await next();
     const body = ctx.body as { error?: string; active?: boolean; token_type?: string; client_id?: string; scope?: string; aud?: unknown } | undefined;
@@ -253,6 +272,16 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     if (ctx.status === 200 && body?.active && body.token_type && body.client_id) {
       const owner = (await ctx.oidc.provider.Client.find(body.client_id))?.metadata() as ClientExtras | undefined;
       body.aud = tokenAudience(owner?.project_id, body.client_id, body.scope);
+      // A machine user's client-credentials token acts for that user (as its JWTs say, and ZITADEL answers).
+      if (!(body as { sub?: string }).sub && owner?.kind === 'machine' && owner.user_id) (body as { sub?: string }).sub = owner.user_id;
+      return;
+    }
+    if (ctx.status === 200 && body?.active === false) {
+      const caller = ctx.oidc.client;
+      if (!caller || caller.clientAuthMethod === 'none') return;
+      const token = String(ctx.oidc.params?.token ?? '');
+      const pat = await introspectPersonalAccessToken(store, instanceId, issuer, token, { clientId: caller.clientId, projectId: (caller.metadata() as ClientExtras).project_id });
+      if (pat) ctx.body = pat;
       return;
     }
     if (ctx.status !== 400 || body?.error !== 'unsupported_token_type') return;
