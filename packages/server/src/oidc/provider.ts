@@ -4,9 +4,11 @@
  *
  * How ZITADEL's scopes map onto oidc-provider: the library takes a token's audience only from
  * one "resource server" (RFC 8707). Every token here is for our single resource server
- * (RESOURCE), whose allowed scopes are the OIDC ones, the roles scope and the audience scopes;
- * the JWT customizer then writes ZITADEL's audience array (the app's project, the client, each
- * `…:id:{projectId}:aud` project, and `service` for this API).
+ * (RESOURCE), whose allowed scopes are the OIDC ones, the reserved ones without a value and, per
+ * request, those with a value (`…:aud`, `…:org:id:{id}`, `…:project:role:{key}`: the library drops
+ * scopes it was not told of); the JWT customizer then writes ZITADEL's audience array (the app's
+ * project, the client, each `…:id:{projectId}:aud` project, and `service` for this API). Which
+ * claims the scopes yield is claims.ts's decision.
  */
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Store } from '../store/store.js';
