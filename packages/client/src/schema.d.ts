@@ -4676,9 +4676,16 @@ export interface components {
          *     `loginTexts` and the message texts `initMessages`, `passwordResetMessages`, `verifyEmailMessages`,
          *     `verifyPhoneMessages`, `domainClaimedMessages`, `passwordlessRegistrationMessages`,
          *     `verifySmsOtpMessages`, `verifyEmailOtpMessages`, `inviteUserMessages`. Other ZITADEL fields (policies,
-         *     domains, actions, API apps, keys, metadata, IDP links, OIDC IDPs, project grants) are validated and
+         *     domains, actions, API apps, metadata, IDP links, OIDC IDPs, project grants) are validated and
          *     reported in the import's `errors` as not supported. Instance-specific (not in the document): event
          *     history, sequences and dates, personal access tokens.
+         *
+         *     **Keys survive a move.** `machineKeys` and `appKeys` (public keys) are imported with their ids and
+         *     expirations, for machine users and PRIVATE_KEY_JWT applications of the same organisation (in the
+         *     document or already on the instance); an application whose keys name its client id (`appKeys[].clientId`)
+         *     keeps that client id when it has no `identityServiceClient`, so key files made before the move still
+         *     authenticate. A key whose user or application is not there, an expired key, a key without a usable RSA
+         *     public key and a key whose id exists are reported in `errors`. The export carries keys with `withKeys`.
          *
          *     **OIDC clients keep their credentials between instances of this service.** Each exported `oidcApps`
          *     entry carries this service's extension `identityServiceClient: {clientId, clientSecretHash}` beside
@@ -4714,6 +4721,15 @@ export interface components {
             /** @description Include TOTP secrets (`otpCode`). */
             withOtp?: boolean;
             with_otp?: boolean;
+            /**
+             * @description Include the public keys of machine users (`machineKeys`: `keyId`, `userId`, `type`, `expirationDate`,
+             *     `publicKey` as base64 of its PEM) and of PRIVATE_KEY_JWT applications (`appKeys`: `id`, `projectId`,
+             *     `appId`, `clientId`, `type`, `expirationDate`, `publicKey`), in ZITADEL's shapes, so key files made
+             *     before a move keep working after it. Off by default: the export leaves keys out (description §2.8).
+             *     Private keys are never stored, so never exported.
+             */
+            withKeys?: boolean;
+            with_keys?: boolean;
             responseOutput?: boolean;
             response_output?: boolean;
             gcsOutput?: components["schemas"]["GcsLocation"];
@@ -4845,6 +4861,10 @@ export interface components {
                     messageTexts?: string[];
                     /** @description The imported domains. */
                     domains?: string[];
+                    /** @description Ids of the imported machine keys (public keys, ids and expirations as in the document). */
+                    machineKeys?: string[];
+                    /** @description Ids of the imported application keys (public keys, ids and expirations as in the document). */
+                    appKeys?: string[];
                 }[];
             };
         };

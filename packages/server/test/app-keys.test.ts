@@ -202,7 +202,7 @@ describeEachStore('application keys', (dialect) => {
     });
   });
 
-  it('import: PRIVATE_KEY_JWT applications are imported as such, their keys are not; exported as they are', async () => {
+  it('import: PRIVATE_KEY_JWT applications are imported as such, a key without its public key is not; exported as they are', async () => {
     const app = await addKeyApp('moving');
     await addKey(app.appId);
     const web = (await api('POST', '/apps/oidc', { name: 'moving-web', redirectUris: ['https://web.example/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' })).body;
@@ -215,7 +215,7 @@ describeEachStore('application keys', (dialect) => {
     try {
       const keyEntry = { id: '4242', projectId, appId: app.appId, clientId: app.clientId, type: 'KEY_TYPE_JSON', expirationDate: '2099-01-01T00:00:00Z' };
       const imported = (await target.api('POST', '/admin/v1/import', { timeout: '1m', data_orgs: { orgs: [{ ...org, appKeys: [keyEntry] }] } })).body;
-      expect(imported.errors).toEqual([expect.objectContaining({ type: 'app_key', id: '4242', message: expect.stringContaining('IMPORT-uNsup') })]);
+      expect(imported.errors).toEqual([expect.objectContaining({ type: 'app_key', id: '4242', message: expect.stringContaining('IMPORT-k3yPb') })]);
       expect(imported.success.orgs[0].apiAppIds).toContain(app.appId);
       const there = (await target.api('GET', `/management/v1/projects/${projectId}/apps/${app.appId}`, undefined, undefined, inOrg)).body.app;
       expect(there.apiConfig).toEqual({ clientId: app.clientId, authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' });

@@ -201,13 +201,13 @@ describeEachStore('machine keys', (dialect) => {
     expect(await keyEvents(userId)).toEqual([]);
   });
 
-  it('import: a machine key of the document is reported in errors and not imported (export leaves keys out)', async () => {
+  it('import: a machine key without its public key is reported in errors and not imported (keys with one: imported-keys.test.ts)', async () => {
     const orgId = `${Date.now() % 1_000_000_000}3`;
     const machineKey = { keyId: '4243', userId: 'imported-robot', type: 'KEY_TYPE_JSON', expirationDate: '2099-01-01T00:00:00Z' };
     const org = { orgId, org: { name: `Moved keys ${orgId}` }, machineUsers: [{ userId: 'imported-robot', user: { userName: 'imported-robot', name: 'Robot' } }], machineKeys: [machineKey] };
     const imported = await call('POST', '/admin/v1/import', { timeout: '1m', dataOrgs: { orgs: [org] } });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
-    expect(imported.body.errors).toEqual([{ type: 'machine_user_key', id: '4243', message: expect.stringContaining('IMPORT-uNsup') }]);
+    expect(imported.body.errors).toEqual([{ type: 'machine_user_key', id: '4243', message: expect.stringContaining('IMPORT-k3yPb') }]);
     expect((await t.store.read.machineKeys.listByUser('imported-robot', { offset: 0, limit: 10, asc: true })).total).toBe(0);
   });
 

@@ -71,7 +71,8 @@ describeEachStore('user metadata', (dialect) => {
     const signedIn = await loginThroughForm(new Browser(), url.href, REDIRECT, 'meta', 'Passw0rd-Meta!');
     const tokens = await oc.authorizationCodeGrant(config, signedIn.callback!, { pkceCodeVerifier: verifier });
     const info = await (await fetch(`${s.issuer}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json();
-    expect(info['urn:zitadel:iam:user:metadata']).toEqual({ plan: b64('premium') });
+    // ZITADEL's claim encodes each value as base64url without padding (userinfo.go: base64.RawURLEncoding).
+    expect(info['urn:zitadel:iam:user:metadata']).toEqual({ plan: Buffer.from('premium').toString('base64url') });
 
     const exported = await s.api('POST', '/admin/v1/export', { org_ids: [orgId], timeout: '1m', response_output: true });
     expect(exported.body.orgs[0].userMetadata).toEqual([{ id: userId, key: 'plan', value: b64('premium') }]);

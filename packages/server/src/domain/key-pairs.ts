@@ -3,7 +3,7 @@
  * (domain/users/machine-keys.ts) share: the key type, the expiration rule and the RSA pair made
  * on the server, whose private key is returned once in a key file and never stored.
  */
-import { generateKeyPair } from 'node:crypto';
+import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { NO_EXPIRY } from '../auth/tokens.js';
 import { invalidArgument } from './errors.js';
@@ -34,4 +34,33 @@ export async function newKeyPair(): Promise<{ publicKey: string; privateKey: str
     publicKeyEncoding: { type: 'spki', format: 'pem' },
     privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
   });
+}
+
+/** The smallest RSA key accepted from a caller (ZITADEL takes any RSA key; a short one is forgeable). */
+const MIN_RSA_BITS = 2048;
+
+const invalidPublicKey = (why: string) => invalidArgument('COMMAND-5F3h1', `Errors.User.Machine.Key.Invalid: invalid publicKey: ${why}`);
+
+/**
+ * A public key as ZITADEL's API and documents carry it (base64, standard or URL-safe, of a PEM
+ * `PUBLIC KEY`, as ZITADEL's `BytesToPublicKey` reads it) as SPKI PEM, or 400: a caller's own
+ * machine key, and the imported machine and application keys. Only an RSA public key of at least 2048 bits:
+ * never a private key (from which Node would derive the public one) nor another PEM type.
+ */
+export function rsaPublicKeyPem(input: string): string {
+  const normalised = input.trim().replace(/-/g, '+').replace(/_/g, '/');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(normalised)) throw invalidPublicKey('must be base64');
+  const pem = Buffer.from(normalised, 'base64').toString('utf8').trim();
+  if (!/^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PUBLIC KEY-----$/.test(pem)) {
+    throw invalidPublicKey('must be the base64 of a PEM "PUBLIC KEY" block');
+  }
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: pem, format: 'pem' });
+  } catch {
+    throw invalidPublicKey('the PEM block is not a public key');
+  }
+  if (key.asymmetricKeyType !== 'rsa') throw invalidPublicKey('must be an RSA key');
+  if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) throw invalidPublicKey(`must have at least ${MIN_RSA_BITS} bits`);
+  return key.export({ type: 'spki', format: 'pem' }) as string;
 }

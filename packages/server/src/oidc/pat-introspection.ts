@@ -17,12 +17,10 @@
 import { hashToken } from '../auth/tokens.js';
 import type { Store } from '../store/store.js';
 import { personClaims } from './claims.js';
-import { rolesClaim, USER_METADATA_SCOPE, ZITADEL_ROLES_CLAIM } from './scopes.js';
+import { RESOURCE_OWNER_SCOPE, ROLE_KEY_SCOPE_PREFIX, USER_METADATA_SCOPE } from './scopes.js';
 
 /** ZITADEL's scopes of every PAT (user v2's set). */
-export const PAT_SCOPES = ['openid', 'profile', USER_METADATA_SCOPE, 'urn:zitadel:iam:user:resourceowner'] as const;
-/** ZITADEL's scope asking for one role (`…:role:{key}`). */
-const ROLE_SCOPE_PREFIX = 'urn:zitadel:iam:org:project:role:';
+export const PAT_SCOPES = ['openid', 'profile', USER_METADATA_SCOPE, RESOURCE_OWNER_SCOPE] as const;
 /** Enough for any project's roles (ZITADEL lists them all). */
 const MAX_ROLES = 1000;
 
@@ -51,19 +49,15 @@ export async function introspectPersonalAccessToken(
 
   const { projectId } = caller;
   const roleKeys = projectId ? (await store.read.projects.roles.search({ projectId, limit: MAX_ROLES, offset: 0, asc: true })).rows.map((r) => r.roleKey) : [];
-  const claims = await personClaims(store, instanceId, user, { use: 'userinfo', scope: PAT_SCOPES.join(' '), projectId });
-  if (projectId && roleKeys.length) {
-    const roles = await rolesClaim(store, user.id, [projectId]);
-    if (Object.keys(roles).length) {
-      claims[ZITADEL_ROLES_CLAIM] = roles;
-      claims[`urn:zitadel:iam:org:project:${projectId}:roles`] = roles;
-    }
-  }
+  // The role scopes make the one claims builder answer the user's roles in that project, under
+  // ZITADEL's roles claim and its per-project one.
+  const scope = [...PAT_SCOPES, ...roleKeys.map((key) => ROLE_KEY_SCOPE_PREFIX + key)].join(' ');
+  const claims = await personClaims(store, instanceId, user, { use: 'userinfo', scope, projectId });
   const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
   return {
     ...claims,
     active: true,
-    scope: [...PAT_SCOPES, ...roleKeys.map((key) => ROLE_SCOPE_PREFIX + key)].join(' '),
+    scope,
     token_type: 'Bearer',
     exp: seconds(owner.expiresAt),
     iat: seconds(pat.createdAt),

@@ -4,9 +4,11 @@
  *
  * How ZITADEL's scopes map onto oidc-provider: the library takes a token's audience only from
  * one "resource server" (RFC 8707). Every token here is for our single resource server
- * (RESOURCE), whose allowed scopes are the OIDC ones, the roles scope and the audience scopes;
- * the JWT customizer then writes ZITADEL's audience array (the app's project, the client, each
- * `…:id:{projectId}:aud` project, and `service` for this API).
+ * (RESOURCE), whose allowed scopes are the OIDC ones, the reserved ones without a value and, per
+ * request, those with a value (`…:aud`, `…:org:id:{id}`, `…:project:role:{key}`: the library drops
+ * scopes it was not told of); the JWT customizer then writes ZITADEL's audience array (the app's
+ * project, the client, each `…:id:{projectId}:aud` project, and `service` for this API). Which
+ * claims the scopes yield is claims.ts's decision.
  */
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Store } from '../store/store.js';
@@ -14,27 +16,29 @@ import { errorPage, logoutPage, messagePage } from '../ui/pages.js';
 import { storeAdapter } from './adapter.js';
 import { clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
-import { personClaims } from './claims.js';
+import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
 import { introspectPersonalAccessToken } from './pat-introspection.js';
 import { clientAssertionGate, ClientAssertionRelay, CLOCK_TOLERANCE } from './client-assertions.js';
 import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import { projectAccessRefusal } from '../domain/login/project-access.js';
 import {
-  audienceProjects,
   hasScope,
+  isOrgScope,
   OIDC_SCOPES,
+  PROJECTS_ROLES_SCOPE,
+  requestedOrg,
+  RESOURCE_OWNER_SCOPE,
   ROLES_CLAIM,
   ROLES_SCOPE,
-  rolesClaim,
   SERVICE_AUDIENCE_SCOPE,
-  PROJECT_AUD,
-  rolesClaimNames,
   ZITADEL_AUDIENCE_SCOPE,
   ZITADEL_ROLES_CLAIM,
   ZITADEL_ROLES_SCOPE,
   tokenAudience,
   USER_METADATA_SCOPE,
+  valueScopesIn,
 } from './scopes.js';
+import { orgScopeRefusal } from '../domain/login/org-scope.js';
 
 /** The resource indicator of every token (clients never need to send it). */
 export const RESOURCE = 'urn:service:iam';
@@ -73,16 +77,8 @@ export interface OidcProviderDeps {
 
 const extras = (ctx: KoaContextWithOIDC): ClientExtras => (ctx.oidc.client?.metadata() ?? {}) as ClientExtras;
 
-/** The projects whose roles/audience a token covers: the app's own and those named by aud scopes. */
-function tokenProjects(client: ClientExtras, scope: string | undefined): string[] {
-  return [...new Set([client.project_id, ...audienceProjects(scope)].filter((p): p is string => !!p))];
-}
-
-/** Every `…:id:{x}:aud` scope in these scope strings (they become allowed scopes of the resource server). */
-function audienceScopesIn(...scopes: (string | undefined)[]): string[] {
-  const found = scopes.flatMap((s) => (s ?? '').split(' ')).filter((s) => PROJECT_AUD.test(s));
-  return [...new Set(found)];
-}
+/** The scopes every token may carry (the value-carrying ones are added per request: `valueScopesIn`). */
+const FIXED_SCOPES = [...OIDC_SCOPES, ROLES_SCOPE, ZITADEL_ROLES_SCOPE, PROJECTS_ROLES_SCOPE, USER_METADATA_SCOPE, RESOURCE_OWNER_SCOPE, SERVICE_AUDIENCE_SCOPE, ZITADEL_AUDIENCE_SCOPE];
 
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const { store, issuer, instanceId } = deps;
@@ -139,13 +135,19 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         enabled: true,
         defaultResource: (_ctx, _client, oneOf) => (oneOf?.length ? oneOf[0] : RESOURCE),
         useGrantedResource: () => true,
-        getResourceServerInfo: (ctx, resource, client) => {
+        getResourceServerInfo: async (ctx, resource, client) => {
           if (resource !== RESOURCE) throw new errors.InvalidTarget();
           const meta = client.metadata() as ClientExtras;
           const entities = ctx.oidc.entities as { RefreshToken?: { scope?: string }; AuthorizationCode?: { scope?: string } };
-          const requested = audienceScopesIn(String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
+          let requested = valueScopesIn(String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
+          // A machine user signs in nowhere: as in ZITADEL, an org scope naming another organisation
+          // is dropped from its token (a person's sign-in is refused instead: loadExistingGrant).
+          if (meta.kind === 'machine' && meta.user_id && requested.some(isOrgScope)) {
+            const refused = await orgScopeRefusal(store.read, requestedOrg(requested.join(' ')), meta.user_id);
+            if (refused) requested = requested.filter((s) => !isOrgScope(s));
+          }
           return {
-            scope: [...OIDC_SCOPES, ROLES_SCOPE, ZITADEL_ROLES_SCOPE, USER_METADATA_SCOPE, SERVICE_AUDIENCE_SCOPE, ZITADEL_AUDIENCE_SCOPE, ...requested].join(' '),
+            scope: [...FIXED_SCOPES, ...requested].join(' '),
             audience: meta.project_id ?? client.clientId,
             accessTokenFormat: meta.access_token_type === 'jwt' ? 'jwt' : 'opaque',
             accessTokenTTL: TTL.AccessToken,
@@ -161,6 +163,8 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       // The project's checks (hasProjectCheck, projectRoleCheck): no grant for a refused user, so the
       // consent step runs, and it shows the refusal (http/routes/oidc-ui.ts).
       if (await projectAccessRefusal(store.read, client.clientId, session.accountId)) return undefined;
+      // ZITADEL's org scopes (`urn:zitadel:iam:org:id:{id}`, `…:org:domain:primary:{domain}`) admit only that organisation's users.
+      if (await orgScopeRefusal(store.read, requestedOrg(String(params?.scope ?? '')), session.accountId)) return undefined;
       const id = ctx.oidc.result?.consent?.grantId || session.grantIdFor(client.clientId);
       const found = id ? await ctx.oidc.provider.Grant.find(id) : undefined;
       const grant = found ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
@@ -190,16 +194,19 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       };
     },
     // Runs on every access token minted (code exchange, refresh, client credentials), so roles
-    // always reflect the grants at that moment.
+    // always reflect the grants at that moment. JWTs carry these claims; opaque tokens keep them
+    // for introspection.
     async extraTokenClaims(ctx, token) {
       const client = extras(ctx);
       const accountId = ('accountId' in token ? token.accountId : undefined) ?? (client.kind === 'machine' ? client.user_id : undefined);
-      const scope = token.scope;
-      // Under the name of each roles scope asked for; with none asked (role assertion), under ours.
-      const names = rolesClaimNames(scope);
-      if (!accountId || !(names.length || client.access_token_role_assertion)) return undefined;
-      const roles = await rolesClaim(store, accountId, tokenProjects(client, scope));
-      return Object.fromEntries((names.length ? names : [ROLES_CLAIM]).map((name) => [name, roles]));
+      if (!accountId) return undefined;
+      const claims = await reservedClaims(store, { id: accountId }, {
+        use: 'access_token',
+        scope: token.scope,
+        projectId: client.project_id,
+        accessTokenRoleAssertion: client.access_token_role_assertion,
+      });
+      return Object.keys(claims).length ? claims : undefined;
     },
     formats: {
       customizers: {
@@ -227,6 +234,16 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
 
   const provider = new Provider(issuer, configuration);
   (provider.Client.prototype as unknown as { compareClientSecret: typeof compareHashedClientSecret }).compareClientSecret = compareHashedClientSecret;
+  // The library masks the ID token's claims with its scope → claims table, which cannot name
+  // ZITADEL's per-project roles claims (`urn:zitadel:iam:org:project:{projectId}:roles`). The
+  // reserved claims were already decided for the ID token by claims.ts, so they pass the mask.
+  const idToken = provider.IdToken.prototype as unknown as { payload(): Promise<Record<string, unknown>>; available: Record<string, unknown> };
+  const maskedPayload = idToken.payload;
+  idToken.payload = async function payload(this: typeof idToken) {
+    const payload = await maskedPayload.call(this);
+    for (const [name, value] of Object.entries(this.available)) if (isReservedClaim(name) && !(name in payload)) payload[name] = value;
+    return payload;
+  };
 
   // First: it may rewrite the client assertion the routes below authenticate with.
   provider.use(

@@ -24,8 +24,68 @@ export const ZITADEL_ROLES_CLAIM = 'urn:zitadel:iam:org:project:roles';
 /** Each roles scope and the claim it puts the roles under. */
 export const ROLES_SCOPES: Readonly<Record<string, string>> = { [ROLES_SCOPE]: ROLES_CLAIM, [ZITADEL_ROLES_SCOPE]: ZITADEL_ROLES_CLAIM };
 
-/** ZITADEL's scope asking for the user's metadata; userinfo answers it under a claim of the same name (key → base64 value). */
+/** ZITADEL's scope asking for the user's metadata, answered under a claim of the same name (key → unpadded base64url value). */
 export const USER_METADATA_SCOPE = 'urn:zitadel:iam:user:metadata';
+
+/**
+ * ZITADEL's other reserved scopes (its `internal/api/oidc/client.go` and `internal/domain`), by
+ * ZITADEL's names only: this service has no names of its own for them.
+ * - `…:org:id:{orgId}` restricts sign-in to that organisation and asks for the org id claim (the
+ *   id from the scope) and the resource-owner claims; `…:org:domain:primary:{domain}` restricts
+ *   sign-in to the organisation with that primary domain and asks for the primary-domain claim.
+ *   A machine user's token drops such a scope when it names another organisation (as ZITADEL does).
+ * - `…:org:project:role:{key}` limits the roles claims to the keys asked for;
+ *   `…:org:projects:roles` asks for `urn:zitadel:iam:org:project:{projectId}:roles` of every
+ *   project in the audience.
+ * - `…:user:resourceowner` asks for the user's organisation: its id, name and primary domain.
+ */
+export const ORG_ID_SCOPE_PREFIX = 'urn:zitadel:iam:org:id:';
+export const ORG_ID_CLAIM = 'urn:zitadel:iam:org:id';
+export const ORG_DOMAIN_PRIMARY_SCOPE_PREFIX = 'urn:zitadel:iam:org:domain:primary:';
+export const ORG_DOMAIN_PRIMARY_CLAIM = 'urn:zitadel:iam:org:domain:primary';
+export const ROLE_KEY_SCOPE_PREFIX = 'urn:zitadel:iam:org:project:role:';
+export const PROJECTS_ROLES_SCOPE = 'urn:zitadel:iam:org:projects:roles';
+export const RESOURCE_OWNER_SCOPE = 'urn:zitadel:iam:user:resourceowner';
+export const RESOURCE_OWNER_CLAIMS = {
+  id: `${RESOURCE_OWNER_SCOPE}:id`,
+  name: `${RESOURCE_OWNER_SCOPE}:name`,
+  primaryDomain: `${RESOURCE_OWNER_SCOPE}:primary_domain`,
+} as const;
+/** ZITADEL's roles claim of one project (same shape as the roles claim). */
+export const projectRolesClaim = (projectId: string) => `urn:zitadel:iam:org:project:${projectId}:roles`;
+
+/** The reserved scopes that carry a value (an id, a domain, a role key): each request names its own. */
+const VALUE_SCOPE = /^urn:zitadel:iam:org:(?:id|domain:primary|project:role):\S+$/;
+
+const scopeList = (scope: string | undefined) => (scope ?? '').split(' ').filter(Boolean);
+const valuesAfter = (scope: string | undefined, prefix: string) =>
+  [...new Set(scopeList(scope).filter((s) => s.startsWith(prefix) && s.length > prefix.length).map((s) => s.slice(prefix.length)))];
+
+/** The role keys asked for by `urn:zitadel:iam:org:project:role:{key}` scopes. */
+export const requestedRoleKeys = (scope: string | undefined): string[] => valuesAfter(scope, ROLE_KEY_SCOPE_PREFIX);
+
+/** The organisation a sign-in is restricted to, by id or by primary domain (the first of each kind wins). */
+export interface RequestedOrg {
+  orgId?: string;
+  primaryDomain?: string;
+}
+export function requestedOrg(scope: string | undefined): RequestedOrg | undefined {
+  const [orgId] = valuesAfter(scope, ORG_ID_SCOPE_PREFIX);
+  const [primaryDomain] = valuesAfter(scope, ORG_DOMAIN_PRIMARY_SCOPE_PREFIX);
+  return orgId || primaryDomain ? { ...(orgId ? { orgId } : {}), ...(primaryDomain ? { primaryDomain } : {}) } : undefined;
+}
+
+/**
+ * The scopes of these scope strings that carry a value (`…:project:id:{x}:aud`, `…:org:id:{x}`,
+ * `…:org:domain:primary:{x}`, `…:project:role:{x}`): oidc-provider knows only a fixed list, so they
+ * become allowed scopes of the resource server for this request.
+ */
+export function valueScopesIn(...scopes: (string | undefined)[]): string[] {
+  return [...new Set(scopes.flatMap(scopeList).filter((s) => PROJECT_AUD.test(s) || VALUE_SCOPE.test(s)))];
+}
+
+/** Whether a scope restricts the organisation (by id or primary domain). */
+export const isOrgScope = (s: string) => s.startsWith(ORG_ID_SCOPE_PREFIX) || s.startsWith(ORG_DOMAIN_PRIMARY_SCOPE_PREFIX);
 
 export const PROJECT_AUD = /^urn:(?:service|zitadel):iam:org:project:id:([^:\s]+):aud$/;
 /** The ids of the API's own audience scopes (`…:id:service:aud`, ZITADEL's `…:id:zitadel:aud`), not projects. */
@@ -69,14 +129,32 @@ export function hasScope(scope: string | undefined, wanted: string): boolean {
 
 export type RolesClaim = Record<string, Record<string, string>>;
 
-/** `{ "<role>": { "<orgId>": "<org primary domain>" } }` from the user's active grants on these projects. */
-export async function rolesClaim(store: Store, userId: string, projectIds: string[]): Promise<RolesClaim> {
+/**
+ * Each project's roles claim (`{ "<role>": { "<orgId>": "<org primary domain>" } }`) from the
+ * user's active grants on these projects; only the role keys in `keys` when given (ZITADEL's
+ * `…:project:role:{key}` scopes). Projects without a role are left out.
+ */
+export async function rolesByProject(store: Store, userId: string, projectIds: string[], keys?: string[]): Promise<Map<string, RolesClaim>> {
   const grants = await store.read.logins.grantedRoles(userId, [...new Set(projectIds)], 'USER_GRANT_STATE_ACTIVE');
-  const claim: RolesClaim = {};
+  const byProject = new Map<string, RolesClaim>();
   for (const grant of grants) {
-    for (const role of grant.roleKeys) (claim[role] ??= {})[grant.orgId] = grant.orgPrimaryDomain;
+    for (const role of grant.roleKeys) {
+      if (keys?.length && !keys.includes(role)) continue;
+      let claim = byProject.get(grant.projectId);
+      if (!claim) byProject.set(grant.projectId, (claim = {}));
+      (claim[role] ??= {})[grant.orgId] = grant.orgPrimaryDomain;
+    }
   }
-  return claim;
+  return byProject;
+}
+
+/** The roles of several projects in one claim (this service's roles claim spans the token's projects). */
+export function mergedRoles(byProject: Map<string, RolesClaim>): RolesClaim {
+  const merged: RolesClaim = {};
+  for (const claim of byProject.values()) {
+    for (const [role, orgs] of Object.entries(claim)) Object.assign((merged[role] ??= {}), orgs);
+  }
+  return merged;
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);

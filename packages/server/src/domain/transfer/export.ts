@@ -5,8 +5,9 @@
  * links) is read in keyset pages and written in chunks that die young (CHUNK_CHARS).
  *
  * Not exported (description §2.8, and what this service does not hold): instance settings,
- * IAM members, machine keys, personal access tokens, application keys, passkeys; OIDC client
- * ids and secrets (an import generates new ones, as ZITADEL's does).
+ * IAM members, personal access tokens, passkeys; machine keys and application keys unless the
+ * request asks for them (`withKeys`: public keys only, as ZITADEL's export carries them, so key
+ * files made before a move keep working after it).
  */
 import { setImmediate } from 'node:timers/promises';
 import { isOidcIdp, OIDC_CLIENT_SECRET_PURPOSE, oidcConfigOf } from '../idps/idp.js';
@@ -203,6 +204,19 @@ export async function* exportDocument(
       // identityServiceClient: this service's extension (document.ts), the client's credentials.
       const client = (a: (typeof apps)[number]) => compact({ clientId: a.clientId, clientSecretHash: req.withPasswords ? (a.clientSecretHash ?? undefined) : undefined });
       yield `,"oidcApps":${JSON.stringify(apps.map((a) => ({ appId: a.id, app: compact({ projectId: a.projectId, name: a.name, ...oidcConfig(a.config) }), identityServiceClient: client(a) })))}`;
+    }
+
+    if (req.withKeys) {
+      // ZITADEL's DataMachineKey and DataAppKey: the public key as base64 of its PEM (ZITADEL's bytes).
+      const pem = (publicKey: string) => Buffer.from(publicKey).toString('base64');
+      const machineKeys = await read.transfer.machineKeysOf(org.id);
+      if (machineKeys.length) {
+        yield `,"machineKeys":${JSON.stringify(machineKeys.map((k) => ({ keyId: k.id, userId: k.userId, type: k.type, expirationDate: k.expiresAt.toISOString(), publicKey: pem(k.publicKey) })))}`;
+      }
+      const appKeys = await read.transfer.appKeysOf(org.id);
+      if (appKeys.length) {
+        yield `,"appKeys":${JSON.stringify(appKeys.map((k) => ({ id: k.id, projectId: k.projectId, appId: k.appId, clientId: k.clientId, type: k.type, expirationDate: k.expiresAt.toISOString(), publicKey: pem(k.publicKey) })))}`;
+      }
     }
 
     // Project grants of this organisation's projects to exported organisations (as ZITADEL).

@@ -19,6 +19,7 @@ import { queueUserMessage } from '../notifications/queue.js';
 import { POLICY_KINDS } from '../policies/index.js';
 import { bareLoginOrgIds, loginNamesLock } from '../users/login-names.js';
 import { withDefaults, type OidcAppInput } from '../apps/oidc-config.js';
+import { importAppKeys, importMachineKeys } from './import-keys.js';
 
 export interface ImportError {
   type: string;
@@ -47,20 +48,15 @@ export interface ImportSuccessOrg {
   loginTexts?: string[];
   messageTexts?: string[];
   domains?: string[];
+  /** Ids of the imported machine keys and application keys (ZITADEL's names). */
+  machineKeys?: string[];
+  appKeys?: string[];
 }
 
 /** Fields of DataOrg this service does not hold: each entry is reported, never silently dropped. */
 const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: string) => string; why?: string }> = {
   actions: { type: 'action', id: (a) => a.actionId, why: 'actions are scripts, and this service does not run scripts: this action was not imported (its flow runs without it)' },
   triggerActions: { type: 'trigger_action', id: (a) => `${a.flowType}_${a.triggerType}`, why: 'actions are scripts, and this service does not run scripts: this trigger was not imported' },
-  appKeys: {
-    type: 'app_key', id: (k) => k.id,
-    why: 'application keys are not imported: the application is, and it needs a new key (AddAppKey), whose private key is then handed to its owner',
-  },
-  machineKeys: {
-    type: 'machine_user_key', id: (k) => k.keyId,
-    why: 'machine keys are not imported (yet): the machine user is, and it needs a new key (AddMachineKey) or its public key added again',
-  },
 };
 
 const MESSAGE_ERROR_TYPES: Record<string, string> = {
@@ -374,7 +370,11 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
    * kept, so relying parties keep working after the move. Otherwise new ones, as in ZITADEL; a
    * confidential client then gets a secret nobody knows until it is regenerated.
    */
-  const credentials = (type: string, appId: string, projectId: string, kept: { clientId: string; clientSecretHash?: string } | undefined) => {
+  // A ZITADEL document names an application's client id only in its keys (appKeys): kept, so the
+  // key files made before the move (whose `clientId` signs the assertions) still match.
+  const keyClientIds = new Map((org.appKeys ?? []).flatMap((k) => (k.appId && k.clientId ? [[k.appId, k.clientId] as const] : [])));
+  const credentials = (type: string, appId: string, projectId: string, given: { clientId: string; clientSecretHash?: string } | undefined) => {
+    const kept = given ?? (keyClientIds.has(appId) ? { clientId: keyClientIds.get(appId)! } : undefined);
     const slug = (projectName.get(projectId) ?? projectId).toLowerCase().replace(/[^a-z0-9]+/g, '');
     let clientId = `${newId()}@${slug || 'project'}`;
     if (kept && takenClientIds.has(kept.clientId)) {
@@ -394,7 +394,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     }
     takenApps.add(a.appId);
     const { projectId, name, ...config } = a.app;
-    // NONE (public) and PRIVATE_KEY_JWT (keys, which are not imported) have no secret.
+    // NONE (public) and PRIVATE_KEY_JWT (keys, imported below) have no secret.
     const publicClient = config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_NONE' || config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT';
     const { clientId, secretHash } = credentials('oidc_app', a.appId, projectId, a.identityServiceClient);
     appRows.push({
@@ -415,7 +415,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     }
     takenApps.add(a.appId);
     const { clientId, secretHash } = credentials('api_app', a.appId, a.app.projectId, a.identityServiceClient);
-    // A PRIVATE_KEY_JWT application has no secret; its keys are not imported (appKeys above), so it needs new ones (AddAppKey).
+    // A PRIVATE_KEY_JWT application has no secret: its keys (appKeys) are imported below.
     const authMethodType = a.app.authMethodType ?? 'API_AUTH_METHOD_TYPE_BASIC';
     appRows.push({
       id: a.appId, projectId: a.app.projectId, orgId, name: a.app.name, state: 'APP_STATE_ACTIVE', clientId, appType: 'api',
@@ -493,6 +493,11 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     await tx.userMetadata.upsert({ userId: user.id, key: m.key, value, orgId, ...stamp });
     push('userMetadata', { userId: user.id, key: m.key });
   }
+
+  // ---- keys: public keys of this organisation's machine users and PRIVATE_KEY_JWT applications ----
+  check();
+  await importMachineKeys(tx, org.machineKeys ?? [], { orgId, errors, at, imported: (id) => push('machineKeys', id) });
+  await importAppKeys(tx, org.appKeys ?? [], { orgId, errors, at, imported: (id) => push('appKeys', id) });
 
   // ---- users' links to identity providers: the organisation's own providers or the instance's ----
   for (const l of org.userLinks ?? []) {

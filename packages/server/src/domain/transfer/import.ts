@@ -182,6 +182,8 @@ function orgImportEvent(ctx: RequestContext, org: ImportSuccessOrg, errorCount: 
       projects: count('projectIds'),
       oidcApps: count('oidcAppIds'),
       userGrants: count('userGrants'),
+      machineKeys: count('machineKeys'),
+      appKeys: count('appKeys'),
       errors: errorCount,
     },
     creator: ctx.caller.userId,

@@ -16,6 +16,7 @@ const ExportInput = z.object({
   excludedOrgIds: z.array(z.string()).optional(),
   withPasswords: z.boolean().optional(),
   withOtp: z.boolean().optional(),
+  withKeys: z.boolean().optional(),
   responseOutput: z.boolean().optional(),
   gcsOutput: Gcs.optional(),
   timeout: z.string().optional(),
@@ -35,6 +36,8 @@ export interface ExportRequest {
   excludedOrgIds: string[];
   withPasswords: boolean;
   withOtp: boolean;
+  /** Include machine users' and applications' public keys (`machineKeys`, `appKeys`); §2.8 leaves them out by default. */
+  withKeys: boolean;
   responseOutput: boolean;
   gcsOutput?: GcsLocation;
   timeoutMs: number;
@@ -96,6 +99,7 @@ export function parseExportRequest(raw: unknown): ExportRequest {
     excludedOrgIds: input.excludedOrgIds ?? [],
     withPasswords: input.withPasswords ?? false,
     withOtp: input.withOtp ?? false,
+    withKeys: input.withKeys ?? false,
     responseOutput: input.responseOutput ?? false,
     gcsOutput: input.gcsOutput,
     timeoutMs,

@@ -14,14 +14,13 @@
  * `machineUserForCredentials` / `userForCredentialChange` (guard.ts), so the caller must be allowed
  * to grant every membership the machine user holds.
  */
-import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { Store } from '../../store/store.js';
 import type { MachineKeyRow } from '../../store/repositories/machine-keys.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
 import { invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { keyExpiration, newKeyPair, type KeyType } from '../key-pairs.js';
+import { keyExpiration, newKeyPair, rsaPublicKeyPem, type KeyType } from '../key-pairs.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { machineUserForCredentials, userForCredentialChange, userInContextOrg } from './guard.js';
@@ -40,34 +39,6 @@ export interface AddedMachineKey {
   details: ObjectDetails;
 }
 
-/** The smallest RSA key accepted from a caller (ZITADEL takes any RSA key; a short one is forgeable). */
-const MIN_RSA_BITS = 2048;
-
-const invalidPublicKey = (why: string) => invalidArgument('COMMAND-5F3h1', `Errors.User.Machine.Key.Invalid: invalid publicKey: ${why}`);
-
-/**
- * The caller's public key (base64, standard or URL-safe, of a PEM `PUBLIC KEY`, as ZITADEL's
- * `BytesToPublicKey` reads it) as SPKI PEM, or 400. Only an RSA public key of at least 2048 bits:
- * never a private key (from which Node would derive the public one) nor another PEM type.
- */
-function ownPublicKey(input: string): string {
-  const normalised = input.trim().replace(/-/g, '+').replace(/_/g, '/');
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(normalised)) throw invalidPublicKey('must be base64');
-  const pem = Buffer.from(normalised, 'base64').toString('utf8').trim();
-  if (!/^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PUBLIC KEY-----$/.test(pem)) {
-    throw invalidPublicKey('must be the base64 of a PEM "PUBLIC KEY" block');
-  }
-  let key: KeyObject;
-  try {
-    key = createPublicKey({ key: pem, format: 'pem' });
-  } catch {
-    throw invalidPublicKey('the PEM block is not a public key');
-  }
-  if (key.asymmetricKeyType !== 'rsa') throw invalidPublicKey('must be an RSA key');
-  if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) throw invalidPublicKey(`must have at least ${MIN_RSA_BITS} bits`);
-  return key.export({ type: 'spki', format: 'pem' }) as string;
-}
-
 function toView(row: MachineKeyRow): MachineKeyView {
   return { id: row.id, details: viewDetails(row, row.orgId), type: row.type as KeyType, expirationDate: row.expiresAt.toISOString() };
 }
@@ -82,7 +53,7 @@ export async function addMachineKey(
   if (input.type !== 'KEY_TYPE_JSON') throw invalidArgument('USER-k3yTy', 'invalid type: the key type must be KEY_TYPE_JSON');
   const expiresAt = keyExpiration(input.expirationDate);
   // Made (or read) before the transaction: generating takes tens of milliseconds, off the event loop, so the lock is short.
-  const pair = input.publicKey === undefined ? await newKeyPair() : { publicKey: ownPublicKey(input.publicKey), privateKey: undefined };
+  const pair = input.publicKey === undefined ? await newKeyPair() : { publicKey: rsaPublicKeyPem(input.publicKey), privateKey: undefined };
   const keyId = newId();
   return store.transaction(async (tx) => {
     const user = await machineUserForCredentials(tx, ctx, userId, 'COMMAND-bnipwm1', 'keys');

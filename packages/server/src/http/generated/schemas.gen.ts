@@ -234,9 +234,16 @@ export const zGcsLocation = z.object({
  * `loginTexts` and the message texts `initMessages`, `passwordResetMessages`, `verifyEmailMessages`,
  * `verifyPhoneMessages`, `domainClaimedMessages`, `passwordlessRegistrationMessages`,
  * `verifySmsOtpMessages`, `verifyEmailOtpMessages`, `inviteUserMessages`. Other ZITADEL fields (policies,
- * domains, actions, API apps, keys, metadata, IDP links, OIDC IDPs, project grants) are validated and
+ * domains, actions, API apps, metadata, IDP links, OIDC IDPs, project grants) are validated and
  * reported in the import's `errors` as not supported. Instance-specific (not in the document): event
  * history, sequences and dates, personal access tokens.
+ *
+ * **Keys survive a move.** `machineKeys` and `appKeys` (public keys) are imported with their ids and
+ * expirations, for machine users and PRIVATE_KEY_JWT applications of the same organisation (in the
+ * document or already on the instance); an application whose keys name its client id (`appKeys[].clientId`)
+ * keeps that client id when it has no `identityServiceClient`, so key files made before the move still
+ * authenticate. A key whose user or application is not there, an expired key, a key without a usable RSA
+ * public key and a key whose id exists are reported in `errors`. The export carries keys with `withKeys`.
  *
  * **OIDC clients keep their credentials between instances of this service.** Each exported `oidcApps`
  * entry carries this service's extension `identityServiceClient: {clientId, clientSecretHash}` beside
@@ -268,6 +275,8 @@ export const zExportDataRequest = z.object({
     with_passwords: z.boolean().optional(),
     withOtp: z.boolean().optional(),
     with_otp: z.boolean().optional(),
+    withKeys: z.boolean().optional(),
+    with_keys: z.boolean().optional(),
     responseOutput: z.boolean().optional(),
     response_output: z.boolean().optional(),
     gcsOutput: zGcsLocation.optional(),
@@ -383,7 +392,9 @@ export const zImportDataResponse = z.object({
             })).optional(),
             loginTexts: z.array(z.string()).optional(),
             messageTexts: z.array(z.string()).optional(),
-            domains: z.array(z.string()).optional()
+            domains: z.array(z.string()).optional(),
+            machineKeys: z.array(z.string()).optional(),
+            appKeys: z.array(z.string()).optional()
         })).optional()
     })
 });

@@ -8,7 +8,7 @@
 import type { Context, Hono } from 'hono';
 import { parseBearer } from '../../auth/authenticate.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
-import { hasScope } from '../../oidc/scopes.js';
+import { hasScope, requestedOrg } from '../../oidc/scopes.js';
 import { personClaims } from '../../oidc/claims.js';
 import { authenticatableUser } from '../../domain/users/may-authenticate.js';
 import { signInApp } from '../../domain/login/sign-in-app.js';
@@ -25,6 +25,7 @@ import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, node, 
 import { afterPassword, registerLoginStepRoutes } from './login-steps.js';
 import { registerPasswordResetRoutes } from './login-password-reset.js';
 import { projectAccessRefusal } from '../../domain/login/project-access.js';
+import { orgScopeRefusal } from '../../domain/login/org-scope.js';
 
 export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   const { provider, store } = deps;
@@ -56,6 +57,8 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     if (d.prompt.name !== 'consent' || !d.session?.accountId) return expired(c);
     const refused = await projectAccessRefusal(store.read, String(d.params.client_id), d.session.accountId);
     if (refused) return c.html(messagePage('No access to this application', refused.message, await signInLook(store.read, deps.instanceId, await appOf(store, d), d.session.accountId)), 403);
+    const otherOrg = await orgScopeRefusal(store.read, requestedOrg(String(d.params.scope ?? '')), d.session.accountId);
+    if (otherOrg) return c.html(messagePage('Not an account of this organisation', otherOrg.message, await signInLook(store.read, deps.instanceId, await appOf(store, d), d.session.accountId)), 403);
     // First-party applications: grant exactly what is missing, without asking.
     const missing = d.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
     const grant = (d.grantId ? await provider.Grant.find(d.grantId) : undefined) ?? new provider.Grant({ accountId: d.session.accountId, clientId: String(d.params.client_id) });

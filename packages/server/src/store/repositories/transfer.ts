@@ -63,6 +63,16 @@ export function transferRepository(db: Db, t: Tables) {
     async oidcAppsOf(orgId: string) {
       return db.select().from(t.oidcApps).where(eq(t.oidcApps.orgId, orgId)).orderBy(asc(t.oidcApps.id));
     },
+    /**
+     * The organisation's machine users' and applications' keys (public keys only), by id, for the
+     * export's opt-in `withKeys`. Read whole: a few per machine user or application, not per person.
+     */
+    async machineKeysOf(orgId: string) {
+      return db.select().from(t.machineKeys).where(eq(t.machineKeys.orgId, orgId)).orderBy(asc(t.machineKeys.id));
+    },
+    async appKeysOf(orgId: string) {
+      return db.select().from(t.appKeys).where(eq(t.appKeys.orgId, orgId)).orderBy(asc(t.appKeys.id));
+    },
     /** The organisation's identity providers of both kinds, by id. */
     async idpsOf(orgId: string) {
       const i = t.idps;
@@ -121,6 +131,8 @@ export function transferRepository(db: Db, t: Tables) {
     existingOidcAppIds: (ids: string[]) => existing(t.oidcApps.id, t.oidcApps, ids),
     existingClientIds: (ids: string[]) => existing(t.oidcApps.clientId, t.oidcApps, ids),
     existingIdpIds: (ids: string[]) => existing(t.idps.id, t.idps, ids),
+    existingMachineKeyIds: (ids: string[]) => existing(t.machineKeys.id, t.machineKeys, ids),
+    existingAppKeyIds: (ids: string[]) => existing(t.appKeys.id, t.appKeys, ids),
     async existingProjectNames(orgId: string): Promise<Set<string>> {
       const rows = await db.select({ name: t.projects.name }).from(t.projects).where(eq(t.projects.orgId, orgId));
       return new Set(rows.map((r) => r.name));
@@ -182,6 +194,8 @@ export function transferRepository(db: Db, t: Tables) {
     insertProjectRoles: (rows: Row<'projectRoles'>[]) => chunked(rows, async (c) => void (await db.insert(t.projectRoles).values(c))),
     insertOidcApps: (rows: Row<'oidcApps'>[]) => chunked(rows, async (c) => void (await db.insert(t.oidcApps).values(c))),
     insertIdps: (rows: Row<'idps'>[]) => chunked(rows, async (c) => void (await db.insert(t.idps).values(c))),
+    insertMachineKeys: (rows: Row<'machineKeys'>[]) => chunked(rows, async (c) => void (await db.insert(t.machineKeys).values(c))),
+    insertAppKeys: (rows: Row<'appKeys'>[]) => chunked(rows, async (c) => void (await db.insert(t.appKeys).values(c))),
     insertUserGrants: (rows: Row<'userGrants'>[]) => chunked(rows, async (c) => void (await db.insert(t.userGrants).values(c))),
     insertMembers: (rows: Row<'members'>[]) => chunked(rows, async (c) => void (await db.insert(t.members).values(c))),
     insertMessageTexts: (rows: Row<'messageTexts'>[]) => chunked(rows, async (c) => void (await db.insert(t.messageTexts).values(c))),
