@@ -8,7 +8,7 @@
  * the JWT customizer then writes ZITADEL's audience array (the app's project, the client, each
  * `…:id:{projectId}:aud` project, and `service` for this API).
  */
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import type { Store } from '../store/store.js';
 import { errorPage, logoutPage, messagePage } from '../ui/pages.js';
 import { storeAdapter } from './adapter.js';
@@ -69,7 +69,12 @@ export interface OidcProviderDeps {
   keys: KeyRing;
 }
 
-const extras = (ctx: KoaContextWithOIDC): ClientExtras => (ctx.oidc.client?.metadata() ?? {}) as ClientExtras;
+/**
+ * The client's own metadata. The JWT-profile grant (jwt-profile-grant.ts) mints tokens outside a
+ * request of the provider's: then there is no `ctx` and the token carries its client.
+ */
+const extras = (ctx: KoaContextWithOIDC | undefined, token?: { client?: { metadata(): unknown } }): ClientExtras =>
+  ((ctx?.oidc?.client ?? token?.client)?.metadata() ?? {}) as ClientExtras;
 
 /** The projects whose roles/audience a token covers: the app's own and those named by aud scopes. */
 function tokenProjects(client: ClientExtras, scope: string | undefined): string[] {
@@ -80,6 +85,21 @@ function tokenProjects(client: ClientExtras, scope: string | undefined): string[
 function audienceScopesIn(...scopes: (string | undefined)[]): string[] {
   const found = scopes.flatMap((s) => (s ?? '').split(' ')).filter((s) => PROJECT_AUD.test(s));
   return [...new Set(found)];
+}
+
+/**
+ * The resource server every token is for (RESOURCE), as a client's token sees it: the scopes it may
+ * carry (those named in `scopes` among them), its audience and its format. Also the JWT-profile
+ * grant's (jwt-profile-grant.ts), so both grants allow the same scopes.
+ */
+export function resourceServerInfo(clientId: string, meta: ClientExtras, ...scopes: (string | undefined)[]): ResourceServer {
+  return {
+    scope: [...OIDC_SCOPES, ROLES_SCOPE, ZITADEL_ROLES_SCOPE, USER_METADATA_SCOPE, SERVICE_AUDIENCE_SCOPE, ZITADEL_AUDIENCE_SCOPE, ...audienceScopesIn(...scopes)].join(' '),
+    audience: meta.project_id ?? clientId,
+    accessTokenFormat: meta.access_token_type === 'jwt' ? 'jwt' : 'opaque',
+    accessTokenTTL: TTL.AccessToken,
+    jwt: { sign: { alg: 'RS256' } },
+  };
 }
 
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
@@ -135,16 +155,8 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         useGrantedResource: () => true,
         getResourceServerInfo: (ctx, resource, client) => {
           if (resource !== RESOURCE) throw new errors.InvalidTarget();
-          const meta = client.metadata() as ClientExtras;
           const entities = ctx.oidc.entities as { RefreshToken?: { scope?: string }; AuthorizationCode?: { scope?: string } };
-          const requested = audienceScopesIn(String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
-          return {
-            scope: [...OIDC_SCOPES, ROLES_SCOPE, ZITADEL_ROLES_SCOPE, USER_METADATA_SCOPE, SERVICE_AUDIENCE_SCOPE, ZITADEL_AUDIENCE_SCOPE, ...requested].join(' '),
-            audience: meta.project_id ?? client.clientId,
-            accessTokenFormat: meta.access_token_type === 'jwt' ? 'jwt' : 'opaque',
-            accessTokenTTL: TTL.AccessToken,
-            jwt: { sign: { alg: 'RS256' } },
-          };
+          return resourceServerInfo(client.clientId, client.metadata() as ClientExtras, String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
         },
       },
     },
@@ -186,7 +198,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     // Runs on every access token minted (code exchange, refresh, client credentials), so roles
     // always reflect the grants at that moment.
     async extraTokenClaims(ctx, token) {
-      const client = extras(ctx);
+      const client = extras(ctx, token);
       const accountId = ('accountId' in token ? token.accountId : undefined) ?? (client.kind === 'machine' ? client.user_id : undefined);
       const scope = token.scope;
       // Under the name of each roles scope asked for; with none asked (role assertion), under ours.
@@ -198,7 +210,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     formats: {
       customizers: {
         jwt(ctx, token, jwt) {
-          const client = extras(ctx);
+          const client = extras(ctx, token);
           jwt.payload.aud = tokenAudience(client.project_id, token.clientId, token.scope);
           jwt.payload.azp = token.clientId;
           if (client.kind === 'machine' && client.user_id) jwt.payload.sub = client.user_id;
