@@ -48,7 +48,7 @@ describeEachStore('authorization server requests in the log', (dialect) => {
     expect(res.status).toBe(400);
     await res.text();
     await new Promise((r) => setTimeout(r, 20));
-    const line = log.lines.findLast((l) => l.msg === 'oauth request' && l.fields?.path === '/oauth/v2/token');
+    const line = log.lines.filter((l) => l.msg === 'oauth request' && l.fields?.path === '/oauth/v2/token').at(-1);
     expect(line).toMatchObject({ level: 'warn', fields: { method: 'POST', status: 400, error: 'invalid_grant', errorDescription: expect.stringContaining('"iss"') } });
     expect(JSON.stringify(log.lines)).not.toContain(assertion);
   });
