@@ -9,7 +9,7 @@
  *   BENCH_WARMUP=2         warm-up seconds per target, on the same connections (not counted)
  *   BENCH_CONNECTIONS=50   concurrent connections (all from 127.0.0.1: above 100 also set HTTP_MAX_CONNECTIONS_PER_ADDRESS)
  *   BENCH_STORES=sqlite,postgres
- *   BENCH_TARGETS=bare,floor,bounds,write,write2,read,tokens,oauth,grants   which measurements to run (`write2`: the write over two server processes on one PostgreSQL)
+ *   BENCH_TARGETS=bare,floor,bounds,write,write2,read,tokens,oauth,jwtprofile,grants   which measurements to run (`write2`: the write over two server processes on one PostgreSQL)
  *                          `bounds`: on SQLite, beside the floor and the write, the service's own write without an
  *                          HTTP framework and on a minimal Hono route (bench/without-framework-server.ts,
  *                          bench/minimal-hono-server.ts): how much of the write's cost is the service's logic,
@@ -19,6 +19,8 @@
  *                          `oauth`: client-credentials token, introspection and userinfo, beside a bare
  *                          oidc-provider (bench/bare-oidc-provider.ts) doing the same;
  *                          `grants`: 4.2, DELETE of user grants (enough for the run, imported 30,000 per organisation)
+ *                          `jwtprofile`: the JWT-profile grant (a machine key's assertion, as @zitadel/node sends it)
+ *                          beside the service's client-credentials grant and the bare oidc-provider's, in turns
  *   BENCH_JSON=results.json   also write the rows as JSON (target, store, req/s, p50, p99, CPU/req, errors)
  *   BENCH_LOG_LEVEL=warn   the server's LOG_LEVEL (info writes one line per request)
  *   BENCH_NODE_ARGS=""     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
@@ -41,6 +43,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createPrivateKey } from 'node:crypto';
+import { SignJWT } from 'jose';
 import * as oc from 'openid-client';
 import { Browser, loginThroughForm } from '../packages/server/test/support/browser.js';
 import { freePort, startChild, type Child } from './support/children.js';
@@ -72,7 +76,7 @@ const settings: LoadSettings = {
   warmup: int('BENCH_WARMUP', 2),
 };
 const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
-const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,bounds,write,write2,read,tokens,oauth,grants').split(',').map((s) => s.trim()));
+const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,bounds,write,write2,read,tokens,oauth,jwtprofile,grants').split(',').map((s) => s.trim()));
 const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
 const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -389,6 +393,84 @@ async function benchOAuth(child: Child, patAuthorization: string, store: string)
   }
 }
 
+const JWT_PROFILE_TARGETS = {
+  peerCc: 'client-credentials grant (RS256 JWT): bare oidc-provider',
+  cc: "client-credentials grant (RS256 JWT, scope openid + API audience): the service",
+  jwtProfile: 'JWT-profile grant (RS256 JWT, scope API audience): the service',
+  jwtProfileOpenid: 'JWT-profile grant (RS256 JWT, scope openid + API audience, + ID token): the service',
+} as const;
+
+/**
+ * The JWT-profile grant (RFC 7523 §2.1) of a machine user with JWT access tokens, with one
+ * assertion signed as @zitadel/node's ServiceAccount signs it (reused: the server keeps no jti),
+ * beside the same user's client-credentials grant and the bare oidc-provider's, in turns. With
+ * `openid` (what the SDK asks for) the answer also carries an ID token, a second RS256 signature;
+ * without it the grant does what client credentials do.
+ */
+async function benchJwtProfile(child: Child, patAuthorization: string, store: string): Promise<Row[]> {
+  const robot = await apiCall(child, patAuthorization, 'POST', '/management/v1/users/machine', { userName: `jwt-profile-robot-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' });
+  const secret = await apiCall(child, patAuthorization, 'PUT', `/management/v1/users/${robot.userId}/secret`, {});
+  const key = await apiCall(child, patAuthorization, 'POST', `/management/v1/users/${robot.userId}/keys`, { type: 'KEY_TYPE_JSON' });
+  const file = JSON.parse(Buffer.from(key.keyDetails, 'base64').toString('utf8')) as { keyId: string; key: string; userId: string };
+  const assertion = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: file.keyId }).setIssuer(file.userId).setSubject(file.userId)
+    .setAudience(child.baseUrl).setIssuedAt().setExpirationTime('1h').sign(createPrivateKey(file.key));
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const api = 'urn:zitadel:iam:org:project:id:zitadel:aud';
+  const ccBody = new URLSearchParams({ grant_type: 'client_credentials', scope: `openid ${api}` }).toString();
+  const jwtBody = (scope: string) => new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, scope }).toString();
+  const ccAuth = basicAuth(secret.clientId, secret.clientSecret);
+  for (const [body, headers] of [[ccBody, { ...form, authorization: ccAuth }], [jwtBody(api), form], [jwtBody(`openid ${api}`), form]] as const) {
+    const res = await fetch(`${child.baseUrl}/oauth/v2/token`, { method: 'POST', headers, body });
+    const answer = (await res.json()) as { access_token?: string };
+    if (!res.ok || answer.access_token?.split('.').length !== 3) throw new Error(`the service's token endpoint answered ${res.status}: ${JSON.stringify(answer)}`);
+  }
+
+  const port = await freePort();
+  const peer = await startChild({ args: ['--import', 'tsx', join(BENCH_DIR, 'bare-oidc-provider.ts')], cwd: REPO, env: { PORT: String(port) }, port, readyPath: '/.well-known/openid-configuration', logFile: join(work, `bare-oidc-jwt-profile-${store}.log`) });
+  children.push(peer);
+  try {
+    const peerAuth = basicAuth('bench', 'bench-secret');
+    const peerBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'api' }).toString();
+    const post = (url: string, body: string, authorization?: string) => ({ url, method: 'POST' as const, headers: { ...form, ...(authorization ? { authorization } : {}) }, body });
+    const ours = `${child.baseUrl}/oauth/v2/token`;
+    const [peerCc, cc, jwtProfile, jwtProfileOpenid] = await measureAlternating([
+      { target: post(`${peer.baseUrl}/token`, peerBody, peerAuth), serverCpuSeconds: peer.cpuSeconds },
+      { target: post(ours, ccBody, ccAuth), serverCpuSeconds: child.cpuSeconds },
+      { target: post(ours, jwtBody(api)), serverCpuSeconds: child.cpuSeconds },
+      { target: post(ours, jwtBody(`openid ${api}`)), serverCpuSeconds: child.cpuSeconds },
+    ], settings);
+    return [
+      { target: JWT_PROFILE_TARGETS.peerCc, store: '-', m: peerCc },
+      { target: JWT_PROFILE_TARGETS.cc, store, m: cc },
+      { target: JWT_PROFILE_TARGETS.jwtProfile, store, m: jwtProfile },
+      { target: JWT_PROFILE_TARGETS.jwtProfileOpenid, store, m: jwtProfileOpenid },
+    ];
+  } finally {
+    await peer.stop();
+  }
+}
+
+/** The JWT-profile grant's target (issue 29), per store, from the rows measured in turns. */
+function jwtProfileTargets(rows: Row[]): string {
+  const lines: string[] = [];
+  const cpu = (target: string, store: string) => rows.find((r) => r.target === target && r.store === store)?.m.serverCpuMs;
+  for (const store of stores) {
+    const cc = cpu(JWT_PROFILE_TARGETS.cc, store);
+    if (!cc) continue;
+    // The peer measured in the same turns: the row benchJwtProfile put just before this store's.
+    const before = rows[rows.findIndex((r) => r.target === JWT_PROFILE_TARGETS.cc && r.store === store) - 1];
+    const peer = before?.target === JWT_PROFILE_TARGETS.peerCc ? before.m.serverCpuMs : undefined;
+    for (const [name, target] of [['without openid', JWT_PROFILE_TARGETS.jwtProfile], ['with openid and its ID token (as @zitadel/node asks)', JWT_PROFILE_TARGETS.jwtProfileOpenid]] as const) {
+      const ours = cpu(target, store);
+      if (!ours) continue;
+      lines.push(`  ${store}: JWT-profile grant ${name} ÷ the service's client-credentials grant, server CPU per grant: ${(ours / cc).toFixed(2)}× (target ≤ 1.3×) → ${ours / cc <= 1.3 ? 'MET' : 'MISSED'}` +
+        (peer ? `; ÷ the bare oidc-provider's: ${(ours / peer).toFixed(2)}×` : ''));
+    }
+    if (peer) lines.push(`  ${store}: the service's client-credentials grant ÷ the bare oidc-provider's: ${(cc / peer).toFixed(2)}×`);
+  }
+  return lines.length ? `issue 29 target (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
+}
+
 /**
  * A person's JWT access token (scope `openid profile email`) from the service's code flow: a human
  * user and a web application with JWT access tokens, signed in through the login form by the
@@ -512,6 +594,7 @@ async function main() {
     if (targets.has('write2') && store === 'postgres') serverRows.push(await benchWriteTwoProcesses(service));
     if (targets.has('tokens')) serverRows.push(...(await benchTokenKinds(child, headers.authorization, store)));
     if (targets.has('oauth') && store === 'sqlite') serverRows.push(...(await benchOAuth(child, headers.authorization, store)));
+    if (targets.has('jwtprofile')) serverRows.push(...(await benchJwtProfile(child, headers.authorization, store)));
     if (targets.has('grants')) serverRows.push(await benchGrantRemoval(child, headers.authorization, store));
     rows.push(...serverRows);
     for (const r of serverRows) process.stdout.write(`  ${store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
@@ -556,6 +639,7 @@ async function main() {
     );
   }
   process.stdout.write(issue14Targets(rows));
+  process.stdout.write(jwtProfileTargets(rows));
 
   const failed = rows.reduce((sum, r) => sum + r.m.non2xx + r.m.errors, 0);
   const badEvents = rows.filter((r) => r.eventsOk === false);

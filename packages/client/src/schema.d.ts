@@ -3832,8 +3832,11 @@ export interface paths {
         put?: never;
         /**
          * Token request
-         * @description Grants `authorization_code` (with `code_verifier` for PKCE), `refresh_token` and `client_credentials`
-         *     (machine users with a client secret, see SetMachineUserSecret). Confidential clients authenticate with
+         * @description Grants `authorization_code` (with `code_verifier` for PKCE), `refresh_token`, `client_credentials`
+         *     (machine users with a client secret, see SetMachineUserSecret) and the JWT-profile grant
+         *     `urn:ietf:params:oauth:grant-type:jwt-bearer` (RFC 7523 §2.1: a machine user's `assertion` signed with
+         *     one of its keys, see AddMachineKey; sent without client authentication, as ZITADEL's SDKs send it; with
+         *     `openid` the answer carries an ID token). Confidential clients authenticate with
          *     HTTP Basic (BASIC), `client_id` + `client_secret` in the body (POST), or a JWT signed with one of the
          *     application's keys (PRIVATE_KEY_JWT, RFC 7523: `client_assertion_type` +
          *     `client_assertion`, see AddAppKey); public clients send only `client_id` and rely on PKCE.
@@ -6105,7 +6108,7 @@ export interface components {
             expires_in: number;
             /** @description The granted scopes, space-separated. */
             scope?: string;
-            /** @description The ID token (RS256 JWT), when `openid` was requested in a code or refresh grant. */
+            /** @description The ID token (RS256 JWT), when `openid` was requested in a code, refresh or jwt-bearer grant. */
             id_token?: string;
             /** @description With `offline_access` and an app allowed the REFRESH_TOKEN grant type; rotated on use. */
             refresh_token?: string;
@@ -14137,12 +14140,21 @@ export interface operations {
             content: {
                 "application/x-www-form-urlencoded": {
                     /** @enum {string} */
-                    grant_type: "authorization_code" | "refresh_token" | "client_credentials";
+                    grant_type: "authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:jwt-bearer";
                     code?: string;
                     redirect_uri?: string;
                     code_verifier?: string;
                     refresh_token?: string;
-                    /** @description client_credentials, refresh_token (a subset of the granted scopes). */
+                    /**
+                     * @description jwt-bearer only: a JWT signed (RS256, or RS384/512, PS256/384/512) with a key of the machine user
+                     *     (AddMachineKey's key file), header `kid` = the key id; claims `iss` = `sub` = the user id, `aud`
+                     *     containing the issuer (with or without a trailing slash) or this endpoint's URL, `exp` in the
+                     *     future, `iat` at most an hour old (one second of clock skew). Refused as `invalid_grant` with the
+                     *     reason in `error_description`: a bad signature, an unknown, removed or expired key, a locked or
+                     *     inactive user.
+                     */
+                    assertion?: string;
+                    /** @description client_credentials, jwt-bearer (required there), refresh_token (a subset of the granted scopes). */
                     scope?: string;
                     /** @description Public clients and client_secret_post. */
                     client_id?: string;

@@ -5,7 +5,8 @@
  * fetch for this file, so the browser stand-in's requests are recorded too): each answer must be
  * documented and match the spec, and every documented status of these operations must be seen.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createPrivateKey, randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordVerifier } from '@identity-service/server/src/auth/password-verifier.js';
 import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
@@ -224,6 +225,21 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     expect(wrongSecret.headers.get('www-authenticate')).toContain('invalid_client');
     const cc = await fetch(url('/oauth/v2/token'), form({ grant_type: 'client_credentials', scope: AUD }, basic(machine.clientId, machine.clientSecret)));
     expect(cc.status).toBe(200);
+  });
+
+  it("the JWT-profile grant: a machine user's assertion for a token and an ID token; a refused one", async () => {
+    const robot = await s.api('POST', '/management/v1/users/machine', { userName: 'key-robot', name: 'Key robot', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' });
+    const key = await s.api('POST', `/management/v1/users/${robot.body.userId}/keys`, { type: 'KEY_TYPE_JSON' });
+    const file = JSON.parse(Buffer.from(key.body.keyDetails, 'base64').toString('utf8')) as { keyId: string; key: string; userId: string };
+    const sign = (aud: string) => new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: file.keyId }).setIssuer(file.userId).setSubject(file.userId)
+      .setAudience(aud).setIssuedAt().setExpirationTime('1h').sign(createPrivateKey(file.key));
+    const grant = async (aud: string) => fetch(url('/oauth/v2/token'), form({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await sign(aud), scope: `openid ${AUD}` }));
+    const ok = await grant(s.issuer);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ token_type: 'Bearer', scope: `openid ${AUD}`, id_token: expect.any(String) });
+    const refused = await grant('https://elsewhere.example.com');
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error).toBe('invalid_grant');
   });
 
   it('introspection and revocation', async () => {

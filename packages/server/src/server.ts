@@ -17,6 +17,8 @@ import { sealPlainOtpSecrets } from './domain/users/otp-secret.js';
 import { refuseNulQuery } from './oidc/nul-guard.js';
 import { answerUnknownOAuthPath, isKnownOAuthPath, logOAuthRequest, watchOAuthEvents } from './oidc/request-log.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
+import { advertiseJwtProfileGrant, JWT_BEARER_GRANT, jwtProfileGrant } from './oidc/jwt-profile-grant.js';
+import { answerTooLarge, readTokenForm, replayRequest } from './oidc/token-request.js';
 import { loadSpec } from './http/spec.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
 import { DEFAULT_MAX_CONCURRENT_IMPORTS } from './http/routes/admin-transfer.js';
@@ -88,6 +90,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   const build = (): Serving => {
     const provider = createOidcProvider({ store: deps.store, instanceId: deps.instanceId, issuer, keys });
     watchOAuthEvents(provider, deps.logger);
+    advertiseJwtProfileGrant(provider);
     if (deps.trustProxy) provider.proxy = true;
     const readAccessToken = accessTokenReader(provider, keys, issuer, deps.store);
     const app = createApp({
@@ -117,6 +120,17 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   });
   let serving = build();
 
+  const answerJwtProfile = jwtProfileGrant({ store: deps.store, instanceId: deps.instanceId, issuer });
+  // The JWT-profile grant comes without client authentication, which oidc-provider requires before
+  // any grant: its requests are answered here (oidc/jwt-profile-grant.ts), every other one by the provider.
+  const tokenEndpoint = async (req: IncomingMessage, res: ServerResponse, current: Serving) => {
+    const form = await readTokenForm(req);
+    if (form === 'unread') void current.oidc(req, res);
+    else if (form === 'too-large') answerTooLarge(res);
+    else if (form.params.get('grant_type') === JWT_BEARER_GRANT) await answerJwtProfile(req, res, current.provider, form.params);
+    else void current.oidc(replayRequest(req, form.body), res);
+  };
+
   const stopSweeper = startPayloadSweeper(deps.store);
   const keyCheck = setInterval(() => void keys.refresh(0).catch(() => undefined), deps.keyCheckIntervalMs ?? KEY_CHECK_INTERVAL_MS);
   keyCheck.unref();
@@ -129,7 +143,9 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       // caller whose Accept header prefers HTML (a browser, curl -H 'accept: text/html').
       if (MACHINE_ENDPOINTS.has(path)) req.headers.accept = 'application/json';
       if (!isKnownOAuthPath(path)) answerUnknownOAuthPath(res);
-      else if (!refuseNulQuery(req, res, path)) void current.oidc(req, res);
+      else if (refuseNulQuery(req, res, path)) return;
+      else if (path === ROUTES.token && req.method === 'POST') tokenEndpoint(req, res, current).catch(() => req.destroy());
+      else void current.oidc(req, res);
     }
     else if (refuseDotSegments(req, res)) return;
     else void current.hono(req, res);

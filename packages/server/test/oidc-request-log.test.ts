@@ -38,6 +38,21 @@ describeEachStore('authorization server requests in the log', (dialect) => {
     expect(JSON.stringify(log.lines)).not.toContain(secret);
   });
 
+  it('logs a refused JWT-profile grant (answered before oidc-provider) with its OAuth error, without the assertion', async () => {
+    const assertion = 'eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ.eyJpc3MiOiJ4Iiwic3ViIjoieSJ9.c2lnbmF0dXJl';
+    const res = await fetch(`${s.issuer}/oauth/v2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, scope: 'openid' }),
+    });
+    expect(res.status).toBe(400);
+    await res.text();
+    await new Promise((r) => setTimeout(r, 20));
+    const line = log.lines.filter((l) => l.msg === 'oauth request' && l.fields?.path === '/oauth/v2/token').at(-1);
+    expect(line).toMatchObject({ level: 'warn', fields: { method: 'POST', status: 400, error: 'invalid_grant', errorDescription: expect.stringContaining('"iss"') } });
+    expect(JSON.stringify(log.lines)).not.toContain(assertion);
+  });
+
   it('logs discovery, and answers an unknown endpoint with OAuth JSON', async () => {
     expect((await fetch(`${s.issuer}/.well-known/openid-configuration`)).status).toBe(200);
     const res = await fetch(`${s.issuer}/oauth/v2/nope?code=abc`);

@@ -16,6 +16,7 @@ import { AuthCache } from '../auth/auth-cache.js';
 import { hashToken } from '../auth/tokens.js';
 import { durationSeconds, nonCompliantRedirects, refusedRedirectExplanation, storedOidcConfig, type OidcAppConfig } from '../domain/apps/oidc-config.js';
 import type { Store } from '../store/store.js';
+import type { UserRow } from '../store/repositories/users.js';
 import { isApiApp } from '../domain/apps/api-apps.js';
 import { usesPrivateKeyJwt } from '../domain/apps/app-keys.js';
 
@@ -83,10 +84,12 @@ async function lookUpClient(store: Store, clientId: string): Promise<AdapterPayl
     } as AdapterPayload;
   }
   const secret = await store.read.logins.machineSecrets.byClientId(clientId);
-  if (!secret) return undefined;
+  if (!secret) {
+    const machine = await store.read.users.get(clientId);
+    return machine?.type === 'machine' ? jwtProfileClient(machine) : undefined;
+  }
   const user = await store.read.users.get(secret.userId);
   if (!user || user.type !== 'machine' || user.state !== 'USER_STATE_ACTIVE') return undefined;
-  const jwt = (user.data as Record<string, unknown>).accessTokenType === 'ACCESS_TOKEN_TYPE_JWT';
   return {
     client_id: secret.clientId,
     client_secret: secret.secretHash,
@@ -96,7 +99,34 @@ async function lookUpClient(store: Store, clientId: string): Promise<AdapterPayl
     token_endpoint_auth_method: 'client_secret_basic',
     kind: 'machine',
     user_id: user.id,
-    access_token_type: jwt ? 'jwt' : 'opaque',
+    access_token_type: accessTokenTypeOf(user),
+  } as AdapterPayload;
+}
+
+/** The format of a machine user's access tokens (its `accessTokenType`), whichever grant issues them. */
+function accessTokenTypeOf(user: UserRow): 'jwt' | 'opaque' {
+  return (user.data as Record<string, unknown>).accessTokenType === 'ACCESS_TOKEN_TYPE_JWT' ? 'jwt' : 'opaque';
+}
+
+/**
+ * The client a machine user's JWT-profile tokens name (oidc/jwt-profile-grant.ts; ZITADEL too names
+ * the user as their `client_id`). Nobody signs in or gets a grant through it (no grant or response
+ * types); it is public (`none`), so whoever holds such a token may revoke it, or introspect it, by
+ * this client id alone, as RFC 7009 has public clients do. The lookup answers it for any machine
+ * user's id that is no application's or client secret's client id, whatever the user's state:
+ * oidc-provider's introspection fails on a token whose client it cannot find (a user's state is
+ * checked where its tokens are used, not here).
+ */
+export function jwtProfileClient(user: UserRow): AdapterPayload {
+  return {
+    client_id: user.id,
+    grant_types: [],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: 'none',
+    kind: 'machine',
+    user_id: user.id,
+    access_token_type: accessTokenTypeOf(user),
   } as AdapterPayload;
 }
 

@@ -10,7 +10,7 @@
  * project, the client, each `…:id:{projectId}:aud` project, and `service` for this API). Which
  * claims the scopes yield is claims.ts's decision.
  */
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import type { Store } from '../store/store.js';
 import { errorPage, logoutPage, messagePage } from '../ui/pages.js';
 import { storeAdapter } from './adapter.js';
@@ -75,10 +75,37 @@ export interface OidcProviderDeps {
   keys: KeyRing;
 }
 
-const extras = (ctx: KoaContextWithOIDC): ClientExtras => (ctx.oidc.client?.metadata() ?? {}) as ClientExtras;
+/**
+ * The client's own metadata. The JWT-profile grant (jwt-profile-grant.ts) mints tokens outside a
+ * request of the provider's: then there is no `ctx` and the token carries its client.
+ */
+const extras = (ctx: KoaContextWithOIDC | undefined, token?: { client?: { metadata(): unknown } }): ClientExtras =>
+  ((ctx?.oidc?.client ?? token?.client)?.metadata() ?? {}) as ClientExtras;
 
 /** The scopes every token may carry (the value-carrying ones are added per request: `valueScopesIn`). */
 const FIXED_SCOPES = [...OIDC_SCOPES, ROLES_SCOPE, ZITADEL_ROLES_SCOPE, PROJECTS_ROLES_SCOPE, USER_METADATA_SCOPE, RESOURCE_OWNER_SCOPE, SERVICE_AUDIENCE_SCOPE, ZITADEL_AUDIENCE_SCOPE];
+
+/**
+ * The resource server every token is for (RESOURCE), as a client's token sees it: the scopes it may
+ * carry (those named in `scopes` among them), its audience and its format. Also the JWT-profile
+ * grant's (jwt-profile-grant.ts), so both grants allow the same scopes.
+ */
+export async function resourceServerInfo(store: Store, clientId: string, meta: ClientExtras, ...scopes: (string | undefined)[]): Promise<ResourceServer> {
+  let requested = valueScopesIn(...scopes);
+  // A machine user signs in nowhere: as in ZITADEL, an org scope naming another organisation
+  // is dropped from its token (a person's sign-in is refused instead: loadExistingGrant).
+  if (meta.kind === 'machine' && meta.user_id && requested.some(isOrgScope)) {
+    const refused = await orgScopeRefusal(store.read, requestedOrg(requested.join(' ')), meta.user_id);
+    if (refused) requested = requested.filter((s) => !isOrgScope(s));
+  }
+  return {
+    scope: [...FIXED_SCOPES, ...requested].join(' '),
+    audience: meta.project_id ?? clientId,
+    accessTokenFormat: meta.access_token_type === 'jwt' ? 'jwt' : 'opaque',
+    accessTokenTTL: TTL.AccessToken,
+    jwt: { sign: { alg: 'RS256' } },
+  };
+}
 
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const { store, issuer, instanceId } = deps;
@@ -137,22 +164,8 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         useGrantedResource: () => true,
         getResourceServerInfo: async (ctx, resource, client) => {
           if (resource !== RESOURCE) throw new errors.InvalidTarget();
-          const meta = client.metadata() as ClientExtras;
           const entities = ctx.oidc.entities as { RefreshToken?: { scope?: string }; AuthorizationCode?: { scope?: string } };
-          let requested = valueScopesIn(String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
-          // A machine user signs in nowhere: as in ZITADEL, an org scope naming another organisation
-          // is dropped from its token (a person's sign-in is refused instead: loadExistingGrant).
-          if (meta.kind === 'machine' && meta.user_id && requested.some(isOrgScope)) {
-            const refused = await orgScopeRefusal(store.read, requestedOrg(requested.join(' ')), meta.user_id);
-            if (refused) requested = requested.filter((s) => !isOrgScope(s));
-          }
-          return {
-            scope: [...FIXED_SCOPES, ...requested].join(' '),
-            audience: meta.project_id ?? client.clientId,
-            accessTokenFormat: meta.access_token_type === 'jwt' ? 'jwt' : 'opaque',
-            accessTokenTTL: TTL.AccessToken,
-            jwt: { sign: { alg: 'RS256' } },
-          };
+          return resourceServerInfo(store, client.clientId, client.metadata() as ClientExtras, String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
         },
       },
     },
@@ -197,7 +210,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     // always reflect the grants at that moment. JWTs carry these claims; opaque tokens keep them
     // for introspection.
     async extraTokenClaims(ctx, token) {
-      const client = extras(ctx);
+      const client = extras(ctx, token);
       const accountId = ('accountId' in token ? token.accountId : undefined) ?? (client.kind === 'machine' ? client.user_id : undefined);
       if (!accountId) return undefined;
       const claims = await reservedClaims(store, { id: accountId }, {
@@ -211,7 +224,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     formats: {
       customizers: {
         jwt(ctx, token, jwt) {
-          const client = extras(ctx);
+          const client = extras(ctx, token);
           jwt.payload.aud = tokenAudience(client.project_id, token.clientId, token.scope);
           jwt.payload.azp = token.clientId;
           if (client.kind === 'machine' && client.user_id) jwt.payload.sub = client.user_id;

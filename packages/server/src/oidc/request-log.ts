@@ -18,6 +18,18 @@ interface OAuthFailure {
 }
 
 const failures = new WeakMap<IncomingMessage, OAuthFailure>();
+/** Requests handed to oidc-provider in place of the one that arrived (token-request.ts), and that one. */
+const arrivedAs = new WeakMap<IncomingMessage, IncomingMessage>();
+
+/** `replay` stands for `original` from now on: its failures go to the original's log line. */
+export function logAs(replay: IncomingMessage, original: IncomingMessage): void {
+  arrivedAs.set(replay, original);
+}
+
+/** A failure answered outside oidc-provider (the JWT-profile grant), for the request's log line. */
+export function noteOAuthFailure(req: IncomingMessage, failure: OAuthFailure): void {
+  failures.set(req, failure);
+}
 
 type EventContext = { req: IncomingMessage; oidc?: { client?: { clientId?: string }; params?: Record<string, unknown> } };
 type EventError = { error?: string; error_description?: string; message?: string };
@@ -39,7 +51,7 @@ export function watchOAuthEvents(provider: Provider, logger: Logger | undefined)
   for (const event of ERROR_EVENTS) {
     // The typings list each event with its own signature; these all pass (ctx, error).
     (provider as unknown as { on(e: string, f: (ctx: EventContext, err: EventError) => void): void }).on(event, (ctx, err) => {
-      failures.set(ctx.req, {
+      failures.set(arrivedAs.get(ctx.req) ?? ctx.req, {
         error: err.error ?? 'server_error',
         description: err.error_description ?? (event === 'server_error' ? err.message : undefined),
         clientId: ctx.oidc?.client?.clientId,

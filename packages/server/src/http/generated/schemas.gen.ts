@@ -4538,12 +4538,14 @@ export const oAuthToken_Body = z.object({
     grant_type: z.enum([
         'authorization_code',
         'refresh_token',
-        'client_credentials'
+        'client_credentials',
+        'urn:ietf:params:oauth:grant-type:jwt-bearer'
     ]),
     code: z.string().optional(),
     redirect_uri: z.string().optional(),
     code_verifier: z.string().optional(),
     refresh_token: z.string().optional(),
+    assertion: z.string().optional(),
     scope: z.string().optional(),
     client_id: z.string().optional(),
     client_secret: z.string().optional(),

@@ -1,4 +1,5 @@
-import { and, asc, count, desc, eq, gt } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import type { PageQuery } from './search.js';
@@ -8,6 +9,11 @@ export type MachineKeyRow = Tables['machineKeys']['$inferSelect'];
 /** Public keys of machine users (domain/users/machine-keys.ts). */
 export function machineKeyRepository(db: Db, t: Tables) {
   const k = t.machineKeys;
+  // Read on every JWT-profile grant: prepared. The expiry is checked on the row (a placeholder
+  // cannot carry a Date on both dialects).
+  const byUserAndId = once(() =>
+    db.select({ publicKey: k.publicKey, expiresAt: k.expiresAt }).from(k)
+      .where(and(eq(k.userId, sql.placeholder('userId')), eq(k.id, sql.placeholder('keyId')))).limit(1).prepare('machine_keys_by_user_id'));
   return {
     async insert(row: MachineKeyRow): Promise<void> {
       await db.insert(k).values(row);
@@ -28,12 +34,8 @@ export function machineKeyRepository(db: Db, t: Tables) {
      * exists and has not expired at `now` (for the JWT-profile grant).
      */
     async usablePublicKey(userId: string, keyId: string, now: Date): Promise<string | undefined> {
-      const [row] = await db
-        .select({ publicKey: k.publicKey })
-        .from(k)
-        .where(and(eq(k.userId, userId), eq(k.id, keyId), gt(k.expiresAt, now)))
-        .limit(1);
-      return row?.publicKey;
+      const [row] = await byUserAndId().execute({ userId, keyId });
+      return row && row.expiresAt.getTime() > now.getTime() ? row.publicKey : undefined;
     },
     async remove(id: string): Promise<void> {
       await db.delete(k).where(eq(k.id, id));
