@@ -29,7 +29,8 @@ export interface RestRequest {
  */
 export function restRequestOf(twin: RestTwin, schema: DescMessage, message: Message): RestRequest {
   const json = toJson(schema, message) as JsonObject;
-  const path = twin.template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+  // `{role_key=**}`: the variable's name is before the `=` (its pattern is the REST side's business).
+  const path = twin.template.replace(/\{([^}=]+)(?:=[^}]*)?\}/g, (_, name: string) => {
     const field = fieldNamed(schema, name);
     const value = json[field.jsonName];
     // A path cannot hold an empty segment; the REST API would not find the route at all.
