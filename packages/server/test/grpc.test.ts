@@ -9,6 +9,7 @@
  * server of this test's; `h2cBase` uses the service's port as soon as it answers HTTP/2 there.
  */
 import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { create, fromBinary, toBinary, type DescService } from '@bufbuild/protobuf';
@@ -121,7 +122,7 @@ describeEachStore('ZITADEL RPCs over gRPC, gRPC-web and Connect', (dialect) => {
   beforeAll(async () => {
     const logger = createLogger('info', (line) => void logLines.push(JSON.parse(line)));
     s = await startOidcServer(dialect, { maxBodyBytes: MAX_BODY_BYTES, maxImportBodyBytes: MAX_IMPORT_BODY_BYTES, logger });
-    target = await startOidcServer(dialect, { maxImportBodyBytes: MAX_IMPORT_BODY_BYTES });
+    target = await startOidcServer(dialect, { maxImportBodyBytes: MAX_IMPORT_BODY_BYTES, maxConcurrentImports: 1 });
     h2 = await h2cBase(s);
     targetH2 = await h2cBase(target);
     const org = await s.api('POST', '/management/v1/orgs', { name: 'Org B' });
@@ -276,6 +277,22 @@ describeEachStore('ZITADEL RPCs over gRPC, gRPC-web and Connect', (dialect) => {
     const twinless = (Object.keys(OPERATIONS) as OperationId[]).filter((id) => !reached.has(id));
     const sameNamed = twinless.filter((id) => table.some((entry) => entry.method.name === id && OPERATIONS[id].path.startsWith(restPrefixOf(entry.service))));
     expect(sameNamed).toEqual(KNOWN_PATH_DIFFERENCES);
+  });
+
+  it("holds the REST import's slot while an import's message is read, and frees it when the call is dropped", async () => {
+    // An import over Connect JSON whose body is still coming: authenticated, slot taken, body wanted.
+    const slow = httpRequest(`${target.issuer}/zitadel.admin.v1.AdminService/ImportData`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': '1000', ...bearer(target.t.adminToken) },
+    });
+    slow.on('error', () => undefined);
+    slow.write('{"timeout":');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const admin = createClient(AdminService, transportFor('Connect JSON', target.issuer, targetH2.base));
+    const second = await failure(admin.importData({ data: { case: 'dataOrgs', value: { orgs: [] } } }, { headers: bearer(target.t.adminToken) }));
+    expect(second.code).toBe(Code.ResourceExhausted);
+    slow.destroy();
+    await expect.poll(async () => (await admin.importData({ data: { case: 'dataOrgs', value: { orgs: [] } } }, { headers: bearer(target.t.adminToken) }).then(() => 'ok', (e) => String(e))), { timeout: 5_000 }).toBe('ok');
   });
 
   it('logs one line per RPC: method, RPC, status code, duration, caller', async () => {

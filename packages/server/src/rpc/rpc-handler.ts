@@ -278,7 +278,10 @@ async function serveImport(
   serve: NodeHandler,
 ) {
   const pending = new PendingRestCall(options.app(), twin.template, restHeaders(req, call, true), { incoming: req, rpcCall: call.rest });
-  res.once('close', () => pending.abandon());
+  // Answered (or gone) without a message (too large, undecodable, the client gone): the REST call
+  // fails and frees its import slot. The answer's headers are the sign: over HTTP/2 the stream, and
+  // so 'finish' and 'close', may stay open after the answer while the client is still sending.
+  onAnswerOrClose(res, () => pending.abandon());
   const bodyWanted = await Promise.race([pending.bodyWanted.then(() => true), pending.response.then(() => false, () => false)]);
   if (bodyWanted) {
     call.importCall = pending;
@@ -295,6 +298,16 @@ async function serveImport(
   }
   call.code = error.code;
   writeRpcError(req, res, error);
+}
+
+function onAnswerOrClose(res: NodeResponse, then: () => void): void {
+  const response = res as unknown as ServerResponse;
+  const writeHead = response.writeHead;
+  response.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+    then();
+    return writeHead.apply(this, args);
+  } as ServerResponse['writeHead'];
+  res.once('close', then);
 }
 
 /**
