@@ -85,6 +85,9 @@ export interface AppDeps {
   domainChecks?: DomainCheckOptions;
 }
 
+/** Default largest request body (MAX_BODY_BYTES); the import has its own. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
 export function createApp(deps: AppDeps) {
   const logger = deps.logger ?? createLogger('silent');
   const app = new OpenAPIHono<AppEnv>({ router: new RememberingRouter() });
@@ -120,7 +123,7 @@ export function createApp(deps: AppDeps) {
   const takesNoBody = (method: string, path: string) => matches(bodyless, method, path) && !matches(withBody, method, path);
 
   app.use('*', requestContext(logger));
-  const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;
+  const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const globalBodyLimit = bodyLimit({
     maxSize: maxBodyBytes,
     // Each kind of endpoint refuses in its own language: OAuth's error body on userinfo, a page on

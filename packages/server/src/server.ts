@@ -7,7 +7,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type Provider from 'oidc-provider';
-import { createApp, type App, type AppDeps } from './app.js';
+import { createApp, DEFAULT_MAX_BODY_BYTES, type App, type AppDeps } from './app.js';
 import type { PasswordVerifier } from './auth/password-verifier.js';
 import type { LockoutPolicy } from './domain/login/password-login.js';
 import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-tokens.js';
@@ -21,7 +21,8 @@ import { advertiseJwtProfileGrant, JWT_BEARER_GRANT, jwtProfileGrant } from './o
 import { answerTooLarge, readTokenForm, replayRequest } from './oidc/token-request.js';
 import { loadSpec } from './http/spec.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
-import { DEFAULT_MAX_CONCURRENT_IMPORTS } from './http/routes/admin-transfer.js';
+import { DEFAULT_MAX_CONCURRENT_IMPORTS, DEFAULT_MAX_IMPORT_BODY_BYTES } from './http/routes/admin-transfer.js';
+import { createRpcHandler, isRpcPath } from './rpc/rpc-handler.js';
 import { createLimitedHttpServer, refuseDotSegments, requestPath, type ConnectionLimits } from './http-server.js';
 import { processSecretBox } from './secrets/secret-box.js';
 import { ProviderKeys } from './domain/federation/provider-keys.js';
@@ -134,6 +135,13 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   const stopSweeper = startPayloadSweeper(deps.store);
   const keyCheck = setInterval(() => void keys.refresh(0).catch(() => undefined), deps.keyCheckIntervalMs ?? KEY_CHECK_INTERVAL_MS);
   keyCheck.unref();
+  // ZITADEL's v1 services over gRPC, gRPC-web and Connect, each RPC through its REST twin on the current app.
+  const rpc = createRpcHandler({
+    app: () => serving.app,
+    logger: deps.logger,
+    maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxImportBodyBytes: deps.maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES,
+  });
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const path = requestPath(req.url);
     const current = serving;
@@ -147,6 +155,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       else if (path === ROUTES.token && req.method === 'POST') tokenEndpoint(req, res, current).catch(() => req.destroy());
       else void current.oidc(req, res);
     }
+    else if (isRpcPath(path)) rpc(req, res);
     else if (refuseDotSegments(req, res)) return;
     else void current.hono(req, res);
   };

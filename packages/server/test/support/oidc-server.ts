@@ -33,6 +33,10 @@ export interface OidcTestServerOptions {
   /** The pool the login's password checks run in (default: the process's own). */
   passwordVerifier?: PasswordVerifier;
   logger?: Logger;
+  /** The service's body limits and import slots (MAX_BODY_BYTES, MAX_IMPORT_BODY_BYTES, MAX_CONCURRENT_IMPORTS). */
+  maxBodyBytes?: number;
+  maxImportBodyBytes?: number;
+  maxConcurrentImports?: number;
 }
 
 export async function startOidcServer(dialect: Dialect, options: OidcTestServerOptions = {}): Promise<OidcTestServer> {
@@ -49,6 +53,9 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
     lockout: { maxPasswordAttempts: options.maxPasswordAttempts ?? 0 },
     passwordVerifier: options.passwordVerifier,
     logger: options.logger,
+    maxBodyBytes: options.maxBodyBytes,
+    maxImportBodyBytes: options.maxImportBodyBytes,
+    maxConcurrentImports: options.maxConcurrentImports,
   });
   server.on('request', service.handler);
   const api: OidcTestServer['api'] = async (method, path, body, token = t.adminToken, headers = {}) => {

@@ -10,13 +10,26 @@ import type { Logger } from '../../log.js';
 
 const SANE_ID = /^[\w.:-]{1,128}$/;
 
+/** The caller's `x-request-id` when it is a sane one, else a new id. */
+export function requestIdOf(incoming: string | undefined): string {
+  return incoming && SANE_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * A REST call made in-process for an RPC (rpc/rpc-handler.ts), passed as `env.rpcCall`: the RPC
+ * logs the call's one line itself (with its RPC name and status code), so this middleware only
+ * hands the caller back.
+ */
+export interface InProcessRpcCall {
+  userId?: string;
+}
+
 export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
   // The request line is logged at info: below that level (LOG_LEVEL=warn) nothing of it is built.
   const logRequests = logger.isEnabled?.('info') ?? true;
   return async (c, next) => {
     const started = logRequests ? performance.now() : 0;
-    const incoming = c.req.header('x-request-id');
-    const requestId = incoming && SANE_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdOf(c.req.header('x-request-id'));
     c.set('requestId', requestId);
     c.set('logger', logger);
     // On the node server, on the response itself: a header set through `c.header` makes Hono build
@@ -27,6 +40,11 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     if (outgoing) outgoing.setHeader('x-request-id', requestId);
     else c.header('x-request-id', requestId);
     await next();
+    const rpcCall = (c.env as { rpcCall?: InProcessRpcCall } | undefined)?.rpcCall;
+    if (rpcCall) {
+      rpcCall.userId = c.get('ctx')?.caller.userId;
+      return;
+    }
     if (!logRequests) return;
     logger.info('request', {
       requestId,
