@@ -33,6 +33,8 @@ export interface OidcTestServerOptions {
   /** The pool the login's password checks run in (default: the process's own). */
   passwordVerifier?: PasswordVerifier;
   logger?: Logger;
+  /** The mail-drop folder test sends of texts write to while no SMTP provider is active (none by default). */
+  mailDropDir?: string;
 }
 
 export async function startOidcServer(dialect: Dialect, options: OidcTestServerOptions = {}): Promise<OidcTestServer> {
@@ -49,6 +51,7 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
     lockout: { maxPasswordAttempts: options.maxPasswordAttempts ?? 0 },
     passwordVerifier: options.passwordVerifier,
     logger: options.logger,
+    mailDropDir: options.mailDropDir,
   });
   server.on('request', service.handler);
   const api: OidcTestServer['api'] = async (method, path, body, token = t.adminToken, headers = {}) => {
