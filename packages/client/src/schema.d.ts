@@ -568,6 +568,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/text/message/{messageType}/{language}/_preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A kind of mail the service sends, as ZITADEL's paths name its text (verifyemail, init, passwordreset). */
+                messageType: components["parameters"]["MailMessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview the instance's text of a mail
+         * @description Renders the mail a user receives — subject, HTML part, plain-text part — from the instance's
+         *     text (field by field over the built-in one: what users of organisations without a text of their own
+         *     receive), or from `customText`, a text not stored, as if it were the instance's. The variables are
+         *     filled from `userId`'s user, or with sample values; the code is always `SAMPLE-CODE` (a code is made
+         *     only when a mail is sent). The colours are the instance's label policy. Nothing is stored or sent.
+         *     `customText` is checked as PUT checks it: limits and template variables → 400 naming the field
+         *     (`invalid customText.text: unknown variable {{.Password}} …`). Permission: `iam.policy.read`
+         *     (and `user.read` with `userId`).
+         */
+        post: operations["PreviewDefaultMessageText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/text/message/{messageType}/{language}/_test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A kind of mail the service sends, as ZITADEL's paths name its text (verifyemail, init, passwordreset). */
+                messageType: components["parameters"]["MailMessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the preview of the instance's text to an address
+         * @description Renders the mail as PreviewDefaultMessageText does and sends it to `receiverAddress` through the
+         *     active SMTP provider, or writes it to the mail-drop folder while none is active, with a header
+         *     `X-Identity-Service-Test: message-text`. Nothing is stored and no code is made (the mail carries
+         *     `SAMPLE-CODE`). The answer is what the transport said: the SMTP server's response line, or the
+         *     file written; a refusal by the SMTP server is `accepted: false`. No transport (the active
+         *     provider's password cannot be opened, or no mail-drop folder) or one that fails (connection,
+         *     TLS, authentication, the outbox's timeouts: 10 s to connect and greet, 30 s idle) → 503 with the
+         *     reason. It mails any address, so it needs the write permission, `iam.policy.write`, and each
+         *     caller may send 10 a minute (429 `TEXT-t3stR` with `Retry-After` beyond that).
+         */
+        post: operations["TestDefaultMessageText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/text/message/{messageType}/{language}/_preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A kind of mail the service sends, as ZITADEL's paths name its text (verifyemail, init, passwordreset). */
+                messageType: components["parameters"]["MailMessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview the organisation's text of a mail
+         * @description Renders the mail a user of the organisation receives — subject, HTML part, plain-text part — from
+         *     its effective text (the organisation's, else the instance's, else the built-in one, field by field),
+         *     or with `customText`, a text not stored, in place of the organisation's. The variables are
+         *     filled from `userId`'s user, or with sample values; the code is always `SAMPLE-CODE` (a code is made
+         *     only when a mail is sent). The colours are the organisation's label policy (its own, else the instance's). Nothing is stored or sent.
+         *     `customText` is checked as PUT checks it: limits and template variables → 400 naming the field
+         *     (`invalid customText.text: unknown variable {{.Password}} …`). Permission: `policy.read`
+         *     (and `user.read` with `userId`).
+         */
+        post: operations["PreviewCustomMessageText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/text/message/{messageType}/{language}/_test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A kind of mail the service sends, as ZITADEL's paths name its text (verifyemail, init, passwordreset). */
+                messageType: components["parameters"]["MailMessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the preview of the organisation's text to an address
+         * @description Renders the mail as PreviewCustomMessageText does and sends it to `receiverAddress` through the
+         *     active SMTP provider, or writes it to the mail-drop folder while none is active, with a header
+         *     `X-Identity-Service-Test: message-text`. Nothing is stored and no code is made (the mail carries
+         *     `SAMPLE-CODE`). The answer is what the transport said: the SMTP server's response line, or the
+         *     file written; a refusal by the SMTP server is `accepted: false`. No transport (the active
+         *     provider's password cannot be opened, or no mail-drop folder) or one that fails (connection,
+         *     TLS, authentication, the outbox's timeouts: 10 s to connect and greet, 30 s idle) → 503 with the
+         *     reason. It mails any address, so it needs the write permission, `policy.write`, and each
+         *     caller may send 10 a minute (429 `TEXT-t3stR` with `Retry-After` beyond that).
+         */
+        post: operations["TestCustomMessageText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/policies/password/complexity": {
         parameters: {
             query?: never;
@@ -4960,6 +5102,97 @@ export interface components {
         MessageTextResponse: {
             customText: components["schemas"]["MessageCustomText"];
         };
+        /**
+         * @description What to preview. Without `customText` the text that applies now at the operation's level; with it,
+         *     that text as if it were stored there (as PUT would store it: empty or omitted fields fall back to the
+         *     next level). Without `userId` the variables are filled with sample values.
+         * @example {
+         *       "customText": {
+         *         "subject": "Confirm {{.PreferredLoginName}}",
+         *         "greeting": "Hello {{.FirstName}},",
+         *         "text": "Your code is {{.Code}}.",
+         *         "buttonText": "Confirm"
+         *       }
+         *     }
+         */
+        PreviewMessageTextRequest: {
+            customText?: components["schemas"]["SetMessageTextRequest"];
+            /**
+             * @description A user of the context organisation (`x-service-orgid`, else the caller's) whose values fill the
+             *     variables, as the mail to that user would have them. Needs `user.read` there besides the text's
+             *     permission; a user of another organisation → 404.
+             */
+            userId?: string;
+        };
+        /**
+         * @description The mail as a user would receive it: the parts the outbox renders with the same code. A code is made
+         *     only when a mail is sent, so `{{.Code}}` (and the code in the button's link) is always `SAMPLE-CODE`.
+         * @example {
+         *       "subject": "Verify email",
+         *       "html": "<!doctype html><html lang=\"en\">…</html>",
+         *       "plainText": "Verify email\n\nHello Sample User,\n\n…",
+         *       "language": "en",
+         *       "sampleVariables": [
+         *         "Code"
+         *       ]
+         *     }
+         */
+        MessageTextPreview: {
+            /** @description The subject line (the title when the text has no subject). */
+            subject: string;
+            /** @description The HTML part, styled with the label policy's colours that mail would wear; values filled in are HTML-escaped. */
+            html: string;
+            /** @description The plain-text part; it ends with the button's text and link. */
+            plainText: string;
+            /** @description The language of the text. */
+            language: string;
+            /** @description The template variables filled with sample values rather than a user's (always `Code`; all of them without `userId`). */
+            sampleVariables: string[];
+        };
+        /**
+         * @description The preview (see PreviewMessageTextRequest) and the address it is sent to.
+         * @example {
+         *       "receiverAddress": "me@example.com",
+         *       "customText": {
+         *         "subject": "Confirm your email",
+         *         "text": "Your code is {{.Code}}."
+         *       }
+         *     }
+         */
+        TestMessageTextRequest: {
+            /** @description Where the mail goes (any address; the user's is not used). */
+            receiverAddress: string;
+            customText?: components["schemas"]["SetMessageTextRequest"];
+            /** @description A user of the context organisation whose values fill the variables (needs `user.read` there); else sample values. */
+            userId?: string;
+        };
+        /**
+         * @description What the transport said. `accepted: false` when the SMTP server refused the mail (its answer to the
+         *     sender, the recipient or the message); a transport that could not be used at all is an error (503).
+         * @example {
+         *       "accepted": true,
+         *       "transport": "smtp",
+         *       "smtpConfigId": "2640523580423423",
+         *       "response": "250 OK: message queued",
+         *       "messageId": "<b1f0c2a4-…@identity.example>"
+         *     }
+         */
+        TestMessageTextResponse: {
+            accepted: boolean;
+            /**
+             * @description The active SMTP provider, or the mail-drop folder while none is active.
+             * @enum {string}
+             */
+            transport: "smtp" | "mail-drop";
+            /** @description The SMTP provider's id (transport `smtp`). */
+            smtpConfigId?: string;
+            /** @description The SMTP server's response line (e.g. `250 OK: queued as …`, or the refusal), or where the mail-drop file was written. */
+            response: string;
+            /** @description The name of the `.eml` file written to the mail-drop folder (transport `mail-drop`). */
+            file?: string;
+            /** @description The mail's Message-ID header. */
+            messageId?: string;
+        };
         Status: {
             /** @example ok */
             status: string;
@@ -6300,6 +6533,25 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The caller sent as many test mails as it may for now (code 8); retry after `Retry-After` seconds. */
+        TestSendLimit: {
+            headers: {
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description No transport to send with, or it failed (connection, TLS, authentication, timeout); the message says why (code 14). */
+        MailTransportFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description Any other unexpected error. */
         Unexpected: {
             headers: {
@@ -6397,6 +6649,8 @@ export interface components {
         Language: string;
         /** @description The kind of message, as ZITADEL's paths name it (the verify-email text has paths of its own). */
         MessageType: "init" | "passwordreset" | "verifyphone" | "verifysmsotp" | "verifyemailotp" | "domainclaimed" | "passwordless_registration";
+        /** @description A kind of mail the service sends, as ZITADEL's paths name its text (verifyemail, init, passwordreset). */
+        MailMessageType: "verifyemail" | "init" | "passwordreset";
         /**
          * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
          *     organisation; the caller needs the permission there (an instance role, or a role in that
@@ -7574,6 +7828,212 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    PreviewDefaultMessageText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A kind of mail the service sends, as ZITADEL's paths name its text (verifyemail, init, passwordreset). */
+                messageType: components["parameters"]["MailMessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewMessageTextRequest"];
+            };
+        };
+        responses: {
+            /** @description The mail as it would be delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTextPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            /** @description The user (`userId`) is not a user of the context organisation (code 5). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    TestDefaultMessageText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A kind of mail the service sends, as ZITADEL's paths name its text (verifyemail, init, passwordreset). */
+                messageType: components["parameters"]["MailMessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestMessageTextRequest"];
+            };
+        };
+        responses: {
+            /** @description What the transport said. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestMessageTextResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            /** @description The user (`userId`) is not a user of the context organisation (code 5). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TestSendLimit"];
+            503: components["responses"]["MailTransportFailed"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    PreviewCustomMessageText: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description A kind of mail the service sends, as ZITADEL's paths name its text (verifyemail, init, passwordreset). */
+                messageType: components["parameters"]["MailMessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewMessageTextRequest"];
+            };
+        };
+        responses: {
+            /** @description The mail as it would be delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTextPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            /** @description The user (`userId`) is not a user of the context organisation (code 5). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    TestCustomMessageText: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description A kind of mail the service sends, as ZITADEL's paths name its text (verifyemail, init, passwordreset). */
+                messageType: components["parameters"]["MailMessageType"];
+                /**
+                 * @description A supported language tag (see GET /admin/v1/languages), e.g. `en`; case-insensitive.
+                 * @example en
+                 */
+                language: components["parameters"]["Language"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestMessageTextRequest"];
+            };
+        };
+        responses: {
+            /** @description What the transport said. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestMessageTextResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            /** @description The user (`userId`) is not a user of the context organisation (code 5). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TestSendLimit"];
+            503: components["responses"]["MailTransportFailed"];
             default: components["responses"]["Unexpected"];
         };
     };

@@ -11,6 +11,7 @@ import { personalAccessTokenVerifier, type TokenVerifier } from './auth/authenti
 import { DomainError, GrpcCode } from './domain/errors.js';
 import { findUnstorableText } from './domain/unstorable-text.js';
 import type { RouteDeps } from './http/deps.js';
+import { registerMessageTextPreviewRoutes } from './http/routes/message-text-previews.js';
 import type { AppEnv } from './http/env.js';
 import { bodyTooLarge, respondError, toDomainError, unstorableTextError, validationError } from './http/errors.js';
 import { withStrictJsonBody } from './http/strict-bodies.js';
@@ -55,6 +56,8 @@ import { registerSystemRoutes } from './http/routes/system.js';
 import { loadSpec } from './http/spec.js';
 import type { Store } from './store/store.js';
 import { processSecretBox, type SecretBox } from './secrets/secret-box.js';
+import { SlidingWindowLimit } from './domain/rate-limit.js';
+import { TEST_SENDS_PER_MINUTE } from './domain/texts/preview.js';
 
 export interface AppDeps {
   store: Store;
@@ -83,6 +86,12 @@ export interface AppDeps {
   secrets?: SecretBox;
   /** How organisation domains are validated (default: https, ZITADEL's; tests use http on loopback). */
   domainChecks?: DomainCheckOptions;
+  /** The base of links in mails (EXTERNAL_URL; server.ts passes its issuer). */
+  externalUrl?: string;
+  /** The mail-drop folder (MAIL_DROP_DIR) a test send writes to while no SMTP provider is active; without it, such a test send answers 503. */
+  mailDropDir?: string;
+  /** The test sends' budget, when apps rebuilt in one process must share it (server.ts). */
+  testSends?: SlidingWindowLimit;
 }
 
 /** Default largest request body (MAX_BODY_BYTES); the import has its own. */
@@ -145,12 +154,18 @@ export function createApp(deps: AppDeps) {
     store: deps.store,
     auth: requireAuth(deps.store, verifiers, () => deps.instanceId),
     secrets,
+    mail: {
+      externalUrl: (deps.externalUrl ?? deps.oidc?.issuer ?? 'http://localhost:8080').replace(/\/+$/, ''),
+      mailDropDir: deps.mailDropDir,
+      testSends: deps.testSends ?? new SlidingWindowLimit(TEST_SENDS_PER_MINUTE, 60_000),
+    },
   };
   registerSystemRoutes(app, { ...routeDeps, spec: deps.spec ?? loadSpec(), isShuttingDown: deps.isShuttingDown ?? (() => false) });
   registerAdminTextRoutes(app, routeDeps);
   registerManagementTextRoutes(app, routeDeps);
   // After the verify-email routes: their literal paths must win over the parameterised ones.
   registerMessageTextRoutes(app, routeDeps);
+  registerMessageTextPreviewRoutes(app, routeDeps);
   registerLoginTextRoutes(app, routeDeps);
   registerAdminSmtpRoutes(app, routeDeps, secrets);
   registerManagementOrgRoutes(app, routeDeps);

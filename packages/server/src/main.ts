@@ -65,6 +65,7 @@ async function main() {
     gcsEndpoint: config.gcsEndpoint,
     isShuttingDown: () => shuttingDown,
     issuer: config.externalUrl,
+    mailDropDir: config.mailDropDir,
     lockout: { maxPasswordAttempts: config.lockoutMaxPasswordAttempts },
     // The process speaks plain HTTP; an https EXTERNAL_URL means a TLS proxy in front of it.
     trustProxy: config.externalUrl.startsWith('https:'),

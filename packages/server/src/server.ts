@@ -28,6 +28,8 @@ import { processSecretBox } from './secrets/secret-box.js';
 import { ProviderKeys } from './domain/federation/provider-keys.js';
 import { OidcUpstreams } from './domain/federation/oidc-upstream.js';
 import { seedLockoutDefault } from './domain/policies/lockout.js';
+import { SlidingWindowLimit } from './domain/rate-limit.js';
+import { TEST_SENDS_PER_MINUTE } from './domain/texts/preview.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   /** Connection timeouts and cap (DEFAULT_CONNECTION_LIMITS when omitted). */
@@ -85,6 +87,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   const spec = deps.spec ?? loadSpec();
   // Shared by every app built below, so a rebuild does not reset how many imports are running.
   const importGate = deps.importGate ?? new ConcurrencyGate(deps.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS);
+  const testSends = deps.testSends ?? new SlidingWindowLimit(TEST_SENDS_PER_MINUTE, 60_000);
   // oidc-provider takes its keys at construction only, so new keys mean a new provider and an
   // app bound to it. Requests already running finish on the ones they started with; sessions,
   // grants and interactions live in the store and carry over.
@@ -98,6 +101,8 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       ...deps,
       spec,
       importGate,
+      testSends,
+      externalUrl: deps.externalUrl ?? issuer,
       tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
       oidc: {
         provider, store: deps.store, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier, trustProxy: deps.trustProxy,

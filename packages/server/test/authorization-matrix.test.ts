@@ -21,6 +21,7 @@ import { INSTANCE_ROLES, ORG_ROLES, PROJECT_ROLES, ROLE_PERMISSIONS } from '../s
 import { loadSpec } from '../src/http/spec.js';
 import { createTestInstance, describeEachStore, insertHumanUser, insertMachineUserWithToken, insertOrg, type TestInstance } from './support/instance.js';
 import { startSmtpSink, type SmtpSink } from './support/mail.js';
+import { tempDir } from './support/temp-dir.js';
 import { issueCode } from '../src/domain/notifications/codes.js';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -176,6 +177,11 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: '/admin/v1/text/message/init/de' };
       },
     },
+    // Preview and test send of texts (domain/texts/preview.ts): the read permission of the level, and its write one to mail an address; neither writes.
+    { id: 'PreviewDefaultMessageText', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/text/message/verifyemail/en/_preview', body: {} }) },
+    { id: 'TestDefaultMessageText', permission: 'iam.policy.write', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/text/message/init/en/_test', body: { receiverAddress: 'admin@example.com' } }) },
+    { id: 'PreviewCustomMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/text/message/passwordreset/en/_preview', body: {} }) },
+    { id: 'TestCustomMessageText', permission: 'policy.write', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/text/message/verifyemail/en/_test', body: { receiverAddress: 'admin@example.com' } }) },
     { id: 'SetCustomMessageText', permission: 'policy.write', scope: 'org', write: true, request: async () => ({ method: 'PUT', path: '/management/v1/text/message/passwordreset/en', body: { title: unique('t') } }) },
     { id: 'GetOrgCustomMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/message/passwordreset/en' }) },
     { id: 'GetOrgDefaultMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/default/message/passwordreset/en' }) },
@@ -673,7 +679,8 @@ describeEachStore('authorization matrix', (dialect) => {
     sink = await startSmtpSink();
     challenges.listen(0, '127.0.0.1');
     await once(challenges, 'listening');
-    t = await createTestInstance(dialect, { domainChecks: { scheme: 'http', port: (challenges.address() as AddressInfo).port } });
+    // A mail-drop folder: test sends of texts have a transport whether or not an SMTP provider is active then.
+    t = await createTestInstance(dialect, { domainChecks: { scheme: 'http', port: (challenges.address() as AddressInfo).port }, mailDropDir: tempDir('matrix-mail-') });
     const orgA = (await insertOrg(t, 'Matrix A')).orgId;
     const orgB = (await insertOrg(t, 'Matrix B')).orgId;
     f = { orgA, orgB, project: '', otherProject: '' };

@@ -26,6 +26,7 @@ import { userGrantScenarios } from './user-grants.js';
 import { userScenarios } from './users.js';
 import { userChangeScenarios } from './user-changes.js';
 import { loginTextScenarios, messageTextScenarios, verifyEmailTextScenarios } from './verify-email-text.js';
+import { messageTextPreviewScenarios } from './message-text-previews.js';
 import { transferScenarios } from './transfer.js';
 
 export type ScenarioGroup = (h: () => Harness) => void;
@@ -34,6 +35,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   systemScenarios,
   verifyEmailTextScenarios,
   messageTextScenarios,
+  messageTextPreviewScenarios,
   loginTextScenarios,
   orgScenarios,
   orgAdminScenarios,

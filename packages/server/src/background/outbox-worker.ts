@@ -9,20 +9,16 @@
  * expire and another round (here or elsewhere) sends it: delivery is at least once, and exactly
  * once whenever a process survives its send.
  */
-import { issueCode, type CodeKind } from '../domain/notifications/codes.js';
-import { chooseText, composeMessage, messageLanguage, templateValues } from '../domain/notifications/compose.js';
+import { issueCode } from '../domain/notifications/codes.js';
+import { MAIL_KINDS, messageLanguage, renderUserMail } from '../domain/notifications/compose.js';
 import type { MessageKind } from '../domain/notifications/queue.js';
-import { mailDropTransport, senderOf, smtpTransport, type OutgoingMail, type Transport } from '../domain/notifications/transports.js';
-import { MESSAGE_TYPES } from '../domain/texts/message-text.js';
+import { currentMailRoute, defaultSender, mailDropTransport, smtpTransport, type OutgoingMail, type Transport } from '../domain/notifications/transports.js';
 import { USER_AGGREGATE } from '../domain/users/aggregate.js';
-import { loginNameReader } from '../domain/users/login-names.js';
-import { label } from '../domain/policies/label.js';
 import type { HumanData } from '../domain/users/view.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { OutboxRow, SmtpProviderRow } from '../store/repositories/notifications.js';
 import type { Store } from '../store/store.js';
-import { SMTP_PASSWORD_PURPOSE } from '../domain/notifications/smtp-providers.js';
 
 export interface OutboxWorkerOptions {
   store: Store;
@@ -41,12 +37,6 @@ export interface OutboxWorkerOptions {
   maxBackoffMs?: number;
   maxAttempts?: number;
 }
-
-const KIND: Record<MessageKind, { code: CodeKind; text: (typeof MESSAGE_TYPES)[keyof typeof MESSAGE_TYPES]; event: string; path: string }> = {
-  verify_email: { code: 'email_verification', text: MESSAGE_TYPES.verifyEmail, event: 'user.human.email.code.added', path: '/ui/login/mail/verification' },
-  init: { code: 'init', text: MESSAGE_TYPES.init, event: 'user.human.initialization.code.added', path: '/ui/login/user/init' },
-  password_reset: { code: 'password_reset', text: MESSAGE_TYPES.passwordReset, event: 'user.human.password.code.added', path: '/ui/login/password/init' },
-};
 
 /** A message that cannot be sent however often it is tried (the user is gone, the mail is moot). */
 class Undeliverable extends Error {}
@@ -116,23 +106,17 @@ export class OutboxWorker {
     return batch.length;
   }
 
-  /** The active provider's transport (rebuilt when it changes), else the mail drop. */
+  /** The active provider's transport (pooled, rebuilt when the provider changes), else the mail drop. */
   private async transport(): Promise<{ send: Transport; from?: OutgoingMail['from']; replyTo?: string; provider?: SmtpProviderRow; problem?: string }> {
-    const provider = await this.o.store.read.notifications.activeProvider();
-    if (!provider) return { send: this.drop };
-    const key = `${provider.id}@${provider.changedAt.getTime()}`;
+    const route = await currentMailRoute(this.o.store.read, this.o.secrets);
+    if (route.kind === 'drop') return { send: this.drop };
+    if (route.kind === 'broken') return { send: this.drop, provider: route.provider, problem: route.problem };
+    const key = `${route.provider.id}@${route.provider.changedAt.getTime()}`;
     if (this.smtp?.key !== key) {
       this.smtp?.close();
-      let password: string | undefined;
-      try {
-        password = provider.passwordSealed ? this.o.secrets.openText(provider.passwordSealed, SMTP_PASSWORD_PURPOSE) : undefined;
-      } catch (error) {
-        return { send: this.drop, provider, problem: `the SMTP password of provider ${provider.id} cannot be opened: ${(error as Error).message}` };
-      }
-      const smtp = smtpTransport({ host: provider.host, tls: provider.tls, user: provider.user, password }, `smtp:${provider.id}`, true);
-      this.smtp = { key, ...smtp };
+      this.smtp = { key, ...smtpTransport(route.settings, `smtp:${route.provider.id}`, true) };
     }
-    return { send: this.smtp.send, from: senderOf(provider), replyTo: provider.replyToAddress || undefined, provider };
+    return { send: this.smtp.send, from: route.from, replyTo: route.replyTo, provider: route.provider };
   }
 
   private async deliver(row: OutboxRow, transport: Awaited<ReturnType<OutboxWorker['transport']>>): Promise<void> {
@@ -143,7 +127,7 @@ export class OutboxWorker {
       if (transport.problem) throw new Error(transport.problem);
       const composed = await this.compose(row, lease);
       lease = composed.lease;
-      const via = await transport.send({ ...composed.mail, ...(transport.from ? { from: transport.from } : {}), replyTo: transport.replyTo }, row.id);
+      const { via } = await transport.send({ ...composed.mail, ...(transport.from ? { from: transport.from } : {}), replyTo: transport.replyTo }, row.id);
       await store.transaction((tx) => tx.notifications.markSent(row.id, lease, via, new Date()));
       logger?.info(via.startsWith('mail-drop:') ? `mail written to ${via.slice('mail-drop:'.length)}` : 'mail sent', { outboxId: row.id, type: row.messageType, userId: row.userId, via });
     } catch (error) {
@@ -169,7 +153,7 @@ export class OutboxWorker {
    */
   private async compose(row: OutboxRow, lease: Date): Promise<{ mail: OutgoingMail; lease: Date }> {
     const { store } = this.o;
-    const kind = KIND[row.messageType as MessageKind];
+    const kind = MAIL_KINDS[row.messageType as MessageKind];
     if (!kind) throw new Undeliverable(`unknown message type ${row.messageType}`);
     const renewed = new Date(Date.now() + this.o.leaseMs);
     const { user, code } = await store.transaction(async (tx) => {
@@ -188,21 +172,13 @@ export class OutboxWorker {
       await tx.users.touch(user.id, event.sequence, event.createdAt);
       return { user, code: issued.code };
     }, [[USER_AGGREGATE, row.userId]]);
-    const language = messageLanguage(user);
-    const [fields, names, look] = await Promise.all([
-      chooseText(store.read, this.o.instanceId, user.orgId, kind.text, language),
-      loginNameReader(store.read, this.o.instanceId).of(user),
-      label.effective(store.read, this.o.instanceId, user.orgId),
-    ]);
-    const link = new URL(this.o.externalUrl + kind.path);
-    link.searchParams.set('userID', user.id);
-    link.searchParams.set('code', code);
-    link.searchParams.set('orgID', user.orgId);
-    const message = composeMessage(fields, templateValues(user, names, code), link.href, language, look);
+    const message = await renderUserMail(store.read, {
+      instanceId: this.o.instanceId, externalUrl: this.o.externalUrl, kind: row.messageType as MessageKind, language: messageLanguage(user), orgId: user.orgId, user, code,
+    });
     return {
       lease: renewed,
       mail: {
-        from: { name: 'identity-service', address: `no-reply@${new URL(this.o.externalUrl).hostname}` },
+        from: defaultSender(this.o.externalUrl),
         to: row.recipient,
         subject: message.subject,
         html: message.html,

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError, ZodIssue } from 'zod';
-import { DomainError, GrpcCode, UniqueViolation } from '../domain/errors.js';
+import { DomainError, GrpcCode, RateLimited, UniqueViolation } from '../domain/errors.js';
 import { UNSTORABLE_TEXT_MESSAGE } from '../domain/unstorable-text.js';
 import { describeZodIssue, formatPath } from '../domain/zod-issues.js';
 import type { AppEnv } from './env.js';
@@ -55,6 +55,7 @@ export function errorBody(error: DomainError, requestId?: string): ErrorBody {
 /** The error's answer with `status` (the code's by default), typed with it: a handler may return it for a status its operation documents. */
 export function respondError<S extends ContentfulStatusCode = ContentfulStatusCode>(c: Context<AppEnv>, error: DomainError, status: S = httpStatusOf(error.code) as S) {
   if (error.code === GrpcCode.Unauthenticated) c.header('WWW-Authenticate', `Bearer error="invalid_token"`);
+  if (error instanceof RateLimited) c.header('Retry-After', String(error.retryAfterSeconds));
   return c.json(errorBody(error, c.get('requestId')), status);
 }
 

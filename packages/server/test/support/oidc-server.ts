@@ -37,6 +37,8 @@ export interface OidcTestServerOptions {
   maxBodyBytes?: number;
   maxImportBodyBytes?: number;
   maxConcurrentImports?: number;
+  /** The mail-drop folder test sends of texts write to while no SMTP provider is active (none by default). */
+  mailDropDir?: string;
 }
 
 export async function startOidcServer(dialect: Dialect, options: OidcTestServerOptions = {}): Promise<OidcTestServer> {
@@ -56,6 +58,7 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
     maxBodyBytes: options.maxBodyBytes,
     maxImportBodyBytes: options.maxImportBodyBytes,
     maxConcurrentImports: options.maxConcurrentImports,
+    mailDropDir: options.mailDropDir,
   });
   server.on('request', service.handler);
   const api: OidcTestServer['api'] = async (method, path, body, token = t.adminToken, headers = {}) => {

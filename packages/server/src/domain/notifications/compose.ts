@@ -3,11 +3,18 @@
  * text of the user's language, else the instance's (4.1), else the built-in one, field by field
  * (a custom text may set only some fields) — with the variables filled from the user, as a
  * subject, an HTML part and a plain-text part.
+ *
+ * `renderUserMail` is the one rendering of a user's mail: the outbox (background/outbox-worker.ts)
+ * and the preview and test send of texts (domain/texts/preview.ts) both call it, so a preview is
+ * what the outbox delivers.
  */
+import type { CodeKind } from './codes.js';
+import type { MessageKind } from './queue.js';
 import { SUPPORTED_LANGUAGES, type Language } from '../languages.js';
-import { builtInText, withoutEmpty, type MessageTextFields, type MessageType } from '../texts/message-text.js';
+import { builtInText, MESSAGE_TYPES, withoutEmpty, type MessageTextFields, type MessageType } from '../texts/message-text.js';
 import type { HumanData } from '../users/view.js';
-import type { LoginNames } from '../users/login-names.js';
+import { loginNameReader, type LoginNames } from '../users/login-names.js';
+import { label } from '../policies/label.js';
 import type { Repositories } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
 import { escapeHtml, renderTemplate, type TemplateValues } from './template.js';
@@ -25,10 +32,31 @@ export function messageLanguage(user: UserRow): Language {
   return (SUPPORTED_LANGUAGES as readonly string[]).includes(preferred ?? '') ? (preferred as Language) : 'en';
 }
 
-export async function chooseText(read: Repositories, instanceId: string, orgId: string, type: MessageType, language: Language): Promise<MessageTextFields> {
-  const org = await read.messageTexts.get(orgId, type, language);
-  const instance = await read.messageTexts.get(instanceId, type, language);
-  return { ...builtInText(type, language), ...withoutEmpty(instance?.fields ?? {}), ...withoutEmpty(org?.fields ?? {}) };
+/** What each kind of mail the outbox sends is: its code, its text, the event of its code, the page its button opens. */
+export const MAIL_KINDS: Record<MessageKind, { code: CodeKind; text: MessageType; event: string; path: string }> = {
+  verify_email: { code: 'email_verification', text: MESSAGE_TYPES.verifyEmail, event: 'user.human.email.code.added', path: '/ui/login/mail/verification' },
+  init: { code: 'init', text: MESSAGE_TYPES.init, event: 'user.human.initialization.code.added', path: '/ui/login/user/init' },
+  password_reset: { code: 'password_reset', text: MESSAGE_TYPES.passwordReset, event: 'user.human.password.code.added', path: '/ui/login/password/init' },
+};
+
+/**
+ * The text a user of `orgId` receives, field by field: the organisation's, else the instance's,
+ * else the built-in one. Without `orgId`: what users of an organisation without a text of its own
+ * receive. A `draft` stands in for the stored text of its level, as PUT would store it (empty
+ * fields fall back), so a text can be seen before it is stored.
+ */
+export async function chooseText(
+  read: Repositories,
+  instanceId: string,
+  orgId: string | undefined,
+  type: MessageType,
+  language: Language,
+  draft?: { level: 'instance' | 'org'; fields: MessageTextFields },
+): Promise<MessageTextFields> {
+  const stored = async (ownerId: string) => (await read.messageTexts.get(ownerId, type, language))?.fields ?? {};
+  const instance = draft?.level === 'instance' ? draft.fields : await stored(instanceId);
+  const org = draft?.level === 'org' ? draft.fields : orgId ? await stored(orgId) : {};
+  return { ...builtInText(type, language), ...withoutEmpty(instance), ...withoutEmpty(org) };
 }
 
 export function templateValues(user: UserRow, names: LoginNames, code: string): TemplateValues {
@@ -50,6 +78,30 @@ export function templateValues(user: UserRow, names: LoginNames, code: string): 
     CreationDate: user.createdAt.toISOString(),
   };
 }
+
+/**
+ * The values a preview fills in where it has no user (or no code: a code is made only when a mail
+ * is sent, so a preview or test mail never carries a usable one). Each reads as a sample.
+ */
+export const SAMPLE_CODE = 'SAMPLE-CODE';
+export const SAMPLE_USER_ID = 'SAMPLE-USER-ID';
+export const SAMPLE_ORG_ID = 'SAMPLE-ORG-ID';
+export const SAMPLE_VALUES: Required<TemplateValues> = {
+  Code: SAMPLE_CODE,
+  UserName: 'sample.user',
+  FirstName: 'Sample',
+  LastName: 'User',
+  NickName: 'Sample',
+  DisplayName: 'Sample User',
+  LastEmail: 'sample.user@example.com',
+  VerifiedEmail: 'sample.user@example.com',
+  LastPhone: '+10000000000',
+  VerifiedPhone: '+10000000000',
+  PreferredLoginName: 'sample.user@example.com',
+  LoginNames: 'sample.user@example.com',
+  ChangeDate: '2000-01-01T00:00:00.000Z',
+  CreationDate: '2000-01-01T00:00:00.000Z',
+};
 
 const paragraphs = (s: string) => escapeHtml(s).replace(/\r?\n/g, '<br>');
 
@@ -82,4 +134,41 @@ export function composeMessage(fields: MessageTextFields, values: TemplateValues
 <p style="margin:0;color:#666;font-size:13px">${html('footerText')}</p></td></tr></table></td></tr></table></body></html>`;
   const text = [plain('title'), '', plain('greeting'), '', plain('text'), '', `${plain('buttonText')}: ${link}`, ...(fields.footerText ? ['', plain('footerText')] : [])].join('\n');
   return { subject, html: htmlBody, text, language };
+}
+
+/**
+ * A user's mail of one kind, read and rendered: the text (`chooseText`), the label policy's colours,
+ * the variables filled from the user with its code (or sample values), and the link of its button
+ * (the kind's page with the user, the code and the organisation). The outbox renders every mail it
+ * sends with this, and the preview and test send of texts theirs, so a preview is what is delivered.
+ */
+export async function renderUserMail(
+  read: Repositories,
+  input: {
+    instanceId: string;
+    /** Base of the link (EXTERNAL_URL). */
+    externalUrl: string;
+    kind: MessageKind;
+    language: Language;
+    /** Whose text and label policy: an organisation's (the outbox: the user's), else the instance's (what users of organisations without their own receive). */
+    orgId?: string;
+    /** A text not stored, standing in for the stored one of that level (the preview). */
+    draft?: MessageTextFields;
+    /** The recipient and its code; without a user, SAMPLE_VALUES. */
+    user?: UserRow;
+    code: string;
+  },
+): Promise<ComposedMessage> {
+  const { instanceId, kind, language, orgId, user } = input;
+  const [fields, look, names] = await Promise.all([
+    chooseText(read, instanceId, orgId, MAIL_KINDS[kind].text, language, input.draft && { level: orgId ? 'org' : 'instance', fields: input.draft }),
+    label.effective(read, instanceId, orgId ?? instanceId),
+    user && loginNameReader(read, instanceId).of(user),
+  ]);
+  const values = user && names ? templateValues(user, names, input.code) : { ...SAMPLE_VALUES, Code: input.code };
+  const link = new URL(input.externalUrl + MAIL_KINDS[kind].path);
+  link.searchParams.set('userID', user?.id ?? SAMPLE_USER_ID);
+  link.searchParams.set('code', input.code);
+  link.searchParams.set('orgID', user?.orgId ?? orgId ?? SAMPLE_ORG_ID);
+  return composeMessage(fields, values, link.href, language, look);
 }

@@ -13,9 +13,9 @@ import { failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { INSTANCE_AGGREGATE } from '../texts/instance-texts.js';
-import { parseSmtpHost, smtpTransport } from './transports.js';
+import { parseSmtpHost, SMTP_PASSWORD_PURPOSE, smtpTransport } from './transports.js';
 
-export const SMTP_PASSWORD_PURPOSE = 'smtp.password';
+export { SMTP_PASSWORD_PURPOSE };
 export const SMTP_STATES = ['SMTP_CONFIG_STATE_UNSPECIFIED', 'SMTP_CONFIG_ACTIVE', 'SMTP_CONFIG_INACTIVE'] as const;
 
 export interface SmtpProviderInput {

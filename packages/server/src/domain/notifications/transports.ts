@@ -7,7 +7,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
+import type { SecretBox } from '../../secrets/secret-box.js';
 import type { SmtpProviderRow } from '../../store/repositories/notifications.js';
+import type { Repositories } from '../../store/store.js';
 
 export interface OutgoingMail {
   from: { name: string; address: string };
@@ -20,8 +22,22 @@ export interface OutgoingMail {
   headers?: Record<string, string>;
 }
 
-/** Sends one mail; resolves to where it went (for the outbox and the log). */
-export type Transport = (mail: OutgoingMail, id: string) => Promise<string>;
+/** What a transport said about one mail it took. */
+export interface Delivery {
+  /** Where it went, for the outbox and the log: `smtp:<provider id>` or `mail-drop:<path>`. */
+  via: string;
+  /** The SMTP server's last response line (`250 …`), or where the mail-drop file was written. */
+  response: string;
+  /** The mail-drop file's name. */
+  file?: string;
+  messageId?: string;
+}
+
+/** Sends one mail; resolves to what the transport said. */
+export type Transport = (mail: OutgoingMail, id: string) => Promise<Delivery>;
+
+/** The purpose SMTP passwords are sealed under (secrets/secret-box.ts). */
+export const SMTP_PASSWORD_PURPOSE = 'smtp.password';
 
 export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
@@ -32,7 +48,7 @@ export function mailDropTransport(dir: string): Transport {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${id}.eml`;
     writeFileSync(join(dir, file), info.message as Buffer, { mode: 0o600 });
-    return `mail-drop:${join(dir, file)}`;
+    return { via: `mail-drop:${join(dir, file)}`, response: `written to the mail-drop folder as ${file}`, file, messageId: info.messageId };
   };
 }
 
@@ -75,11 +91,43 @@ export function smtpTransport(s: SmtpSettings, label: string, pooled = false): {
     : nodemailer.createTransport(smtpTransportOptions(s));
   return {
     send: async (mail) => {
-      await transporter.sendMail({ ...mail, replyTo: mail.replyTo || undefined });
-      return label;
+      const info = await transporter.sendMail({ ...mail, replyTo: mail.replyTo || undefined });
+      return { via: label, response: info.response, messageId: info.messageId };
     },
     close: () => transporter.close(),
   };
 }
 
 export const senderOf = (p: SmtpProviderRow) => ({ name: p.senderName, address: p.senderAddress });
+
+/** The sender of mail while no SMTP provider names one (the mail-drop folder). */
+export const defaultSender = (externalUrl: string) => ({ name: 'identity-service', address: `no-reply@${new URL(externalUrl).hostname}` });
+
+/**
+ * Where mail goes now: the active SMTP provider (its settings with the password opened), else the
+ * mail-drop folder; `broken` when the active provider's password cannot be opened (a changed
+ * operator key), which must not send to the folder as if no provider were active. The outbox and
+ * the test send of texts both ask this.
+ */
+export type MailRoute =
+  | { kind: 'smtp'; provider: SmtpProviderRow; settings: SmtpSettings; from: OutgoingMail['from']; replyTo?: string }
+  | { kind: 'drop' }
+  | { kind: 'broken'; provider: SmtpProviderRow; problem: string };
+
+export async function currentMailRoute(read: Repositories, secrets: SecretBox): Promise<MailRoute> {
+  const provider = await read.notifications.activeProvider();
+  if (!provider) return { kind: 'drop' };
+  let password: string | undefined;
+  try {
+    password = provider.passwordSealed ? secrets.openText(provider.passwordSealed, SMTP_PASSWORD_PURPOSE) : undefined;
+  } catch (error) {
+    return { kind: 'broken', provider, problem: `the SMTP password of provider ${provider.id} cannot be opened: ${(error as Error).message}` };
+  }
+  return {
+    kind: 'smtp',
+    provider,
+    settings: { host: provider.host, tls: provider.tls, user: provider.user, password },
+    from: senderOf(provider),
+    replyTo: provider.replyToAddress || undefined,
+  };
+}

@@ -39,11 +39,11 @@ export interface TextScope {
 export const instanceTexts = (ctx: RequestContext): TextScope => ({ ownerId: ctx.instanceId, aggregate: 'instance', read: 'iam.policy.read', write: 'iam.policy.write', delete: 'iam.policy.delete' });
 export const orgTexts = (ctx: RequestContext): TextScope => ({ ownerId: ctx.orgId, aggregate: 'org', read: 'policy.read', write: 'policy.write', delete: 'policy.delete' });
 
-/** Each field's template must render (template.ts): else 400 naming the field. */
-export function checkTemplates(fields: MessageTextFields): void {
+/** Each field's template must render (template.ts): else 400 naming the field (`prefix`: where the text sits in the body). */
+export function checkTemplates(fields: MessageTextFields, prefix = ''): void {
   for (const key of MESSAGE_TEXT_FIELDS) {
     const problem = fields[key] ? templateProblem(fields[key]!) : undefined;
-    if (problem) throw invalidArgument('TEXT-t3mpl', `invalid ${key}: ${problem}`);
+    if (problem) throw invalidArgument('TEXT-t3mpl', `invalid ${prefix}${key}: ${problem}`);
   }
 }
 

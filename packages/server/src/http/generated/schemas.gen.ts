@@ -537,6 +537,53 @@ export const zMessageTextResponse = z.object({
     customText: zMessageCustomText
 });
 
+/**
+ * What to preview. Without `customText` the text that applies now at the operation's level; with it,
+ * that text as if it were stored there (as PUT would store it: empty or omitted fields fall back to the
+ * next level). Without `userId` the variables are filled with sample values.
+ *
+ */
+export const zPreviewMessageTextRequest = z.object({
+    customText: zSetMessageTextRequest.optional(),
+    userId: z.string().min(1).max(200).optional()
+});
+
+/**
+ * The mail as a user would receive it: the parts the outbox renders with the same code. A code is made
+ * only when a mail is sent, so `{{.Code}}` (and the code in the button's link) is always `SAMPLE-CODE`.
+ *
+ */
+export const zMessageTextPreview = z.object({
+    subject: z.string(),
+    html: z.string(),
+    plainText: z.string(),
+    language: z.string(),
+    sampleVariables: z.array(z.string())
+});
+
+/**
+ * The preview (see PreviewMessageTextRequest) and the address it is sent to.
+ */
+export const zTestMessageTextRequest = z.object({
+    receiverAddress: z.string().min(1).max(200),
+    customText: zSetMessageTextRequest.optional(),
+    userId: z.string().min(1).max(200).optional()
+});
+
+/**
+ * What the transport said. `accepted: false` when the SMTP server refused the mail (its answer to the
+ * sender, the recipient or the message); a transport that could not be used at all is an error (503).
+ *
+ */
+export const zTestMessageTextResponse = z.object({
+    accepted: z.boolean(),
+    transport: z.enum(['smtp', 'mail-drop']),
+    smtpConfigId: z.string().optional(),
+    response: z.string(),
+    file: z.string().optional(),
+    messageId: z.string().optional()
+});
+
 export const zStatus = z.object({
     status: z.string()
 });
@@ -1898,6 +1945,15 @@ export const zMessageType = z.enum([
 ]);
 
 /**
+ * A kind of mail the service sends, as ZITADEL's paths name its text (verifyemail, init, passwordreset).
+ */
+export const zMailMessageType = z.enum([
+    'verifyemail',
+    'init',
+    'passwordreset'
+]);
+
+/**
  * The organisation to act on. Absent: the organisation of the requesting user. Present: that
  * organisation; the caller needs the permission there (an instance role, or a role in that
  * organisation), otherwise 403. An organisation that does not exist also answers 403.
@@ -2318,6 +2374,78 @@ export const getOrgDefaultMessageText_Path = z.object({
  * The built-in text.
  */
 export const getOrgDefaultMessageText_Response = zMessageTextResponse;
+
+export const previewDefaultMessageText_Body = zPreviewMessageTextRequest;
+
+export const previewDefaultMessageText_Path = z.object({
+    messageType: z.enum([
+        'verifyemail',
+        'init',
+        'passwordreset'
+    ]),
+    language: z.string().min(1).max(200)
+});
+
+/**
+ * The mail as it would be delivered.
+ */
+export const previewDefaultMessageText_Response = zMessageTextPreview;
+
+export const testDefaultMessageText_Body = zTestMessageTextRequest;
+
+export const testDefaultMessageText_Path = z.object({
+    messageType: z.enum([
+        'verifyemail',
+        'init',
+        'passwordreset'
+    ]),
+    language: z.string().min(1).max(200)
+});
+
+/**
+ * What the transport said.
+ */
+export const testDefaultMessageText_Response = zTestMessageTextResponse;
+
+export const previewCustomMessageText_Body = zPreviewMessageTextRequest;
+
+export const previewCustomMessageText_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+export const previewCustomMessageText_Path = z.object({
+    messageType: z.enum([
+        'verifyemail',
+        'init',
+        'passwordreset'
+    ]),
+    language: z.string().min(1).max(200)
+});
+
+/**
+ * The mail as it would be delivered.
+ */
+export const previewCustomMessageText_Response = zMessageTextPreview;
+
+export const testCustomMessageText_Body = zTestMessageTextRequest;
+
+export const testCustomMessageText_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+export const testCustomMessageText_Path = z.object({
+    messageType: z.enum([
+        'verifyemail',
+        'init',
+        'passwordreset'
+    ]),
+    language: z.string().min(1).max(200)
+});
+
+/**
+ * What the transport said.
+ */
+export const testCustomMessageText_Response = zTestMessageTextResponse;
 
 /**
  * The policy.
