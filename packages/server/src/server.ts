@@ -4,7 +4,6 @@
  * parsed by Hono middleware first breaks client authentication), hence dispatching before Hono
  * rather than mounting it as a Hono route. main.ts and the end-to-end tests both use this.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type Provider from 'oidc-provider';
 import { createApp, type App, type AppDeps } from './app.js';
@@ -20,7 +19,7 @@ import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { loadSpec } from './http/spec.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
 import { DEFAULT_MAX_CONCURRENT_IMPORTS } from './http/routes/admin-transfer.js';
-import { createLimitedHttpServer, refuseDotSegments, requestPath, type ConnectionLimits } from './http-server.js';
+import { createLimitedHttpServer, refuseDotSegments, requestPath, type ConnectionLimits, type NodeRequest, type NodeResponse, type RequestHandler, type ServiceServer } from './http-server.js';
 import { processSecretBox } from './secrets/secret-box.js';
 import { ProviderKeys } from './domain/federation/provider-keys.js';
 import { OidcUpstreams } from './domain/federation/oidc-upstream.js';
@@ -51,7 +50,8 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
 export const KEY_CHECK_INTERVAL_MS = 30_000;
 
 export interface ServiceHandler {
-  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Every request, over HTTP/1.1 or HTTP/2. */
+  handler: RequestHandler;
   /** The app and provider serving now (both are rebuilt when the signing keys change). */
   readonly app: App;
   readonly provider: Provider;
@@ -120,7 +120,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   const stopSweeper = startPayloadSweeper(deps.store);
   const keyCheck = setInterval(() => void keys.refresh(0).catch(() => undefined), deps.keyCheckIntervalMs ?? KEY_CHECK_INTERVAL_MS);
   keyCheck.unref();
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
+  const handler = (req: NodeRequest, res: NodeResponse) => {
     const path = requestPath(req.url);
     const current = serving;
     if (isProviderPath(path)) {
@@ -150,8 +150,8 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   };
 }
 
-/** A not-yet-listening HTTP server for the whole service. */
-export async function createServer(deps: ServerDeps): Promise<ServiceHandler & { server: Server }> {
+/** A not-yet-listening server for the whole service (HTTP/1.1 and h2c on one port). */
+export async function createServer(deps: ServerDeps): Promise<ServiceHandler & { server: ServiceServer }> {
   const service = await createRequestHandler(deps);
   const server = createLimitedHttpServer(service.handler, deps.connections, deps.logger);
   server.on('close', service.stop);
