@@ -17,7 +17,7 @@ import { Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorBody } from './http/errors.js';
 import { MAX_HEADER_BYTES, refusal, type Refusal } from './http-refusals.js';
-import { H2cSessions, type NodeRequest, type NodeResponse } from './http2-sessions.js';
+import { destroyWhenLingering, H2cSessions, type NodeRequest, type NodeResponse } from './http2-sessions.js';
 import type { Logger } from './log.js';
 import { sniffProtocol } from './protocol-sniff.js';
 import { DomainError, GrpcCode } from './domain/errors.js';
@@ -168,6 +168,7 @@ function answerRefusal(kind: Refusal, reason: string, socket: Socket, logger?: L
   // Nothing of the request is logged: it may be an attack's garbage, or carry a token.
   logger?.info('request refused before routing', { status, reason, remoteAddress: socket.remoteAddress });
   const body = JSON.stringify(errorBody(failure));
+  destroyWhenLingering(socket);
   socket.end(
     `HTTP/1.1 ${status} ${phrase}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

@@ -48,8 +48,25 @@ export interface SessionLimits {
 }
 
 interface OpenSession {
+  socket: Socket;
   streams: number;
   idleTimer?: NodeJS.Timeout;
+}
+
+/**
+ * How long a peer may keep a connection open after the server has ended its side (after a
+ * GOAWAY, or a refusal's answer). Node ends an HTTP/2 session's socket and waits for the peer to
+ * close its own; one that never does would hold its place under the caps for ever.
+ */
+export const LINGER_MS = 1_000;
+
+/** Destroys `socket` once it has been ended (by whoever) and the peer has not closed within LINGER_MS. */
+export function destroyWhenLingering(socket: Socket): void {
+  socket.once('finish', () => {
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
 }
 
 export class H2cSessions {
@@ -57,17 +74,23 @@ export class H2cSessions {
   readonly #sessions = new Map<ServerHttp2Session, OpenSession>();
   readonly #limits: SessionLimits;
   readonly #logger?: Logger;
-  /** The headers deadline of the connection being accepted (the 'session' event is synchronous). */
-  #acceptingDeadline = 0;
+  /** The connection being accepted and its headers deadline (the 'session' event is synchronous). */
+  #accepting?: { socket: Socket; headersDeadline: number };
 
   constructor(handler: (req: Http2ServerRequest, res: Http2ServerResponse) => void, limits: SessionLimits, logger?: Logger) {
     this.#limits = limits;
     this.#logger = logger;
     this.#server = createServer({ settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS } }, (req, res) => {
-      if (headerListSize(req.rawHeaders) > MAX_HEADER_BYTES) this.#refuseHeaders(req, res);
-      else handler(req, res);
+      if (headerListSize(req.rawHeaders) > MAX_HEADER_BYTES) return this.#refuseHeaders(req, res);
+      // HTTP/2 ends a body in its framing, so a request often declares no length; code written
+      // for HTTP/1.1 (type-is, under oidc-provider's Koa) takes a request with neither
+      // content-length nor transfer-encoding to have no body at all, and refused such a token
+      // request as having no form body. Only this in-memory view is marked; Hono reads the raw
+      // headers.
+      if (!req.stream.endAfterHeaders && req.headers['content-length'] === undefined) req.headers['transfer-encoding'] = 'chunked';
+      handler(req, res);
     });
-    this.#server.on('session', (session: ServerHttp2Session) => this.#watch(session, this.#acceptingDeadline));
+    this.#server.on('session', (session: ServerHttp2Session) => this.#watch(session, this.#accepting!.socket, this.#accepting!.headersDeadline));
     this.#server.on('sessionError', (error: Error & { code?: string }, session: ServerHttp2Session) => {
       // Nothing of the request is logged: it may be an attack's garbage, or carry a token.
       this.#logger?.info('request refused before routing', { protocol: 'h2', reason: error.code ?? 'unknown', remoteAddress: session.socket?.remoteAddress });
@@ -79,8 +102,10 @@ export class H2cSessions {
    * stream by `headersDeadline` (a Date.now() time).
    */
   accept(socket: Socket, headersDeadline: number): void {
-    this.#acceptingDeadline = headersDeadline;
+    destroyWhenLingering(socket);
+    this.#accepting = { socket, headersDeadline };
     this.#server.emit('connection', socket);
+    this.#accepting = undefined;
   }
 
   /** GOAWAY to every session: streams open now finish, no new ones start; each then closes. */
@@ -93,13 +118,16 @@ export class H2cSessions {
     for (const [session, open] of this.#sessions) if (open.streams === 0) session.close();
   }
 
-  /** Ends every session now, streams and all. */
+  /** Ends every session now, streams and all, and its connection (even one closing gracefully). */
   destroyAll(): void {
-    for (const session of this.#sessions.keys()) session.destroy();
+    for (const [session, open] of this.#sessions) {
+      session.destroy();
+      open.socket.destroy();
+    }
   }
 
-  #watch(session: ServerHttp2Session, headersDeadline: number): void {
-    const open: OpenSession = { streams: 0 };
+  #watch(session: ServerHttp2Session, socket: Socket, headersDeadline: number): void {
+    const open: OpenSession = { socket, streams: 0 };
     this.#sessions.set(session, open);
     const closeIdle = () => {
       if (!session.closed && !session.destroyed) session.close();
