@@ -11,7 +11,7 @@ import { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clientAddress } from '../src/http/client-address.js';
 import { createLimitedHttpServer, type ConnectionLimits } from '../src/http-server.js';
-import { MAX_CONCURRENT_STREAMS } from '../src/http2-sessions.js';
+import { LINGER_MS, MAX_CONCURRENT_STREAMS } from '../src/http2-sessions.js';
 import { HTTP2_PREFACE } from '../src/protocol-sniff.js';
 import { createLogger } from '../src/log.js';
 import { createServer } from '../src/server.js';
@@ -306,6 +306,25 @@ describeEachStore('h2c on the service port', (dialect) => {
     const { session } = await h2cSession(s.port);
     expect((await h2cRequest(session, 'GET', '/healthz').answer).status).toBe(200);
     session.close();
+  });
+
+  it('a peer that keeps its side open after the server ended the connection is cut off LINGER_MS later (HTTP/2 and HTTP/1.1)', async () => {
+    const openConnections = () => new Promise<number>((resolve) => s.service.server.getConnections((_, n) => resolve(n)));
+    // A session that opens no stream: GOAWAY and end at the headers timeout; an HTTP/1.1
+    // connection that sends nothing: 408 and end at the headers timeout.
+    for (const first of [Buffer.concat([HTTP2_PREFACE, EMPTY_SETTINGS]), Buffer.alloc(0)]) {
+      const socket = connect({ port: s.port, host: '127.0.0.1', allowHalfOpen: true });
+      socket.on('error', () => undefined);
+      socket.resume();
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(first);
+      await new Promise((resolve) => socket.once('end', resolve));
+      const endedAt = Date.now();
+      expect(await openConnections()).toBe(1);
+      await expect.poll(openConnections, { timeout: LINGER_MS + 1000, interval: 20 }).toBe(0);
+      expect(Date.now() - endedAt).toBeGreaterThanOrEqual(LINGER_MS - 50);
+      socket.destroy();
+    }
   });
 
   it(`at most ${MAX_CONCURRENT_STREAMS} streams at once per session (the server's SETTINGS say so)`, async () => {
