@@ -5,9 +5,11 @@
  * limits here. Real server on 127.0.0.1, node's http2 client.
  */
 import { request as http1Request } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
 import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
+import { createAccessTokenInterceptor, createAdminClient } from '@zitadel/node/dist/api/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clientAddress } from '../src/http/client-address.js';
 import { createLimitedHttpServer, type ConnectionLimits } from '../src/http-server.js';
@@ -411,7 +413,31 @@ describeEachStore('h2c: graceful shutdown', (dialect) => {
   });
 });
 
-describe('the client address over HTTP/2', () => {
+describe('the listener alone (no store)', () => {
+  it("a gRPC client (@zitadel/node, nice-grpc over h2c) reaches the handler: it failed with 'Protocol error' on HTTP/1.1 only", async () => {
+    const seen: { version: string; method: string; url: string; contentType: string | undefined }[] = [];
+    const server = createLimitedHttpServer((req, res) => {
+      seen.push({ version: req.httpVersion, method: req.method!, url: req.url!, contentType: req.headers['content-type'] });
+      // The request message read, then the gRPC status in trailers, as an RPC router answers.
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/grpc' });
+        (res as Http2ServerResponse).addTrailers({ 'grpc-status': '12', 'grpc-message': 'probe' });
+        res.end();
+      });
+    }, { ...LIMITS, maxConnections: 10, maxConnectionsPerAddress: 10 });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = createAdminClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, createAccessTokenInterceptor('a-token'));
+      await expect(client.healthz({})).rejects.toThrow(/UNIMPLEMENTED: probe$/);
+      expect(seen).toEqual([{ version: '2.0', method: 'POST', url: '/zitadel.admin.v1.AdminService/Healthz', contentType: 'application/grpc' }]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+
   it("is the socket's peer, as over HTTP/1.1 (http/client-address.ts)", async () => {
     const app = new Hono().get('/who', (c) => c.text(clientAddress(c, false)));
     const server = createLimitedHttpServer(getRequestListener(app.fetch), { ...LIMITS, maxConnections: 10, maxConnectionsPerAddress: 10 });
