@@ -1,17 +1,32 @@
 /**
- * The node HTTP server under the service, with bounds on what a client can hold: a connection
- * that has not sent its request's headers within `headersTimeoutMs` (an idle one included), or
- * its whole request within `requestTimeoutMs`, is answered 408 and closed; one left idle after
- * a response is closed after `keepAliveTimeoutMs`; beyond `maxConnections` open connections a new
- * one is closed at once, and so is one from an address that already holds
- * `maxConnectionsPerAddress` (so one client cannot take the whole cap). What node refuses before a request reaches the app (headers over 16 KiB
- * → 431, a timeout → 408, unparsable HTTP → 400) is answered with the API's error body.
+ * The node HTTP server under the service: one listener for HTTP/1.1 and HTTP/2 (h2c, prior
+ * knowledge). Each connection's first bytes decide which (protocol-sniff.ts): those that open
+ * with the HTTP/2 preface go to an HTTP/2 server that never listens itself (http2-sessions.ts),
+ * the others to this HTTP/1.1 server, as before. Both call the same request handler.
+ *
+ * Bounds on what a client can hold, over either version: a connection that has not sent its
+ * request's headers within `headersTimeoutMs` (an idle one included), or its whole request within
+ * `requestTimeoutMs`, is answered 408 and closed; one left idle after a response is closed after
+ * `keepAliveTimeoutMs`; beyond `maxConnections` open connections a new one is closed at once,
+ * and so is one from an address that already holds `maxConnectionsPerAddress` (so one client
+ * cannot take the whole cap); an HTTP/2 session is one connection. What node refuses before a
+ * request reaches the app (headers over 16 KiB → 431, a timeout → 408, unparsable HTTP → 400) is
+ * answered with the API's error body.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { DomainError, GrpcCode } from './domain/errors.js';
 import { errorBody } from './http/errors.js';
+import { MAX_HEADER_BYTES, refusal, type Refusal } from './http-refusals.js';
+import { destroyWhenLingering, H2cSessions, type NodeRequest, type NodeResponse } from './http2-sessions.js';
 import type { Logger } from './log.js';
+import { sniffProtocol } from './protocol-sniff.js';
+import { DomainError, GrpcCode } from './domain/errors.js';
+
+export { MAX_HEADER_BYTES };
+export type { NodeRequest, NodeResponse };
+
+/** What serves a request, whichever HTTP version it came over. */
+export type RequestHandler = (req: NodeRequest, res: NodeResponse) => void;
 
 export interface ConnectionLimits {
   /** Time to receive a request's headers, counted from the connection (or the previous response). */
@@ -37,30 +52,74 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxConnectionsPerAddress: 100,
 };
 
-/** Node's own limit on a request's line and headers (the URL counts): beyond it, 431. */
-export const MAX_HEADER_BYTES = 16 * 1024;
+/**
+ * node's HTTP/1.1 server, listening for both versions. Closing it (`close`, `closeIdleConnections`,
+ * `closeAllConnections`) treats HTTP/2 sessions as it treats HTTP/1.1 connections: `close` sends
+ * each session GOAWAY, so its streams in flight finish and it then closes, as a busy HTTP/1.1
+ * connection finishes its request.
+ */
+export class ServiceServer extends Server {
+  readonly #http2: H2cSessions;
+  /** Connections whose first bytes have not arrived yet: idle, as far as closing is concerned. */
+  readonly #undecided = new Set<Socket>();
 
-export function createLimitedHttpServer(
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
-  limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
-  logger?: Logger,
-): Server {
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      maxHeaderSize: MAX_HEADER_BYTES,
-      // Node checks the two timeouts every 30 s by default, which would let a connection live up
-      // to 30 s past them; a check is a walk over open connections, cheap at this cap.
-      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs || Infinity) / 4))),
-    },
-    handler,
-  );
-  server.maxConnections = limits.maxConnections;
-  limitConnectionsPerAddress(server, limits.maxConnectionsPerAddress);
-  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, logger));
-  return server;
+  constructor(handler: RequestHandler, limits: ConnectionLimits, logger?: Logger) {
+    super(
+      {
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        keepAliveTimeout: limits.keepAliveTimeoutMs,
+        maxHeaderSize: MAX_HEADER_BYTES,
+        // Node checks the two timeouts every 30 s by default, which would let a connection live up
+        // to 30 s past them; a check is a walk over open connections, cheap at this cap.
+        connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs || Infinity) / 4))),
+      },
+      handler,
+    );
+    this.#http2 = new H2cSessions(handler, limits, logger);
+    this.maxConnections = limits.maxConnections;
+    // node's HTTP/1.1 server takes a connection in its 'connection' listener (the documented way to
+    // hand it a socket is to emit 'connection'); it is called here only for HTTP/1.1 ones.
+    const serveHttp1 = this.listeners('connection')[0] as (socket: Socket) => void;
+    this.removeAllListeners('connection');
+    limitConnectionsPerAddress(this, limits.maxConnectionsPerAddress);
+    this.on('connection', (socket: Socket) => {
+      if (socket.destroyed) return; // refused by the per-address limit
+      const headersDeadline = Date.now() + limits.headersTimeoutMs;
+      this.#undecided.add(socket);
+      sniffProtocol(socket, limits.headersTimeoutMs, (outcome) => {
+        this.#undecided.delete(socket);
+        if (outcome === 'http/1.1') serveHttp1.call(this, socket);
+        else if (outcome === 'h2') this.#http2.accept(socket, headersDeadline);
+        // Nothing (or a beginning of the preface) in time: as node answers an HTTP/1.1 connection
+        // that sent nothing.
+        else if (outcome === 'timeout') answerRefusal('timeout', 'ERR_HTTP_REQUEST_TIMEOUT', socket, logger);
+        else socket.destroy();
+      });
+    });
+    this.on('clientError', (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, logger));
+  }
+
+  override close(callback?: (error?: Error) => void): this {
+    this.#http2.closeGracefully();
+    return super.close(callback); // closes idle connections too (closeIdleConnections below)
+  }
+
+  override closeIdleConnections(): void {
+    super.closeIdleConnections();
+    this.#http2.closeIdle();
+    for (const socket of this.#undecided) socket.destroy();
+  }
+
+  override closeAllConnections(): void {
+    super.closeAllConnections();
+    this.#http2.destroyAll();
+    for (const socket of this.#undecided) socket.destroy();
+  }
+}
+
+export function createLimitedHttpServer(handler: RequestHandler, limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS, logger?: Logger): ServiceServer {
+  return new ServiceServer(handler, limits, logger);
 }
 
 /**
@@ -94,31 +153,31 @@ export function clientAddressKey(address: string): string {
   return mapped ? mapped[1] : address.toLowerCase();
 }
 
-/** Failures node detects before the app sees a request: the error body, then close. */
+/** Failures node's HTTP/1.1 parser detects before the app sees a request: the error body, then close. */
 function answerClientError(error: Error & { code?: string }, socket: Socket, logger?: Logger): void {
   const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
     socket.destroy();
     return;
   }
-  const [status, reason, failure] = clientFailure(error.code);
+  answerRefusal(clientRefusal(error.code), error.code ?? 'unknown', socket, logger);
+}
+
+function answerRefusal(kind: Refusal, reason: string, socket: Socket, logger?: Logger): void {
+  const { status, reason: phrase, failure } = refusal(kind);
   // Nothing of the request is logged: it may be an attack's garbage, or carry a token.
-  logger?.info('request refused before routing', { status, reason: error.code ?? 'unknown', remoteAddress: socket.remoteAddress });
+  logger?.info('request refused before routing', { status, reason, remoteAddress: socket.remoteAddress });
   const body = JSON.stringify(errorBody(failure));
+  destroyWhenLingering(socket);
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${phrase}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
-function clientFailure(code: string | undefined): [number, string, DomainError] {
-  switch (code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return [431, 'Request Header Fields Too Large', new DomainError(GrpcCode.InvalidArgument, 'API-H3ad5', `the request line and headers are too large (limit ${MAX_HEADER_BYTES} bytes)`)];
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'Request Timeout', new DomainError(GrpcCode.DeadlineExceeded, 'API-T1me0', 'the request was not received in time')];
-    default:
-      return [400, 'Bad Request', new DomainError(GrpcCode.InvalidArgument, 'API-H77p0', 'malformed HTTP request')];
-  }
+function clientRefusal(code: string | undefined): Refusal {
+  if (code === 'HPE_HEADER_OVERFLOW') return 'headers-too-large';
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'timeout';
+  return 'malformed';
 }
 
 /**
@@ -149,7 +208,7 @@ const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
  * URL resolves such segments (`/users/..` becomes `/`), so the request would reach another path
  * and answer its 404; no id is ever `.` or `..`, and clients normalise paths before sending.
  */
-export function refuseDotSegments(req: IncomingMessage, res: ServerResponse): boolean {
+export function refuseDotSegments(req: NodeRequest, res: NodeResponse): boolean {
   const raw = req.url ?? '/';
   const path = raw.slice(0, raw.search(/[?#]|$/));
   if (!DOT_SEGMENT.test(path)) return false;

@@ -4,7 +4,6 @@
  * parsed by Hono middleware first breaks client authentication), hence dispatching before Hono
  * rather than mounting it as a Hono route. main.ts and the end-to-end tests both use this.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type Provider from 'oidc-provider';
 import { createApp, DEFAULT_MAX_BODY_BYTES, type App, type AppDeps } from './app.js';
@@ -23,7 +22,7 @@ import { loadSpec } from './http/spec.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
 import { DEFAULT_MAX_CONCURRENT_IMPORTS, DEFAULT_MAX_IMPORT_BODY_BYTES } from './http/routes/admin-transfer.js';
 import { createRpcHandler, isRpcPath } from './rpc/rpc-handler.js';
-import { createLimitedHttpServer, refuseDotSegments, requestPath, type ConnectionLimits } from './http-server.js';
+import { createLimitedHttpServer, refuseDotSegments, requestPath, type ConnectionLimits, type NodeRequest, type NodeResponse, type RequestHandler, type ServiceServer } from './http-server.js';
 import { processSecretBox } from './secrets/secret-box.js';
 import { ProviderKeys } from './domain/federation/provider-keys.js';
 import { OidcUpstreams } from './domain/federation/oidc-upstream.js';
@@ -56,7 +55,8 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
 export const KEY_CHECK_INTERVAL_MS = 30_000;
 
 export interface ServiceHandler {
-  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Every request, over HTTP/1.1 or HTTP/2. */
+  handler: RequestHandler;
   /** The app and provider serving now (both are rebuilt when the signing keys change). */
   readonly app: App;
   readonly provider: Provider;
@@ -129,7 +129,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   const answerJwtProfile = jwtProfileGrant({ store: deps.store, instanceId: deps.instanceId, issuer });
   // The JWT-profile grant comes without client authentication, which oidc-provider requires before
   // any grant: its requests are answered here (oidc/jwt-profile-grant.ts), every other one by the provider.
-  const tokenEndpoint = async (req: IncomingMessage, res: ServerResponse, current: Serving) => {
+  const tokenEndpoint = async (req: NodeRequest, res: NodeResponse, current: Serving) => {
     const form = await readTokenForm(req);
     if (form === 'unread') void current.oidc(req, res);
     else if (form === 'too-large') answerTooLarge(res);
@@ -147,7 +147,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
     maxBodyBytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     maxImportBodyBytes: deps.maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES,
   });
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
+  const handler = (req: NodeRequest, res: NodeResponse) => {
     const path = requestPath(req.url);
     const current = serving;
     if (isProviderPath(path)) {
@@ -180,8 +180,8 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   };
 }
 
-/** A not-yet-listening HTTP server for the whole service. */
-export async function createServer(deps: ServerDeps): Promise<ServiceHandler & { server: Server }> {
+/** A not-yet-listening server for the whole service (HTTP/1.1 and h2c on one port). */
+export async function createServer(deps: ServerDeps): Promise<ServiceHandler & { server: ServiceServer }> {
   const service = await createRequestHandler(deps);
   const server = createLimitedHttpServer(service.handler, deps.connections, deps.logger);
   server.on('close', service.stop);

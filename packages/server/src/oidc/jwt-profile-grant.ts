@@ -17,7 +17,7 @@
  * Tokens are oidc-provider's working state, not domain state: issuing one appends no event, as for
  * every other grant (adapter.ts).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NodeRequest, NodeResponse } from '../http-server.js';
 import type Provider from 'oidc-provider';
 import type { AdapterPayload, Client, ResourceServer, ResourceServerInstance } from 'oidc-provider';
 import { DomainError, GrpcCode } from '../domain/errors.js';
@@ -70,7 +70,7 @@ function single(params: URLSearchParams, name: string): string | undefined {
   return values[0];
 }
 
-function answer(res: ServerResponse, status: number, body: Record<string, unknown>): void {
+function answer(res: NodeResponse, status: number, body: Record<string, unknown>): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache' });
   res.end(JSON.stringify(body));
 }
@@ -120,7 +120,7 @@ export function jwtProfileGrant(deps: JwtProfileGrantDeps) {
   }
 
   /** Answers a token request whose grant_type is JWT_BEARER_GRANT; `req` only names it in the log. */
-  return async function answerJwtProfileGrant(req: IncomingMessage, res: ServerResponse, provider: Provider, params: URLSearchParams): Promise<void> {
+  return async function answerJwtProfileGrant(req: NodeRequest, res: NodeResponse, provider: Provider, params: URLSearchParams): Promise<void> {
     try {
       answer(res, 200, await issue(provider, params));
     } catch (error) {

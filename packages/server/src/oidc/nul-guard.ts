@@ -5,7 +5,7 @@
  * oidc-provider sees the request, and in the storage adapter for what arrives in form bodies (a
  * lookup by such a key finds nothing; a payload holding one is refused).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NodeRequest, NodeResponse } from '../http-server.js';
 import { errors } from 'oidc-provider';
 import { messagePage } from '../ui/pages.js';
 
@@ -24,7 +24,7 @@ const BROWSER_ENDPOINTS = /^\/oauth\/v2\/authorize$|^\/oidc\/v1\/end_session/;
  * Answers 400 for a query string holding an encoded NUL (`invalid_request` in OAuth's JSON body,
  * or a page for the browser endpoints); true when it did.
  */
-export function refuseNulQuery(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+export function refuseNulQuery(req: NodeRequest, res: NodeResponse, path: string): boolean {
   // Endpoints that read no parameters (discovery, keys, the signed-out page) ignore the query.
   if (IGNORES_QUERY.test(path)) return false;
   const url = req.url ?? '';

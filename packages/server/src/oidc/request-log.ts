@@ -6,7 +6,7 @@
  * failed client authentication needs to be diagnosed). At `debug`, each issued grant is logged
  * with its client, grant type and scopes.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NodeRequest, NodeResponse } from '../http-server.js';
 import type Provider from 'oidc-provider';
 import type { Logger } from '../log.js';
 import { ROUTES } from './provider.js';
@@ -17,21 +17,21 @@ interface OAuthFailure {
   clientId?: string;
 }
 
-const failures = new WeakMap<IncomingMessage, OAuthFailure>();
+const failures = new WeakMap<NodeRequest, OAuthFailure>();
 /** Requests handed to oidc-provider in place of the one that arrived (token-request.ts), and that one. */
-const arrivedAs = new WeakMap<IncomingMessage, IncomingMessage>();
+const arrivedAs = new WeakMap<NodeRequest, NodeRequest>();
 
 /** `replay` stands for `original` from now on: its failures go to the original's log line. */
-export function logAs(replay: IncomingMessage, original: IncomingMessage): void {
+export function logAs(replay: NodeRequest, original: NodeRequest): void {
   arrivedAs.set(replay, original);
 }
 
 /** A failure answered outside oidc-provider (the JWT-profile grant), for the request's log line. */
-export function noteOAuthFailure(req: IncomingMessage, failure: OAuthFailure): void {
+export function noteOAuthFailure(req: NodeRequest, failure: OAuthFailure): void {
   failures.set(req, failure);
 }
 
-type EventContext = { req: IncomingMessage; oidc?: { client?: { clientId?: string }; params?: Record<string, unknown> } };
+type EventContext = { req: NodeRequest; oidc?: { client?: { clientId?: string }; params?: Record<string, unknown> } };
 type EventError = { error?: string; error_description?: string; message?: string };
 
 const ERROR_EVENTS = [
@@ -65,7 +65,7 @@ export function watchOAuthEvents(provider: Provider, logger: Logger | undefined)
 }
 
 /** One log line when the response is done. */
-export function logOAuthRequest(logger: Logger | undefined, req: IncomingMessage, res: ServerResponse, path: string): void {
+export function logOAuthRequest(logger: Logger | undefined, req: NodeRequest, res: NodeResponse, path: string): void {
   if (!logger) return;
   const started = performance.now();
   res.once('finish', () => {
@@ -91,7 +91,7 @@ export function isKnownOAuthPath(path: string): boolean {
 }
 
 /** OAuth's error body for a path under the authorization server's prefixes that is no endpoint. */
-export function answerUnknownOAuthPath(res: ServerResponse): void {
+export function answerUnknownOAuthPath(res: NodeResponse): void {
   res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   res.end(JSON.stringify({ error: 'invalid_request', error_description: 'no such endpoint of the authorization server (see /.well-known/openid-configuration)' }));
 }

@@ -7,7 +7,9 @@
  * read — another content type, or a declared length above oidc-provider's own limit — go to
  * oidc-provider as they came, for it to answer as before.
  */
-import { IncomingMessage, type ServerResponse } from 'node:http';
+import { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { NodeRequest, NodeResponse } from '../http-server.js';
 import { logAs } from './request-log.js';
 
 /** oidc-provider's limit on a form body (lib/shared/selective_body.js). */
@@ -15,10 +17,10 @@ export const TOKEN_BODY_LIMIT = 56 * 1024;
 
 export type TokenForm = { body: Buffer; params: URLSearchParams } | 'too-large' | 'unread';
 
-const isForm = (req: IncomingMessage) => /^application\/x-www-form-urlencoded(?:\s*;|$)/i.test(req.headers['content-type'] ?? '');
+const isForm = (req: NodeRequest) => /^application\/x-www-form-urlencoded(?:\s*;|$)/i.test(req.headers['content-type'] ?? '');
 
 /** The form body and its parameters; 'unread' when left for oidc-provider, 'too-large' past the limit. */
-export async function readTokenForm(req: IncomingMessage): Promise<TokenForm> {
+export async function readTokenForm(req: NodeRequest): Promise<TokenForm> {
   const declared = req.headers['content-length'];
   if (!isForm(req) || (declared !== undefined && !(Number(declared) <= TOKEN_BODY_LIMIT))) return 'unread';
   const chunks: Buffer[] = [];
@@ -33,8 +35,9 @@ export async function readTokenForm(req: IncomingMessage): Promise<TokenForm> {
 }
 
 /** A request like `req` (same socket, method, URL and headers) whose body is `body`, for oidc-provider. */
-export function replayRequest(req: IncomingMessage, body: Buffer): IncomingMessage {
-  const replay = new IncomingMessage(req.socket);
+export function replayRequest(req: NodeRequest, body: Buffer): IncomingMessage {
+  // Over HTTP/2 the socket is the session's (a proxy): the replay only reads its address.
+  const replay = new IncomingMessage(req.socket as Socket);
   replay.method = req.method;
   replay.url = req.url;
   replay.headers = req.headers;
@@ -51,7 +54,7 @@ export function replayRequest(req: IncomingMessage, body: Buffer): IncomingMessa
 }
 
 /** OAuth's answer to a body past the limit, as oidc-provider gives it. */
-export function answerTooLarge(res: ServerResponse): void {
+export function answerTooLarge(res: NodeResponse): void {
   res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   res.end(JSON.stringify({ error: 'invalid_request', error_description: 'failed to parse the request body' }));
 }

@@ -3,7 +3,6 @@
  * fresh store of either dialect, for end-to-end tests with real HTTP clients.
  */
 import { once } from 'node:events';
-import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { authenticate, personalAccessTokenVerifier } from '../../src/auth/authenticate.js';
@@ -12,6 +11,7 @@ import { addOidcApp } from '../../src/domain/apps/oidc-apps.js';
 import type { OidcAppInput } from '../../src/domain/apps/oidc-config.js';
 import type { Logger } from '../../src/log.js';
 import { createRequestHandler, type ServiceHandler } from '../../src/server.js';
+import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS, type RequestHandler, type ServiceServer } from '../../src/http-server.js';
 import type { Dialect } from '../../src/store/store.js';
 import { createTestInstance, type TestInstance } from './instance.js';
 
@@ -22,7 +22,7 @@ export interface OidcTestServer {
   t: TestInstance;
   issuer: string;
   service: ServiceHandler;
-  server: Server;
+  server: ServiceServer;
   /** fetch against the server with the admin PAT (or `token`), JSON in and out. */
   api: (method: string, path: string, body?: unknown, token?: string, headers?: Record<string, string>) => Promise<{ status: number; body: any }>;
   close: () => Promise<void>;
@@ -43,8 +43,10 @@ export interface OidcTestServerOptions {
 
 export async function startOidcServer(dialect: Dialect, options: OidcTestServerOptions = {}): Promise<OidcTestServer> {
   const t = await createTestInstance(dialect);
-  // Listen first: the issuer must name the real port before the provider is built.
-  const server = createHttpServer();
+  // Listen first: the issuer must name the real port before the provider is built. The service's
+  // own server (HTTP/1.1 and h2c on one port, its limits), as main.ts listens.
+  let handle: RequestHandler = (_req, res) => void res.writeHead(503).end();
+  const server = createLimitedHttpServer((req, res) => handle(req, res), { ...DEFAULT_CONNECTION_LIMITS, maxConnectionsPerAddress: DEFAULT_CONNECTION_LIMITS.maxConnections });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -60,7 +62,7 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
     maxConcurrentImports: options.maxConcurrentImports,
     mailDropDir: options.mailDropDir,
   });
-  server.on('request', service.handler);
+  handle = service.handler;
   const api: OidcTestServer['api'] = async (method, path, body, token = t.adminToken, headers = {}) => {
     const res = await fetch(issuer + path, {
       method,
