@@ -19,6 +19,8 @@
  *                          `oauth`: client-credentials token, introspection and userinfo, beside a bare
  *                          oidc-provider (bench/bare-oidc-provider.ts) doing the same;
  *                          `grants`: 4.2, DELETE of user grants (enough for the run, imported 30,000 per organisation)
+ *                          `rpc`: 4.1 as ZITADEL's RPC SetDefaultVerifyEmailMessageText over gRPC (HTTP/2, bench/support/h2-load.ts)
+ *                          and over Connect JSON (HTTP/1.1), beside the REST PUT, in turns (issue 28: ≤ 1.3× REST's CPU)
  *                          `jwtprofile`: the JWT-profile grant (a machine key's assertion, as @zitadel/node sends it)
  *                          beside the service's client-credentials grant and the bare oidc-provider's, in turns
  *   BENCH_JSON=results.json   also write the rows as JSON (target, store, req/s, p50, p99, CPU/req, errors)
@@ -46,6 +48,8 @@ import { fileURLToPath } from 'node:url';
 import { createPrivateKey } from 'node:crypto';
 import { SignJWT } from 'jose';
 import * as oc from 'openid-client';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { SetDefaultVerifyEmailMessageTextRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import { Browser, loginThroughForm } from '../packages/server/test/support/browser.js';
 import { freePort, startChild, type Child } from './support/children.js';
 import { measure, measureAlternating, type LoadSettings, type Measurement } from './support/load.js';
@@ -76,7 +80,7 @@ const settings: LoadSettings = {
   warmup: int('BENCH_WARMUP', 2),
 };
 const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
-const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,bounds,write,write2,read,tokens,oauth,jwtprofile,grants').split(',').map((s) => s.trim()));
+const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,bounds,write,write2,read,tokens,oauth,jwtprofile,rpc,grants').split(',').map((s) => s.trim()));
 const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
 const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -86,7 +90,11 @@ let postgres: BenchPostgres | undefined;
 
 /** A full-replacement body; only the title differs from request to request, so every PUT is a change. */
 function textBody(title: string): string {
-  return JSON.stringify({
+  return JSON.stringify(textFields(title));
+}
+
+function textFields(title: string) {
+  return {
     title,
     preHeader: 'Verify your email',
     subject: 'Verify your email address',
@@ -94,7 +102,7 @@ function textBody(title: string): string {
     text: 'Please verify your email address by clicking the button below.',
     buttonText: 'Verify',
     footerText: 'If you did not ask for this, ignore this message.',
-  });
+  };
 }
 
 async function setText(baseUrl: string, headers: Record<string, string>, title: string): Promise<number> {
@@ -594,6 +602,7 @@ async function main() {
     if (targets.has('write2') && store === 'postgres') serverRows.push(await benchWriteTwoProcesses(service));
     if (targets.has('tokens')) serverRows.push(...(await benchTokenKinds(child, headers.authorization, store)));
     if (targets.has('oauth') && store === 'sqlite') serverRows.push(...(await benchOAuth(child, headers.authorization, store)));
+    if (targets.has('rpc')) serverRows.push(...(await benchRpc(service)));
     if (targets.has('jwtprofile')) serverRows.push(...(await benchJwtProfile(child, headers.authorization, store)));
     if (targets.has('grants')) serverRows.push(await benchGrantRemoval(child, headers.authorization, store));
     rows.push(...serverRows);
@@ -640,6 +649,7 @@ async function main() {
   }
   process.stdout.write(issue14Targets(rows));
   process.stdout.write(jwtProfileTargets(rows));
+  process.stdout.write(rpcTargets(rows));
 
   const failed = rows.reduce((sum, r) => sum + r.m.non2xx + r.m.errors, 0);
   const badEvents = rows.filter((r) => r.eventsOk === false);
@@ -650,6 +660,71 @@ async function main() {
     process.stdout.write(`FAILED: ${failed} failed requests, ${badEvents.length} event-count mismatches (logs in ${work})\n`);
     process.exitCode = 1;
   }
+}
+
+const RPC_PATH = '/zitadel.admin.v1.AdminService/SetDefaultVerifyEmailMessageText';
+const RPC_REST_TARGET = `PUT ${TEXT_PATH} (write + event), beside the RPCs`;
+const RPC_TARGETS = { grpc: '4.1 SetDefaultVerifyEmailMessageText over gRPC (HTTP/2)', connect: '4.1 SetDefaultVerifyEmailMessageText over Connect JSON' } as const;
+
+/**
+ * 4.1 through ZITADEL's RPC, each call a change (a new title) as the REST PUT's are, beside the
+ * REST PUT in turns: what the reverse gateway (src/rpc/) adds to the same operation. Every answer
+ * of every side must be ok; the events each call appends are checked once over all three sides.
+ */
+async function benchRpc(service: Service): Promise<Row[]> {
+  const { child, headers, store } = service;
+  const runId = Date.now().toString(36);
+  let n = 0;
+  const before = await setText(child.baseUrl, headers, `rpc ${runId} before`);
+  const rest = await writeSide([child], headers, store, RPC_REST_TARGET);
+  const grpc: Side = {
+    target: {
+      origin: child.baseUrl,
+      path: RPC_PATH,
+      headers: { authorization: headers.authorization },
+      message: () => toBinary(SetDefaultVerifyEmailMessageTextRequestSchema, create(SetDefaultVerifyEmailMessageTextRequestSchema, { language: 'en', ...textFields(`grpc ${runId} #${n++}`) })),
+    },
+    serverCpuSeconds: child.cpuSeconds,
+    row: async (m) => ({ target: RPC_TARGETS.grpc, store, m }),
+  };
+  const connect: Side = {
+    target: {
+      url: child.baseUrl,
+      requests: [{
+        method: 'POST',
+        path: RPC_PATH,
+        headers: { authorization: headers.authorization, 'content-type': 'application/json', 'connect-protocol-version': '1' },
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ language: 'en', ...textFields(`connect ${runId} #${n++}`) }) }),
+      }],
+    },
+    serverCpuSeconds: child.cpuSeconds,
+    row: async (m) => ({ target: RPC_TARGETS.connect, store, m }),
+  };
+  const rows = await inTurns([rest, grpc, connect]);
+  const after = await setText(child.baseUrl, headers, `rpc ${runId} after`);
+  // Less this PUT, and the REST side's own two (writeSide's before and after).
+  const appended = after - before - 3;
+  const answered = rows.reduce((sum, r) => sum + r.m.ok, 0);
+  const sent = rows.reduce((sum, r) => sum + r.m.sent, 0);
+  // One check over the three sides (each side's own count would see the others' events).
+  const eventsOk = appended >= answered && appended <= sent;
+  const eventsNote = `${appended} appended over REST, gRPC and Connect, ${answered} ok, ${sent} sent`;
+  return rows.map((r) => ({ ...r, eventsOk, eventsNote }));
+}
+
+/** Issue 28's target: 4.1 over gRPC and over Connect JSON, server CPU per call ≤ 1.3× the REST PUT's (same run, in turns). */
+function rpcTargets(rows: Row[]): string {
+  const lines: string[] = [];
+  for (const store of stores) {
+    const rest = rows.find((r) => r.store === store && r.target === RPC_REST_TARGET)?.m.serverCpuMs;
+    for (const [name, target] of Object.entries(RPC_TARGETS)) {
+      const cpu = rows.find((r) => r.store === store && r.target === target)?.m.serverCpuMs;
+      if (!cpu || !rest) continue;
+      const ratio = cpu / rest;
+      lines.push(`  ${store}: 4.1 over ${name} ÷ over REST, server CPU per call: ${ratio.toFixed(2)}× (target ≤ 1.3×) → ${ratio <= 1.3 ? 'MET' : 'MISSED'}`);
+    }
+  }
+  return lines.length ? `issue 28 target (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }
 
 /** Issue 14's targets, each from rows measured in turns in this run: one line each, MET or MISSED. */

@@ -16,8 +16,8 @@ export interface GrpcTarget {
   origin: string;
   /** `/package.Service/Method` */
   path: string;
-  /** The request message, already serialized (protobuf binary). */
-  message: Uint8Array;
+  /** The request message, serialized (protobuf binary); a function makes one per call (e.g. each a change). */
+  message: Uint8Array | (() => Uint8Array);
   /** Extra metadata (authorization, x-zitadel-orgid …). */
   headers?: Record<string, string>;
 }
@@ -31,7 +31,8 @@ export function grpcFrame(message: Uint8Array): Buffer {
 }
 
 export async function measureGrpc(target: GrpcTarget, settings: LoadSettings, serverCpuSeconds?: () => number | undefined): Promise<Measurement> {
-  const body = grpcFrame(target.message);
+  const fixed = typeof target.message === 'function' ? undefined : grpcFrame(target.message);
+  const nextBody = typeof target.message === 'function' ? () => grpcFrame((target.message as () => Uint8Array)()) : () => fixed!;
   const headers = {
     [constants.HTTP2_HEADER_METHOD]: 'POST',
     [constants.HTTP2_HEADER_PATH]: target.path,
@@ -78,7 +79,7 @@ export async function measureGrpc(target: GrpcTarget, settings: LoadSettings, se
         }
         resolve();
       });
-      stream.end(body);
+      stream.end(nextBody());
     });
 
   const sessions = await Promise.all(
