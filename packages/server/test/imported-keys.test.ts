@@ -5,9 +5,11 @@
  * a key file made before the move authenticates the API application at introspection with
  * private_key_jwt through openid-client, against the real server on loopback; a re-run adds
  * nothing; the export carries keys only with `withKeys`, and its document moves them again. Both
- * stores. (The JWT-profile grant with an imported machine key is tested where that grant is.)
+ * stores. A machine key file made before the move gets a token after it through the JWT-profile
+ * grant, with @zitadel/node's ServiceAccount unchanged.
  */
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { ServiceAccount } from '@zitadel/node/dist/credentials/index.js';
 import { importPKCS8 } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -111,6 +113,14 @@ describeEachStore('imported machine and application keys', (dialect) => {
     const answer = await oc.tokenIntrospection(await introspector(s, appKey.pkcs8, `${orgId}21`), token);
     expect(answer.active).toBe(true);
     await expect(oc.tokenIntrospection(await introspector(s, stranger.pkcs8, `${orgId}21`), token)).rejects.toMatchObject({ error: 'invalid_client' });
+  });
+
+  it("a machine key file made before the move gets a token after it (@zitadel/node's ServiceAccount, the JWT-profile grant); another key does not", async () => {
+    const keyFile = (pkcs8: string) => ({ type: 'serviceaccount', keyId: `${orgId}11`, key: pkcs8, userId: `${orgId}01` });
+    const token = await ServiceAccount.fromJson(keyFile(machineKey.pkcs8)).authenticate(s.issuer);
+    const answer = await oc.tokenIntrospection(await introspector(s, appKey.pkcs8, `${orgId}21`), token);
+    expect(answer).toMatchObject({ active: true, sub: `${orgId}01` });
+    await expect(ServiceAccount.fromJson(keyFile(stranger.pkcs8)).authenticate(s.issuer)).rejects.toMatchObject({ response: { status: 400, data: { error: 'invalid_grant' } } });
   });
 
   it('the export leaves keys out unless withKeys asks; its document moves them again, and the key file works there', async () => {

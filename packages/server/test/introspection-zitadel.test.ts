@@ -12,6 +12,7 @@ import { once } from 'node:events';
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ServiceAccount } from '@zitadel/node/dist/credentials/index.js';
 import { SignJWT } from 'jose';
 import passport from 'passport';
 import { ZitadelIntrospectionStrategy } from 'passport-zitadel';
@@ -73,6 +74,8 @@ describeEachStore('introspection as ZITADEL answers it', (dialect) => {
   let pat: string;
   let patId: string;
   let ccToken: string;
+  /** The robot's token from the JWT-profile grant, as @zitadel/node's ServiceAccount gets it with a machine key file. */
+  let jwtProfileToken: string;
   let secret: { clientId: string; clientSecret: string };
   const servers: { close: () => Promise<void> }[] = [];
 
@@ -127,6 +130,9 @@ describeEachStore('introspection as ZITADEL answers it', (dialect) => {
     patId = added.tokenId;
     secret = (await s.api('PUT', `/management/v1/users/${robot}/secret`)).body;
     ccToken = await clientCredentials(`openid urn:zitadel:iam:org:project:id:${projectId}:aud`);
+    const machineKey = (await s.api('POST', `/management/v1/users/${robot}/keys`, { type: 'KEY_TYPE_JSON' })).body;
+    const account = ServiceAccount.fromJson(JSON.parse(Buffer.from(machineKey.keyDetails, 'base64').toString('utf8')));
+    jwtProfileToken = await account.authenticate(s.issuer, { projectAudiences: [projectId] });
   }, 60_000);
   afterAll(async () => {
     await Promise.all(servers.map((rs) => rs.close()));
@@ -175,6 +181,12 @@ describeEachStore('introspection as ZITADEL answers it', (dialect) => {
         expect(seen.status, JSON.stringify(seen.body)).toBe(200);
         expect(seen.body).toMatchObject({ active: true, sub: robot, client_id: secret.clientId, aud: expect.arrayContaining([projectId]) });
       }
+    });
+
+    it("a JWT-profile token (@zitadel/node's ServiceAccount with a machine key file) is active with its user", async () => {
+      const seen = await rs.call(jwtProfileToken);
+      expect(seen.status, JSON.stringify(seen.body)).toBe(200);
+      expect(seen.body).toMatchObject({ active: true, sub: robot, aud: expect.arrayContaining([projectId]) });
     });
 
     it('an unknown token is not active', async () => {
