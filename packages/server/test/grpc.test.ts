@@ -4,14 +4,11 @@
  * ZITADEL's own Node SDK (@zitadel/node, nice-grpc) — against the whole service on a loopback
  * port, on both stores.
  *
- * gRPC needs HTTP/2 with prior knowledge. Until the service's listener takes it on its own port
- * (src/http-server.ts), the HTTP/2 clients reach the same request handler through a node HTTP/2
- * server of this test's; `h2cBase` uses the service's port as soon as it answers HTTP/2 there.
+ * gRPC needs HTTP/2 with prior knowledge, which the service's one port speaks beside HTTP/1.1
+ * (src/http-server.ts): the HTTP/2 clients use the same port as the others.
  */
-import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
 import { create, fromBinary, toBinary, type DescService } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Client, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
@@ -35,23 +32,10 @@ const MAX_BODY_BYTES = 64 * 1024;
 const MAX_IMPORT_BODY_BYTES = 256 * 1024;
 
 /** The service's own port when it speaks HTTP/2 with prior knowledge, else an HTTP/2 server of the test around its handler. */
+/** The service's own port, which speaks HTTP/2 with prior knowledge beside HTTP/1.1 (src/http-server.ts). */
 async function h2cBase(s: OidcTestServer): Promise<{ base: string; close: () => Promise<void> }> {
-  if (await speaksH2c(s.issuer)) return { base: s.issuer, close: async () => undefined };
-  const server = http2.createServer(s.service.handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on('session', (session) => {
-    sessions.add(session);
-    session.once('close', () => sessions.delete(session));
-  });
-  return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      for (const session of sessions) session.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  expect(await speaksH2c(s.issuer)).toBe(true);
+  return { base: s.issuer, close: async () => undefined };
 }
 
 async function speaksH2c(base: string): Promise<boolean> {

@@ -11,6 +11,7 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createAdminClient, createServiceAccountInterceptor } from '@zitadel/node/dist/api/index.js';
 import { ServiceAccount } from '@zitadel/node/dist/credentials/index.js';
 import { createRemoteJWKSet, decodeJwt, jwtVerify, SignJWT } from 'jose';
 import * as oc from 'openid-client';
@@ -88,6 +89,14 @@ describeEachStore('JWT-profile grant', (dialect) => {
       // Without the API's audience scope the token is not for the API.
       expect((await s.api('GET', TEXT, undefined, await account.authenticate(s.issuer))).status).toBe(401);
     }
+  });
+
+  it("@zitadel/node's admin client with its service-account interceptor (the grant, then gRPC over h2c on the same port) sets and reads 4.1", async () => {
+    const m = await machineWithKey(s.api, 'sa-grpc', 'ACCESS_TOKEN_TYPE_JWT');
+    const admin = createAdminClient(s.issuer, createServiceAccountInterceptor(s.issuer, ServiceAccount.fromJson(m.file), { apiAccess: true }));
+    const set = await admin.setDefaultVerifyEmailMessageText({ language: 'it', title: 'Verifica', text: 'Ciao' });
+    expect(Number(set.details?.sequence)).toBeGreaterThan(0);
+    expect((await admin.getCustomVerifyEmailMessageText({ language: 'it' })).customText?.title).toBe('Verifica');
   });
 
   it('answers token_type, expires_in, the granted scope and, with openid, an ID token for the user (openid-client)', async () => {
