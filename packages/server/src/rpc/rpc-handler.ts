@@ -10,7 +10,7 @@
  * first, with a body that is only produced once the route asks for it, that is once the caller is
  * known to be allowed and an import slot is taken; only then does connect read the RPC's body.
  */
-import type { DescMessage, DescMethodUnary, Message } from '@bufbuild/protobuf';
+import type { DescMessage, DescMethodUnary, DescService, Message } from '@bufbuild/protobuf';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   Code,
@@ -31,6 +31,8 @@ import { DomainError, GrpcCode } from '../domain/errors.js';
 import { requestIdOf, type InProcessRpcCall } from '../http/middleware/request-context.js';
 import type { Logger } from '../log.js';
 import { rpcTable, type RestTwin, type RpcEntry } from './offered-rpcs.js';
+import type { ReflectionRequest } from './reflection-descriptors.js';
+import { REFLECTION_VERSIONS, ReflectionCatalog, reflectionImplementation } from './reflection.js';
 import { codeOfHttpStatus, messageOfRestAnswer, restRequestOf, rpcErrorOfDomainError, rpcErrorOfRestAnswer } from './rest-mapping.js';
 
 type NodeHandler = NonNullable<ConnectNodeAdapterOptions['fallback']>;
@@ -47,8 +49,11 @@ export interface RpcHandlerOptions {
   maxImportBodyBytes: number;
 }
 
-/** `/zitadel.admin.v1.AdminService/SetDefaultVerifyEmailMessageText`: a path server.ts hands to the RPC handler. */
-const RPC_PATH = /^\/zitadel\.[a-z0-9_.]+\.v\d+\w*\.[A-Za-z0-9_]+\/[A-Za-z0-9_]+$/;
+/**
+ * `/zitadel.admin.v1.AdminService/SetDefaultVerifyEmailMessageText` and
+ * `/grpc.reflection.v1.ServerReflection/ServerReflectionInfo`: paths server.ts hands to the RPC handler.
+ */
+const RPC_PATH = /^\/(?:zitadel\.[a-z0-9_.]+\.v\d+\w*|grpc\.reflection\.v\d+\w*)\.[A-Za-z0-9_]+\/[A-Za-z0-9_]+$/;
 
 export function isRpcPath(path: string): boolean {
   return RPC_PATH.test(path);
@@ -81,11 +86,14 @@ export function createRpcHandler(options: RpcHandlerOptions): NodeHandler {
   const importEntry = table.find((entry) => entry.name === IMPORT_RPC);
   const calls = new WeakMap<NodeRequest, RpcCall>();
   const routerOptions = { readMaxBytes: options.maxBodyBytes, writeMaxBytes: MAX_ANSWER_BYTES };
+  const reflection = reflectionOf(new ReflectionCatalog(offeredServices(table)));
   const routes = (router: ConnectRouter) => {
     for (const entry of table) {
       // The import's request message has the import's own, larger limit, as its REST body has.
       router.rpc(entry.method as DescMethodUnary, implementationOf(entry, options), entry === importEntry ? { readMaxBytes: options.maxImportBodyBytes } : {});
     }
+    // A bidi stream: gRPC over HTTP/2 only (connect answers the HTTP/1.1 protocols' attempts with an error).
+    for (const version of REFLECTION_VERSIONS) router.rpc(version.method, reflection);
   };
   const contextValues = (req: NodeRequest) => createContextValues().set(CALL, calls.get(req));
   const fallback: NodeHandler = (req, res) => {
@@ -203,6 +211,26 @@ function implementationOf(entry: RpcEntry, options: RpcHandlerOptions) {
       if (call) call.code = failure.code;
       if (failure.code === Code.Internal) options.logger?.error('rpc failed', { requestId: call?.requestId, rpc: entry.name, error: String((error as Error)?.stack ?? error), cause: String((error as Error)?.cause ?? '') });
       throw failure;
+    }
+  };
+}
+
+/** The services reflection lists: those with at least one offered RPC, in RPC_SERVICES's order. */
+function offeredServices(table: readonly RpcEntry[]): DescService[] {
+  return [...new Set(table.filter((entry) => entry.twin).map((entry) => entry.service))];
+}
+
+/** Reflection's stream, with its status kept for the call's log line (its status goes out in trailers, which the log cannot read). */
+function reflectionOf(catalog: ReflectionCatalog) {
+  const answer = reflectionImplementation(catalog);
+  return async function* (requests: AsyncIterable<Message>, context: HandlerContext) {
+    const call = context.values.get(CALL);
+    try {
+      yield* answer(requests as AsyncIterable<ReflectionRequest>, context);
+      if (call) call.code = 0;
+    } catch (error) {
+      if (call) call.code = ConnectError.from(error).code;
+      throw error;
     }
   };
 }
