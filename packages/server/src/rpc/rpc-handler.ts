@@ -30,6 +30,7 @@ import type { App } from '../app.js';
 import { DomainError, GrpcCode } from '../domain/errors.js';
 import { requestIdOf, type InProcessRpcCall } from '../http/middleware/request-context.js';
 import type { Logger } from '../log.js';
+import { inProcessRequest } from './in-process-request.js';
 import { rpcTable, type RestTwin, type RpcEntry } from './offered-rpcs.js';
 import type { ReflectionRequest } from './reflection-descriptors.js';
 import { REFLECTION_VERSIONS, ReflectionCatalog, reflectionImplementation } from './reflection.js';
@@ -197,7 +198,7 @@ function implementationOf(entry: RpcEntry, options: RpcHandlerOptions) {
         response = await call.importCall.response;
       } else {
         response = await options.app().fetch(
-          new Request(`http://rpc.internal${request.target}`, { method: request.method, headers: restHeaders(context.requestHeader, call, request.body !== undefined), body: request.body, signal: context.signal }),
+          inProcessRequest(`http://rpc.internal${request.target}`, request.method, restHeaders(context.requestHeader, call, request.body !== undefined), request.body, context.signal),
           { incoming: call?.req, rpcCall: call?.rest },
         );
       }

@@ -1,0 +1,70 @@
+/**
+ * The request an RPC hands the Hono app in process: what Hono and the routes read of a Request
+ * (url, method, headers, the body as text, JSON or bytes, the signal) answered from plain values,
+ * and everything else from a real Request built only when something asks for it.
+ *
+ * Why: a real `new Request(url, { body })` is undici's, which wraps the body in a web stream and
+ * links a signal of its own; it cost about a tenth of an RPC's CPU in the bench profile
+ * (BENCHMARKS.md round 15). REST requests avoid it the same way: @hono/node-server reads the body
+ * straight from node's request unless a web stream is asked for. The declared `content-length`
+ * lets the body limit decide from the headers (http/middleware/body-limit.ts) as it does for REST.
+ */
+const encoder = new TextEncoder();
+
+/** Request members served from the real Request, built on first use (node-server's list, the same idea). */
+const DEFERRED_PROPERTIES = ['body', 'bodyUsed', 'cache', 'credentials', 'destination', 'integrity', 'mode', 'redirect', 'referrer', 'referrerPolicy', 'keepalive', 'duplex'] as const;
+const DEFERRED_METHODS = ['blob', 'clone', 'formData', 'bytes'] as const;
+
+class InProcessRequest {
+  #real: Request | undefined;
+
+  constructor(
+    readonly url: string,
+    readonly method: string,
+    readonly headers: Headers,
+    private readonly bodyText: string | undefined,
+    readonly signal: AbortSignal,
+  ) {}
+
+  /** The real Request, for what this one does not answer itself. */
+  real(): Request {
+    return (this.#real ??= new Request(this.url, { method: this.method, headers: this.headers, body: this.bodyText, signal: this.signal }));
+  }
+
+  text(): Promise<string> {
+    return Promise.resolve(this.bodyText ?? '');
+  }
+
+  json(): Promise<unknown> {
+    return this.text().then((text) => JSON.parse(text) as unknown);
+  }
+
+  arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = encoder.encode(this.bodyText ?? '');
+    return Promise.resolve(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+  }
+}
+
+for (const name of DEFERRED_PROPERTIES) {
+  Object.defineProperty(InProcessRequest.prototype, name, {
+    get(this: InProcessRequest) {
+      return (this.real() as unknown as Record<string, unknown>)[name];
+    },
+  });
+}
+for (const name of DEFERRED_METHODS) {
+  Object.defineProperty(InProcessRequest.prototype, name, {
+    value(this: InProcessRequest, ...args: unknown[]) {
+      const real = this.real() as unknown as Record<string, (...a: unknown[]) => unknown>;
+      return real[name].apply(real, args);
+    },
+  });
+}
+// `instanceof Request` holds, as it does for node-server's requests.
+Object.setPrototypeOf(InProcessRequest.prototype, Request.prototype);
+
+/** A request for `app.fetch` with a JSON body (or none), `content-length` declared. */
+export function inProcessRequest(url: string, method: string, headers: Headers, body: string | undefined, signal: AbortSignal): Request {
+  if (body !== undefined) headers.set('content-length', String(Buffer.byteLength(body)));
+  return new InProcessRequest(url, method, headers, body, signal) as unknown as Request;
+}
