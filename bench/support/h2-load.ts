@@ -9,7 +9,7 @@
  * counts as non-2xx / error.
  */
 import { connect, constants, type ClientHttp2Session } from 'node:http2';
-import type { LoadSettings, Measurement } from './load.js';
+import { windowMeasurement, type LoadSettings, type Measurement } from './measurement.js';
 
 export interface GrpcTarget {
   /** e.g. http://127.0.0.1:8080 */
@@ -97,19 +97,5 @@ export async function measureGrpc(target: GrpcTarget, settings: LoadSettings, se
   const cpuAtEnd = serverCpuSeconds?.();
   const cpuUsed = cpuAtWindowStart !== undefined && cpuAtEnd !== undefined ? cpuAtEnd - cpuAtWindowStart : undefined;
   for (const session of sessions) session.close();
-  latencies.sort((a, b) => a - b);
-  const percentile = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] : NaN);
-  return {
-    requestsPerSecond: windowSeconds > 0 ? latencies.length / windowSeconds : 0,
-    p50: percentile(50),
-    p99: percentile(99),
-    measured: latencies.length,
-    ok,
-    non2xx,
-    errors,
-    statusCodes,
-    sent,
-    serverCpuMs: cpuUsed !== undefined && latencies.length > 0 ? (1000 * cpuUsed) / latencies.length : undefined,
-    window: { seconds: windowSeconds, latencies, cpuSeconds: cpuUsed },
-  };
+  return windowMeasurement(latencies, windowSeconds, cpuUsed, { ok, non2xx, errors, statusCodes, sent });
 }

@@ -6,35 +6,9 @@
  */
 import autocannon, { type Options } from 'autocannon';
 import { measureGrpc, type GrpcTarget } from './h2-load.js';
+import { windowMeasurement, type LoadSettings, type Measurement } from './measurement.js';
 
-export interface LoadSettings {
-  connections: number;
-  /** Seconds measured. */
-  duration: number;
-  /** Seconds of load before the measured window (JIT, caches, SQLite page cache). */
-  warmup: number;
-}
-
-export interface Measurement {
-  requestsPerSecond: number;
-  /** Latency percentiles of the responses in the measured window, in ms. */
-  p50: number;
-  p99: number;
-  /** Responses in the measured window. */
-  measured: number;
-  /** 2xx answers over the whole run, warm-up included (every one of them wrote). */
-  ok: number;
-  non2xx: number;
-  /** Connection errors and timeouts: requests without any response. */
-  errors: number;
-  statusCodes: Record<string, number>;
-  /** Requests sent, answered or not (those in flight at the end may still have been processed). */
-  sent: number;
-  /** The server's CPU time per response in the measured window (ms), when known. */
-  serverCpuMs?: number;
-  /** What pooling several windows needs (measureAlternating). */
-  window: { seconds: number; latencies: number[]; cpuSeconds?: number };
-}
+export type { LoadSettings, Measurement };
 
 type HttpTarget = Omit<Options, 'connections' | 'duration'>;
 /** An HTTP/1.1 request (autocannon) or a unary gRPC call over HTTP/2 (h2-load.ts). */
@@ -86,45 +60,24 @@ export async function measure(
   const windowSeconds = (performance.now() - windowStart) / 1000;
   const cpuAtEnd = serverCpuSeconds?.();
   const cpuUsed = cpuAtWindowStart !== undefined && cpuAtEnd !== undefined ? cpuAtEnd - cpuAtWindowStart : undefined;
-  latencies.sort((a, b) => a - b);
-  const percentile = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] : NaN);
-  return {
-    requestsPerSecond: windowSeconds > 0 ? latencies.length / windowSeconds : 0,
-    p50: percentile(50),
-    p99: percentile(99),
-    measured: latencies.length,
+  return windowMeasurement(latencies, windowSeconds, cpuUsed, {
     ok: run['2xx'],
     non2xx: run.non2xx,
     errors: run.errors,
     statusCodes: Object.fromEntries(Object.entries(run.statusCodeStats ?? {}).map(([code, s]) => [code, s.count])),
     sent: run.requests.sent,
-    serverCpuMs: cpuUsed !== undefined && latencies.length > 0 ? (1000 * cpuUsed) / latencies.length : undefined,
-    window: { seconds: windowSeconds, latencies, cpuSeconds: cpuUsed },
-  };
+  });
 }
 
 /** Measurements of one target over several windows as one: requests, CPU and latencies pooled. */
 export function pool(parts: Measurement[]): Measurement {
-  const latencies = parts.flatMap((m) => m.window.latencies).sort((a, b) => a - b);
+  const latencies = parts.flatMap((m) => m.window.latencies);
   const seconds = parts.reduce((sum, m) => sum + m.window.seconds, 0);
   const cpu = parts.every((m) => m.window.cpuSeconds !== undefined) ? parts.reduce((sum, m) => sum + m.window.cpuSeconds!, 0) : undefined;
-  const percentile = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] : NaN);
   const sum = (field: 'ok' | 'non2xx' | 'errors' | 'sent') => parts.reduce((total, m) => total + m[field], 0);
   const statusCodes: Record<string, number> = {};
   for (const m of parts) for (const [code, n] of Object.entries(m.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
-  return {
-    requestsPerSecond: seconds > 0 ? latencies.length / seconds : 0,
-    p50: percentile(50),
-    p99: percentile(99),
-    measured: latencies.length,
-    ok: sum('ok'),
-    non2xx: sum('non2xx'),
-    errors: sum('errors'),
-    statusCodes,
-    sent: sum('sent'),
-    serverCpuMs: cpu !== undefined && latencies.length > 0 ? (1000 * cpu) / latencies.length : undefined,
-    window: { seconds, latencies, cpuSeconds: cpu },
-  };
+  return windowMeasurement(latencies, seconds, cpu, { ok: sum('ok'), non2xx: sum('non2xx'), errors: sum('errors'), statusCodes, sent: sum('sent') });
 }
 
 /**
