@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -16,20 +16,12 @@ import { describeEachStore, insertMachineUserWithToken } from './support/instanc
 import { linkIn, outboxWorkerFor, readDroppedMail, startSmtpSink, type SmtpSink } from './support/mail.js';
 import { startOidcServer, type OidcTestServer } from './support/oidc-server.js';
 import { tempDir } from './support/temp-dir.js';
+import { freePort } from './support/ports.js';
 
 const ADMIN_PREVIEW = (kind: string, language = 'en') => `/admin/v1/text/message/${kind}/${language}/_preview`;
 const ORG_PREVIEW = (kind: string, language = 'en') => `/management/v1/text/message/${kind}/${language}/_preview`;
 const ADMIN_TEST = (kind: string, language = 'en') => `/admin/v1/text/message/${kind}/${language}/_test`;
 const ORG_TEST = (kind: string, language = 'en') => `/management/v1/text/message/${kind}/${language}/_test`;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 describeEachStore('message text preview and test send', (dialect) => {
   let s: OidcTestServer;

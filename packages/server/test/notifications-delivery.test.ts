@@ -3,9 +3,6 @@
  * the provider API and its test call, which text a user gets, and the outbox's guarantees —
  * retried while the server is down, delivered after a restart, exactly once with two workers.
  */
-import { once } from 'node:events';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { processSecretBox } from '../src/secrets/secret-box.js';
 import { OutboxWorker } from '../src/background/outbox-worker.js';
@@ -14,15 +11,7 @@ import { openStore } from '../src/store/store.js';
 import { describeEachStore } from './support/instance.js';
 import { linkIn, outboxWorkerFor, readDroppedMail, startSmtpSink, type SmtpSink } from './support/mail.js';
 import { startOidcServer, type OidcTestServer } from './support/oidc-server.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
+import { freePort } from './support/ports.js';
 
 describeEachStore('mail delivery', (dialect) => {
   let s: OidcTestServer;

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './global-postgres.js';
+import { freePort } from './ports.js';
 
 export interface GcsEmulator {
   endpoint: string;

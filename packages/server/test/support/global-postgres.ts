@@ -4,10 +4,10 @@
  * the whole run; each test instance then gets a database of its own.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { freePort } from './ports.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,16 +15,6 @@ declare module 'vitest' {
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 export default async function setup(project: TestProject) {
   if (process.env.TEST_DATABASE_URL) {

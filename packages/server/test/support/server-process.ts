@@ -3,10 +3,10 @@
  * by the environment. For tests of the process itself and of several processes on one database.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './temp-dir.js';
+import { freePort } from './ports.js';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), '../../src/main.ts');
 
@@ -66,10 +66,3 @@ export async function startServerProcessWithIssuer(env: Record<string, string>):
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
