@@ -21,12 +21,14 @@ export interface LoginPageView {
   passwordForm?: boolean;
   /** Offer "Forgot your password?" (the login policy's `hidePasswordReset` off). */
   passwordReset?: boolean;
+  /** Offer self-registration (the login policy's `allowRegister`; http/routes/login-register.ts). */
+  register?: boolean;
   /** The page's strings (the organisation's login texts; domain/texts/login-texts.ts). */
   texts?: LoginPageTexts;
   look?: PageLook;
 }
 
-export function loginPage({ uid, loginName = '', error, appName, providers = [], passwordForm = true, passwordReset = false, look, texts = BUILT_IN_LOGIN_PAGE_TEXTS }: LoginPageView): string {
+export function loginPage({ uid, loginName = '', error, appName, providers = [], passwordForm = true, passwordReset = false, register = false, look, texts = BUILT_IN_LOGIN_PAGE_TEXTS }: LoginPageView): string {
   const alert = error ? `<p class="error" role="alert" id="login-error">${escapeHtml(error)}</p>` : '';
   // Which application the user signs in to, so a phishing page is easier to tell apart.
   const to = appName ? `<p class="app">to continue to <strong id="app-name">${escapeHtml(appName)}</strong></p>` : '';
@@ -49,7 +51,7 @@ export function loginPage({ uid, loginName = '', error, appName, providers = [],
     // The built-in title reads on into the application's name; a custom one stands before it.
     appName ? (texts.title === BUILT_IN_LOGIN_PAGE_TEXTS.title ? `Sign in to ${appName}` : `${texts.title} – ${appName}`) : texts.title,
     `<h1>${escapeHtml(texts.title)}</h1>${to}${alert}
-${form}${external}`,
+${form}${external}${register ? `<p class="register">No account yet? <a id="register" href="/ui/login/${encodeURIComponent(uid)}/register">${escapeHtml(texts.registerButtonText)}</a></p>` : ''}`,
     look,
   );
 }

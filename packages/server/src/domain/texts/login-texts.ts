@@ -20,6 +20,17 @@ const FIELDS = {
   nextButtonText: ['passwordText', 'nextButtonText', 'Sign in'],
   resetLinkText: ['passwordText', 'resetLinkText', 'Forgot your password?'],
   externalUserDescription: ['loginText', 'externalUserDescription', 'or sign in with'],
+  registerButtonText: ['loginText', 'registerButtonText', 'Create an account'],
+  // The registration page (ZITADEL's RegistrationUser screen; http/routes/login-register.ts).
+  registrationTitle: ['registrationUserText', 'title', 'Create your account'],
+  registrationDescription: ['registrationUserText', 'description', 'Your email address will be your login name. We send you a mail to verify it.'],
+  firstnameLabel: ['registrationUserText', 'firstnameLabel', 'First name'],
+  lastnameLabel: ['registrationUserText', 'lastnameLabel', 'Last name'],
+  emailLabel: ['registrationUserText', 'emailLabel', 'Email address'],
+  registrationPasswordLabel: ['registrationUserText', 'passwordLabel', 'Password'],
+  passwordConfirmLabel: ['registrationUserText', 'passwordConfirmLabel', 'Password again'],
+  registrationNextButtonText: ['registrationUserText', 'nextButtonText', 'Create account and continue'],
+  registrationBackButtonText: ['registrationUserText', 'backButtonText', 'Back to the sign-in page'],
 } as const;
 
 export type LoginPageTexts = Record<keyof typeof FIELDS, string>;

@@ -51,10 +51,26 @@ export interface CreatedUser {
 
 export async function importHumanUser(store: Store, ctx: RequestContext, input: ImportHumanUserInput, secrets: SecretBox): Promise<CreatedUser> {
   requirePermission(ctx, 'user.write');
+  return createHumanUser(store, { instanceId: ctx.instanceId, orgId: ctx.orgId, creator: ctx.caller.userId }, input, secrets);
+}
+
+/** Who creates a user, and where: the API's caller in its context organisation, or a person registering itself (domain/login/registration.ts). */
+export interface UserCreator {
+  instanceId: string;
+  orgId: string;
+  /** The event's creator: the caller, or the new user itself (then `userId` of the input names it). */
+  creator: string;
+}
+
+/**
+ * A human user as the API's ImportHumanUser and AddHumanUser create one (their checks, state, event
+ * and first mail), without their permission check: the caller has decided that `by` may create it.
+ */
+export async function createHumanUser(store: Store, by: UserCreator, input: ImportHumanUserInput, secrets: SecretBox): Promise<CreatedUser> {
   if (input.password !== undefined && input.hashedPassword !== undefined) {
     throw invalidArgument('USER-pW1h4', 'invalid hashedPassword: give either password or hashedPassword, not both');
   }
-  if (input.password) await checkPasswordComplexity(store.read, ctx.instanceId, ctx.orgId, input.password);
+  if (input.password) await checkPasswordComplexity(store.read, by.instanceId, by.orgId, input.password);
   if (input.hashedPassword !== undefined) checkHashedPassword(input.hashedPassword.value);
   // Hash outside the transaction: argon2 is slow on purpose and must not hold the write lock.
   const passwordHash = input.password ? await hashPassword(input.password) : (input.hashedPassword?.value ?? null);
@@ -75,7 +91,7 @@ export async function importHumanUser(store: Store, ctx: RequestContext, input: 
   };
   // As in ZITADEL, a user who cannot sign in yet (no verified email or no password) is initial.
   const state: UserState = email.isEmailVerified && passwordHash ? 'USER_STATE_ACTIVE' : 'USER_STATE_INITIAL';
-  return createUser(store, ctx, {
+  return createUser(store, by, {
     userId: input.userId,
     userName: input.userName,
     type: 'human',
@@ -93,7 +109,7 @@ export async function importHumanUser(store: Store, ctx: RequestContext, input: 
     // ZITADEL's mails on creation: without a password the init mail (its code also verifies the
     // email), else for an unverified email the verification mail. Queued with the user, so a
     // rolled-back creation sends nothing.
-    const recipient = { id: created.userId, orgId: ctx.orgId, email: email.email };
+    const recipient = { id: created.userId, orgId: by.orgId, email: email.email };
     if (!passwordHash) await queueUserMessage(tx, 'init', recipient);
     else if (!email.isEmailVerified) await queueUserMessage(tx, 'verify_email', recipient);
   });
@@ -123,7 +139,7 @@ export async function addMachineUser(store: Store, ctx: RequestContext, input: A
     ...(input.description ? { description: input.description } : {}),
     accessTokenType: input.accessTokenType ?? 'ACCESS_TOKEN_TYPE_BEARER',
   };
-  return createUser(store, ctx, {
+  return createUser(store, { instanceId: ctx.instanceId, orgId: ctx.orgId, creator: ctx.caller.userId }, {
     userId: input.userId,
     userName: input.userName,
     type: 'machine',
@@ -149,13 +165,13 @@ export interface NewUser {
 }
 
 /** Creates the user; `then` runs in the same transaction (e.g. queues its first mail). */
-async function createUser(store: Store, ctx: RequestContext, user: NewUser, then?: (tx: Repositories, created: CreatedUser) => Promise<void>): Promise<CreatedUser> {
+async function createUser(store: Store, by: UserCreator, user: NewUser, then?: (tx: Repositories, created: CreatedUser) => Promise<void>): Promise<CreatedUser> {
   return store.transaction(async (tx) => {
-    const created = await insertNewUser(tx, { instanceId: ctx.instanceId, orgId: ctx.orgId, creator: ctx.caller.userId }, user);
+    const created = await insertNewUser(tx, by, user);
     await then?.(tx, created);
     return created;
     // Bare login names are checked across organisations (login-names.ts), under their lock.
-  }, [loginNamesLock(ctx.instanceId), ...(user.userId ? [[USER_AGGREGATE, user.userId] as const] : [])]);
+  }, [loginNamesLock(by.instanceId), ...(user.userId ? [[USER_AGGREGATE, user.userId] as const] : [])]);
 }
 
 /**

@@ -24,6 +24,8 @@ import { registerFederationRoutes } from './login-federation.js';
 import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, node, type Details, type OidcRouteDeps } from './login-flow.js';
 import { afterPassword, registerLoginStepRoutes } from './login-steps.js';
 import { registerPasswordResetRoutes } from './login-password-reset.js';
+import { registerRegistrationRoutes } from './login-register.js';
+import { registrationTarget } from '../../domain/login/registration.js';
 import { projectAccessRefusal } from '../../domain/login/project-access.js';
 import { orgScopeRefusal } from '../../domain/login/org-scope.js';
 
@@ -42,12 +44,13 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
     const app = await appOf(store, d);
     const orgId = app?.orgId ?? deps.instanceId;
     const providers = app ? await providersFor(store, app.orgId, deps.instanceId) : [];
-    const [policy, look, texts] = await Promise.all([
+    const [policy, look, texts, registration] = await Promise.all([
       login.effective(store.read, deps.instanceId, orgId),
       signInLook(store.read, deps.instanceId, app),
       loginPageTexts(store.read, deps.instanceId, orgId, loginLanguage(d.params.ui_locales)),
+      registrationTarget(store.read, deps.instanceId, app, requestedOrg(String(d.params.scope ?? ''))),
     ]);
-    return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers, passwordForm: policy.allowUsernamePassword, passwordReset: policy.allowUsernamePassword && !policy.hidePasswordReset, look, texts }), status);
+    return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers, passwordForm: policy.allowUsernamePassword, passwordReset: policy.allowUsernamePassword && !policy.hidePasswordReset, register: registration.allowed, look, texts }), status);
   }
 
   app.get('/ui/login/:uid', async (c) => {
@@ -102,6 +105,7 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   registerFederationRoutes(app, deps);
   registerLoginStepRoutes(app, deps);
   registerPasswordResetRoutes(app, deps);
+  registerRegistrationRoutes(app, deps);
 
   const userinfo = async (c: Context) => {
     c.header('Cache-Control', 'no-store');
