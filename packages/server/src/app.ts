@@ -49,6 +49,7 @@ import { registerManagementUserRoutes } from './http/routes/management-users.js'
 import { registerOidcRoutes } from './http/routes/oidc-ui.js';
 import type { OidcRouteDeps } from './http/routes/login-flow.js';
 import { registerMailPageRoutes } from './http/routes/login-mail.js';
+import { registerStartPageRoutes } from './http/routes/start-pages.js';
 import { registerManagementProjectRoutes } from './http/routes/management-projects.js';
 import { registerManagementProjectGrantRoutes } from './http/routes/management-project-grants.js';
 import { registerManagementUserGrantRoutes } from './http/routes/management-user-grants.js';
@@ -187,6 +188,7 @@ export function createApp(deps: AppDeps) {
   registerManagementUserSecretRoutes(app, routeDeps);
   if (deps.oidc) registerOidcRoutes(app, deps.oidc);
   registerMailPageRoutes(app, deps.store, deps.instanceId);
+  registerStartPageRoutes(app, deps.store, deps.instanceId);
   registerManagementIdpRoutes(app, routeDeps);
   registerAdminIdpRoutes(app, routeDeps);
   registerManagementProjectRoutes(app, routeDeps);

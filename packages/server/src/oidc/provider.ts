@@ -39,6 +39,7 @@ import {
   valueScopesIn,
 } from './scopes.js';
 import { orgScopeRefusal } from '../domain/login/org-scope.js';
+import { signInPolicy } from './interaction-policy.js';
 
 /** The resource indicator of every token (clients never need to send it). */
 export const RESOURCE = 'urn:service:iam';
@@ -134,7 +135,8 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     responseTypes: ['code', 'id_token', 'id_token token'],
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
     extraClientMetadata: { properties: [...EXTRA_CLIENT_METADATA] },
-    interactions: { url: (_ctx, interaction) => `/ui/login/${interaction.uid}` },
+    // oidc-provider's prompts plus the login policy's check lifetimes (interaction-policy.ts).
+    interactions: { policy: signInPolicy(store, instanceId), url: (_ctx, interaction) => `/ui/login/${interaction.uid}` },
     ttl: { ...TTL },
     conformIdTokenClaims: true,
     features: {

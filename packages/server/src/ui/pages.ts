@@ -174,16 +174,23 @@ export function newPasswordPage(view: { uid: string; error?: string; look?: Page
 }
 
 /** Email verification without a code in the link (or after a wrong one): a form for the code. */
-export function verificationPage(view: { userId: string; orgId?: string; error?: string; look?: PageLook }): string {
+export function verificationPage(view: { userId: string; orgId?: string; error?: string; notice?: string; resend?: boolean; look?: PageLook }): string {
   const alert = view.error ? `<p class="error" role="alert" id="page-error">${escapeHtml(view.error)}</p>` : '';
+  const notice = view.notice ? `<p role="status" id="page-notice">${escapeHtml(view.notice)}</p>` : '';
+  // A used, expired or lost code: a new mail is the way on (ZITADEL's page offers it too).
+  const resend = view.resend
+    ? `<form method="post" action="/ui/login/mail/verification/resend" class="providers"><p>No mail, or its code no longer works?</p>
+<input type="hidden" name="userID" value="${escapeHtml(view.userId)}"><input type="hidden" name="orgID" value="${escapeHtml(view.orgId ?? '')}">
+<button type="submit" id="resend" class="provider">Send a new verification mail</button></form>`
+    : '';
   return layout(
     'Verify your email',
-    `<h1>Verify your email</h1><p>Enter the code from the verification mail.</p>${alert}
+    `<h1>Verify your email</h1><p>Enter the code from the verification mail.</p>${notice}${alert}
 <form method="post" action="/ui/login/mail/verification">
 <input type="hidden" name="userID" value="${escapeHtml(view.userId)}"><input type="hidden" name="orgID" value="${escapeHtml(view.orgId ?? '')}">
 <label for="code">Code</label><input id="code" name="code" autocomplete="one-time-code" required autofocus>
 <button type="submit">Verify</button>
-</form>`,
+</form>${resend}`,
     view.look,
   );
 }

@@ -55,3 +55,9 @@ export async function mailPageContext(read: Repositories, instanceId: string, us
   const [look, policy] = await Promise.all([pageLook(read, instanceId, orgId), login.effective(read, instanceId, orgId)]);
   return { look, ...(policy.defaultRedirectUri ? { continueTo: policy.defaultRedirectUri } : {}) };
 }
+
+/** For a page no application or user is known on (`/`, `/ui/login`, an expired sign-in): the instance's look and `defaultRedirectUri`. */
+export async function startPageContext(read: Repositories, instanceId: string): Promise<{ look: PageLook; continueTo?: string }> {
+  const [look, policy] = await Promise.all([pageLook(read, instanceId, instanceId), login.effective(read, instanceId, instanceId)]);
+  return { look, ...(policy.defaultRedirectUri ? { continueTo: policy.defaultRedirectUri } : {}) };
+}

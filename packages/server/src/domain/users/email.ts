@@ -16,6 +16,7 @@ import { USER_AGGREGATE } from './aggregate.js';
 import { userForCredentialChange } from './guard.js';
 import { checkPasswordComplexity } from './password-policy.js';
 import type { HumanData } from './view.js';
+import { isUnstorableText } from '../unstorable-text.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const human = (user: UserRow) => user.data as unknown as HumanData;
@@ -62,12 +63,40 @@ export async function resendEmailVerification(store: Store, ctx: RequestContext,
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
     const user = await humanForEmailChange(tx, ctx, userId);
-    const data = human(user);
-    if (data.email.isEmailVerified) throw failedPrecondition('COMMAND-3m9ds', 'Email is already verified');
-    const event = await append(tx, user, ctx.caller.userId, 'user.human.email.verification.requested', { email: data.email.email });
-    await tx.users.touch(user.id, event.sequence, event.createdAt);
-    await queueUserMessage(tx, 'verify_email', { id: user.id, orgId: user.orgId, email: data.email.email });
-    return { details: changedDetails(event) };
+    if (human(user).email.isEmailVerified) throw failedPrecondition('COMMAND-3m9ds', 'Email is already verified');
+    return { details: await mailVerificationAgain(tx, user, ctx.caller.userId) };
+  }, [[USER_AGGREGATE, userId]]);
+}
+
+/** The event and the queued mail of a new verification code (the previous code stops working when it is sent). */
+async function mailVerificationAgain(tx: Repositories, user: UserRow, creator: string): Promise<ObjectDetails> {
+  const { email } = human(user).email;
+  const event = await append(tx, user, creator, 'user.human.email.verification.requested', { email });
+  await tx.users.touch(user.id, event.sequence, event.createdAt);
+  await queueUserMessage(tx, 'verify_email', { id: user.id, orgId: user.orgId, email });
+  return changedDetails(event);
+}
+
+/** Whether a human user's email is verified (the verification page tells a used link from a lost one). */
+export async function emailVerificationState(store: Store, userId: string): Promise<'verified' | 'unverified' | 'unknown'> {
+  const user = userId && !isUnstorableText(userId) ? await store.read.users.get(userId) : undefined;
+  if (!user || user.type !== 'human') return 'unknown';
+  return human(user).email.isEmailVerified ? 'verified' : 'unverified';
+}
+
+/**
+ * The verification page's "send a new mail" (ZITADEL's page offers it too): the page's link names
+ * the user, and the mail goes only to the address the user already has, so no caller is needed;
+ * the page limits how often (http/routes/login-mail.ts). `unknown` for no such human user.
+ */
+export async function mailVerificationAgainFromPage(store: Store, userId: string): Promise<'sent' | 'verified' | 'unknown'> {
+  if (!userId || isUnstorableText(userId)) return 'unknown';
+  return store.transaction(async (tx) => {
+    const user = await tx.users.get(userId);
+    if (!user || user.type !== 'human') return 'unknown' as const;
+    if (human(user).email.isEmailVerified) return 'verified' as const;
+    await mailVerificationAgain(tx, user, user.id);
+    return 'sent' as const;
   }, [[USER_AGGREGATE, userId]]);
 }
 

@@ -14,7 +14,7 @@ import { signInApp } from '../../domain/login/sign-in-app.js';
 import type { AccessTokenReader } from '../../oidc/access-tokens.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import type { Store } from '../../store/store.js';
-import { messagePage } from '../../ui/pages.js';
+import { signInStartPage } from '../../ui/start-pages.js';
 
 export interface OidcRouteDeps {
   provider: Provider;
@@ -62,5 +62,5 @@ export async function appOf(store: Store, d: Details) {
   return signInApp(store, d.params.client_id);
 }
 
-export const expiredPage = (c: Context) =>
-  c.html(messagePage('Sign-in expired', 'This sign-in attempt has expired or was opened in another browser. Go back to the application and start again.'), 400);
+/** A sign-in attempt this browser no longer has: what happened, and the way on (ui/start-pages.ts). */
+export const expiredPage = (c: Context) => c.html(signInStartPage({ expired: true }), 400);

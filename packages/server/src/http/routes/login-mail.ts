@@ -7,13 +7,17 @@
  */
 import type { Context, Hono } from 'hono';
 import { DomainError } from '../../domain/errors.js';
-import { CodeRefused, initCodeOpen, initializeWithCode, verifyEmailWithCode } from '../../domain/users/email.js';
+import { CodeRefused, emailVerificationState, initCodeOpen, initializeWithCode, mailVerificationAgainFromPage, verifyEmailWithCode } from '../../domain/users/email.js';
+import { SlidingWindowLimit } from '../../domain/rate-limit.js';
 import { hasNul } from '../../oidc/nul-guard.js';
 import { resetCodeOpen, resetPasswordWithCode } from '../../domain/users/password.js';
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';
 import { donePage, initPage, verificationPage } from '../../ui/pages.js';
 import { mailPageContext } from '../../domain/login/page-look.js';
+
+const RESENDS_PER_WINDOW = 3;
+const RESEND_WINDOW_MS = 15 * 60_000;
 
 const clean = (v: unknown) => (typeof v === 'string' && !hasNul(v) ? v.trim() : '');
 
@@ -29,8 +33,12 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instance
     try {
       await verifyEmailWithCode(store, userId, code);
     } catch (error) {
-      if (error instanceof CodeRefused) return c.html(verificationPage({ userId, orgId, error: error.message, look }), error.check === 'none' ? 404 : 400);
-      throw error;
+      if (!(error instanceof CodeRefused)) throw error;
+      // A link used once already (the code is gone with it): nothing left to do but go on.
+      if (error.check === 'none' && (await emailVerificationState(store, userId)) === 'verified') {
+        return c.html(donePage('Email already verified', 'This link was used already: your email address is verified.', 'You can close this page and go back to the application.', { look, continueTo }));
+      }
+      return c.html(verificationPage({ userId, orgId, error: error.message, resend: true, look }), error.check === 'none' ? 404 : 400);
     }
     return c.html(donePage('Email verified', 'Your email address is verified.', 'You can close this page and go back to the application.', { look, continueTo }));
   }
@@ -38,6 +46,26 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instance
   app.post('/ui/login/mail/verification', async (c) => {
     const form = (await c.req.parseBody().catch(() => undefined)) ?? {};
     return verify(c, clean(form.userID), clean(form.code), clean(form.orgID));
+  });
+
+  // "Send a new verification mail": at most RESENDS_PER_WINDOW per user and window in this process,
+  // since anyone holding a link (or guessing an id) could otherwise flood the user's inbox.
+  const resends = new SlidingWindowLimit(RESENDS_PER_WINDOW, RESEND_WINDOW_MS);
+  app.post('/ui/login/mail/verification/resend', async (c) => {
+    const form = (await c.req.parseBody().catch(() => undefined)) ?? {};
+    const userId = clean(form.userID);
+    const orgId = clean(form.orgID);
+    const { look, continueTo } = await context(userId);
+    const state = await emailVerificationState(store, userId);
+    if (state === 'verified') return c.html(donePage('Email already verified', 'Your email address is verified already.', 'You can close this page and go back to the application.', { look, continueTo }));
+    if (state === 'unknown') return c.html(donePage('Link incomplete', 'This verification link names no account that can verify an email.', 'Open the link from the newest mail again, or ask an administrator for a new mail.', { look }), 404);
+    const wait = resends.take(userId);
+    if (wait !== undefined) {
+      c.header('Retry-After', String(wait));
+      return c.html(verificationPage({ userId, orgId, error: `A new mail was sent a short while ago. Check your inbox and spam folder, or ask again in ${Math.ceil(wait / 60)} minute(s).`, look }), 429);
+    }
+    await mailVerificationAgainFromPage(store, userId);
+    return c.html(verificationPage({ userId, orgId, notice: 'A new verification mail is on its way. Enter its code here, or follow its link; the code of an older mail no longer works.', look }));
   });
 
   app.get('/ui/login/user/init', async (c) => {
