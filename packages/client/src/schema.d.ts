@@ -4492,6 +4492,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ui/login/{uid}/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Self-registration (browser)
+         * @description ZITADEL's register page, linked from the login page when the effective login policy of the organisation
+         *     the person would join has `allowRegister`: the organisation an org scope names (`urn:zitadel:iam:org:id:{id}`,
+         *     `…:org:domain:primary:{domain}`), else the application's. A form for first and last name, email address
+         *     and password (with the password complexity policy's rules in words), worded by the login texts'
+         *     `registrationUserText` and in the colours of the label policy.
+         */
+        get: operations["LoginRegisterForm"];
+        put?: never;
+        /**
+         * Register and continue to the application (browser)
+         * @description Creates a human user as the API's AddHumanUser does (event `user.human.added`, created by the new user
+         *     itself): the user name is the email address, the email is not verified and its verification mail is
+         *     queued with the user (the user is initial until it is verified, and may sign in meanwhile). The person
+         *     then goes on as after a right password: back to the authorization endpoint, which redirects to the
+         *     application with a code.
+         */
+        post: operations["LoginRegisterSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login/mail/verification/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a new verification mail (browser)
+         * @description The verification page's button when its code is wrong, used up, expired or was never sent (ZITADEL's page
+         *     offers it too): a new code to the address the user already has (event
+         *     `user.human.email.verification.requested`); the older code stops working. At most three per user in 15
+         *     minutes, per process.
+         */
+        post: operations["EmailVerificationResend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service's start page (browser)
+         * @description What this service is, with links to the API reference (`/docs`), the OpenAPI document, the health check and how signing in works; a button to the instance login policy's `defaultRedirectUri` when one is set.
+         */
+        get: operations["ServiceLandingPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The login without an application (browser)
+         * @description Signing in starts at an application; the page says so and leads on (to the instance login policy's `defaultRedirectUri` when one is set, and to `/`).
+         */
+        get: operations["LoginStartPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -15578,7 +15675,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Verified (or the form for the code). */
+            /** @description Verified (or the form for the code), or the email was verified already (a used link says so and leads on). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15587,7 +15684,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link lacks the user, or the code is wrong, expired, used up or for an older address (the form again, saying which and what to do). */
+            /** @description The link lacks the user, or the code is wrong, expired, used up or for an older address (the form again, saying which, with a button to send a new mail). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15596,7 +15693,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No open code for the user (verified already, or never sent). */
+            /** @description No open code for the user (not sent yet, or no such user); the form offers a new mail. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15624,7 +15721,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Verified (or the form again when no code was entered). */
+            /** @description Verified (or the form again when no code was entered), or the email was verified already. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15633,7 +15730,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The code is wrong, expired, used up or for an older address. */
+            /** @description The code is wrong, expired, used up or for an older address (with a button to send a new mail). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15642,7 +15739,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No open code for the user. */
+            /** @description No open code for the user (not sent yet, or no such user); the form offers a new mail. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15837,6 +15934,211 @@ export interface operations {
             };
             /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginRegisterForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The sign-in attempt is unknown, has expired or belongs to another browser (a page with the way on). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The organisation's login policy does not allow registering; a page says what to do instead and links back to the sign-in page. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginRegisterSubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    firstName: string;
+                    lastName: string;
+                    email: string;
+                    /** Format: password */
+                    password: string;
+                    /** Format: password */
+                    passwordConfirmation: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Registered and signed in; back to the authorization endpoint. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A name or the email address missing or invalid, the two passwords differ, the password does not fit the complexity policy (the form again, naming the rule), or the attempt expired. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The organisation's login policy does not allow registering (nobody is created). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An account with this email address (as user name) exists already; the form again, with a link to sign in instead. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    EmailVerificationResend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    userID: string;
+                    orgID?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The mail is queued (the code form, saying so), or the email is verified already (a page that leads on). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No human user by that id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Three mails were sent in the last 15 minutes; the page says when to ask again. */
+            429: {
+                headers: {
+                    /** @description Seconds after which to ask again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    ServiceLandingPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginStartPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -530,8 +530,11 @@ describe("the mails' pages", () => {
     expect((await post('/ui/login/mail/verification', { userID, code: 'WRONG2' })).status).toBe(400);
     expect((await post('/ui/login/mail/verification', { userID, code: 'x'.repeat(2 * 1024 * 1024) })).status).toBe(413);
     expect((await post('/ui/login/mail/verification', { userID, code: verify.searchParams.get('code')! })).status).toBe(200);
-    expect((await fetch(verify)).status).toBe(404);
-    expect((await post('/ui/login/mail/verification', { userID, code: 'AGAIN1' })).status).toBe(404);
+    // A used link says the email is verified already; no open code for an unverified email (or no such user) is 404.
+    expect((await fetch(verify)).status).toBe(200);
+    expect((await post('/ui/login/mail/verification', { userID, code: 'AGAIN1' })).status).toBe(200);
+    expect((await fetch(url('/ui/login/mail/verification', { userID: 'no-such-user', code: 'AGAIN1' }))).status).toBe(404);
+    expect((await post('/ui/login/mail/verification', { userID: 'no-such-user', code: 'AGAIN1' })).status).toBe(404);
 
     const init = await mailed({ userName: 'ivan', profile: { firstName: 'I', lastName: 'N' }, email: { email: 'ivan@example.com' } });
     const initUser = init.searchParams.get('userID')!;
@@ -581,13 +584,62 @@ describe("the mails' pages", () => {
   });
 });
 
+describe('registration and the pages without an application', () => {
+  it('register: form, expired attempt, weak password, taken email, too large, registered; refused by the login policy; a new verification mail; / and /ui/login', async () => {
+    const browser = new Browser();
+    const start = await browser.request(authorizeUrl(spaClientId, 'openid', pkce().challenge));
+    const loginUrl = s.issuer + start.headers.get('location')!;
+    expect(await (await browser.request(loginUrl)).text()).toContain('id="register"');
+    const registerUrl = `${loginUrl}/register`;
+    const person = (email: string, password = PASSWORD) => ({ firstName: 'Reg', lastName: 'Istered', email, password, passwordConfirmation: password });
+    expect((await browser.request(registerUrl)).status).toBe(200);
+    expect((await new Browser().request(registerUrl)).status).toBe(400);
+    expect((await browser.request(registerUrl, { form: person('reg@example.com', 'weak') })).status).toBe(400);
+    expect((await browser.request(registerUrl, { form: person('x'.repeat(2 * 1024 * 1024)) })).status).toBe(413);
+    const taken = await s.api('POST', '/management/v1/users/human/_import', { userName: 'taken@example.com', profile: { firstName: 'T', lastName: 'K' }, email: { email: 'taken@example.com' }, password: PASSWORD });
+    expect(taken.status).toBe(200);
+    expect((await browser.request(registerUrl, { form: person('taken@example.com') })).status).toBe(409);
+    const registered = await browser.request(registerUrl, { form: person('reg@example.com') });
+    expect(registered.status).toBe(303);
+    expect(registered.headers.get('location')).toMatch(/\/oauth\/v2\/authorize\//);
+
+    // The instance's login policy without allowRegister: no link, the page and the form refuse.
+    const { details: _details, isDefault: _isDefault, ...policy } = (await s.api('GET', '/admin/v1/policies/login')).body.policy;
+    expect((await s.api('PUT', '/admin/v1/policies/login', { ...policy, allowRegister: false })).status).toBe(200);
+    try {
+      const other = new Browser();
+      const again = s.issuer + (await other.request(authorizeUrl(spaClientId, 'openid', pkce().challenge))).headers.get('location')!;
+      expect(await (await other.request(again)).text()).not.toContain('id="register"');
+      expect((await other.request(`${again}/register`)).status).toBe(403);
+      expect((await other.request(`${again}/register`, { form: person('nobody@example.com') })).status).toBe(403);
+    } finally {
+      expect((await s.api('PUT', '/admin/v1/policies/login', { ...policy, allowRegister: true })).status).toBe(200);
+    }
+
+    // A new verification mail: EmailVerificationResend 200 (three times), 429, 404, 413, and 200 once verified.
+    const userID = (await s.t.store.read.logins.usersByNameKey('reg@example.com'))[0]!.user.id;
+    const resend = (body: Record<string, string>) => fetch(url('/ui/login/mail/verification/resend'), form(body));
+    for (let i = 0; i < 3; i++) expect((await resend({ userID })).status).toBe(200);
+    const limited = await resend({ userID });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await resend({ userID: 'no-such-user' })).status).toBe(404);
+    expect((await resend({ userID: 'x'.repeat(2 * 1024 * 1024) })).status).toBe(413);
+    expect((await resend({ userID: taken.body.userId })).status).toBe(200);
+
+    const root = await fetch(url('/'));
+    expect([root.status, root.headers.get('content-type')]).toEqual([200, 'text/html; charset=UTF-8']);
+    expect((await fetch(url('/ui/login'))).status).toBe(200);
+  });
+});
+
 describe('the OAuth ledger', () => {
   it('every answer was documented and matched the spec', () => {
     expect(violations).toEqual([]);
   });
 
   it('every documented status of the OAuth operations was produced', () => {
-    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(29);
+    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(34);
     expect(unexercised((op) => servedOutsideApi(op.operation))).toEqual([]);
   });
 });

@@ -4889,7 +4889,7 @@ export const emailVerificationPage_Query = z.object({
 });
 
 /**
- * Verified (or the form for the code).
+ * Verified (or the form for the code), or the email was verified already (a used link says so and leads on).
  */
 export const emailVerificationPage_Response = z.string();
 
@@ -4900,7 +4900,7 @@ export const emailVerificationSubmit_Body = z.object({
 });
 
 /**
- * Verified (or the form again when no code was entered).
+ * Verified (or the form again when no code was entered), or the email was verified already.
  */
 export const emailVerificationSubmit_Response = z.string();
 
@@ -4951,3 +4951,44 @@ export const userInitSubmit_Body = z.object({
  * Password set; the page says to sign in at the application.
  */
 export const userInitSubmit_Response = z.string();
+
+export const loginRegisterForm_Path = z.object({
+    uid: z.string()
+});
+
+/**
+ * The form.
+ */
+export const loginRegisterForm_Response = z.string();
+
+export const loginRegisterSubmit_Body = z.object({
+    firstName: z.string(),
+    lastName: z.string(),
+    email: z.string(),
+    password: z.string(),
+    passwordConfirmation: z.string()
+});
+
+export const loginRegisterSubmit_Path = z.object({
+    uid: z.string()
+});
+
+export const emailVerificationResend_Body = z.object({
+    userID: z.string(),
+    orgID: z.string().optional()
+});
+
+/**
+ * The mail is queued (the code form, saying so), or the email is verified already (a page that leads on).
+ */
+export const emailVerificationResend_Response = z.string();
+
+/**
+ * The page.
+ */
+export const serviceLandingPage_Response = z.string();
+
+/**
+ * The page.
+ */
+export const loginStartPage_Response = z.string();
