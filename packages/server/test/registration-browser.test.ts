@@ -42,8 +42,8 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
   let profileDir: string;
   let context: BrowserContext;
   let open: { clientId: string; orgId: string };
-  let closed: { clientId: string };
-  let quick: { clientId: string };
+  let closed: { clientId: string; orgId: string };
+  let quick: { clientId: string; orgId: string };
 
   const inOrg = (orgId: string) => ({ 'x-service-orgid': orgId });
   async function orgWithApp(name: string, loginPolicy: Record<string, unknown>) {
