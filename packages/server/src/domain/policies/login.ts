@@ -8,10 +8,12 @@
  * - `hidePasswordReset` hides "Forgot your password?" (http/routes/login-password-reset.ts);
  * - `defaultRedirectUri` is where the pages a mail leads to continue once done (email verified,
  *   password set or reset), as ZITADEL's login does when no application is waiting;
- * - `allowRegister`, `forceMfa`, `forceMfaLocalOnly`, `passwordlessType`, the factor lists and the
- *   check lifetimes are stored, shown, exported and imported; the login page has no
- *   self-registration and no passkeys, and asks for the authenticator app's code whenever a user
- *   has one (whatever `forceMfa` says).
+ * - `allowRegister` offers self-registration (domain/login/registration.ts);
+ * - the check lifetimes decide when a browser's session must sign in again
+ *   (domain/login/check-lifetimes.ts);
+ * - `forceMfa`, `forceMfaLocalOnly`, `passwordlessType` and the factor lists are stored, shown,
+ *   exported and imported; the login page has no passkeys, and asks for the authenticator app's
+ *   code whenever a user has one (whatever `forceMfa` says).
  * Until the instance's default is changed it is ZITADEL's built-in one.
  */
 import { LoginPolicy as LoginDocument } from '../transfer/document.js';
