@@ -17,7 +17,7 @@ import { toLinkViews } from '../federation/links.js';
 import { POLICY_KINDS } from '../policies/index.js';
 import type { OnTransferProgress } from './progress.js';
 import { requirePermission, type RequestContext } from '../context.js';
-import { DomainError, GrpcCode } from '../errors.js';
+import { DomainError, GrpcCode, notFound } from '../errors.js';
 import type { Repositories, Store } from '../../store/store.js';
 import { writeGcsObject, type GcsOptions } from '../../storage/gcs.js';
 import { MESSAGE_TEXT_LISTS } from './document.js';
@@ -367,10 +367,22 @@ function oidcConfig(config: Record<string, unknown>) {
   return compact(out);
 }
 
+/**
+ * Every organisation `orgIds` names must exist: ZITADEL answers an unknown one with an empty
+ * document, so a typo in `--org` looked like a successful export of nothing (issue 30).
+ */
+async function requireNamedOrgs(store: Store, orgIds: string[] | undefined): Promise<void> {
+  if (!orgIds?.length) return;
+  const found = new Set((await store.read.transfer.orgsToExport(orgIds, [])).map((o) => o.id));
+  const unknown = [...new Set(orgIds)].filter((id) => !found.has(id));
+  if (unknown.length) throw notFound('EXPORT-0rg404', `Errors.Org.NotFound: no organisation ${unknown.join(', ')} on this instance; nothing was exported`);
+}
+
 /** Runs an export: permission, request, then the outputs (GCS first, then the streamed body). */
 export async function exportData(store: Store, ctx: RequestContext, raw: unknown, deps: ExportDeps = {}): Promise<ExportResult> {
   requirePermission(ctx, 'iam.read');
   const req = parseExportRequest(raw);
+  await requireNamedOrgs(store, req.orgIds);
   // A Go duration may be below a millisecond ("1ns"); the timer takes whole milliseconds only.
   const signal = AbortSignal.timeout(Math.ceil(req.timeoutMs));
   let gcsOutput: ExportResult['gcsOutput'];

@@ -6,7 +6,7 @@
  */
 import { oidcRowFields } from '../idps/commands.js';
 import { normaliseDomain } from '../orgs/domains.js';
-import { randomBytes, createHash } from 'node:crypto';
+import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { AggregateLock, Repositories } from '../../store/store.js';
 import { DomainError, GrpcCode } from '../errors.js';
 import { newId } from '../ids.js';
@@ -383,7 +383,8 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
       clientId = kept.clientId;
       takenClientIds.add(clientId);
     }
-    const secretHash = (kept && clientId === kept.clientId ? kept.clientSecretHash : undefined) ?? createHash('sha256').update(randomBytes(32)).digest('hex');
+    // A secret nobody knows, hashed as every client secret is (one encoding in the store and the document).
+    const secretHash = (kept && clientId === kept.clientId ? kept.clientSecretHash : undefined) ?? hashToken(generateToken());
     return { clientId, secretHash };
   };
   for (const a of apps) {
