@@ -19,7 +19,9 @@ export interface paths {
          *     `responseOutput`: the document is the response body, streamed as it is read (memory does not grow
          *     with the organisation). `gcsOutput`: the document is written to Cloud Storage with the given
          *     credentials (one upload request) and the response says where; with both, the object is written
-         *     first and the streamed body starts with `gcsOutput`. Excluded ids that match nothing are ignored.
+         *     first and the streamed body starts with `gcsOutput`. Excluded ids that match nothing are ignored;
+         *     an `orgIds` entry naming no organisation answers 404 naming it, and nothing is exported (ZITADEL
+         *     answers an empty document).
          *     Permission: `iam.read` (IAM_OWNER, IAM_OWNER_VIEWER, IAM_LOGIN_CLIENT).
          */
         post: operations["ExportData"];
@@ -4840,6 +4842,20 @@ export interface components {
          *     already used on the target is reported in `errors` (`IMPORT-cl1d0`) and the app gets a new one. An entry
          *     without it (a document from ZITADEL) gets a new client id, and a confidential client a secret that must
          *     be regenerated, as in ZITADEL.
+         *
+         *     **States are kept.** ZITADEL's document carries `orgState` and each user's `state` (`USER_STATE_INACTIVE`,
+         *     `USER_STATE_LOCKED` are imported as such). It has no state for other resources, so this service adds
+         *     `state` beside the entry in the same style: `projects[].state` (`PROJECT_STATE_INACTIVE`), `oidcApps[].state`
+         *     and `apiApps[].state` (`APP_STATE_INACTIVE`), `jwtIdps[].state` and `oidcIdps[].state` (`IDP_STATE_INACTIVE`),
+         *     `projectGrants[].state` (`PROJECT_GRANT_STATE_INACTIVE`) and, beside the grant's fields, `userGrants[].state`
+         *     (`USER_GRANT_STATE_INACTIVE`). The export writes it only for an inactive resource; on import an absent
+         *     or active state means active. ZITADEL's import ignores these fields.
+         *
+         *     **Project grants' dependents under either organisation.** A project grant's members
+         *     (`projectGrantMembers`) and the user grants given through it (`userGrants[].projectGrantId`) are imported
+         *     whether the document lists them under the project's organisation or under the granted one (ZITADEL lists
+         *     a user grant under its owner, the granted organisation); a user grant given through a project grant
+         *     always belongs to the granted organisation.
          */
         DataOrgs: {
             orgs?: {
@@ -6710,6 +6726,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description Cloud Storage could not be reached (code 14). */
             503: {

@@ -254,6 +254,20 @@ export const zGcsLocation = z.object({
  * without it (a document from ZITADEL) gets a new client id, and a confidential client a secret that must
  * be regenerated, as in ZITADEL.
  *
+ * **States are kept.** ZITADEL's document carries `orgState` and each user's `state` (`USER_STATE_INACTIVE`,
+ * `USER_STATE_LOCKED` are imported as such). It has no state for other resources, so this service adds
+ * `state` beside the entry in the same style: `projects[].state` (`PROJECT_STATE_INACTIVE`), `oidcApps[].state`
+ * and `apiApps[].state` (`APP_STATE_INACTIVE`), `jwtIdps[].state` and `oidcIdps[].state` (`IDP_STATE_INACTIVE`),
+ * `projectGrants[].state` (`PROJECT_GRANT_STATE_INACTIVE`) and, beside the grant's fields, `userGrants[].state`
+ * (`USER_GRANT_STATE_INACTIVE`). The export writes it only for an inactive resource; on import an absent
+ * or active state means active. ZITADEL's import ignores these fields.
+ *
+ * **Project grants' dependents under either organisation.** A project grant's members
+ * (`projectGrantMembers`) and the user grants given through it (`userGrants[].projectGrantId`) are imported
+ * whether the document lists them under the project's organisation or under the granted one (ZITADEL lists
+ * a user grant under its owner, the granted organisation); a user grant given through a project grant
+ * always belongs to the granted organisation.
+ *
  */
 export const zDataOrgs = z.object({
     orgs: z.array(z.record(z.string(), z.unknown())).optional()
