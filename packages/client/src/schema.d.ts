@@ -1480,7 +1480,18 @@ export interface paths {
         get: operations["GetMyOrg"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Remove the organisation the request acts on
+         * @description ZITADEL's RemoveOrg. Removes the organisation (the caller's, or the one named by `x-service-orgid`)
+         *     with everything it owns, in one transaction, one event for each thing removed: its projects (with
+         *     their grants, user grants, applications and their keys, members, roles), the project grants other
+         *     organisations gave it (with the user grants and members under them), its users (`user.cascade.removed`,
+         *     with their grants, memberships, tokens, sessions, keys, links and metadata), its members, its identity
+         *     providers and their links, its domains, policies and texts; then `org.removed`. Unlike ZITADEL, an
+         *     organisation removed this way can be imported again with its ids. The instance's default organisation
+         *     cannot be removed (400 `COMMA-wG9p1`). Permission `org.delete` (IAM_OWNER, IAM_ORG_MANAGER, ORG_OWNER).
+         */
+        delete: operations["RemoveOrg"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3007,7 +3018,16 @@ export interface paths {
          */
         put: operations["UpdateProject"];
         post?: never;
-        delete?: never;
+        /**
+         * Remove a project
+         * @description ZITADEL's RemoveProject. Removes the project with everything it owns, in one transaction, one event
+         *     for each thing removed: its grants to other organisations (with their members and the user grants
+         *     given through them), the user grants on it, its applications and their keys, its members; its roles
+         *     go with it; then `project.removed`. Its ids can be imported again. Permission `project.delete`
+         *     (through a project role: for that project only, else 403). A project of another organisation
+         *     answers 404 like a missing one.
+         */
+        delete: operations["RemoveProject"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3327,6 +3347,30 @@ export interface paths {
          * @description Permission `project.grant.member.delete` on the project.
          */
         delete: operations["RemoveProjectGrantMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projectgrants/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every grant of the organisation's projects
+         * @description ZITADEL's ListAllProjectGrants: the grants of all projects of the context organisation, filtered by
+         *     `queries` (all must match): `projectNameQuery` {name, method}, `roleKeyQuery` {roleKey, method} (a
+         *     granted role key), `projectIdQuery` {projectId}, `grantedOrgIdQuery` {grantedOrgId}; text methods as
+         *     `TextQueryMethod` (EQUALS when omitted). Permission `project.grant.read`; a caller whose permission
+         *     comes from project roles sees the grants of those projects only.
+         */
+        post: operations["ListAllProjectGrants"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -9795,6 +9839,41 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    RemoveOrg: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     AddOrg: {
         parameters: {
             query?: never;
@@ -12555,6 +12634,44 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    RemoveProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     AddProjectRole: {
         parameters: {
             query?: never;
@@ -13220,6 +13337,65 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListAllProjectGrants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                    queries?: {
+                        projectNameQuery?: {
+                            name: string;
+                            method?: components["schemas"]["TextQueryMethod"];
+                        };
+                        roleKeyQuery?: {
+                            roleKey: string;
+                            method?: components["schemas"]["TextQueryMethod"];
+                        };
+                        projectIdQuery?: {
+                            projectId: string;
+                        };
+                        grantedOrgIdQuery?: {
+                            grantedOrgId: string;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The grants, oldest first unless `query.asc` is false. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["ListDetails"];
+                        result: components["schemas"]["ProjectGrant"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };

@@ -2929,6 +2929,17 @@ export const listNotifications_Body = zListNotificationsRequest;
  */
 export const listNotifications_Response = zListNotificationsResponse;
 
+export const removeOrg_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+/**
+ * Removed.
+ */
+export const removeOrg_Response = z.object({
+    details: zDetails
+});
+
 export const getMyOrg_Headers = z.object({
     'x-service-orgid': z.string().max(200).optional()
 });
@@ -3837,6 +3848,21 @@ export const listProjects_Response = z.object({
     result: z.array(zProject)
 });
 
+export const removeProject_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+export const removeProject_Path = z.object({
+    projectId: z.string().min(1).max(200)
+});
+
+/**
+ * Removed.
+ */
+export const removeProject_Response = z.object({
+    details: zDetails
+});
+
 export const getProjectById_Headers = z.object({
     'x-service-orgid': z.string().max(200).optional()
 });
@@ -4132,6 +4158,38 @@ export const updateProjectGrantMember_Path = z.object({
  * Changed; `details` of the project aggregate.
  */
 export const updateProjectGrantMember_Response = zDetailsResponse;
+
+export const listAllProjectGrants_Body = z.object({
+    query: zListQuery.optional(),
+    queries: z.array(z.object({
+        projectNameQuery: z.object({
+            name: z.string().max(200),
+            method: zTextQueryMethod.optional()
+        }).optional(),
+        roleKeyQuery: z.object({
+            roleKey: z.string().max(200),
+            method: zTextQueryMethod.optional()
+        }).optional(),
+        projectIdQuery: z.object({
+            projectId: z.string().max(200)
+        }).optional(),
+        grantedOrgIdQuery: z.object({
+            grantedOrgId: z.string().max(200)
+        }).optional()
+    })).max(20).optional()
+});
+
+export const listAllProjectGrants_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+/**
+ * The grants, oldest first unless `query.asc` is false.
+ */
+export const listAllProjectGrants_Response = z.object({
+    details: zListDetails,
+    result: z.array(zProjectGrant)
+});
 
 export const listGrantedProjects_Body = z.object({
     query: zListQuery.optional()
