@@ -7,6 +7,7 @@
  */
 import type { Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
+import { invalidArgument } from '../errors.js';
 import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
 import { toView, type ProjectGrantView } from './grants.js';
 
@@ -33,6 +34,10 @@ export async function listAllProjectGrants(
   const grants = (await store.read.projectGrants.ownedBy(ctx.orgId)).filter((g) => !allowed || allowed.includes(g.projectId));
   const projects = new Map((await store.read.projects.byIds([...new Set(grants.map((g) => g.projectId))])).map((p) => [p.id, p]));
   const queries = (input.queries ?? []) as AllProjectGrantQuery[];
+  // The spec says "exactly one field"; a query naming none would match nothing meaningful.
+  queries.forEach((q, i) => {
+    if (!['projectNameQuery', 'roleKeyQuery', 'projectIdQuery', 'grantedOrgIdQuery'].some((k) => k in q)) throw invalidArgument('PROJECT-qu3ry', `invalid queries[${i}]: exactly one of projectNameQuery, roleKeyQuery, projectIdQuery, grantedOrgIdQuery`);
+  });
   const kept = grants.filter((g) =>
     queries.every((q) => {
       if ('projectNameQuery' in q) return matches(projects.get(g.projectId)?.name ?? '', q.projectNameQuery.name, q.projectNameQuery.method);
