@@ -19,7 +19,9 @@ export interface paths {
          *     `responseOutput`: the document is the response body, streamed as it is read (memory does not grow
          *     with the organisation). `gcsOutput`: the document is written to Cloud Storage with the given
          *     credentials (one upload request) and the response says where; with both, the object is written
-         *     first and the streamed body starts with `gcsOutput`. Excluded ids that match nothing are ignored.
+         *     first and the streamed body starts with `gcsOutput`. Excluded ids that match nothing are ignored;
+         *     an `orgIds` entry naming no organisation answers 404 naming it, and nothing is exported (ZITADEL
+         *     answers an empty document).
          *     Permission: `iam.read` (IAM_OWNER, IAM_OWNER_VIEWER, IAM_LOGIN_CLIENT).
          */
         post: operations["ExportData"];
@@ -1478,7 +1480,18 @@ export interface paths {
         get: operations["GetMyOrg"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Remove the organisation the request acts on
+         * @description ZITADEL's RemoveOrg. Removes the organisation (the caller's, or the one named by `x-service-orgid`)
+         *     with everything it owns, in one transaction, one event for each thing removed: its projects (with
+         *     their grants, user grants, applications and their keys, members, roles), the project grants other
+         *     organisations gave it (with the user grants and members under them), its users (`user.cascade.removed`,
+         *     with their grants, memberships, tokens, sessions, keys, links and metadata), its members, its identity
+         *     providers and their links, its domains, policies and texts; then `org.removed`. Unlike ZITADEL, an
+         *     organisation removed this way can be imported again with its ids. The instance's default organisation
+         *     cannot be removed (400 `COMMA-wG9p1`). Permission `org.delete` (IAM_OWNER, IAM_ORG_MANAGER, ORG_OWNER).
+         */
+        delete: operations["RemoveOrg"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3005,7 +3018,16 @@ export interface paths {
          */
         put: operations["UpdateProject"];
         post?: never;
-        delete?: never;
+        /**
+         * Remove a project
+         * @description ZITADEL's RemoveProject. Removes the project with everything it owns, in one transaction, one event
+         *     for each thing removed: its grants to other organisations (with their members and the user grants
+         *     given through them), the user grants on it, its applications and their keys, its members; its roles
+         *     go with it; then `project.removed`. Its ids can be imported again. Permission `project.delete`
+         *     (through a project role: for that project only, else 403). A project of another organisation
+         *     answers 404 like a missing one.
+         */
+        delete: operations["RemoveProject"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3325,6 +3347,30 @@ export interface paths {
          * @description Permission `project.grant.member.delete` on the project.
          */
         delete: operations["RemoveProjectGrantMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projectgrants/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every grant of the organisation's projects
+         * @description ZITADEL's ListAllProjectGrants: the grants of all projects of the context organisation, filtered by
+         *     `queries` (all must match): `projectNameQuery` {name, method}, `roleKeyQuery` {roleKey, method} (a
+         *     granted role key), `projectIdQuery` {projectId}, `grantedOrgIdQuery` {grantedOrgId}; text methods as
+         *     `TextQueryMethod` (EQUALS when omitted). Permission `project.grant.read`; a caller whose permission
+         *     comes from project roles sees the grants of those projects only.
+         */
+        post: operations["ListAllProjectGrants"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -4937,6 +4983,20 @@ export interface components {
          *     already used on the target is reported in `errors` (`IMPORT-cl1d0`) and the app gets a new one. An entry
          *     without it (a document from ZITADEL) gets a new client id, and a confidential client a secret that must
          *     be regenerated, as in ZITADEL.
+         *
+         *     **States are kept.** ZITADEL's document carries `orgState` and each user's `state` (`USER_STATE_INACTIVE`,
+         *     `USER_STATE_LOCKED` are imported as such). It has no state for other resources, so this service adds
+         *     `state` beside the entry in the same style: `projects[].state` (`PROJECT_STATE_INACTIVE`), `oidcApps[].state`
+         *     and `apiApps[].state` (`APP_STATE_INACTIVE`), `jwtIdps[].state` and `oidcIdps[].state` (`IDP_STATE_INACTIVE`),
+         *     `projectGrants[].state` (`PROJECT_GRANT_STATE_INACTIVE`) and, beside the grant's fields, `userGrants[].state`
+         *     (`USER_GRANT_STATE_INACTIVE`). The export writes it only for an inactive resource; on import an absent
+         *     or active state means active. ZITADEL's import ignores these fields.
+         *
+         *     **Project grants' dependents under either organisation.** A project grant's members
+         *     (`projectGrantMembers`) and the user grants given through it (`userGrants[].projectGrantId`) are imported
+         *     whether the document lists them under the project's organisation or under the granted one (ZITADEL lists
+         *     a user grant under its owner, the granted organisation); a user grant given through a project grant
+         *     always belongs to the granted organisation.
          */
         DataOrgs: {
             orgs?: {
@@ -6807,6 +6867,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description Cloud Storage could not be reached (code 14). */
             503: {
@@ -9875,6 +9936,41 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    RemoveOrg: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     AddOrg: {
         parameters: {
             query?: never;
@@ -12635,6 +12731,44 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    RemoveProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["Details"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     AddProjectRole: {
         parameters: {
             query?: never;
@@ -13300,6 +13434,65 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListAllProjectGrants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: components["schemas"]["ListQuery"];
+                    queries?: {
+                        projectNameQuery?: {
+                            name: string;
+                            method?: components["schemas"]["TextQueryMethod"];
+                        };
+                        roleKeyQuery?: {
+                            roleKey: string;
+                            method?: components["schemas"]["TextQueryMethod"];
+                        };
+                        projectIdQuery?: {
+                            projectId: string;
+                        };
+                        grantedOrgIdQuery?: {
+                            grantedOrgId: string;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The grants, oldest first unless `query.asc` is false. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details: components["schemas"]["ListDetails"];
+                        result: components["schemas"]["ProjectGrant"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
     };

@@ -197,6 +197,14 @@ describe('identity-transfer CLI', () => {
     expect(io.out[0]).toContain('3 humanUserIds');
   });
 
+  it('an unknown --org fails (exit ≠ 0) naming it, and writes no file; migrate imports nothing', async () => {
+    // Before issue 30 the service answered 200 with no organisation, and the CLI exited 0.
+    const file = join(dir, 'typo.json');
+    await expect(main(['export', '--url', a.url, '--token', a.instance.adminToken, '--org', 'cli-1', '--org', 'cli-typo', '--out', file], capture())).rejects.toThrow(/^404: .*cli-typo/);
+    expect(existsSync(file)).toBe(false);
+    await expect(main(['migrate', '--from-url', a.url, '--from-token', a.instance.adminToken, '--to-url', b.url, '--to-token', b.instance.adminToken, '--org', 'cli-typo'], capture())).rejects.toThrow(/^404: .*cli-typo/);
+  });
+
   it('reports refusals and usage errors', async () => {
     await expect(main(['export', '--url', a.url, '--token', 'wrong', '--out', join(dir, 'x.json')], capture())).rejects.toThrow(/^401/);
     await expect(main(['export', '--url', a.url], capture())).rejects.toThrow(/--token is required/);

@@ -28,6 +28,7 @@ import { userChangeScenarios } from './user-changes.js';
 import { loginTextScenarios, messageTextScenarios, verifyEmailTextScenarios } from './verify-email-text.js';
 import { messageTextPreviewScenarios } from './message-text-previews.js';
 import { transferScenarios } from './transfer.js';
+import { removalScenarios } from './removal.js';
 
 export type ScenarioGroup = (h: () => Harness) => void;
 
@@ -61,4 +62,5 @@ export const scenarioGroups: ScenarioGroup[] = [
   transferScenarios,
   pathParameterScenarios,
   anyOperationScenarios,
+  removalScenarios,
 ];

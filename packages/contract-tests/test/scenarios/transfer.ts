@@ -57,6 +57,10 @@ export function transferScenarios(h: () => Harness) {
     const { client: orgOwner } = await h().userWithRoles({ org: ['ORG_OWNER'] });
     expect((await orgOwner.POST(EXPORT, { body: { responseOutput: true } })).response.status).toBe(403);
 
+    const unknownOrg = await admin.POST(EXPORT, { body: { orgIds: ['ct-no-such-org'], responseOutput: true } });
+    expect(unknownOrg.response.status).toBe(404);
+    expect(unknownOrg.error?.message).toContain('ct-no-such-org');
+
     const missing = await admin.POST(IMPORT, { body: { dataOrgsGcs: { bucket: 'contract', path: 'missing.json', serviceaccountJson: gcs.serviceAccountBase64 } } });
     expect(missing.response.status).toBe(404);
 

@@ -178,7 +178,7 @@ export async function cascadeRoleRemovalToProjectGrants(tx: Repositories, ctx: R
   }
 }
 
-async function toView(read: Repositories, grant: ProjectGrantRow): Promise<ProjectGrantView> {
+export async function toView(read: Repositories, grant: ProjectGrantRow): Promise<ProjectGrantView> {
   const [project, owner, granted] = await Promise.all([read.projects.get(grant.projectId), read.orgs.get(grant.orgId), read.orgs.get(grant.grantedOrgId)]);
   return {
     grantId: grant.id,

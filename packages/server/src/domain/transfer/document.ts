@@ -23,6 +23,14 @@ import {
 } from './fields.js';
 
 const id = runes(1, 200);
+
+/**
+ * This service's extension (issue 30): the state of a resource whose entry has no state field in
+ * ZITADEL's document, beside the entry as ZITADEL's `DataHumanUser.state` is (ZITADEL's import
+ * drops unknown fields, so such a resource arrives there active). Exported only when the resource
+ * is not active; absent or UNSPECIFIED means active.
+ */
+const resourceState = <const T extends readonly [string, ...string[]]>(names: T) => protoEnum(names).optional();
 const req = <T extends z.ZodType>(schema: T) => schema; // marks a field PGV requires (documentation only)
 
 export const AddOrgRequest = z.object({ name: req(runes(1, 200)) });
@@ -102,6 +110,7 @@ export const DataProject = z.object({
     hasProjectCheck: bool,
     privateLabelingSetting: protoEnum(ENUMS.PrivateLabelingSetting).optional(),
   }),
+  state: resourceState(ENUMS.ProjectState),
 });
 
 export const ProjectRole = z.object({
@@ -122,6 +131,7 @@ export const DataAPIApplication = z.object({
   get identityServiceClient() {
     return IdentityServiceClient.optional();
   },
+  state: resourceState(ENUMS.AppState),
 });
 
 export const OIDCApp = z.object({
@@ -157,7 +167,7 @@ export const IdentityServiceClient = z.object({
   clientId: req(runes(1, 200)),
   clientSecretHash: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the SHA-256 of the client secret in unpadded base64url (43 characters), as this service exports it').optional(),
 });
-export const DataOIDCApplication = z.object({ appId: id, app: OIDCApp, identityServiceClient: IdentityServiceClient.optional() });
+export const DataOIDCApplication = z.object({ appId: id, app: OIDCApp, identityServiceClient: IdentityServiceClient.optional(), state: resourceState(ENUMS.AppState) });
 
 // An empty value means "no password" (import-org.ts); any other must be verifiable at login,
 // within the cost bounds (auth/hash-cost.ts). The problem carries its id (ZITADEL's for the
@@ -233,6 +243,7 @@ export const DataAction = z.object({
 export const DataProjectGrant = z.object({
   grantId: id,
   projectGrant: z.object({ projectId: id, grantedOrgId: id, roleKeys: strList }),
+  state: resourceState(ENUMS.ProjectGrantState),
 });
 
 export const UserGrant = z.object({
@@ -240,6 +251,8 @@ export const UserGrant = z.object({
   projectId: req(id),
   projectGrantId: runes(0, 200).optional(),
   roleKeys: strList,
+  // ZITADEL's AddUserGrantRequest has no wrapper to put it beside: here it sits with the grant's fields.
+  state: resourceState(ENUMS.UserGrantState),
 });
 
 export const OrgMember = z.object({ userId: id, roles: strList });
@@ -293,6 +306,7 @@ export const DataOIDCIDP = z.object({
     usernameMapping: protoEnum(ENUMS.OIDCMappingField).optional(),
     autoRegister: bool,
   }),
+  state: resourceState(ENUMS.IDPState),
 });
 
 export const DataJWTIDP = z.object({
@@ -306,6 +320,7 @@ export const DataJWTIDP = z.object({
     headerName: req(runes(1, 200)),
     autoRegister: bool,
   }),
+  state: resourceState(ENUMS.IDPState),
 });
 
 export const UserLink = z.object({

@@ -17,11 +17,12 @@ import { toLinkViews } from '../federation/links.js';
 import { POLICY_KINDS } from '../policies/index.js';
 import type { OnTransferProgress } from './progress.js';
 import { requirePermission, type RequestContext } from '../context.js';
-import { DomainError, GrpcCode } from '../errors.js';
+import { DomainError, GrpcCode, notFound } from '../errors.js';
 import type { Repositories, Store } from '../../store/store.js';
 import { writeGcsObject, type GcsOptions } from '../../storage/gcs.js';
 import { MESSAGE_TEXT_LISTS } from './document.js';
 import { ENUMS } from './enums.js';
+import { exportedState } from './import-states.js';
 import { parseExportRequest, type ExportRequest } from './request.js';
 
 const PAGE = 1000;
@@ -186,6 +187,7 @@ export async function* exportDocument(
           hasProjectCheck: p.hasProjectCheck,
           privateLabelingSetting: p.privateLabelingSetting === 'PRIVATE_LABELING_SETTING_UNSPECIFIED' ? undefined : p.privateLabelingSetting,
         }),
+        ...exportedState(p.state),
       })))}`;
     }
     const roles = await read.transfer.projectRolesOf(org.id);
@@ -198,12 +200,12 @@ export async function* exportDocument(
     if (apiApps.length) {
       // ZITADEL's DataAPIApplication, with the credentials as for OIDC applications.
       const client = (a: (typeof apiApps)[number]) => compact({ clientId: a.clientId, clientSecretHash: req.withPasswords ? (a.clientSecretHash ?? undefined) : undefined });
-      yield `,"apiApps":${JSON.stringify(apiApps.map((a) => ({ appId: a.id, app: protoCompact({ projectId: a.projectId, name: a.name, authMethodType: (a.config as { authMethodType?: string }).authMethodType }), identityServiceClient: client(a) })))}`;
+      yield `,"apiApps":${JSON.stringify(apiApps.map((a) => ({ appId: a.id, app: protoCompact({ projectId: a.projectId, name: a.name, authMethodType: (a.config as { authMethodType?: string }).authMethodType }), identityServiceClient: client(a), ...exportedState(a.state) })))}`;
     }
     if (apps.length) {
       // identityServiceClient: this service's extension (document.ts), the client's credentials.
       const client = (a: (typeof apps)[number]) => compact({ clientId: a.clientId, clientSecretHash: req.withPasswords ? (a.clientSecretHash ?? undefined) : undefined });
-      yield `,"oidcApps":${JSON.stringify(apps.map((a) => ({ appId: a.id, app: compact({ projectId: a.projectId, name: a.name, ...oidcConfig(a.config) }), identityServiceClient: client(a) })))}`;
+      yield `,"oidcApps":${JSON.stringify(apps.map((a) => ({ appId: a.id, app: compact({ projectId: a.projectId, name: a.name, ...oidcConfig(a.config) }), identityServiceClient: client(a), ...exportedState(a.state) })))}`;
     }
 
     if (req.withKeys) {
@@ -222,7 +224,7 @@ export async function* exportDocument(
     // Project grants of this organisation's projects to exported organisations (as ZITADEL).
     const projectGrants = (await read.projectGrants.ownedBy(org.id)).filter((g) => orgIds.includes(g.grantedOrgId));
     if (projectGrants.length) {
-      yield `,"projectGrants":${JSON.stringify(projectGrants.map((g) => ({ grantId: g.id, projectGrant: compact({ projectId: g.projectId, grantedOrgId: g.grantedOrgId, roleKeys: g.roleKeys }) })))}`;
+      yield `,"projectGrants":${JSON.stringify(projectGrants.map((g) => ({ grantId: g.id, projectGrant: compact({ projectId: g.projectId, grantedOrgId: g.grantedOrgId, roleKeys: g.roleKeys }), ...exportedState(g.state) })))}`;
     }
 
     // Their members (users of exported organisations), under the project's organisation, as ZITADEL.
@@ -236,7 +238,7 @@ export async function* exportDocument(
       const exportedGrants = new Set((await Promise.all(viaGrant.map((id) => read.projectGrants.get(id)))).flatMap((g) => (g && orgIds.includes(g.orgId) ? [g.id] : [])));
       return ({ grant: g }) =>
         !g.projectGrantId || exportedGrants.has(g.projectGrantId)
-          ? compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys })
+          ? compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys, ...exportedState(g.state) })
           : undefined;
     }, deadline);
 
@@ -269,6 +271,7 @@ export async function* exportDocument(
             usernameMapping: config.usernameMapping === 'OIDC_MAPPING_FIELD_UNSPECIFIED' ? undefined : config.usernameMapping,
             autoRegister: d.autoRegister,
           }),
+          ...exportedState(d.state),
         };
       }))}`;
     }
@@ -285,6 +288,7 @@ export async function* exportDocument(
           headerName: d.jwtHeaderName,
           autoRegister: d.autoRegister,
         }),
+        ...exportedState(d.state),
       })))}`;
     }
 
@@ -367,10 +371,22 @@ function oidcConfig(config: Record<string, unknown>) {
   return compact(out);
 }
 
+/**
+ * Every organisation `orgIds` names must exist: ZITADEL answers an unknown one with an empty
+ * document, so a typo in `--org` looked like a successful export of nothing (issue 30).
+ */
+async function requireNamedOrgs(store: Store, orgIds: string[] | undefined): Promise<void> {
+  if (!orgIds?.length) return;
+  const found = new Set((await store.read.transfer.orgsToExport(orgIds, [])).map((o) => o.id));
+  const unknown = [...new Set(orgIds)].filter((id) => !found.has(id));
+  if (unknown.length) throw notFound('EXPORT-0rg404', `Errors.Org.NotFound: no organisation ${unknown.join(', ')} on this instance; nothing was exported`);
+}
+
 /** Runs an export: permission, request, then the outputs (GCS first, then the streamed body). */
 export async function exportData(store: Store, ctx: RequestContext, raw: unknown, deps: ExportDeps = {}): Promise<ExportResult> {
   requirePermission(ctx, 'iam.read');
   const req = parseExportRequest(raw);
+  await requireNamedOrgs(store, req.orgIds);
   // A Go duration may be below a millisecond ("1ns"); the timer takes whole milliseconds only.
   const signal = AbortSignal.timeout(Math.ceil(req.timeoutMs));
   let gcsOutput: ExportResult['gcsOutput'];

@@ -6,7 +6,7 @@
  */
 import { oidcRowFields } from '../idps/commands.js';
 import { normaliseDomain } from '../orgs/domains.js';
-import { randomBytes, createHash } from 'node:crypto';
+import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { AggregateLock, Repositories } from '../../store/store.js';
 import { DomainError, GrpcCode } from '../errors.js';
 import { newId } from '../ids.js';
@@ -20,6 +20,8 @@ import { POLICY_KINDS } from '../policies/index.js';
 import { bareLoginOrgIds, loginNamesLock } from '../users/login-names.js';
 import { withDefaults, type OidcAppInput } from '../apps/oidc-config.js';
 import { importAppKeys, importMachineKeys } from './import-keys.js';
+import { importedState } from './import-states.js';
+import { listedUnderEitherOrg } from './import-grant-owner.js';
 
 export interface ImportError {
   type: string;
@@ -323,7 +325,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     takenProjects.add(p.projectId);
     takenProjectNames.add(p.project.name);
     projectRows.push({
-      id: p.projectId, orgId, name: p.project.name, state: 'PROJECT_STATE_ACTIVE',
+      id: p.projectId, orgId, name: p.project.name, state: importedState(p.state, 'PROJECT_STATE_INACTIVE'),
       projectRoleAssertion: p.project.projectRoleAssertion ?? false, projectRoleCheck: p.project.projectRoleCheck ?? false,
       hasProjectCheck: p.project.hasProjectCheck ?? false, privateLabelingSetting: p.project.privateLabelingSetting ?? 'PRIVATE_LABELING_SETTING_UNSPECIFIED', ...stamp,
     });
@@ -383,7 +385,8 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
       clientId = kept.clientId;
       takenClientIds.add(clientId);
     }
-    const secretHash = (kept && clientId === kept.clientId ? kept.clientSecretHash : undefined) ?? createHash('sha256').update(randomBytes(32)).digest('hex');
+    // A secret nobody knows, hashed as every client secret is (one encoding in the store and the document).
+    const secretHash = (kept && clientId === kept.clientId ? kept.clientSecretHash : undefined) ?? hashToken(generateToken());
     return { clientId, secretHash };
   };
   for (const a of apps) {
@@ -398,7 +401,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     const publicClient = config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_NONE' || config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT';
     const { clientId, secretHash } = credentials('oidc_app', a.appId, projectId, a.identityServiceClient);
     appRows.push({
-      id: a.appId, projectId, orgId, name, state: 'APP_STATE_ACTIVE', clientId,
+      id: a.appId, projectId, orgId, name, state: importedState(a.state, 'APP_STATE_INACTIVE'), clientId,
       clientSecretHash: publicClient ? null : secretHash,
       // The same defaults as AddOIDCApp: the document may leave any optional field out.
       config: withDefaults(stripUndefined(config) as OidcAppInput) as unknown as Record<string, unknown>,
@@ -418,7 +421,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     // A PRIVATE_KEY_JWT application has no secret: its keys (appKeys) are imported below.
     const authMethodType = a.app.authMethodType ?? 'API_AUTH_METHOD_TYPE_BASIC';
     appRows.push({
-      id: a.appId, projectId: a.app.projectId, orgId, name: a.app.name, state: 'APP_STATE_ACTIVE', clientId, appType: 'api',
+      id: a.appId, projectId: a.app.projectId, orgId, name: a.app.name, state: importedState(a.state, 'APP_STATE_INACTIVE'), clientId, appType: 'api',
       clientSecretHash: authMethodType === 'API_AUTH_METHOD_TYPE_BASIC' ? secretHash : null,
       config: { authMethodType }, ...stamp,
     });
@@ -448,7 +451,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     const nameKey = claimIdp('jwt_idp', i.idpId, i.idp.name);
     if (!nameKey) continue;
     idpRows.push({
-      id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', name: i.idp.name, nameKey, state: 'IDP_STATE_ACTIVE',
+      id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', name: i.idp.name, nameKey, state: importedState(i.state, 'IDP_STATE_INACTIVE'),
       stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED', autoRegister: i.idp.autoRegister ?? false,
       jwtEndpoint: i.idp.jwtEndpoint, jwtIssuer: i.idp.issuer, jwtKeysEndpoint: i.idp.keysEndpoint, jwtHeaderName: i.idp.headerName,
       idpType: 'IDP_TYPE_JWT', oidcConfig: null, oidcClientSecretSealed: null, ...stamp,
@@ -469,7 +472,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     // offered at the login until an administrator sets one (UpdateOrgIDPOIDCConfig).
     const sealed = i.idp.clientSecret ? c.sealIdpSecret(i.idp.clientSecret) : null;
     idpRows.push({
-      id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', name: i.idp.name, nameKey, state: 'IDP_STATE_ACTIVE',
+      id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', name: i.idp.name, nameKey, state: importedState(i.state, 'IDP_STATE_INACTIVE'),
       stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED', autoRegister: i.idp.autoRegister ?? false,
       ...oidcRowFields(config, sealed), ...stamp,
     });
@@ -604,7 +607,7 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
   const projectGrants = refs.projectGrants ?? [];
   const projectGrantRoles = await tx.transfer.existingRoleKeys([...new Set(projectGrants.map((g) => g.projectGrant.projectId))]);
   const takenProjectGrantIds = await tx.projectGrants.existingIds(projectGrants.map((g) => g.grantId).filter(Boolean));
-  for (const { grantId: givenId, projectGrant: pg } of projectGrants) {
+  for (const { grantId: givenId, projectGrant: pg, state: givenState } of projectGrants) {
     const id = `${orgId}_${pg.projectId}_${pg.grantedOrgId}`;
     if (!inThisOrg(pg.projectId, 'project_grant', id)) continue;
     if (pg.grantedOrgId === orgId || !(await tx.orgs.exists(pg.grantedOrgId))) {
@@ -622,7 +625,7 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
     }
     const grantId = givenId || newId();
     takenProjectGrantIds.add(grantId);
-    await tx.projectGrants.insert({ id: grantId, projectId: pg.projectId, orgId, grantedOrgId: pg.grantedOrgId, roleKeys: pg.roleKeys ?? [], state: 'PROJECT_GRANT_STATE_ACTIVE', ...stamp });
+    await tx.projectGrants.insert({ id: grantId, projectId: pg.projectId, orgId, grantedOrgId: pg.grantedOrgId, roleKeys: pg.roleKeys ?? [], state: importedState(givenState, 'PROJECT_GRANT_STATE_INACTIVE'), ...stamp });
     push('projectGrants', { grantId, projectId: pg.projectId, orgId });
   }
 
@@ -643,14 +646,16 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
     const id = `${orgId}_${g.projectId}_${g.userId}`;
     // Through a project grant: the grant must give this organisation the project, and the roles.
     const projectGrant = g.projectGrantId ? await tx.projectGrants.get(g.projectGrantId) : undefined;
-    if (g.projectGrantId && (!projectGrant || projectGrant.projectId !== g.projectId || projectGrant.grantedOrgId !== orgId)) {
+    if (g.projectGrantId && (!projectGrant || !listedUnderEitherOrg(projectGrant, g.projectId, orgId))) {
       errors.push({ type: 'user_grant', id, message: msg('COMMAND-4m9ff', `Errors.Project.Grant.NotFound: project grant ${g.projectGrantId}`) });
       continue;
     }
     if (!projectGrant && !inThisOrg(g.projectId, 'user_grant', id)) continue;
     if (!userExists(g.userId)) continue;
-    const key = `${g.projectId}_${g.userId}`;
-    if (takenGrants.has(key)) {
+    // Given through a project grant, the user grant is the granted organisation's, wherever it is listed.
+    const owner = projectGrant?.grantedOrgId ?? orgId;
+    const key = owner === orgId ? `${g.projectId}_${g.userId}` : `${owner}_${g.projectId}_${g.userId}`;
+    if (takenGrants.has(key) || (owner !== orgId && (await tx.userGrants.find(owner, g.userId, g.projectId)))) {
       errors.push({ type: 'user_grant', id, message: msg('V3-DKcYh', 'Errors.UserGrant.AlreadyExists') });
       continue;
     }
@@ -660,7 +665,7 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
       continue;
     }
     takenGrants.add(key);
-    grantRows.push({ id: newId(), orgId, userId: g.userId, projectId: g.projectId, projectGrantId: projectGrant?.id ?? null, roleKeys: g.roleKeys ?? [], state: 'USER_GRANT_STATE_ACTIVE', ...stamp });
+    grantRows.push({ id: newId(), orgId: owner, userId: g.userId, projectId: g.projectId, projectGrantId: projectGrant?.id ?? null, roleKeys: g.roleKeys ?? [], state: importedState(g.state, 'USER_GRANT_STATE_INACTIVE'), ...stamp });
     push('userGrants', { projectId: g.projectId, userId: g.userId });
   }
   await tx.transfer.insertUserGrants(grantRows);
@@ -704,7 +709,7 @@ export async function importReferences(tx: Repositories, c: ReferenceImportConte
   for (const m of refs.projectGrantMembers ?? []) {
     const id = `${orgId}_${m.projectId}_${m.grantId}_${m.userId}`;
     const grant = await tx.projectGrants.get(m.grantId);
-    if (!grant || grant.projectId !== m.projectId || grant.orgId !== orgId) {
+    if (!grant || !listedUnderEitherOrg(grant, m.projectId, orgId)) {
       errors.push({ type: 'project_grant_member', id, message: msg('PROJECT-D8JxR', `Errors.Project.Grant.NotFound: ${m.grantId}`) });
       continue;
     }

@@ -230,36 +230,46 @@ export async function removeUser(store: Store, ctx: RequestContext, userId: stri
   requirePermission(ctx, 'user.delete');
   return store.transaction(async (tx) => {
     const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-m9od');
-    const event = await tx.events.append({
-      aggregateType: USER_AGGREGATE,
-      aggregateId: user.id,
-      type: 'user.removed',
-      payload: { userName: user.userName },
-      creator: ctx.caller.userId,
-      resourceOwner: user.orgId,
-    });
-    for (const m of await tx.members.listByUser(user.id)) {
-      await tx.events.append({
-        aggregateType: m.scopeType,
-        aggregateId: m.scopeId,
-        type: `${m.scopeType}.member.cascade.removed`,
-        payload: { userId: user.id },
-        creator: ctx.caller.userId,
-        resourceOwner: m.resourceOwner,
-      });
-      await tx.members.remove(m.scopeType as 'instance' | 'org' | 'project', m.scopeId, user.id);
-    }
-    await cascadeUserRemoval(tx, ctx, user.id);
-    await tx.tokens.removeByUser(user.id);
-    await tx.machineKeys.removeByUser(user.id);
-    await tx.idpLinks.removeByUser(user.id);
-    await tx.notifications.removeUserCodes(user.id);
-    await tx.notifications.removeUserMessages(user.id);
-    await tx.userMetadata.removeByUser(user.id);
-    const clientId = (await tx.logins.machineSecrets.get(user.id))?.clientId;
-    await tx.logins.removeByUser(user.id);
-    await tx.oidc.payloads.removeOfUser(user.id, clientId);
-    await tx.users.remove(user.id);
+    const event = await removeUserWithin(tx, ctx, user, 'user.removed');
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);
+}
+
+/**
+ * Removes a user and everything of it (memberships, grants, tokens, keys, links, codes, mails,
+ * metadata, sessions), inside the caller's transaction: `user.removed` for RemoveUser,
+ * `user.cascade.removed` when its organisation is removed (domain/orgs/removal.ts).
+ */
+export async function removeUserWithin(tx: Repositories, ctx: RequestContext, user: { id: string; orgId: string; userName: string }, type: 'user.removed' | 'user.cascade.removed') {
+  const event = await tx.events.append({
+    aggregateType: USER_AGGREGATE,
+    aggregateId: user.id,
+    type,
+    payload: { userName: user.userName },
+    creator: ctx.caller.userId,
+    resourceOwner: user.orgId,
+  });
+  for (const m of await tx.members.listByUser(user.id)) {
+    await tx.events.append({
+      aggregateType: m.scopeType,
+      aggregateId: m.scopeId,
+      type: `${m.scopeType}.member.cascade.removed`,
+      payload: { userId: user.id },
+      creator: ctx.caller.userId,
+      resourceOwner: m.resourceOwner,
+    });
+    await tx.members.remove(m.scopeType as 'instance' | 'org' | 'project', m.scopeId, user.id);
+  }
+  await cascadeUserRemoval(tx, ctx, user.id);
+  await tx.tokens.removeByUser(user.id);
+  await tx.machineKeys.removeByUser(user.id);
+  await tx.idpLinks.removeByUser(user.id);
+  await tx.notifications.removeUserCodes(user.id);
+  await tx.notifications.removeUserMessages(user.id);
+  await tx.userMetadata.removeByUser(user.id);
+  const clientId = (await tx.logins.machineSecrets.get(user.id))?.clientId;
+  await tx.logins.removeByUser(user.id);
+  await tx.oidc.payloads.removeOfUser(user.id, clientId);
+  await tx.users.remove(user.id);
+  return event;
 }

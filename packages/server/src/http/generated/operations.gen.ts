@@ -9,7 +9,7 @@ export const OPERATIONS = {
     security: [{"bearerAuth":[]},{"oauth2":["openid","urn:service:iam:org:project:id:service:aud"]}],
     body: { schema: s.exportData_Body, required: true, mediaType: "application/json" },
     response: s.exportData_Response,
-    responses: { 200: { description: "The document (streamed) and/or where it was written.", mediaTypes: ["application/json"], schema: s.zExportDataResponse }, 400: { description: "Invalid request; the message names the field (code 3 or 9).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 401: { description: "Missing, malformed, unknown or expired token (code 16).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 403: { description: "The caller lacks the permission, or the organisation does not exist (code 7).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 413: { description: "The request body is larger than allowed (code 8).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 503: { description: "Cloud Storage could not be reached (code 14).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 504: { description: "The timeout elapsed while writing to Cloud Storage (code 4). A streamed document that runs out\nof time is cut off instead (its status was already sent).\n", mediaTypes: ["application/json"], schema: s.zErrorBody }, default: { description: "Any other unexpected error.", mediaTypes: ["application/json"], schema: s.zErrorBody } },
+    responses: { 200: { description: "The document (streamed) and/or where it was written.", mediaTypes: ["application/json"], schema: s.zExportDataResponse }, 400: { description: "Invalid request; the message names the field (code 3 or 9).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 401: { description: "Missing, malformed, unknown or expired token (code 16).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 403: { description: "The caller lacks the permission, or the organisation does not exist (code 7).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 404: { description: "The resource does not exist (code 5).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 413: { description: "The request body is larger than allowed (code 8).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 503: { description: "Cloud Storage could not be reached (code 14).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 504: { description: "The timeout elapsed while writing to Cloud Storage (code 4). A streamed document that runs out\nof time is cut off instead (its status was already sent).\n", mediaTypes: ["application/json"], schema: s.zErrorBody }, default: { description: "Any other unexpected error.", mediaTypes: ["application/json"], schema: s.zErrorBody } },
   },
   ImportData: {
     method: 'post',
@@ -839,6 +839,15 @@ export const OPERATIONS = {
     response: s.getMyOrg_Response,
     responses: { 200: { description: "The organisation the request acts on.", mediaTypes: ["application/json"] }, 401: { description: "Missing, malformed, unknown or expired token (code 16).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 403: { description: "The caller lacks the permission, or the organisation does not exist (code 7).", mediaTypes: ["application/json"], schema: s.zErrorBody }, default: { description: "Any other unexpected error.", mediaTypes: ["application/json"], schema: s.zErrorBody } },
   },
+  RemoveOrg: {
+    method: 'delete',
+    path: '/management/v1/orgs/me',
+    tags: ["Organizations"],
+    security: [{"bearerAuth":[]},{"oauth2":["openid","urn:service:iam:org:project:id:service:aud"]}],
+    headers: s.removeOrg_Headers,
+    response: s.removeOrg_Response,
+    responses: { 200: { description: "Removed.", mediaTypes: ["application/json"] }, 400: { description: "Invalid request; the message names the field (code 3 or 9).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 401: { description: "Missing, malformed, unknown or expired token (code 16).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 403: { description: "The caller lacks the permission, or the organisation does not exist (code 7).", mediaTypes: ["application/json"], schema: s.zErrorBody }, default: { description: "Any other unexpected error.", mediaTypes: ["application/json"], schema: s.zErrorBody } },
+  },
   AddOrg: {
     method: 'post',
     path: '/management/v1/orgs',
@@ -1579,6 +1588,16 @@ export const OPERATIONS = {
     response: s.updateProject_Response,
     responses: { 200: { description: "Changed; `details` of the project aggregate.", mediaTypes: ["application/json"], schema: s.zDetailsResponse }, 400: { description: "Invalid request; the message names the field (code 3 or 9).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 401: { description: "Missing, malformed, unknown or expired token (code 16).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 403: { description: "The caller lacks the permission, or the organisation does not exist (code 7).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 404: { description: "The resource does not exist (code 5).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 409: { description: "The resource already exists, e.g. a name that must be unique is taken (code 6).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 413: { description: "The request body is larger than allowed (code 8).", mediaTypes: ["application/json"], schema: s.zErrorBody }, default: { description: "Any other unexpected error.", mediaTypes: ["application/json"], schema: s.zErrorBody } },
   },
+  RemoveProject: {
+    method: 'delete',
+    path: '/management/v1/projects/{projectId}',
+    tags: ["Projects"],
+    security: [{"bearerAuth":[]},{"oauth2":["openid","urn:service:iam:org:project:id:service:aud"]}],
+    params: s.removeProject_Path,
+    headers: s.removeProject_Headers,
+    response: s.removeProject_Response,
+    responses: { 200: { description: "Removed.", mediaTypes: ["application/json"] }, 401: { description: "Missing, malformed, unknown or expired token (code 16).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 403: { description: "The caller lacks the permission, or the organisation does not exist (code 7).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 404: { description: "The resource does not exist (code 5).", mediaTypes: ["application/json"], schema: s.zErrorBody }, default: { description: "Any other unexpected error.", mediaTypes: ["application/json"], schema: s.zErrorBody } },
+  },
   AddProjectRole: {
     method: 'post',
     path: '/management/v1/projects/{projectId}/roles',
@@ -1737,6 +1756,16 @@ export const OPERATIONS = {
     headers: s.removeProjectGrantMember_Headers,
     response: s.removeProjectGrantMember_Response,
     responses: { 200: { description: "Removed; `details` of the project aggregate.", mediaTypes: ["application/json"], schema: s.zDetailsResponse }, 400: { description: "Invalid request; the message names the field (code 3 or 9).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 401: { description: "Missing, malformed, unknown or expired token (code 16).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 403: { description: "The caller lacks the permission, or the organisation does not exist (code 7).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 404: { description: "The resource does not exist (code 5).", mediaTypes: ["application/json"], schema: s.zErrorBody }, default: { description: "Any other unexpected error.", mediaTypes: ["application/json"], schema: s.zErrorBody } },
+  },
+  ListAllProjectGrants: {
+    method: 'post',
+    path: '/management/v1/projectgrants/_search',
+    tags: ["Project grants"],
+    security: [{"bearerAuth":[]},{"oauth2":["openid","urn:service:iam:org:project:id:service:aud"]}],
+    body: { schema: s.listAllProjectGrants_Body, required: true, mediaType: "application/json" },
+    headers: s.listAllProjectGrants_Headers,
+    response: s.listAllProjectGrants_Response,
+    responses: { 200: { description: "The grants, oldest first unless `query.asc` is false.", mediaTypes: ["application/json"] }, 400: { description: "Invalid request; the message names the field (code 3 or 9).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 401: { description: "Missing, malformed, unknown or expired token (code 16).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 403: { description: "The caller lacks the permission, or the organisation does not exist (code 7).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 413: { description: "The request body is larger than allowed (code 8).", mediaTypes: ["application/json"], schema: s.zErrorBody }, default: { description: "Any other unexpected error.", mediaTypes: ["application/json"], schema: s.zErrorBody } },
   },
   ListGrantedProjects: {
     method: 'post',

@@ -254,6 +254,20 @@ export const zGcsLocation = z.object({
  * without it (a document from ZITADEL) gets a new client id, and a confidential client a secret that must
  * be regenerated, as in ZITADEL.
  *
+ * **States are kept.** ZITADEL's document carries `orgState` and each user's `state` (`USER_STATE_INACTIVE`,
+ * `USER_STATE_LOCKED` are imported as such). It has no state for other resources, so this service adds
+ * `state` beside the entry in the same style: `projects[].state` (`PROJECT_STATE_INACTIVE`), `oidcApps[].state`
+ * and `apiApps[].state` (`APP_STATE_INACTIVE`), `jwtIdps[].state` and `oidcIdps[].state` (`IDP_STATE_INACTIVE`),
+ * `projectGrants[].state` (`PROJECT_GRANT_STATE_INACTIVE`) and, beside the grant's fields, `userGrants[].state`
+ * (`USER_GRANT_STATE_INACTIVE`). The export writes it only for an inactive resource; on import an absent
+ * or active state means active. ZITADEL's import ignores these fields.
+ *
+ * **Project grants' dependents under either organisation.** A project grant's members
+ * (`projectGrantMembers`) and the user grants given through it (`userGrants[].projectGrantId`) are imported
+ * whether the document lists them under the project's organisation or under the granted one (ZITADEL lists
+ * a user grant under its owner, the granted organisation); a user grant given through a project grant
+ * always belongs to the granted organisation.
+ *
  */
 export const zDataOrgs = z.object({
     orgs: z.array(z.record(z.string(), z.unknown())).optional()
@@ -2915,6 +2929,17 @@ export const listNotifications_Body = zListNotificationsRequest;
  */
 export const listNotifications_Response = zListNotificationsResponse;
 
+export const removeOrg_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+/**
+ * Removed.
+ */
+export const removeOrg_Response = z.object({
+    details: zDetails
+});
+
 export const getMyOrg_Headers = z.object({
     'x-service-orgid': z.string().max(200).optional()
 });
@@ -3823,6 +3848,21 @@ export const listProjects_Response = z.object({
     result: z.array(zProject)
 });
 
+export const removeProject_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+export const removeProject_Path = z.object({
+    projectId: z.string().min(1).max(200)
+});
+
+/**
+ * Removed.
+ */
+export const removeProject_Response = z.object({
+    details: zDetails
+});
+
 export const getProjectById_Headers = z.object({
     'x-service-orgid': z.string().max(200).optional()
 });
@@ -4118,6 +4158,38 @@ export const updateProjectGrantMember_Path = z.object({
  * Changed; `details` of the project aggregate.
  */
 export const updateProjectGrantMember_Response = zDetailsResponse;
+
+export const listAllProjectGrants_Body = z.object({
+    query: zListQuery.optional(),
+    queries: z.array(z.object({
+        projectNameQuery: z.object({
+            name: z.string().max(200),
+            method: zTextQueryMethod.optional()
+        }).optional(),
+        roleKeyQuery: z.object({
+            roleKey: z.string().max(200),
+            method: zTextQueryMethod.optional()
+        }).optional(),
+        projectIdQuery: z.object({
+            projectId: z.string().max(200)
+        }).optional(),
+        grantedOrgIdQuery: z.object({
+            grantedOrgId: z.string().max(200)
+        }).optional()
+    })).max(20).optional()
+});
+
+export const listAllProjectGrants_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+/**
+ * The grants, oldest first unless `query.asc` is false.
+ */
+export const listAllProjectGrants_Response = z.object({
+    details: zListDetails,
+    result: z.array(zProjectGrant)
+});
 
 export const listGrantedProjects_Body = z.object({
     query: zListQuery.optional()

@@ -4,6 +4,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { addOrg } from '../../domain/orgs/commands.js';
 import { getContextOrg } from '../../domain/orgs/queries.js';
+import { removeOrg } from '../../domain/orgs/removal.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';
@@ -11,6 +12,8 @@ import { routesOf } from '../operation.js';
 export function registerManagementOrgRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
   const { store } = deps;
   const route = routesOf(app, deps);
+
+  route('RemoveOrg', async (c) => c.json(await removeOrg(store, c.get('ctx')), 200));
 
   route('GetMyOrg', async (c) => c.json({ org: await getContextOrg(store, c.get('ctx')) }, 200));
 

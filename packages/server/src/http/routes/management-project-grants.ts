@@ -13,6 +13,7 @@ import {
   updateProjectGrant,
 } from '../../domain/projects/grants.js';
 import { addProjectGrantMember, listProjectGrantMembers, removeProjectGrantMember, updateProjectGrantMember } from '../../domain/projects/grant-members.js';
+import { listAllProjectGrants } from '../../domain/projects/all-grants.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';
@@ -22,6 +23,8 @@ export function registerManagementProjectGrantRoutes(app: OpenAPIHono<AppEnv>, d
   const route = routesOf(app, deps);
 
   route('AddProjectGrant', async (c) => c.json(await addProjectGrant(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200));
+
+  route('ListAllProjectGrants', async (c) => c.json(await listAllProjectGrants(store, c.get('ctx'), c.req.valid('json')), 200));
 
   route('ListProjectGrants', async (c) => c.json(await listProjectGrants(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200));
 

@@ -5,6 +5,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { addProjectMember, removeProjectMember, searchProjectMembers } from '../../domain/projects/members.js';
 import { addProject, getProject, searchProjects, updateProject } from '../../domain/projects/projects.js';
 import { addProjectRole, bulkAddProjectRoles, removeProjectRole, searchProjectRoles } from '../../domain/projects/roles.js';
+import { removeProject } from '../../domain/projects/removal.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';
@@ -16,6 +17,8 @@ export function registerManagementProjectRoutes(app: OpenAPIHono<AppEnv>, deps: 
   route('AddProject', async (c) => c.json(await addProject(store, c.get('ctx'), c.req.valid('json')), 200));
 
   route('UpdateProject', async (c) => c.json(await updateProject(store, c.get('ctx'), c.req.valid('param').projectId, c.req.valid('json')), 200));
+
+  route('RemoveProject', async (c) => c.json(await removeProject(store, c.get('ctx'), c.req.valid('param').projectId), 200));
 
   route('GetProjectByID', async (c) => c.json({ project: await getProject(store, c.get('ctx'), c.req.valid('param').projectId) }, 200));
 

@@ -26,6 +26,7 @@ import { loginTextRepository, messageTextRepository, type MessageTextRow } from 
 import { transactionTextMemo, type TextMemo } from './text-memo.js';
 import { tokenRepository } from './tokens.js';
 import { transferRepository } from './transfer.js';
+import { removalRepository } from './removal.js';
 import { userGrantRepository } from './user-grants.js';
 import { projectGrantRepository } from './project-grants.js';
 import { userRepository } from './users.js';
@@ -108,6 +109,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     machineKeys: machineKeyRepository(db, t),
     logins: loginRepository(db, t),
     transfer: transferRepository(db, t),
+    removal: removalRepository(db, t),
   };
 }
 

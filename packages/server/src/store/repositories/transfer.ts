@@ -121,7 +121,16 @@ export function transferRepository(db: Db, t: Tables) {
     /** Ids of users, and of removed users (whose events remain): neither may be imported again. */
     async existingUserIds(ids: string[]): Promise<Set<string>> {
       const live = await existing(t.users.id, t.users, ids);
-      const removed = await existing(t.events.aggregateId, t.events, ids, eq(t.events.aggregateType, 'user'));
+      // A removed user's id stays taken, unless its last event says it went with its organisation
+      // (RemoveOrg, domain/orgs/removal.ts): such an organisation may be imported again with its ids.
+      const removed = new Set<string>();
+      const e = t.events;
+      await chunked([...new Set(ids)], async (chunk) => {
+        const rows = await db.select({ id: e.aggregateId, type: e.type, sequence: e.sequence }).from(e).where(and(eq(e.aggregateType, 'user'), inArray(e.aggregateId, chunk)));
+        const last = new Map<string, { type: string; sequence: number }>();
+        for (const r of rows) if ((last.get(r.id)?.sequence ?? -1) < Number(r.sequence)) last.set(r.id, { type: r.type, sequence: Number(r.sequence) });
+        for (const [id, event] of last) if (event.type !== 'user.cascade.removed') removed.add(id);
+      });
       return new Set([...live, ...removed]);
     },
     existingUserNameKeys: (orgId: string, keys: string[]) => existing(t.users.userNameKey, t.users, keys, eq(t.users.orgId, orgId)),
