@@ -25,6 +25,8 @@
  *                          beside the service's client-credentials grant and the bare oidc-provider's, in turns
  *                          `signin`: the whole authorization-code + PKCE sign-in (fresh browser, login form, password,
  *                          code, tokens) beside the hash floor (bench/hash-floor-server.ts), in turns (issue 34: ≥ 70 %);
+ *                          `node20`: GET with a PAT and a client-credentials token on the project's Node 24 and on
+ *                          Node 20 (BENCH_NODE20=/usr/bin/node; each on its own SQLite file), in turns
  *                          BENCH_SIGNIN_CONCURRENCY=4 sign-ins in flight (one person each) and floor connections
  *   BENCH_JSON=results.json   also write the rows as JSON (target, store, req/s, p50, p99, CPU/req, errors)
  *   BENCH_LOG_LEVEL=warn   the server's LOG_LEVEL (info writes one line per request)
@@ -44,6 +46,7 @@
  * Exit code 1 when any request failed (non-2xx, connection error) or a write did not append
  * exactly one event. The throughput target is reported, not asserted: it depends on the machine.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -84,7 +87,7 @@ const settings: LoadSettings = {
   warmup: int('BENCH_WARMUP', 2),
 };
 const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
-const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,bounds,write,write2,read,tokens,oauth,jwtprofile,rpc,grants,signin').split(',').map((s) => s.trim()));
+const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,bounds,write,write2,read,tokens,oauth,jwtprofile,rpc,grants,signin,node20').split(',').map((s) => s.trim()));
 const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
 const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -194,9 +197,10 @@ async function startBound(file: string, name: string): Promise<{ child: Child; h
 }
 
 /** The service (src/main.ts) as its own process on `databaseUrl`, stopped with the others at the end. */
-async function startServer(databaseUrl: string, patFile: string, logName: string): Promise<Child> {
+async function startServer(databaseUrl: string, patFile: string, logName: string, node?: string): Promise<Child> {
   const port = await freePort();
   const child = await startChild({
+    node,
     args: [...serverNodeArgs, '--import', 'tsx', 'src/main.ts'],
     cwd: SERVER_DIR,
     env: { PORT: String(port), HOST: '127.0.0.1', EXTERNAL_URL: `http://127.0.0.1:${port}`, DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel },
@@ -527,6 +531,49 @@ async function signInPerson(child: Child, patAuthorization: string): Promise<str
   return tokens.access_token;
 }
 
+/** The system's Node 20 for target `node20` (BENCH_NODE20, default /usr/bin/node). */
+const NODE20 = process.env.BENCH_NODE20 || '/usr/bin/node';
+
+/**
+ * Node 20 against the project's Node 24 (issue 34): the same service, each runtime on a fresh
+ * SQLite file of its own (one process per SQLite file), in turns — an authenticated API GET with a
+ * PAT (after a token has been issued on both, the state a running service is in) and a
+ * client-credentials token (RS256 JWT). Node 20 needs better-sqlite3 compiled for it once:
+ * `/usr/bin/node scripts/sqlite-for-this-node.mjs`.
+ */
+async function benchNodeVersions(service: Service): Promise<Row[]> {
+  const dir = join(work, 'sqlite-node20');
+  const patFile = join(dir, 'admin.pat');
+  const old = await startServer(join(dir, 'identity.db'), patFile, 'server-sqlite-node20.log', NODE20);
+  try {
+    const runtimes = [
+      { node: process.version, child: service.child, pat: service.headers.authorization },
+      { node: execFileSync(NODE20, ['--version'], { encoding: 'utf8' }).trim(), child: old, pat: `Bearer ${readFileSync(patFile, 'utf8').trim()}` },
+    ];
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const tokenBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'openid urn:zitadel:iam:org:project:id:zitadel:aud' }).toString();
+    const sides: Side[] = [];
+    const names: string[] = [];
+    for (const { node, child, pat } of runtimes) {
+      const robot = await apiCall(child, pat, 'POST', '/management/v1/users/machine', { userName: `node-robot-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' });
+      const secret = await apiCall(child, pat, 'PUT', `/management/v1/users/${robot.userId}/secret`, {});
+      const auth = basicAuth(secret.clientId, secret.clientSecret);
+      const first = await fetch(`${child.baseUrl}/oauth/v2/token`, { method: 'POST', headers: { ...form, authorization: auth }, body: tokenBody });
+      if (!first.ok) throw new Error(`client credentials on ${node} answered ${first.status}`);
+      sides.push(readSide(child, { url: `${child.baseUrl}/admin/v1/languages`, headers: { authorization: pat } }, '', 'sqlite'));
+      names.push(`GET /admin/v1/languages with a PAT, Node ${node}`);
+      sides.push(readSide(child, { url: `${child.baseUrl}/oauth/v2/token`, method: 'POST', headers: { ...form, authorization: auth }, body: tokenBody }, '', 'sqlite'));
+      names.push(`client-credentials token (RS256 JWT), Node ${node}`);
+    }
+    // In turns: each path on Node 24 beside the same path on Node 20.
+    const order = [0, 2, 1, 3];
+    const measured = await inTurns(order.map((i) => sides[i]));
+    return order.map((i, k) => ({ ...measured[k], target: names[i] }));
+  } finally {
+    await old.stop();
+  }
+}
+
 const SIGNIN_TARGETS = {
   floor: 'hash floor: verifications of the default argon2id hash (the same worker pool, 1 process)',
   signin: 'sign-in: authorization code + PKCE (authorize, login page, password, code, token)',
@@ -742,6 +789,7 @@ async function main() {
     if (targets.has('jwtprofile')) serverRows.push(...(await benchJwtProfile(child, headers.authorization, store)));
     if (targets.has('grants')) serverRows.push(await benchGrantRemoval(child, headers.authorization, store));
     if (targets.has('signin')) serverRows.push(...(await benchSignIn(child, headers.authorization, store)));
+    if (targets.has('node20') && store === 'sqlite') serverRows.push(...(await benchNodeVersions(service)));
     rows.push(...serverRows);
     for (const r of serverRows) process.stdout.write(`  ${store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
   }
