@@ -23,6 +23,11 @@
  *                          and over Connect JSON (HTTP/1.1), beside the REST PUT, in turns (issue 28: ≤ 1.3× REST's CPU)
  *                          `jwtprofile`: the JWT-profile grant (a machine key's assertion, as @zitadel/node sends it)
  *                          beside the service's client-credentials grant and the bare oidc-provider's, in turns
+ *                          `signin`: the whole authorization-code + PKCE sign-in (fresh browser, login form, password,
+ *                          code, tokens) beside the hash floor (bench/hash-floor-server.ts), in turns (issue 34: ≥ 70 %);
+ *                          `node20`: GET with a PAT and a client-credentials token on the project's Node 24 and on
+ *                          Node 20 (BENCH_NODE20=/usr/bin/node; each on its own SQLite file), in turns
+ *                          BENCH_SIGNIN_CONCURRENCY=4 sign-ins in flight (one person each) and floor connections
  *   BENCH_JSON=results.json   also write the rows as JSON (target, store, req/s, p50, p99, CPU/req, errors)
  *   BENCH_LOG_LEVEL=warn   the server's LOG_LEVEL (info writes one line per request)
  *   BENCH_NODE_ARGS=""     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
@@ -41,6 +46,7 @@
  * Exit code 1 when any request failed (non-2xx, connection error) or a write did not append
  * exactly one event. The throughput target is reported, not asserted: it depends on the machine.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -52,7 +58,8 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { SetDefaultVerifyEmailMessageTextRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import { Browser, loginThroughForm } from '../packages/server/test/support/browser.js';
 import { freePort, startChild, type Child } from './support/children.js';
-import { measure, measureAlternating, type LoadSettings, type Measurement } from './support/load.js';
+import { measure, measureAlternating, pool, type LoadSettings, type Measurement } from './support/load.js';
+import { windowMeasurement } from './support/measurement.js';
 import { startPostgres, type BenchPostgres } from './support/postgres.js';
 import { renderTable, type Row } from './support/report.js';
 
@@ -80,7 +87,7 @@ const settings: LoadSettings = {
   warmup: int('BENCH_WARMUP', 2),
 };
 const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
-const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,bounds,write,write2,read,tokens,oauth,jwtprofile,rpc,grants').split(',').map((s) => s.trim()));
+const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,bounds,write,write2,read,tokens,oauth,jwtprofile,rpc,grants,signin,node20').split(',').map((s) => s.trim()));
 const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
 const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -190,9 +197,10 @@ async function startBound(file: string, name: string): Promise<{ child: Child; h
 }
 
 /** The service (src/main.ts) as its own process on `databaseUrl`, stopped with the others at the end. */
-async function startServer(databaseUrl: string, patFile: string, logName: string): Promise<Child> {
+async function startServer(databaseUrl: string, patFile: string, logName: string, node?: string): Promise<Child> {
   const port = await freePort();
   const child = await startChild({
+    node,
     args: [...serverNodeArgs, '--import', 'tsx', 'src/main.ts'],
     cwd: SERVER_DIR,
     env: { PORT: String(port), HOST: '127.0.0.1', EXTERNAL_URL: `http://127.0.0.1:${port}`, DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel },
@@ -523,6 +531,166 @@ async function signInPerson(child: Child, patAuthorization: string): Promise<str
   return tokens.access_token;
 }
 
+/** The system's Node 20 for target `node20` (BENCH_NODE20, default /usr/bin/node). */
+const NODE20 = process.env.BENCH_NODE20 || '/usr/bin/node';
+
+/**
+ * Node 20 against the project's Node 24 (issue 34): the same service, each runtime on a fresh
+ * SQLite file of its own (one process per SQLite file), in turns — an authenticated API GET with a
+ * PAT (after a token has been issued on both, the state a running service is in) and a
+ * client-credentials token (RS256 JWT). Node 20 needs better-sqlite3 compiled for it once:
+ * `/usr/bin/node scripts/sqlite-for-this-node.mjs`.
+ */
+async function benchNodeVersions(service: Service): Promise<Row[]> {
+  const dir = join(work, 'sqlite-node20');
+  const patFile = join(dir, 'admin.pat');
+  const old = await startServer(join(dir, 'identity.db'), patFile, 'server-sqlite-node20.log', NODE20);
+  try {
+    const runtimes = [
+      { node: process.version, child: service.child, pat: service.headers.authorization },
+      { node: execFileSync(NODE20, ['--version'], { encoding: 'utf8' }).trim(), child: old, pat: `Bearer ${readFileSync(patFile, 'utf8').trim()}` },
+    ];
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const tokenBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'openid urn:zitadel:iam:org:project:id:zitadel:aud' }).toString();
+    const sides: Side[] = [];
+    const names: string[] = [];
+    for (const { node, child, pat } of runtimes) {
+      const robot = await apiCall(child, pat, 'POST', '/management/v1/users/machine', { userName: `node-robot-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' });
+      const secret = await apiCall(child, pat, 'PUT', `/management/v1/users/${robot.userId}/secret`, {});
+      const auth = basicAuth(secret.clientId, secret.clientSecret);
+      const first = await fetch(`${child.baseUrl}/oauth/v2/token`, { method: 'POST', headers: { ...form, authorization: auth }, body: tokenBody });
+      if (!first.ok) throw new Error(`client credentials on ${node} answered ${first.status}`);
+      sides.push(readSide(child, { url: `${child.baseUrl}/admin/v1/languages`, headers: { authorization: pat } }, '', 'sqlite'));
+      names.push(`GET /admin/v1/languages with a PAT, Node ${node}`);
+      sides.push(readSide(child, { url: `${child.baseUrl}/oauth/v2/token`, method: 'POST', headers: { ...form, authorization: auth }, body: tokenBody }, '', 'sqlite'));
+      names.push(`client-credentials token (RS256 JWT), Node ${node}`);
+    }
+    // In turns: each path on Node 24 beside the same path on Node 20.
+    const order = [0, 2, 1, 3];
+    const measured = await inTurns(order.map((i) => sides[i]));
+    return order.map((i, k) => ({ ...measured[k], target: names[i] }));
+  } finally {
+    await old.stop();
+  }
+}
+
+const SIGNIN_TARGETS = {
+  floor: 'hash floor: verifications of the default argon2id hash (the same worker pool, 1 process)',
+  signin: 'sign-in: authorization code + PKCE (authorize, login page, password, code, token)',
+} as const;
+/** Sign-ins in flight at once, each for its own person (one account has one password check at a time), and the floor's connections. */
+const SIGNIN_CONCURRENCY = int('BENCH_SIGNIN_CONCURRENCY', 4);
+
+/**
+ * `concurrency` loops each running `flow` back to back for warm-up + `seconds`: only flows
+ * completed after the warm-up count; a flow that throws counts as an error (and is logged once).
+ */
+async function measureFlows(flow: (i: number) => Promise<void>, concurrency: number, run: LoadSettings, cpu: () => number | undefined): Promise<Measurement> {
+  const latencies: number[] = [];
+  let ok = 0;
+  let errors = 0;
+  let sent = 0;
+  let firstError: unknown;
+  const start = performance.now();
+  const windowStart = start + run.warmup * 1000;
+  const end = windowStart + run.duration * 1000;
+  let cpuAtStart: number | undefined;
+  const timer = setTimeout(() => (cpuAtStart = cpu()), run.warmup * 1000);
+  await Promise.all(Array.from({ length: concurrency }, async (_, i) => {
+    while (performance.now() < end) {
+      const began = performance.now();
+      sent++;
+      try {
+        await flow(i);
+        ok++;
+        if (began >= windowStart || performance.now() >= windowStart) {
+          if (performance.now() <= end) latencies.push(performance.now() - began);
+        }
+      } catch (error) {
+        errors++;
+        firstError ??= error;
+      }
+    }
+  }));
+  clearTimeout(timer);
+  const cpuAtEnd = cpu();
+  if (firstError) process.stdout.write(`  sign-in failed ${errors} times, first: ${firstError instanceof Error ? firstError.message : String(firstError)}\n`);
+  const seconds = Math.min(performance.now(), end) / 1000 - windowStart / 1000;
+  return windowMeasurement(latencies, seconds, cpuAtStart !== undefined && cpuAtEnd !== undefined ? cpuAtEnd - cpuAtStart : undefined, { ok, non2xx: 0, errors, statusCodes: {}, sent });
+}
+
+/**
+ * Sign-in, the thing people wait for (issue 34): the whole authorization-code flow with PKCE as a
+ * web application runs it — the authorization request, the login page, the password form (one
+ * argon2id check of the default hash), the redirects to the code, the code exchanged for tokens
+ * (with an ID token) — each by a fresh browser (no session), beside the hash floor
+ * (bench/hash-floor-server.ts: the same hash and worker pool with nothing around it), in turns,
+ * with the same number of requests in flight. Target: sign-ins/s ≥ 70 % of the floor's checks/s.
+ */
+async function benchSignIn(child: Child, patAuthorization: string, store: string): Promise<Row[]> {
+  const redirectUri = 'http://127.0.0.1:1/callback';
+  const password = 'Bench-Passw0rd!';
+  const stamp = Date.now();
+  const people: string[] = [];
+  for (let i = 0; i < SIGNIN_CONCURRENCY; i++) {
+    const userName = `signin-${stamp}-${i}`;
+    await apiCall(child, patAuthorization, 'POST', '/management/v1/users/human/_import', {
+      userName, profile: { firstName: 'Sign', lastName: 'In' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password,
+    });
+    people.push(userName);
+  }
+  const project = await apiCall(child, patAuthorization, 'POST', '/management/v1/projects', { name: `signin-bench-${stamp}` });
+  const app = await apiCall(child, patAuthorization, 'POST', `/management/v1/projects/${project.id}/apps/oidc`, {
+    name: 'signin-bench', redirectUris: [redirectUri], appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+  });
+  const config = await oc.discovery(new URL(child.baseUrl), app.clientId, undefined, oc.ClientSecretBasic(app.clientSecret), { execute: [oc.allowInsecureRequests] });
+  const signIn = async (i: number) => {
+    const verifier = oc.randomPKCECodeVerifier();
+    const url = oc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid profile email', code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: oc.randomState() });
+    const signedIn = await loginThroughForm(new Browser(), url.href, redirectUri, people[i], password);
+    if (!signedIn.callback) throw new Error(`no code: ${signedIn.page?.status} ${signedIn.page?.html.replace(/\s+/g, ' ').slice(0, 200)}`);
+    const tokens = await oc.authorizationCodeGrant(config, signedIn.callback, { pkceCodeVerifier: verifier, expectedState: url.searchParams.get('state')! });
+    if (!tokens.id_token || tokens.access_token.split('.').length !== 3) throw new Error('expected an ID token and a JWT access token');
+  };
+  await signIn(0);
+
+  const port = await freePort();
+  const floor = await startChild({ args: ['--import', 'tsx', join(BENCH_DIR, 'hash-floor-server.ts')], cwd: REPO, env: { PORT: String(port) }, port, readyPath: '/', logFile: join(work, 'hash-floor.log') });
+  children.push(floor);
+  try {
+    const floorTarget = { url: floor.baseUrl + '/', method: 'POST' as const, body: 'check' };
+    const rounds = 4;
+    const slice: LoadSettings = { connections: SIGNIN_CONCURRENCY, duration: settings.duration / rounds, warmup: 0.5 };
+    await measure(floorTarget, { ...slice, duration: 0.5, warmup: settings.warmup }, floor.cpuSeconds);
+    await measureFlows(signIn, SIGNIN_CONCURRENCY, { ...slice, duration: 0.5, warmup: settings.warmup }, child.cpuSeconds);
+    const floorParts: Measurement[] = [];
+    const signInParts: Measurement[] = [];
+    for (let round = 0; round < rounds; round++) {
+      floorParts.push(await measure(floorTarget, slice, floor.cpuSeconds));
+      signInParts.push(await measureFlows(signIn, SIGNIN_CONCURRENCY, slice, child.cpuSeconds));
+    }
+    return [
+      { target: SIGNIN_TARGETS.floor, store: '-', m: pool(floorParts) },
+      { target: SIGNIN_TARGETS.signin, store, m: pool(signInParts) },
+    ];
+  } finally {
+    await floor.stop();
+  }
+}
+
+/** Issue 34's sign-in target, per store: sign-ins per second ≥ 70 % of the hash floor's checks per second (same run, in turns). */
+function signInTargets(rows: Row[]): string {
+  const lines: string[] = [];
+  for (const store of stores) {
+    const i = rows.findIndex((r) => r.target === SIGNIN_TARGETS.signin && r.store === store);
+    const floor = rows[i - 1];
+    if (i < 1 || floor?.target !== SIGNIN_TARGETS.floor) continue;
+    const share = (100 * rows[i].m.requestsPerSecond) / floor.m.requestsPerSecond;
+    lines.push(`  ${store}: sign-ins/s ${rows[i].m.requestsPerSecond.toFixed(1)} = ${share.toFixed(1)} % of the hash floor's ${floor.m.requestsPerSecond.toFixed(1)} checks/s (target ≥ 70 %) → ${share >= 70 ? 'MET' : 'MISSED'}; server CPU per sign-in ${(rows[i].m.serverCpuMs ?? NaN).toFixed(1)} ms, per check ${(floor.m.serverCpuMs ?? NaN).toFixed(1)} ms`);
+  }
+  return lines.length ? `issue 34 sign-in target (in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
+}
+
 /**
  * 4.2: `DELETE /management/v1/users/{userId}/grants/{grantId}` with `x-service-orgid`, each request
  * removing another grant (one aggregate each), prepared by imports of organisations of 30,000 users
@@ -620,6 +788,8 @@ async function main() {
     if (targets.has('rpc')) serverRows.push(...(await benchRpc(service)));
     if (targets.has('jwtprofile')) serverRows.push(...(await benchJwtProfile(child, headers.authorization, store)));
     if (targets.has('grants')) serverRows.push(await benchGrantRemoval(child, headers.authorization, store));
+    if (targets.has('signin')) serverRows.push(...(await benchSignIn(child, headers.authorization, store)));
+    if (targets.has('node20') && store === 'sqlite') serverRows.push(...(await benchNodeVersions(service)));
     rows.push(...serverRows);
     for (const r of serverRows) process.stdout.write(`  ${store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
   }
@@ -665,6 +835,7 @@ async function main() {
   process.stdout.write(issue14Targets(rows));
   process.stdout.write(jwtProfileTargets(rows));
   process.stdout.write(rpcTargets(rows));
+  process.stdout.write(signInTargets(rows));
 
   const failed = rows.reduce((sum, r) => sum + r.m.non2xx + r.m.errors, 0);
   const badEvents = rows.filter((r) => r.eventsOk === false);

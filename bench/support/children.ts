@@ -34,11 +34,13 @@ export interface StartOptions {
   readyPath: string;
   /** stdout and stderr go to this file: the server's log is part of its cost, a pipe nobody reads would block it. */
   logFile: string;
+  /** The Node binary to run (default: the one running the bench, the project's own). */
+  node?: string;
 }
 
 export async function startChild(opts: StartOptions): Promise<Child> {
   const out = openSync(opts.logFile, 'a');
-  const proc = spawn(process.execPath, opts.args, {
+  const proc = spawn(opts.node ?? process.execPath, opts.args, {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', out, out],

@@ -15,12 +15,13 @@ import { refuseAuthWrite } from './auth-writes.js';
 import { sqliteColumns } from './columns.js';
 import { defineTables } from './schema.js';
 import { sqliteHotPath } from './sqlite-hot-path.js';
+import { sqliteNativeOptions } from './sqlite-native.js';
 import { createRepositories, UniqueViolation, type Db, type Store } from './store.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'sqlite');
 
 function connect(path: string) {
-  const conn = new Database(path);
+  const conn = new Database(path, sqliteNativeOptions());
   conn.pragma('journal_mode = WAL');
   conn.pragma('synchronous = NORMAL');
   conn.pragma('busy_timeout = 5000');

@@ -17,11 +17,14 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts main.ts with `env` over the test's own; resolves once it listens (its log says so). */
-export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts main.ts with `env` over the test's own; resolves once it listens (its log says so).
+ * `node`: the runtime to start it with (default: the one running the tests, the project's own).
+ */
+export function startServerProcess(env: Record<string, string>, node = process.execPath): Promise<ServerProcess> {
   // The operator key beside the test's data, not in ./data of the package.
   const keyFile = join(env.ADMIN_PAT_FILE ? dirname(env.ADMIN_PAT_FILE) : tempDir('identity-proc-'), 'encryption.key');
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(node, ['--import', 'tsx', MAIN], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ENCRYPTION_KEY_FILE: keyFile, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
