@@ -242,6 +242,7 @@ export async function removeUser(store: Store, ctx: RequestContext, userId: stri
     await tx.userMetadata.removeByUser(user.id);
     const clientId = (await tx.logins.machineSecrets.get(user.id))?.clientId;
     await tx.logins.removeByUser(user.id);
+    await tx.otpEnrolment.removeByUser(user.id);
     await tx.oidc.payloads.removeOfUser(user.id, clientId);
     await tx.users.remove(user.id);
     return { details: changedDetails(event) };
