@@ -50,12 +50,18 @@ export async function secondFactorStep(read: Repositories, instanceId: string, u
   return skipped && skipped.getTime() + lifetimeMs > now ? 'none' : 'enrol-offered';
 }
 
-/** The user skipped the offer (ZITADEL's `user.human.mfa.init.skipped`): not offered again within `mfaInitSkipLifetime`. */
+/**
+ * The user skipped the offer (ZITADEL's `user.human.mfa.init.skipped`): not offered again within
+ * `mfaInitSkipLifetime`. The secret the offer's page showed is discarded with it (never confirmed,
+ * it was no factor).
+ */
 export async function skipSecondFactorSetup(store: Store, userId: string, at = new Date()): Promise<void> {
   await store.transaction(async (tx) => {
     const user = await tx.users.get(userId);
     if (!user) return;
-    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.init.skipped', payload: {}, creator: user.id, resourceOwner: user.orgId }, at);
+    const discarded = (await tx.otpEnrolment.pending(user.id)) !== undefined;
+    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.init.skipped', payload: { discardedUnconfirmedApp: discarded }, creator: user.id, resourceOwner: user.orgId }, at);
+    await tx.otpEnrolment.removePending(user.id);
     await tx.otpEnrolment.setInitSkipped(user.id, at);
     await tx.users.change(user.id, {}, event.sequence, event.createdAt);
   }, [[USER_AGGREGATE, userId]]);
