@@ -4459,6 +4459,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ui/login/{uid}/otp/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the authenticator app being set up at sign-in (browser)
+         * @description After the password, the login policy of the user's organisation may ask for a second factor the user
+         *     does not have: `forceMfa` (with `forceMfaLocalOnly` only after a password, not an identity provider)
+         *     requires one; otherwise it is offered (with a skip button) unless skipped within `mfaInitSkipLifetime`
+         *     (0: never offered) or the policy's `secondFactors` lacks `SECOND_FACTOR_TYPE_OTP`. The page shows the
+         *     `otpauth://` URI as a QR code and the secret as text; this form sends the app's current code. A right
+         *     code makes the app the user's second factor (`user.human.mfa.otp.verified`) and the sign-in goes on
+         *     (`amr` `pwd`, `otp`, `mfa`). A wrong code is refused and not counted toward the lockout policy (the
+         *     person was just shown the secret). Only in the browser that passed the password, within five minutes.
+         */
+        post: operations["LoginOtpSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login/{uid}/otp/setup/skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Skip the offered authenticator-app setup (browser)
+         * @description The skip button of the offer: remembered for the user (`user.human.mfa.init.skipped`; the offer comes
+         *     again once the login policy's `mfaInitSkipLifetime` has passed), the offer's unconfirmed secret
+         *     discarded, and the sign-in goes on. Where the login policy forces a second factor → 403 with the
+         *     setup page.
+         */
+        post: operations["LoginOtpSetupSkip"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ui/login/{uid}/password/reset": {
         parameters: {
             query?: never;
@@ -15676,6 +15730,91 @@ export interface operations {
             };
             /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginOtpSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description Six digits (spaces are ignored). */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Set up and signed in; back to the authorization endpoint, which redirects to the client with a code. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or a malformed code (the setup page again), or no password check of this browser for this attempt (the login form), or the attempt expired. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The code does not match the secret shown; the setup page again with the same secret. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginOtpSetupSkip: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Skipped and signed in; back to the authorization endpoint, which redirects to the client with a code. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No password check of this browser for this attempt (the login form), or the attempt expired. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The login policy forces a second factor; the setup page with the reason. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4903,6 +4903,18 @@ export const loginPasswordChange_Path = z.object({
     uid: z.string()
 });
 
+export const loginOtpSetup_Body = z.object({
+    code: z.string()
+});
+
+export const loginOtpSetup_Path = z.object({
+    uid: z.string()
+});
+
+export const loginOtpSetupSkip_Path = z.object({
+    uid: z.string()
+});
+
 export const loginPasswordResetForm_Path = z.object({
     uid: z.string()
 });
