@@ -8,10 +8,10 @@
  * - `hidePasswordReset` hides "Forgot your password?" (http/routes/login-password-reset.ts);
  * - `defaultRedirectUri` is where the pages a mail leads to continue once done (email verified,
  *   password set or reset), as ZITADEL's login does when no application is waiting;
- * - `allowRegister`, `forceMfa`, `forceMfaLocalOnly`, `passwordlessType`, the factor lists and the
- *   check lifetimes are stored, shown, exported and imported; the login page has no
- *   self-registration and no passkeys, and asks for the authenticator app's code whenever a user
- *   has one (whatever `forceMfa` says).
+ * - `forceMfa`, `forceMfaLocalOnly`, `mfaInitSkipLifetime` and `secondFactors` decide the second
+ *   factor after the first (domain/login/second-factor.ts);
+ * - `allowRegister`, `passwordlessType`, the multi-factor list and the other check lifetimes are
+ *   stored, shown, exported and imported; the login page has no self-registration and no passkeys.
  * Until the instance's default is changed it is ZITADEL's built-in one.
  */
 import { LoginPolicy as LoginDocument } from '../transfer/document.js';
