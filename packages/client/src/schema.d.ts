@@ -2473,6 +2473,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/v1/users/me/auth_factors/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The signed-in user's second factors
+         * @description ZITADEL's ListMyAuthFactors. The only factor this service has is the authenticator app (`otp`):
+         *     `AUTH_FACTOR_STATE_READY` once confirmed, `AUTH_FACTOR_STATE_NOT_READY` while being set up. A
+         *     machine user has none (empty list).
+         */
+        post: operations["ListMyAuthFactors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/users/me/auth_factors/otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start setting up an authenticator app
+         * @description ZITADEL's AddMyAuthFactorOTP: makes a new TOTP secret (160 bits) for the signed-in person and
+         *     answers it once, as an `otpauth://` URI (for a QR code) and as base32 text. The secret is stored
+         *     sealed with the operator's key and is not a factor until VerifyMyAuthFactorOTP confirms it; a
+         *     second call before that replaces it. Appends `user.human.mfa.otp.added`. An app already set up
+         *     → 409 `COMMAND-do9se` (remove it first); a machine user → 400 `COMMAND-SqyJz`.
+         */
+        post: operations["AddMyAuthFactorOTP"];
+        /**
+         * Remove the signed-in user's authenticator app
+         * @description ZITADEL's RemoveMyAuthFactorOTP: the app, set up or being set up, is removed; the next sign-in
+         *     asks for the password only (unless the login policy forces a second factor, which then has to be
+         *     set up again). Appends `user.human.mfa.otp.removed`. No app → 404 `COMMAND-Hd9sd`.
+         */
+        delete: operations["RemoveMyAuthFactorOTP"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/users/me/auth_factors/otp/_verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the authenticator app with its code
+         * @description ZITADEL's VerifyMyAuthFactorOTP: the app's current code (RFC 6238: SHA1, 6 digits, 30 s, one step
+         *     either side accepted) for the secret AddMyAuthFactorOTP made; the app becomes the user's second
+         *     factor, asked at every sign-in after the password. Appends `user.human.mfa.otp.verified`. A wrong
+         *     code → 400 `EVENT-8isk2` (not counted toward the lockout policy: there is nothing to guess);
+         *     nothing being set up → 404 `COMMAND-3Mif9s`; already confirmed → 400 `COMMAND-qx4ls`.
+         */
+        post: operations["VerifyMyAuthFactorOTP"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/management/v1/users/{userId}/idps/_search": {
         parameters: {
             query?: never;
@@ -4429,6 +4505,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ui/login/{uid}/otp/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the authenticator app being set up at sign-in (browser)
+         * @description After the password, the login policy of the user's organisation may ask for a second factor the user
+         *     does not have: `forceMfa` (with `forceMfaLocalOnly` only after a password, not an identity provider)
+         *     requires one; otherwise it is offered (with a skip button) unless skipped within `mfaInitSkipLifetime`
+         *     (0: never offered) or the policy's `secondFactors` lacks `SECOND_FACTOR_TYPE_OTP`. The page shows the
+         *     `otpauth://` URI as a QR code and the secret as text; this form sends the app's current code. A right
+         *     code makes the app the user's second factor (`user.human.mfa.otp.verified`) and the sign-in goes on
+         *     (`amr` `pwd`, `otp`, `mfa`). A wrong code is refused and not counted toward the lockout policy (the
+         *     person was just shown the secret). Only in the browser that passed the password, within five minutes.
+         */
+        post: operations["LoginOtpSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/login/{uid}/otp/setup/skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Skip the offered authenticator-app setup (browser)
+         * @description The skip button of the offer: remembered for the user (`user.human.mfa.init.skipped`; the offer comes
+         *     again once the login policy's `mfaInitSkipLifetime` has passed), the offer's unconfirmed secret
+         *     discarded, and the sign-in goes on. Where the login policy forces a second factor → 403 with the
+         *     setup page.
+         */
+        post: operations["LoginOtpSetupSkip"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ui/login/{uid}/password/reset": {
         parameters: {
             query?: never;
@@ -6059,6 +6189,35 @@ export interface components {
                 /** @description An authenticator app (TOTP) is set up. */
                 otp: Record<string, never>;
             }[];
+        };
+        ListMyAuthFactorsResponse: {
+            /** @description ZITADEL's AuthFactor entries; this service has only the authenticator app (`otp`). */
+            result: {
+                /**
+                 * @description READY once confirmed with a code; NOT_READY while it is being set up (added, not yet verified).
+                 * @enum {string}
+                 */
+                state: "AUTH_FACTOR_STATE_READY" | "AUTH_FACTOR_STATE_NOT_READY";
+                /** @description An authenticator app (TOTP). */
+                otp: Record<string, never>;
+            }[];
+        };
+        AddMyAuthFactorOTPResponse: {
+            /**
+             * @description The `otpauth://totp/…` URI to show as a QR code (issuer, account = the preferred login name, the secret, SHA1, 6 digits, 30 s).
+             * @example otpauth://totp/id.example.com:alice%40acme.example.com?issuer=id.example.com&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30
+             */
+            url: string;
+            /** @description The same secret in base32, for typing it into the app. Shown once; stored only sealed. */
+            secret: string;
+            details: components["schemas"]["Details"];
+        };
+        VerifyMyAuthFactorOTPRequest: {
+            /**
+             * @description The 6-digit code the authenticator app shows for the secret being set up.
+             * @example 123456
+             */
+            code: string;
         };
         /** @description A membership with the member user's names (ZITADEL's member.v1.Member). */
         Member: {
@@ -11763,6 +11922,116 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    ListMyAuthFactors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The caller's factors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListMyAuthFactorsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    AddMyAuthFactorOTP: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The new secret, to be confirmed with a code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddMyAuthFactorOTPResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    RemoveMyAuthFactorOTP: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    VerifyMyAuthFactorOTP: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyMyAuthFactorOTPRequest"];
+            };
+        };
+        responses: {
+            /** @description Set up. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     ListHumanLinkedIDPs: {
         parameters: {
             query?: never;
@@ -15751,6 +16020,91 @@ export interface operations {
             };
             /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginOtpSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description Six digits (spaces are ignored). */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Set up and signed in; back to the authorization endpoint, which redirects to the client with a code. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or a malformed code (the setup page again), or no password check of this browser for this attempt (the login form), or the attempt expired. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The code does not match the secret shown; the setup page again with the same secret. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    LoginOtpSetupSkip: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Skipped and signed in; back to the authorization endpoint, which redirects to the client with a code. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No password check of this browser for this attempt (the login form), or the attempt expired. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The login policy forces a second factor; the setup page with the reason. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -55,6 +55,16 @@ function pkce() {
 const authorizeUrl = (clientId: string, scope: string, challenge: string, state = 'st') =>
   url('/oauth/v2/authorize', { client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope, state, code_challenge: challenge, code_challenge_method: 'S256' });
 
+/**
+ * Past the offer to set up an authenticator app (the instance's default login policy offers it at a
+ * user's first sign-in): presses Skip, as the person would. Any other answer is handed back.
+ */
+async function pastSetupOffer(browser: Browser, step: { res: Response; location?: URL }, origin = s.issuer, stopAt = REDIRECT): Promise<{ res: Response; location?: URL }> {
+  if (step.location) return step;
+  const skip = /<form method="post" action="([^"]+\/otp\/setup\/skip)"/.exec(await step.res.clone().text())?.[1];
+  return skip ? browser.follow(origin + skip, stopAt, { method: 'POST', form: {} }) : step;
+}
+
 /** Authorization request → login page → submit; returns the code (following redirects by hand, so each step is recorded). */
 async function signIn(browser: Browser, clientId: string, scope: string, loginName: string) {
   const { verifier, challenge } = pkce();
@@ -64,7 +74,7 @@ async function signIn(browser: Browser, clientId: string, scope: string, loginNa
   expect(loginPath).toMatch(/^\/ui\/login\//);
   const page = await browser.request(s.issuer + loginPath);
   expect(page.status).toBe(200);
-  const done = await browser.follow(s.issuer + loginPath, REDIRECT, { form: { loginName, password: PASSWORD } });
+  const done = await pastSetupOffer(browser, await browser.follow(s.issuer + loginPath, REDIRECT, { form: { loginName, password: PASSWORD } }));
   const code = done.location?.searchParams.get('code');
   expect(code, `no code: ${done.res.status}`).toBeTruthy();
   return { code: code!, verifier, loginPath };
@@ -275,7 +285,7 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     expect(start.status).toBe(303);
     const loginPath = start.headers.get('location')!;
     expect(loginPath).toMatch(/^\/ui\/login\//);
-    const done = await browser.follow(s.issuer + loginPath, REDIRECT, { form: { loginName: 'alice', password: PASSWORD } });
+    const done = await pastSetupOffer(browser, await browser.follow(s.issuer + loginPath, REDIRECT, { form: { loginName: 'alice', password: PASSWORD } }));
     expect(done.location?.searchParams.get('state')).toBe('pushed');
     const tokens = await exchange(spaClientId, done.location!.searchParams.get('code')!, verifier);
     expect(tokens.id_token).toBeTruthy();
@@ -314,7 +324,7 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     const browser = new Browser();
     const start = await browser.request(authorizeUrl(app.clientId, 'openid', pkce().challenge));
     const loginUrl = s.issuer + start.headers.get('location')!;
-    const refused = await browser.follow(loginUrl, REDIRECT, { form: { loginName: 'petra', password: PASSWORD } });
+    const refused = await pastSetupOffer(browser, await browser.follow(loginUrl, REDIRECT, { form: { loginName: 'petra', password: PASSWORD } }));
     expect(refused.location).toBeUndefined();
     expect(refused.res.status).toBe(403);
     expect(await refused.res.text()).toContain('You have no role in checked');
@@ -478,7 +488,7 @@ describe('sign-in through an OIDC identity provider', () => {
         const toUpstream = chosen.headers.get('location')!;
         const loginPage = await a.browser.follow(toUpstream, callbackUri);
         const action = /<form method="post" action="([^"]+)"/.exec(await loginPage.res.text())![1];
-        const back = await a.browser.follow(upstream.issuer + action.replace(/&amp;/g, '&'), callbackUri, { form: { loginName: 'erin', password: PASSWORD } });
+        const back = await pastSetupOffer(a.browser, await a.browser.follow(upstream.issuer + action.replace(/&amp;/g, '&'), callbackUri, { form: { loginName: 'erin', password: PASSWORD } }), upstream.issuer, callbackUri);
         expect(back.location).toBeTruthy();
         return { ...a, back: back.location!.href, state: new URL(toUpstream).searchParams.get('state')! };
       };
@@ -633,13 +643,57 @@ describe('registration and the pages without an application', () => {
   });
 });
 
+describe('setting up an authenticator app at sign-in', () => {
+  it('the offer: a malformed, a wrong and the right code; skip without and with the password check; a forced setup cannot be skipped', async () => {
+    const stamp = `${Date.now() % 1_000_000_000}`;
+    await importHuman(s, `ursula-${stamp}`, { password: PASSWORD });
+    await importHuman(s, `uwe-${stamp}`, { password: PASSWORD });
+    const forcedOrg = `${stamp}8`;
+    const imported = await s.api('POST', '/admin/v1/import', {
+      timeout: '1m',
+      data_orgs: { orgs: [{
+        orgId: forcedOrg, org: { name: `forced-${stamp}` },
+        loginPolicy: { allowUsernamePassword: true, forceMfa: true, secondFactors: ['SECOND_FACTOR_TYPE_OTP'] },
+        humanUsers: [{ userId: `${forcedOrg}1`, user: { userName: 'fred', profile: { firstName: 'F', lastName: 'Red' }, email: { email: 'fred@example.com', isEmailVerified: true }, password: PASSWORD } }],
+      }] },
+    });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    const passPassword = async (loginName: string) => {
+      const browser = new Browser();
+      const start = await browser.request(authorizeUrl(spaClientId, 'openid', pkce().challenge));
+      const loginUrl = s.issuer + start.headers.get('location')!;
+      const page = await browser.request(loginUrl, { form: { loginName, password: PASSWORD } });
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      return { browser, html, setupUrl: `${loginUrl}/otp/setup`, skipUrl: `${loginUrl}/otp/setup/skip` };
+    };
+    const ursula = await passPassword(`ursula-${stamp}`);
+    expect(ursula.html).toContain('id="skip"');
+    const secret = /data-secret="([A-Z2-7]+)"/.exec(ursula.html)![1];
+    expect((await ursula.browser.request(ursula.setupUrl, { form: { code: 'abc' } })).status).toBe(400);
+    expect((await ursula.browser.request(ursula.setupUrl, { form: { code: totpCode(secret, Date.now() + 3_600_000) } })).status).toBe(401);
+    expect((await new Browser().request(ursula.setupUrl, { form: { code: totpCode(secret) } })).status).toBe(400);
+    expect((await ursula.browser.request(ursula.setupUrl, { form: { code: totpCode(secret) } })).status).toBe(303);
+
+    const uwe = await passPassword(`uwe-${stamp}`);
+    expect((await new Browser().request(uwe.skipUrl, { method: 'POST', form: {} })).status).toBe(400);
+    expect((await uwe.browser.request(uwe.skipUrl, { method: 'POST', form: {} })).status).toBe(303);
+
+    const fred = await passPassword(`fred@forced-${stamp}.localhost`);
+    expect(fred.html).toContain('id="setup-required"');
+    const refused = await fred.browser.request(fred.skipUrl, { method: 'POST', form: {} });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('cannot be skipped');
+  });
+});
+
 describe('the OAuth ledger', () => {
   it('every answer was documented and matched the spec', () => {
     expect(violations).toEqual([]);
   });
 
   it('every documented status of the OAuth operations was produced', () => {
-    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(34);
+    expect(operations.filter((op) => servedOutsideApi(op.operation)).map((op) => op.operationId)).toHaveLength(36);
     expect(unexercised((op) => servedOutsideApi(op.operation))).toEqual([]);
   });
 });

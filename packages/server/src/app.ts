@@ -37,6 +37,7 @@ import { registerManagementUserPatRoutes } from './http/routes/management-user-p
 import { registerManagementUserKeyRoutes } from './http/routes/management-user-keys.js';
 import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
 import { registerManagementUserAuthFactorRoutes } from './http/routes/management-user-auth-factors.js';
+import { registerAuthUserAuthFactorRoutes } from './http/routes/auth-user-auth-factors.js';
 import { registerManagementUserChangeRoutes } from './http/routes/management-user-changes.js';
 import { registerManagementOrgDomainRoutes } from './http/routes/management-org-domains.js';
 import type { DomainCheckOptions } from './domain/orgs/domains.js';
@@ -176,6 +177,7 @@ export function createApp(deps: AppDeps) {
   registerManagementUserKeyRoutes(app, routeDeps);
   registerManagementUserIdpLinkRoutes(app, routeDeps);
   registerManagementUserAuthFactorRoutes(app, routeDeps);
+  registerAuthUserAuthFactorRoutes(app, routeDeps);
   registerManagementUserChangeRoutes(app, routeDeps);
   registerManagementOrgDomainRoutes(app, routeDeps, deps.domainChecks);
   registerManagementUserEmailRoutes(app, routeDeps);

@@ -9,6 +9,7 @@ import { eventScenarios } from './events.js';
 import { idpScenarios } from './idps.js';
 import { idpLinkScenarios } from './idp-links.js';
 import { authFactorScenarios } from './auth-factors.js';
+import { myAuthFactorScenarios } from './my-auth-factors.js';
 import { notificationScenarios } from './notifications.js';
 import { userMetadataScenarios } from './user-metadata.js';
 import { lockoutScenarios, morePolicyScenarios, policyScenarios } from './policies.js';
@@ -47,6 +48,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   idpScenarios,
   idpLinkScenarios,
   authFactorScenarios,
+  myAuthFactorScenarios,
   notificationScenarios,
   userMetadataScenarios,
   policyScenarios,

@@ -580,6 +580,23 @@ export function defineTables(c: ColumnFactory) {
     createdAt: c.time('created_at').notNull(),
   });
 
+  /**
+   * An authenticator app being set up (ZITADEL's TOTP in state "not ready"): the new secret, sealed
+   * like `user_otp_secrets`, until the user confirms it with a code (domain/users/otp-enrolment.ts);
+   * then it moves there. A new start replaces it.
+   */
+  const userOtpPending = c.table('user_otp_pending', {
+    userId: c.text('user_id').primaryKey(),
+    secret: c.text('secret').notNull(),
+    createdAt: c.time('created_at').notNull(),
+  });
+
+  /** When a user last skipped the offer to set up a second factor (the login policy's `mfaInitSkipLifetime`). */
+  const mfaInitSkips = c.table('mfa_init_skips', {
+    userId: c.text('user_id').primaryKey(),
+    skippedAt: c.time('skipped_at').notNull(),
+  });
+
   /** Custom login-page texts of an organisation: one row per language, the screens as JSON. */
   const loginTexts = c.table(
     'login_texts',
@@ -598,6 +615,7 @@ export function defineTables(c: ColumnFactory) {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, projectGrants, idps,
     oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks,
     userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies, orgDomains,
+    userOtpPending, mfaInitSkips,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import type { PageLook } from '../domain/login/page-look.js';
 import { BUILT_IN_LOGIN_PAGE_TEXTS, type LoginPageTexts } from '../domain/texts/login-texts.js';
+import { BUILT_IN_SECOND_FACTOR_TEXTS, type SecondFactorTexts } from '../domain/texts/mfa-texts.js';
 import { escapeHtml, layout } from './layout.js';
 
 export type { PageLook };
@@ -144,14 +145,15 @@ export function donePage(title: string, text: string, next: string, options: { l
 }
 
 /** The step for a user with an authenticator app (http/routes/login-steps.ts). */
-export function otpPage(view: { uid: string; error?: string; look?: PageLook }): string {
+export function otpPage(view: { uid: string; error?: string; look?: PageLook; texts?: SecondFactorTexts }): string {
   const alert = view.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(view.error)}</p>` : '';
+  const texts = view.texts ?? BUILT_IN_SECOND_FACTOR_TEXTS;
   return layout(
     'Enter your code',
-    `<h1>Two-factor sign-in</h1><p>Your password is correct. Open your authenticator app and enter the 6-digit code it shows for this account.</p>${alert}
+    `<h1>${escapeHtml(texts.verifyTitle)}</h1><p>${escapeHtml(texts.verifyDescription)}</p>${alert}
 <form method="post" action="/ui/login/${encodeURIComponent(view.uid)}/otp">
-<label for="code">Code</label><input id="code" name="code" inputmode="numeric" pattern="[0-9 ]{6,7}" autocomplete="one-time-code" required autofocus>
-<button type="submit">Continue</button>
+<label for="code">${escapeHtml(texts.verifyCodeLabel)}</label><input id="code" name="code" inputmode="numeric" pattern="[0-9 ]{6,7}" autocomplete="one-time-code" required autofocus>
+<button type="submit">${escapeHtml(texts.verifyButtonText)}</button>
 </form>
 <p><a href="/ui/login/${encodeURIComponent(view.uid)}">Back to the sign-in page</a> (to use another account). Lost your phone? Ask an administrator to remove the authenticator from your user.</p>`,
     view.look,

@@ -95,7 +95,26 @@ export async function loginThroughForm(
   const origin = new URL(authorizationUrl).origin;
   const submitted = await browser.follow(origin + action.replace(/&amp;/g, '&'), redirectUri, { form: { loginName, password } });
   if (submitted.location) return { callback: submitted.location };
-  return { page: { status: submitted.res.status, html: await submitted.res.text(), headers: submitted.res.headers } };
+  const page = { status: submitted.res.status, html: await submitted.res.text(), headers: submitted.res.headers };
+  return skipSecondFactorOffer(browser, origin, redirectUri, page);
+}
+
+/**
+ * Presses "Skip" where the login offers to set up an authenticator app (the login policy's
+ * `mfaInitSkipLifetime`: the instance's default offers it at a user's first sign-in), as the
+ * person would; any other page is handed back as it is.
+ */
+export async function skipSecondFactorOffer(
+  browser: Browser,
+  origin: string,
+  redirectUri: string,
+  page: { status: number; html: string; headers: Headers },
+): Promise<{ callback?: URL; page?: { status: number; html: string; headers: Headers } }> {
+  const skip = /<form method="post" action="([^"]+\/otp\/setup\/skip)"/.exec(page.html)?.[1];
+  if (!skip) return { page };
+  const skipped = await browser.follow(origin + skip, redirectUri, { method: 'POST', form: {} });
+  if (skipped.location) return { callback: skipped.location };
+  return { page: { status: skipped.res.status, html: await skipped.res.text(), headers: skipped.res.headers } };
 }
 
 /** One node:http request from `localAddress`, answered as a fetch Response (cookies kept apart, as fetch does). */

@@ -16,7 +16,7 @@ import type { Dialect } from '../../src/store/store.js';
 import { createTestInstance, type TestInstance } from './instance.js';
 
 // The browser stand-in lives in its own module (no vitest) so the bench can sign people in too.
-export { Browser, loginThroughForm } from './browser.js';
+export { Browser, loginThroughForm, skipSecondFactorOffer } from './browser.js';
 
 export interface OidcTestServer {
   t: TestInstance;

@@ -11,9 +11,10 @@
  * - `allowRegister` offers self-registration (domain/login/registration.ts);
  * - the check lifetimes decide when a browser's session must sign in again
  *   (domain/login/check-lifetimes.ts);
- * - `forceMfa`, `forceMfaLocalOnly`, `passwordlessType` and the factor lists are stored, shown,
- *   exported and imported; the login page has no passkeys, and asks for the authenticator app's
- *   code whenever a user has one (whatever `forceMfa` says).
+ * - `forceMfa`, `forceMfaLocalOnly`, `mfaInitSkipLifetime` and `secondFactors` decide the second
+ *   factor after the first (domain/login/second-factor.ts);
+ * - `passwordlessType` and the multi-factor list are stored, shown, exported and imported; the
+ *   login page has no passkeys.
  * Until the instance's default is changed it is ZITADEL's built-in one.
  */
 import { LoginPolicy as LoginDocument } from '../transfer/document.js';

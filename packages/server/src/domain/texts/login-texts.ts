@@ -50,15 +50,23 @@ export function loginLanguage(uiLocales: unknown): string {
 }
 
 export async function loginPageTexts(read: Repositories, instanceId: string, orgId: string, language: string): Promise<LoginPageTexts> {
+  return pageTexts(read, instanceId, orgId, language, FIELDS);
+}
+
+/** (screen, field, built-in English text) of ZITADEL's login texts, per string of a page. */
+export type PageTextFields = Record<string, readonly [screen: string, field: string, builtIn: string]>;
+
+/** A page's strings: each the organisation's, else the instance's, else the built-in one. */
+export async function pageTexts<F extends PageTextFields>(read: Repositories, instanceId: string, orgId: string, language: string, fields: F): Promise<Record<keyof F, string>> {
   const [own, instance] = await Promise.all([read.loginTexts.get(orgId, language), orgId === instanceId ? undefined : read.loginTexts.get(instanceId, language)]);
   const pick = (screens: Record<string, Record<string, string>> | undefined, screen: string, field: string) => {
     const value = screens?.[screen]?.[field];
     return typeof value === 'string' && value.trim() ? value : undefined;
   };
-  return Object.fromEntries(Object.entries(FIELDS).map(([key, [screen, field, builtIn]]) => [
+  return Object.fromEntries(Object.entries(fields).map(([key, [screen, field, builtIn]]) => [
     key,
     pick(own?.screens, screen, field) ?? pick(instance?.screens, screen, field) ?? builtIn,
-  ])) as LoginPageTexts;
+  ])) as Record<keyof F, string>;
 }
 
 // ---- ZITADEL's GetCustomLoginTexts, GetDefaultLoginTexts, SetCustomLoginText, ResetCustomLoginTextToDefault ----

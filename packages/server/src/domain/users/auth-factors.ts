@@ -1,7 +1,7 @@
 /**
  * A user's second factors (ZITADEL's v1 ListHumanAuthFactors and RemoveHumanAuthFactorOTP). The
- * only kind this service has is the authenticator app (TOTP), set up in ZITADEL and brought here by
- * an import with `withOtp` (domain/login/totp.ts checks it at sign-in). Removing it is how an
+ * only kind this service has is the authenticator app (TOTP), brought by an import with `withOtp` or
+ * set up by the user (domain/users/otp-enrolment.ts); domain/login/totp.ts checks it at sign-in. Removing it is how an
  * administrator helps a user who lost the phone: the next sign-in asks for the password only.
  */
 import type { Store } from '../../store/store.js';
@@ -31,6 +31,7 @@ export async function removeHumanAuthFactorOtp(store: Store, ctx: RequestContext
     if (!(await tx.logins.otpSecret(user.id))) throw notFound('COMMAND-3Mif9s', 'The user has no authenticator app (OTP) set up');
     const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.removed', payload: {}, creator: ctx.caller.userId, resourceOwner: user.orgId });
     await tx.logins.removeOtpSecret(user.id);
+    await tx.otpEnrolment.removePending(user.id);
     await tx.users.change(user.id, {}, event.sequence, event.createdAt);
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);

@@ -269,6 +269,7 @@ export async function removeUserWithin(tx: Repositories, ctx: RequestContext, us
   await tx.userMetadata.removeByUser(user.id);
   const clientId = (await tx.logins.machineSecrets.get(user.id))?.clientId;
   await tx.logins.removeByUser(user.id);
+  await tx.otpEnrolment.removeByUser(user.id);
   await tx.oidc.payloads.removeOfUser(user.id, clientId);
   await tx.users.remove(user.id);
   return event;

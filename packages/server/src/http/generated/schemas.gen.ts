@@ -1381,6 +1381,23 @@ export const zListHumanAuthFactorsResponse = z.object({
     }))
 });
 
+export const zListMyAuthFactorsResponse = z.object({
+    result: z.array(z.object({
+        state: z.enum(['AUTH_FACTOR_STATE_READY', 'AUTH_FACTOR_STATE_NOT_READY']),
+        otp: z.strictObject({})
+    }))
+});
+
+export const zAddMyAuthFactorOTPResponse = z.object({
+    url: z.string(),
+    secret: z.string(),
+    details: zDetails
+});
+
+export const zVerifyMyAuthFactorOTPRequest = z.object({
+    code: z.string().max(200)
+});
+
 /**
  * A membership with the member user's names (ZITADEL's member.v1.Member).
  */
@@ -3570,6 +3587,32 @@ export const removeHumanAuthFactorOtp_Path = z.object({
  */
 export const removeHumanAuthFactorOtp_Response = zDetailsResponse;
 
+export const listMyAuthFactors_Body = z.strictObject({});
+
+/**
+ * The caller's factors.
+ */
+export const listMyAuthFactors_Response = zListMyAuthFactorsResponse;
+
+/**
+ * Removed.
+ */
+export const removeMyAuthFactorOtp_Response = zDetailsResponse;
+
+export const addMyAuthFactorOtp_Body = z.strictObject({});
+
+/**
+ * The new secret, to be confirmed with a code.
+ */
+export const addMyAuthFactorOtp_Response = zAddMyAuthFactorOTPResponse;
+
+export const verifyMyAuthFactorOtp_Body = zVerifyMyAuthFactorOTPRequest;
+
+/**
+ * Set up.
+ */
+export const verifyMyAuthFactorOtp_Response = zDetailsResponse;
+
 export const listHumanLinkedIdps_Body = z.object({
     query: zListQuery.optional()
 });
@@ -4929,6 +4972,18 @@ export const loginPasswordChange_Body = z.object({
 });
 
 export const loginPasswordChange_Path = z.object({
+    uid: z.string()
+});
+
+export const loginOtpSetup_Body = z.object({
+    code: z.string()
+});
+
+export const loginOtpSetup_Path = z.object({
+    uid: z.string()
+});
+
+export const loginOtpSetupSkip_Path = z.object({
     uid: z.string()
 });
 

@@ -25,7 +25,8 @@
  */
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { afterPassword } from './login-steps.js';
+import { afterFirstFactor, afterPassword } from './login-steps.js';
+import { secondFactorStep } from '../../domain/login/second-factor.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
 import { clientAddress } from '../client-address.js';
 import {
@@ -200,14 +201,9 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     return state.outcome;
   }
 
-  async function complete(c: Context, userId: string) {
-    const to = await provider.interactionResult(
-      node(c).incoming,
-      node(c).outgoing,
-      { login: { accountId: userId, amr: ['fed'], remember: true } },
-      { mergeWithLastSubmission: false },
-    );
-    return c.redirect(to, 303);
+  /** Signed in through the provider: a second factor the login policy forces for such sign-ins comes next (login-steps.ts). */
+  async function complete(c: Context, uid: string, userId: string) {
+    return afterFirstFactor(c, deps, uid, userId, 'provider', ['fed']);
   }
 
   // 3. Back in the browser that started.
@@ -218,11 +214,17 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     const sealed = c.req.query('state') ?? '';
     const outcome = outcomeFor(c, uid, sealed);
     if (!outcome) return refuse(c, 400, 'This sign-in result belongs to another browser or has expired. Start again from the sign-in page.', { uid }, loginUrl(uid));
-    if (outcome.kind === 'signed-in') return complete(c, outcome.userId);
+    if (outcome.kind === 'signed-in') return complete(c, uid, outcome.userId);
     const idp = await identityProvider(store, outcome.identity.idpId);
     const look = await appLook(d);
     return c.html(linkPage({ uid, state: sealed, providerName: idp?.name ?? 'identity provider', externalUserName: outcome.identity.externalUserName, reason: outcome.reason, look }));
   });
+
+  /** Whether the login policy asks a second factor (or its setup) of a user who gave the password to link an identity. */
+  const secondFactorAfterLink = async (userId: string) => {
+    const user = await store.read.users.get(userId);
+    return user ? secondFactorStep(store.read, deps.instanceId, user, 'password-link') : 'none';
+  };
 
   /** The link page wears the colours of the login page (the user is not known yet). */
   const appLook = async (d: NonNullable<Awaited<ReturnType<typeof interactionOf>>>) => signInLook(store.read, deps.instanceId, await appOf(store, d));
@@ -252,13 +254,13 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     }
     // The password alone does not sign in a user with an authenticator app (or who must change the
     // password): the link waits for those steps (login-steps.ts).
-    if (check.otpRequired || check.passwordChangeRequired) return afterPassword(c, deps, uid, check, outcome.identity);
+    if (check.otpRequired || check.passwordChangeRequired || (await secondFactorAfterLink(check.userId)) !== 'none') return afterPassword(c, deps, uid, check, outcome.identity);
     try {
       await linkIdentity(store, idp, outcome.identity, check.userId);
     } catch (error) {
       if (error instanceof SignInRefused) return page(error.message, 403, loginName);
       throw error;
     }
-    return complete(c, check.userId);
+    return complete(c, uid, check.userId);
   });
 }

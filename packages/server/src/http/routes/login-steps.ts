@@ -1,6 +1,8 @@
 /**
- * What the login page asks after a right password, before the sign-in goes on:
- * 1. the authenticator app's code, for a user who has one (domain/login/totp.ts);
+ * What the login page asks after a right password (or an identity provider), before the sign-in goes on:
+ * 1. the second factor the login policy asks for (domain/login/second-factor.ts): the authenticator
+ *    app's code for a user who has one (domain/login/totp.ts), or setting one up — forced, or offered
+ *    with a skip button (login-mfa.ts);
  * 2. a new password, for a user who must change it (`passwordChangeRequired`: set by AddHumanUser's
  *    initial password, SetHumanPassword, or an import).
  * Between the steps the browser holds an HttpOnly cookie sealed with the operator's key: who passed
@@ -19,15 +21,20 @@ import { changePasswordAtLogin } from '../../domain/users/password.js';
 import type { AppEnv } from '../env.js';
 import { appOf, expiredPage, interactionOf, node, type OidcRouteDeps } from './login-flow.js';
 import { loginPage, newPasswordPage, otpPage } from '../../ui/pages.js';
-import { signInLook } from '../../domain/login/page-look.js';
+import { signInLook, signInLookOrg } from '../../domain/login/page-look.js';
+import { secondFactorTexts } from '../../domain/texts/mfa-texts.js';
+import { loginLanguage } from '../../domain/texts/login-texts.js';
+import { secondFactorStep, type FirstFactor } from '../../domain/login/second-factor.js';
+import { registerLoginMfaRoutes, secondFactorNotConfiguredPage, setupPage } from './login-mfa.js';
 
 const PENDING_COOKIE = 'login_steps';
 const PURPOSE = 'login.steps';
 export const LOGIN_STEPS_TTL_MS = 5 * 60_000;
 
-type Step = 'otp' | 'new-password';
+/** `otp-setup`: an authenticator app must be set up; `otp-setup-offer`: the same, with a skip button. */
+export type Step = 'otp' | 'otp-setup' | 'otp-setup-offer' | 'new-password';
 
-interface Pending {
+export interface Pending {
   uid: string;
   userId: string;
   /** What is still to be done, in order. */
@@ -49,10 +56,14 @@ export interface PasswordPassed {
 }
 
 /** A step's form, in the colours the application's project chooses for a known user (page-look.ts). */
-async function pageFor(c: Context, deps: OidcRouteDeps, step: Step, uid: string, userId: string, error?: string) {
+export async function pageFor(c: Context, deps: OidcRouteDeps, step: Step, uid: string, userId: string, error?: string) {
   const d = await interactionOf(deps.provider, c, uid);
-  const look = await signInLook(deps.store.read, deps.instanceId, d ? await appOf(deps.store, d) : undefined, userId);
-  return step === 'otp' ? otpPage({ uid, error, look }) : newPasswordPage({ uid, error, look });
+  if (step === 'otp-setup' || step === 'otp-setup-offer') return setupPage(deps, d, uid, userId, step === 'otp-setup', error);
+  const app = d ? await appOf(deps.store, d) : undefined;
+  const look = await signInLook(deps.store.read, deps.instanceId, app, userId);
+  if (step !== 'otp') return newPasswordPage({ uid, error, look });
+  const texts = await secondFactorTexts(deps.store.read, deps.instanceId, await signInLookOrg(deps.store.read, deps.instanceId, app, userId), loginLanguage(d?.params.ui_locales));
+  return otpPage({ uid, error, look, texts });
 }
 
 function remember(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp'>) {
@@ -99,7 +110,7 @@ async function finish(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'e
 }
 
 /** Goes on after a check: the next step's form, or the end of the sign-in. */
-async function next(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp'>) {
+export async function next(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp'>) {
   if (pending.steps.length === 0) return finish(c, deps, pending);
   remember(c, deps, pending);
   return c.html(await pageFor(c, deps, pending.steps[0], pending.uid, pending.userId), 200);
@@ -107,8 +118,19 @@ async function next(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'exp
 
 /** After a right password at the login form (or the link form, with `link`). */
 export function afterPassword(c: Context, deps: OidcRouteDeps, uid: string, passed: PasswordPassed, link?: ExternalIdentity) {
-  const steps: Step[] = [...(passed.otpRequired ? (['otp'] as const) : []), ...(passed.passwordChangeRequired ? (['new-password'] as const) : [])];
-  return next(c, deps, { uid, userId: passed.userId, steps, amr: ['pwd'], link });
+  return afterFirstFactor(c, deps, uid, passed.userId, link ? 'password-link' : 'password', ['pwd'], passed.passwordChangeRequired, link);
+}
+
+/** After the first factor (a password, or an identity provider's `fed`): the steps the user still owes, then the end. */
+export async function afterFirstFactor(c: Context, deps: OidcRouteDeps, uid: string, userId: string, first: FirstFactor, amr: string[], passwordChangeRequired = false, link?: ExternalIdentity) {
+  const user = await deps.store.read.users.get(userId);
+  const second = user ? await secondFactorStep(deps.store.read, deps.instanceId, user, first) : 'none';
+  if (second === 'not-configured') return c.html(await secondFactorNotConfiguredPage(deps, await interactionOf(deps.provider, c, uid), userId), 403);
+  const steps: Step[] = [
+    ...(second === 'otp' ? (['otp'] as const) : second === 'enrol-required' ? (['otp-setup'] as const) : second === 'enrol-offered' ? (['otp-setup-offer'] as const) : []),
+    ...(passwordChangeRequired ? (['new-password'] as const) : []),
+  ];
+  return next(c, deps, { uid, userId, steps, amr, link });
 }
 
 export const OTP_FAILURE_TEXT = {
@@ -121,13 +143,13 @@ const OTP_FAILURE_STATUS = { invalid_code: 401, locked: 403, inactive: 403 } as 
 export function registerLoginStepRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   const { provider, store } = deps;
 
-  /** The attempt, and this browser's pending steps with `step` the current one; else the page that says why not. */
-  async function current(c: Context, step: Step) {
+  /** The attempt, and this browser's pending steps with `step` (or one of `step`) the current one; else the page that says why not. */
+  async function current(c: Context, step: Step | Step[]) {
     const uid = c.req.param('uid') ?? '';
     const d = await interactionOf(provider, c, uid);
     if (!d || d.prompt.name !== 'login') return { refused: expiredPage(c) };
     const pending = pendingOf(c, deps, uid);
-    if (!pending || pending.steps[0] !== step) return { refused: c.html(loginPage({ uid, error: 'Your password check has expired. Sign in again.' }), 400) };
+    if (!pending || !(Array.isArray(step) ? step : [step]).includes(pending.steps[0])) return { refused: c.html(loginPage({ uid, error: 'Your password check has expired. Sign in again.' }), 400) };
     const form = await c.req.parseBody().catch(() => undefined);
     return { uid, pending, form: form ?? {} };
   }
@@ -164,4 +186,6 @@ export function registerLoginStepRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) 
     }
     return next(c, deps, { ...pending, steps: pending.steps.slice(1) });
   });
+
+  registerLoginMfaRoutes(app, deps, { current, next, pageFor });
 }

@@ -14,6 +14,7 @@ import { policyRepository } from './policies.js';
 import { idpRepository } from './idps.js';
 import { instanceRepository } from './instance.js';
 import { loginRepository } from './logins.js';
+import { otpEnrolmentRepository } from './otp-enrolment.js';
 import { memberRepository } from './members.js';
 import { appKeyRepository } from './app-keys.js';
 import { machineKeyRepository } from './machine-keys.js';
@@ -108,6 +109,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     appKeys: appKeyRepository(db, t),
     machineKeys: machineKeyRepository(db, t),
     logins: loginRepository(db, t),
+    otpEnrolment: otpEnrolmentRepository(db, t),
     transfer: transferRepository(db, t),
     removal: removalRepository(db, t),
   };

@@ -1,0 +1,35 @@
+import { eq } from 'drizzle-orm';
+import type { Tables } from '../schema.js';
+import type { Db } from '../store.js';
+
+/**
+ * Setting up a second factor: the authenticator app's secret while it waits for its first code
+ * (`user_otp_pending`), and when a user last skipped the offer to set one up (`mfa_init_skips`).
+ */
+export function otpEnrolmentRepository(db: Db, t: Tables) {
+  return {
+    /** The sealed secret of the app being set up, and since when. */
+    async pending(userId: string): Promise<{ secret: string; createdAt: Date } | undefined> {
+      const [row] = await db.select().from(t.userOtpPending).where(eq(t.userOtpPending.userId, userId)).limit(1);
+      return row ? { secret: row.secret, createdAt: row.createdAt } : undefined;
+    },
+    async setPending(userId: string, secret: string, at: Date): Promise<void> {
+      await db.insert(t.userOtpPending).values({ userId, secret, createdAt: at }).onConflictDoUpdate({ target: t.userOtpPending.userId, set: { secret, createdAt: at } });
+    },
+    async removePending(userId: string): Promise<void> {
+      await db.delete(t.userOtpPending).where(eq(t.userOtpPending.userId, userId));
+    },
+    async initSkippedAt(userId: string): Promise<Date | undefined> {
+      const [row] = await db.select().from(t.mfaInitSkips).where(eq(t.mfaInitSkips.userId, userId)).limit(1);
+      return row?.skippedAt;
+    },
+    async setInitSkipped(userId: string, at: Date): Promise<void> {
+      await db.insert(t.mfaInitSkips).values({ userId, skippedAt: at }).onConflictDoUpdate({ target: t.mfaInitSkips.userId, set: { skippedAt: at } });
+    },
+    /** Everything kept about setting up a second factor (the user's removal). */
+    async removeByUser(userId: string): Promise<void> {
+      await db.delete(t.userOtpPending).where(eq(t.userOtpPending.userId, userId));
+      await db.delete(t.mfaInitSkips).where(eq(t.mfaInitSkips.userId, userId));
+    },
+  };
+}
