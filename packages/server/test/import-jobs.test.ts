@@ -221,7 +221,8 @@ describeEachStore('import jobs', (dialect) => {
  */
 describe.each(DIALECTS)('import jobs across server processes [%s]', (dialect) => {
   const running: ServerProcess[] = [];
-  beforeAll(() => buildServer(), 180_000);
+  // tsc over the whole server: minutes on a busy 2-core machine, nothing when dist/ is current.
+  beforeAll(() => buildServer(), 600_000);
   afterEach(async () => {
     await Promise.all(running.splice(0).map((s) => (s.child.exitCode === null ? stopServerProcess(s) : undefined)));
   });
