@@ -28,6 +28,7 @@ import { userChangeScenarios } from './user-changes.js';
 import { loginTextScenarios, messageTextScenarios, verifyEmailTextScenarios } from './verify-email-text.js';
 import { messageTextPreviewScenarios } from './message-text-previews.js';
 import { transferScenarios } from './transfer.js';
+import { importJobScenarios } from './import-jobs.js';
 
 export type ScenarioGroup = (h: () => Harness) => void;
 
@@ -59,6 +60,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   userGrantScenarios,
   eventScenarios,
   transferScenarios,
+  importJobScenarios,
   pathParameterScenarios,
   anyOperationScenarios,
 ];
