@@ -64,6 +64,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/import/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an import in the background
+         * @description Takes ImportData's request (the same body, limit and sources) and answers as soon as the body has
+         *     arrived, with the job's id; the import then runs in the background (GetImportJob shows its phase and
+         *     progress, and at the end ImportData's answer). The body is not read into memory: it is written as it
+         *     arrives to a file readable by the service only (mode 0600, under `DATA_DIR/import-jobs`), removed when
+         *     the job ends, and it is validated by the job (an invalid document ends it `failed` with ImportData's
+         *     400 as its `error`). Jobs run one at a time per process, oldest first, and each by one process only;
+         *     a job is run by a process sharing the `DATA_DIR` of the one that received it. A job survives a restart:
+         *     one interrupted before any organisation committed runs again, one interrupted later ends `failed`
+         *     listing the organisations it committed (each whole). Appends `import.job.added`.
+         *     Permission: `iam.write` (IAM_OWNER), checked before the body is read and again when the job runs.
+         */
+        post: operations["StartImportJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/import/jobs/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List import jobs
+         * @description Every import job, oldest first (`asc: false`: newest first), with its phase and progress.
+         *     Permission: `iam.write`.
+         */
+        post: operations["ListImportJobs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/import/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * An import job's phase, progress and outcome
+         * @description The job's phase, its progress (organisations and users done of the document's), the organisations
+         *     committed so far, and once ended ImportData's answer (`result`) or why it did not finish (`error`).
+         *     Unknown id → 404 `IMPORT-j0b04`. Permission: `iam.write`.
+         */
+        get: operations["GetImportJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/import/jobs/{id}/_cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an import job
+         * @description A queued job ends `cancelled` at once (`import.job.cancelled`). A running one is asked to stop
+         *     (`import.job.cancel.requested`, `cancelRequested: true`): within about a second the organisation in
+         *     progress is rolled back and the job ends `cancelled`, its `committedOrgIds` listing the organisations
+         *     that were committed before, each whole. Asking again changes nothing (200). A job that has ended →
+         *     400 `IMPORT-j0b09`; unknown id → 404. Permission: `iam.write`.
+         */
+        post: operations["CancelImportJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -5301,6 +5401,64 @@ export interface components {
             };
         };
         /**
+         * @description An import run in the background (StartImportJob). `phase` goes `queued` → `reading` (the request is read
+         *     from where the job keeps it, or the document from Cloud Storage) → `validating` (the whole document, as
+         *     ImportData validates it) → `importing` (one transaction per organisation) → `done`, `failed` or
+         *     `cancelled`. `progress` counts organisations and users of the document's organisations that are done
+         *     (imported, or skipped with their errors) of the totals, known once the document is validated.
+         *     `committedOrgIds` lists the organisations whose transaction committed, each recorded in that transaction:
+         *     after a cancel or an interruption exactly these are in the target, each whole. `result` is ImportData's
+         *     answer once `done`; `error` says why a job `failed` (ImportData's error: a 400 naming the invalid path, a
+         *     timeout, …, or `IMPORT-j0b1n` when the process running it stopped after an organisation had committed)
+         *     or was `cancelled`.
+         */
+        ImportJob: {
+            id: string;
+            /** @enum {string} */
+            phase: "queued" | "reading" | "validating" | "importing" | "done" | "failed" | "cancelled";
+            /** @description A cancel was asked for; a running job stops at its next step. */
+            cancelRequested: boolean;
+            progress: {
+                orgsDone: number;
+                orgsTotal?: number;
+                usersDone: number;
+                usersTotal?: number;
+            };
+            committedOrgIds: string[];
+            /** @description The size of the request the job was started with (uint64 as a string). */
+            documentBytes: string;
+            /** @description The user who started it; the job imports with that user's permissions when it runs. */
+            creatorId: string;
+            /** @description Runs begun. A run interrupted before any organisation committed (its process stopped) starts again, up to 3 times. */
+            attempts: number;
+            result?: components["schemas"]["ImportDataResponse"];
+            error?: {
+                code: number;
+                id: string;
+                message: string;
+            };
+            /** Format: date-time */
+            startDate?: string;
+            /** Format: date-time */
+            endDate?: string;
+            details: components["schemas"]["Details"];
+        };
+        StartImportJobResponse: {
+            /** @description The job's id (GetImportJob). */
+            id: string;
+            details: components["schemas"]["Details"];
+        };
+        GetImportJobResponse: {
+            job: components["schemas"]["ImportJob"];
+        };
+        ListImportJobsRequest: {
+            query?: components["schemas"]["ListQuery"];
+        };
+        ListImportJobsResponse: {
+            details: components["schemas"]["ListDetails"];
+            result: components["schemas"]["ImportJob"][];
+        };
+        /**
          * @description ZITADEL's error body (a google.rpc.Status).
          * @example {
          *       "code": 5,
@@ -7118,6 +7276,117 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    StartImportJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportDataRequest"];
+            };
+        };
+        responses: {
+            /** @description The job is queued. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartImportJobResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListImportJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListImportJobsRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of jobs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListImportJobsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetImportJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetImportJobResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    CancelImportJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled, or asked to stop. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetailsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Unexpected"];
         };
     };

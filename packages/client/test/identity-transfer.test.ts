@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { createTestInstance, type TestInstance } from '@identity-service/server/test/support/instance.js';
+import { ImportJobWorker } from '@identity-service/server/src/background/import-job-worker.js';
+import { jobDocuments } from '@identity-service/server/src/domain/transfer/job-documents.js';
+import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../src/cli/identity-transfer.js';
 
@@ -18,8 +21,20 @@ interface Running {
   url: string;
 }
 
-async function start(): Promise<Running> {
-  const instance = await createTestInstance('sqlite');
+/** A service on a loopback port; with import jobs (a folder and a worker, as main.ts starts them) unless `jobs: false`. */
+async function start({ jobs = true } = {}): Promise<Running> {
+  const documents = jobDocuments(mkdtempSync(join(tmpdir(), 'identity-transfer-jobs-')));
+  let worker: ImportJobWorker | undefined;
+  const instance = await createTestInstance('sqlite', jobs ? { importJobs: { documents, onStarted: () => worker?.poke() } } : {});
+  if (jobs) {
+    worker = new ImportJobWorker({ store: instance.store, secrets: processSecretBox(), instanceId: instance.instanceId, documents });
+    worker.start();
+    const close = instance.close;
+    instance.close = async () => {
+      await worker!.stop();
+      await close();
+    };
+  }
   return new Promise((resolve) => {
     const server = serve({ fetch: instance.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
       resolve({ instance, server, url: `http://127.0.0.1:${info.port}` }),
@@ -132,7 +147,8 @@ describe('identity-transfer CLI', () => {
       await source.instance.close();
       await target.instance.close();
     }
-  });
+    // Four instances made and three imports run in one test: more than the default 5 s on a busy machine.
+  }, 30_000);
 
   it('exports to a file and imports it; a second import reports everything as existing', async () => {
     const file = join(dir, 'export.json');
@@ -190,11 +206,29 @@ describe('identity-transfer CLI', () => {
     }
   });
 
-  it('imports a whole request file such as the ZITADEL docs fixture', async () => {
+  it('imports a whole request file such as the ZITADEL docs fixture, as a job whose phases are printed a line each', async () => {
     const io = capture();
     const fixture = new URL('./fixtures/zitadel-docs-bulk-import.json', import.meta.url).pathname;
     expect(await main(['import', '--url', b.url, '--token', b.instance.adminToken, fixture], io)).toBe(0);
     expect(io.out[0]).toContain('3 humanUserIds');
+    expect(io.err[0]).toMatch(/^import job \d+ started$/);
+    expect(io.err.at(-1)).toMatch(/^import job \d+: done: \d+\/\d+ organisations, 3\/3 users$/);
+    // A line per change, never the same twice in a row.
+    expect(io.err.every((line, i) => i === 0 || line !== io.err[i - 1])).toBe(true);
+  });
+
+  it('imports through ImportData into a service without import jobs', async () => {
+    const plain = await start({ jobs: false });
+    try {
+      const io = capture();
+      const fixture = new URL('./fixtures/zitadel-docs-bulk-import.json', import.meta.url).pathname;
+      expect(await main(['import', '--url', plain.url, '--token', plain.instance.adminToken, fixture], io)).toBe(0);
+      expect(io.out[0]).toContain('3 humanUserIds');
+      expect(io.err.filter((line) => line.startsWith('import job'))).toEqual([]);
+    } finally {
+      plain.server.close();
+      await plain.instance.close();
+    }
   });
 
   it('an unknown --org fails (exit ≠ 0) naming it, and writes no file; migrate imports nothing', async () => {

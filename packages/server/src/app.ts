@@ -25,7 +25,8 @@ import { registerAdminTextRoutes, registerManagementTextRoutes } from './http/ro
 import { registerMessageTextRoutes } from './http/routes/message-texts.js';
 import { registerLoginTextRoutes } from './http/routes/login-texts.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
-import { DEFAULT_MAX_CONCURRENT_IMPORTS, IMPORT_PATH, registerAdminTransferRoutes } from './http/routes/admin-transfer.js';
+import { DEFAULT_MAX_CONCURRENT_IMPORTS, DEFAULT_MAX_IMPORT_BODY_BYTES, IMPORT_PATH, registerAdminTransferRoutes } from './http/routes/admin-transfer.js';
+import { registerAdminImportJobRoutes, START_IMPORT_JOB_PATH, type ImportJobSettings } from './http/routes/admin-import-jobs.js';
 import { registerManagementAppRoutes } from './http/routes/management-apps.js';
 import { registerManagementUserSecretRoutes } from './http/routes/management-user-secrets.js';
 import { registerManagementIdpRoutes } from './http/routes/management-idps.js';
@@ -74,6 +75,8 @@ export interface AppDeps {
   maxConcurrentImports?: number;
   /** The gate behind maxConcurrentImports, when apps rebuilt in one process must share it (server.ts). */
   importGate?: ConcurrencyGate;
+  /** Where import jobs' requests are spooled, and who to tell that one was started; without it StartImportJob answers 503. */
+  importJobs?: ImportJobSettings;
   /** Cloud Storage API endpoint for export/import (an emulator in tests); Google's when omitted. */
   gcsEndpoint?: string;
   /** Extra token kinds, tried after personal access tokens. */
@@ -121,9 +124,9 @@ export function createApp(deps: AppDeps) {
   const withBody: { method: string; pattern: RegExp }[] = [];
   app.openapi = ((config: RouteConfig, handler: Handler, hook?: ValidationHook) => {
     (config.request?.body ? withBody : bodyless).push({ method: config.method.toUpperCase(), pattern: specPathPattern(config.path) });
-    const { middleware, hide, ...route } = withStrictJsonBody(config);
+    const { middleware, hide, streamedBody, ...route } = withStrictJsonBody(config) as RouteConfig & { streamedBody?: boolean };
     if (!hide) app.openAPIRegistry.registerPath(route);
-    const validate = requestValidator(route, hook ?? validationHook);
+    const validate = requestValidator(route, hook ?? validationHook, { body: !streamedBody });
     const handlers = [...(middleware ? [middleware].flat() : []), ...(validate ? [validate] : []), handler] as MiddlewareHandler[];
     app.on(route.method.toUpperCase(), route.path.replaceAll(/\/{(.+?)}/g, '/:$1'), ...(handlers as [MiddlewareHandler]));
     return app;
@@ -147,8 +150,8 @@ export function createApp(deps: AppDeps) {
     },
     exempt: (c) => takesNoBody(c.req.method, c.req.path),
   });
-  // The import route applies its own, larger limit (admin-transfer.ts).
-  app.use('*', (c, next) => (c.req.path === IMPORT_PATH ? next() : globalBodyLimit(c, next)));
+  // The import routes apply their own, larger limit (admin-transfer.ts, admin-import-jobs.ts).
+  app.use('*', (c, next) => (c.req.path === IMPORT_PATH || c.req.path === START_IMPORT_JOB_PATH ? next() : globalBodyLimit(c, next)));
 
   const verifiers = [personalAccessTokenVerifier(deps.store), ...(deps.tokenVerifiers ?? [])];
   const secrets = deps.secrets ?? processSecretBox();
@@ -203,6 +206,7 @@ export function createApp(deps: AppDeps) {
     maxImportBodyBytes: deps.maxImportBodyBytes,
     importGate: deps.importGate ?? new ConcurrencyGate(deps.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS),
   });
+  registerAdminImportJobRoutes(app, { ...routeDeps, settings: deps.importJobs, maxBodyBytes: deps.maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES });
 
   const knownPaths = app.routes
     .filter((r) => r.method !== 'ALL')

@@ -27,6 +27,8 @@ const EnvSchema = z.object({
   MAX_IMPORT_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
   /** Import requests served at once; the next one answers 429 before its body is read. */
   MAX_CONCURRENT_IMPORTS: z.coerce.number().int().positive().default(2),
+  /** How long an import job's lease lasts unrenewed: a job whose process died is taken up again this long after. */
+  IMPORT_JOB_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Connections (http-server.ts): time to send a request's headers, idle connections included. */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
   /** Time to send a whole request, body included. */
@@ -67,6 +69,8 @@ export interface Config {
   /** Imports served at once (MAX_CONCURRENT_IMPORTS). */
   maxConcurrentImports: number;
   /** Connection timeouts and caps (HTTP_*). */
+  /** Import jobs' lease (IMPORT_JOB_LEASE_MS). */
+  importJobLeaseMs: number;
   connections: ConnectionLimits;
   /** Cloud Storage endpoint for export/import (STORAGE_EMULATOR_HOST); Google's when unset. */
   gcsEndpoint?: string;
@@ -115,6 +119,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxBodyBytes: e.MAX_BODY_BYTES,
     maxImportBodyBytes: e.MAX_IMPORT_BODY_BYTES,
     maxConcurrentImports: e.MAX_CONCURRENT_IMPORTS,
+    importJobLeaseMs: e.IMPORT_JOB_LEASE_MS,
     connections: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,

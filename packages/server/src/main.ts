@@ -11,6 +11,7 @@ import { startBackgroundWork } from './background/index.js';
 import { openStore } from './store/store.js';
 import { loadOperatorSecretBox } from './secrets/operator-key.js';
 import { SecretKeyError } from './secrets/secret-box.js';
+import { jobDocuments } from './domain/transfer/job-documents.js';
 
 async function main() {
   let config;
@@ -52,6 +53,8 @@ async function main() {
     writeAdminToken(config.adminPatFile, instance.created.token);
   }
 
+  // Import jobs' requests wait in DATA_DIR/import-jobs (domain/transfer/job-documents.ts).
+  const documents = jobDocuments(config.dataDir);
   let shuttingDown = false;
   const { server } = await createServer({
     store,
@@ -61,6 +64,7 @@ async function main() {
     maxBodyBytes: config.maxBodyBytes,
     maxImportBodyBytes: config.maxImportBodyBytes,
     maxConcurrentImports: config.maxConcurrentImports,
+    importJobs: { documents, onStarted: () => background.importJobs.poke() },
     connections: config.connections,
     gcsEndpoint: config.gcsEndpoint,
     isShuttingDown: () => shuttingDown,
@@ -70,8 +74,11 @@ async function main() {
     // The process speaks plain HTTP; an https EXTERNAL_URL means a TLS proxy in front of it.
     trustProxy: config.externalUrl.startsWith('https:'),
   });
-  // Background work (background/index.ts): the outbox's delivery, safe with several processes.
-  const background = startBackgroundWork({ store, secrets, instanceId: instance.instanceId, externalUrl: config.externalUrl, mailDropDir: config.mailDropDir, logger });
+  // Background work (background/index.ts): the outbox's delivery and import jobs, safe with several processes.
+  const background = startBackgroundWork({
+    store, secrets, instanceId: instance.instanceId, externalUrl: config.externalUrl, mailDropDir: config.mailDropDir, logger,
+    importJobs: { documents, leaseMs: config.importJobLeaseMs, maxBytes: config.maxImportBodyBytes, gcs: config.gcsEndpoint ? { endpoint: config.gcsEndpoint } : undefined },
+  });
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

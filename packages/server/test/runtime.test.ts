@@ -39,7 +39,7 @@ async function databaseFor(store: string, dir: string): Promise<string> {
 async function runService(store: string, node?: string): Promise<{ output: string; version: string }> {
   const dir = tempDir('identity-runtime-');
   const patFile = join(dir, 'admin.pat');
-  const server = await startServerProcess({ DATABASE_URL: await databaseFor(store, dir), ADMIN_PAT_FILE: patFile }, node);
+  const server = await startServerProcess({ DATABASE_URL: await databaseFor(store, dir), ADMIN_PAT_FILE: patFile }, { node });
   try {
     const res = await fetch(`http://127.0.0.1:${server.port}/admin/v1/languages`, { headers: { authorization: `Bearer ${readFileSync(patFile, 'utf8').trim()}` } });
     expect(res.status).toBe(200);

@@ -8,7 +8,9 @@
  *
  * Documents are streamed (never held whole in memory): export writes the response body to the
  * file as it arrives; import and migrate send `{"timeout":…,"dataOrgs":<document>}` as a
- * streamed request body. Progress (bytes) is shown on a terminal; a summary ends every run.
+ * streamed request body, as an import job where the target runs them (its phase and counts shown
+ * until it ends: redrawn on a terminal, a line per change otherwise), else to ImportData.
+ * Progress (bytes) is shown on a terminal; a summary ends every run.
  * Exit codes: 0 done, 1 the service refused or some resources were not imported, 2 usage.
  */
 import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
@@ -120,20 +122,95 @@ interface ImportSummary {
   success: { orgs?: Record<string, unknown>[] };
 }
 
-async function sendImport(url: string, token: string, document: AsyncIterable<Uint8Array>, timeout: string): Promise<ImportSummary> {
+interface ImportJob {
+  id: string;
+  phase: string;
+  progress: { orgsDone: number; orgsTotal?: number; usersDone: number; usersTotal?: number };
+  committedOrgIds: string[];
+  result?: ImportSummary;
+  error?: { code: number; id: string; message: string };
+}
+
+/** How often a running import job is asked how far it is: soon at first (small imports end in a moment), then every half second. */
+const POLL_MS = [50, 100, 200, 500];
+
+/**
+ * Whether the target runs imports as jobs (StartImportJob). An older service or ZITADEL answers
+ * 404/405 for the path, a process without a folder for them 503: those get ImportData, which
+ * answers only at the end.
+ */
+async function offersImportJobs(url: string, token: string): Promise<boolean> {
+  const res = await request(`${base(url)}/admin/v1/import/jobs/_search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: { limit: 1 } }),
+  });
+  await res.body?.cancel();
+  if (res.status === 404 || res.status === 405 || res.status === 503) return false;
+  if (!res.ok) throw await failure(res);
+  return true;
+}
+
+/**
+ * Sends an import request (its body as a stream) and returns ImportData's answer: through an import
+ * job whose progress is shown while it runs where the target has jobs, else through ImportData.
+ */
+async function sendImportRequest(io: CliIo, url: string, token: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, onSent: () => void): Promise<ImportSummary> {
+  const jobs = await offersImportJobs(url, token);
+  const res = await request(`${base(url)}/admin/v1/import${jobs ? '/jobs' : ''}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: Readable.toWeb(Readable.from(body)) as ReadableStream,
+    duplex: 'half',
+  } as RequestInit);
+  onSent();
+  if (!res.ok) throw await failure(res);
+  if (!jobs) return (await res.json()) as ImportSummary;
+  const { id } = (await res.json()) as { id: string };
+  return followImportJob(io, url, token, id);
+}
+
+/** `importing: 3/10 organisations, 1200/5000 users` */
+function describeJob(job: ImportJob): string {
+  const { orgsDone, orgsTotal, usersDone, usersTotal } = job.progress;
+  const counts = orgsTotal === undefined ? '' : `: ${orgsDone}/${orgsTotal} organisations, ${usersDone}/${usersTotal ?? '?'} users`;
+  return `${job.phase}${counts}`;
+}
+
+/**
+ * Polls the job until it ends, showing its phase and counts: redrawn in place on a terminal, a
+ * line per change otherwise (a log). Done → its answer; failed or cancelled → an error naming
+ * what was committed (each of those organisations is whole).
+ */
+async function followImportJob(io: CliIo, url: string, token: string, id: string): Promise<ImportJob['result'] & object> {
+  io.stderr(`import job ${id} started`);
+  let shown = '';
+  for (let round = 0; ; round++) {
+    const res = await request(`${base(url)}/admin/v1/import/jobs/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
+    if (!res.ok) throw await failure(res);
+    const { job } = (await res.json()) as { job: ImportJob };
+    const line = describeJob(job);
+    if (line !== shown) {
+      if (io.tty) process.stderr.write(`\r\x1b[2Kimport job ${id}: ${line}`);
+      else io.stderr(`import job ${id}: ${line}`);
+      shown = line;
+    }
+    if (job.phase === 'done' || job.phase === 'failed' || job.phase === 'cancelled') {
+      if (io.tty) process.stderr.write('\n');
+      if (job.phase === 'done' && job.result) return job.result;
+      throw new Error(`import job ${id} ${job.phase}: ${job.error?.message ?? 'no reason given'}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS[Math.min(round, POLL_MS.length - 1)]));
+  }
+}
+
+async function sendImport(io: CliIo, url: string, token: string, document: AsyncIterable<Uint8Array>, timeout: string, onSent: () => void): Promise<ImportSummary> {
   async function* body() {
     yield Buffer.from(`{"timeout":${JSON.stringify(timeout)},"dataOrgs":`);
     yield* document;
     yield Buffer.from('}');
   }
-  const res = await request(`${base(url)}/admin/v1/import`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: Readable.toWeb(Readable.from(body())) as ReadableStream,
-    duplex: 'half',
-  } as RequestInit);
-  if (!res.ok) throw await failure(res);
-  return (await res.json()) as ImportSummary;
+  return sendImportRequest(io, url, token, body(), onSent);
 }
 
 function summarise(io: CliIo, result: ImportSummary): number {
@@ -292,18 +369,10 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const head = (await import('node:fs')).readFileSync(file, { encoding: 'utf8' }).slice(0, 4096);
     if (/"(data_orgs|dataOrgs|data_orgsv1|dataOrgsv1)"\s*:/.test(head) && !/^\s*\{\s*"orgs"/.test(head)) {
       const body = JSON.parse((await import('node:fs')).readFileSync(file, 'utf8')) as Record<string, unknown>;
-      const res = await request(`${base(url)}/admin/v1/import`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ ...body, timeout: values.timeout ?? body.timeout ?? timeout }),
-      });
-      bar.done();
-      if (!res.ok) throw await failure(res);
-      return summarise(io, (await res.json()) as ImportSummary);
+      const text = JSON.stringify({ ...body, timeout: values.timeout ?? body.timeout ?? timeout });
+      return summarise(io, await sendImportRequest(io, url, token, [Buffer.from(text)], () => bar.done()));
     }
-    const result = await sendImport(url, token, counted(createReadStream(file), bar.add), timeout);
-    bar.done();
-    return summarise(io, result);
+    return summarise(io, await sendImport(io, url, token, counted(createReadStream(file), bar.add), timeout, () => bar.done()));
   }
   if (command === 'migrate') {
     const from = need('from-url');
@@ -311,9 +380,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const to = need('to-url');
     const toToken = need('to-token');
     const bar = progress(io, 'migrating');
-    const result = await sendImport(to, toToken, counted(await startExport(from, fromToken, exportOpts), bar.add), timeout);
-    bar.done();
-    return summarise(io, result);
+    return summarise(io, await sendImport(io, to, toToken, counted(await startExport(from, fromToken, exportOpts), bar.add), timeout, () => bar.done()));
   }
   throw new UsageError(`unknown command ${String(command)}; use export, import or migrate`);
 }

@@ -30,6 +30,7 @@ import { loginTextScenarios, messageTextScenarios, verifyEmailTextScenarios } fr
 import { messageTextPreviewScenarios } from './message-text-previews.js';
 import { transferScenarios } from './transfer.js';
 import { removalScenarios } from './removal.js';
+import { importJobScenarios } from './import-jobs.js';
 
 export type ScenarioGroup = (h: () => Harness) => void;
 
@@ -62,6 +63,7 @@ export const scenarioGroups: ScenarioGroup[] = [
   userGrantScenarios,
   eventScenarios,
   transferScenarios,
+  importJobScenarios,
   pathParameterScenarios,
   anyOperationScenarios,
   removalScenarios,

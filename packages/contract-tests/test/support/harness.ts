@@ -9,6 +9,8 @@ import {
   type TestInstance,
 } from '@identity-service/server/test/support/instance.js';
 import type { AppDeps } from '@identity-service/server/src/app.js';
+import { jobDocuments } from '@identity-service/server/src/domain/transfer/job-documents.js';
+import { tempDir } from '@identity-service/server/test/support/temp-dir.js';
 import { recordingFetch } from './ledger.js';
 
 export const BASE_URL = 'http://identity.test';
@@ -30,7 +32,9 @@ export interface Harness {
 
 export async function createHarness(options: Partial<AppDeps> = {}): Promise<Harness> {
   let shuttingDown = false;
-  const instance = await createTestInstance('sqlite', { isShuttingDown: () => shuttingDown, ...options });
+  // Import jobs are queued here, never run (no worker): what the API answers is the contract.
+  const importJobs = { documents: jobDocuments(tempDir('contract-jobs-')) };
+  const instance = await createTestInstance('sqlite', { isShuttingDown: () => shuttingDown, importJobs, ...options });
   const fetch = recordingFetch((req) => instance.app.fetch(req));
   const clientFor = (token: string, orgId?: string) => createIdentityClient({ baseUrl: BASE_URL, token, orgId, fetch });
   return {

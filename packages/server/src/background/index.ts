@@ -1,18 +1,22 @@
 /**
  * Everything the service does besides answering requests, started by main.ts after the store is
  * open and stopped before it closes. Each piece is safe with several processes on one PostgreSQL
- * database (the outbox leases its rows). The authorization server's own background work (expired
- * rows, key re-reads) lives with it in server.ts, since it rebuilds the provider.
+ * database (the outbox leases its rows, import jobs lease theirs). The authorization server's own
+ * background work (expired rows, key re-reads) lives with it in server.ts, since it rebuilds the provider.
  */
+import { ImportJobWorker, type ImportJobWorkerOptions } from './import-job-worker.js';
 import { OutboxWorker, type OutboxWorkerOptions } from './outbox-worker.js';
 
 export interface BackgroundWork {
   outbox: OutboxWorker;
+  importJobs: ImportJobWorker;
   stop: () => Promise<void>;
 }
 
-export function startBackgroundWork(options: OutboxWorkerOptions): BackgroundWork {
+export function startBackgroundWork(options: OutboxWorkerOptions & { importJobs: Omit<ImportJobWorkerOptions, 'store' | 'secrets' | 'instanceId' | 'logger'> }): BackgroundWork {
   const outbox = new OutboxWorker(options);
+  const importJobs = new ImportJobWorker({ ...options.importJobs, store: options.store, secrets: options.secrets, instanceId: options.instanceId, logger: options.logger });
   outbox.start();
-  return { outbox, stop: () => outbox.stop() };
+  importJobs.start();
+  return { outbox, importJobs, stop: async () => void (await Promise.all([outbox.stop(), importJobs.stop()])) };
 }

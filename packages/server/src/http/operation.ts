@@ -114,6 +114,11 @@ export interface RouteOptions {
   beforeAuth?: MiddlewareHandler<AppEnv>[];
   /** Middleware run after authentication and before the input is validated (e.g. a concurrency gate). */
   middleware?: MiddlewareHandler<AppEnv>[];
+  /**
+   * The handler reads the body itself, as a stream (`c.req.raw.body`), and validates it later (an
+   * import job's request, spooled to disk): the spec's body schema is documented but not applied.
+   */
+  streamedBody?: boolean;
 }
 
 /**
@@ -132,6 +137,6 @@ function deprecationOf(id: OperationId): MiddlewareHandler<AppEnv>[] {
 export function routesOf(app: OpenAPIHono<AppEnv>, { auth }: Pick<RouteDeps, 'auth'>) {
   return function route<Id extends OperationId>(id: Id, handler: OperationHandler<Id>, options: RouteOptions = {}) {
     const middleware = [...deprecationOf(id), ...(options.beforeAuth ?? []), ...(isSecured(id) ? [auth] : []), ...(options.middleware ?? [])];
-    app.openapi({ ...routeConfig(id), middleware }, handler as never);
+    app.openapi({ ...routeConfig(id), middleware, ...(options.streamedBody ? { streamedBody: true } : {}) }, handler as never);
   };
 }

@@ -38,7 +38,7 @@ interface JsonBody {
 }
 
 /** The middleware validating `route`'s input, or undefined when it declares none. */
-export function requestValidator(route: RouteConfig, hook: ValidationHook): MiddlewareHandler | undefined {
+export function requestValidator(route: RouteConfig, hook: ValidationHook, options: { body?: boolean } = {}): MiddlewareHandler | undefined {
   const request = route.request;
   if (!request) return undefined;
   if (request.cookies) throw new Error(`${route.method} ${route.path}: cookie parameters are not validated (http/validate-request.ts)`);
@@ -47,7 +47,8 @@ export function requestValidator(route: RouteConfig, hook: ValidationHook): Midd
   if (request.query) inputs.push({ target: 'query', schema: request.query as Schema, read: readQuery });
   if (request.params) inputs.push({ target: 'param', schema: request.params as Schema, read: (c) => c.req.param() });
   if (request.headers) inputs.push({ target: 'header', schema: request.headers as Schema, read: headerReader(request.headers as Schema) });
-  const body = jsonBody(route);
+  // A streamed body (operation.ts `streamedBody`) is read and checked by its handler.
+  const body = options.body === false ? undefined : jsonBody(route);
 
   // Awaits only what is a promise: each await of a plain value would cost a turn of the microtask queue.
   return async (c, next) => {

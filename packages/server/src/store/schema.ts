@@ -344,6 +344,51 @@ export function defineTables(c: ColumnFactory) {
   );
 
   /**
+   * Imports run as jobs (domain/transfer/import-jobs.ts): the request as it came is spooled to a
+   * private file under the receiving process's DATA_DIR (`documentFile`, in the folder whose
+   * `node` id it carries); the worker (background/import-job-worker.ts) of a process of that node
+   * leases a queued job, runs the import and writes its phase and progress here. Working state,
+   * as the outbox is: starting and cancelling append events, the worker's updates do not.
+   */
+  const importJobs = c.table(
+    'import_jobs',
+    {
+      id: c.text('id').primaryKey(),
+      /** Who started it; its permissions are checked again when the job runs. */
+      creatorId: c.text('creator_id').notNull(),
+      creatorOrgId: c.text('creator_org_id').notNull(),
+      /** 'queued' | 'reading' | 'validating' | 'importing' | 'done' | 'failed' | 'cancelled' */
+      phase: c.text('phase').notNull(),
+      cancelRequested: c.bool('cancel_requested').notNull(),
+      /** The folder (DATA_DIR) holding the document: only processes sharing it can run the job. */
+      node: c.text('node').notNull(),
+      /** The spooled request's file name in that folder; null once the job has ended and the file is gone. */
+      documentFile: c.text('document_file'),
+      documentBytes: c.bigint('document_bytes').notNull(),
+      orgsDone: c.int('orgs_done').notNull(),
+      orgsTotal: c.int('orgs_total'),
+      usersDone: c.int('users_done').notNull(),
+      usersTotal: c.int('users_total'),
+      /** Organisations whose transaction committed, each recorded in that same transaction. */
+      committedOrgIds: c.json<string[]>('committed_org_ids').notNull(),
+      /** ImportData's answer, once done. */
+      result: c.json<Record<string, unknown>>('result'),
+      /** Why it failed or was cancelled: `{code, id, message}` as the API's error body says it. */
+      error: c.json<{ code: number; id: string; message: string }>('error'),
+      /** Runs begun (a run interrupted before any organisation committed starts again). */
+      attempts: c.int('attempts').notNull(),
+      leaseOwner: c.text('lease_owner'),
+      leaseUntil: c.time('lease_until'),
+      sequence: c.bigint('sequence').notNull(),
+      createdAt: c.time('created_at').notNull(),
+      changedAt: c.time('changed_at').notNull(),
+      startedAt: c.time('started_at'),
+      finishedAt: c.time('finished_at'),
+    },
+    (t) => [c.index('import_jobs_node_phase').on(t.node, t.phase, t.createdAt)],
+  );
+
+  /**
    * One-time codes of a user (email verification, initialisation), stored as SHA-256; a new code
    * of a kind replaces the old one, so only the latest works.
    */
@@ -614,7 +659,7 @@ export function defineTables(c: ColumnFactory) {
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, projectGrants, idps,
     oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks,
-    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, userCodes, userMetadata, policies, orgDomains,
+    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, importJobs, userCodes, userMetadata, policies, orgDomains,
     userOtpPending, mfaInitSkips,
   };
 }

@@ -9,7 +9,7 @@ import { processSecretBox, type SecretBox } from '../../secrets/secret-box.js';
 import { sealOtpSecret } from '../users/otp-secret.js';
 import { OIDC_CLIENT_SECRET_PURPOSE } from '../idps/idp.js';
 import { hashPassword } from '../../auth/passwords.js';
-import type { Store } from '../../store/store.js';
+import type { Repositories, Store } from '../../store/store.js';
 import { readGcsText, type GcsOptions } from '../../storage/gcs.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode, invalidArgument } from '../errors.js';
@@ -28,6 +28,12 @@ export interface ImportDeps {
   /** Largest document read from storage (the inline body is limited by the HTTP layer). */
   maxBytes?: number;
   onProgress?: OnTransferProgress;
+  /** Stops the import as its timeout does (an import job's cancel): the organisation in progress rolls back. */
+  signal?: AbortSignal;
+  /** The document is read and is being validated; then validated, with what it holds (import jobs show both). */
+  onPhase?: (phase: 'validating' | 'importing', totals?: { orgs: number; users: number }) => void;
+  /** Runs in each imported organisation's transaction (an import job records it there, so its list is exact). */
+  onOrgCommit?: (tx: Repositories, orgId: string) => Promise<void>;
 }
 
 export interface ImportDataResponse {
@@ -58,6 +64,7 @@ async function loadDocument(raw: unknown, deps: ImportDeps, signal: { readonly a
       data = text;
     }
   }
+  deps.onPhase?.('validating');
   const doc = req.source.version === 1 ? parseDataOrgsV1(data) : parseDataOrgs(data);
   return { doc, timeoutMs: req.timeoutMs, notifyUsers: req.notifyUsers };
 }
@@ -69,8 +76,9 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
   // performance.now() rather than a timer: checked between steps, it cannot miss a short deadline.
   const started = performance.now();
   let deadline = Number.POSITIVE_INFINITY;
-  const signal = { get aborted() { return performance.now() >= deadline; } };
+  const signal = { get aborted() { return performance.now() >= deadline || deps.signal?.aborted === true; } };
   const { doc, timeoutMs, notifyUsers } = await loadDocument(raw, deps, signal);
+  deps.onPhase?.('importing', { orgs: doc.orgs.length, users: doc.orgs.reduce((n, o) => n + usersOf(o), 0) });
   deadline = started + timeoutMs;
   if (signal.aborted) throw timeoutError(timeoutMs, []);
 
@@ -108,13 +116,14 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
         // The audit record commits with the organisation: one that survives a crash later in the
         // import still says who brought it in, and with what.
         if (imported) await tx.events.append(orgImportEvent(ctx, imported, orgErrors.length));
+        if (imported) await deps.onOrgCommit?.(tx, imported.orgId);
         return imported;
       }, orgImportLocks(org, ctx.instanceId, instanceDomain));
       errors.push(...orgErrors);
       addCounts(missingUsers, orgMissingUsers);
       if (done) orgs.push(done);
       if (done && context.deferred) deferred.push({ success: done, refs: context.deferred });
-      deps.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: index + 1, total: ordered.length, elapsedMs: Math.round(performance.now() - started) });
+      deps.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: index + 1, total: ordered.length, users: usersOf(org), elapsedMs: Math.round(performance.now() - started) });
     }
     // Organisations that name each other's users both ways: the references to users of
     // organisations imported after them, now that those exist (one transaction per organisation).
@@ -163,6 +172,9 @@ export async function importData(store: Store, ctx: RequestContext, raw: unknown
   }));
   return { ...(errors.length ? { errors } : {}), ...(warnings.length ? { warnings } : {}), success: orgs.length ? { orgs } : {} };
 }
+
+/** The users of an organisation entry (an import job's progress counts them). */
+const usersOf = (org: DataOrgs['orgs'][number]) => (org.humanUsers?.length ?? 0) + (org.machineUsers?.length ?? 0);
 
 /** Adds the counts of `from` to those of `into`. */
 function addCounts(into: Map<string, number>, from: Map<string, number>): void {

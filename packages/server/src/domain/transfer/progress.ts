@@ -8,6 +8,8 @@ export interface TransferProgress {
   /** Organisations finished so far, this one included, and how many there are in all. */
   done: number;
   total: number;
+  /** The import's: users in this organisation's entry of the document. */
+  users?: number;
   elapsedMs: number;
 }
 

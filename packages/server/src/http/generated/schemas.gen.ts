@@ -511,6 +511,61 @@ export const zAppKey = z.object({
     expirationDate: z.iso.datetime({ offset: true })
 });
 
+/**
+ * An import run in the background (StartImportJob). `phase` goes `queued` → `reading` (the request is read
+ * from where the job keeps it, or the document from Cloud Storage) → `validating` (the whole document, as
+ * ImportData validates it) → `importing` (one transaction per organisation) → `done`, `failed` or
+ * `cancelled`. `progress` counts organisations and users of the document's organisations that are done
+ * (imported, or skipped with their errors) of the totals, known once the document is validated.
+ * `committedOrgIds` lists the organisations whose transaction committed, each recorded in that transaction:
+ * after a cancel or an interruption exactly these are in the target, each whole. `result` is ImportData's
+ * answer once `done`; `error` says why a job `failed` (ImportData's error: a 400 naming the invalid path, a
+ * timeout, …, or `IMPORT-j0b1n` when the process running it stopped after an organisation had committed)
+ * or was `cancelled`.
+ *
+ */
+export const zImportJob = z.object({
+    id: z.string(),
+    phase: z.enum([
+        'queued',
+        'reading',
+        'validating',
+        'importing',
+        'done',
+        'failed',
+        'cancelled'
+    ]),
+    cancelRequested: z.boolean(),
+    progress: z.object({
+        orgsDone: z.int(),
+        orgsTotal: z.int().optional(),
+        usersDone: z.int(),
+        usersTotal: z.int().optional()
+    }),
+    committedOrgIds: z.array(z.string()),
+    documentBytes: z.string().regex(/^[0-9]+$/),
+    creatorId: z.string(),
+    attempts: z.int(),
+    result: zImportDataResponse.optional(),
+    error: z.object({
+        code: z.int(),
+        id: z.string(),
+        message: z.string()
+    }).optional(),
+    startDate: z.iso.datetime({ offset: true }).optional(),
+    endDate: z.iso.datetime({ offset: true }).optional(),
+    details: zDetails
+});
+
+export const zStartImportJobResponse = z.object({
+    id: z.string(),
+    details: zDetails
+});
+
+export const zGetImportJobResponse = z.object({
+    job: zImportJob
+});
+
 export const zDetailsResponse = z.object({
     details: zDetails
 });
@@ -630,12 +685,21 @@ export const zListQuery = z.object({
     asc: z.boolean().optional()
 });
 
+export const zListImportJobsRequest = z.object({
+    query: zListQuery.optional()
+});
+
 /**
  * About a list result.
  */
 export const zListDetails = z.object({
     totalResult: z.string().regex(/^[0-9]+$/),
     viewTimestamp: z.iso.datetime({ offset: true })
+});
+
+export const zListImportJobsResponse = z.object({
+    details: zListDetails,
+    result: z.array(zImportJob)
 });
 
 /**
@@ -2022,6 +2086,38 @@ export const importData_Body = zImportDataRequest;
  * What was imported, and what was not (already existing or unsupported).
  */
 export const importData_Response = zImportDataResponse;
+
+export const startImportJob_Body = zImportDataRequest;
+
+/**
+ * The job is queued.
+ */
+export const startImportJob_Response = zStartImportJobResponse;
+
+export const listImportJobs_Body = zListImportJobsRequest;
+
+/**
+ * One page of jobs.
+ */
+export const listImportJobs_Response = zListImportJobsResponse;
+
+export const getImportJob_Path = z.object({
+    id: z.string()
+});
+
+/**
+ * The job.
+ */
+export const getImportJob_Response = zGetImportJobResponse;
+
+export const cancelImportJob_Path = z.object({
+    id: z.string()
+});
+
+/**
+ * Cancelled, or asked to stop.
+ */
+export const cancelImportJob_Response = zDetailsResponse;
 
 /**
  * The process is alive.

@@ -36,7 +36,7 @@ export interface TransferRouteDeps extends RouteDeps {
 }
 
 /** The caller may import (`iam.write`): checked before the body is read, the domain checks it again. */
-const mayImport: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const mayImport: MiddlewareHandler<AppEnv> = async (c, next) => {
   requirePermission(c.get('ctx'), 'iam.write');
   await next();
 };

@@ -9,6 +9,7 @@ import type { Db } from '../store.js';
 import { eventRepository, type AppendEvent, type NewEvent, type StoredEvent } from './events.js';
 import { idpLinkRepository } from './idp-links.js';
 import { notificationRepository } from './notifications.js';
+import { importJobRepository } from './import-jobs.js';
 import { userMetadataRepository } from './user-metadata.js';
 import { policyRepository } from './policies.js';
 import { idpRepository } from './idps.js';
@@ -95,6 +96,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     userMetadata: userMetadataRepository(db, t),
     policies: policyRepository(db, t),
     notifications: notificationRepository(db, t, { skipLocked: dialect.skipLocked ?? false }),
+    importJobs: importJobRepository(db, t, { skipLocked: dialect.skipLocked ?? false }),
     orgs: orgRepository(db, t),
     users: userRepository(db, t),
     tokens: tokenRepository(db, t),

@@ -1,0 +1,73 @@
+import { and, asc, eq, inArray, lt, notInArray, or } from 'drizzle-orm';
+import type { Tables } from '../schema.js';
+import type { Db } from '../store.js';
+import { selectPage, type PageQuery } from './search.js';
+
+export type ImportJobRow = Tables['importJobs']['$inferSelect'];
+
+/** The phases in which a job is being worked on (by the process holding its lease). */
+export const RUNNING_IMPORT_PHASES = ['reading', 'validating', 'importing'] as const;
+const ENDED = ['done', 'failed', 'cancelled'];
+
+/** Import jobs (domain/transfer/import-jobs.ts, background/import-job-worker.ts). */
+export function importJobRepository(db: Db, t: Tables, dialect: { skipLocked: boolean }) {
+  const j = t.importJobs;
+  /**
+   * Every write of a worker names its lease: a worker whose lease another one took, or whose job
+   * was cancelled before it began, writes nothing.
+   */
+  const leased = (id: string, owner: string) => and(eq(j.id, id), eq(j.leaseOwner, owner), notInArray(j.phase, ENDED));
+  return {
+    async insert(row: ImportJobRow): Promise<void> {
+      await db.insert(j).values(row);
+    },
+    async get(id: string): Promise<ImportJobRow | undefined> {
+      const [row] = await db.select().from(j).where(eq(j.id, id)).limit(1);
+      return row;
+    },
+    async search(page: PageQuery): Promise<{ total: number; rows: ImportJobRow[] }> {
+      return selectPage(db, j, undefined, [j.createdAt, j.id], page);
+    },
+    /**
+     * Leases the oldest job of `node` that is queued, or whose worker's lease ran out (its process
+     * stopped mid-run), until `leaseUntil`, and returns it as it was before: a phase other than
+     * `queued` says it was interrupted. On PostgreSQL the candidate is locked `for update skip
+     * locked`, so two processes never lease one job; SQLite runs one write transaction at a time.
+     */
+    async claim(node: string, owner: string, now: Date, leaseUntil: Date): Promise<ImportJobRow | undefined> {
+      const due = and(eq(j.node, node), or(eq(j.phase, 'queued'), and(inArray(j.phase, [...RUNNING_IMPORT_PHASES]), lt(j.leaseUntil, now))));
+      const candidates = db.select({ id: j.id }).from(j).where(due).orderBy(asc(j.createdAt), asc(j.id)).limit(1);
+      const [candidate] = await (dialect.skipLocked ? candidates.for('update', { skipLocked: true }) : candidates);
+      if (!candidate) return undefined;
+      const [before] = await db.select().from(j).where(eq(j.id, candidate.id)).limit(1);
+      const taken = await db.update(j).set({ leaseOwner: owner, leaseUntil }).where(and(eq(j.id, candidate.id), due)).returning({ id: j.id });
+      return taken.length === 1 ? before : undefined;
+    },
+    /** Extends the lease; undefined when `owner` no longer holds it, else whether a cancel was asked for. */
+    async renewLease(id: string, owner: string, leaseUntil: Date): Promise<{ cancelRequested: boolean } | undefined> {
+      const [row] = await db.update(j).set({ leaseUntil }).where(leased(id, owner)).returning({ cancelRequested: j.cancelRequested });
+      return row;
+    },
+    /** A leased job's phase, progress or end; false when `owner` no longer holds the lease. */
+    async update(id: string, owner: string, change: Partial<ImportJobRow>): Promise<boolean> {
+      const rows = await db.update(j).set(change).where(leased(id, owner)).returning({ id: j.id });
+      return rows.length === 1;
+    },
+    /** Adds an organisation to the job's committed ones, in that organisation's transaction; false without the lease. */
+    async addCommittedOrg(id: string, owner: string, orgId: string, at: Date): Promise<boolean> {
+      const [row] = await db.select({ committed: j.committedOrgIds }).from(j).where(leased(id, owner)).limit(1);
+      if (!row) return false;
+      await db.update(j).set({ committedOrgIds: [...row.committed, orgId], changedAt: at }).where(leased(id, owner));
+      return true;
+    },
+    /** A caller's change if the job is still in `phase`; false when it is not. */
+    async changeIfPhase(id: string, phase: string, change: Partial<ImportJobRow>): Promise<boolean> {
+      const rows = await db.update(j).set(change).where(and(eq(j.id, id), eq(j.phase, phase))).returning({ id: j.id });
+      return rows.length === 1;
+    },
+    /** A caller's change (a cancel), with its event's sequence. */
+    async change(id: string, change: Partial<ImportJobRow>): Promise<void> {
+      await db.update(j).set(change).where(eq(j.id, id));
+    },
+  };
+}
