@@ -82,11 +82,12 @@ async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { read
   // The request's own mistakes (no document, two of them, a bad timeout) before the document's.
   const req = parseImportRequest(read.envelope);
   const meta = { timeoutMs: req.timeoutMs, notifyUsers: req.notifyUsers };
+  // Problems of the request's fields and of a document read with it (the only one it can carry).
+  if (read.problems.count > 0) throw read.problems.toError();
   if (req.source.kind === 'inline') {
     if (req.source.version === 1) return { orgs: inMemorySources(parseDataOrgsV1(req.source.data)), ...meta };
     // Not an object (so not read as a stream): refused by the same validation.
     if (req.source.data !== SPOOLED_DOCUMENT) return { orgs: inMemorySources(parseDataOrgs(req.source.data)), ...meta };
-    if (read.problems.count > 0) throw read.problems.toError();
     return { orgs: read.orgs, ...meta };
   }
   const { location, version } = req.source;

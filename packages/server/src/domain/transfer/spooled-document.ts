@@ -100,14 +100,21 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
   let found = input.shape === 'document';
   let current: { skeleton: Record<string, unknown>; seen: Set<string>; rest: LineWriterT; users: LineWriterT; base: (string | number)[] } | undefined;
   const closing: Promise<void>[] = [];
+  // Text no store can keep is named from the body's root (`dataOrgs.orgs[0]…`), as for any other
+  // request body; the document's own problems from the document's (`orgs[0]…`), as before.
+  let textBase: string[] = [];
 
   await readDocumentStream(input.file, input.shape, {
     envelopeKey: (key) => input.beforeEnvelopeValue?.(key),
-    envelope: (key, value) => void (envelope[key] = value),
+    envelope(key, value) {
+      checkStorableText(value, problems, [key]);
+      envelope[key] = value;
+    },
     document(key) {
       if (found) throw new DomainError(GrpcCode.InvalidArgument, 'IMPORT-d4t40', 'give exactly one of dataOrgs, dataOrgsv1, dataOrgsGcs, dataOrgsv1Gcs (dataOrgs was given twice)');
       found = true;
       envelope[key] = SPOOLED_DOCUMENT;
+      textBase = [key];
     },
     misplaced(path) {
       if (path.length === 0) problems.add('document', 'expected object');
@@ -125,7 +132,7 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
       if (!firstTime(org.seen, key, problems, org.base)) return;
       if (value === undefined || value === null) return;
       normaliseKeysInPlace(value);
-      checkStorableText(value, problems, [...org.base, key]);
+      checkStorableText(value, problems, [...textBase, ...org.base, key]);
       if (isOrgListField(key)) {
         problems.add(formatPath([...org.base, key]), 'expected array');
         return;
@@ -141,7 +148,7 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
       if (itemIndex === 0 && !firstTime(org.seen, key, problems, org.base)) return;
       const path = [...org.base, key, itemIndex];
       normaliseKeysInPlace(value);
-      checkStorableText(value, problems, path);
+      checkStorableText(value, problems, [...textBase, ...path]);
       const parsed = validateOrgItem(key, value, problems, path) as Record<string, string> | undefined;
       if (parsed === undefined) return;
       if (key === 'humanUsers' && hasPlainPassword(parsed as never)) orgs[index].hasPlainPasswords = true;
