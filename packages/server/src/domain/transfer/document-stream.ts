@@ -6,7 +6,7 @@
  *   - each organisation's single fields (`orgId`, `org`, each policy), one at a time;
  *   - each element of an organisation's lists (`humanUsers[i]`, `projects[i]`, …), one at a time.
  * Keys are normalised to lowerCamelCase as they come (keys.ts); values are handed on raw, for the
- * sink to normalise and validate. A read of 64 KiB is processed at a time, and after each the
+ * sink to normalise and validate. A read of 256 KiB is processed at a time, and after each the
  * event loop gets its turn (other requests are served while a large document is read).
  */
 import { createReadStream } from 'node:fs';
@@ -28,6 +28,8 @@ export interface DocumentSink {
   misplaced(path: (string | number)[], value: unknown): void;
   orgStart(index: number): void;
   orgField(index: number, key: string, value: unknown): void;
+  /** A list field begins (its elements follow as orgItem): may be empty. */
+  orgList(index: number, key: OrgListField): void;
   orgItem(index: number, key: OrgListField, itemIndex: number, value: unknown): void;
   orgEnd(index: number): void;
   /** After each piece of the file: a chance to wait for the sink's own writes. */
@@ -60,7 +62,7 @@ export async function readDocumentStream(file: string, shape: 'request' | 'docum
     else walker.token(out as Token);
   };
   try {
-    for await (const chunk of createReadStream(file, { highWaterMark: 64 * 1024 })) {
+    for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK_BYTES })) {
       feed(decoder.decode(chunk as Buffer, { stream: true }));
       await sink.afterChunk?.();
       await yieldToEventLoop();
@@ -82,6 +84,12 @@ function isSyntaxProblem(error: unknown): error is Error {
   if (!(error instanceof Error)) return false;
   return error.message.startsWith('Parser ') || (error as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA';
 }
+
+/**
+ * Bytes read and processed between two turns of the event loop: ~10 ms of tokenising and
+ * validating here, and few enough reads that the thread pool's round trips do not dominate.
+ */
+const READ_CHUNK_BYTES = 256 * 1024;
 
 const VALUE_START = new Set(['startObject', 'startArray', 'stringValue', 'numberValue', 'nullValue', 'trueValue', 'falseValue']);
 
@@ -187,7 +195,10 @@ class Walker {
       case 'org': {
         const key = toLowerCamel(top.key!);
         const index = top.index;
-        if (isOrgListField(key) && t.name === 'startArray') return void this.stack.push({ kind: 'list', org: index, key, next: 0 });
+        if (isOrgListField(key) && t.name === 'startArray') {
+          this.sink.orgList(index, key);
+          return void this.stack.push({ kind: 'list', org: index, key, next: 0 });
+        }
         return this.assemble(t, (value) => this.sink.orgField(index, key, value));
       }
       case 'list': {

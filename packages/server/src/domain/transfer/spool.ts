@@ -62,7 +62,8 @@ export class LineWriter {
   private pending = false;
 
   constructor(path: string) {
-    this.out = createWriteStream(path, { flags: 'wx', mode: SPOOL_FILE_MODE });
+    // 1 MiB of lines may wait for the disk before the reader pauses for it.
+    this.out = createWriteStream(path, { flags: 'wx', mode: SPOOL_FILE_MODE, highWaterMark: 1024 * 1024 });
     this.out.on('error', () => {}); // reported by the next drain() or close()
   }
 

@@ -143,9 +143,11 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
       if (key === 'org') org.skeleton.org = { name: (parsed as { name?: string }).name };
       if (problems.count === 0) org.rest.write(JSON.stringify(['f', key, value]));
     },
+    orgList(_index, key) {
+      firstTime(current!.seen, key, problems, current!.base);
+    },
     orgItem(index, key, itemIndex, value) {
       const org = current!;
-      if (itemIndex === 0 && !firstTime(org.seen, key, problems, org.base)) return;
       const path = [...org.base, key, itemIndex];
       normaliseKeysInPlace(value);
       checkStorableText(value, problems, [...textBase, ...path]);
