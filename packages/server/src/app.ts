@@ -69,7 +69,7 @@ export interface AppDeps {
   /** The bundled spec served at /openapi.json (loaded from openapi/ when omitted). */
   spec?: Record<string, unknown>;
   maxBodyBytes?: number;
-  /** Largest body of POST /admin/v1/import (default 64 MiB); it has its own limit instead of maxBodyBytes. */
+  /** Largest body of POST /admin/v1/import (default 512 MiB, spooled to disk); it has its own limit instead of maxBodyBytes. */
   maxImportBodyBytes?: number;
   /** Import requests served at once (default 2); the next one answers 429 before its body is read. */
   maxConcurrentImports?: number;

@@ -23,8 +23,8 @@ const EnvSchema = z.object({
   EXTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Largest request body in bytes for ordinary calls. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
-  /** Largest body of POST /admin/v1/import (inline documents); 64 MiB by default. */
-  MAX_IMPORT_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /** Largest body of POST /admin/v1/import (inline documents, spooled to disk); 512 MiB by default. */
+  MAX_IMPORT_BODY_BYTES: z.coerce.number().int().positive().default(512 * 1024 * 1024),
   /** Import requests served at once; the next one answers 429 before its body is read. */
   MAX_CONCURRENT_IMPORTS: z.coerce.number().int().positive().default(2),
   /** How long an import job's lease lasts unrenewed: a job whose process died is taken up again this long after. */

@@ -21,7 +21,8 @@ import { DomainError, GrpcCode, permissionDenied } from '../domain/errors.js';
 import { Permissions } from '../domain/permissions.js';
 import { importData } from '../domain/transfer/import.js';
 import type { ImportJobPhase } from '../domain/transfer/import-jobs.js';
-import { readJobDocument, removeJobDocument, type JobDocuments } from '../domain/transfer/job-documents.js';
+import { jobDocumentPath, removeJobDocument, type JobDocuments } from '../domain/transfer/job-documents.js';
+import { createSpool, type Spool } from '../domain/transfer/spool.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { GcsOptions } from '../storage/gcs.js';
@@ -180,11 +181,14 @@ export class ImportJobWorker {
     }, Math.min(this.o.pollMs, this.o.leaseMs / 3));
 
     let usersDone = 0;
+    let spool: Spool | undefined;
     try {
       const ctx = await this.creatorContext(job);
-      const raw = parseRequest(readJobDocument(documents, job.documentFile!));
       if (controller.signal.aborted) throw new DomainError(GrpcCode.Canceled, 'IMPORT-j0bc1', 'cancelled');
-      const result = await importData(store, ctx, raw, {
+      // The job's file is the request, read as a stream like ImportData's spooled body; the import's
+      // own files (the document's parts) go to a spool of their own, removed when the job ends.
+      spool = await createSpool();
+      const result = await importData(store, ctx, { requestFile: jobDocumentPath(documents, job.documentFile!), spool }, {
         gcs: this.o.gcs, secrets: this.o.secrets, maxBytes: this.o.maxBytes, signal: controller.signal,
         onPhase: (phase, totals) => later({ phase, ...(totals ? { orgsTotal: totals.orgs, usersTotal: totals.users } : {}) }),
         onProgress: (progress) => {
@@ -221,6 +225,8 @@ export class ImportJobWorker {
           : { code: GrpcCode.Internal, id: 'IMPORT-j0b50', message: `the import failed: ${(error as Error).message}${completed(committed)}` };
       if (!(error instanceof DomainError)) logger?.error('import job failed', { jobId: job.id, error: String((error as Error)?.stack ?? error) });
       await end('failed', { error: body });
+    } finally {
+      await spool?.remove();
     }
   }
 
@@ -236,11 +242,3 @@ export class ImportJobWorker {
 
 const completed = (orgIds: string[]) => (orgIds.length ? `; committed, whole: ${orgIds.join(', ')}` : '; no organisation was committed');
 
-/** The spooled request as ImportData's route would have read it: malformed JSON is the same 400. */
-function parseRequest(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new DomainError(GrpcCode.InvalidArgument, 'API-J50n0', 'Malformed JSON in request body');
-  }
-}

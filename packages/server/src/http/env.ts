@@ -1,4 +1,5 @@
 import type { RequestContext } from '../domain/context.js';
+import type { ImportInput } from '../domain/transfer/import.js';
 import type { Logger } from '../log.js';
 
 /** What middleware puts on the Hono context for the handlers after it. */
@@ -8,5 +9,7 @@ export interface AppEnv {
     logger: Logger;
     /** Set by the auth middleware on /admin/v1 and /management/v1. */
     ctx: RequestContext;
+    /** ImportData's body, spooled to a private file before the handler runs (routes/admin-transfer.ts). */
+    importRequest: ImportInput;
   };
 }

@@ -67,8 +67,9 @@ export async function writeJobDocument(place: JobDocuments, jobId: string, body:
 }
 
 /** The job's request, parsed. (The import reads it as a stream once it takes a file: issue 30.) */
-export function readJobDocument(place: JobDocuments, file: string): string {
-  return readFileSync(join(place.dir, file), 'utf8');
+/** Where a job's spooled request is (the import reads it as a stream). */
+export function jobDocumentPath(place: JobDocuments, file: string): string {
+  return join(place.dir, file);
 }
 
 export function removeJobDocument(place: JobDocuments, file: string | null | undefined): void {

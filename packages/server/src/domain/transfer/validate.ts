@@ -86,13 +86,11 @@ function validateDataOrg(raw: unknown, problems: ProblemList, base: readonly Pro
     return {};
   }
   const out: Record<string, unknown> = {};
-  for (const [key, schema] of Object.entries(ORG_SINGLE_FIELDS)) {
-    if (raw[key] === undefined || raw[key] === null) continue;
-    const r = (schema as z.ZodType).safeParse(raw[key]);
-    if (r.success) out[key] = r.data;
-    else problems.addZod([...base, key], r.error, raw[key]);
+  for (const key of Object.keys(ORG_SINGLE_FIELDS)) {
+    const parsed = validateOrgField(key, raw[key], problems, base);
+    if (parsed !== undefined) out[key] = parsed;
   }
-  for (const [key, schema] of Object.entries(ORG_LIST_FIELDS)) {
+  for (const key of Object.keys(ORG_LIST_FIELDS)) {
     const list = raw[key];
     if (list === undefined || list === null) continue;
     if (!Array.isArray(list)) {
@@ -101,9 +99,7 @@ function validateDataOrg(raw: unknown, problems: ProblemList, base: readonly Pro
     }
     const parsed: unknown[] = new Array(list.length);
     for (let j = 0; j < list.length; j++) {
-      const r = (schema as z.ZodType).safeParse(list[j]);
-      if (r.success) parsed[j] = r.data;
-      else problems.addZod([...base, key, j], r.error, list[j]);
+      parsed[j] = validateOrgItem(key as OrgListField, list[j], problems, [...base, key, j]);
       list[j] = null;
     }
     if (parsed.length > 0) out[key] = parsed;
@@ -111,10 +107,34 @@ function validateDataOrg(raw: unknown, problems: ProblemList, base: readonly Pro
   return out as DataOrg;
 }
 
+export type OrgListField = keyof typeof ORG_LIST_FIELDS;
+export const isOrgListField = (key: string): key is OrgListField => Object.hasOwn(ORG_LIST_FIELDS, key);
+
+/**
+ * One single-valued field of an organisation (`orgId`, `org`, a policy, …), already key-normalised:
+ * its parsed value, or undefined when absent, unknown or invalid (then a problem is added).
+ * `base` is the organisation's path. The streaming reader (streamed-document.ts) uses it field by field.
+ */
+export function validateOrgField(key: string, value: unknown, problems: ProblemList, base: readonly PropertyKey[]): unknown {
+  if (value === undefined || value === null || !Object.hasOwn(ORG_SINGLE_FIELDS, key)) return undefined;
+  const r = (ORG_SINGLE_FIELDS[key as keyof typeof ORG_SINGLE_FIELDS] as z.ZodType).safeParse(value);
+  if (r.success) return r.data;
+  problems.addZod([...base, key], r.error, value);
+  return undefined;
+}
+
+/** One element of a list field, already key-normalised; `path` is the element's own path. */
+export function validateOrgItem(key: OrgListField, value: unknown, problems: ProblemList, path: readonly PropertyKey[]): unknown {
+  const r = (ORG_LIST_FIELDS[key] as z.ZodType).safeParse(value);
+  if (r.success) return r.data;
+  problems.addZod(path, r.error, value);
+  return undefined;
+}
+
 /** Text no store can keep (NUL, unpaired surrogates) anywhere in the raw document is a problem. */
-export function checkStorableText(raw: unknown, problems: ProblemList) {
+export function checkStorableText(raw: unknown, problems: ProblemList, base: readonly PropertyKey[] = []) {
   const path = findUnstorableText(raw);
-  if (path) problems.add(formatPath(path), UNSTORABLE_TEXT_MESSAGE);
+  if (path) problems.add(formatPath([...base, ...path]), UNSTORABLE_TEXT_MESSAGE);
 }
 
 /** Normalises names and validates; throws 400 naming the paths of the first problems. */

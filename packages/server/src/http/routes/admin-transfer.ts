@@ -12,6 +12,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
 import { exportData } from '../../domain/transfer/export.js';
 import { importData } from '../../domain/transfer/import.js';
+import { createSpool, spoolTo } from '../../domain/transfer/spool.js';
 import type { OnTransferProgress } from '../../domain/transfer/progress.js';
 import type { GcsOptions } from '../../storage/gcs.js';
 import type { RouteDeps } from '../deps.js';
@@ -21,8 +22,13 @@ import { OPERATIONS } from '../generated/operations.gen.js';
 import type { zExportDataResponse } from '../generated/schemas.gen.js';
 import { routesOf } from '../operation.js';
 
-/** Default largest import body: 64 MiB (MAX_IMPORT_BODY_BYTES). */
-export const DEFAULT_MAX_IMPORT_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * Default largest import body: 512 MiB (MAX_IMPORT_BODY_BYTES). The body goes to a file as it
+ * arrives and the document is read from there as a stream, so the limit bounds disk and time, not
+ * memory: ~1.5 million users per request, and at most 2 × 512 MiB (plus the validated copy) on
+ * disk with the default two imports at once. Larger documents go through Cloud Storage, unbounded.
+ */
+export const DEFAULT_MAX_IMPORT_BODY_BYTES = 512 * 1024 * 1024;
 export const IMPORT_PATH = OPERATIONS.ImportData.path;
 
 /** Default number of import requests served at once (MAX_CONCURRENT_IMPORTS). */
@@ -44,6 +50,34 @@ export const mayImport: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** The import's own body limit; app.ts exempts the import path from the global one. */
 export function importBodyLimit(maxBytes: number) {
   return bodyLimit({ maxSize: maxBytes, onError: (c) => respondError(c, bodyTooLarge(maxBytes), 413) });
+}
+
+/**
+ * The import's body to a private file (domain/transfer/spool.ts) as it arrives, never into memory;
+ * the handler finds it as `importRequest`, and the spool is removed once the answer is made. The
+ * route's own validation then sees an empty object: the document is validated by the domain as it
+ * reads it from the file (spooled-document.ts), with the same rules.
+ */
+function spoolImportBody(maxBytes: number): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const spool = await createSpool();
+    try {
+      const requestFile = spool.file('request.json');
+      try {
+        await spoolTo(requestFile, (c.req.raw.body ?? []) as AsyncIterable<Uint8Array>, maxBytes, () => bodyTooLarge(maxBytes));
+      } catch (error) {
+        if (error instanceof DomainError && error.id === 'API-B0dy5') return respondError(c, error, 413);
+        throw error;
+      }
+      c.set('importRequest', { requestFile, spool });
+      const headers = new Headers(c.req.raw.headers);
+      headers.delete('content-length');
+      c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: '{}', signal: c.req.raw.signal });
+      await next();
+    } finally {
+      await spool.remove();
+    }
+  };
 }
 
 export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, deps: TransferRouteDeps) {
@@ -81,17 +115,16 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, deps: Tran
     'ImportData',
     async (c) => {
       try {
-        return c.json(await importData(store, c.get('ctx'), c.req.valid('json'), { gcs, secrets, maxBytes: maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES, onProgress: logProgress(c) }), 200);
+        return c.json(await importData(store, c.get('ctx'), c.get('importRequest'), { gcs, secrets, onProgress: logProgress(c) }), 200);
       } catch (error) {
-        // A stored document over the limit is the same failure as an inline body over it.
-        if (error instanceof DomainError && error.id === 'GCS-t00B1g') return respondError(c, error, 413);
+        // A document over its limit (a version-1 one, or one from storage) is the same failure as a body over it.
+        if (error instanceof DomainError && (error.id === 'GCS-t00B1g' || error.id === 'IMPORT-v1b1g')) return respondError(c, error, 413);
         throw error;
       }
     },
     // Who calls (route adds the authentication), and whether it may import, before a byte of its
-    // (up to 64 MiB) body is read; then a bounded number of bodies in memory at once (16 parallel
-    // uploads cost ~1 GB).
-    { middleware: [mayImport, importSlots, importBodyLimit(maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES)] },
+    // body is read; then a bounded number of imports at once, each body to a file as it arrives.
+    { middleware: [mayImport, importSlots, importBodyLimit(maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES), spoolImportBody(maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES)] },
   );
 }
 

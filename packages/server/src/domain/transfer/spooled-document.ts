@@ -1,0 +1,231 @@
+/**
+ * An import document validated whole, held on disk rather than in memory (ARCHITECTURE.md,
+ * "Imports in bounded memory").
+ *
+ * Pass 1 (spoolDocument) reads the document as a stream (document-stream.ts) and validates each
+ * part as it comes, with the same rules and problem paths as validate.ts; each organisation's parts
+ * go, normalised, to two files of the spool: its users (`org-<i>.users.jsonl`, one per line) and
+ * everything else (`org-<i>.jsonl`). What stays in memory is each organisation's skeleton: the ids
+ * the import's order and locks need (import-order.ts, orgImportLocks), no user's data.
+ *
+ * Pass 2 (OrgSource) reads one organisation back: its parts whole, its users in batches. The
+ * lines are validated again as they are read (they passed once; this gives the typed values).
+ */
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { DomainError, GrpcCode } from '../errors.js';
+import { formatPath } from '../zod-issues.js';
+import type { DataOrg, DataOrgs } from './document.js';
+import { readDocumentStream } from './document-stream.js';
+import { normaliseKeysInPlace } from './keys.js';
+import type { LineWriter as LineWriterT, Spool } from './spool.js';
+import { LineWriter } from './spool.js';
+import { checkStorableText, isOrgListField, ProblemList, validateOrgField, validateOrgItem, type OrgListField } from './validate.js';
+
+/** Users of one organisation imported per batch (import-batches.ts): bounds the memory of its largest list. */
+export const USER_BATCH = 1000;
+
+const USER_LISTS = new Set<string>(['humanUsers', 'machineUsers']);
+/** Lists whose ids the skeleton keeps: users (the import's order), references to users (the order), domains (the locks). */
+const SKELETON_IDS: Partial<Record<OrgListField, 'userId' | 'domainName'>> = {
+  humanUsers: 'userId',
+  machineUsers: 'userId',
+  userGrants: 'userId',
+  orgMembers: 'userId',
+  projectMembers: 'userId',
+  domains: 'domainName',
+};
+
+type UserBatch = Pick<DataOrg, 'humanUsers' | 'machineUsers'>;
+
+/** One organisation of a validated document, wherever it is kept. */
+export interface OrgSource {
+  /** orgId, org.name and the ids of SKELETON_IDS: what ordering and locking need. */
+  readonly skeleton: DataOrg;
+  /** Whether a human user comes with a plain `password` (hashed before the organisation's transaction). */
+  readonly hasPlainPasswords: boolean;
+  /** Everything but the users (single fields and the other lists). */
+  parts(): Promise<DataOrg>;
+  /** The users, `size` at a time (human users first, then machine users). */
+  userBatches(size: number): AsyncIterable<UserBatch>;
+}
+
+/** A document already in memory (the v1 format, bounded by its own limit): the same interface. */
+export function inMemorySources(doc: DataOrgs): OrgSource[] {
+  return doc.orgs.map((org) => {
+    const { humanUsers = [], machineUsers = [], ...parts } = org;
+    return {
+      skeleton: org,
+      hasPlainPasswords: humanUsers.some(hasPlainPassword),
+      parts: async () => parts,
+      async *userBatches(size: number) {
+        for (let i = 0; i < humanUsers.length; i += size) yield { humanUsers: humanUsers.slice(i, i + size) };
+        for (let i = 0; i < machineUsers.length; i += size) yield { machineUsers: machineUsers.slice(i, i + size) };
+      },
+    };
+  });
+}
+
+/** What spoolDocument needs to know about the file it reads. */
+export interface SpoolDocumentInput {
+  file: string;
+  /** A whole request (`{timeout, dataOrgs, …}`) or a document (`{orgs}`). */
+  shape: 'request' | 'document';
+  spool: Spool;
+  /** For a request: called with a top-level key before its value is read (may throw, e.g. for `dataOrgsv1` over its limit). */
+  beforeEnvelopeValue?: (key: string) => void;
+}
+
+export interface SpooledDocument {
+  /** For a request: its top-level fields, the document's key holding SPOOLED_DOCUMENT instead of it. */
+  envelope: Record<string, unknown>;
+  /** Whether a document was read (a request may carry none, or a Cloud Storage location). */
+  found: boolean;
+  /** Problems of the document (none written to the spool's files are used then). */
+  problems: ProblemList;
+  orgs: OrgSource[];
+}
+
+/** Stands in the request's fields for the document read from it as a stream. */
+export const SPOOLED_DOCUMENT = Symbol('spooled document');
+
+/** Pass 1: reads, validates and splits the document in `file`. Throws only for syntax (400) and I/O. */
+export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledDocument> {
+  const { spool } = input;
+  const problems = new ProblemList();
+  const envelope: Record<string, unknown> = {};
+  const orgs: (OrgSource & { hasPlainPasswords: boolean })[] = [];
+  let found = input.shape === 'document';
+  let current: { skeleton: Record<string, unknown>; seen: Set<string>; rest: LineWriterT; users: LineWriterT; base: (string | number)[] } | undefined;
+  const closing: Promise<void>[] = [];
+  // Text no store can keep is named from the body's root (`dataOrgs.orgs[0]…`), as for any other
+  // request body; the document's own problems from the document's (`orgs[0]…`), as before.
+  let textBase: string[] = [];
+
+  await readDocumentStream(input.file, input.shape, {
+    envelopeKey: (key) => input.beforeEnvelopeValue?.(key),
+    envelope(key, value) {
+      checkStorableText(value, problems, [key]);
+      envelope[key] = value;
+    },
+    document(key) {
+      if (found) throw new DomainError(GrpcCode.InvalidArgument, 'IMPORT-d4t40', 'give exactly one of dataOrgs, dataOrgsv1, dataOrgsGcs, dataOrgsv1Gcs (dataOrgs was given twice)');
+      found = true;
+      envelope[key] = SPOOLED_DOCUMENT;
+      textBase = [key];
+    },
+    misplaced(path) {
+      if (path.length === 0) problems.add('document', 'expected object');
+      else if (path.length === 1) problems.add(formatPath(path), 'expected array');
+      else problems.add(formatPath(path), 'expected object');
+    },
+    orgStart(index) {
+      const rest = spool.file(`org-${index}.jsonl`);
+      const users = spool.file(`org-${index}.users.jsonl`);
+      current = { skeleton: {}, seen: new Set(), rest: new LineWriter(rest), users: new LineWriter(users), base: ['orgs', index] };
+      orgs[index] = spooledOrg(current.skeleton as DataOrg, rest, users);
+    },
+    orgField(_index, key, value) {
+      const org = current!;
+      if (!firstTime(org.seen, key, problems, org.base)) return;
+      if (value === undefined || value === null) return;
+      normaliseKeysInPlace(value);
+      checkStorableText(value, problems, [...textBase, ...org.base, key]);
+      if (isOrgListField(key)) {
+        problems.add(formatPath([...org.base, key]), 'expected array');
+        return;
+      }
+      const parsed = validateOrgField(key, value, problems, org.base) as Record<string, unknown> | string | undefined;
+      if (parsed === undefined) return;
+      if (key === 'orgId') org.skeleton.orgId = parsed;
+      if (key === 'org') org.skeleton.org = { name: (parsed as { name?: string }).name };
+      if (problems.count === 0) org.rest.write(JSON.stringify(['f', key, value]));
+    },
+    orgList(_index, key) {
+      firstTime(current!.seen, key, problems, current!.base);
+    },
+    orgItem(index, key, itemIndex, value) {
+      const org = current!;
+      const path = [...org.base, key, itemIndex];
+      normaliseKeysInPlace(value);
+      checkStorableText(value, problems, [...textBase, ...path]);
+      const parsed = validateOrgItem(key, value, problems, path) as Record<string, string> | undefined;
+      if (parsed === undefined) return;
+      if (key === 'humanUsers' && hasPlainPassword(parsed as never)) orgs[index].hasPlainPasswords = true;
+      const idField = SKELETON_IDS[key];
+      if (idField) ((org.skeleton[key] ??= []) as Record<string, string>[]).push({ [idField]: parsed[idField] });
+      if (problems.count > 0) return; // the document is refused: nothing more to keep
+      (USER_LISTS.has(key) ? org.users : org.rest).write(JSON.stringify(['i', key, value]));
+    },
+    orgEnd() {
+      closing.push(current!.rest.close(), current!.users.close());
+      current = undefined;
+    },
+    async afterChunk() {
+      if (current) await Promise.all([current.rest.drain(), current.users.drain()]);
+      if (closing.length) await Promise.all(closing.splice(0));
+    },
+  }).finally(() => Promise.allSettled(closing));
+  await Promise.all(closing);
+  return { envelope, found, problems, orgs };
+}
+
+/** A field named twice in one organisation (`humanUsers` and `human_users`, or a repeated key) is refused. */
+function firstTime(seen: Set<string>, key: string, problems: ProblemList, base: (string | number)[]): boolean {
+  if (!seen.has(key)) {
+    seen.add(key);
+    return true;
+  }
+  problems.add(formatPath([...base, key]), 'given more than once (in the same or another spelling)');
+  return false;
+}
+
+const hasPlainPassword = (h: NonNullable<DataOrg['humanUsers']>[number]) => Boolean(h.user.password && !h.user.hashedPassword?.value);
+
+function spooledOrg(skeleton: DataOrg, restFile: string, usersFile: string): OrgSource & { hasPlainPasswords: boolean } {
+  return {
+    skeleton,
+    hasPlainPasswords: false,
+    async parts() {
+      const org: Record<string, unknown> = {};
+      for (const line of (await readFile(restFile, 'utf8')).split('\n')) {
+        if (!line) continue;
+        const [kind, key, value] = JSON.parse(line) as ['f' | 'i', string, unknown];
+        if (kind === 'f') org[key] = revalidate((p) => validateOrgField(key, value, p, []));
+        else ((org[key] ??= []) as unknown[]).push(revalidate((p) => validateOrgItem(key as OrgListField, value, p, [key])));
+      }
+      return org as DataOrg;
+    },
+    async *userBatches(size: number) {
+      let batch: { humanUsers: unknown[]; machineUsers: unknown[]; n: number } = { humanUsers: [], machineUsers: [], n: 0 };
+      const lines = createInterface({ input: createReadStream(usersFile), crlfDelay: Infinity });
+      for await (const line of lines) {
+        if (!line) continue;
+        const [, key, value] = JSON.parse(line) as ['i', 'humanUsers' | 'machineUsers', unknown];
+        batch[key].push(revalidate((p) => validateOrgItem(key, value, p, [key])));
+        if (++batch.n < size) continue;
+        yield toBatch(batch);
+        batch = { humanUsers: [], machineUsers: [], n: 0 };
+        await yieldToEventLoop();
+      }
+      if (batch.n > 0) yield toBatch(batch);
+    },
+  };
+}
+
+function toBatch(b: { humanUsers: unknown[]; machineUsers: unknown[] }): UserBatch {
+  return {
+    ...(b.humanUsers.length ? { humanUsers: b.humanUsers as DataOrg['humanUsers'] } : {}),
+    ...(b.machineUsers.length ? { machineUsers: b.machineUsers as DataOrg['machineUsers'] } : {}),
+  };
+}
+
+/** A part read back from the spool: it was valid when written, so a problem now is the service's own fault. */
+function revalidate(parse: (problems: ProblemList) => unknown): unknown {
+  const problems = new ProblemList();
+  const value = parse(problems);
+  if (problems.count > 0) throw new Error(`a spooled import part no longer validates: ${problems.toError().message}`);
+  return value;
+}
