@@ -1,0 +1,87 @@
+/**
+ * The organisation's OIDC and API applications. They share one table, so one set of taken ids and
+ * client ids. A document exported by this service carries the client's credentials
+ * (identityServiceClient): kept, so relying parties keep working after the move. Otherwise new ones,
+ * as in ZITADEL; a confidential client then gets a secret nobody knows until it is regenerated. The
+ * configuration takes AddOIDCApp's defaults (withDefaults, domain/apps/oidc-config.ts).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Repositories } from '../../../store/store.js';
+import { withDefaults, type OidcAppInput } from '../../apps/oidc-config.js';
+import { newId } from '../../ids.js';
+import type { DataOrg } from '../document.js';
+import { msg, stripUndefined, type OrgImport } from './report.js';
+
+export interface AppImportInput {
+  oidcApps: NonNullable<DataOrg['oidcApps']>;
+  apiApps: NonNullable<DataOrg['apiApps']>;
+  /** ZITADEL's keys of the organisation's applications: they name the client ids to keep. */
+  appKeys: NonNullable<DataOrg['appKeys']>;
+  /** Names of the projects imported now, by id (the client id's suffix). */
+  projectNames: Map<string, string>;
+}
+
+export async function importApps(tx: Repositories, input: AppImportInput, run: OrgImport): Promise<void> {
+  const { orgId } = run;
+  const { oidcApps: apps, apiApps, projectNames } = input;
+  const everyApp = [...apps, ...apiApps];
+  const { inThisOrg } = await run.projects(tx, everyApp.map((a) => a.app.projectId));
+  const takenApps = await tx.transfer.existingOidcAppIds(everyApp.map((a) => a.appId));
+  const takenClientIds = await tx.transfer.existingClientIds(everyApp.flatMap((a) => (a.identityServiceClient ? [a.identityServiceClient.clientId] : [])));
+  const appRows: Parameters<Repositories['transfer']['insertOidcApps']>[0] = [];
+  // A ZITADEL document names an application's client id only in its keys (appKeys): kept, so the
+  // key files made before the move (whose `clientId` signs the assertions) still match.
+  const keyClientIds = new Map(input.appKeys.flatMap((k) => (k.appId && k.clientId ? [[k.appId, k.clientId] as const] : [])));
+  const credentials = (type: string, appId: string, projectId: string, given: { clientId: string; clientSecretHash?: string } | undefined) => {
+    const kept = given ?? (keyClientIds.has(appId) ? { clientId: keyClientIds.get(appId)! } : undefined);
+    const slug = (projectNames.get(projectId) ?? projectId).toLowerCase().replace(/[^a-z0-9]+/g, '');
+    let clientId = `${newId()}@${slug || 'project'}`;
+    if (kept && takenClientIds.has(kept.clientId)) {
+      run.refuse(type, appId, msg('IMPORT-cl1d0', `client id "${kept.clientId}" is taken on this instance; the application was imported with the new client id ${clientId} and needs a new secret`));
+    } else if (kept) {
+      clientId = kept.clientId;
+      takenClientIds.add(clientId);
+    }
+    const secretHash = (kept && clientId === kept.clientId ? kept.clientSecretHash : undefined) ?? createHash('sha256').update(randomBytes(32)).digest('hex');
+    return { clientId, secretHash };
+  };
+  for (const a of apps) {
+    if (!inThisOrg(a.app.projectId, 'oidc_app', a.appId)) continue;
+    if (takenApps.has(a.appId)) {
+      run.refuse('oidc_app', a.appId, msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting'));
+      continue;
+    }
+    takenApps.add(a.appId);
+    const { projectId, name, ...config } = a.app;
+    // NONE (public) and PRIVATE_KEY_JWT (keys, imported with the organisation's keys) have no secret.
+    const publicClient = config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_NONE' || config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT';
+    const { clientId, secretHash } = credentials('oidc_app', a.appId, projectId, a.identityServiceClient);
+    appRows.push({
+      id: a.appId, projectId, orgId, name, state: 'APP_STATE_ACTIVE', clientId,
+      clientSecretHash: publicClient ? null : secretHash,
+      // The same defaults as AddOIDCApp: the document may leave any optional field out.
+      config: withDefaults(stripUndefined(config) as OidcAppInput) as unknown as Record<string, unknown>,
+      ...run.stamp,
+    });
+    run.imported('oidcAppIds', a.appId);
+  }
+  // API applications (domain/apps/api-apps.ts): credentials as for OIDC applications above.
+  for (const a of apiApps) {
+    if (!inThisOrg(a.app.projectId, 'api_app', a.appId)) continue;
+    if (takenApps.has(a.appId)) {
+      run.refuse('api_app', a.appId, msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting'));
+      continue;
+    }
+    takenApps.add(a.appId);
+    const { clientId, secretHash } = credentials('api_app', a.appId, a.app.projectId, a.identityServiceClient);
+    // A PRIVATE_KEY_JWT application has no secret: its keys (appKeys) are imported later.
+    const authMethodType = a.app.authMethodType ?? 'API_AUTH_METHOD_TYPE_BASIC';
+    appRows.push({
+      id: a.appId, projectId: a.app.projectId, orgId, name: a.app.name, state: 'APP_STATE_ACTIVE', clientId, appType: 'api',
+      clientSecretHash: authMethodType === 'API_AUTH_METHOD_TYPE_BASIC' ? secretHash : null,
+      config: { authMethodType }, ...run.stamp,
+    });
+    run.imported('apiAppIds', a.appId);
+  }
+  await tx.transfer.insertOidcApps(appRows);
+}

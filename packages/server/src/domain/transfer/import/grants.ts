@@ -1,0 +1,73 @@
+/**
+ * Project grants (ZITADEL's DataProjectGrant; the id is kept: user grants name it) and user grants.
+ * A project grant gives another organisation of this instance roles of this organisation's project,
+ * once per (project, organisation), as for AddProjectGrant (domain/projects/grants.ts); a user grant
+ * gives a user roles of this organisation's project, or of a project granted to it, once per
+ * (project, user), as for AddUserGrant (domain/user-grants/).
+ */
+import type { Repositories } from '../../../store/store.js';
+import { newId } from '../../ids.js';
+import type { DataOrg } from '../document.js';
+import { msg, type OrgImport } from './report.js';
+
+export async function importProjectGrants(tx: Repositories, projectGrants: NonNullable<DataOrg['projectGrants']>, run: OrgImport): Promise<void> {
+  const { orgId } = run;
+  const { inThisOrg } = await run.projects(tx, projectGrants.map((g) => g.projectGrant.projectId));
+  const projectGrantRoles = await tx.transfer.existingRoleKeys([...new Set(projectGrants.map((g) => g.projectGrant.projectId))]);
+  const takenProjectGrantIds = await tx.projectGrants.existingIds(projectGrants.map((g) => g.grantId).filter(Boolean));
+  for (const { grantId: givenId, projectGrant: pg } of projectGrants) {
+    const id = `${orgId}_${pg.projectId}_${pg.grantedOrgId}`;
+    if (!inThisOrg(pg.projectId, 'project_grant', id)) continue;
+    if (pg.grantedOrgId === orgId || !(await tx.orgs.exists(pg.grantedOrgId))) {
+      run.refuse('project_grant', id, msg('PROJECT-3m9s1', `Errors.Project.Grant.Invalid: granted organisation ${pg.grantedOrgId} is not another organisation of this instance`));
+      continue;
+    }
+    const missing = (pg.roleKeys ?? []).filter((k) => !projectGrantRoles.has(`${pg.projectId}_${k}`));
+    if (missing.length) {
+      run.refuse('project_grant', id, msg('PROJECT-m9gDs', `Errors.Project.Role.NotFound: ${missing.join(', ')}`));
+      continue;
+    }
+    if ((givenId && takenProjectGrantIds.has(givenId)) || (await tx.projectGrants.find(pg.projectId, pg.grantedOrgId))) {
+      run.refuse('project_grant', id, msg('V3-DKcYh', 'Errors.Project.Grant.AlreadyExists'));
+      continue;
+    }
+    const grantId = givenId || newId();
+    takenProjectGrantIds.add(grantId);
+    await tx.projectGrants.insert({ id: grantId, projectId: pg.projectId, orgId, grantedOrgId: pg.grantedOrgId, roleKeys: pg.roleKeys ?? [], state: 'PROJECT_GRANT_STATE_ACTIVE', ...run.stamp });
+    run.imported('projectGrants', { grantId, projectId: pg.projectId, orgId });
+  }
+}
+
+export async function importUserGrants(tx: Repositories, grants: NonNullable<DataOrg['userGrants']>, run: OrgImport): Promise<void> {
+  const { orgId } = run;
+  const { inThisOrg } = await run.projects(tx, grants.map((g) => g.projectId));
+  const { userExists } = await run.users(tx, grants.map((g) => g.userId));
+  const takenGrants = await tx.transfer.existingUserGrantKeys(orgId, grants.map((g) => g.userId));
+  const allRoleKeys = await tx.transfer.existingRoleKeys([...new Set(grants.map((g) => g.projectId))]);
+  const grantRows: Parameters<Repositories['transfer']['insertUserGrants']>[0] = [];
+  for (const g of grants) {
+    const id = `${orgId}_${g.projectId}_${g.userId}`;
+    // Through a project grant: the grant must give this organisation the project, and the roles.
+    const projectGrant = g.projectGrantId ? await tx.projectGrants.get(g.projectGrantId) : undefined;
+    if (g.projectGrantId && (!projectGrant || projectGrant.projectId !== g.projectId || projectGrant.grantedOrgId !== orgId)) {
+      run.refuse('user_grant', id, msg('COMMAND-4m9ff', `Errors.Project.Grant.NotFound: project grant ${g.projectGrantId}`));
+      continue;
+    }
+    if (!projectGrant && !inThisOrg(g.projectId, 'user_grant', id)) continue;
+    if (!userExists(g.userId)) continue;
+    const key = `${g.projectId}_${g.userId}`;
+    if (takenGrants.has(key)) {
+      run.refuse('user_grant', id, msg('V3-DKcYh', 'Errors.UserGrant.AlreadyExists'));
+      continue;
+    }
+    const missing = (g.roleKeys ?? []).filter((k) => (projectGrant ? !projectGrant.roleKeys.includes(k) : !allRoleKeys.has(`${g.projectId}_${k}`)));
+    if (missing.length) {
+      run.refuse('user_grant', id, msg('COMMAND-mm9F4', `Errors.Project.Role.NotFound: ${missing.join(', ')}`));
+      continue;
+    }
+    takenGrants.add(key);
+    grantRows.push({ id: newId(), orgId, userId: g.userId, projectId: g.projectId, projectGrantId: projectGrant?.id ?? null, roleKeys: g.roleKeys ?? [], state: 'USER_GRANT_STATE_ACTIVE', ...run.stamp });
+    run.imported('userGrants', { projectId: g.projectId, userId: g.userId });
+  }
+  await tx.transfer.insertUserGrants(grantRows);
+}

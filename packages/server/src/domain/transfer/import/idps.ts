@@ -1,0 +1,67 @@
+/**
+ * The organisation's identity providers, JWT and OIDC. Ids are unique in the instance and names
+ * (ignoring case) in the organisation, as for the API's AddOrgJWTIDP / AddOrgOIDCIDP; an OIDC
+ * provider's row is built by the same function as there (oidcRowFields, domain/idps/commands.ts).
+ */
+import type { Repositories } from '../../../store/store.js';
+import { oidcRowFields } from '../../idps/commands.js';
+import type { DataOrg } from '../document.js';
+import { msg, type OrgImport } from './report.js';
+
+export interface IdpImportInput {
+  jwtIdps: NonNullable<DataOrg['jwtIdps']>;
+  oidcIdps: NonNullable<DataOrg['oidcIdps']>;
+  /** Seals an OIDC identity provider's client secret for the store (domain/idps/idp.ts). */
+  sealIdpSecret: (clientSecret: string) => string;
+}
+
+export async function importIdps(tx: Repositories, input: IdpImportInput, run: OrgImport): Promise<void> {
+  const { orgId } = run;
+  const { jwtIdps, oidcIdps } = input;
+  const takenIdps = await tx.transfer.existingIdpIds([...jwtIdps, ...oidcIdps].map((i) => i.idpId));
+  const takenIdpNames = await tx.transfer.existingIdpNameKeys(orgId);
+  const idpRows: Parameters<Repositories['transfer']['insertIdps']>[0] = [];
+  /** The provider's id and name are free (then taken), else its error is reported. */
+  const claimIdp = (type: string, idpId: string, name: string) => {
+    const nameKey = name.toLowerCase();
+    if (takenIdps.has(idpId) || takenIdpNames.has(nameKey)) {
+      run.refuse(type, idpId, msg('V3-DKcYh', 'Errors.IDPConfig.AlreadyExists'));
+      return undefined;
+    }
+    takenIdps.add(idpId);
+    takenIdpNames.add(nameKey);
+    return nameKey;
+  };
+  for (const i of jwtIdps) {
+    const nameKey = claimIdp('jwt_idp', i.idpId, i.idp.name);
+    if (!nameKey) continue;
+    idpRows.push({
+      id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', name: i.idp.name, nameKey, state: 'IDP_STATE_ACTIVE',
+      stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED', autoRegister: i.idp.autoRegister ?? false,
+      jwtEndpoint: i.idp.jwtEndpoint, jwtIssuer: i.idp.issuer, jwtKeysEndpoint: i.idp.keysEndpoint, jwtHeaderName: i.idp.headerName,
+      idpType: 'IDP_TYPE_JWT', oidcConfig: null, oidcClientSecretSealed: null, ...run.stamp,
+    });
+    run.imported('jwtIdps', i.idpId);
+  }
+  for (const i of oidcIdps) {
+    const nameKey = claimIdp('oidc_idp', i.idpId, i.idp.name);
+    if (!nameKey) continue;
+    const config = {
+      clientId: i.idp.clientId,
+      issuer: i.idp.issuer,
+      scopes: [...new Set(i.idp.scopes ?? [])],
+      displayNameMapping: i.idp.displayNameMapping ?? 'OIDC_MAPPING_FIELD_UNSPECIFIED',
+      usernameMapping: i.idp.usernameMapping ?? 'OIDC_MAPPING_FIELD_UNSPECIFIED',
+    };
+    // Without a client secret (an export without `withPasswords`) the provider is kept but not
+    // offered at the login until an administrator sets one (UpdateOrgIDPOIDCConfig).
+    const sealed = i.idp.clientSecret ? input.sealIdpSecret(i.idp.clientSecret) : null;
+    idpRows.push({
+      id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', name: i.idp.name, nameKey, state: 'IDP_STATE_ACTIVE',
+      stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED', autoRegister: i.idp.autoRegister ?? false,
+      ...oidcRowFields(config, sealed), ...run.stamp,
+    });
+    run.imported('oidcIpds', i.idpId);
+  }
+  await tx.transfer.insertIdps(idpRows);
+}
