@@ -1,10 +1,11 @@
 /**
  * One organisation of an import, inside one transaction (all of it or none of it): each kind of
  * resource by its own module under import/, in the order their references need (users before
- * their keys and links, projects before apps and grants). Resources that already exist are
- * reported in `errors` and skipped; nothing is updated or merged, so a second run of the same
- * document changes nothing. Imported resources get no events of their own (description §4.5
- * rule 3): their state rows start at sequence 0.
+ * their keys and links, projects before apps and grants). A resource that already exists is
+ * treated by the request's conflict policy (import/report.ts: reported and skipped, skipped, or
+ * overwritten with one event per resource changed), so a second run of the same document changes
+ * nothing. Imported resources get no events of their own (description §4.5 rule 3): their state
+ * rows start at sequence 0.
  */
 import type { Repositories } from '../../store/store.js';
 import type { DomainError } from '../errors.js';
@@ -18,7 +19,7 @@ import { importOrganisation } from './import/org.js';
 import { importPolicies } from './import/policies.js';
 import { importProjectRoles, importProjects } from './import/projects.js';
 import { importReferences, splitReferences, type OrgReferences } from './import/references.js';
-import { OrgImport, type ImportError, type ImportSuccessOrg } from './import/report.js';
+import { OrgImport, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeSink } from './import/report.js';
 import { importTexts } from './import/texts.js';
 import { importUserLinks, importUserMetadata, importUsers } from './import/users.js';
 
@@ -32,6 +33,14 @@ export interface OrgImportContext {
   sealOtp: (base32: string) => string;
   /** Seals an OIDC identity provider's client secret for the store (domain/idps/idp.ts). */
   sealIdpSecret: (clientSecret: string) => string;
+  /** Whether a sealed identity provider's client secret is this one. */
+  isIdpSecret: (sealed: string, clientSecret: string) => boolean;
+  /** What becomes of a resource that exists already (the request's `conflictPolicy`). */
+  policy: ConflictPolicy;
+  /** Receives each resource's outcome (this run's: reset with `errors` when the transaction runs again). */
+  outcomes: OutcomeSink;
+  /** The importing user: the creator of the events an overwrite appends. */
+  creator: string;
   /** Expired deadline (checked between steps; the transaction then rolls back). */
   signal: { readonly aborted: boolean };
   onTimeout: () => DomainError;
@@ -54,7 +63,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     if (c.signal.aborted) throw c.onTimeout();
   };
   const orgId = org.orgId ?? newId();
-  const run = new OrgImport(orgId, new Date(), c.errors, { orgId }, check, c.missingUsers);
+  const run = new OrgImport(orgId, new Date(), c.errors, { orgId }, check, c.missingUsers, c.policy, c.outcomes, c.creator);
 
   if (!(await importOrganisation(tx, org, run))) return undefined;
   await importDomains(tx, org.domains ?? [], run);
@@ -67,7 +76,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   await importProjectRoles(tx, org.projectRoles ?? [], run);
   await importApps(tx, { oidcApps: org.oidcApps ?? [], apiApps: org.apiApps ?? [], appKeys: org.appKeys ?? [], projectNames }, run);
   check();
-  await importIdps(tx, { jwtIdps: org.jwtIdps ?? [], oidcIdps: org.oidcIdps ?? [], sealIdpSecret: c.sealIdpSecret }, run);
+  await importIdps(tx, { jwtIdps: org.jwtIdps ?? [], oidcIdps: org.oidcIdps ?? [], sealIdpSecret: c.sealIdpSecret, isIdpSecret: c.isIdpSecret }, run);
   await importUserMetadata(tx, org.userMetadata ?? [], run);
   check();
   // Public keys of this organisation's machine users and PRIVATE_KEY_JWT applications.

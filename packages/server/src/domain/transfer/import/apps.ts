@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Repositories } from '../../../store/store.js';
 import { withDefaults, type OidcAppInput } from '../../apps/oidc-config.js';
 import { newId } from '../../ids.js';
+import { PROJECT_AGGREGATE } from '../../projects/access.js';
 import type { DataOrg } from '../document.js';
 import { msg, stripUndefined, type OrgImport } from './report.js';
 
@@ -45,22 +46,43 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
     const secretHash = (kept && clientId === kept.clientId ? kept.clientSecretHash : undefined) ?? createHash('sha256').update(randomBytes(32)).digest('hex');
     return { clientId, secretHash };
   };
+  /**
+   * An application whose id is taken: under OVERWRITE its name and configuration take the
+   * document's, and its secret's hash when the document carries this client's. Its client id stays:
+   * relying parties here use it.
+   */
+  const existing = async (type: string, a: { appId: string; app: { projectId: string }; identityServiceClient?: { clientId: string; clientSecretHash?: string } }, wanted: Record<string, unknown>) => {
+    const here = await tx.oidcApps.get(a.app.projectId, a.appId);
+    // Another project's application (or another of the document's): refused under every policy.
+    if ((!here || here.orgId !== orgId) && run.policy !== 'REPORT') {
+      return run.refuse(type, a.appId, msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting: the id is another application here'));
+    }
+    if (!run.exists(type, a.appId, msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting')) || !here) return;
+    const given = a.identityServiceClient;
+    const secret = given?.clientSecretHash && given.clientId === here.clientId && here.clientSecretHash ? { clientSecretHash: given.clientSecretHash } : {};
+    await run.overwrite(tx, {
+      type, id: a.appId, aggregate: [PROJECT_AGGREGATE, here.projectId], eventType: 'project.application.changed', payload: { appId: a.appId },
+      current: { name: here.name, config: here.config, ...(secret.clientSecretHash ? { clientSecretHash: here.clientSecretHash } : {}) }, wanted: { ...wanted, ...secret },
+      apply: (change, at) => tx.oidcApps.update(a.appId, { ...change, sequence: at.sequence, changedAt: at.changedAt }),
+    });
+  };
   for (const a of apps) {
     if (!inThisOrg(a.app.projectId, 'oidc_app', a.appId)) continue;
+    const { projectId, name, ...config } = a.app;
+    // The same defaults as AddOIDCApp: the document may leave any optional field out.
+    const fullConfig = withDefaults(stripUndefined(config) as OidcAppInput) as unknown as Record<string, unknown>;
     if (takenApps.has(a.appId)) {
-      run.refuse('oidc_app', a.appId, msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting'));
+      await existing('oidc_app', a, { name, config: fullConfig });
       continue;
     }
     takenApps.add(a.appId);
-    const { projectId, name, ...config } = a.app;
     // NONE (public) and PRIVATE_KEY_JWT (keys, imported with the organisation's keys) have no secret.
     const publicClient = config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_NONE' || config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT';
     const { clientId, secretHash } = credentials('oidc_app', a.appId, projectId, a.identityServiceClient);
     appRows.push({
       id: a.appId, projectId, orgId, name, state: 'APP_STATE_ACTIVE', clientId,
       clientSecretHash: publicClient ? null : secretHash,
-      // The same defaults as AddOIDCApp: the document may leave any optional field out.
-      config: withDefaults(stripUndefined(config) as OidcAppInput) as unknown as Record<string, unknown>,
+      config: fullConfig,
       ...run.stamp,
     });
     run.imported('oidcAppIds', a.appId);
@@ -68,14 +90,14 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
   // API applications (domain/apps/api-apps.ts): credentials as for OIDC applications above.
   for (const a of apiApps) {
     if (!inThisOrg(a.app.projectId, 'api_app', a.appId)) continue;
+    const authMethodType = a.app.authMethodType ?? 'API_AUTH_METHOD_TYPE_BASIC';
     if (takenApps.has(a.appId)) {
-      run.refuse('api_app', a.appId, msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting'));
+      await existing('api_app', a, { name: a.app.name, config: { authMethodType } });
       continue;
     }
     takenApps.add(a.appId);
     const { clientId, secretHash } = credentials('api_app', a.appId, a.app.projectId, a.identityServiceClient);
     // A PRIVATE_KEY_JWT application has no secret: its keys (appKeys) are imported later.
-    const authMethodType = a.app.authMethodType ?? 'API_AUTH_METHOD_TYPE_BASIC';
     appRows.push({
       id: a.appId, projectId: a.app.projectId, orgId, name: a.app.name, state: 'APP_STATE_ACTIVE', clientId, appType: 'api',
       clientSecretHash: authMethodType === 'API_AUTH_METHOD_TYPE_BASIC' ? secretHash : null,

@@ -26,8 +26,26 @@ export async function importDomains(tx: Repositories, domains: NonNullable<DataO
       continue;
     }
     const validationType = d.validationType ?? 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED';
-    if (await tx.orgDomains.get(orgId, domain)) await tx.orgDomains.update(orgId, domain, { isVerified: Boolean(d.isVerified), validationType });
-    else await tx.orgDomains.insert({ orgId, domain, isVerified: Boolean(d.isVerified), isPrimary: false, validationType, validationToken: null, ...stamp });
+    const existing = await tx.orgDomains.get(orgId, domain);
+    if (existing) {
+      if (!run.exists('domain', `${orgId}_${domain}`, msg('ORG-d0mEx', 'Errors.Org.Domain.AlreadyExists: the organisation has this domain; not changed'))) continue;
+      const primaryElsewhere = d.isPrimary ? await tx.orgs.getByPrimaryDomain(domain) : undefined;
+      if (primaryElsewhere && primaryElsewhere.id !== orgId) {
+        run.refuse('domain', `${orgId}_${domain}`, msg('ORG-i2bsd', 'Another organisation uses this domain as its primary one; it was not made primary'));
+        continue;
+      }
+      await run.overwrite(tx, {
+        type: 'domain', id: `${orgId}_${domain}`, aggregate: ['org', orgId], eventType: 'org.domain.changed', payload: { domain },
+        current: { isVerified: existing.isVerified, validationType: existing.validationType, ...(d.isPrimary ? { isPrimary: existing.isPrimary } : {}) },
+        wanted: { isVerified: Boolean(d.isVerified), validationType, ...(d.isPrimary ? { isPrimary: true } : {}) },
+        apply: async ({ isPrimary, ...change }, at) => {
+          if (Object.keys(change).length) await tx.orgDomains.update(orgId, domain, { ...change, sequence: at.sequence, changedAt: at.changedAt });
+          if (isPrimary) await tx.orgDomains.setPrimary(orgId, domain, at.sequence, at.changedAt);
+        },
+      });
+      continue;
+    }
+    await tx.orgDomains.insert({ orgId, domain, isVerified: Boolean(d.isVerified), isPrimary: false, validationType, validationToken: null, ...stamp });
     if (d.isPrimary) {
       const taken = await tx.orgs.getByPrimaryDomain(domain);
       if (taken && taken.id !== orgId) run.refuse('domain', `${orgId}_${domain}`, msg('ORG-i2bsd', 'Another organisation uses this domain as its primary one; it was imported but not made primary'));

@@ -8,7 +8,9 @@
 import type { Repositories } from '../../../store/store.js';
 import { newId } from '../../ids.js';
 import type { DataOrg } from '../document.js';
-import { msg, type OrgImport } from './report.js';
+import { PROJECT_AGGREGATE } from '../../projects/access.js';
+import { USER_GRANT_AGGREGATE } from '../../user-grants/cascade.js';
+import { msg, roleSet, type OrgImport } from './report.js';
 
 export async function importProjectGrants(tx: Repositories, projectGrants: NonNullable<DataOrg['projectGrants']>, run: OrgImport): Promise<void> {
   const { orgId } = run;
@@ -27,14 +29,25 @@ export async function importProjectGrants(tx: Repositories, projectGrants: NonNu
       run.refuse('project_grant', id, msg('PROJECT-m9gDs', `Errors.Project.Role.NotFound: ${missing.join(', ')}`));
       continue;
     }
-    if ((givenId && takenProjectGrantIds.has(givenId)) || (await tx.projectGrants.find(pg.projectId, pg.grantedOrgId))) {
-      run.refuse('project_grant', id, msg('V3-DKcYh', 'Errors.Project.Grant.AlreadyExists'));
+    const here = await tx.projectGrants.find(pg.projectId, pg.grantedOrgId);
+    if ((givenId && takenProjectGrantIds.has(givenId)) || here) {
+      // Not the grant of this project to that organisation under the document's id: refused under every policy.
+      if ((!here || (givenId && here.id !== givenId)) && run.policy !== 'REPORT') {
+        run.refuse('project_grant', id, msg('V3-DKcYh', 'Errors.Project.Grant.AlreadyExists: the id is another project grant here'));
+        continue;
+      }
+      if (!run.exists('project_grant', id, msg('V3-DKcYh', 'Errors.Project.Grant.AlreadyExists')) || !here) continue;
+      await run.overwrite(tx, {
+        type: 'project_grant', id, aggregate: [PROJECT_AGGREGATE, pg.projectId], eventType: 'project.grant.changed', payload: { grantId: here.id },
+        current: { roleKeys: roleSet(here.roleKeys) }, wanted: { roleKeys: roleSet(pg.roleKeys) },
+        apply: (_, at) => tx.projectGrants.update(here.id, { roleKeys: pg.roleKeys ?? [], ...at }),
+      });
       continue;
     }
     const grantId = givenId || newId();
     takenProjectGrantIds.add(grantId);
     await tx.projectGrants.insert({ id: grantId, projectId: pg.projectId, orgId, grantedOrgId: pg.grantedOrgId, roleKeys: pg.roleKeys ?? [], state: 'PROJECT_GRANT_STATE_ACTIVE', ...run.stamp });
-    run.imported('projectGrants', { grantId, projectId: pg.projectId, orgId });
+    run.imported('projectGrants', { grantId, projectId: pg.projectId, orgId }, id);
   }
 }
 
@@ -56,18 +69,33 @@ export async function importUserGrants(tx: Repositories, grants: NonNullable<Dat
     if (!projectGrant && !inThisOrg(g.projectId, 'user_grant', id)) continue;
     if (!userExists(g.userId)) continue;
     const key = `${g.projectId}_${g.userId}`;
+    const missing = (g.roleKeys ?? []).filter((k) => (projectGrant ? !projectGrant.roleKeys.includes(k) : !allRoleKeys.has(`${g.projectId}_${k}`)));
     if (takenGrants.has(key)) {
-      run.refuse('user_grant', id, msg('V3-DKcYh', 'Errors.UserGrant.AlreadyExists'));
+      if (!run.exists('user_grant', id, msg('V3-DKcYh', 'Errors.UserGrant.AlreadyExists'))) continue;
+      const here = await tx.userGrants.find(orgId, g.userId, g.projectId);
+      // A grant given twice in the document: created by the first.
+      if (!here) {
+        run.unchanged('user_grant', id);
+        continue;
+      }
+      if (missing.length) {
+        run.refuse('user_grant', id, msg('COMMAND-mm9F4', `Errors.Project.Role.NotFound: ${missing.join(', ')}`));
+        continue;
+      }
+      await run.overwrite(tx, {
+        type: 'user_grant', id, aggregate: [USER_GRANT_AGGREGATE, here.id], eventType: 'user.grant.changed', payload: { userId: g.userId, projectId: g.projectId },
+        current: { roleKeys: roleSet(here.roleKeys) }, wanted: { roleKeys: roleSet(g.roleKeys) },
+        apply: (_, at) => tx.userGrants.update(here.id, { roleKeys: g.roleKeys ?? [], ...at }),
+      });
       continue;
     }
-    const missing = (g.roleKeys ?? []).filter((k) => (projectGrant ? !projectGrant.roleKeys.includes(k) : !allRoleKeys.has(`${g.projectId}_${k}`)));
     if (missing.length) {
       run.refuse('user_grant', id, msg('COMMAND-mm9F4', `Errors.Project.Role.NotFound: ${missing.join(', ')}`));
       continue;
     }
     takenGrants.add(key);
     grantRows.push({ id: newId(), orgId, userId: g.userId, projectId: g.projectId, projectGrantId: projectGrant?.id ?? null, roleKeys: g.roleKeys ?? [], state: 'USER_GRANT_STATE_ACTIVE', ...run.stamp });
-    run.imported('userGrants', { projectId: g.projectId, userId: g.userId });
+    run.imported('userGrants', { projectId: g.projectId, userId: g.userId }, id);
   }
   await tx.transfer.insertUserGrants(grantRows);
 }

@@ -13,6 +13,9 @@ import { rsaPublicKeyPem } from '../../key-pairs.js';
 import type { DataOrg } from '../document.js';
 import { msg, type OrgImport } from './report.js';
 
+/** OVERWRITE leaves a key as it is: a key is never changed, only added or removed (as through the API). */
+const KEYS_STAY = msg('IMPORT-k3ySt', 'a key with this id exists; keys are never changed, the one here stays');
+
 type DocumentKey = { type?: string; expirationDate?: string; publicKey?: string };
 
 /** The key's row fields, or why it cannot be imported (an error entry of `type` for `id`). */
@@ -44,8 +47,12 @@ export async function importMachineKeys(tx: Repositories, keys: NonNullable<Data
       c.refuse(type, id, msg('COMMAND-Dggw2', `Errors.User.NotFound: ${k.userId ?? '(no userId)'} is no machine user of organisation ${c.orgId}, in the document or on this instance; the key was not imported`));
       continue;
     }
-    if (!id || taken.has(id)) {
-      c.refuse(type, id, msg('COMMAND-091mops', id ? 'Errors.User.Machine.Key.AlreadyExists' : 'the key has no keyId'));
+    if (!id) {
+      c.refuse(type, id, msg('COMMAND-091mops', 'the key has no keyId'));
+      continue;
+    }
+    if (taken.has(id)) {
+      if (c.exists(type, id, msg('COMMAND-091mops', 'Errors.User.Machine.Key.AlreadyExists'))) c.unchanged(type, id, KEYS_STAY);
       continue;
     }
     const fields = keyFields(k, type, id, c);
@@ -77,8 +84,12 @@ export async function importAppKeys(tx: Repositories, keys: NonNullable<DataOrg[
       c.refuse(type, id, msg('COMMAND-Dff54', 'Errors.Project.App.AuthMethodNoPrivateKeyJWT: the application does not authenticate with keys (PRIVATE_KEY_JWT); the key was not imported'));
       continue;
     }
-    if (!id || taken.has(id)) {
-      c.refuse(type, id, msg('COMMAND-k3yEx', id ? 'Errors.Project.App.Key.AlreadyExisting' : 'the key has no id'));
+    if (!id) {
+      c.refuse(type, id, msg('COMMAND-k3yEx', 'the key has no id'));
+      continue;
+    }
+    if (taken.has(id)) {
+      if (c.exists(type, id, msg('COMMAND-k3yEx', 'Errors.Project.App.Key.AlreadyExisting'))) c.unchanged(type, id, KEYS_STAY);
       continue;
     }
     const fields = keyFields(k, type, id, c);

@@ -3,10 +3,12 @@
  * granted organisation). Roles are checked against the role tables the API's member commands use
  * (domain/permissions.ts); a user is a member of one scope once.
  */
+import type { MemberScope } from '../../../store/repositories/members.js';
 import type { Repositories } from '../../../store/store.js';
 import { ORG_ROLES, PROJECT_GRANT_ROLES, PROJECT_ROLES } from '../../permissions.js';
 import type { DataOrg } from '../document.js';
-import { msg, type OrgImport } from './report.js';
+import { PROJECT_AGGREGATE } from '../../projects/access.js';
+import { msg, roleSet, type OrgImport } from './report.js';
 
 export interface MemberImportInput {
   orgMembers: NonNullable<DataOrg['orgMembers']>;
@@ -30,7 +32,7 @@ export async function importMembers(tx: Repositories, input: MemberImportInput, 
       continue;
     }
     if (takenOrgMembers.has(`${orgId}_${m.userId}`)) {
-      run.refuse('org_member', id, msg('ORG-poWwe', 'Errors.Org.Member.AlreadyExists'));
+      if (run.exists('org_member', id, msg('ORG-poWwe', 'Errors.Org.Member.AlreadyExists'))) await overwriteMember(tx, run, 'org_member', id, ['org', orgId, m.userId], ['org', orgId], 'org.member.changed', m.roles);
       continue;
     }
     takenOrgMembers.add(`${orgId}_${m.userId}`);
@@ -47,12 +49,14 @@ export async function importMembers(tx: Repositories, input: MemberImportInput, 
       continue;
     }
     if (takenProjectMembers.has(`${m.projectId}_${m.userId}`)) {
-      run.refuse('project_member', id, msg('PROJECT-37fug', 'Errors.AlreadyExists'));
+      if (run.exists('project_member', id, msg('PROJECT-37fug', 'Errors.AlreadyExists'))) {
+        await overwriteMember(tx, run, 'project_member', id, ['project', m.projectId, m.userId], [PROJECT_AGGREGATE, m.projectId], 'project.member.changed', m.roles);
+      }
       continue;
     }
     takenProjectMembers.add(`${m.projectId}_${m.userId}`);
     memberRows.push({ scopeType: 'project', scopeId: m.projectId, userId: m.userId, resourceOwner: orgId, roles: m.roles, ...run.stamp });
-    run.imported('projectMembers', { projectId: m.projectId, userId: m.userId });
+    run.imported('projectMembers', { projectId: m.projectId, userId: m.userId }, id);
   }
   // Project grant members: users of the granted organisation, on a grant of this organisation's project.
   for (const m of projectGrantMembers) {
@@ -70,11 +74,27 @@ export async function importMembers(tx: Repositories, input: MemberImportInput, 
       continue;
     }
     if ((await tx.members.get('project_grant', grant.id, m.userId)) || memberRows.some((r) => r.scopeType === 'project_grant' && r.scopeId === grant.id && r.userId === m.userId)) {
-      run.refuse('project_grant_member', id, msg('PROJECT-37fug', 'Errors.AlreadyExists'));
+      if (run.exists('project_grant_member', id, msg('PROJECT-37fug', 'Errors.AlreadyExists'))) {
+        await overwriteMember(tx, run, 'project_grant_member', id, ['project_grant', grant.id, m.userId], [PROJECT_AGGREGATE, m.projectId], 'project.grant.member.changed', m.roles);
+      }
       continue;
     }
     memberRows.push({ scopeType: 'project_grant', scopeId: grant.id, userId: m.userId, resourceOwner: grant.grantedOrgId, roles: m.roles, ...run.stamp });
-    run.imported('projectGrantMembers', { projectId: m.projectId, grantId: m.grantId, userId: m.userId });
+    run.imported('projectGrantMembers', { projectId: m.projectId, grantId: m.grantId, userId: m.userId }, id);
   }
   await tx.transfer.insertMembers(memberRows);
+}
+
+/** OVERWRITE of a membership: its roles take the document's (a membership given twice in the document: created by the first). */
+async function overwriteMember(
+  tx: Repositories, run: OrgImport, type: string, id: string,
+  [scopeType, scopeId, userId]: [MemberScope, string, string], aggregate: [string, string], eventType: string, roles: string[],
+): Promise<void> {
+  const here = await tx.members.get(scopeType, scopeId, userId);
+  if (!here) return run.unchanged(type, id);
+  await run.overwrite(tx, {
+    type, id, aggregate, eventType, payload: { userId, ...(scopeType === 'project_grant' ? { grantId: scopeId } : {}) },
+    current: { roles: roleSet(here.roles) }, wanted: { roles: roleSet(roles) },
+    apply: (_, at) => tx.members.update(scopeType, scopeId, userId, roles, at.sequence, at.changedAt),
+  });
 }

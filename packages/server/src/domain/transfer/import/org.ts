@@ -48,7 +48,12 @@ export async function importOrganisation(tx: Repositories, org: DataOrg, run: Or
   const { orgId } = run;
   const existingOrg = await tx.orgs.get(orgId);
   if (existingOrg) {
-    run.refuse('org', orgId, msg('ORG-lapo2n', 'Errors.Org.AlreadyExisting'));
+    // Imported into, under every policy. Its name is not overwritten: the name gives the
+    // organisation's primary domain, which users' login names and clients may carry.
+    if (run.exists('org', orgId, msg('ORG-lapo2n', 'Errors.Org.AlreadyExisting'))) {
+      const name = importedOrgName(org, orgId);
+      run.unchanged('org', orgId, name === existingOrg.name ? undefined : msg('IMPORT-0rgNm', `the organisation is named "${existingOrg.name}" here; an import does not rename an organisation`));
+    }
   } else {
     const name = importedOrgName(org, orgId);
     if (await tx.orgs.getByNameKey(name.toLowerCase())) {
@@ -64,6 +69,7 @@ export async function importOrganisation(tx: Repositories, org: DataOrg, run: Or
     await tx.orgs.insert({
       id: orgId, name, nameKey: name.toLowerCase(), state: org.orgState === 'ORG_STATE_INACTIVE' ? 'ORG_STATE_INACTIVE' : 'ORG_STATE_ACTIVE', primaryDomain, ...run.stamp,
     });
+    run.created('org', orgId);
   }
 
   for (const [field, spec] of Object.entries(UNSUPPORTED_LISTS)) {

@@ -21,10 +21,18 @@ export async function importPolicies(tx: Repositories, org: DataOrg, run: OrgImp
       run.refuse(kind.importType, orgId, msg(error.id, error.message));
       continue;
     }
-    if (await tx.policies.get(orgId, kind.kind)) {
-      run.refuse(kind.importType, orgId, msg('Org-1T8k0s', `Errors.Org.${kind.documentField}.AlreadyExists`));
+    const existing = await tx.policies.get(orgId, kind.kind);
+    if (existing) {
+      if (!run.exists(kind.importType, orgId, msg('Org-1T8k0s', `Errors.Org.${kind.documentField}.AlreadyExists`))) continue;
+      // The API's change event of the policy (domain/policies/policy.ts).
+      await run.overwrite(tx, {
+        type: kind.importType, id: orgId, aggregate: ['org', orgId], eventType: `org.policy.${kind.eventName}.changed`,
+        current: existing.settings, wanted: settings as Record<string, unknown>,
+        apply: (_, at) => tx.policies.upsert({ ...existing, settings: settings as Record<string, unknown>, sequence: at.sequence, changedAt: at.changedAt }),
+      });
       continue;
     }
     await tx.policies.upsert({ ownerId: orgId, kind: kind.kind, settings: settings as Record<string, unknown>, ...run.stamp });
+    run.created(kind.importType, orgId);
   }
 }

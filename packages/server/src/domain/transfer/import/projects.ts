@@ -4,6 +4,7 @@
  * project, as for AddProjectRole; roles may name only this organisation's projects.
  */
 import type { Repositories } from '../../../store/store.js';
+import { PROJECT_AGGREGATE } from '../../projects/access.js';
 import type { DataOrg } from '../document.js';
 import { msg, type OrgImport } from './report.js';
 
@@ -14,8 +15,30 @@ export async function importProjects(tx: Repositories, projects: NonNullable<Dat
   const takenProjectNames = await tx.transfer.existingProjectNames(orgId);
   const projectRows: Parameters<Repositories['transfer']['insertProjects']>[0] = [];
   for (const p of projects) {
+    const settings = {
+      projectRoleAssertion: p.project.projectRoleAssertion ?? false, projectRoleCheck: p.project.projectRoleCheck ?? false,
+      hasProjectCheck: p.project.hasProjectCheck ?? false, privateLabelingSetting: p.project.privateLabelingSetting ?? 'PRIVATE_LABELING_SETTING_UNSPECIFIED',
+    };
     if (takenProjects.has(p.projectId)) {
-      run.refuse('project', p.projectId, msg('COMMAND-opamwu', 'Errors.Project.AlreadyExisting'));
+      const here = await tx.projects.get(p.projectId);
+      // Another organisation's project (or another of the document's): refused under every policy.
+      if ((!here || here.orgId !== orgId) && run.policy !== 'REPORT') {
+        run.refuse('project', p.projectId, msg('COMMAND-opamwu', `Errors.Project.AlreadyExisting: the id is ${here ? `a project of organisation ${here.orgId}` : 'another of the document\'s'} here`));
+        continue;
+      }
+      if (!run.exists('project', p.projectId, msg('COMMAND-opamwu', 'Errors.Project.AlreadyExisting')) || !here) continue;
+      // A new name must be free in the organisation, as for UpdateProject.
+      if (here.name !== p.project.name && takenProjectNames.has(p.project.name)) {
+        run.refuse('project', p.projectId, msg('PROJECT-3M9f4', `Errors.Project.AlreadyExists: name "${p.project.name}" is taken in the organisation`));
+        continue;
+      }
+      const { name, projectRoleAssertion, projectRoleCheck, hasProjectCheck, privateLabelingSetting } = here;
+      await run.overwrite(tx, {
+        type: 'project', id: p.projectId, aggregate: [PROJECT_AGGREGATE, p.projectId], eventType: 'project.changed',
+        current: { name, projectRoleAssertion, projectRoleCheck, hasProjectCheck, privateLabelingSetting }, wanted: { name: p.project.name, ...settings },
+        apply: (change, at) => tx.projects.update(p.projectId, { ...change, sequence: at.sequence, changedAt: at.changedAt }),
+      });
+      takenProjectNames.add(p.project.name);
       continue;
     }
     if (takenProjectNames.has(p.project.name)) {
@@ -24,11 +47,7 @@ export async function importProjects(tx: Repositories, projects: NonNullable<Dat
     }
     takenProjects.add(p.projectId);
     takenProjectNames.add(p.project.name);
-    projectRows.push({
-      id: p.projectId, orgId, name: p.project.name, state: 'PROJECT_STATE_ACTIVE',
-      projectRoleAssertion: p.project.projectRoleAssertion ?? false, projectRoleCheck: p.project.projectRoleCheck ?? false,
-      hasProjectCheck: p.project.hasProjectCheck ?? false, privateLabelingSetting: p.project.privateLabelingSetting ?? 'PRIVATE_LABELING_SETTING_UNSPECIFIED', ...run.stamp,
-    });
+    projectRows.push({ id: p.projectId, orgId, name: p.project.name, state: 'PROJECT_STATE_ACTIVE', ...settings, ...run.stamp });
     run.imported('projectIds', p.projectId);
   }
   await tx.transfer.insertProjects(projectRows);
@@ -44,7 +63,18 @@ export async function importProjectRoles(tx: Repositories, roles: NonNullable<Da
     const key = `${r.projectId}_${r.roleKey}`;
     if (!inThisOrg(r.projectId, 'project_role', key)) continue;
     if (takenRoles.has(key)) {
-      run.refuse('project_role', key, msg('COMMAND-4m9vS', 'Errors.Project.Role.AlreadyExists'));
+      if (!run.exists('project_role', key, msg('COMMAND-4m9vS', 'Errors.Project.Role.AlreadyExists'))) continue;
+      const here = await tx.projects.roles.get(r.projectId, r.roleKey);
+      // A role given twice in the document: created by the first.
+      if (!here) {
+        run.unchanged('project_role', key);
+        continue;
+      }
+      await run.overwrite(tx, {
+        type: 'project_role', id: key, aggregate: [PROJECT_AGGREGATE, r.projectId], eventType: 'project.role.changed', payload: { key: r.roleKey },
+        current: { displayName: here.displayName, group: here.group }, wanted: { displayName: r.displayName, group: r.group ?? '' },
+        apply: (change, at) => tx.projects.roles.update(r.projectId, r.roleKey, { ...change, sequence: at.sequence, changedAt: at.changedAt }),
+      });
       continue;
     }
     takenRoles.add(key);

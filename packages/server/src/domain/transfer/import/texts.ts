@@ -33,14 +33,26 @@ export async function importTexts(tx: Repositories, org: DataOrg, run: OrgImport
       run.refuse('login_texts', id, msg('LANG-lg4DP', 'Errors.Language.NotSupported'));
       continue;
     }
+    const { language: _, ...screens } = l;
     if (takenLogin.has(language)) {
-      run.refuse('login_texts', id, msg('IMPORT-t3xtE', 'custom login texts for this language already exist; not changed'));
+      if (!run.exists('login_texts', id, msg('IMPORT-t3xtE', 'custom login texts for this language already exist; not changed'))) continue;
+      const here = await tx.loginTexts.get(orgId, language);
+      // Given twice in the document: the first is imported.
+      if (!here) {
+        run.unchanged('login_texts', id);
+        continue;
+      }
+      // The API's event (domain/texts/login-texts.ts).
+      await run.overwrite(tx, {
+        type: 'login_texts', id, aggregate: ['org', orgId], eventType: 'org.customtext.login.set', payload: { language },
+        current: { screens: here.screens }, wanted: { screens },
+        apply: (_change, at) => tx.loginTexts.upsert({ ...here, screens: screens as Record<string, Record<string, string>>, sequence: at.sequence, changedAt: at.changedAt }),
+      });
       continue;
     }
     takenLogin.add(language);
-    const { language: _, ...screens } = l;
     loginRows.push({ ownerId: orgId, language, screens: screens as Record<string, Record<string, string>>, ...run.stamp });
-    run.imported('loginTexts', language);
+    run.imported('loginTexts', language, id);
   }
   await tx.transfer.insertLoginTexts(loginRows);
 
@@ -55,10 +67,8 @@ export async function importTexts(tx: Repositories, org: DataOrg, run: OrgImport
         run.refuse(type, id, msg('LANG-lg4DP', 'Errors.Language.NotSupported'));
         continue;
       }
-      if (takenTexts.has(`${messageType}_${language}`)) {
-        run.refuse(type, id, msg('IMPORT-t3xtE', 'a custom text of this type and language already exists; not changed'));
-        continue;
-      }
+      const exists = takenTexts.has(`${messageType}_${language}`);
+      if (exists && !run.exists(type, id, msg('IMPORT-t3xtE', 'a custom text of this type and language already exists; not changed'))) continue;
       const { language: _, ...fields } = text as Record<string, string>;
       // Texts this service renders always render (notifications/template.ts): a broken one is reported, not stored.
       const rendered = messageType === 'VerifyEmail' || messageType === 'InitCode';
@@ -67,9 +77,23 @@ export async function importTexts(tx: Repositories, org: DataOrg, run: OrgImport
         run.refuse(type, id, msg('TEXT-t3mpl', `invalid ${broken[0]}: ${broken[1]}`));
         continue;
       }
+      if (exists) {
+        const here = await tx.messageTexts.get(orgId, messageType, language);
+        if (!here) {
+          run.unchanged(type, id);
+          continue;
+        }
+        // The API's event (domain/texts/instance-texts.ts).
+        await run.overwrite(tx, {
+          type, id, aggregate: ['org', orgId], eventType: 'org.customtext.set', payload: { template: messageType, language },
+          current: { fields: stripUndefined(here.fields as Record<string, unknown>) }, wanted: { fields: stripUndefined(fields) },
+          apply: (_change, at) => tx.messageTexts.update(orgId, messageType, language, stripUndefined(fields), at.sequence, at.changedAt),
+        });
+        continue;
+      }
       takenTexts.add(`${messageType}_${language}`);
       textRows.push({ ownerId: orgId, messageType, language, fields: stripUndefined(fields), ...run.stamp });
-      run.imported('messageTexts', `${messageType}_${language}`);
+      run.imported('messageTexts', `${messageType}_${language}`, id, type);
     }
   }
   await tx.transfer.insertMessageTexts(textRows);
