@@ -28,12 +28,20 @@ export async function importDomains(tx: Repositories, domains: NonNullable<DataO
     const validationType = d.validationType ?? 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED';
     const existing = await tx.orgDomains.get(orgId, domain);
     if (existing) {
-      if (!run.exists('domain', `${orgId}_${domain}`, msg('ORG-d0mEx', 'Errors.Org.Domain.AlreadyExists: the organisation has this domain; not changed'))) continue;
+      // A domain the organisation has (the one generated from its name too, which an export of it
+      // carries) is no conflict to report: as the import always did, and ZITADEL does, it takes the
+      // document's verification and is listed as imported (REPORT), now with an event when that
+      // changes anything. SKIP leaves it as it is; OVERWRITE is REPORT without the listing.
+      if (run.policy === 'SKIP') {
+        run.exists('domain', `${orgId}_${domain}`, '');
+        continue;
+      }
       const primaryElsewhere = d.isPrimary ? await tx.orgs.getByPrimaryDomain(domain) : undefined;
       if (primaryElsewhere && primaryElsewhere.id !== orgId) {
         run.refuse('domain', `${orgId}_${domain}`, msg('ORG-i2bsd', 'Another organisation uses this domain as its primary one; it was not made primary'));
         continue;
       }
+      if (run.policy === 'REPORT') run.listed('domains', domain);
       await run.overwrite(tx, {
         type: 'domain', id: `${orgId}_${domain}`, aggregate: ['org', orgId], eventType: 'org.domain.changed', payload: { domain },
         current: { isVerified: existing.isVerified, validationType: existing.validationType, ...(d.isPrimary ? { isPrimary: existing.isPrimary } : {}) },

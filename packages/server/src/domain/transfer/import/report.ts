@@ -155,8 +155,13 @@ export class OrgImport {
    * among the outcomes where the entry is not its id: as its errors would.
    */
   imported<K extends ListKey>(key: K, value: Entry<K>, id?: string, type = TYPE_OF[key]): void {
-    ((this.ok[key] ??= [] as never) as unknown[]).push(value);
+    this.listed(key, value);
     this.record({ type, id: id ?? String(value), outcome: 'CREATED' });
+  }
+
+  /** Listed in the organisation's success entry, its outcome noted apart. */
+  listed<K extends ListKey>(key: K, value: Entry<K>): void {
+    ((this.ok[key] ??= [] as never) as unknown[]).push(value);
   }
 
   /** A resource without a success list of its own (the organisation, a policy) was created. */
