@@ -46,13 +46,15 @@ export interface paths {
          *     read from Cloud Storage. The whole document is validated first: an invalid field → 400 naming its
          *     path (e.g. `orgs[0].humanUsers[3].user.email.email`), nothing written. Each organisation is then
          *     imported in one transaction. Resources that already exist are reported in `errors` and left
-         *     unchanged; ids from the document are kept (machine users included); password hashes and OTP
+         *     unchanged, unless `conflictPolicy` says to skip them silently (`SKIP`) or to overwrite them (`OVERWRITE`);
+         *     `dryRun` answers what the import would do without writing anything. Ids from the document are kept (machine users included); password hashes and OTP
          *     secrets are stored as given; texts go to the imported organisation. An organisation whose id exists
          *     is imported into; one whose name is taken by another organisation is skipped (reported). Imported
          *     resources get no events of their own; each organisation gets one `org.data.imported` (the caller and
          *     what was imported into it) in its own transaction, so an import broken off later still leaves each
          *     committed organisation its audit record, and the import ends with one `instance.data.imported`
-         *     naming the caller and the organisations. The importing user is not made a member of anything.
+         *     naming the caller and the organisations. An organisation, or an import, in which nothing was created or
+         *     changed (the same document again) gets no such event. The importing user is not made a member of anything.
          *     A timeout rolls back the organisation in progress (earlier ones stay) → 504.
          *     Permission: `iam.write` (IAM_OWNER). The token and the permission are checked before the body is
          *     read (401/403 without reading it); at most `MAX_CONCURRENT_IMPORTS` imports run at once (429 beyond).
@@ -5306,6 +5308,26 @@ export interface components {
              *     verification mail, queued with the organisation's transaction (see ListNotifications).
              */
             notifyUsers?: boolean;
+            /**
+             * @description This service's extension: what becomes of a resource of the document that exists on this instance already
+             *     (the same id, or for resources without one the same key: a policy kind, a role key, a membership, a user
+             *     grant's project and user, a text's language). `REPORT` (the default, ZITADEL's behaviour): left as it is
+             *     and reported in `errors`. `SKIP`: left as it is, no error. `OVERWRITE`: takes the document's values, with
+             *     one event per resource changed (its API's change event, naming the changed fields, `source: import`) and
+             *     nothing when the values are equal; client ids, keys, user names and an organisation's name are never
+             *     changed. A resource that clashes with a different one (a user name another user holds, an id of another
+             *     organisation's resource) is refused under every policy. With `SKIP` or `OVERWRITE` importing the same
+             *     document again reports no error and writes no event.
+             * @enum {string}
+             */
+            conflictPolicy?: "REPORT" | "SKIP" | "OVERWRITE";
+            /**
+             * @description This service's extension (default false): validate the document against this instance and answer what the
+             *     import would do, writing nothing (no row, no event, no mail). The import runs as it would, in one
+             *     transaction that is rolled back; the answer is the import's (`errors`, `warnings`, `success`, `summary`)
+             *     plus `resources`, each resource's outcome.
+             */
+            dryRun?: boolean;
             dataOrgs?: components["schemas"]["DataOrgs"];
             data_orgs?: components["schemas"]["DataOrgs"];
             /** @description A version-1 document, as a JSON object or as a string holding JSON (converted as ZITADEL does). */
@@ -5340,6 +5362,32 @@ export interface components {
                 type: string;
                 id: string;
                 message: string;
+            }[];
+            /**
+             * @description This service's extension: how many resources of the document were created, left unchanged, changed
+             *     (`conflictPolicy: OVERWRITE`) and refused (each refusal is an entry of `errors`).
+             */
+            summary: {
+                created: number;
+                unchanged: number;
+                changed: number;
+                refused: number;
+            };
+            /** @description Present (true) when the request was a dry run; nothing was written. */
+            dryRun?: boolean;
+            /**
+             * @description A dry run's answer: what the import would do with each resource of the document, in the order it would
+             *     (`type` and `id` as in `errors`; the organisation, its policies and texts included).
+             */
+            resources?: {
+                type: string;
+                id: string;
+                /** @enum {string} */
+                outcome: "CREATED" | "UNCHANGED" | "CHANGED" | "REFUSED";
+                /** @description Why it is refused, or why it stays as it is. */
+                message?: string;
+                /** @description The fields the document changes (CHANGED). */
+                fields?: string[];
             }[];
             success: {
                 orgs?: {

@@ -169,7 +169,7 @@ export const IdentityServiceClient = z.object({
 });
 export const DataOIDCApplication = z.object({ appId: id, app: OIDCApp, identityServiceClient: IdentityServiceClient.optional(), state: resourceState(ENUMS.AppState) });
 
-// An empty value means "no password" (import-org.ts); any other must be verifiable at login,
+// An empty value means "no password" (import/users.ts); any other must be verifiable at login,
 // within the cost bounds (auth/hash-cost.ts). The problem carries its id (ZITADEL's for the
 // encoding), which validate.ts gives the 400 when it is the only kind.
 const hashedPasswordValue = z.string().superRefine((value, ctx) => {

@@ -254,7 +254,7 @@ export async function* exportDocument(
     const oidcIdps = allIdps.filter(isOidcIdp);
     if (oidcIdps.length) {
       // The client secret is a secret: it travels only when the caller asked for secrets
-      // (`withPasswords`); without it the imported provider waits for one (import-org.ts).
+      // (`withPasswords`); without it the imported provider waits for one (import/idps.ts).
       yield `,"oidcIdps":${JSON.stringify(oidcIdps.map((d) => {
         const config = oidcConfigOf(d);
         const clientSecret = req.withPasswords && d.oidcClientSecretSealed ? secrets.openText(d.oidcClientSecretSealed, OIDC_CLIENT_SECRET_PURPOSE) : undefined;

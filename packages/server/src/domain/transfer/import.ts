@@ -1,24 +1,29 @@
 /**
  * ImportData (reference §5, description §4.5), done better than ZITADEL (reference §5.6, §9):
  * the whole document is validated before anything is written; each organisation is imported
- * in one transaction; existing resources are reported, not duplicated; a timeout rolls the
- * organisation in progress back; a missing timeout takes DEFAULT_TRANSFER_TIMEOUT_MS; the
- * import writes exactly one audit event naming the caller and the organisations.
+ * in one transaction; existing resources are reported, skipped or overwritten as the request's
+ * `conflictPolicy` says, never duplicated; a timeout rolls the organisation in progress back; a
+ * missing timeout takes DEFAULT_TRANSFER_TIMEOUT_MS; an import that writes anything writes one
+ * audit event naming the caller and the organisations (one that finds nothing to do writes none).
+ * A dry run (`dryRun`) is the same import in one transaction that is rolled back (dryRunIn).
  */
 import { processSecretBox, type SecretBox } from '../../secrets/secret-box.js';
 import { sealOtpSecret } from '../users/otp-secret.js';
 import { OIDC_CLIENT_SECRET_PURPOSE } from '../idps/idp.js';
 import { hashPassword } from '../../auth/passwords.js';
-import type { Repositories, Store } from '../../store/store.js';
+import { verifyPassword } from '../../auth/password-verifier.js';
+import type { AggregateLock, Repositories, Store } from '../../store/store.js';
 import { stat, readFile } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { gcsError, readGcsObject, type GcsOptions } from '../../storage/gcs.js';
 import { requirePermission, type RequestContext } from '../context.js';
-import { DomainError, GrpcCode, invalidArgument } from '../errors.js';
+import { DomainError, GrpcCode } from '../errors.js';
 import type { DataOrg } from './document.js';
 import { importOrder, usersImportedLater } from './import-order.js';
-import { importOrgInBatches } from './import-batches.js';
-import { importReferences, msg, orgImportLocks, timeoutError, type ImportError, type ImportSuccessOrg, type OrgImportContext, type OrgReferences } from './import-org.js';
+import { importOrg, type OrgImportContext } from './import-org.js';
+import { orgImportLocks } from './import/org.js';
+import { importReferences, type OrgReferences } from './import/references.js';
+import { msg, noOutcomes, OrgImport, timeoutError, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeCounts, type OutcomeSink, type ResourceOutcome } from './import/report.js';
 import type { OnTransferProgress } from './progress.js';
 import { parseImportRequest } from './request.js';
 import { parseDataOrgsV1 } from './v1.js';
@@ -54,7 +59,13 @@ export interface ImportInput {
 
 export interface ImportDataResponse {
   errors?: ImportError[];
+  warnings?: ImportError[];
   success: { orgs?: ImportSuccessOrg[] };
+  /** How many resources of the document were created, left unchanged, changed, refused. */
+  summary: OutcomeCounts;
+  /** A dry run's answer: nothing was written; `resources` says what the import would do with each. */
+  dryRun?: true;
+  resources?: ResourceOutcome[];
 }
 
 export const IMPORT_EVENT = 'instance.data.imported';
@@ -75,7 +86,7 @@ const v1TooLarge = () =>
  * where each organisation is kept: the spool for the current format, memory for the version-1
  * one. 400 naming the first invalid paths.
  */
-async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { readonly aborted: boolean }): Promise<{ orgs: OrgSource[]; timeoutMs: number; notifyUsers: boolean }> {
+async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { readonly aborted: boolean }): Promise<{ orgs: OrgSource[]; timeoutMs: number; notifyUsers: boolean; conflictPolicy: ConflictPolicy; dryRun: boolean }> {
   const { spool } = input;
   // Reading and validating are one pass over the file (spooled-document.ts).
   deps.onPhase?.('validating');
@@ -90,7 +101,7 @@ async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { read
   });
   // The request's own mistakes (no document, two of them, a bad timeout) before the document's.
   const req = parseImportRequest(read.envelope);
-  const meta = { timeoutMs: req.timeoutMs, notifyUsers: req.notifyUsers };
+  const meta = { timeoutMs: req.timeoutMs, notifyUsers: req.notifyUsers, conflictPolicy: req.conflictPolicy, dryRun: req.dryRun };
   // Problems of the request's fields and of a document read with it (the only one it can carry).
   if (read.problems.count > 0) throw read.problems.toError();
   if (req.source.kind === 'inline') {
@@ -115,6 +126,26 @@ async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { read
   return { orgs: doc.orgs, ...meta };
 }
 
+/** What the import's flow (importDocument) needs besides the store and the document. */
+interface ImportRun {
+  ctx: RequestContext;
+  secrets: SecretBox;
+  signal: { readonly aborted: boolean };
+  started: number;
+  timeoutMs: number;
+  notifyUsers: boolean;
+  policy: ConflictPolicy;
+  /** List every resource's outcome (a dry run), not only count them. */
+  listOutcomes: boolean;
+  /** Hash plain passwords (a dry run only needs to know there is one). */
+  hashPlain: (plain: string) => Promise<string>;
+  onProgress?: OnTransferProgress;
+  onOrgCommit?: ImportDeps['onOrgCommit'];
+}
+
+/** The parts of the store the import's flow uses: a dry run hands it its own transaction as both. */
+type ImportStore = Pick<Store, 'read' | 'transaction'>;
+
 export async function importData(store: Store, ctx: RequestContext, input: ImportInput, deps: ImportDeps = {}): Promise<ImportDataResponse> {
   requirePermission(ctx, 'iam.write');
   const secrets = deps.secrets ?? processSecretBox();
@@ -123,11 +154,80 @@ export async function importData(store: Store, ctx: RequestContext, input: Impor
   const started = performance.now();
   let deadline = Number.POSITIVE_INFINITY;
   const signal = { get aborted() { return performance.now() >= deadline || deps.signal?.aborted === true; } };
-  const { orgs: sources, timeoutMs, notifyUsers } = await loadDocument(input, deps, signal);
+  const { orgs: sources, timeoutMs, notifyUsers, conflictPolicy, dryRun } = await loadDocument(input, deps, signal);
   deps.onPhase?.('importing', { orgs: sources.length, users: sources.reduce((n, source) => n + usersOf(source.skeleton), 0) });
   deadline = started + timeoutMs;
   if (signal.aborted) throw timeoutError(timeoutMs, []);
+  const run: ImportRun = {
+    ctx, secrets, signal, started, timeoutMs, notifyUsers, policy: conflictPolicy, listOutcomes: dryRun, onProgress: deps.onProgress, onOrgCommit: deps.onOrgCommit,
+    // A dry run's stand-in: which hash a new password gets changes no outcome, only that it has one.
+    hashPlain: dryRun ? async () => DRY_RUN_HASH : hashPassword,
+  };
+  if (!dryRun) return importDocument(store, sources, run);
+  const instanceDomain = (await store.read.instance.get())?.domain ?? 'localhost';
+  // The skeletons carry the names and domains the locks are taken on (spooled-document.ts).
+  const locks = sources.flatMap((source) => orgImportLocks(source.skeleton, ctx.instanceId, instanceDomain));
+  return { ...(await dryRunIn(store, locks, (inside) => importDocument(inside, sources, run))), dryRun: true };
+}
 
+const DRY_RUN_HASH = '(dry run)';
+
+class DryRunOver extends Error {
+  constructor(readonly result: ImportDataResponse) {
+    super('dry run: rolled back');
+  }
+}
+
+/**
+ * A dry run: the very import code, in one transaction rolled back at its end, so its answer is
+ * what the import would answer now and nothing stays (no row, no event, no queued mail). Each of
+ * the import's transactions runs inside that one (organisations imported later see the earlier
+ * ones, as they would); it holds every organisation's locks from the start, and on SQLite the
+ * write lock for its whole length (writes of the service wait for it, as for one large import).
+ */
+async function dryRunIn(store: Store, locks: AggregateLock[], importIn: (inside: ImportStore) => Promise<ImportDataResponse>): Promise<ImportDataResponse> {
+  try {
+    await store.transaction(async (tx) => {
+      throw new DryRunOver(await importIn({ read: tx, transaction: (fn) => fn(tx) }));
+    }, locks);
+  } catch (error) {
+    if (error instanceof DryRunOver) return error.result;
+    throw error;
+  }
+  throw new Error('unreachable: a dry run always rolls back');
+}
+
+/**
+ * Plain passwords are hashed before the organisation's transaction: argon2 is slow on purpose.
+ * Under OVERWRITE a user here whose hash already matches the document's password keeps it
+ * (a new hash would differ every time, and a re-import would never find the user unchanged).
+ */
+async function plainPasswordHashes(store: ImportStore, source: OrgSource, run: ImportRun, onTimeout: () => DomainError): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
+  if (!source.hasPlainPasswords) return hashes;
+  for await (const batch of source.userBatches(USER_BATCH)) {
+    for (const h of batch.humanUsers ?? []) {
+      if (!h.user.password || h.user.hashedPassword?.value) continue;
+      const here = run.policy === 'OVERWRITE' ? (await store.read.users.get(h.userId))?.passwordHash : undefined;
+      const kept = here && (await verifyPassword(h.user.password, here)).ok ? here : undefined;
+      hashes.set(h.userId, kept ?? (await run.hashPlain(h.user.password)));
+      if (run.signal.aborted) throw onTimeout();
+    }
+  }
+  return hashes;
+}
+
+/** Adds `from`'s outcomes to `into`'s. */
+function addOutcomes(into: OutcomeSink, from: OutcomeSink): void {
+  for (const key of Object.keys(into.counts) as (keyof OutcomeCounts)[]) into.counts[key] += from.counts[key];
+  if (from.list) into.list?.push(...from.list);
+}
+
+/** The organisations of `doc`, each in a transaction of its own, then the references deferred between them. */
+async function importDocument(store: ImportStore, sources: OrgSource[], run: ImportRun): Promise<ImportDataResponse> {
+  const { ctx, secrets, signal, started, timeoutMs, notifyUsers } = run;
+  const newSink = (): OutcomeSink => ({ counts: noOutcomes(), ...(run.listOutcomes ? { list: [] } : {}) });
+  const outcomes = newSink();
   const errors: ImportError[] = [];
   const missingUsers = new Map<string, number>();
   const orgs: ImportSuccessOrg[] = [];
@@ -136,48 +236,51 @@ export async function importData(store: Store, ctx: RequestContext, input: Impor
   const instanceDomain = (await store.read.instance.get())?.domain ?? 'localhost';
   try {
     // The order and the locks come from the skeletons (ids only); each organisation is read back
-    // from where it is kept when its turn comes (spooled-document.ts).
+    // from where it is kept when its turn comes (spooled-document.ts), its users a batch at a time.
     const sourceOf = new Map(sources.map((source) => [source.skeleton, source]));
     const ordered = importOrder(sources.map((source) => source.skeleton));
     const later = usersImportedLater(ordered);
     const deferred: { success: ImportSuccessOrg; refs: OrgReferences }[] = [];
     for (const [index, org] of ordered.entries()) {
       const source = sourceOf.get(org)!;
-      // Plain passwords are hashed before the transaction: argon2 is slow on purpose.
-      const plainHashes = new Map<string, string>();
-      if (source.hasPlainPasswords) {
-        for await (const batch of source.userBatches(USER_BATCH)) {
-          for (const h of batch.humanUsers ?? []) {
-            if (h.user.password && !h.user.hashedPassword?.value) plainHashes.set(h.userId, await hashPassword(h.user.password));
-            if (signal.aborted) throw timedOut();
-          }
-        }
-      }
+      const plainHashes = await plainPasswordHashes(store, source, run, timedOut);
       const orgErrors: ImportError[] = [];
       const orgMissingUsers = new Map<string, number>();
-      const context: Omit<OrgImportContext, 'org'> = {
-        instanceId: ctx.instanceId, plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers: orgMissingUsers, notifyUsers,
+      let orgOutcomes = newSink();
+      const context: OrgImportContext = {
+        instanceId: ctx.instanceId, org: await source.parts(), userBatches: () => source.userBatches(USER_BATCH), plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers: orgMissingUsers, notifyUsers,
         sealOtp: (base32) => sealOtpSecret(secrets, base32),
         sealIdpSecret: (clientSecret) => secrets.seal(clientSecret, OIDC_CLIENT_SECRET_PURPOSE),
+        isIdpSecret: (sealed, clientSecret) => {
+          try {
+            return secrets.openText(sealed, OIDC_CLIENT_SECRET_PURPOSE) === clientSecret;
+          } catch {
+            return false; // sealed under a key no longer held: the document's replaces it
+          }
+        },
+        policy: run.policy, outcomes: orgOutcomes, creator: ctx.caller.userId,
       };
       const done = await store.transaction(async (tx) => {
         // The store may run a transaction more than once (a group that failed runs each of its
         // transactions again alone): what one reports starts afresh on every run.
         orgErrors.length = 0;
         orgMissingUsers.clear();
+        context.outcomes = orgOutcomes = newSink();
         context.deferred = undefined;
-        const imported = await importOrgInBatches(tx, context, source, USER_BATCH);
+        const imported = await importOrg(tx, context);
         // The audit record commits with the organisation: one that survives a crash later in the
-        // import still says who brought it in, and with what.
-        if (imported) await tx.events.append(orgImportEvent(ctx, imported, orgErrors.length));
-        if (imported) await deps.onOrgCommit?.(tx, imported.orgId);
+        // import still says who brought it in, and with what. Nothing brought in, no record.
+        if (imported && orgOutcomes.counts.created + orgOutcomes.counts.changed > 0) await tx.events.append(orgImportEvent(ctx, imported, orgErrors.length, orgOutcomes.counts));
+        if (imported) await run.onOrgCommit?.(tx, imported.orgId);
         return imported;
       }, orgImportLocks(org, ctx.instanceId, instanceDomain));
       errors.push(...orgErrors);
       addCounts(missingUsers, orgMissingUsers);
+      addOutcomes(outcomes, orgOutcomes);
       if (done) orgs.push(done);
       if (done && context.deferred) deferred.push({ success: done, refs: context.deferred });
-      deps.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: index + 1, total: ordered.length, users: usersOf(org), elapsedMs: Math.round(performance.now() - started) });
+      run.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: index + 1, total: ordered.length, users: usersOf(org), elapsedMs: Math.round(performance.now() - started) });
+      // Other requests get their turn between organisations.
       await yieldToEventLoop();
     }
     // Organisations that name each other's users both ways: the references to users of
@@ -197,15 +300,18 @@ export async function importData(store: Store, ctx: RequestContext, input: Impor
         // Staged like the organisation's own errors: reported only once its transaction has committed.
         let added: ImportSuccessOrg = { orgId: success.orgId };
         const refMissingUsers = new Map<string, number>();
+        let refOutcomes = newSink();
         await store.transaction((tx) => {
           // Afresh on every run, as the organisation's own.
           refErrors.length = 0;
           refMissingUsers.clear();
           added = { orgId: success.orgId };
-          return importReferences(tx, { orgId: success.orgId, refs, errors: refErrors, ok: added, check, at: new Date(), missingUsers: refMissingUsers });
+          refOutcomes = newSink();
+          return importReferences(tx, refs, new OrgImport(success.orgId, new Date(), refErrors, added, check, refMissingUsers, run.policy, refOutcomes, ctx.caller.userId));
         });
         errors.push(...refErrors);
         addCounts(missingUsers, refMissingUsers);
+        addOutcomes(outcomes, refOutcomes);
         for (const key of ['userGrants', 'orgMembers', 'projectMembers', 'projectGrants', 'projectGrantMembers'] as const) {
           if (added[key]) (success[key] as unknown[]) = [...(success[key] ?? []), ...added[key]];
         }
@@ -219,13 +325,17 @@ export async function importData(store: Store, ctx: RequestContext, input: Impor
     if (orgs.length) await audit(store, ctx, orgs, errors.length, signal.aborted);
     throw error;
   }
-  await audit(store, ctx, orgs, errors.length, false);
+  // An import that found nothing to do (the same document again) leaves no trace in the event log.
+  if (outcomes.counts.created + outcomes.counts.changed > 0) await audit(store, ctx, orgs, errors.length, false, outcomes.counts);
   const warnings = [...missingUsers].map(([userId, count]) => ({
     type: 'user',
     id: userId,
     message: msg('IMPORT-usr0t', `user ${userId} is neither in the document nor on this instance; ${count} grant(s)/membership(s) naming it were not imported`),
   }));
-  return { ...(errors.length ? { errors } : {}), ...(warnings.length ? { warnings } : {}), success: orgs.length ? { orgs } : {} };
+  return {
+    ...(errors.length ? { errors } : {}), ...(warnings.length ? { warnings } : {}), success: orgs.length ? { orgs } : {},
+    summary: outcomes.counts, ...(outcomes.list ? { resources: outcomes.list } : {}),
+  };
 }
 
 /** The users of an organisation entry (its skeleton keeps their ids; an import job's progress counts them). */
@@ -237,7 +347,7 @@ function addCounts(into: Map<string, number>, from: Map<string, number>): void {
 }
 
 /** `org.data.imported`, in the organisation's own transaction: what this import brought into it. */
-function orgImportEvent(ctx: RequestContext, org: ImportSuccessOrg, errorCount: number) {
+function orgImportEvent(ctx: RequestContext, org: ImportSuccessOrg, errorCount: number, outcomes: OutcomeCounts) {
   const count = (key: keyof ImportSuccessOrg) => (org[key] as unknown[] | undefined)?.length ?? 0;
   return {
     aggregateType: 'org',
@@ -252,6 +362,8 @@ function orgImportEvent(ctx: RequestContext, org: ImportSuccessOrg, errorCount: 
       machineKeys: count('machineKeys'),
       appKeys: count('appKeys'),
       errors: errorCount,
+      created: outcomes.created,
+      changed: outcomes.changed,
     },
     creator: ctx.caller.userId,
     resourceOwner: org.orgId,
@@ -259,7 +371,7 @@ function orgImportEvent(ctx: RequestContext, org: ImportSuccessOrg, errorCount: 
 }
 
 /** The summary event of an import, after all organisations: who imported which, and how much. */
-async function audit(store: Store, ctx: RequestContext, orgs: ImportSuccessOrg[], errorCount: number, timedOut: boolean) {
+async function audit(store: ImportStore, ctx: RequestContext, orgs: ImportSuccessOrg[], errorCount: number, timedOut: boolean, outcomes?: OutcomeCounts) {
   const count = (key: keyof ImportSuccessOrg) => orgs.reduce((n, o) => n + ((o[key] as unknown[] | undefined)?.length ?? 0), 0);
   await store.transaction((tx) =>
     tx.events.append({
@@ -273,6 +385,7 @@ async function audit(store: Store, ctx: RequestContext, orgs: ImportSuccessOrg[]
         projects: count('projectIds'),
         userGrants: count('userGrants'),
         errors: errorCount,
+        ...(outcomes ? { created: outcomes.created, changed: outcomes.changed } : {}),
         ...(timedOut ? { timedOut: true } : {}),
       },
       creator: ctx.caller.userId,

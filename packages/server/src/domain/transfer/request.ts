@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { invalidArgument } from '../errors.js';
 import type { GcsLocation } from '../../storage/gcs.js';
 import { DEFAULT_TRANSFER_TIMEOUT_MS, MAX_TRANSFER_TIMEOUT_MS, parseGoDuration } from './duration.js';
+import { CONFLICT_POLICIES, type ConflictPolicy } from './import/report.js';
 import { normaliseKeysInPlace } from './keys.js';
 import { ProblemList } from './validate.js';
 
@@ -25,6 +26,8 @@ const ExportInput = z.object({
 const ImportInput = z.object({
   timeout: z.string().optional(),
   notifyUsers: z.boolean().optional(),
+  conflictPolicy: z.enum(CONFLICT_POLICIES).optional(),
+  dryRun: z.boolean().optional(),
   dataOrgs: z.unknown().optional(),
   dataOrgsv1: z.unknown().optional(),
   dataOrgsGcs: Gcs.optional(),
@@ -52,6 +55,10 @@ export interface ImportRequest {
   timeoutMs: number;
   /** Queue ZITADEL's mails for the imported humans (verification, init); off: an import mails no one. */
   notifyUsers: boolean;
+  /** What becomes of a resource that exists already (import/report.ts); REPORT unless given. */
+  conflictPolicy: ConflictPolicy;
+  /** Run the import and roll it back: the answer says what it would do, nothing is written. */
+  dryRun: boolean;
 }
 
 /** Only the top-level names and the small nested objects: the document itself is normalised later. */
@@ -125,5 +132,5 @@ export function parseImportRequest(raw: unknown): ImportRequest {
       : key === 'dataOrgsv1'
         ? { kind: 'inline', version: 1, data: input.dataOrgsv1 }
         : { kind: 'gcs', version: key === 'dataOrgsGcs' ? 2 : 1, location: (key === 'dataOrgsGcs' ? input.dataOrgsGcs : input.dataOrgsv1Gcs)! };
-  return { source, timeoutMs, notifyUsers: input.notifyUsers ?? false };
+  return { source, timeoutMs, notifyUsers: input.notifyUsers ?? false, conflictPolicy: input.conflictPolicy ?? 'REPORT', dryRun: input.dryRun ?? false };
 }

@@ -329,6 +329,12 @@ export const zExportDataResponse = z.object({
 export const zImportDataRequest = z.object({
     timeout: z.string().optional(),
     notifyUsers: z.boolean().optional(),
+    conflictPolicy: z.enum([
+        'REPORT',
+        'SKIP',
+        'OVERWRITE'
+    ]).optional(),
+    dryRun: z.boolean().optional(),
     dataOrgs: zDataOrgs.optional(),
     data_orgs: zDataOrgs.optional(),
     dataOrgsv1: z.union([
@@ -363,6 +369,25 @@ export const zImportDataResponse = z.object({
         type: z.string(),
         id: z.string(),
         message: z.string()
+    })).optional(),
+    summary: z.object({
+        created: z.int(),
+        unchanged: z.int(),
+        changed: z.int(),
+        refused: z.int()
+    }),
+    dryRun: z.boolean().optional(),
+    resources: z.array(z.object({
+        type: z.string(),
+        id: z.string(),
+        outcome: z.enum([
+            'CREATED',
+            'UNCHANGED',
+            'CHANGED',
+            'REFUSED'
+        ]),
+        message: z.string().optional(),
+        fields: z.array(z.string()).optional()
     })).optional(),
     success: z.object({
         orgs: z.array(z.object({

@@ -83,6 +83,9 @@ export function projectRepository(db: Db, t: Tables) {
       async insert(rows: ProjectRoleRow[]): Promise<void> {
         if (rows.length) await db.insert(r).values(rows);
       },
+      async update(projectId: string, roleKey: string, change: Partial<Pick<ProjectRoleRow, 'displayName' | 'group' | 'sequence' | 'changedAt'>>): Promise<void> {
+        await db.update(r).set(change).where(and(eq(r.projectId, projectId), eq(r.roleKey, roleKey)));
+      },
       async remove(projectId: string, roleKey: string): Promise<void> {
         await db.delete(r).where(and(eq(r.projectId, projectId), eq(r.roleKey, roleKey)));
       },

@@ -1,0 +1,248 @@
+/**
+ * What one organisation's import reports, shared by the per-resource modules beside this file:
+ * the entries of `errors`, the ids of what was imported (`success.orgs[]`), each resource's outcome
+ * (created, unchanged, changed, refused: the summary of every import and the list of a dry run),
+ * the deadline check run between steps, and what a resource that exists already becomes under the
+ * request's conflict policy. One `OrgImport` per transaction run: the store may run a transaction
+ * more than once, and only its last run's report counts.
+ */
+import type { Repositories } from '../../../store/store.js';
+import { DomainError, GrpcCode } from '../../errors.js';
+
+export interface ImportError {
+  type: string;
+  id: string;
+  message: string;
+}
+
+export interface ImportSuccessOrg {
+  orgId: string;
+  humanUserIds?: string[];
+  machineUserIds?: string[];
+  projectIds?: string[];
+  projectRoles?: string[];
+  oidcAppIds?: string[];
+  apiAppIds?: string[];
+  userGrants?: { projectId: string; userId: string }[];
+  projectGrants?: { grantId: string; projectId: string; orgId: string }[];
+  projectGrantMembers?: { projectId: string; grantId: string; userId: string }[];
+  orgMembers?: string[];
+  projectMembers?: { projectId: string; userId: string }[];
+  jwtIdps?: string[];
+  /** ZITADEL's field name (sic). */
+  oidcIpds?: string[];
+  userLinks?: { userId: string; externalUserId: string; displayName: string; idpId: string }[];
+  userMetadata?: { userId: string; key: string }[];
+  loginTexts?: string[];
+  messageTexts?: string[];
+  domains?: string[];
+  /** Ids of the imported machine keys and application keys (ZITADEL's names). */
+  machineKeys?: string[];
+  appKeys?: string[];
+}
+
+type ListKey = Exclude<keyof ImportSuccessOrg, 'orgId'>;
+type Entry<K extends ListKey> = NonNullable<ImportSuccessOrg[K]> extends (infer E)[] ? E : never;
+
+/**
+ * What an import does with a resource that exists already (the request's `conflictPolicy`):
+ * REPORT (the default, ZITADEL's behaviour): left as it is and reported in `errors`;
+ * SKIP: left as it is, no error; OVERWRITE: takes the document's values, one event per resource changed.
+ * A resource that clashes with a *different* one (another user of the same name, a client id
+ * another application holds) is refused under every policy.
+ */
+export const CONFLICT_POLICIES = ['REPORT', 'SKIP', 'OVERWRITE'] as const;
+export type ConflictPolicy = (typeof CONFLICT_POLICIES)[number];
+
+export type Outcome = 'CREATED' | 'UNCHANGED' | 'CHANGED' | 'REFUSED';
+
+/** One resource of the document and what the import did (or, in a dry run, would do) with it. */
+export interface ResourceOutcome {
+  type: string;
+  id: string;
+  outcome: Outcome;
+  /** Why it was refused or left unchanged, in `errors`' form. */
+  message?: string;
+  /** The fields the document changed (CHANGED). */
+  fields?: string[];
+}
+
+export type OutcomeCounts = Record<'created' | 'unchanged' | 'changed' | 'refused', number>;
+
+export const noOutcomes = (): OutcomeCounts => ({ created: 0, unchanged: 0, changed: 0, refused: 0 });
+
+/** Where one import's outcomes go: counted always, listed only when asked (a dry run). */
+export interface OutcomeSink {
+  counts: OutcomeCounts;
+  list?: ResourceOutcome[];
+}
+
+/** The outcome type of each success list's entries (their id is the value, when a string). */
+const TYPE_OF: Record<ListKey, string> = {
+  humanUserIds: 'human_user', machineUserIds: 'machine_user', projectIds: 'project', projectRoles: 'project_role', oidcAppIds: 'oidc_app', apiAppIds: 'api_app',
+  userGrants: 'user_grant', projectGrants: 'project_grant', projectGrantMembers: 'project_grant_member', orgMembers: 'org_member', projectMembers: 'project_member',
+  jwtIdps: 'jwt_idp', oidcIpds: 'oidc_idp', userLinks: 'user_link', userMetadata: 'user_metadata', loginTexts: 'login_texts', messageTexts: 'message_text', domains: 'domain',
+  machineKeys: 'machine_user_key', appKeys: 'app_key',
+};
+
+/** A resource that exists, as the document wants it: compared field by field with what is here. */
+export interface Overwrite {
+  type: string;
+  id: string;
+  /** The aggregate whose history gets the change event, and the event's type (the API's change event where there is one). */
+  aggregate: readonly [type: string, id: string];
+  eventType: string;
+  /** Identifies the resource within its aggregate (e.g. `{ appId }`); the event also names the changed fields, never their values. */
+  payload?: Record<string, unknown>;
+  current: Record<string, unknown>;
+  wanted: Record<string, unknown>;
+  /** Writes the changed fields, stamped with the event's sequence and time. */
+  apply: (changed: Record<string, unknown>, stamp: { sequence: number; changedAt: Date }) => Promise<void>;
+}
+
+/** Deep equality of JSON-like values (ignoring key order). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** Roles compared as a set: their order carries nothing. */
+export const roleSet = (roles: readonly string[] | undefined) => [...new Set(roles ?? [])].sort();
+
+/** ZITADEL's error text form `ID=<id> Message=<key>` (reference §5.5). */
+export const msg = (id: string, key: string) => `ID=${id} Message=${key}`;
+
+/** One organisation's import (or its deferred references) in one run of its transaction. */
+export class OrgImport {
+  /** Imported resources have no events of their own (description §4.5 rule 3): their rows start at sequence 0. */
+  readonly stamp: { sequence: number; createdAt: Date; changedAt: Date };
+
+  constructor(
+    readonly orgId: string,
+    readonly at: Date,
+    readonly errors: ImportError[],
+    readonly ok: ImportSuccessOrg,
+    /** Throws when the import's deadline has passed (the transaction then rolls back). */
+    readonly check: () => void,
+    /** Users named by references but neither in the document nor here: how many references each (→ the import's warnings). */
+    readonly missingUsers: Map<string, number>,
+    readonly policy: ConflictPolicy = 'REPORT',
+    readonly outcomes: OutcomeSink = { counts: noOutcomes() },
+    /** Who imports: the creator of the events an overwrite appends. */
+    readonly creator = '',
+  ) {
+    this.stamp = { sequence: 0, createdAt: at, changedAt: at };
+  }
+
+  private record(outcome: ResourceOutcome): void {
+    this.outcomes.counts[outcome.outcome.toLowerCase() as keyof OutcomeCounts]++;
+    this.outcomes.list?.push(outcome);
+  }
+
+  /** The resource was not imported, and why (an entry of the answer's `errors`). */
+  refuse(type: string, id: string, message: string): void {
+    this.errors.push({ type, id, message });
+    this.record({ type, id, outcome: 'REFUSED', message });
+  }
+
+  /**
+   * The resource was imported: listed in the organisation's success entry. `id` (and `type`) name it
+   * among the outcomes where the entry is not its id: as its errors would.
+   */
+  imported<K extends ListKey>(key: K, value: Entry<K>, id?: string, type = TYPE_OF[key]): void {
+    this.listed(key, value);
+    this.record({ type, id: id ?? String(value), outcome: 'CREATED' });
+  }
+
+  /** Listed in the organisation's success entry, its outcome noted apart. */
+  listed<K extends ListKey>(key: K, value: Entry<K>): void {
+    ((this.ok[key] ??= [] as never) as unknown[]).push(value);
+  }
+
+  /** A resource without a success list of its own (the organisation, a policy) was created. */
+  created(type: string, id: string): void {
+    this.record({ type, id, outcome: 'CREATED' });
+  }
+
+  /** The resource is here as the document has it, or the policy leaves it as it is. */
+  unchanged(type: string, id: string, message?: string): void {
+    this.record({ type, id, outcome: 'UNCHANGED', ...(message ? { message } : {}) });
+  }
+
+  /**
+   * The resource exists here already. REPORT: refused with `message`; SKIP: left unchanged. True
+   * under OVERWRITE: the caller then hands the document's values to `overwrite`.
+   */
+  exists(type: string, id: string, message: string): boolean {
+    if (this.policy === 'OVERWRITE') return true;
+    if (this.policy === 'SKIP') this.unchanged(type, id, msg('IMPORT-sk1p0', 'exists already; left as it is (conflictPolicy SKIP)'));
+    else this.refuse(type, id, message);
+    return false;
+  }
+
+  /**
+   * OVERWRITE of an existing resource: the fields whose values differ take the document's, with one
+   * event on the resource's aggregate naming them; nothing at all when every field is equal.
+   */
+  async overwrite(tx: Repositories, o: Overwrite): Promise<void> {
+    const changed = Object.fromEntries(Object.entries(o.wanted).filter(([key, value]) => !sameValue(value, o.current[key])));
+    const fields = Object.keys(changed);
+    if (!fields.length) return this.unchanged(o.type, o.id);
+    const event = await tx.events.append({
+      aggregateType: o.aggregate[0], aggregateId: o.aggregate[1], type: o.eventType,
+      payload: { ...o.payload, changed: fields, source: 'import' }, creator: this.creator, resourceOwner: this.orgId,
+    });
+    await o.apply(changed, { sequence: event.sequence, changedAt: event.createdAt });
+    this.record({ type: o.type, id: o.id, outcome: 'CHANGED', fields });
+  }
+
+  /**
+   * Which of `projectIds` belong to this organisation (imported now or before); `inThisOrg` reports
+   * a resource naming another organisation's project, or none, as the API's commands refuse it.
+   */
+  async projects(tx: Repositories, projectIds: string[]) {
+    const projectOrg = await tx.transfer.projectOrgs(projectIds);
+    return {
+      inThisOrg: (projectId: string, type: string, id: string) => {
+        if (projectOrg.get(projectId) === this.orgId) return true;
+        this.refuse(type, id, msg('PROJECT-n0tF0', `Errors.Project.NotFound: project ${projectId} does not exist in organisation ${this.orgId}`));
+        return false;
+      },
+    };
+  }
+
+  /**
+   * Which of `userIds` exist here (imported now or before). A user outside the document and this
+   * instance (e.g. the source's administrator, owner of the organisations it created) is no error
+   * in the document: `userExists` counts it, once per reference, for the import's warnings.
+   */
+  async users(tx: Repositories, userIds: string[]) {
+    const known = await tx.transfer.existingUserIds(userIds);
+    return {
+      userExists: (userId: string) => {
+        if (known.has(userId)) return true;
+        this.missingUsers.set(userId, (this.missingUsers.get(userId) ?? 0) + 1);
+        return false;
+      },
+    };
+  }
+}
+
+export function stripUndefined<T extends Record<string, unknown>>(obj: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined && v !== '') out[k] = v;
+  return out as T;
+}
+
+export const timeoutError = (ms: number, done: string[]) =>
+  new DomainError(
+    GrpcCode.DeadlineExceeded,
+    'IMPORT-t1me0',
+    `import timed out after ${ms / 1000}s; the organisation in progress was rolled back and later ones were not started` +
+      (done.length ? ` (completed: ${done.join(', ')})` : ' (none was completed)'),
+  );

@@ -1,0 +1,212 @@
+/**
+ * ImportData's conflict policies (REPORT, SKIP, OVERWRITE), the same document twice, and the dry
+ * run (issue 30): a dry run writes nothing — every table's row count is the same after it, on
+ * either store, read through a connection of its own — and predicts exactly what the real import
+ * then answers.
+ */
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { StoreLocation } from '../src/store/store.js';
+import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
+import { richDocument } from './support/transfer-documents.js';
+
+const PASSWORD = 'Plain-Passw0rd!';
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+/** richDocument plus what it lacks: domains, a policy, metadata, a plain password, a project grant and its member, an OIDC provider. */
+function document() {
+  const doc = richDocument('7') as { orgs: Record<string, any>[] };
+  const [a, b] = doc.orgs;
+  for (const [i, org] of doc.orgs.entries()) {
+    org.domains = [{ domainName: `conflicts${i}.example.com`, isVerified: true, validationType: 'DOMAIN_VALIDATION_TYPE_DNS' }];
+    org.lockoutPolicy = { maxPasswordAttempts: 5, maxOtpAttempts: 3 };
+    org.userMetadata = [{ id: org.humanUsers[0].userId, key: 'team', value: b64('blue') }];
+    org.humanUsers.push({
+      userId: `${org.orgId}9`,
+      user: { userName: `plain${i}`, profile: { firstName: 'Pat', lastName: 'Plain' }, email: { email: `plain${i}@example.com`, isEmailVerified: true }, password: PASSWORD },
+    });
+    org.oidcIdps = [{ idpId: `${org.orgId}8`, idp: { name: 'Corp OIDC', clientId: 'corp', clientSecret: 'corp-secret', issuer: 'https://oidc.example.com', scopes: ['openid'] } }];
+  }
+  // Organisation A grants its project to B; a user of B manages the grant.
+  a.projectGrants = [{ grantId: '7109', projectGrant: { projectId: '7103', grantedOrgId: '7200', roleKeys: ['reader'] } }];
+  a.projectGrantMembers = [{ projectId: '7103', grantId: '7109', userId: '7201', roles: ['PROJECT_GRANT_OWNER'] }];
+  b.userGrants.push({ userId: '7201', projectId: '7103', projectGrantId: '7109', roleKeys: ['reader'] });
+  return doc;
+}
+
+/** Rows per table, read through a connection of its own (what is committed, whatever the store caches). */
+async function tableCounts(location: StoreLocation): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  if (location.dialect === 'sqlite') {
+    const db = new Database(location.target, { readonly: true });
+    try {
+      const tables = db.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).all() as { name: string }[];
+      for (const { name } of tables) counts[name] = (db.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+    return counts;
+  }
+  const client = new pg.Client({ connectionString: location.target });
+  await client.connect();
+  try {
+    const tables = await client.query<{ name: string }>(`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+    for (const { name } of tables.rows) counts[name] = Number((await client.query<{ n: string }>(`select count(*) as n from "${name}"`)).rows[0].n);
+  } finally {
+    await client.end();
+  }
+  return counts;
+}
+
+describeEachStore('import conflict policies and dry runs', (dialect) => {
+  let t: TestInstance;
+  const importDoc = async (body: Record<string, unknown>) => {
+    const res = await t.call('POST', '/admin/v1/import', { body: { timeout: '2m', ...body } });
+    const json = await res.json();
+    expect(res.status, JSON.stringify(json)).toBe(200);
+    return json;
+  };
+  const eventCount = async () => (await tableCounts(t.location)).events;
+  /** The answer without what only a dry run has. */
+  const report = ({ dryRun: _d, resources: _r, ...rest }: Record<string, unknown>) => rest;
+
+  beforeAll(async () => {
+    t = await createTestInstance(dialect);
+  });
+  afterAll(() => t.close());
+
+  it('a dry run writes nothing (no row, no event, no mail) and predicts exactly what the import then does', async () => {
+    const before = await tableCounts(t.location);
+    const dry = await importDoc({ dataOrgs: document(), dryRun: true, notifyUsers: true });
+    expect(await tableCounts(t.location)).toEqual(before);
+    expect(dry.dryRun).toBe(true);
+    expect(dry.summary).toMatchObject({ unchanged: 0, changed: 0 });
+    expect(dry.summary.created).toBeGreaterThan(40);
+    // Every resource is listed, in the order the import takes them; the counts are the list's.
+    const outcomes = dry.resources as { type: string; id: string; outcome: string }[];
+    expect(outcomes.length).toBe(dry.summary.created + dry.summary.refused);
+    expect(outcomes).toEqual(expect.arrayContaining([
+      { type: 'org', id: '7100', outcome: 'CREATED' },
+      { type: 'lockout_policy', id: '7100', outcome: 'CREATED' },
+      { type: 'human_user', id: '71009', outcome: 'CREATED' },
+      { type: 'project_grant', id: '7100_7103_7200', outcome: 'CREATED' },
+      { type: 'project_grant_member', id: '7100_7103_7109_7201', outcome: 'CREATED' },
+      { type: 'user_grant', id: '7200_7103_7201', outcome: 'CREATED' },
+      { type: 'oidc_idp', id: '72008', outcome: 'CREATED' },
+    ]));
+
+    const real = await importDoc({ dataOrgs: document(), notifyUsers: true });
+    expect(real.dryRun).toBeUndefined();
+    expect(real.resources).toBeUndefined();
+    expect(report(dry)).toEqual(real);
+    expect((await tableCounts(t.location)).users - before.users).toBe(6);
+  });
+
+  it('the same document again: REPORT reports what exists, SKIP and OVERWRITE find nothing to do; none writes an event or a row', async () => {
+    const before = await tableCounts(t.location);
+    const reported = await importDoc({ dataOrgs: document() });
+    expect(reported.errors.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['org', 'human_user', 'project', 'user_grant', 'lockout_policy', 'oidc_idp', 'project_grant', 'project_grant_member']));
+    expect(reported.summary).toMatchObject({ created: 0, changed: 0 });
+
+    for (const conflictPolicy of ['SKIP', 'OVERWRITE']) {
+      const again = await importDoc({ dataOrgs: document(), conflictPolicy });
+      expect(again.errors, conflictPolicy).toBeUndefined();
+      expect(again.summary, conflictPolicy).toEqual({ created: 0, changed: 0, refused: 0, unchanged: reported.summary.refused + reported.summary.unchanged });
+      // And its dry run says so, resource by resource.
+      const dry = await importDoc({ dataOrgs: document(), conflictPolicy, dryRun: true });
+      expect(report(dry)).toEqual(again);
+      expect(new Set(dry.resources.map((r: { outcome: string }) => r.outcome))).toEqual(new Set(['UNCHANGED']));
+    }
+    // No audit event either: an import that finds nothing to do leaves no trace.
+    expect(await tableCounts(t.location)).toEqual(before);
+  });
+
+  it("OVERWRITE: what differs takes the document's values, one event per resource changed; SKIP and REPORT leave it", async () => {
+    const changed = document();
+    const [a, b] = changed.orgs;
+    a.humanUsers[0].user.profile.firstName = 'Alicia';
+    a.humanUsers[1].user.password = 'Another-Passw0rd!';
+    a.machineUsers[0].user.description = 'a better robot';
+    a.projects[0].project.name = 'Renamed';
+    a.projectRoles[1].displayName = 'Readers';
+    a.oidcApps[0].app.redirectUris = ['https://app.example.com/callback'];
+    a.userGrants[0].roleKeys = ['reader'];
+    a.orgMembers[0].roles = ['ORG_USER_MANAGER'];
+    a.lockoutPolicy = { maxPasswordAttempts: 7, maxOtpAttempts: 3 };
+    a.userMetadata[0].value = b64('green');
+    a.initMessages[0].title = 'Welcome';
+    a.projectGrants[0].projectGrant.roleKeys = ['reader', 'admin'];
+    b.oidcIdps[0].idp.clientSecret = 'rotated';
+    b.loginTexts[0].loginText.title = 'Hello';
+    const expected = [
+      ['human_user', '7101', ['data']], ['human_user', '71009', ['passwordHash']], ['machine_user', '7102', ['data']], ['project', '7103', ['name']],
+      ['project_role', '7103_reader', ['displayName']], ['oidc_app', '7104', ['config']], ['oidc_idp', '72008', ['clientSecret']],
+      ['user_grant', '7100_7103_7101', ['roleKeys']], ['org_member', '7100_7102', ['roles']], ['lockout_policy', '7100', ['maxPasswordAttempts']],
+      ['user_metadata', '7101_team', ['value']], ['init_message', '7100_en', ['fields']], ['project_grant', '7100_7103_7200', ['roleKeys']], ['login_texts', '7200_en', ['screens']],
+    ];
+
+    // SKIP and REPORT change nothing.
+    const events = await eventCount();
+    const skipped = await importDoc({ dataOrgs: changed, conflictPolicy: 'SKIP' });
+    expect(skipped.errors).toBeUndefined();
+    expect(skipped.summary.changed).toBe(0);
+    expect((await importDoc({ dataOrgs: changed })).summary.changed).toBe(0);
+    expect(await eventCount()).toBe(events);
+    expect((await t.store.read.users.get('7101'))?.data).toMatchObject({ profile: { firstName: 'Alice' } });
+
+    const dry = await importDoc({ dataOrgs: changed, conflictPolicy: 'OVERWRITE', dryRun: true });
+    const predicted = dry.resources.filter((r: { outcome: string }) => r.outcome === 'CHANGED').map((r: { type: string; id: string; fields: string[] }) => [r.type, r.id, r.fields]);
+    expect(predicted).toEqual(expect.arrayContaining(expected));
+    expect(predicted).toHaveLength(expected.length);
+    expect(await eventCount()).toBe(events);
+
+    const real = await importDoc({ dataOrgs: changed, conflictPolicy: 'OVERWRITE' });
+    expect(report(dry)).toEqual(real);
+    expect(real.errors).toBeUndefined();
+    expect(real.summary.changed).toBe(expected.length);
+    // One event per resource changed, plus the two organisations' and the import's audit events.
+    const written = (await t.store.read.events.search({ limit: 1000, offset: 0, asc: true })).events.slice(events);
+    expect(written.filter((e) => !e.type.endsWith('data.imported'))).toHaveLength(expected.length);
+    expect(written.map((e) => e.type)).toEqual(expect.arrayContaining([
+      'user.human.changed', 'user.machine.changed', 'project.changed', 'project.role.changed', 'project.application.changed', 'org.idp.config.changed',
+      'user.grant.changed', 'org.member.changed', 'org.policy.lockout.changed', 'user.metadata.set', 'org.customtext.set', 'project.grant.changed',
+      'org.customtext.login.set', 'org.data.imported', 'instance.data.imported',
+    ]));
+    for (const e of written) expect(JSON.stringify(e.payload)).not.toMatch(/rotated|Another-Passw0rd|\$argon2/);
+
+    // The target now holds the document's values.
+    expect((await t.store.read.users.get('7101'))?.data).toMatchObject({ profile: { firstName: 'Alicia' } });
+    expect((await t.store.read.projects.get('7103'))?.name).toBe('Renamed');
+    expect((await t.store.read.userGrants.find('7100', '7101', '7103'))?.roleKeys).toEqual(['reader']);
+    expect((await t.store.read.members.get('org', '7100', '7102'))?.roles).toEqual(['ORG_USER_MANAGER']);
+    expect((await t.store.read.policies.get('7100', 'lockout'))?.settings).toMatchObject({ maxPasswordAttempts: 7 });
+    expect((await t.store.read.projectGrants.get('7109'))?.roleKeys).toEqual(['reader', 'admin']);
+    expect((await t.store.read.messageTexts.get('7100', 'InitCode', 'en'))?.fields).toMatchObject({ title: 'Welcome' });
+    // Once more: nothing to do (the user whose plain password changed keeps the hash made for it).
+    const twice = await importDoc({ dataOrgs: changed, conflictPolicy: 'OVERWRITE' });
+    expect(twice.summary).toMatchObject({ created: 0, changed: 0, refused: 0 });
+    expect(await eventCount()).toBe(events + written.length);
+  });
+
+  it('a clash with a different resource is refused under every policy', async () => {
+    const clash = document();
+    // Another user id with a user name organisation A holds; a project id of organisation A given to B.
+    clash.orgs[0].humanUsers.push({ userId: '7199', user: { userName: 'alice1', profile: { firstName: 'X', lastName: 'Y' }, email: { email: 'x@example.com' } } });
+    clash.orgs[1].projects.push({ projectId: '7103', project: { name: 'Stolen' } });
+    for (const conflictPolicy of ['REPORT', 'SKIP', 'OVERWRITE']) {
+      const res = await importDoc({ dataOrgs: clash, conflictPolicy, dryRun: true });
+      expect(res.errors, conflictPolicy).toEqual(expect.arrayContaining([
+        expect.objectContaining({ type: 'human_user', id: '7199', message: expect.stringContaining('COMMAND-k2unb') }),
+        expect.objectContaining({ type: 'project', id: '7103' }),
+      ]));
+    }
+  });
+
+  it('refuses an unknown conflict policy with 400, writing nothing', async () => {
+    const before = await tableCounts(t.location);
+    const res = await t.call('POST', '/admin/v1/import', { body: { dataOrgs: document(), conflictPolicy: 'MERGE' } });
+    expect(res.status).toBe(400);
+    expect(await tableCounts(t.location)).toEqual(before);
+  });
+});
