@@ -8,6 +8,8 @@ import { checkPasswordLogin } from '../src/domain/login/password-login.js';
 import { parseDataOrgsV1 } from '../src/domain/transfer/v1.js';
 import { parseDataOrgs } from '../src/domain/transfer/validate.js';
 import { richDocument } from './support/transfer-documents.js';
+import { tempDir } from './support/temp-dir.js';
+import { jobDocuments } from '../src/domain/transfer/job-documents.js';
 
 interface Failure {
   request: string;
@@ -63,7 +65,8 @@ describeEachStore('hostile input never answers 500', (dialect) => {
   let routes: { method: string; path: string }[];
 
   beforeAll(async () => {
-    t = await createTestInstance(dialect, { maxImportBodyBytes: 4 * 1024 * 1024 });
+    // Import jobs enabled, as `npm start` always has them (a folder under DATA_DIR): their start route gets the bodies too.
+    t = await createTestInstance(dialect, { maxImportBodyBytes: 4 * 1024 * 1024, importJobs: { documents: jobDocuments(tempDir('hostile-jobs-')) } });
     routes = t.app.routes
       .filter((r) => r.method !== 'ALL' && r.path.includes('/v1/'))
       .map((r) => ({ method: r.method, path: r.path }))
