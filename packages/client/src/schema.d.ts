@@ -16870,6 +16870,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Registered; the login policy asks for (forceMfa) or offers an authenticator app, so its setup page follows (with a skip button when only offered), as after a password. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Registered and signed in; back to the authorization endpoint. */
             303: {
                 headers: {

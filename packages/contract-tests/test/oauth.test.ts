@@ -609,9 +609,25 @@ describe('registration and the pages without an application', () => {
     const taken = await s.api('POST', '/management/v1/users/human/_import', { userName: 'taken@example.com', profile: { firstName: 'T', lastName: 'K' }, email: { email: 'taken@example.com' }, password: PASSWORD });
     expect(taken.status).toBe(200);
     expect((await browser.request(registerUrl, { form: person('taken@example.com') })).status).toBe(409);
+    // Registered: the instance's default policy then offers an authenticator app, which the person skips.
     const registered = await browser.request(registerUrl, { form: person('reg@example.com') });
-    expect(registered.status).toBe(303);
-    expect(registered.headers.get('location')).toMatch(/\/oauth\/v2\/authorize\//);
+    expect(registered.status).toBe(200);
+    expect(await registered.text()).toContain('id="skip"');
+    const skipped = await browser.request(`${loginUrl}/otp/setup/skip`, { method: 'POST', form: {} });
+    expect(skipped.status).toBe(303);
+    expect(skipped.headers.get('location')).toMatch(/\/oauth\/v2\/authorize\//);
+    // Where no authenticator app is offered (mfaInitSkipLifetime 0), straight back to the application.
+    const { details: _d, isDefault: _i, ...current } = (await s.api('GET', '/admin/v1/policies/login')).body.policy;
+    expect((await s.api('PUT', '/admin/v1/policies/login', { ...current, mfaInitSkipLifetime: '0s' })).status).toBe(200);
+    try {
+      const direct = new Browser();
+      const directLogin = s.issuer + (await direct.request(authorizeUrl(spaClientId, 'openid', pkce().challenge))).headers.get('location')!;
+      const straight = await direct.request(`${directLogin}/register`, { form: person('straight@example.com') });
+      expect(straight.status).toBe(303);
+      expect(straight.headers.get('location')).toMatch(/\/oauth\/v2\/authorize\//);
+    } finally {
+      expect((await s.api('PUT', '/admin/v1/policies/login', current)).status).toBe(200);
+    }
 
     // The instance's login policy without allowRegister: no link, the page and the form refuse.
     const { details: _details, isDefault: _isDefault, ...policy } = (await s.api('GET', '/admin/v1/policies/login')).body.policy;

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { Harness } from '../support/harness.js';
+import { HARNESS_MAX_IMPORT_BODY_BYTES, type Harness } from '../support/harness.js';
 
 const JOBS = '/admin/v1/import/jobs' as const;
 const JOB = '/admin/v1/import/jobs/{id}' as const;
@@ -44,8 +44,8 @@ export function importJobScenarios(h: () => Harness) {
     expect((await viewer.GET(JOB, { params: { path: { id: '1' } } })).response.status).toBe(403);
     expect((await viewer.POST(CANCEL, { params: { path: { id: '1' } } })).response.status).toBe(403);
 
-    // Beyond the import's limit (64 MiB by default), counted as the body is written to the job's file.
-    const big = await h().fetch(JOBS, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: `{"dataOrgs":{"orgs":[]},"pad":"${'x'.repeat(64 * 1024 * 1024 + 16)}"}` });
+    // Beyond the import's limit (the harness's: HARNESS_MAX_IMPORT_BODY_BYTES), counted as the body is written to the job's file.
+    const big = await h().fetch(JOBS, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: `{"dataOrgs":{"orgs":[]},"pad":"${'x'.repeat(HARNESS_MAX_IMPORT_BODY_BYTES + 16)}"}` });
     expect(big.status).toBe(413);
   });
 }

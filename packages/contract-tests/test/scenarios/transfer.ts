@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGcsEmulator, type GcsEmulator } from '@identity-service/server/test/support/gcs-emulator.js';
-import type { Harness } from '../support/harness.js';
+import { HARNESS_MAX_IMPORT_BODY_BYTES, type Harness } from '../support/harness.js';
 
 const EXPORT = '/admin/v1/export' as const;
 const IMPORT = '/admin/v1/import' as const;
@@ -70,8 +70,8 @@ export function transferScenarios(h: () => Harness) {
     const token = h().instance.adminToken;
     const bigExport = await h().fetch(EXPORT, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ responseOutput: true, pad: 'x'.repeat(2 * 1024 * 1024) }) });
     expect(bigExport.status).toBe(413);
-    // Beyond the import's own limit (64 MiB by default).
-    const bigImport = await h().fetch(IMPORT, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: `{"dataOrgs":{"orgs":[]},"pad":"${'x'.repeat(64 * 1024 * 1024 + 16)}"}` });
+    // Beyond the import's own limit (the harness's: HARNESS_MAX_IMPORT_BODY_BYTES).
+    const bigImport = await h().fetch(IMPORT, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: `{"dataOrgs":{"orgs":[]},"pad":"${'x'.repeat(HARNESS_MAX_IMPORT_BODY_BYTES + 16)}"}` });
     expect(bigImport.status).toBe(413);
   });
 

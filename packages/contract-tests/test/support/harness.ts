@@ -14,6 +14,11 @@ import { tempDir } from '@identity-service/server/test/support/temp-dir.js';
 import { recordingFetch } from './ledger.js';
 
 export const BASE_URL = 'http://identity.test';
+/**
+ * The import's body limit in the harness: the service's default (512 MiB, the body is spooled to
+ * disk) is too large to send past in a test, and the 413 is what the contract checks.
+ */
+export const HARNESS_MAX_IMPORT_BODY_BYTES = 8 * 1024 * 1024;
 
 export interface Harness {
   instance: TestInstance;
@@ -34,7 +39,7 @@ export async function createHarness(options: Partial<AppDeps> = {}): Promise<Har
   let shuttingDown = false;
   // Import jobs are queued here, never run (no worker): what the API answers is the contract.
   const importJobs = { documents: jobDocuments(tempDir('contract-jobs-')) };
-  const instance = await createTestInstance('sqlite', { isShuttingDown: () => shuttingDown, importJobs, ...options });
+  const instance = await createTestInstance('sqlite', { isShuttingDown: () => shuttingDown, importJobs, maxImportBodyBytes: HARNESS_MAX_IMPORT_BODY_BYTES, ...options });
   const fetch = recordingFetch((req) => instance.app.fetch(req));
   const clientFor = (token: string, orgId?: string) => createIdentityClient({ baseUrl: BASE_URL, token, orgId, fetch });
   return {

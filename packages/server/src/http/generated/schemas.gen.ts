@@ -5221,6 +5221,11 @@ export const loginRegisterSubmit_Path = z.object({
     uid: z.string()
 });
 
+/**
+ * Registered; the login policy asks for (forceMfa) or offers an authenticator app, so its setup page follows (with a skip button when only offered), as after a password.
+ */
+export const loginRegisterSubmit_Response = z.string();
+
 export const emailVerificationResend_Body = z.object({
     userID: z.string(),
     orgID: z.string().optional()
