@@ -7405,6 +7405,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetImportJobResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
@@ -12263,6 +12264,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
             413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
         };
@@ -12291,6 +12293,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
             409: components["responses"]["AlreadyExists"];
             413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
@@ -12316,6 +12319,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["Unexpected"];
         };
@@ -12344,6 +12348,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             default: components["responses"]["Unexpected"];
@@ -13349,6 +13354,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];

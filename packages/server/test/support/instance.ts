@@ -14,6 +14,8 @@ import { bootstrapInstance } from '../../src/domain/instance/bootstrap.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore, type Dialect, type Store, type StoreLocation } from '../../src/store/store.js';
 import type {} from './global-postgres.js'; // the typing of inject('postgresUrl')
+import { tempDir } from './temp-dir.js';
+import { jobDocuments } from '../../src/domain/transfer/job-documents.js';
 
 export const DIALECTS: Dialect[] = ['sqlite', 'postgres'];
 
@@ -68,7 +70,9 @@ export async function openTestStore(dialect: Dialect): Promise<{ store: Store; l
 export async function createTestInstance(dialect: Dialect, options: Partial<AppDeps> = {}): Promise<TestInstance> {
   const { store, location, cleanup } = await openTestStore(dialect);
   const boot = await bootstrapInstance(store, 'localhost');
-  const app = createApp({ store, instanceId: boot.instanceId, ...options });
+  // Import jobs have a folder for their documents, as under `npm start` (DATA_DIR/import-jobs); no worker runs them here.
+  const importJobs = { documents: jobDocuments(tempDir('test-import-jobs-')) };
+  const app = createApp({ store, instanceId: boot.instanceId, importJobs, ...options });
   const adminToken = boot.created!.token;
   const call: TestInstance['call'] = (method, path, opts = {}) => {
     const token = opts.token === undefined ? adminToken : opts.token;

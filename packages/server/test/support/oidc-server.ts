@@ -14,6 +14,8 @@ import { createRequestHandler, type ServiceHandler } from '../../src/server.js';
 import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS, type RequestHandler, type ServiceServer } from '../../src/http-server.js';
 import type { Dialect } from '../../src/store/store.js';
 import { createTestInstance, type TestInstance } from './instance.js';
+import { tempDir } from './temp-dir.js';
+import { jobDocuments } from '../../src/domain/transfer/job-documents.js';
 
 // The browser stand-in lives in its own module (no vitest) so the bench can sign people in too.
 export { Browser, loginThroughForm, skipSecondFactorOffer } from './browser.js';
@@ -61,6 +63,8 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
     maxImportBodyBytes: options.maxImportBodyBytes,
     maxConcurrentImports: options.maxConcurrentImports,
     mailDropDir: options.mailDropDir,
+    // A folder for import jobs' documents, as `npm start` has (DATA_DIR/import-jobs); no worker runs them here.
+    importJobs: { documents: jobDocuments(tempDir('oidc-import-jobs-')) },
   });
   handle = service.handler;
   const api: OidcTestServer['api'] = async (method, path, body, token = t.adminToken, headers = {}) => {
