@@ -23,6 +23,8 @@ export function importJobScenarios(h: () => Harness) {
     expect((await admin.GET(JOB, { params: { path: { id } } })).data?.job.phase).toBe('cancelled');
     expect((await admin.POST(CANCEL, { params: { path: { id } } })).response.status).toBe(400);
     expect((await admin.GET(JOB, { params: { path: { id: '404' } } })).response.status).toBe(404);
+    // A path parameter with a NUL character: 400, as for every operation.
+    expect((await admin.GET(JOB, { params: { path: { id: 'job\u0000' } } })).response.status).toBe(400);
     expect((await admin.POST(CANCEL, { params: { path: { id: '404' } } })).response.status).toBe(404);
   });
 

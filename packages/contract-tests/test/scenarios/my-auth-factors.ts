@@ -26,6 +26,12 @@ export function myAuthFactorScenarios(h: () => Harness) {
 
     expect((await me.POST('/auth/v1/users/me/auth_factors/_search', { body: {} })).data?.result).toEqual([]);
     expect((await me.POST('/auth/v1/users/me/auth_factors/_search', { body: { what: 1 } as never })).response.status).toBe(400);
+    // An organisation context the caller has nothing in (an unknown x-service-orgid): 403, as every operation.
+    const elsewhere = h().clientFor(token, '999999');
+    expect((await elsewhere.POST('/auth/v1/users/me/auth_factors/_search', { body: {} })).response.status).toBe(403);
+    expect((await elsewhere.POST('/auth/v1/users/me/auth_factors/otp', { body: {} })).response.status).toBe(403);
+    expect((await elsewhere.POST('/auth/v1/users/me/auth_factors/otp/_verify', { body: { code: '123456' } })).response.status).toBe(403);
+    expect((await elsewhere.DELETE('/auth/v1/users/me/auth_factors/otp', {})).response.status).toBe(403);
     expect((await anonymous.POST('/auth/v1/users/me/auth_factors/_search', { body: {} })).response.status).toBe(401);
     const nothing = await me.POST('/auth/v1/users/me/auth_factors/otp/_verify', { body: { code: '123456' } });
     expect(nothing.response.status).toBe(404);

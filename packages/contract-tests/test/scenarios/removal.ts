@@ -27,6 +27,7 @@ export function removalScenarios(h: () => Harness) {
     expect((await anonymous.DELETE('/management/v1/projects/{projectId}', p)).response.status).toBe(401);
     expect((await outsider.DELETE('/management/v1/projects/{projectId}', p)).response.status).toBe(403);
     expect((await admin.DELETE('/management/v1/projects/{projectId}', p)).response.status).toBe(404); // another organisation's
+    expect((await inOrg.DELETE('/management/v1/projects/{projectId}', { params: { path: { projectId: 'p\u0000' } } })).response.status).toBe(400);
     const removedProject = await inOrg.DELETE('/management/v1/projects/{projectId}', p);
     expect(removedProject.response.status).toBe(200);
     expect(removedProject.data?.details).toMatchObject({ resourceOwner: orgId });
