@@ -24,7 +24,7 @@ import type { LineWriter as LineWriterT, Spool } from './spool.js';
 import { LineWriter } from './spool.js';
 import { checkStorableText, isOrgListField, ProblemList, validateOrgField, validateOrgItem, type OrgListField } from './validate.js';
 
-/** Users of one organisation imported per batch (import-batches.ts): bounds the memory of its largest list. */
+/** Users of one organisation imported per batch (import-org.ts, `userBatches`): bounds the memory of its largest list. */
 export const USER_BATCH = 1000;
 
 const USER_LISTS = new Set<string>(['humanUsers', 'machineUsers']);
