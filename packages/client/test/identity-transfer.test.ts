@@ -25,7 +25,8 @@ interface Running {
 async function start({ jobs = true } = {}): Promise<Running> {
   const documents = jobDocuments(mkdtempSync(join(tmpdir(), 'identity-transfer-jobs-')));
   let worker: ImportJobWorker | undefined;
-  const instance = await createTestInstance('sqlite', jobs ? { importJobs: { documents, onStarted: () => worker?.poke() } } : {});
+  // Without jobs: no folder for their documents, as a service (or ZITADEL) that has none.
+  const instance = await createTestInstance('sqlite', jobs ? { importJobs: { documents, onStarted: () => worker?.poke() } } : { importJobs: undefined });
   if (jobs) {
     worker = new ImportJobWorker({ store: instance.store, secrets: processSecretBox(), instanceId: instance.instanceId, documents });
     worker.start();
