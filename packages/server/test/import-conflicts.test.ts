@@ -189,6 +189,65 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
     expect(await eventCount()).toBe(events + written.length);
   });
 
+  it("OVERWRITE: states take the document's, each with the API's own event; roles taken out of a project grant leave its user grants", async () => {
+    await importDoc({ dataOrgs: document(), conflictPolicy: 'OVERWRITE' });
+    const inactive = document();
+    const [a, b] = inactive.orgs;
+    a.orgState = 'ORG_STATE_INACTIVE';
+    a.humanUsers[0].state = 'USER_STATE_LOCKED';
+    a.machineUsers[0].state = 'USER_STATE_INACTIVE';
+    a.projects[0].state = 'PROJECT_STATE_INACTIVE';
+    a.oidcApps[0].state = 'APP_STATE_INACTIVE';
+    a.jwtIdps[0].state = 'IDP_STATE_INACTIVE';
+    a.userGrants[0].state = 'USER_GRANT_STATE_INACTIVE';
+    a.projectGrants[0].state = 'PROJECT_GRANT_STATE_INACTIVE';
+    a.projectGrants[0].projectGrant.roleKeys = ['admin'];
+    // The user grant given through the project grant is left out: what the cascade leaves of it stays.
+    b.userGrants = b.userGrants.filter((g: { projectGrantId?: string }) => !g.projectGrantId);
+    const states = async () => ({
+      org: (await t.store.read.orgs.get('7100'))?.state,
+      human: (await t.store.read.users.get('7101'))?.state,
+      machine: (await t.store.read.users.get('7102'))?.state,
+      project: (await t.store.read.projects.get('7103'))?.state,
+      app: (await t.store.read.oidcApps.get('7103', '7104'))?.state,
+      idp: (await t.store.read.idps.get('7105'))?.state,
+      userGrant: (await t.store.read.userGrants.find('7100', '7101', '7103'))?.state,
+      projectGrant: (await t.store.read.projectGrants.get('7109'))?.state,
+    });
+    const active = {
+      org: 'ORG_STATE_ACTIVE', human: 'USER_STATE_ACTIVE', machine: 'USER_STATE_ACTIVE', project: 'PROJECT_STATE_ACTIVE', app: 'APP_STATE_ACTIVE',
+      idp: 'IDP_STATE_ACTIVE', userGrant: 'USER_GRANT_STATE_ACTIVE', projectGrant: 'PROJECT_GRANT_STATE_ACTIVE',
+    };
+    expect(await states()).toEqual(active);
+    const grantedRoles = async () => (await t.store.read.userGrants.find('7200', '7201', '7103'))?.roleKeys;
+    expect(await grantedRoles()).toEqual(['reader']);
+
+    const events = await eventCount();
+    const dry = await importDoc({ dataOrgs: inactive, conflictPolicy: 'OVERWRITE', dryRun: true });
+    expect(await eventCount()).toBe(events);
+    const real = await importDoc({ dataOrgs: inactive, conflictPolicy: 'OVERWRITE' });
+    expect(report(dry)).toEqual(real);
+    expect(real.errors).toBeUndefined();
+    expect(await states()).toEqual({
+      org: 'ORG_STATE_INACTIVE', human: 'USER_STATE_LOCKED', machine: 'USER_STATE_INACTIVE', project: 'PROJECT_STATE_INACTIVE', app: 'APP_STATE_INACTIVE',
+      idp: 'IDP_STATE_INACTIVE', userGrant: 'USER_GRANT_STATE_INACTIVE', projectGrant: 'PROJECT_GRANT_STATE_INACTIVE',
+    });
+    expect(await grantedRoles()).toEqual([]);
+    const written = (await t.store.read.events.search({ limit: 1000, offset: 0, asc: true })).events.slice(events).map((e) => e.type).filter((type) => !type.endsWith('data.imported'));
+    expect(written.sort()).toEqual([
+      'org.deactivated', 'org.idp.config.deactivated', 'project.application.deactivated', 'project.deactivated', 'project.grant.changed',
+      'project.grant.deactivated', 'user.deactivated', 'user.grant.cascade.changed', 'user.grant.deactivated', 'user.locked',
+    ]);
+
+    // And back: the document's active resources (and the grant's role) return, with the reverse events.
+    const again = await importDoc({ dataOrgs: document(), conflictPolicy: 'OVERWRITE' });
+    expect(again.errors).toBeUndefined();
+    expect(await states()).toEqual(active);
+    expect(await grantedRoles()).toEqual(['reader']);
+    const back = (await t.store.read.events.search({ limit: 1000, offset: 0, asc: true })).events.slice(events + written.length).map((e) => e.type);
+    expect(back).toEqual(expect.arrayContaining(['org.reactivated', 'user.unlocked', 'user.reactivated', 'project.reactivated', 'project.application.reactivated', 'org.idp.config.reactivated', 'user.grant.reactivated', 'project.grant.reactivated']));
+  });
+
   it('a clash with a different resource is refused under every policy', async () => {
     const clash = document();
     // Another user id with a user name organisation A holds; a project id of organisation A given to B.

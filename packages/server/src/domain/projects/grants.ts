@@ -17,7 +17,7 @@ import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '.
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
-import { USER_GRANT_AGGREGATE } from '../user-grants/cascade.js';
+import { USER_GRANT_AGGREGATE, cascadeGrantRoles } from '../user-grants/cascade.js';
 import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
 
 export const PROJECT_GRANT_STATES = ['PROJECT_GRANT_STATE_UNSPECIFIED', 'PROJECT_GRANT_STATE_ACTIVE', 'PROJECT_GRANT_STATE_INACTIVE'] as const;
@@ -105,7 +105,7 @@ export async function updateProjectGrant(store: Store, ctx: RequestContext, proj
     const event = await emit(tx, ctx, project.id, project.orgId, 'project.grant.changed', { grantId, roleKeys });
     await tx.projectGrants.update(grant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    await cascadeGrantRoles(tx, ctx, grant.id, roleKeys);
+    await cascadeGrantRoles(tx, ctx.caller.userId, grant.id, roleKeys);
     return { details: changedDetails(event) };
   }, [[PROJECT_LOCK, projectId]]);
 }
@@ -156,18 +156,6 @@ export async function removeProjectGrant(store: Store, ctx: RequestContext, proj
 }
 
 /** The grant's user grants keep only roles the grant still has (ZITADEL's cascade on a grant change). */
-async function cascadeGrantRoles(tx: Repositories, ctx: RequestContext, grantId: string, granted: string[]): Promise<void> {
-  for (const userGrant of await tx.userGrants.byProjectGrant(grantId)) {
-    const roleKeys = userGrant.roleKeys.filter((k) => granted.includes(k));
-    if (roleKeys.length === userGrant.roleKeys.length) continue;
-    const event = await tx.events.append({
-      aggregateType: USER_GRANT_AGGREGATE, aggregateId: userGrant.id, type: 'user.grant.cascade.changed',
-      payload: { roleKeys }, creator: ctx.caller.userId, resourceOwner: userGrant.orgId,
-    });
-    await tx.userGrants.update(userGrant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
-  }
-}
-
 /** A removed project role leaves every grant of the project that granted it (and, through cascade.ts, its user grants). */
 export async function cascadeRoleRemovalToProjectGrants(tx: Repositories, ctx: RequestContext, projectId: string, projectOrgId: string, roleKey: string): Promise<void> {
   for (const grant of await tx.projectGrants.byProject(projectId)) {

@@ -1,6 +1,7 @@
 /**
  * What other writes do to user grants: a removed project role leaves every grant on the
- * project that held it (ZITADEL's `user.grant.cascade.changed`).
+ * project that held it, and a role taken out of a project grant every user grant given through
+ * it (ZITADEL's `user.grant.cascade.changed`).
  */
 import type { RequestContext } from '../context.js';
 import type { Repositories } from '../../store/store.js';
@@ -20,6 +21,22 @@ export async function cascadeRoleRemoval(tx: Repositories, ctx: RequestContext, 
       resourceOwner: grant.orgId,
     });
     await tx.userGrants.update(grant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
+  }
+}
+
+/**
+ * The roles of a project grant are now `granted` (UpdateProjectGrant, or an import's OVERWRITE):
+ * user grants given through it keep only those. `creator` is who changed the project grant.
+ */
+export async function cascadeGrantRoles(tx: Repositories, creator: string, projectGrantId: string, granted: string[]): Promise<void> {
+  for (const userGrant of await tx.userGrants.byProjectGrant(projectGrantId)) {
+    const roleKeys = userGrant.roleKeys.filter((k) => granted.includes(k));
+    if (roleKeys.length === userGrant.roleKeys.length) continue;
+    const event = await tx.events.append({
+      aggregateType: USER_GRANT_AGGREGATE, aggregateId: userGrant.id, type: 'user.grant.cascade.changed',
+      payload: { roleKeys }, creator, resourceOwner: userGrant.orgId,
+    });
+    await tx.userGrants.update(userGrant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
   }
 }
 

@@ -29,6 +29,10 @@ export function orgRepository(db: Db, t: Tables) {
         validationToken: null, sequence: row.sequence, createdAt: row.createdAt, changedAt: row.changedAt,
       });
     },
+    /** An import's OVERWRITE of the organisation's state (there is no DeactivateOrg here). */
+    async setState(id: string, state: OrgRow['state'], sequence: number, changedAt: Date): Promise<void> {
+      await db.update(t.orgs).set({ state, sequence, changedAt }).where(eq(t.orgs.id, id));
+    },
     async allIds(): Promise<string[]> {
       return (await db.select({ id: t.orgs.id }).from(t.orgs)).map((r) => r.id);
     },

@@ -41,7 +41,7 @@ export function projectRepository(db: Db, t: Tables) {
       const [row] = await byId().execute({ id });
       return row;
     },
-    async update(id: string, change: Partial<Pick<ProjectRow, 'name' | 'projectRoleAssertion' | 'projectRoleCheck' | 'hasProjectCheck' | 'privateLabelingSetting' | 'sequence' | 'changedAt'>>): Promise<void> {
+    async update(id: string, change: Partial<Pick<ProjectRow, 'name' | 'state' | 'projectRoleAssertion' | 'projectRoleCheck' | 'hasProjectCheck' | 'privateLabelingSetting' | 'sequence' | 'changedAt'>>): Promise<void> {
       await db.update(p).set(change).where(eq(p.id, id));
     },
     async getByName(orgId: string, name: string): Promise<ProjectRow | undefined> {

@@ -49,11 +49,11 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
     return { clientId, secretHash };
   };
   /**
-   * An application whose id is taken: under OVERWRITE its name and configuration take the
+   * An application whose id is taken: under OVERWRITE its name, configuration and state take the
    * document's, and its secret's hash when the document carries this client's. Its client id stays:
    * relying parties here use it.
    */
-  const existing = async (type: string, a: { appId: string; app: { projectId: string }; identityServiceClient?: { clientId: string; clientSecretHash?: string } }, wanted: Record<string, unknown>) => {
+  const existing = async (type: string, a: { appId: string; state?: string; app: { projectId: string }; identityServiceClient?: { clientId: string; clientSecretHash?: string } }, wanted: Record<string, unknown>) => {
     const here = await tx.oidcApps.get(a.app.projectId, a.appId);
     // Another project's application (or another of the document's): refused under every policy.
     if ((!here || here.orgId !== orgId) && run.policy !== 'REPORT') {
@@ -64,7 +64,9 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
     const secret = given?.clientSecretHash && given.clientId === here.clientId && here.clientSecretHash ? { clientSecretHash: given.clientSecretHash } : {};
     await run.overwrite(tx, {
       type, id: a.appId, aggregate: [PROJECT_AGGREGATE, here.projectId], eventType: 'project.application.changed', payload: { appId: a.appId },
-      current: { name: here.name, config: here.config, ...(secret.clientSecretHash ? { clientSecretHash: here.clientSecretHash } : {}) }, wanted: { ...wanted, ...secret },
+      current: { name: here.name, config: here.config, state: here.state, ...(secret.clientSecretHash ? { clientSecretHash: here.clientSecretHash } : {}) },
+      wanted: { ...wanted, state: importedState(a.state, 'APP_STATE_INACTIVE'), ...secret },
+      stateEvent: (to) => (to === 'APP_STATE_INACTIVE' ? 'project.application.deactivated' : 'project.application.reactivated'),
       apply: (change, at) => tx.oidcApps.update(a.appId, { ...change, sequence: at.sequence, changedAt: at.changedAt }),
     });
   };

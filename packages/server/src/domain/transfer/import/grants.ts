@@ -9,7 +9,9 @@ import type { Repositories } from '../../../store/store.js';
 import { newId } from '../../ids.js';
 import type { DataOrg } from '../document.js';
 import { PROJECT_AGGREGATE } from '../../projects/access.js';
-import { USER_GRANT_AGGREGATE } from '../../user-grants/cascade.js';
+import { USER_GRANT_AGGREGATE, cascadeGrantRoles } from '../../user-grants/cascade.js';
+import type { ProjectGrantRow } from '../../../store/repositories/project-grants.js';
+import type { UserGrantRow } from '../../../store/repositories/user-grants.js';
 import { msg, roleSet, type OrgImport } from './report.js';
 import { importedState } from '../import-states.js';
 import { listedUnderEitherOrg } from '../import-grant-owner.js';
@@ -39,10 +41,16 @@ export async function importProjectGrants(tx: Repositories, projectGrants: NonNu
         continue;
       }
       if (!run.exists('project_grant', id, msg('V3-DKcYh', 'Errors.Project.Grant.AlreadyExists')) || !here) continue;
+      const roleKeys = pg.roleKeys ?? [];
       await run.overwrite(tx, {
         type: 'project_grant', id, aggregate: [PROJECT_AGGREGATE, pg.projectId], eventType: 'project.grant.changed', payload: { grantId: here.id },
-        current: { roleKeys: roleSet(here.roleKeys) }, wanted: { roleKeys: roleSet(pg.roleKeys) },
-        apply: (_, at) => tx.projectGrants.update(here.id, { roleKeys: pg.roleKeys ?? [], ...at }),
+        current: { roleKeys: roleSet(here.roleKeys), state: here.state }, wanted: { roleKeys: roleSet(roleKeys), state: importedState(givenState, 'PROJECT_GRANT_STATE_INACTIVE') },
+        stateEvent: (to) => (to === 'PROJECT_GRANT_STATE_INACTIVE' ? 'project.grant.deactivated' : 'project.grant.reactivated'),
+        apply: async ({ roleKeys: changedRoles, state }, at) => {
+          await tx.projectGrants.update(here.id, { ...(changedRoles ? { roleKeys } : {}), ...(state ? { state: state as ProjectGrantRow['state'] } : {}), ...at });
+          // Roles taken out of the grant leave its user grants too, as UpdateProjectGrant does.
+          if (changedRoles) await cascadeGrantRoles(tx, run.creator, here.id, roleKeys);
+        },
       });
       continue;
     }
@@ -88,8 +96,9 @@ export async function importUserGrants(tx: Repositories, grants: NonNullable<Dat
       }
       await run.overwrite(tx, {
         type: 'user_grant', id, aggregate: [USER_GRANT_AGGREGATE, here.id], eventType: 'user.grant.changed', payload: { userId: g.userId, projectId: g.projectId },
-        current: { roleKeys: roleSet(here.roleKeys) }, wanted: { roleKeys: roleSet(g.roleKeys) },
-        apply: (_, at) => tx.userGrants.update(here.id, { roleKeys: g.roleKeys ?? [], ...at }),
+        current: { roleKeys: roleSet(here.roleKeys), state: here.state }, wanted: { roleKeys: roleSet(g.roleKeys), state: importedState(g.state, 'USER_GRANT_STATE_INACTIVE') },
+        stateEvent: (to) => (to === 'USER_GRANT_STATE_INACTIVE' ? 'user.grant.deactivated' : 'user.grant.reactivated'),
+        apply: ({ roleKeys: changedRoles, state }, at) => tx.userGrants.update(here.id, { ...(changedRoles ? { roleKeys: g.roleKeys ?? [] } : {}), ...(state ? { state: state as UserGrantRow['state'] } : {}), ...at }),
       });
       continue;
     }

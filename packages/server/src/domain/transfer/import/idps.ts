@@ -26,11 +26,11 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
   const takenIdpNames = await tx.transfer.existingIdpNameKeys(orgId);
   const idpRows: Parameters<Repositories['transfer']['insertIdps']>[0] = [];
   /**
-   * A provider whose id is taken: under OVERWRITE it takes the document's name and configuration
+   * A provider whose id is taken: under OVERWRITE it takes the document's name, configuration and state
    * (a new name must be free in the organisation, as for UpdateOrgIDP); a client secret the
    * document leaves out stays as it is.
    */
-  const existing = async (type: string, idpId: string, wanted: Omit<IdpRow, 'id' | 'ownerId' | 'ownerType' | 'state' | 'sequence' | 'createdAt' | 'changedAt'>, clientSecret?: string) => {
+  const existing = async (type: string, idpId: string, givenState: string | undefined, wanted: Omit<IdpRow, 'id' | 'ownerId' | 'ownerType' | 'state' | 'sequence' | 'createdAt' | 'changedAt'>, clientSecret?: string) => {
     const here = await tx.idps.get(idpId);
     // Another owner's provider, or one of another kind: refused under every policy.
     if ((!here || here.ownerId !== orgId || here.idpType !== wanted.idpType) && run.policy !== 'REPORT') {
@@ -44,7 +44,9 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
     const sameSecret = !clientSecret || (here.oidcClientSecretSealed !== null && input.isIdpSecret(here.oidcClientSecretSealed, clientSecret));
     await run.overwrite(tx, {
       type, id: idpId, aggregate: ['org', orgId], eventType: 'org.idp.config.changed', payload: { idpId },
-      current: { ...current, ...(sameSecret ? {} : { clientSecret: 'here' }) }, wanted: { ...fields, ...(sameSecret ? {} : { clientSecret: 'document' }) },
+      current: { ...current, state: here.state, ...(sameSecret ? {} : { clientSecret: 'here' }) },
+      wanted: { ...fields, state: importedState(givenState, 'IDP_STATE_INACTIVE'), ...(sameSecret ? {} : { clientSecret: 'document' }) },
+      stateEvent: (to) => (to === 'IDP_STATE_INACTIVE' ? 'org.idp.config.deactivated' : 'org.idp.config.reactivated'),
       apply: ({ clientSecret: _, ...change }, at) => tx.idps.update(idpId, { ...change, ...(sameSecret ? {} : { oidcClientSecretSealed: sealed }), sequence: at.sequence, changedAt: at.changedAt }),
     });
   };
@@ -66,7 +68,7 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
       idpType: 'IDP_TYPE_JWT', oidcConfig: null, oidcClientSecretSealed: null,
     };
     if (takenIdps.has(i.idpId)) {
-      await existing('jwt_idp', i.idpId, fields);
+      await existing('jwt_idp', i.idpId, i.state, fields);
       continue;
     }
     const nameKey = claimIdp('jwt_idp', i.idpId, i.idp.name);
@@ -90,7 +92,7 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
       ...oidcRowFields(config, sealed),
     };
     if (takenIdps.has(i.idpId)) {
-      await existing('oidc_idp', i.idpId, fields, i.idp.clientSecret || undefined);
+      await existing('oidc_idp', i.idpId, i.state, fields, i.idp.clientSecret || undefined);
       continue;
     }
     const nameKey = claimIdp('oidc_idp', i.idpId, i.idp.name);

@@ -52,7 +52,18 @@ export async function importOrganisation(tx: Repositories, org: DataOrg, run: Or
     // organisation's primary domain, which users' login names and clients may carry.
     if (run.exists('org', orgId, msg('ORG-lapo2n', 'Errors.Org.AlreadyExisting'))) {
       const name = importedOrgName(org, orgId);
-      run.unchanged('org', orgId, name === existingOrg.name ? undefined : msg('IMPORT-0rgNm', `the organisation is named "${existingOrg.name}" here; an import does not rename an organisation`));
+      // Its state takes the document's when the document gives one (a v1 or Auth0 document does not).
+      const wanted = org.orgState === 'ORG_STATE_INACTIVE' || org.orgState === 'ORG_STATE_ACTIVE' ? org.orgState : existingOrg.state;
+      if (wanted !== existingOrg.state) {
+        await run.overwrite(tx, {
+          type: 'org', id: orgId, aggregate: ['org', orgId], eventType: 'org.changed',
+          current: { state: existingOrg.state }, wanted: { state: wanted },
+          stateEvent: (to) => (to === 'ORG_STATE_INACTIVE' ? 'org.deactivated' : 'org.reactivated'),
+          apply: (_, at) => tx.orgs.setState(orgId, wanted, at.sequence, at.changedAt),
+        });
+      } else {
+        run.unchanged('org', orgId, name === existingOrg.name ? undefined : msg('IMPORT-0rgNm', `the organisation is named "${existingOrg.name}" here; an import does not rename an organisation`));
+      }
     }
   } else {
     const name = importedOrgName(org, orgId);

@@ -33,10 +33,12 @@ export async function importProjects(tx: Repositories, projects: NonNullable<Dat
         run.refuse('project', p.projectId, msg('PROJECT-3M9f4', `Errors.Project.AlreadyExists: name "${p.project.name}" is taken in the organisation`));
         continue;
       }
-      const { name, projectRoleAssertion, projectRoleCheck, hasProjectCheck, privateLabelingSetting } = here;
+      const { name, projectRoleAssertion, projectRoleCheck, hasProjectCheck, privateLabelingSetting, state } = here;
       await run.overwrite(tx, {
         type: 'project', id: p.projectId, aggregate: [PROJECT_AGGREGATE, p.projectId], eventType: 'project.changed',
-        current: { name, projectRoleAssertion, projectRoleCheck, hasProjectCheck, privateLabelingSetting }, wanted: { name: p.project.name, ...settings },
+        current: { name, projectRoleAssertion, projectRoleCheck, hasProjectCheck, privateLabelingSetting, state },
+        wanted: { name: p.project.name, ...settings, state: importedState(p.state, 'PROJECT_STATE_INACTIVE') },
+        stateEvent: (to) => (to === 'PROJECT_STATE_INACTIVE' ? 'project.deactivated' : 'project.reactivated'),
         apply: (change, at) => tx.projects.update(p.projectId, { ...change, sequence: at.sequence, changedAt: at.changedAt }),
       });
       takenProjectNames.add(p.project.name);

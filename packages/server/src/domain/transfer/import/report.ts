@@ -47,7 +47,8 @@ type Entry<K extends ListKey> = NonNullable<ImportSuccessOrg[K]> extends (infer 
 /**
  * What an import does with a resource that exists already (the request's `conflictPolicy`):
  * REPORT (the default, ZITADEL's behaviour): left as it is and reported in `errors`;
- * SKIP: left as it is, no error; OVERWRITE: takes the document's values, one event per resource changed.
+ * SKIP: left as it is, no error; OVERWRITE: takes the document's values (states included), with one
+ * change event per resource changed and the API's own event for a change of state.
  * A resource that clashes with a *different* one (another user of the same name, a client id
  * another application holds) is refused under every policy.
  */
@@ -96,8 +97,14 @@ export interface Overwrite {
   payload?: Record<string, unknown>;
   current: Record<string, unknown>;
   wanted: Record<string, unknown>;
-  /** Writes the changed fields, stamped with the event's sequence and time. */
+  /** Writes the changed fields, stamped with the (last) event's sequence and time. */
   apply: (changed: Record<string, unknown>, stamp: { sequence: number; changedAt: Date }) => Promise<void>;
+  /**
+   * The API's event for a change of `state` (e.g. `project.deactivated`), when `current` and
+   * `wanted` carry one: a state change is its own event, as DeactivateX / ReactivateX append it,
+   * beside the change event of the other fields.
+   */
+  stateEvent?: (to: string, from: string) => string;
 }
 
 /** Deep equality of JSON-like values (ignoring key order). */
@@ -193,11 +200,15 @@ export class OrgImport {
     const changed = Object.fromEntries(Object.entries(o.wanted).filter(([key, value]) => !sameValue(value, o.current[key])));
     const fields = Object.keys(changed);
     if (!fields.length) return this.unchanged(o.type, o.id);
-    const event = await tx.events.append({
-      aggregateType: o.aggregate[0], aggregateId: o.aggregate[1], type: o.eventType,
-      payload: { ...o.payload, changed: fields, source: 'import' }, creator: this.creator, resourceOwner: this.orgId,
+    const append = (type: string, payload: Record<string, unknown>) => tx.events.append({
+      aggregateType: o.aggregate[0], aggregateId: o.aggregate[1], type,
+      payload: { ...o.payload, ...payload, source: 'import' }, creator: this.creator, resourceOwner: this.orgId,
     });
-    await o.apply(changed, { sequence: event.sequence, changedAt: event.createdAt });
+    const stateChanged = o.stateEvent !== undefined && 'state' in changed;
+    const others = fields.filter((f) => !stateChanged || f !== 'state');
+    let event = others.length ? await append(o.eventType, { changed: others }) : undefined;
+    if (stateChanged) event = await append(o.stateEvent!(String(changed.state), String(o.current.state)), {});
+    await o.apply(changed, { sequence: event!.sequence, changedAt: event!.createdAt });
     this.record({ type: o.type, id: o.id, outcome: 'CHANGED', fields });
   }
 

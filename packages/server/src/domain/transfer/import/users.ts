@@ -54,7 +54,12 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
     await run.overwrite(tx, {
       type, id: row.id, aggregate: [USER_AGGREGATE, row.id], eventType: `user.${row.type}.changed`,
       current: pick(here), wanted: pick(row),
-      apply: (change, at) => tx.users.change(row.id, change, at.sequence, at.changedAt),
+      stateEvent: (to, from) => userStateEvent(to, from) ?? `user.${row.type}.changed`,
+      apply: async (change, at) => {
+        await tx.users.change(row.id, change, at.sequence, at.changedAt);
+        // Unlocked: the failed checks the lockout policy counted are forgotten, as UnlockUser does.
+        if (here.state === 'USER_STATE_LOCKED' && change.state === 'USER_STATE_ACTIVE') await tx.logins.clearFailures(row.id);
+      },
     });
   };
   const claim = (type: string, id: string, userName: string): boolean => {
@@ -185,4 +190,12 @@ export async function importUserLinks(tx: Repositories, links: NonNullable<DataO
     await tx.idpLinks.insert({ idpId: l.idpId, externalUserId: l.providedUserId, userId: l.userId, orgId, externalUserName: l.providedUserName || l.providedUserId, createdAt: run.at });
     run.imported('userLinks', { userId: l.userId, externalUserId: l.providedUserId, displayName: l.providedUserName || l.providedUserId, idpId: l.idpId }, id);
   }
+}
+
+/** The event DeactivateUser, ReactivateUser, LockUser or UnlockUser appends for a change of state (domain/users/state.ts). */
+function userStateEvent(to: string, from: string): string | undefined {
+  if (to === 'USER_STATE_INACTIVE') return 'user.deactivated';
+  if (to === 'USER_STATE_LOCKED') return 'user.locked';
+  if (to === 'USER_STATE_ACTIVE') return from === 'USER_STATE_LOCKED' ? 'user.unlocked' : 'user.reactivated';
+  return undefined;
 }
