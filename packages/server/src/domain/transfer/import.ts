@@ -78,8 +78,8 @@ export const ORG_IMPORT_EVENT = 'org.data.imported';
  */
 export const MAX_V1_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
-const v1TooLarge = () =>
-  new DomainError(GrpcCode.ResourceExhausted, 'IMPORT-v1b1g', `a version-1 document (dataOrgsv1) is read whole and may be at most ${MAX_V1_DOCUMENT_BYTES} bytes; use dataOrgs, which has no such limit`);
+const v1TooLarge = (what = 'a version-1 document (dataOrgsv1)', instead = 'dataOrgs') =>
+  new DomainError(GrpcCode.ResourceExhausted, 'IMPORT-v1b1g', `${what} is read whole and may be at most ${MAX_V1_DOCUMENT_BYTES} bytes; use ${instead}, which has no such limit`);
 
 /**
  * Reads the request and its document (pass 1: everything validated, nothing written) and answers
@@ -113,11 +113,13 @@ async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { read
   const { location, version } = req.source;
   const maxBytes = version === 1 ? MAX_V1_DOCUMENT_BYTES : deps.maxBytes;
   const file = spool.file('document.json');
-  const object = await readGcsObject(location, { ...deps.gcs, maxBytes });
   try {
+    const object = await readGcsObject(location, { ...deps.gcs, maxBytes });
     await spoolTo(file, object, Number.POSITIVE_INFINITY, () => new Error('unreachable: readGcsObject counts'));
   } catch (error) {
-    throw gcsError(error, location);
+    const failure = gcsError(error, location);
+    // A v1 object past its own limit: say why it has one, and what has none.
+    throw version === 1 && failure.id === 'GCS-t00B1g' ? v1TooLarge(`gs://${location.bucket}/${location.path} (dataOrgsv1Gcs, a version-1 document)`, 'dataOrgsGcs') : failure;
   }
   if (signal.aborted) throw timeoutError(req.timeoutMs, []);
   if (version === 1) return { orgs: inMemorySources(parseDataOrgsV1(await readFile(file, 'utf8'))), ...meta };
