@@ -54,7 +54,7 @@ async function main() {
   }
 
   // Import jobs' requests wait in DATA_DIR/import-jobs (domain/transfer/job-documents.ts).
-  const documents = jobDocuments(config.dataDir);
+  const documents = jobDocuments(config.dataDir, secrets);
   let shuttingDown = false;
   const { server } = await createServer({
     store,

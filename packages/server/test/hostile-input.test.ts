@@ -10,6 +10,7 @@ import { parseDataOrgs } from '../src/domain/transfer/validate.js';
 import { richDocument } from './support/transfer-documents.js';
 import { tempDir } from './support/temp-dir.js';
 import { jobDocuments } from '../src/domain/transfer/job-documents.js';
+import { processSecretBox } from '../src/secrets/secret-box.js';
 
 interface Failure {
   request: string;
@@ -66,7 +67,7 @@ describeEachStore('hostile input never answers 500', (dialect) => {
 
   beforeAll(async () => {
     // Import jobs enabled, as `npm start` always has them (a folder under DATA_DIR): their start route gets the bodies too.
-    t = await createTestInstance(dialect, { maxImportBodyBytes: 4 * 1024 * 1024, importJobs: { documents: jobDocuments(tempDir('hostile-jobs-')) } });
+    t = await createTestInstance(dialect, { maxImportBodyBytes: 4 * 1024 * 1024, importJobs: { documents: jobDocuments(tempDir('hostile-jobs-'), processSecretBox()) } });
     routes = t.app.routes
       .filter((r) => r.method !== 'ALL' && r.path.includes('/v1/'))
       .map((r) => ({ method: r.method, path: r.path }))

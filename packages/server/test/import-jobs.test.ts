@@ -9,7 +9,7 @@
  * Documents are slowed by plain passwords: each is hashed with argon2 before its organisation's
  * transaction, so an organisation of a dozen users takes a noticeable moment.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ImportJobWorker } from '../src/background/import-job-worker.js';
@@ -89,7 +89,7 @@ describeEachStore('import jobs', (dialect) => {
   let call: Call;
 
   beforeAll(async () => {
-    documents = jobDocuments(tempDir('identity-jobs-'));
+    documents = jobDocuments(tempDir('identity-jobs-'), processSecretBox());
     let poke = () => undefined as void;
     t = await createTestInstance(dialect, { importJobs: { documents, onStarted: () => poke() } });
     worker = new ImportJobWorker({ store: t.store, secrets: processSecretBox(), instanceId: t.instanceId, documents, pollMs: 50, leaseMs: 3_000 });
@@ -140,7 +140,7 @@ describeEachStore('import jobs', (dialect) => {
     expect(rerun.phase).toBe('done');
     expect(rerun.result).toEqual(sync.body);
     // Its document is gone once it has ended.
-    expect(readdirSync(documents.dir).filter((f) => f.endsWith('.json'))).toEqual([]);
+    expect(readdirSync(documents.dir).filter((f) => f !== 'node-id')).toEqual([]);
   }, 120_000);
 
   it('an invalid document ends the job failed with ImportData’s 400 naming the path; nothing written', async () => {
@@ -155,6 +155,36 @@ describeEachStore('import jobs', (dialect) => {
     const malformed = await t.call('POST', '/admin/v1/import/jobs', { body: '{"dataOrgs": {' });
     const broken = (await watch(call, (await malformed.json()).id)).at(-1)!;
     expect(broken).toMatchObject({ phase: 'failed', error: { code: 3 } });
+  }, 60_000);
+
+  it("a waiting job's request is encrypted at rest; an altered one, or another job's, fails the job and writes nothing", async () => {
+    await worker.stop();
+    const secret = 'Plain-Secret-Passw0rd!';
+    const doc = slowDocument('79', 1, 1);
+    (doc.orgs[0]!.humanUsers[0]!.user as Record<string, unknown>).password = secret;
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < 3; i++) ids.push((await call('POST', '/admin/v1/import/jobs', { dataOrgs: doc })).body.id);
+      const path = (id: string) => join(documents.dir, `${id}.json.sealed`);
+      const stored = readFileSync(path(ids[0]!));
+      expect(statSync(path(ids[0]!)).mode & 0o777).toBe(0o600);
+      // Neither the secret nor the document's names are on disk.
+      for (const clear of [secret, 'user0', '7900001', 'dataOrgs']) expect(stored.includes(clear), clear).toBe(false);
+      // The second job's file altered in one byte of its ciphertext; the third's replaced by the first's.
+      const altered = readFileSync(path(ids[1]!));
+      altered[altered.length - 40] ^= 1;
+      writeFileSync(path(ids[1]!), altered);
+      writeFileSync(path(ids[2]!), stored);
+    } finally {
+      worker.start();
+    }
+    const [first, altered, swapped] = await Promise.all(ids.map(async (id) => (await watch(call, id)).at(-1)!));
+    expect(first, JSON.stringify(first.error)).toMatchObject({ phase: 'done' });
+    for (const job of [altered, swapped]) {
+      expect(job).toMatchObject({ phase: 'failed', error: { code: 9, id: 'IMPORT-s3a1d' } });
+      expect(job.error!.message).toContain('altered, or belongs to another job');
+      expect(job.committedOrgIds).toEqual([]);
+    }
   }, 60_000);
 
   it('lists jobs, oldest first or newest first', async () => {
@@ -196,10 +226,10 @@ describeEachStore('import jobs', (dialect) => {
     await worker.stop();
     try {
       const res = await call('POST', '/admin/v1/import/jobs', { dataOrgs: slowDocument('76', 1, 1) });
-      expect(readdirSync(documents.dir)).toContain(`${res.body.id}.json`);
+      expect(readdirSync(documents.dir)).toContain(`${res.body.id}.json.sealed`);
       expect((await call('POST', `/admin/v1/import/jobs/${res.body.id}/_cancel`)).status).toBe(200);
       expect((await call('GET', `/admin/v1/import/jobs/${res.body.id}`)).body.job).toMatchObject({ phase: 'cancelled', committedOrgIds: [] });
-      expect(readdirSync(documents.dir)).not.toContain(`${res.body.id}.json`);
+      expect(readdirSync(documents.dir)).not.toContain(`${res.body.id}.json.sealed`);
     } finally {
       worker.start();
     }
@@ -268,7 +298,7 @@ describe.each(DIALECTS)('import jobs across server processes [%s]', (dialect) =>
     expect(job.committedOrgIds.length).toBeGreaterThanOrEqual(1);
     expect(job.committedOrgIds.length).toBeLessThan(6);
     await expectWholeOrganisations(call, doc, job.committedOrgIds);
-    expect(existsSync(join(env.DATA_DIR, 'import-jobs', `${res.body.id}.json`))).toBe(false);
+    expect(existsSync(join(env.DATA_DIR, 'import-jobs', `${res.body.id}.json.sealed`))).toBe(false);
   }, 180_000);
 
   it('killed before any organisation committed: after the restart the job runs again and completes', async () => {
@@ -280,7 +310,7 @@ describe.each(DIALECTS)('import jobs across server processes [%s]', (dialect) =>
     expect(res.status).toBe(200);
     // Taken by the worker (or not yet): killed before the first organisation's passwords are hashed.
     await kill(first);
-    expect(statMode(join(env.DATA_DIR, 'import-jobs', `${res.body.id}.json`))).toBe(0o600);
+    expect(statMode(join(env.DATA_DIR, 'import-jobs', `${res.body.id}.json.sealed`))).toBe(0o600);
 
     const second = await start(env);
     const call = client(second, token);

@@ -21,7 +21,7 @@ import { DomainError, GrpcCode, permissionDenied } from '../domain/errors.js';
 import { Permissions } from '../domain/permissions.js';
 import { importData } from '../domain/transfer/import.js';
 import type { ImportJobPhase } from '../domain/transfer/import-jobs.js';
-import { jobDocumentPath, removeJobDocument, type JobDocuments } from '../domain/transfer/job-documents.js';
+import { openJobDocument, removeJobDocument, type JobDocuments } from '../domain/transfer/job-documents.js';
 import { createSpool, type Spool } from '../domain/transfer/spool.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -71,6 +71,8 @@ export class ImportJobWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
+    // Started again after stop(): a job that fails now fails, rather than passing for one the stop interrupted.
+    this.stopping = false;
     this.loop = (async () => {
       while (this.running) {
         let ran = false;
@@ -185,10 +187,12 @@ export class ImportJobWorker {
     try {
       const ctx = await this.creatorContext(job);
       if (controller.signal.aborted) throw new DomainError(GrpcCode.Canceled, 'IMPORT-j0bc1', 'cancelled');
-      // The job's file is the request, read as a stream like ImportData's spooled body; the import's
-      // own files (the document's parts) go to a spool of their own, removed when the job ends.
+      // The job's request is read as a stream like ImportData's spooled body, from a spool of the
+      // job's own (with the document's parts), removed when the job ends.
       spool = await createSpool();
-      const result = await importData(store, ctx, { requestFile: jobDocumentPath(documents, job.documentFile!), spool }, {
+      // Sealed at rest (job-documents.ts): opened into the spool, where the import reads it.
+      const requestFile = await openJobDocument(documents, job.documentFile!, job.id, spool.file('request.json'));
+      const result = await importData(store, ctx, { requestFile, spool }, {
         gcs: this.o.gcs, secrets: this.o.secrets, maxBytes: this.o.maxBytes, signal: controller.signal,
         onPhase: (phase, totals) => later({ phase, ...(totals ? { orgsTotal: totals.orgs, usersTotal: totals.users } : {}) }),
         onProgress: (progress) => {

@@ -16,6 +16,7 @@ import { openStore, type Dialect, type Store, type StoreLocation } from '../../s
 import type {} from './global-postgres.js'; // the typing of inject('postgresUrl')
 import { tempDir } from './temp-dir.js';
 import { jobDocuments } from '../../src/domain/transfer/job-documents.js';
+import { processSecretBox } from '../../src/secrets/secret-box.js';
 
 export const DIALECTS: Dialect[] = ['sqlite', 'postgres'];
 
@@ -71,7 +72,7 @@ export async function createTestInstance(dialect: Dialect, options: Partial<AppD
   const { store, location, cleanup } = await openTestStore(dialect);
   const boot = await bootstrapInstance(store, 'localhost');
   // Import jobs have a folder for their documents, as under `npm start` (DATA_DIR/import-jobs); no worker runs them here.
-  const importJobs = { documents: jobDocuments(tempDir('test-import-jobs-')) };
+  const importJobs = { documents: jobDocuments(tempDir('test-import-jobs-'), options.secrets ?? processSecretBox()) };
   const app = createApp({ store, instanceId: boot.instanceId, importJobs, ...options });
   const adminToken = boot.created!.token;
   const call: TestInstance['call'] = (method, path, opts = {}) => {

@@ -16,6 +16,7 @@ import type { Dialect } from '../../src/store/store.js';
 import { createTestInstance, type TestInstance } from './instance.js';
 import { tempDir } from './temp-dir.js';
 import { jobDocuments } from '../../src/domain/transfer/job-documents.js';
+import { processSecretBox } from '../../src/secrets/secret-box.js';
 
 // The browser stand-in lives in its own module (no vitest) so the bench can sign people in too.
 export { Browser, loginThroughForm, skipSecondFactorOffer } from './browser.js';
@@ -64,7 +65,7 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
     maxConcurrentImports: options.maxConcurrentImports,
     mailDropDir: options.mailDropDir,
     // A folder for import jobs' documents, as `npm start` has (DATA_DIR/import-jobs); no worker runs them here.
-    importJobs: { documents: jobDocuments(tempDir('oidc-import-jobs-')) },
+    importJobs: { documents: jobDocuments(tempDir('oidc-import-jobs-'), processSecretBox()) },
   });
   handle = service.handler;
   const api: OidcTestServer['api'] = async (method, path, body, token = t.adminToken, headers = {}) => {
