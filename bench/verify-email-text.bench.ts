@@ -30,7 +30,7 @@
  *                          BENCH_SIGNIN_CONCURRENCY=4 sign-ins in flight (one person each) and floor connections
  *   BENCH_JSON=results.json   also write the rows as JSON (target, store, req/s, p50, p99, CPU/req, errors)
  *   BENCH_LOG_LEVEL=warn   the server's LOG_LEVEL (info writes one line per request)
- *   BENCH_NODE_ARGS=""     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ *   BENCH_NODE_ARGS=""     extra node flags for the server (and the sign-in's hash floor), e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_KEEP=1           keep the temp folder (server logs, database) for inspection
  *   BENCH_SERVER_DIR=…     the packages/server folder to start (default: this checkout's)
  *
@@ -655,7 +655,12 @@ async function benchSignIn(child: Child, patAuthorization: string, store: string
   await signIn(0);
 
   const port = await freePort();
-  const floor = await startChild({ args: ['--import', 'tsx', join(BENCH_DIR, 'hash-floor-server.ts')], cwd: REPO, env: { PORT: String(port) }, port, readyPath: '/', logFile: join(work, 'hash-floor.log') });
+  // Like for like: the floor runs with the service's node flags (BENCH_NODE_ARGS), so that a
+  // profiled run (`--cpu-prof`, which costs the profiled threads, password workers included) slows
+  // both sides alike and profiles the floor's workers beside the service's. Both already share the
+  // rest: one process, PasswordVerifier's default pool (2 workers, each lowering its own priority
+  // to niceness 10), the same hash parameters.
+  const floor = await startChild({ args: [...serverNodeArgs, '--import', 'tsx', join(BENCH_DIR, 'hash-floor-server.ts')], cwd: REPO, env: { PORT: String(port) }, port, readyPath: '/', logFile: join(work, 'hash-floor.log') });
   children.push(floor);
   try {
     const floorTarget = { url: floor.baseUrl + '/', method: 'POST' as const, body: 'check' };

@@ -20,6 +20,8 @@ export function loginRepository(db: Db, t: Tables) {
   const machineSecretByClientId = once(() =>
     db.select().from(t.machineSecrets).where(eq(t.machineSecrets.clientId, sql.placeholder('clientId'))).limit(1).prepare('machine_secrets_by_client_id'),
   );
+  // Every password sign-in asks whether the user has an authenticator app (twice): prepared.
+  const otpSecretByUser = once(() => db.select().from(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, sql.placeholder('userId'))).limit(1).prepare('user_otp_secrets_by_user'));
   return {
     /** Users whose (lower-cased) user name is `userNameKey`, with their organisation's primary domain. */
     async usersByNameKey(userNameKey: string): Promise<Array<{ user: UserRow; orgPrimaryDomain: string }>> {
@@ -54,7 +56,7 @@ export function loginRepository(db: Db, t: Tables) {
     },
     /** The user's TOTP secret (base32), if an authenticator app is set up. */
     async otpSecret(userId: string): Promise<string | undefined> {
-      const [row] = await db.select().from(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, userId)).limit(1);
+      const [row] = await otpSecretByUser().execute({ userId });
       return row?.secret;
     },
     /** Rows whose secret does not start with `sealedPrefix` (stored by an earlier version). */

@@ -14,34 +14,51 @@ export function oidcRepository(db: Db, t: Tables) {
   // Every opaque token, code and session oidc-provider looks up goes through here: prepared. The
   // expiry is checked on the row (a placeholder cannot carry a Date on both dialects).
   const byKindId = once(() => db.select().from(p).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id')))).limit(1).prepare('oidc_payloads_by_kind_id'));
+  // A sign-in writes five rows and reads, consumes and deletes one each (bench `signin`): prepared
+  // too. drizzle encodes a placeholder's value with its column's encoder even when it is null,
+  // which a time column's cannot take: the expiry is a bare placeholder, encoded by `toDriver`.
+  const expiresAt = sql`${sql.placeholder('expiresAt')}`;
+  const excluded = (column: { name: string }) => sql`excluded.${sql.identifier(column.name)}`;
+  const upsertRow = once(() =>
+    db
+      .insert(p)
+      .values({
+        kind: sql.placeholder('kind'), id: sql.placeholder('id'), payload: sql.placeholder('payload'), grantId: sql.placeholder('grantId'),
+        uid: sql.placeholder('uid'), userCode: sql.placeholder('userCode'), consumedAt: sql.placeholder('consumedAt'), expiresAt,
+      })
+      .onConflictDoUpdate({
+        target: [p.kind, p.id],
+        // The row that was to be inserted (`excluded`, on both dialects) replaces the stored one.
+        set: { payload: excluded(p.payload), grantId: excluded(p.grantId), uid: excluded(p.uid), userCode: excluded(p.userCode), consumedAt: excluded(p.consumedAt), expiresAt: excluded(p.expiresAt) },
+      })
+      .prepare('oidc_payloads_upsert'),
+  );
+  const toDriver = (at: Date | null) => (at === null ? null : p.expiresAt.mapToDriverValue(at));
+  const byKindUid = once(() => db.select().from(p).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.uid, sql.placeholder('uid')))).prepare('oidc_payloads_by_kind_uid'));
+  const consumeRow = once(() => db.update(p).set({ consumedAt: sql`${sql.placeholder('at')}` }).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id')))).prepare('oidc_payloads_consume'));
+  const destroyRow = once(() => db.delete(p).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id')))).prepare('oidc_payloads_destroy'));
+  const isAlive = (row: OidcPayloadRow, now: Date) => row.expiresAt === null || row.expiresAt.getTime() > now.getTime();
   return {
     payloads: {
       async upsert(row: OidcPayloadRow): Promise<void> {
-        await db
-          .insert(p)
-          .values(row)
-          .onConflictDoUpdate({
-            target: [p.kind, p.id],
-            set: { payload: row.payload, grantId: row.grantId, uid: row.uid, userCode: row.userCode, consumedAt: row.consumedAt, expiresAt: row.expiresAt },
-          });
+        await upsertRow().execute({ ...row, expiresAt: toDriver(row.expiresAt) });
       },
       async find(kind: string, id: string, now: Date): Promise<OidcPayloadRow | undefined> {
         const [row] = await byKindId().execute({ kind, id });
-        return row && (row.expiresAt === null || row.expiresAt.getTime() > now.getTime()) ? row : undefined;
+        return row && isAlive(row, now) ? row : undefined;
       },
       async findByUid(kind: string, uid: string, now: Date): Promise<OidcPayloadRow | undefined> {
-        const [row] = await db.select().from(p).where(and(eq(p.kind, kind), eq(p.uid, uid), alive(now))).limit(1);
-        return row;
+        return (await byKindUid().execute({ kind, uid })).find((row) => isAlive(row, now));
       },
       async findByUserCode(kind: string, userCode: string, now: Date): Promise<OidcPayloadRow | undefined> {
         const [row] = await db.select().from(p).where(and(eq(p.kind, kind), eq(p.userCode, userCode), alive(now))).limit(1);
         return row;
       },
       async consume(kind: string, id: string, at: number): Promise<void> {
-        await db.update(p).set({ consumedAt: at }).where(and(eq(p.kind, kind), eq(p.id, id)));
+        await consumeRow().execute({ kind, id, at });
       },
       async destroy(kind: string, id: string): Promise<void> {
-        await db.delete(p).where(and(eq(p.kind, kind), eq(p.id, id)));
+        await destroyRow().execute({ kind, id });
       },
       async revokeByGrantId(kind: string, grantId: string): Promise<void> {
         await db.delete(p).where(and(eq(p.kind, kind), eq(p.grantId, grantId)));

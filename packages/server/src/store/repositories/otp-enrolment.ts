@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -7,6 +8,8 @@ import type { Db } from '../store.js';
  * (`user_otp_pending`), and when a user last skipped the offer to set one up (`mfa_init_skips`).
  */
 export function otpEnrolmentRepository(db: Db, t: Tables) {
+  // Every password sign-in of a user without an authenticator app reads when the offer was last skipped: prepared.
+  const initSkipByUser = once(() => db.select().from(t.mfaInitSkips).where(eq(t.mfaInitSkips.userId, sql.placeholder('userId'))).limit(1).prepare('mfa_init_skips_by_user'));
   return {
     /** The sealed secret of the app being set up, and since when. */
     async pending(userId: string): Promise<{ secret: string; createdAt: Date } | undefined> {
@@ -20,7 +23,7 @@ export function otpEnrolmentRepository(db: Db, t: Tables) {
       await db.delete(t.userOtpPending).where(eq(t.userOtpPending.userId, userId));
     },
     async initSkippedAt(userId: string): Promise<Date | undefined> {
-      const [row] = await db.select().from(t.mfaInitSkips).where(eq(t.mfaInitSkips.userId, userId)).limit(1);
+      const [row] = await initSkipByUser().execute({ userId });
       return row?.skippedAt;
     },
     async setInitSkipped(userId: string, at: Date): Promise<void> {

@@ -1,4 +1,5 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { once } from '../prepared.js';
 import type { MessageTextFields, Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -38,9 +39,13 @@ export type LoginTextRow = Tables['loginTexts']['$inferSelect'];
 
 /** Custom login texts (domain/texts/login-texts.ts): one row per owner and language. */
 export function loginTextRepository(db: Db, t: Tables) {
+  // Every login page reads its texts (the instance's and the organisation's): prepared.
+  const byOwnerLanguage = once(() =>
+    db.select().from(t.loginTexts).where(and(eq(t.loginTexts.ownerId, sql.placeholder('ownerId')), eq(t.loginTexts.language, sql.placeholder('language')))).limit(1).prepare('login_texts_by_owner_language'),
+  );
   return {
     async get(ownerId: string, language: string): Promise<LoginTextRow | undefined> {
-      const [row] = await db.select().from(t.loginTexts).where(and(eq(t.loginTexts.ownerId, ownerId), eq(t.loginTexts.language, language))).limit(1);
+      const [row] = await byOwnerLanguage().execute({ ownerId, language });
       return row;
     },
     async upsert(row: LoginTextRow): Promise<void> {
