@@ -93,6 +93,8 @@ describeEachStore('OIDC keys at rest', (dialect) => {
     }));
     // And a user's TOTP secret (domain/users/otp-secret.ts).
     await store.transaction((tx) => tx.logins.addOtpSecret('otp-user', sealOtpSecret(createSecretBox(oldKey), 'JBSWY3DPEHPK3PXP'), new Date()));
+    // And one being set up, waiting for its first code (domain/users/otp-enrolment.ts).
+    await store.transaction((tx) => tx.otpEnrolment.setPending('otp-user-2', sealOtpSecret(createSecretBox(oldKey), 'KRUGS4ZANFZSAYJA'), new Date()));
     // And an OIDC identity provider's client secret (domain/idps/commands.ts).
     await store.transaction((tx) => tx.idps.insert({
       id: 'idp-1', ownerId: 'org-1', ownerType: 'IDP_OWNER_TYPE_ORG', name: 'Upstream', nameKey: 'upstream', state: 'IDP_STATE_ACTIVE',
@@ -102,7 +104,8 @@ describeEachStore('OIDC keys at rest', (dialect) => {
       sequence: 1, createdAt: new Date(), changedAt: new Date(),
     }));
     const result = await resealSecrets(store, rotated);
-    expect(result).toEqual({ 'OIDC signing keys and cookie secrets': 2, 'SMTP passwords': 1, 'TOTP secrets': 1, "OIDC identity providers' client secrets": 1 });
+    expect(result).toEqual({ 'OIDC signing keys and cookie secrets': 2, 'SMTP passwords': 1, 'TOTP secrets': 1, 'TOTP secrets being set up': 1, "OIDC identity providers' client secrets": 1 });
+    expect(openOtpSecret(createSecretBox(nextKey), (await store.read.otpEnrolment.pending('otp-user-2'))!.secret)).toBe('KRUGS4ZANFZSAYJA');
     expect(createSecretBox(nextKey).openText((await store.read.idps.get('idp-1'))!.oidcClientSecretSealed!, OIDC_CLIENT_SECRET_PURPOSE)).toBe('the-client-secret');
     expect(openOtpSecret(createSecretBox(nextKey), (await store.read.logins.otpSecret('otp-user'))!)).toBe('JBSWY3DPEHPK3PXP');
     const provider = await store.read.notifications.provider('smtp-1');

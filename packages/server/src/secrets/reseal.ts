@@ -6,6 +6,7 @@
  */
 import { resealIdpClientSecrets } from '../domain/idps/commands.js';
 import { resealSmtpPasswords } from '../domain/notifications/smtp-providers.js';
+import { resealPendingOtpSecrets } from '../domain/users/otp-enrolment.js';
 import { resealOtpSecrets } from '../domain/users/otp-secret.js';
 import { resealKeys } from '../oidc/keys.js';
 import type { Store } from '../store/store.js';
@@ -17,6 +18,7 @@ const RESEALERS: Record<string, Resealer> = {
   'OIDC signing keys and cookie secrets': (store, secrets) => resealKeys(store, secrets),
   'SMTP passwords': (store, secrets) => resealSmtpPasswords(store, secrets),
   'TOTP secrets': (store, secrets) => resealOtpSecrets(store, secrets),
+  'TOTP secrets being set up': (store, secrets) => resealPendingOtpSecrets(store, secrets),
   'OIDC identity providers\' client secrets': (store, secrets) => resealIdpClientSecrets(store, secrets),
 };
 

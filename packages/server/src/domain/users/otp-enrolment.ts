@@ -141,3 +141,14 @@ export async function listOwnAuthFactors(store: Store, userId: string): Promise<
   const user = await store.read.users.get(userId);
   return { result: user?.type === 'human' ? await authFactorsOf(store.read, userId) : [] };
 }
+
+/** After the operator key was rotated: secrets waiting for their first code sealed with the current key (secrets/reseal.ts). */
+export async function resealPendingOtpSecrets(store: Store, box: SecretBox): Promise<number> {
+  const stale = (await store.read.otpEnrolment.allPending()).filter((row) => box.isStale(row.secret));
+  if (stale.length) {
+    await store.transaction(async (tx) => {
+      for (const row of stale) await tx.otpEnrolment.resealPending(row.userId, row.secret, sealOtpSecret(box, openOtpSecret(box, row.secret)));
+    });
+  }
+  return stale.length;
+}

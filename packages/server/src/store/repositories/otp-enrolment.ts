@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
@@ -18,6 +18,14 @@ export function otpEnrolmentRepository(db: Db, t: Tables) {
     },
     async setPending(userId: string, secret: string, at: Date): Promise<void> {
       await db.insert(t.userOtpPending).values({ userId, secret, createdAt: at }).onConflictDoUpdate({ target: t.userOtpPending.userId, set: { secret, createdAt: at } });
+    },
+    /** Every secret waiting for its first code (few: one per person setting an app up right now), for re-sealing. */
+    async allPending(): Promise<{ userId: string; secret: string }[]> {
+      return db.select({ userId: t.userOtpPending.userId, secret: t.userOtpPending.secret }).from(t.userOtpPending);
+    },
+    /** The same secret sealed again (its time kept): only if it is still the one `before` read. */
+    async resealPending(userId: string, before: string, after: string): Promise<void> {
+      await db.update(t.userOtpPending).set({ secret: after }).where(and(eq(t.userOtpPending.userId, userId), eq(t.userOtpPending.secret, before)));
     },
     async removePending(userId: string): Promise<void> {
       await db.delete(t.userOtpPending).where(eq(t.userOtpPending.userId, userId));
