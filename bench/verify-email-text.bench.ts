@@ -18,7 +18,7 @@
  *                          (client credentials), the per-request cost of each kind of authentication;
  *                          `oauth`: client-credentials token, introspection and userinfo, beside a bare
  *                          oidc-provider (bench/bare-oidc-provider.ts) doing the same;
- *                          `grants`: 4.2, DELETE of user grants (enough for the run, imported 30,000 per organisation)
+ *                          `grants`: 4.2, DELETE of user grants (enough for the run, imported 30,000 per organisation), every store in turns
  *                          `rpc`: 4.1 as ZITADEL's RPC SetDefaultVerifyEmailMessageText over gRPC (HTTP/2, bench/support/h2-load.ts)
  *                          and over Connect JSON (HTTP/1.1), beside the REST PUT, in turns (issue 28: ≤ 1.3× REST's CPU)
  *                          `jwtprofile`: the JWT-profile grant (a machine key's assertion, as @zitadel/node sends it)
@@ -33,6 +33,7 @@
  *   BENCH_NODE_ARGS=""     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_KEEP=1           keep the temp folder (server logs, database) for inspection
  *   BENCH_SERVER_DIR=…     the packages/server folder to start (default: this checkout's)
+ *   BENCH_BASELINE_DIR=…   `grants` only: another checkout's packages/server measured in the same turns (before/after)
  *
  * Everything listens on 127.0.0.1 only; the load generator (autocannon, in this process) shares
  * the machine with the server, as in the bare baseline.
@@ -197,12 +198,12 @@ async function startBound(file: string, name: string): Promise<{ child: Child; h
 }
 
 /** The service (src/main.ts) as its own process on `databaseUrl`, stopped with the others at the end. */
-async function startServer(databaseUrl: string, patFile: string, logName: string, node?: string): Promise<Child> {
+async function startServer(databaseUrl: string, patFile: string, logName: string, node?: string, serverDir = SERVER_DIR): Promise<Child> {
   const port = await freePort();
   const child = await startChild({
     node,
     args: [...serverNodeArgs, '--import', 'tsx', 'src/main.ts'],
-    cwd: SERVER_DIR,
+    cwd: serverDir,
     env: { PORT: String(port), HOST: '127.0.0.1', EXTERNAL_URL: `http://127.0.0.1:${port}`, DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel },
     port,
     readyPath: '/readyz',
@@ -221,11 +222,11 @@ interface Service {
   headers: Record<string, string>;
 }
 
-async function startService(store: string): Promise<Service> {
-  const dir = join(work, store);
+async function startService(store: string, serverDir = SERVER_DIR, name = store): Promise<Service> {
+  const dir = join(work, name);
   const patFile = join(dir, 'admin.pat');
   const databaseUrl = store === 'postgres' ? await postgres!.createDatabase(`bench_${Date.now()}`) : join(dir, 'identity.db');
-  const child = await startServer(databaseUrl, patFile, `server-${store}.log`);
+  const child = await startServer(databaseUrl, patFile, `server-${name}.log`, undefined, serverDir);
   const token = readFileSync(patFile, 'utf8').trim();
   return { store, child, databaseUrl, patFile, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } };
 }
@@ -695,13 +696,14 @@ function signInTargets(rows: Row[]): string {
  * 4.2: `DELETE /management/v1/users/{userId}/grants/{grantId}` with `x-service-orgid`, each request
  * removing another grant (one aggregate each), prepared by imports of organisations of 30,000 users
  * each granted a role, as many as the run can remove. A request after the grants ran out would
- * answer 404 and count as failed.
+ * answer 404 and count as failed. Measured in turns on every store (grantRemovalRows).
  */
-async function benchGrantRemoval(child: Child, patAuthorization: string, store: string): Promise<Row> {
-  // Enough grants for the whole run at up to 7,000 removals a second (a request after they ran out
-  // would answer 404 and fail the run), imported 30,000 per organisation (one import each).
+async function grantRemovalSide(child: Child, patAuthorization: string, store: string, label = ''): Promise<Side> {
+  // Enough grants for this side's share of a run in turns (warm-up, then four windows each after
+  // half a second of its own warm-up) at up to 7,000 removals a second (a request after they ran
+  // out would answer 404 and fail the run), imported 30,000 per organisation (one import each).
   const PER_ORG = 30_000;
-  const COUNT = Math.max(PER_ORG, Math.ceil((7_000 * (settings.warmup + settings.duration)) / PER_ORG) * PER_ORG);
+  const COUNT = Math.max(PER_ORG, Math.ceil((7_000 * (settings.warmup + settings.duration + 2.5)) / PER_ORG) * PER_ORG);
   const grants: { id: string; userId: string; orgId: string }[] = [];
   for (let first = 0; first < COUNT; first += PER_ORG) {
     const orgId = `${(Date.now() + first) % 1_000_000_000}7`;
@@ -727,17 +729,55 @@ async function benchGrantRemoval(child: Child, patAuthorization: string, store: 
   }
   if (grants.length !== COUNT) throw new Error(`expected ${COUNT} grants, found ${grants.length}`);
   let next = 0;
-  const m = await measure({
-    url: child.baseUrl,
-    requests: [{
-      method: 'DELETE',
-      setupRequest: (req) => {
-        const g = grants[next++] ?? { userId: 'none', id: 'exhausted', orgId: 'none' };
-        return { ...req, path: `/management/v1/users/${g.userId}/grants/${g.id}`, headers: { authorization: patAuthorization, 'x-service-orgid': g.orgId } };
-      },
-    }],
-  }, settings, child.cpuSeconds);
-  return { target: `4.2 DELETE a user grant (of ${COUNT.toLocaleString('en-US')}, x-service-orgid)`, store, m };
+  return {
+    target: {
+      url: child.baseUrl,
+      requests: [{
+        method: 'DELETE',
+        setupRequest: (req) => {
+          const g = grants[next++] ?? { userId: 'none', id: 'exhausted', orgId: 'none' };
+          return { ...req, path: `/management/v1/users/${g.userId}/grants/${g.id}`, headers: { authorization: patAuthorization, 'x-service-orgid': g.orgId } };
+        },
+      }],
+    },
+    serverCpuSeconds: child.cpuSeconds,
+    row: async (m) => ({ target: `${GRANTS_TARGET}${label}`, store, m }),
+  };
+}
+
+const GRANTS_TARGET = '4.2 DELETE a user grant (x-service-orgid)';
+/** BENCH_BASELINE_DIR: another checkout's packages/server, whose 4.2 is measured in the same turns (before/after a change). */
+const BASELINE_DIR = process.env.BENCH_BASELINE_DIR || undefined;
+const BASELINE_LABEL = ', baseline (BENCH_BASELINE_DIR)';
+
+/**
+ * 4.2 on every store in turns (issue 34's target compares PostgreSQL's CPU with SQLite's), and
+ * with BENCH_BASELINE_DIR the same on that checkout's server, each on a database of its own.
+ */
+async function grantRemovalRows(services: Service[]): Promise<Row[]> {
+  const sides: Side[] = [];
+  for (const s of services) sides.push(await grantRemovalSide(s.child, s.headers.authorization, s.store));
+  if (BASELINE_DIR) {
+    for (const store of stores) {
+      const base = await startService(store, BASELINE_DIR, `${store}-baseline`);
+      sides.push(await grantRemovalSide(base.child, base.headers.authorization, store, BASELINE_LABEL));
+    }
+  }
+  return inTurns(sides);
+}
+
+/** Issue 34's 4.2 target: on PostgreSQL ≤ 1.5× its server CPU per request on SQLite (in turns). */
+function grantTargets(rows: Row[]): string {
+  const lines: string[] = [];
+  for (const label of BASELINE_DIR ? ['', BASELINE_LABEL] : ['']) {
+    const cpu = (store: string) => rows.find((r) => r.store === store && r.target === `${GRANTS_TARGET}${label}`)?.m.serverCpuMs;
+    const pg = cpu('postgres');
+    const lite = cpu('sqlite');
+    if (!pg || !lite) continue;
+    const ratio = pg / lite;
+    lines.push(`  4.2 on PostgreSQL ÷ on SQLite${label ? ' (baseline)' : ''}, server CPU per request: ${Math.round(pg * 1000)} ÷ ${Math.round(lite * 1000)} µs = ${ratio.toFixed(2)}× (target ≤ 1.5×) → ${ratio <= 1.5 ? 'MET' : 'MISSED'}`);
+  }
+  return lines.length ? `issue 34 4.2 target (in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }
 
 function machine(): string {
@@ -787,11 +827,15 @@ async function main() {
     if (targets.has('oauth') && store === 'sqlite') serverRows.push(...(await benchOAuth(child, headers.authorization, store)));
     if (targets.has('rpc')) serverRows.push(...(await benchRpc(service)));
     if (targets.has('jwtprofile')) serverRows.push(...(await benchJwtProfile(child, headers.authorization, store)));
-    if (targets.has('grants')) serverRows.push(await benchGrantRemoval(child, headers.authorization, store));
     if (targets.has('signin')) serverRows.push(...(await benchSignIn(child, headers.authorization, store)));
     if (targets.has('node20') && store === 'sqlite') serverRows.push(...(await benchNodeVersions(service)));
     rows.push(...serverRows);
     for (const r of serverRows) process.stdout.write(`  ${store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
+  }
+  if (targets.has('grants')) {
+    const measured = await grantRemovalRows(services);
+    rows.push(...measured);
+    for (const r of measured) process.stdout.write(`  ${r.store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
   }
   for (const child of children) await child.stop();
 
@@ -836,6 +880,7 @@ async function main() {
   process.stdout.write(jwtProfileTargets(rows));
   process.stdout.write(rpcTargets(rows));
   process.stdout.write(signInTargets(rows));
+  process.stdout.write(grantTargets(rows));
 
   const failed = rows.reduce((sum, r) => sum + r.m.non2xx + r.m.errors, 0);
   const badEvents = rows.filter((r) => r.eventsOk === false);
