@@ -982,7 +982,7 @@ function rpcTargets(rows: Row[]): string {
   return lines.length ? `issue 28 target (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }
 
-/** Issue 14's targets, each from rows measured in turns in this run: one line each, MET or MISSED. */
+/** Issue 14's targets (the SQLite PUT's as issue 34 restated them), each from rows measured in turns in this run: one line each, MET or MISSED. */
 function issue14Targets(rows: Row[]): string {
   const cpu = (target: string, store: string) => rows.find((r) => r.target === target && r.store === store)?.m;
   const lines: string[] = [];
@@ -995,18 +995,24 @@ function issue14Targets(rows: Row[]): string {
   const floor = cpu(FLOOR_TARGET, 'sqlite');
   const sqlitePut = cpu(writeTargetName(), 'sqlite');
   const postgresPut = cpu(writeTargetName(), 'postgres');
-  check('SQLite PUT, server CPU per request ÷ the floor\'s', ratio(sqlitePut, floor), 1.4, '×');
-  // Not targets: what the PUT's ratio cannot go below with the service's logic, and with it on Hono.
-  for (const [name, target] of [['without an HTTP framework', WITHOUT_FRAMEWORK_TARGET], ['on a minimal Hono route', MINIMAL_HONO_TARGET]]) {
+  // Issue 34 restated the SQLite PUT's targets (the ≤ 1.4× floor's CPU and ≤ 10 ms p99 retired): its
+  // CPU against the minimal Hono route carrying the same authentication and write (the bound the
+  // design's HTTP stack allows), its p99 against the floor's in the same run.
+  const minimalHono = cpu(MINIMAL_HONO_TARGET, 'sqlite');
+  check('SQLite PUT, server CPU per request ÷ the minimal Hono route\'s', ratio(sqlitePut, minimalHono), 1.2, '×');
+  if (sqlitePut && minimalHono?.serverCpuMs) lines.push(`    (${Math.round(sqlitePut.serverCpuMs! * 1000)} ÷ ${Math.round(minimalHono.serverCpuMs * 1000)} µs)`);
+  if (sqlitePut && floor?.p99) check('SQLite PUT, p99 ÷ the floor\'s p99', sqlitePut.p99 / floor.p99, 1.5, '×');
+  if (sqlitePut && floor?.p99) lines.push(`    (${sqlitePut.p99.toFixed(1)} ÷ ${floor.p99.toFixed(1)} ms)`);
+  // Not targets: the bounds and the PUT against the floor's CPU.
+  for (const [name, target] of [['without an HTTP framework', WITHOUT_FRAMEWORK_TARGET], ['on a minimal Hono route', MINIMAL_HONO_TARGET], ['(the PUT itself)', writeTargetName()]]) {
     const bound = ratio(cpu(target, 'sqlite'), floor);
-    if (bound !== undefined) lines.push(`    (lower bound: the service's authentication and write ${name}: ${bound.toFixed(2)}× the floor's CPU per request)`);
+    if (bound !== undefined) lines.push(`    (${target === writeTargetName() ? 'the service\'s PUT' : `lower bound: the service's authentication and write ${name}`}: ${bound.toFixed(2)}× the floor's CPU per request)`);
   }
-  check('SQLite PUT, p99', sqlitePut?.p99, 10, ' ms');
   check('SQLite authenticated GET, server CPU per request ÷ bare Hono\'s', ratio(cpu(READ_TARGET, 'sqlite'), cpu(BARE_TARGET, '-')), 3, '×');
   if (postgresPut && sqlitePut) check('PostgreSQL PUT, requests/s as % of SQLite\'s', (100 * postgresPut.requestsPerSecond) / sqlitePut.requestsPerSecond, 35, ' %', true);
   check('PostgreSQL PUT, server CPU per request ÷ SQLite\'s', ratio(postgresPut, sqlitePut), 2, '×');
   check('PostgreSQL PUT, p99', postgresPut?.p99, 25, ' ms');
-  return lines.length ? `issue 14 targets (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
+  return lines.length ? `issue 14 targets, the SQLite PUT's as issue 34 restated them (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }
 
 async function cleanup() {
