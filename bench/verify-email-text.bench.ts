@@ -30,7 +30,7 @@
  *                          BENCH_SIGNIN_CONCURRENCY=4 sign-ins in flight (one person each) and floor connections
  *   BENCH_JSON=results.json   also write the rows as JSON (target, store, req/s, p50, p99, CPU/req, errors)
  *   BENCH_LOG_LEVEL=warn   the server's LOG_LEVEL (info writes one line per request)
- *   BENCH_NODE_ARGS=""     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ *   BENCH_NODE_ARGS=""     extra node flags for the server (and the bounds), e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_KEEP=1           keep the temp folder (server logs, database) for inspection
  *   BENCH_SERVER_DIR=…     the packages/server folder to start (default: this checkout's)
  *   BENCH_BASELINE_DIR=…   `grants` only: another checkout's packages/server measured in the same turns (before/after)
@@ -186,7 +186,8 @@ async function startBound(file: string, name: string): Promise<{ child: Child; h
   const port = await freePort();
   const patFile = join(work, `${name}.pat`);
   const child = await startChild({
-    args: ['--import', 'tsx', join(BENCH_DIR, file)],
+    // BENCH_NODE_ARGS too, so a profile of the PUT has its bounds' beside it.
+    args: [...serverNodeArgs, '--import', 'tsx', join(BENCH_DIR, file)],
     cwd: REPO,
     env: { PORT: String(port), DATABASE_URL: join(work, `${name}.db`), ADMIN_PAT_FILE: patFile },
     port,
