@@ -18,7 +18,7 @@
  *                          (client credentials), the per-request cost of each kind of authentication;
  *                          `oauth`: client-credentials token, introspection and userinfo, beside a bare
  *                          oidc-provider (bench/bare-oidc-provider.ts) doing the same;
- *                          `grants`: 4.2, DELETE of user grants (enough for the run, imported 30,000 per organisation)
+ *                          `grants`: 4.2, DELETE of user grants (enough for the run, imported 30,000 per organisation), every store in turns
  *                          `rpc`: 4.1 as ZITADEL's RPC SetDefaultVerifyEmailMessageText over gRPC (HTTP/2, bench/support/h2-load.ts)
  *                          and over Connect JSON (HTTP/1.1), beside the REST PUT, in turns (issue 28: ≤ 1.3× REST's CPU)
  *                          `jwtprofile`: the JWT-profile grant (a machine key's assertion, as @zitadel/node sends it)
@@ -30,9 +30,10 @@
  *                          BENCH_SIGNIN_CONCURRENCY=4 sign-ins in flight (one person each) and floor connections
  *   BENCH_JSON=results.json   also write the rows as JSON (target, store, req/s, p50, p99, CPU/req, errors)
  *   BENCH_LOG_LEVEL=warn   the server's LOG_LEVEL (info writes one line per request)
- *   BENCH_NODE_ARGS=""     extra node flags for the server (and the sign-in's hash floor), e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ *   BENCH_NODE_ARGS=""     extra node flags for the server (and the bounds, and the sign-in's hash floor), e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_KEEP=1           keep the temp folder (server logs, database) for inspection
  *   BENCH_SERVER_DIR=…     the packages/server folder to start (default: this checkout's)
+ *   BENCH_BASELINE_DIR=…   `grants` only: another checkout's packages/server measured in the same turns (before/after)
  *
  * Everything listens on 127.0.0.1 only; the load generator (autocannon, in this process) shares
  * the machine with the server, as in the bare baseline.
@@ -185,7 +186,8 @@ async function startBound(file: string, name: string): Promise<{ child: Child; h
   const port = await freePort();
   const patFile = join(work, `${name}.pat`);
   const child = await startChild({
-    args: ['--import', 'tsx', join(BENCH_DIR, file)],
+    // BENCH_NODE_ARGS too, so a profile of the PUT has its bounds' beside it.
+    args: [...serverNodeArgs, '--import', 'tsx', join(BENCH_DIR, file)],
     cwd: REPO,
     env: { PORT: String(port), DATABASE_URL: join(work, `${name}.db`), ADMIN_PAT_FILE: patFile },
     port,
@@ -197,12 +199,12 @@ async function startBound(file: string, name: string): Promise<{ child: Child; h
 }
 
 /** The service (src/main.ts) as its own process on `databaseUrl`, stopped with the others at the end. */
-async function startServer(databaseUrl: string, patFile: string, logName: string, node?: string): Promise<Child> {
+async function startServer(databaseUrl: string, patFile: string, logName: string, node?: string, serverDir = SERVER_DIR): Promise<Child> {
   const port = await freePort();
   const child = await startChild({
     node,
     args: [...serverNodeArgs, '--import', 'tsx', 'src/main.ts'],
-    cwd: SERVER_DIR,
+    cwd: serverDir,
     env: { PORT: String(port), HOST: '127.0.0.1', EXTERNAL_URL: `http://127.0.0.1:${port}`, DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel },
     port,
     readyPath: '/readyz',
@@ -221,11 +223,11 @@ interface Service {
   headers: Record<string, string>;
 }
 
-async function startService(store: string): Promise<Service> {
-  const dir = join(work, store);
+async function startService(store: string, serverDir = SERVER_DIR, name = store): Promise<Service> {
+  const dir = join(work, name);
   const patFile = join(dir, 'admin.pat');
   const databaseUrl = store === 'postgres' ? await postgres!.createDatabase(`bench_${Date.now()}`) : join(dir, 'identity.db');
-  const child = await startServer(databaseUrl, patFile, `server-${store}.log`);
+  const child = await startServer(databaseUrl, patFile, `server-${name}.log`, undefined, serverDir);
   const token = readFileSync(patFile, 'utf8').trim();
   return { store, child, databaseUrl, patFile, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } };
 }
@@ -700,13 +702,14 @@ function signInTargets(rows: Row[]): string {
  * 4.2: `DELETE /management/v1/users/{userId}/grants/{grantId}` with `x-service-orgid`, each request
  * removing another grant (one aggregate each), prepared by imports of organisations of 30,000 users
  * each granted a role, as many as the run can remove. A request after the grants ran out would
- * answer 404 and count as failed.
+ * answer 404 and count as failed. Measured in turns on every store (grantRemovalRows).
  */
-async function benchGrantRemoval(child: Child, patAuthorization: string, store: string): Promise<Row> {
-  // Enough grants for the whole run at up to 7,000 removals a second (a request after they ran out
-  // would answer 404 and fail the run), imported 30,000 per organisation (one import each).
+async function grantRemovalSide(child: Child, patAuthorization: string, store: string, label = ''): Promise<Side> {
+  // Enough grants for this side's share of a run in turns (warm-up, then four windows each after
+  // half a second of its own warm-up) at up to 7,000 removals a second (a request after they ran
+  // out would answer 404 and fail the run), imported 30,000 per organisation (one import each).
   const PER_ORG = 30_000;
-  const COUNT = Math.max(PER_ORG, Math.ceil((7_000 * (settings.warmup + settings.duration)) / PER_ORG) * PER_ORG);
+  const COUNT = Math.max(PER_ORG, Math.ceil((7_000 * (settings.warmup + settings.duration + 2.5)) / PER_ORG) * PER_ORG);
   const grants: { id: string; userId: string; orgId: string }[] = [];
   for (let first = 0; first < COUNT; first += PER_ORG) {
     const orgId = `${(Date.now() + first) % 1_000_000_000}7`;
@@ -732,17 +735,55 @@ async function benchGrantRemoval(child: Child, patAuthorization: string, store: 
   }
   if (grants.length !== COUNT) throw new Error(`expected ${COUNT} grants, found ${grants.length}`);
   let next = 0;
-  const m = await measure({
-    url: child.baseUrl,
-    requests: [{
-      method: 'DELETE',
-      setupRequest: (req) => {
-        const g = grants[next++] ?? { userId: 'none', id: 'exhausted', orgId: 'none' };
-        return { ...req, path: `/management/v1/users/${g.userId}/grants/${g.id}`, headers: { authorization: patAuthorization, 'x-service-orgid': g.orgId } };
-      },
-    }],
-  }, settings, child.cpuSeconds);
-  return { target: `4.2 DELETE a user grant (of ${COUNT.toLocaleString('en-US')}, x-service-orgid)`, store, m };
+  return {
+    target: {
+      url: child.baseUrl,
+      requests: [{
+        method: 'DELETE',
+        setupRequest: (req) => {
+          const g = grants[next++] ?? { userId: 'none', id: 'exhausted', orgId: 'none' };
+          return { ...req, path: `/management/v1/users/${g.userId}/grants/${g.id}`, headers: { authorization: patAuthorization, 'x-service-orgid': g.orgId } };
+        },
+      }],
+    },
+    serverCpuSeconds: child.cpuSeconds,
+    row: async (m) => ({ target: `${GRANTS_TARGET}${label}`, store, m }),
+  };
+}
+
+const GRANTS_TARGET = '4.2 DELETE a user grant (x-service-orgid)';
+/** BENCH_BASELINE_DIR: another checkout's packages/server, whose 4.2 is measured in the same turns (before/after a change). */
+const BASELINE_DIR = process.env.BENCH_BASELINE_DIR || undefined;
+const BASELINE_LABEL = ', baseline (BENCH_BASELINE_DIR)';
+
+/**
+ * 4.2 on every store in turns (issue 34's target compares PostgreSQL's CPU with SQLite's), and
+ * with BENCH_BASELINE_DIR the same on that checkout's server, each on a database of its own.
+ */
+async function grantRemovalRows(services: Service[]): Promise<Row[]> {
+  const sides: Side[] = [];
+  for (const s of services) sides.push(await grantRemovalSide(s.child, s.headers.authorization, s.store));
+  if (BASELINE_DIR) {
+    for (const store of stores) {
+      const base = await startService(store, BASELINE_DIR, `${store}-baseline`);
+      sides.push(await grantRemovalSide(base.child, base.headers.authorization, store, BASELINE_LABEL));
+    }
+  }
+  return inTurns(sides);
+}
+
+/** Issue 34's 4.2 target: on PostgreSQL ≤ 1.5× its server CPU per request on SQLite (in turns). */
+function grantTargets(rows: Row[]): string {
+  const lines: string[] = [];
+  for (const label of BASELINE_DIR ? ['', BASELINE_LABEL] : ['']) {
+    const cpu = (store: string) => rows.find((r) => r.store === store && r.target === `${GRANTS_TARGET}${label}`)?.m.serverCpuMs;
+    const pg = cpu('postgres');
+    const lite = cpu('sqlite');
+    if (!pg || !lite) continue;
+    const ratio = pg / lite;
+    lines.push(`  4.2 on PostgreSQL ÷ on SQLite${label ? ' (baseline)' : ''}, server CPU per request: ${Math.round(pg * 1000)} ÷ ${Math.round(lite * 1000)} µs = ${ratio.toFixed(2)}× (target ≤ 1.5×) → ${ratio <= 1.5 ? 'MET' : 'MISSED'}`);
+  }
+  return lines.length ? `issue 34 4.2 target (in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }
 
 function machine(): string {
@@ -792,11 +833,15 @@ async function main() {
     if (targets.has('oauth') && store === 'sqlite') serverRows.push(...(await benchOAuth(child, headers.authorization, store)));
     if (targets.has('rpc')) serverRows.push(...(await benchRpc(service)));
     if (targets.has('jwtprofile')) serverRows.push(...(await benchJwtProfile(child, headers.authorization, store)));
-    if (targets.has('grants')) serverRows.push(await benchGrantRemoval(child, headers.authorization, store));
     if (targets.has('signin')) serverRows.push(...(await benchSignIn(child, headers.authorization, store)));
     if (targets.has('node20') && store === 'sqlite') serverRows.push(...(await benchNodeVersions(service)));
     rows.push(...serverRows);
     for (const r of serverRows) process.stdout.write(`  ${store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
+  }
+  if (targets.has('grants')) {
+    const measured = await grantRemovalRows(services);
+    rows.push(...measured);
+    for (const r of measured) process.stdout.write(`  ${r.store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
   }
   for (const child of children) await child.stop();
 
@@ -841,6 +886,7 @@ async function main() {
   process.stdout.write(jwtProfileTargets(rows));
   process.stdout.write(rpcTargets(rows));
   process.stdout.write(signInTargets(rows));
+  process.stdout.write(grantTargets(rows));
 
   const failed = rows.reduce((sum, r) => sum + r.m.non2xx + r.m.errors, 0);
   const badEvents = rows.filter((r) => r.eventsOk === false);
@@ -942,7 +988,7 @@ function rpcTargets(rows: Row[]): string {
   return lines.length ? `issue 28 target (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }
 
-/** Issue 14's targets, each from rows measured in turns in this run: one line each, MET or MISSED. */
+/** Issue 14's targets (the SQLite PUT's as issue 34 restated them), each from rows measured in turns in this run: one line each, MET or MISSED. */
 function issue14Targets(rows: Row[]): string {
   const cpu = (target: string, store: string) => rows.find((r) => r.target === target && r.store === store)?.m;
   const lines: string[] = [];
@@ -955,18 +1001,24 @@ function issue14Targets(rows: Row[]): string {
   const floor = cpu(FLOOR_TARGET, 'sqlite');
   const sqlitePut = cpu(writeTargetName(), 'sqlite');
   const postgresPut = cpu(writeTargetName(), 'postgres');
-  check('SQLite PUT, server CPU per request ÷ the floor\'s', ratio(sqlitePut, floor), 1.4, '×');
-  // Not targets: what the PUT's ratio cannot go below with the service's logic, and with it on Hono.
-  for (const [name, target] of [['without an HTTP framework', WITHOUT_FRAMEWORK_TARGET], ['on a minimal Hono route', MINIMAL_HONO_TARGET]]) {
+  // Issue 34 restated the SQLite PUT's targets (the ≤ 1.4× floor's CPU and ≤ 10 ms p99 retired): its
+  // CPU against the minimal Hono route carrying the same authentication and write (the bound the
+  // design's HTTP stack allows), its p99 against the floor's in the same run.
+  const minimalHono = cpu(MINIMAL_HONO_TARGET, 'sqlite');
+  check('SQLite PUT, server CPU per request ÷ the minimal Hono route\'s', ratio(sqlitePut, minimalHono), 1.2, '×');
+  if (sqlitePut && minimalHono?.serverCpuMs) lines.push(`    (${Math.round(sqlitePut.serverCpuMs! * 1000)} ÷ ${Math.round(minimalHono.serverCpuMs * 1000)} µs)`);
+  if (sqlitePut && floor?.p99) check('SQLite PUT, p99 ÷ the floor\'s p99', sqlitePut.p99 / floor.p99, 1.5, '×');
+  if (sqlitePut && floor?.p99) lines.push(`    (${sqlitePut.p99.toFixed(1)} ÷ ${floor.p99.toFixed(1)} ms)`);
+  // Not targets: the bounds and the PUT against the floor's CPU.
+  for (const [name, target] of [['without an HTTP framework', WITHOUT_FRAMEWORK_TARGET], ['on a minimal Hono route', MINIMAL_HONO_TARGET], ['(the PUT itself)', writeTargetName()]]) {
     const bound = ratio(cpu(target, 'sqlite'), floor);
-    if (bound !== undefined) lines.push(`    (lower bound: the service's authentication and write ${name}: ${bound.toFixed(2)}× the floor's CPU per request)`);
+    if (bound !== undefined) lines.push(`    (${target === writeTargetName() ? 'the service\'s PUT' : `lower bound: the service's authentication and write ${name}`}: ${bound.toFixed(2)}× the floor's CPU per request)`);
   }
-  check('SQLite PUT, p99', sqlitePut?.p99, 10, ' ms');
   check('SQLite authenticated GET, server CPU per request ÷ bare Hono\'s', ratio(cpu(READ_TARGET, 'sqlite'), cpu(BARE_TARGET, '-')), 3, '×');
   if (postgresPut && sqlitePut) check('PostgreSQL PUT, requests/s as % of SQLite\'s', (100 * postgresPut.requestsPerSecond) / sqlitePut.requestsPerSecond, 35, ' %', true);
   check('PostgreSQL PUT, server CPU per request ÷ SQLite\'s', ratio(postgresPut, sqlitePut), 2, '×');
   check('PostgreSQL PUT, p99', postgresPut?.p99, 25, ' ms');
-  return lines.length ? `issue 14 targets (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
+  return lines.length ? `issue 14 targets, the SQLite PUT's as issue 34 restated them (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }
 
 async function cleanup() {

@@ -156,4 +156,34 @@ describe.each(DIALECTS)('conflicting commands in two server processes on one dat
       expect((await call(1, 'GET', `/management/v1/users/${user.body.userId}`)).body.user.state).toBe('USER_STATE_LOCKED');
     }
   }, 180_000);
+
+  it('every grant removed from both processes at once (groups in each): one 200 and one 404 per grant, one removal event each', async () => {
+    const orgId = `${stamp}77`;
+    const projectId = `${orgId}0`;
+    const users = Array.from({ length: 30 }, (_, i) => ({ userId: `${orgId}u${i}`, user: { userName: `g${i}`, profile: { firstName: 'G', lastName: String(i) }, email: { email: `g${i}@example.com`, isEmailVerified: true } } }));
+    const imported = await importOrgs(0, [{
+      orgId, org: { name: `Grant removals ${stamp}` },
+      projects: [{ projectId, project: { name: 'granted' } }],
+      projectRoles: [{ projectId, roleKey: 'reader', displayName: 'Reader' }],
+      humanUsers: users,
+      userGrants: users.map((u) => ({ userId: u.userId, projectId, roleKeys: ['reader'] })),
+    }]);
+    expect(imported.status).toBe(200);
+    const grants: { id: string; userId: string }[] = (await call(0, 'POST', '/management/v1/users/grants/_search', { query: { limit: 100 } }, orgId)).body.result;
+    expect(grants).toHaveLength(users.length);
+    const before = new Map(await Promise.all(grants.map(async (g) => [g.id, (await eventTypes(g.id)).length] as const)));
+
+    // Each grant's two removals go to different processes; all at once, so each process groups them.
+    const removals = await Promise.all(grants.flatMap((g) => [0, 1].map(async (n) => ({ grant: g.id, ...(await call(n, 'DELETE', `/management/v1/users/${g.userId}/grants/${g.id}`, undefined, orgId)) }))));
+    for (const g of grants) {
+      const answers = removals.filter((r) => r.grant === g.id);
+      expect(answers.map((r) => r.status).sort(), g.id).toEqual([200, 404]);
+      const removed = answers.find((r) => r.status === 200)!;
+      const events = await eventTypes(g.id);
+      // Exactly one removal event, the grant's next sequence, and it is the answered one.
+      expect(events.slice(before.get(g.id))).toEqual(['user.grant.removed']);
+      expect(Number(removed.body.details.sequence)).toBe(events.length);
+    }
+    expect((await call(1, 'POST', '/management/v1/users/grants/_search', { query: { limit: 100 } }, orgId)).body.result ?? []).toEqual([]);
+  }, 120_000);
 });

@@ -2,7 +2,8 @@
  * The PostgreSQL event append (src/store/postgres-hot-path.ts) is one hand-written statement:
  * it must continue one sequence per aggregate and store rows that drizzle's reads give back
  * exactly as the append returned them. The message text's read and upsert there must read and
- * write the same rows as drizzle's.
+ * write the same rows as drizzle's, and a user grant's removal with its event must leave what the
+ * append and drizzle's delete leave.
  */
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
@@ -103,5 +104,31 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
     const separately = await twoCalls.messageTexts.setWithEvent(event, { ...text, language: 'fy' }, at);
     expect(separately.sequence).toBe(3);
     expect(await drizzleTexts.get('agg-text', 'VerifyEmail', 'fy')).toEqual({ ...text, language: 'fy', sequence: 3, createdAt: at, changedAt: at });
+  });
+
+  it('a user grant removed with its event in one statement: the same as the event append and the delete one after the other', async () => {
+    const tables = defineTables(pgColumns);
+    const grantRow = (id: string) => ({
+      id, orgId: 'org-g', userId: `user-${id}`, projectId: 'project-g', projectGrantId: null, roleKeys: ['reader'], state: 'USER_GRANT_STATE_ACTIVE',
+      sequence: 1, createdAt: new Date('2026-05-06T07:08:09.010Z'), changedAt: new Date('2026-05-06T07:08:09.010Z'),
+    });
+    const removal = (id: string) => ({ aggregateType: 'usergrant', aggregateId: id, type: 'user.grant.removed', payload: { userId: `user-${id}`, projectId: 'project-g' }, creator: 'u1', resourceOwner: 'org-g' });
+    const twoCalls = createRepositories(drizzle(client) as unknown as Db, tables, { ...hot, removeUserGrantWithEvent: undefined });
+    for (const id of ['grant-1', 'grant-2', 'grant-keep']) await viaDrizzle.userGrants.insert(grantRow(id));
+    // Both grants had an event before (added): the removal continues their sequences.
+    for (const id of ['grant-1', 'grant-2']) await hot.appendEvent({ ...removal(id), type: 'user.grant.added' });
+
+    const oneStatement = await viaDrizzle.userGrants.removeWithEvent(removal('grant-1'), 'grant-1');
+    const separately = await twoCalls.userGrants.removeWithEvent(removal('grant-2'), 'grant-2');
+    expect([oneStatement.sequence, separately.sequence]).toEqual([2, 2]);
+    expect(oneStatement.position).toBeGreaterThan(0);
+    for (const [id, appended] of [['grant-1', oneStatement], ['grant-2', separately]] as const) {
+      expect(await viaDrizzle.userGrants.getInOrg(id, 'org-g')).toBeUndefined();
+      const { events } = await viaDrizzle.events.search({ aggregateId: id, limit: 10, offset: 0, asc: true });
+      expect(events.map((e) => e.type)).toEqual(['user.grant.added', 'user.grant.removed']);
+      expect(events[1]).toEqual(appended);
+    }
+    // Only the named grant goes.
+    expect(await viaDrizzle.userGrants.getInOrg('grant-keep', 'org-g')).toEqual(grantRow('grant-keep'));
   });
 });

@@ -68,11 +68,35 @@ const APPEND_WITH_TEXT = {
 };
 
 /**
+ * A user grant's removal (4.2): its event and the row's deletion in one statement, APPEND's CTE
+ * then the delete ($8: the grant's id). One round trip instead of two while the transaction holds
+ * the grant's sequence row.
+ */
+const REMOVE_USER_GRANT_WITH_EVENT = {
+  name: 'user_grants_remove_with_event',
+  text: `${APPEND_CTE},
+         removed as (delete from user_grants where id = $8::text)
+         select position, sequence from appended`,
+};
+
+/**
  * On a pooled connection inside a transaction; on the pool itself for reads (which never append).
  * With `behind` (transactions' connections, whose client is then wrapped by `flushFirst`), a text
  * write to an aggregate the transaction already holds is held back (postgres-write-behind.ts).
  */
 export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWriteBehind): DialectStatements {
+  /** A statement built on APPEND_CTE: the event's parameters $1–$7, then `more`. */
+  async function appendWith(statement: { name: string; text: string }, event: NewEvent, at: Date, more: unknown[]): Promise<StoredEvent> {
+    const { rows } = await client.query<{ position: string; sequence: string }>({
+      ...statement,
+      values: [event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at, ...more],
+    });
+    // bigint columns arrive as strings (node-postgres keeps int8 exact); the schema's mode is 'number'.
+    const sequence = Number(rows[0].sequence);
+    behind?.appended(event.aggregateType, event.aggregateId, sequence);
+    return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
+  }
+
   return {
     skipLocked: true,
     messageTexts: {
@@ -112,14 +136,10 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWr
       return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
     },
     async appendEvent(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
-      const { rows } = await client.query<{ position: string; sequence: string }>({
-        ...APPEND,
-        values: [event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at],
-      });
-      // bigint columns arrive as strings (node-postgres keeps int8 exact); the schema's mode is 'number'.
-      const sequence = Number(rows[0].sequence);
-      behind?.appended(event.aggregateType, event.aggregateId, sequence);
-      return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
+      return appendWith(APPEND, event, at, []);
+    },
+    async removeUserGrantWithEvent(event: NewEvent, grantId: string, at: Date = new Date()): Promise<StoredEvent> {
+      return appendWith(REMOVE_USER_GRANT_WITH_EVENT, event, at, [grantId]);
     },
   };
 }

@@ -232,14 +232,19 @@ export async function openPostgresStore(url: string): Promise<Store> {
       await client.query('begin');
       const results: unknown[] = [];
       const held = new Set<string>();
+      // Advisory locks of every member are held to the group's COMMIT (same rules as runOnce),
+      // taken for all members known at once in one round trip (sorted, so in the same order as
+      // any other transaction takes them), rather than one round trip per member.
+      await lockAggregates(client, groupKeys(group), held);
       for (let i = 0; i < group.length; i++) {
-        const item = group[i];
-        // Advisory locks of every member are held to the group's COMMIT (same rules as runOnce);
-        // one an earlier member took is held already.
-        await lockAggregates(client, item.keys, held);
-        results.push(await item.fn(connection.repositories));
-        // What queued meanwhile joins the group (the caller of runGroup answers every member).
-        if (i === group.length - 1 && group.length < MAX_GROUP) group.push(...queue.splice(0, MAX_GROUP - group.length));
+        results.push(await group[i].fn(connection.repositories));
+        // What queued meanwhile joins the group (the caller of runGroup answers every member),
+        // its locks again in one round trip; one an earlier member took is held already.
+        if (i === group.length - 1 && group.length < MAX_GROUP) {
+          const joined = queue.splice(0, MAX_GROUP - group.length);
+          group.push(...joined);
+          await lockAggregates(client, groupKeys(joined), held);
+        }
       }
       await connection.behind.flush();
       await client.query('commit');
@@ -272,6 +277,10 @@ export async function openPostgresStore(url: string): Promise<Store> {
     close: () => pool.end(),
   };
 }
+
+/** The lock keys of several transactions, each once, sorted as lockKeys sorts one transaction's. */
+const groupKeys = (members: readonly { keys: readonly string[] }[]): string[] =>
+  members.length === 1 ? [...members[0].keys] : [...new Set(members.flatMap((m) => m.keys))].sort();
 
 /**
  * Takes the aggregates' advisory locks in one round trip, in the order given (unnest returns the

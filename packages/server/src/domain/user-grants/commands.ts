@@ -100,15 +100,17 @@ async function grantForCaller(tx: Repositories, ctx: RequestContext, userId: str
   return grant;
 }
 
+const grantEvent = (ctx: RequestContext, grant: UserGrantRow, type: string, payload: Record<string, unknown>) => ({
+  aggregateType: USER_GRANT_AGGREGATE,
+  aggregateId: grant.id,
+  type,
+  payload,
+  creator: ctx.caller.userId,
+  resourceOwner: grant.orgId,
+});
+
 async function appendGrantEvent(tx: Repositories, ctx: RequestContext, grant: UserGrantRow, type: string, payload: Record<string, unknown>) {
-  return tx.events.append({
-    aggregateType: USER_GRANT_AGGREGATE,
-    aggregateId: grant.id,
-    type,
-    payload,
-    creator: ctx.caller.userId,
-    resourceOwner: grant.orgId,
-  });
+  return tx.events.append(grantEvent(ctx, grant, type, payload));
 }
 
 /** Replaces the grant's roles; the same roles again is refused as ZITADEL does. */
@@ -177,7 +179,5 @@ export async function bulkRemoveUserGrants(store: Store, ctx: RequestContext, gr
 }
 
 async function removeGrant(tx: Repositories, ctx: RequestContext, grant: UserGrantRow) {
-  const event = await appendGrantEvent(tx, ctx, grant, 'user.grant.removed', { userId: grant.userId, projectId: grant.projectId });
-  await tx.userGrants.remove(grant.id);
-  return event;
+  return tx.userGrants.removeWithEvent(grantEvent(ctx, grant, 'user.grant.removed', { userId: grant.userId, projectId: grant.projectId }), grant.id);
 }

@@ -58,7 +58,12 @@ export interface DialectStatements {
   messageTexts: MessageTextStatements;
   /** A text's new state and its event in one statement (PostgreSQL: one round trip less per text write). */
   setTextWithEvent?: SetTextWithEvent;
+  /** A user grant's row removed and its event appended in one statement (PostgreSQL: one round trip less per removal). */
+  removeUserGrantWithEvent?: RemoveWithEvent;
 }
+
+/** Appends `event` and deletes the row `id` of its aggregate's table, in the caller's transaction. */
+export type RemoveWithEvent = (event: NewEvent, id: string, at?: Date) => Promise<StoredEvent>;
 
 export interface MessageTextStatements {
   get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined>;
@@ -104,7 +109,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     messageTexts: textsWithEvents(db, t, dialect, memo),
     loginTexts: loginTextRepository(db, t),
     projects: projectRepository(db, t),
-    userGrants: userGrantRepository(db, t),
+    userGrants: userGrantRepository(db, t, { appendEvent: dialect.appendEvent, removeWithEvent: dialect.removeUserGrantWithEvent }),
     projectGrants: projectGrantRepository(db, t),
     oidc: oidcRepository(db, t),
     oidcApps: oidcAppRepository(db, t),

@@ -2,6 +2,8 @@ import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
+import type { AppendEvent, NewEvent, StoredEvent } from './events.js';
+import type { RemoveWithEvent } from './index.js';
 import { selectPage } from './search.js';
 
 export type UserGrantRow = Tables['userGrants']['$inferSelect'];
@@ -17,7 +19,7 @@ export interface UserGrantFilter {
   asc: boolean;
 }
 
-export function userGrantRepository(db: Db, t: Tables) {
+export function userGrantRepository(db: Db, t: Tables, statements: { appendEvent: AppendEvent; removeWithEvent?: RemoveWithEvent }) {
   const g = t.userGrants;
   // A grant's read and removal (4.2, RemoveUserGrant) are a hot path: prepared. user_grants is not
   // one of authentication's tables (auth-writes.ts), so its delete may be prepared too.
@@ -60,6 +62,16 @@ export function userGrantRepository(db: Db, t: Tables) {
     },
     async remove(id: string): Promise<void> {
       await removeById().execute({ id });
+    },
+    /**
+     * The grant's removal event appended and its row deleted: one statement where the dialect has
+     * one (PostgreSQL, postgres-hot-path.ts), else the append and the delete one after the other.
+     */
+    async removeWithEvent(event: NewEvent, id: string): Promise<StoredEvent> {
+      if (statements.removeWithEvent) return statements.removeWithEvent(event, id);
+      const stored = await statements.appendEvent(event);
+      await removeById().execute({ id });
+      return stored;
     },
     async search(filter: UserGrantFilter): Promise<{ total: number; rows: UserGrantRow[] }> {
       const conditions: SQL[] = [eq(g.orgId, filter.orgId)];
