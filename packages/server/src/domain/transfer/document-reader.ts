@@ -19,7 +19,7 @@ import { SPOOLED_DOCUMENT, type OrgSource, type ProblemSummary, type SpooledOrg,
  * about this much while an import reads), and large enough for the skeletons of ~1,000,000 users
  * (their ids, spooled-document.ts) and a batch of users.
  */
-export const READER_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
+export const READER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
 
 export type ReaderRequest = { id: number } & (
   | { op: 'spool'; file: string; shape: 'request' | 'document'; spoolDir: string; refuseV1: boolean }
