@@ -4,9 +4,8 @@
  * here on purpose: it blocks this thread, not the server's event loop, and does not take a slot
  * of libuv's thread pool (shared with file and DNS work) for seconds.
  */
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
+import { lowerThisThreadsPriority } from '../worker-threads.js';
 import { verifyPasswordInThisThread } from './password-hashes.js';
 
 /**
@@ -16,12 +15,7 @@ import { verifyPasswordInThisThread } from './password-hashes.js';
  * hashing libraries compute on the calling thread, so all their work runs at that priority.
  * Elsewhere (no /proc/thread-self) checks run at the process's priority.
  */
-const WORKER_NICENESS = 10;
-try {
-  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), WORKER_NICENESS);
-} catch {
-  // not Linux, or not allowed: the checks still run, at normal priority
-}
+lowerThisThreadsPriority(10);
 
 export interface VerifyRequest {
   id: number;

@@ -24,10 +24,8 @@
  * the .js file beside this one.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../worker-threads.js';
 import { costlierThanDefault, hashCostProblem } from './hash-cost.js';
 import { passwordHashFormat, type PasswordCheck } from './password-hashes.js';
 import type { VerifyAnswer, VerifyRequest } from './password-verifier-worker.js';
@@ -275,21 +273,9 @@ export class PasswordVerifier {
   }
 }
 
-const fromSource = import.meta.url.endsWith('.ts');
-
-/**
- * Compiled: the .js worker beside this file. From source (tests, `tsx`), a worker's own module
- * loader knows no TypeScript (`--import` in a worker's execArgv does not reach its entry point), so a
- * small script registers tsx's loader in the worker first and then imports the .ts worker.
- */
+/** The worker's old generation is capped: a check holds one hash and one password. */
 function newWorker(): Worker {
-  const options = { resourceLimits: { maxOldGenerationSizeMb: 128 } };
-  if (!fromSource) return new Worker(new URL('./password-verifier-worker.js', import.meta.url), options);
-  // tsx's ESM API (its package exports map `tsx/esm/api` to this file for `import`).
-  const tsxApi = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
-  const entry = new URL('./password-verifier-worker.ts', import.meta.url).href;
-  const script = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(script, { ...options, eval: true });
+  return startModuleWorker(import.meta.url, 'password-verifier-worker', { resourceLimits: { maxOldGenerationSizeMb: 128 } });
 }
 
 /** The process's verifier: the bound on password checks holds for the whole process. */

@@ -26,11 +26,11 @@ import { importReferences, type OrgReferences } from './import/references.js';
 import { msg, noOutcomes, OrgImport, timeoutError, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeCounts, type OutcomeSink, type ResourceOutcome } from './import/report.js';
 import type { OnTransferProgress } from './progress.js';
 import { parseImportRequest } from './request.js';
-import { parseDataOrgsV1 } from './v1.js';
+import { MAX_V1_DOCUMENT_BYTES, parseDataOrgsV1, v1TooLarge } from './v1.js';
 import { parseDataOrgs } from './validate.js';
-import { toLowerCamel } from './keys.js';
 import { spoolTo, type Spool } from './spool.js';
-import { inMemorySources, SPOOLED_DOCUMENT, spoolDocument, USER_BATCH, type OrgSource } from './spooled-document.js';
+import { DocumentReader } from './document-reader.js';
+import { inMemorySources, SPOOLED_DOCUMENT, USER_BATCH, type OrgSource } from './spooled-document.js';
 
 export interface ImportDeps {
   gcs?: GcsOptions;
@@ -68,37 +68,24 @@ export interface ImportDataResponse {
   resources?: ResourceOutcome[];
 }
 
+export { MAX_V1_DOCUMENT_BYTES };
+
 export const IMPORT_EVENT = 'instance.data.imported';
 /** Written per organisation, in its own transaction (see orgImportEvent). */
 export const ORG_IMPORT_EVENT = 'org.data.imported';
-
-/**
- * The largest version-1 document (`dataOrgsv1`, `dataOrgsv1Gcs`): read whole, not as a stream (it
- * may be a JSON string inside the request), so it keeps the former limit of every import.
- */
-export const MAX_V1_DOCUMENT_BYTES = 64 * 1024 * 1024;
-
-const v1TooLarge = (what = 'a version-1 document (dataOrgsv1)', instead = 'dataOrgs') =>
-  new DomainError(GrpcCode.ResourceExhausted, 'IMPORT-v1b1g', `${what} is read whole and may be at most ${MAX_V1_DOCUMENT_BYTES} bytes; use ${instead}, which has no such limit`);
 
 /**
  * Reads the request and its document (pass 1: everything validated, nothing written) and answers
  * where each organisation is kept: the spool for the current format, memory for the version-1
  * one. 400 naming the first invalid paths.
  */
-async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { readonly aborted: boolean }): Promise<{ orgs: OrgSource[]; timeoutMs: number; notifyUsers: boolean; conflictPolicy: ConflictPolicy; dryRun: boolean }> {
+async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { readonly aborted: boolean }, reader: DocumentReader): Promise<{ orgs: OrgSource[]; timeoutMs: number; notifyUsers: boolean; conflictPolicy: ConflictPolicy; dryRun: boolean }> {
   const { spool } = input;
   // Reading and validating are one pass over the file (spooled-document.ts).
   deps.onPhase?.('validating');
   const requestBytes = (await stat(input.requestFile)).size;
-  const read = await spoolDocument({
-    file: input.requestFile,
-    shape: 'request',
-    spool,
-    beforeEnvelopeValue: (key) => {
-      if (toLowerCamel(key) === 'dataOrgsv1' && requestBytes > MAX_V1_DOCUMENT_BYTES) throw v1TooLarge();
-    },
-  });
+  // A dataOrgsv1 in a body over its limit is refused before its value is read.
+  const read = await reader.spool({ file: input.requestFile, shape: 'request', spool, refuseV1: requestBytes > MAX_V1_DOCUMENT_BYTES });
   // The request's own mistakes (no document, two of them, a bad timeout) before the document's.
   const req = parseImportRequest(read.envelope);
   const meta = { timeoutMs: req.timeoutMs, notifyUsers: req.notifyUsers, conflictPolicy: req.conflictPolicy, dryRun: req.dryRun };
@@ -123,7 +110,7 @@ async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { read
   }
   if (signal.aborted) throw timeoutError(req.timeoutMs, []);
   if (version === 1) return { orgs: inMemorySources(parseDataOrgsV1(await readFile(file, 'utf8'))), ...meta };
-  const doc = await spoolDocument({ file, shape: 'document', spool });
+  const doc = await reader.spool({ file, shape: 'document', spool });
   if (doc.problems.count > 0) throw doc.problems.toError();
   return { orgs: doc.orgs, ...meta };
 }
@@ -150,15 +137,29 @@ type ImportStore = Pick<Store, 'read' | 'transaction'>;
 
 export async function importData(store: Store, ctx: RequestContext, input: ImportInput, deps: ImportDeps = {}): Promise<ImportDataResponse> {
   requirePermission(ctx, 'iam.write');
-  const secrets = deps.secrets ?? processSecretBox();
   // The deadline covers reading and validating too; its length is known only after parsing.
   // performance.now() rather than a timer: checked between steps, it cannot miss a short deadline.
   const started = performance.now();
   let deadline = Number.POSITIVE_INFINITY;
   const signal = { get aborted() { return performance.now() >= deadline || deps.signal?.aborted === true; } };
-  const { orgs: sources, timeoutMs, notifyUsers, conflictPolicy, dryRun } = await loadDocument(input, deps, signal);
+  // The document is read in a worker thread while the import runs (document-reader.ts).
+  const reader = new DocumentReader();
+  try {
+    return await importRead(store, ctx, await loadDocument(input, deps, signal, reader), deps, signal, started, (at) => (deadline = at));
+  } finally {
+    await reader.close();
+  }
+}
+
+/** importData once its document is read and validated (pass 2). */
+async function importRead(
+  store: Store, ctx: RequestContext, read: Awaited<ReturnType<typeof loadDocument>>, deps: ImportDeps,
+  signal: { readonly aborted: boolean }, started: number, setDeadline: (at: number) => void,
+): Promise<ImportDataResponse> {
+  const { orgs: sources, timeoutMs, notifyUsers, conflictPolicy, dryRun } = read;
+  const secrets = deps.secrets ?? processSecretBox();
   deps.onPhase?.('importing', { orgs: sources.length, users: sources.reduce((n, source) => n + usersOf(source.skeleton), 0) });
-  deadline = started + timeoutMs;
+  setDeadline(started + timeoutMs);
   if (signal.aborted) throw timeoutError(timeoutMs, []);
   const run: ImportRun = {
     ctx, secrets, signal, started, timeoutMs, notifyUsers, policy: conflictPolicy, listOutcomes: dryRun, onProgress: deps.onProgress, onOrgCommit: deps.onOrgCommit,

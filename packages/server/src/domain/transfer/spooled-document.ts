@@ -8,13 +8,14 @@
  * everything else (`org-<i>.jsonl`). What stays in memory is each organisation's skeleton: the ids
  * the import's order and locks need (import-order.ts, orgImportLocks), no user's data.
  *
- * Pass 2 (OrgSource) reads one organisation back: its parts whole, its users in batches. The
- * lines are validated again as they are read (they passed once; this gives the typed values).
+ * Pass 2 (readSpooledParts, readSpooledUsers) reads one organisation back: its parts whole, its
+ * users in batches. The lines are validated again as they are read (they passed once; this gives
+ * the typed values). Both passes run in the import's reader thread (document-reader.ts), which
+ * hands the server's thread an OrgSource per organisation.
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { DomainError, GrpcCode } from '../errors.js';
 import { formatPath } from '../zod-issues.js';
 import type { DataOrg, DataOrgs } from './document.js';
@@ -24,8 +25,14 @@ import type { LineWriter as LineWriterT, Spool } from './spool.js';
 import { LineWriter } from './spool.js';
 import { checkStorableText, isOrgListField, ProblemList, validateOrgField, validateOrgItem, type OrgListField } from './validate.js';
 
-/** Users of one organisation imported per batch (import-org.ts, `userBatches`): bounds the memory of its largest list. */
-export const USER_BATCH = 1000;
+/**
+ * Users of one organisation imported per batch (import-org.ts, `userBatches`): bounds the memory of
+ * its largest list. Small on purpose: what a batch allocates on the server's thread (rows, the
+ * statements) is alive while it is written, and the less of it a young-generation collection finds
+ * alive, the less V8 promotes to the old generation and the less it grows the young one (1,000 per
+ * batch grew the old generation by ~120 MiB over 190,000 users, 200 by ~20 MiB; bench/import-memory).
+ */
+export const USER_BATCH = 200;
 
 const USER_LISTS = new Set<string>(['humanUsers', 'machineUsers']);
 /** Lists whose ids the skeleton keeps: users (the import's order), references to users (the order), domains (the locks). */
@@ -38,7 +45,7 @@ const SKELETON_IDS: Partial<Record<OrgListField, 'userId' | 'domainName'>> = {
   domains: 'domainName',
 };
 
-type UserBatch = Pick<DataOrg, 'humanUsers' | 'machineUsers'>;
+export type UserBatch = Pick<DataOrg, 'humanUsers' | 'machineUsers'>;
 
 /** One organisation of a validated document, wherever it is kept. */
 export interface OrgSource {
@@ -78,14 +85,30 @@ export interface SpoolDocumentInput {
   beforeEnvelopeValue?: (key: string) => void;
 }
 
+/** One organisation as pass 1 left it: its skeleton in memory, its parts in two files of the spool. */
+export interface SpooledOrg {
+  skeleton: DataOrg;
+  hasPlainPasswords: boolean;
+  /** Its single fields and lists other than the users, one JSON line each (readSpooledParts). */
+  restFile: string;
+  /** Its users, one JSON line each (readSpooledUsers). */
+  usersFile: string;
+}
+
+/** The problems pass 1 found: how many, and the 400 naming the first. */
+export interface ProblemSummary {
+  readonly count: number;
+  toError(): DomainError;
+}
+
 export interface SpooledDocument {
   /** For a request: its top-level fields, the document's key holding SPOOLED_DOCUMENT instead of it. */
   envelope: Record<string, unknown>;
   /** Whether a document was read (a request may carry none, or a Cloud Storage location). */
   found: boolean;
   /** Problems of the document (none written to the spool's files are used then). */
-  problems: ProblemList;
-  orgs: OrgSource[];
+  problems: ProblemSummary;
+  orgs: SpooledOrg[];
 }
 
 /** Stands in the request's fields for the document read from it as a stream. */
@@ -96,7 +119,7 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
   const { spool } = input;
   const problems = new ProblemList();
   const envelope: Record<string, unknown> = {};
-  const orgs: (OrgSource & { hasPlainPasswords: boolean })[] = [];
+  const orgs: SpooledOrg[] = [];
   let found = input.shape === 'document';
   let current: { skeleton: Record<string, unknown>; seen: Set<string>; rest: LineWriterT; users: LineWriterT; base: (string | number)[] } | undefined;
   const closing: Promise<void>[] = [];
@@ -125,7 +148,7 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
       const rest = spool.file(`org-${index}.jsonl`);
       const users = spool.file(`org-${index}.users.jsonl`);
       current = { skeleton: {}, seen: new Set(), rest: new LineWriter(rest), users: new LineWriter(users), base: ['orgs', index] };
-      orgs[index] = spooledOrg(current.skeleton as DataOrg, rest, users);
+      orgs[index] = { skeleton: current.skeleton as DataOrg, hasPlainPasswords: false, restFile: rest, usersFile: users };
     },
     orgField(_index, key, value) {
       const org = current!;
@@ -184,35 +207,31 @@ function firstTime(seen: Set<string>, key: string, problems: ProblemList, base: 
 
 const hasPlainPassword = (h: NonNullable<DataOrg['humanUsers']>[number]) => Boolean(h.user.password && !h.user.hashedPassword?.value);
 
-function spooledOrg(skeleton: DataOrg, restFile: string, usersFile: string): OrgSource & { hasPlainPasswords: boolean } {
-  return {
-    skeleton,
-    hasPlainPasswords: false,
-    async parts() {
-      const org: Record<string, unknown> = {};
-      for (const line of (await readFile(restFile, 'utf8')).split('\n')) {
-        if (!line) continue;
-        const [kind, key, value] = JSON.parse(line) as ['f' | 'i', string, unknown];
-        if (kind === 'f') org[key] = revalidate((p) => validateOrgField(key, value, p, []));
-        else ((org[key] ??= []) as unknown[]).push(revalidate((p) => validateOrgItem(key as OrgListField, value, p, [key])));
-      }
-      return org as DataOrg;
-    },
-    async *userBatches(size: number) {
-      let batch: { humanUsers: unknown[]; machineUsers: unknown[]; n: number } = { humanUsers: [], machineUsers: [], n: 0 };
-      const lines = createInterface({ input: createReadStream(usersFile), crlfDelay: Infinity });
-      for await (const line of lines) {
-        if (!line) continue;
-        const [, key, value] = JSON.parse(line) as ['i', 'humanUsers' | 'machineUsers', unknown];
-        batch[key].push(revalidate((p) => validateOrgItem(key, value, p, [key])));
-        if (++batch.n < size) continue;
-        yield toBatch(batch);
-        batch = { humanUsers: [], machineUsers: [], n: 0 };
-        await yieldToEventLoop();
-      }
-      if (batch.n > 0) yield toBatch(batch);
-    },
-  };
+/** Pass 2: an organisation's parts other than its users, read back whole. */
+export async function readSpooledParts(restFile: string): Promise<DataOrg> {
+  const org: Record<string, unknown> = {};
+  for (const line of (await readFile(restFile, 'utf8')).split('\n')) {
+    if (!line) continue;
+    const [kind, key, value] = JSON.parse(line) as ['f' | 'i', string, unknown];
+    if (kind === 'f') org[key] = revalidate((p) => validateOrgField(key, value, p, []));
+    else ((org[key] ??= []) as unknown[]).push(revalidate((p) => validateOrgItem(key as OrgListField, value, p, [key])));
+  }
+  return org as DataOrg;
+}
+
+/** Pass 2: an organisation's users read back, `size` at a time (human users first, then machine users). */
+export async function* readSpooledUsers(usersFile: string, size: number): AsyncGenerator<UserBatch> {
+  let batch: { humanUsers: unknown[]; machineUsers: unknown[]; n: number } = { humanUsers: [], machineUsers: [], n: 0 };
+  const lines = createInterface({ input: createReadStream(usersFile), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line) continue;
+    const [, key, value] = JSON.parse(line) as ['i', 'humanUsers' | 'machineUsers', unknown];
+    batch[key].push(revalidate((p) => validateOrgItem(key, value, p, [key])));
+    if (++batch.n < size) continue;
+    yield toBatch(batch);
+    batch = { humanUsers: [], machineUsers: [], n: 0 };
+  }
+  if (batch.n > 0) yield toBatch(batch);
 }
 
 function toBatch(b: { humanUsers: unknown[]; machineUsers: unknown[] }): UserBatch {

@@ -11,13 +11,22 @@
  * Unlike ZITADEL, the v1 document may also arrive as a string holding JSON.
  */
 import { z } from 'zod';
-import { invalidArgument } from '../errors.js';
+import { DomainError, GrpcCode, invalidArgument } from '../errors.js';
 import { ENUMS } from './enums.js';
 import { bool, protoEnum, runes, strList } from './fields.js';
 import type { DataOrg, DataOrgs } from './document.js';
 import { normaliseKeysInPlace } from './keys.js';
 import { checkStorableText, ProblemList, validateDataOrgs } from './validate.js';
 import { formatPath } from '../zod-issues.js';
+
+/**
+ * The largest version-1 document (`dataOrgsv1`, `dataOrgsv1Gcs`): read whole, not as a stream (it
+ * may be a JSON string inside the request), so it keeps the former limit of every import.
+ */
+export const MAX_V1_DOCUMENT_BYTES = 64 * 1024 * 1024;
+
+export const v1TooLarge = (what = 'a version-1 document (dataOrgsv1)', instead = 'dataOrgs') =>
+  new DomainError(GrpcCode.ResourceExhausted, 'IMPORT-v1b1g', `${what} is read whole and may be at most ${MAX_V1_DOCUMENT_BYTES} bytes; use ${instead}, which has no such limit`);
 
 const IamPolicy = z.object({ orgId: runes(1, 200).optional(), userLoginMustBeDomain: bool });
 const V1TriggerAction = z.object({

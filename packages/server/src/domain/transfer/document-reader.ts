@@ -1,0 +1,152 @@
+/**
+ * An import's document read in a worker thread of its own (spooled-document-worker.ts), one per
+ * import, ended with it (ARCHITECTURE.md, "Imports in bounded memory"). Pass 1 and pass 2's
+ * reading allocate per user: in the server's heap that garbage piled up to hundreds of MiB before
+ * V8 collected it (its old generation's limit grows with the heap); the worker's heap is capped
+ * (READER_LIMITS), so V8 collects it there early, and its CPU is off the event loop. The server's
+ * thread gets back what the import writes: the request's fields, each organisation's skeleton and
+ * parts, its users a batch at a time (the next read while one is imported).
+ */
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../worker-threads.js';
+import { DomainError, GrpcCode } from '../errors.js';
+import type { DataOrg } from './document.js';
+import type { Spool } from './spool.js';
+import { SPOOLED_DOCUMENT, type OrgSource, type ProblemSummary, type SpooledOrg, type UserBatch } from './spooled-document.js';
+
+/**
+ * The reader's heap: small, so that its garbage is collected early (the process's RSS grows by
+ * about this much while an import reads), and large enough for the skeletons of ~1,000,000 users
+ * (their ids, spooled-document.ts) and a batch of users.
+ */
+export const READER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
+
+export type ReaderRequest = { id: number } & (
+  | { op: 'spool'; file: string; shape: 'request' | 'document'; spoolDir: string; refuseV1: boolean }
+  | { op: 'parts'; restFile: string }
+  | { op: 'users'; stream: number; usersFile: string; size: number }
+  | { op: 'endUsers'; stream: number }
+);
+
+export interface SerializedError {
+  message: string;
+  domain?: { code: GrpcCode; id: string };
+}
+
+export interface ReaderAnswer {
+  id: number;
+  result?: unknown;
+  error?: SerializedError;
+}
+
+/** What the worker answers to `spool` (spooled-document.ts SpooledDocument, made to cross threads). */
+interface SpoolAnswer {
+  envelope: Record<string, unknown>;
+  documentKey?: string;
+  found: boolean;
+  problems: { count: number; error?: SerializedError };
+  orgs: SpooledOrg[];
+}
+
+/** SpooledDocument with the organisations read back through the reader. */
+export interface ReadDocument {
+  envelope: Record<string, unknown>;
+  found: boolean;
+  problems: ProblemSummary;
+  orgs: OrgSource[];
+}
+
+type Request = ReaderRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+
+export class DocumentReader {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private nextId = 1;
+  private nextStream = 1;
+  private stopped?: Error;
+
+  constructor() {
+    this.worker = startModuleWorker(import.meta.url, 'spooled-document-worker', { resourceLimits: READER_LIMITS });
+    this.worker.on('message', (answer: ReaderAnswer) => {
+      const call = this.pending.get(answer.id);
+      if (!call) return;
+      this.pending.delete(answer.id);
+      if (answer.error) call.reject(deserializeError(answer.error));
+      else call.resolve(answer.result);
+    });
+    this.worker.on('error', (error: Error & { code?: string }) => this.stop(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? tooMuchForReader() : error));
+    this.worker.on('exit', (code) => this.stop(new Error(`the import's document reader stopped (exit code ${code})`)));
+  }
+
+  /** Pass 1 of `file` into `spool` (spooled-document.ts spoolDocument, in the worker). */
+  async spool(input: { file: string; shape: 'request' | 'document'; spool: Spool; refuseV1?: boolean }): Promise<ReadDocument> {
+    const read = (await this.call({ op: 'spool', file: input.file, shape: input.shape, spoolDir: input.spool.dir, refuseV1: input.refuseV1 ?? false })) as SpoolAnswer;
+    const envelope = read.documentKey ? { ...read.envelope, [read.documentKey]: SPOOLED_DOCUMENT } : read.envelope;
+    const { count, error } = read.problems;
+    const problems: ProblemSummary = { count, toError: () => deserializeError(error!) as DomainError };
+    return { envelope, found: read.found, problems, orgs: read.orgs.map((org) => this.source(org)) };
+  }
+
+  /** Ends the worker (and with it any reading in progress); safe to call twice. */
+  async close(): Promise<void> {
+    this.stop(new Error('the import\'s document reader was closed'));
+    await this.worker.terminate();
+  }
+
+  private source(org: SpooledOrg): OrgSource {
+    const reader = this;
+    return {
+      skeleton: org.skeleton,
+      hasPlainPasswords: org.hasPlainPasswords,
+      parts: async () => (await reader.call({ op: 'parts', restFile: org.restFile })) as DataOrg,
+      async *userBatches(size: number) {
+        const stream = reader.nextStream++;
+        const ask = () => reader.call({ op: 'users', stream, usersFile: org.usersFile, size }) as Promise<UserBatch | null>;
+        let next = ask();
+        let finished = false;
+        try {
+          for (;;) {
+            const batch = await next;
+            if (!batch) return void (finished = true);
+            // The worker reads the next batch while this one is imported.
+            next = ask();
+            yield batch;
+          }
+        } finally {
+          // Left early (an error, the deadline): the worker ends the file it reads.
+          if (!finished && !reader.stopped) {
+            await next.catch(() => undefined);
+            await reader.call({ op: 'endUsers', stream }).catch(() => undefined);
+          }
+        }
+      },
+    };
+  }
+
+  private call(request: Request): Promise<unknown> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...request, id } as ReaderRequest);
+    });
+  }
+
+  private stop(error: Error): void {
+    this.stopped ??= error;
+    for (const call of this.pending.values()) call.reject(this.stopped);
+    this.pending.clear();
+  }
+}
+
+function deserializeError(error: SerializedError): Error {
+  return error.domain ? new DomainError(error.domain.code, error.domain.id, error.message) : new Error(error.message);
+}
+
+/** The reader ran out of its heap: a document whose organisations' skeletons need more (a 413 like a body over its limit would need a number). */
+const tooMuchForReader = () =>
+  new DomainError(
+    GrpcCode.ResourceExhausted,
+    'IMPORT-r34d3r',
+    `the document needs more than the ${READER_LIMITS.maxOldGenerationSizeMb} MiB an import's reader may hold (about 1,000,000 users per organisation); split it into several imports`,
+  );
