@@ -84,6 +84,12 @@ interface Result {
 function probeWhile(url: string, headers: Record<string, string>) {
   const latencies: number[] = [];
   let failed = 0;
+  /** Why the failed ones failed: a status, or the client's error. */
+  const reasons = new Map<string, number>();
+  const fail = (why: string) => {
+    failed++;
+    reasons.set(why, (reasons.get(why) ?? 0) + 1);
+  };
   const inFlight = new Set<Promise<void>>();
   const timer = setInterval(() => {
     const t = performance.now();
@@ -91,9 +97,9 @@ function probeWhile(url: string, headers: Record<string, string>) {
       .then(async (res) => {
         await res.arrayBuffer();
         if (res.status === 200) latencies.push(performance.now() - t);
-        else failed++;
+        else fail(`HTTP ${res.status}`);
       })
-      .catch(() => void failed++)
+      .catch((error: Error) => fail(String((error.cause as Error | undefined)?.message ?? error.message)))
       .finally(() => inFlight.delete(p));
     inFlight.add(p);
   }, PROBE_INTERVAL_MS);
@@ -102,6 +108,7 @@ function probeWhile(url: string, headers: Record<string, string>) {
     await Promise.all(inFlight);
     latencies.sort((a, b) => a - b);
     const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? NaN;
+    if (failed) console.log(`  failed GETs: ${[...reasons].map(([why, n]) => `${n} × ${why}`).join(', ')}`);
     return { p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? NaN, count: latencies.length, failed };
   };
 }
