@@ -31,6 +31,14 @@ export const TOKEN_KINDS: ReadonlySet<string> = new Set([
   'InitialAccessToken',
 ]);
 
+/**
+ * The kinds oidc-provider looks a presented token up in all at once (introspection and revocation:
+ * `findToken` asks the three models in one Promise.all). Their lookups of one key that start in the
+ * same turn share one query (`sharedTokenLookup`) instead of three.
+ */
+const LOOKED_UP_TOGETHER = ['AccessToken', 'ClientCredentials', 'RefreshToken'] as const;
+const lookedUpTogether: ReadonlySet<string> = new Set(LOOKED_UP_TOGETHER);
+
 /** The stored key of a model's id: its hash for token kinds. */
 export function storedKey(kind: string, id: string): string {
   return TOKEN_KINDS.has(kind) ? hashToken(id) : id;
@@ -49,6 +57,18 @@ function toPayload(row: OidcPayloadRow | undefined, id?: string): AdapterPayload
 }
 
 export function storeAdapter(store: Store, findClient: ClientLookup) {
+  // Lookups in flight by stored key; an entry lives until its query has answered, so only lookups
+  // started meanwhile share it (nothing is kept: the next request reads the table again).
+  const inFlight = new Map<string, Promise<OidcPayloadRow[]>>();
+  function sharedTokenLookup(key: string): Promise<OidcPayloadRow[]> {
+    let rows = inFlight.get(key);
+    if (!rows) {
+      rows = store.read.oidc.payloads.findOfKinds(LOOKED_UP_TOGETHER, key, new Date()).finally(() => inFlight.delete(key));
+      inFlight.set(key, rows);
+    }
+    return rows;
+  }
+
   return class StoreAdapter implements Adapter {
     constructor(private readonly kind: string) {}
 
@@ -71,6 +91,10 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (hasNul(id)) return undefined; // no key holds one (nul-guard.ts)
       if (this.kind === 'Client') return findClient(id);
+      if (lookedUpTogether.has(this.kind)) {
+        const rows = await sharedTokenLookup(storedKey(this.kind, id));
+        return toPayload(rows.find((row) => row.kind === this.kind), id);
+      }
       return toPayload(await store.read.oidc.payloads.find(this.kind, storedKey(this.kind, id), new Date()), id);
     }
 

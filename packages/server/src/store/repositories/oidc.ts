@@ -14,6 +14,10 @@ export function oidcRepository(db: Db, t: Tables) {
   // Every opaque token, code and session oidc-provider looks up goes through here: prepared. The
   // expiry is checked on the row (a placeholder cannot carry a Date on both dialects).
   const byKindId = once(() => db.select().from(p).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id')))).limit(1).prepare('oidc_payloads_by_kind_id'));
+  // One key among three kinds: what oidc-provider's token lookup (introspection, revocation) asks at once.
+  const byIdOfKinds = once(() =>
+    db.select().from(p).where(and(or(eq(p.kind, sql.placeholder('kind1')), eq(p.kind, sql.placeholder('kind2')), eq(p.kind, sql.placeholder('kind3'))), eq(p.id, sql.placeholder('id')))).prepare('oidc_payloads_by_id_of_kinds'),
+  );
   return {
     payloads: {
       async upsert(row: OidcPayloadRow): Promise<void> {
@@ -28,6 +32,11 @@ export function oidcRepository(db: Db, t: Tables) {
       async find(kind: string, id: string, now: Date): Promise<OidcPayloadRow | undefined> {
         const [row] = await byKindId().execute({ kind, id });
         return row && (row.expiresAt === null || row.expiresAt.getTime() > now.getTime()) ? row : undefined;
+      },
+      /** The unexpired rows stored under `id` in any of three kinds (at most one each). */
+      async findOfKinds(kinds: readonly [string, string, string], id: string, now: Date): Promise<OidcPayloadRow[]> {
+        const rows = await byIdOfKinds().execute({ kind1: kinds[0], kind2: kinds[1], kind3: kinds[2], id });
+        return rows.filter((row) => row.expiresAt === null || row.expiresAt.getTime() > now.getTime());
       },
       async findByUid(kind: string, uid: string, now: Date): Promise<OidcPayloadRow | undefined> {
         const [row] = await db.select().from(p).where(and(eq(p.kind, kind), eq(p.uid, uid), alive(now))).limit(1);
