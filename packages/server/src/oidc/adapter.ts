@@ -12,6 +12,7 @@
  * where there is no value to restore `jti` from.
  */
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { AuthCache } from '../auth/auth-cache.js';
 import { hashToken } from '../auth/tokens.js';
 import type { Store } from '../store/store.js';
 import type { OidcPayloadRow } from '../store/repositories/oidc.js';
@@ -57,16 +58,35 @@ function toPayload(row: OidcPayloadRow | undefined, id?: string): AdapterPayload
 }
 
 export function storeAdapter(store: Store, findClient: ClientLookup) {
-  // Lookups in flight by stored key; an entry lives until its query has answered, so only lookups
-  // started meanwhile share it (nothing is kept: the next request reads the table again).
+  // Writes of the kinds looked up together, by this process's adapter (the only code writing them,
+  // besides a user's removal, which writes `users` and so bumps the auth generation too).
+  let tokenWrites = 0;
+  const noteTokenWrite = (kind: string) => {
+    if (lookedUpTogether.has(kind)) tokenWrites++;
+  };
+  const tokenRows = new AuthCache<OidcPayloadRow[]>({ authGeneration: () => store.authGeneration() + tokenWrites });
+  // Lookups in flight by stored key: the lookups of one key started meanwhile share its query.
   const inFlight = new Map<string, Promise<OidcPayloadRow[]>>();
   function sharedTokenLookup(key: string): Promise<OidcPayloadRow[]> {
     let rows = inFlight.get(key);
     if (!rows) {
-      rows = store.read.oidc.payloads.findOfKinds(LOOKED_UP_TOGETHER, key, new Date()).finally(() => inFlight.delete(key));
+      rows = tokenRows.get(key, () => lookUpTokenRows(key)).finally(() => inFlight.delete(key));
       inFlight.set(key, rows);
     }
     return rows;
+  }
+  /**
+   * An access token's row is kept like authentication's results (auth/auth-cache.ts): a resource
+   * server introspects one token on every request it serves. Revoking it (destroy, its grant's
+   * revocation) or any other write of these kinds in this process is seen at once, another
+   * process's within the cache's TTL; never past its expiry. Refresh tokens are read afresh every
+   * time: their `consumed` mark is how a replayed one is caught, in every process at once.
+   */
+  async function lookUpTokenRows(key: string): Promise<{ value: OidcPayloadRow[]; notAfter?: number } | { uncached: OidcPayloadRow[] }> {
+    const rows = await store.read.oidc.payloads.findOfKinds(LOOKED_UP_TOGETHER, key, new Date());
+    if (!rows.length || rows.some((row) => row.kind === 'RefreshToken')) return { uncached: rows };
+    const expiries = rows.map((row) => row.expiresAt?.getTime() ?? Infinity);
+    return { value: rows, notAfter: Math.min(...expiries) };
   }
 
   return class StoreAdapter implements Adapter {
@@ -86,6 +106,7 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
           expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
         }),
       );
+      noteTokenWrite(this.kind);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -93,7 +114,9 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
       if (this.kind === 'Client') return findClient(id);
       if (lookedUpTogether.has(this.kind)) {
         const rows = await sharedTokenLookup(storedKey(this.kind, id));
-        return toPayload(rows.find((row) => row.kind === this.kind), id);
+        const row = rows.find((r) => r.kind === this.kind);
+        // A copy: the row may be the cached one, shared by every request presenting this token.
+        return toPayload(row && { ...row, payload: structuredClone(row.payload) }, id);
       }
       return toPayload(await store.read.oidc.payloads.find(this.kind, storedKey(this.kind, id), new Date()), id);
     }
@@ -111,16 +134,19 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
     async consume(id: string): Promise<void> {
       if (hasNul(id)) return;
       await store.transaction((tx) => tx.oidc.payloads.consume(this.kind, storedKey(this.kind, id), Math.floor(Date.now() / 1000)));
+      noteTokenWrite(this.kind);
     }
 
     async destroy(id: string): Promise<void> {
       if (hasNul(id)) return;
       await store.transaction((tx) => tx.oidc.payloads.destroy(this.kind, storedKey(this.kind, id)));
+      noteTokenWrite(this.kind);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
       if (hasNul(grantId)) return;
       await store.transaction((tx) => tx.oidc.payloads.revokeByGrantId(this.kind, grantId));
+      noteTokenWrite(this.kind);
     }
   };
 }
