@@ -27,22 +27,33 @@ export interface VerifiedAccessToken {
 export const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
 export function accessTokenReader(provider: Provider, keys: KeyRing, issuer: string, store: Store) {
+  const verifiedJwts = new AuthCache<VerifiedAccessToken | undefined>(store);
   async function machineUserOf(clientId: string): Promise<string | undefined> {
     return (await store.read.logins.machineSecrets.byClientId(clientId))?.userId;
+  }
+
+  async function verifyJwt(token: string): Promise<VerifiedAccessToken | undefined> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await keys.verify(token, { issuer, typ: 'at+jwt' }));
+    } catch {
+      return undefined;
+    }
+    const aud = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+    if (typeof payload.sub !== 'string') return undefined;
+    return { userId: payload.sub, clientId: String(payload.client_id ?? ''), scope: String(payload.scope ?? ''), audience: aud, claims: payload };
   }
 
   /** The token if it is one of ours and valid now; undefined otherwise. */
   return async function read(token: string): Promise<VerifiedAccessToken | undefined> {
     if (JWT_SHAPE.test(token)) {
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await keys.verify(token, { issuer, typ: 'at+jwt' }));
-      } catch {
-        return undefined;
-      }
-      const aud = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-      if (typeof payload.sub !== 'string') return undefined;
-      return { userId: payload.sub, clientId: String(payload.client_id ?? ''), scope: String(payload.scope ?? ''), audience: aud, claims: payload };
+      // A signature checked once holds until the token expires; kept for the cache's TTL (a key's
+      // removal, like a user's state, is seen within it), so userinfo does not check it per call.
+      return verifiedJwts.get(token, async () => {
+        const verified = await verifyJwt(token);
+        const exp = verified?.claims.exp;
+        return verified && typeof exp === 'number' ? { value: verified, notAfter: exp * 1000 } : { uncached: verified };
+      });
     }
     const access = await provider.AccessToken.find(token);
     if (access && !access.isExpired && access.accountId) {
