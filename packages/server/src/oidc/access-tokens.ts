@@ -79,9 +79,8 @@ export function isForThisApi(token: VerifiedAccessToken): boolean {
  * The API's verifier for OAuth access tokens (tried after personal access tokens). A valid JWT's
  * caller is cached as a PAT's is (auth/auth-cache.ts: until the token expires, a write to users,
  * tokens or memberships in this process, or the TTL for other processes), so a client calling with
- * one JWT does not pay its signature check and its user's read on every request. Opaque tokens are
- * looked up every time: revoking one deletes it from the provider's storage, which the cache does
- * not watch.
+ * one JWT does not pay its signature check and its user's read on every request. An opaque token's
+ * caller is not kept here: its row is (oidc/adapter.ts, which sees its revocation), its user is read.
  */
 export function oauthAccessTokenVerifier(read: AccessTokenReader, store: Store, cache = new AuthCache<Caller | undefined>(store)): TokenVerifier {
   async function verify(token: string): Promise<{ caller: Caller; expiresAt?: number } | undefined> {
