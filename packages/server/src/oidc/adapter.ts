@@ -65,13 +65,15 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
     if (lookedUpTogether.has(kind)) tokenWrites++;
   };
   const tokenRows = new AuthCache<OidcPayloadRow[]>({ authGeneration: () => store.authGeneration() + tokenWrites });
-  // Lookups in flight by stored key: the lookups of one key started meanwhile share its query.
+  // Lookups in flight by the token presented: the lookups of one token started meanwhile share its
+  // query (and its hash). The token kinds all store under the token's hash.
   const inFlight = new Map<string, Promise<OidcPayloadRow[]>>();
-  function sharedTokenLookup(key: string): Promise<OidcPayloadRow[]> {
-    let rows = inFlight.get(key);
+  function sharedTokenLookup(token: string): Promise<OidcPayloadRow[]> {
+    let rows = inFlight.get(token);
     if (!rows) {
-      rows = tokenRows.get(key, () => lookUpTokenRows(key)).finally(() => inFlight.delete(key));
-      inFlight.set(key, rows);
+      const key = hashToken(token);
+      rows = tokenRows.get(key, () => lookUpTokenRows(key)).finally(() => inFlight.delete(token));
+      inFlight.set(token, rows);
     }
     return rows;
   }
@@ -113,7 +115,7 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
       if (hasNul(id)) return undefined; // no key holds one (nul-guard.ts)
       if (this.kind === 'Client') return findClient(id);
       if (lookedUpTogether.has(this.kind)) {
-        const rows = await sharedTokenLookup(storedKey(this.kind, id));
+        const rows = await sharedTokenLookup(id);
         const row = rows.find((r) => r.kind === this.kind);
         // A copy: the row may be the cached one, shared by every request presenting this token.
         return toPayload(row && { ...row, payload: structuredClone(row.payload) }, id);

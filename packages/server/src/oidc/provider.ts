@@ -280,7 +280,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   // left as it came, for the library's own check to refuse (400 invalid_request, "must not be
   // provided twice"). Only GET: the library serves no POST here (enableHttpPostMethods is off, as
   // it would need SameSite=None cookies), and a POST's parameters are in its body anyway.
-  provider.use(async (ctx, next) => {
+  provider.use((ctx, next) => {
     if (ctx.path === ROUTES.authorization && ctx.method === 'GET') {
       const { scope, prompt } = ctx.query;
       if (typeof scope === 'string' && (prompt === undefined || typeof prompt === 'string')) {
@@ -290,11 +290,12 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         }
       }
     }
-    await next();
+    return next();
   });
 
   // What the library does not answer at the introspection endpoint: JWTs, PATs, ZITADEL's `aud` (introspection.ts).
-  provider.use(answerIntrospection({ store, instanceId, issuer, keys: deps.keys, clientExtras }));
+  const introspection = answerIntrospection({ store, instanceId, issuer, keys: deps.keys, clientExtras });
+  provider.use((ctx, next) => (ctx.path === ROUTES.introspection ? introspection(ctx as KoaContextWithOIDC, next) : next()));
 
   return provider;
 }
