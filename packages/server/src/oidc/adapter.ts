@@ -50,6 +50,12 @@ function withoutJti(payload: AdapterPayload): AdapterPayload {
   return rest;
 }
 
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+}
+
 function toPayload(row: OidcPayloadRow | undefined, id?: string): AdapterPayload | undefined {
   if (!row) return undefined;
   let payload = row.payload as AdapterPayload;
@@ -88,6 +94,9 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
     const rows = await store.read.oidc.payloads.findOfKinds(LOOKED_UP_TOGETHER, key, new Date());
     if (!rows.length || rows.some((row) => row.kind === 'RefreshToken')) return { uncached: rows };
     const expiries = rows.map((row) => row.expiresAt?.getTime() ?? Infinity);
+    // Shared by every request presenting the token: frozen, so that a change would fail loudly
+    // rather than reach the next request (oidc-provider copies a payload's fields onto its model).
+    for (const row of rows) deepFreeze(row.payload);
     return { value: rows, notAfter: Math.min(...expiries) };
   }
 
@@ -116,9 +125,8 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
       if (this.kind === 'Client') return findClient(id);
       if (lookedUpTogether.has(this.kind)) {
         const rows = await sharedTokenLookup(id);
-        const row = rows.find((r) => r.kind === this.kind);
-        // A copy: the row may be the cached one, shared by every request presenting this token.
-        return toPayload(row && { ...row, payload: structuredClone(row.payload) }, id);
+        // toPayload's object is new; what it holds may be the cached row's, shared and frozen.
+        return toPayload(rows.find((r) => r.kind === this.kind), id);
       }
       return toPayload(await store.read.oidc.payloads.find(this.kind, storedKey(this.kind, id), new Date()), id);
     }
