@@ -18,6 +18,7 @@ import { answerUnknownOAuthPath, isKnownOAuthPath, logOAuthRequest, watchOAuthEv
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
 import { advertiseJwtProfileGrant, JWT_BEARER_GRANT, jwtProfileGrant } from './oidc/jwt-profile-grant.js';
 import { answerTooLarge, readTokenForm, replayRequest } from './oidc/token-request.js';
+import { withJwtSetAside } from './oidc/introspection.js';
 import { loadSpec } from './http/spec.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
 import { DEFAULT_MAX_CONCURRENT_IMPORTS, DEFAULT_MAX_IMPORT_BODY_BYTES } from './http/routes/admin-transfer.js';
@@ -137,6 +138,14 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
     else void current.oidc(replayRequest(req, form.body), res);
   };
 
+  // Introspection: a JWT is set aside before oidc-provider sees the request (oidc/introspection.ts).
+  const introspectionEndpoint = async (req: NodeRequest, res: NodeResponse, current: Serving) => {
+    const form = await readTokenForm(req);
+    if (form === 'unread') void current.oidc(req, res);
+    else if (form === 'too-large') answerTooLarge(res);
+    else void current.oidc(withJwtSetAside(req, form.body, form.params), res);
+  };
+
   const stopSweeper = startPayloadSweeper(deps.store);
   const keyCheck = setInterval(() => void keys.refresh(0).catch(() => undefined), deps.keyCheckIntervalMs ?? KEY_CHECK_INTERVAL_MS);
   keyCheck.unref();
@@ -158,6 +167,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       if (!isKnownOAuthPath(path)) answerUnknownOAuthPath(res);
       else if (refuseNulQuery(req, res, path)) return;
       else if (path === ROUTES.token && req.method === 'POST') tokenEndpoint(req, res, current).catch(() => req.destroy());
+      else if (path === ROUTES.introspection && req.method === 'POST') introspectionEndpoint(req, res, current).catch(() => req.destroy());
       else void current.oidc(req, res);
     }
     else if (isRpcPath(path)) rpc(req, res);

@@ -220,6 +220,31 @@ describeEachStore('introspection as ZITADEL answers it', (dialect) => {
     expect((await introspectWith(await assertion(keyFile), token)).body.active).toBe(true);
   });
 
+  it("a locked user's JWT access token and opaque token go inactive at once, though just introspected (their answers are kept); unlocked, active again", async () => {
+    const tokens: string[] = [];
+    let opaqueClient = '';
+    for (const accessTokenType of ['ACCESS_TOKEN_TYPE_JWT', 'ACCESS_TOKEN_TYPE_BEARER']) {
+      const user = (await s.api('POST', '/management/v1/users/machine', { userName: `kept-${accessTokenType}`, name: 'Kept', accessTokenType })).body.userId;
+      const own = (await s.api('PUT', `/management/v1/users/${user}/secret`)).body;
+      const res = await form('/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(own.clientId, own.clientSecret) });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      tokens.push(user, res.body.access_token);
+      opaqueClient = basic(own.clientId, own.clientSecret);
+    }
+    const [jwtUser, jwt, , opaque] = tokens;
+    expect(jwt.split('.')).toHaveLength(3);
+    expect(opaque).not.toContain('.');
+    const introspect = (token: string) => form('/oauth/v2/introspect', { token }, { authorization: basic(basicApp.clientId, basicApp.clientSecret) });
+    for (const token of [jwt, jwt, opaque, opaque]) expect((await introspect(token)).body.active).toBe(true);
+    // Locking changes the user (the JWT's answer depends on it); revoking (by its client) deletes the opaque token.
+    expect((await s.api('POST', `/management/v1/users/${jwtUser}/_lock`, {})).status).toBe(200);
+    expect(await form('/oauth/v2/revoke', { token: opaque }, { authorization: opaqueClient })).toMatchObject({ status: 200 });
+    expect((await introspect(jwt)).body).toEqual({ active: false });
+    expect((await introspect(opaque)).body).toEqual({ active: false });
+    expect((await s.api('POST', `/management/v1/users/${jwtUser}/_unlock`, {})).status).toBe(200);
+    expect((await introspect(jwt)).body).toMatchObject({ active: true, sub: jwtUser });
+  });
+
   it('passport-zitadel with the issuer written with a trailing slash (its assertion\'s aud)', async () => {
     const rs = await resourceServer(`${s.issuer}/`, { type: 'jwt-profile', profile: keyFile });
     expect((await rs.call(pat)).body.active).toBe(true);

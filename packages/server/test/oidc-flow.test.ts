@@ -17,6 +17,8 @@ const AUD = 'urn:service:iam:org:project:id:service:aud';
 const ROLES = 'urn:service:iam:org:project:roles';
 const PASSWORD = 'Secr3t-Passw0rd!';
 
+const ZITADEL_ROLES = 'urn:zitadel:iam:org:project:roles';
+
 interface Flow {
   config: oc.Configuration;
   clientId: string;
@@ -191,6 +193,44 @@ describeEachStore('OAuth / OIDC end to end', (dialect) => {
     expect((await oc.tokenIntrospection(introspector, fresh.access_token))[ROLES]).toEqual({});
     // The token still works for the API: removing a project grant does not touch IAM membership.
     expect((await s.api('GET', '/admin/v1/text/message/verifyemail/en', undefined, fresh.access_token)).status).toBe(200);
+  });
+
+  it("userinfo answers a change at once though it just answered (its inputs are kept): the profile, the domain policy's login name, the project's role assertion, the user's state", async () => {
+    const carol = await importHuman(s, 'carol', { password: PASSWORD });
+    const tokens = await codeFlow(s, spa, 'carol', PASSWORD, 'openid profile');
+    const info = async () => {
+      const res = await fetch(`${s.issuer}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      return { status: res.status, body: await res.json() };
+    };
+    expect((await info()).body).toMatchObject({ sub: carol, given_name: 'Test', preferred_username: `carol@${orgDomain}` });
+    expect((await info()).body.given_name).toBe('Test');
+
+    expect((await s.api('PUT', `/management/v1/users/${carol}/profile`, { firstName: 'Caroline', lastName: 'carol' })).status).toBe(200);
+    expect((await info()).body.given_name).toBe('Caroline');
+
+    const bare = { userLoginMustBeDomain: false, validateOrgDomains: true, smtpSenderAddressMatchesInstanceDomain: false };
+    expect((await s.api('POST', '/management/v1/policies/domain', bare)).status).toBe(200);
+    try {
+      expect((await info()).body.preferred_username).toBe('carol');
+    } finally {
+      expect((await s.api('DELETE', '/management/v1/policies/domain')).status).toBe(200);
+    }
+    expect((await info()).body.preferred_username).toBe(`carol@${orgDomain}`);
+
+    const project = (await s.api('GET', `/management/v1/projects/${projectId}`)).body.project;
+    const settings = { name: project.name, projectRoleCheck: project.projectRoleCheck, hasProjectCheck: project.hasProjectCheck, privateLabelingSetting: project.privateLabelingSetting };
+    expect((await info()).body[ZITADEL_ROLES]).toBeUndefined();
+    expect((await s.api('PUT', `/management/v1/projects/${projectId}`, { ...settings, projectRoleAssertion: true })).status).toBe(200);
+    try {
+      expect((await info()).body[ZITADEL_ROLES]).toEqual({});
+    } finally {
+      expect((await s.api('PUT', `/management/v1/projects/${projectId}`, { ...settings, projectRoleAssertion: false })).status).toBe(200);
+    }
+
+    expect((await s.api('POST', `/management/v1/users/${carol}/_deactivate`, {})).status).toBe(200);
+    expect((await info()).status).toBe(401);
+    expect((await s.api('POST', `/management/v1/users/${carol}/_reactivate`, {})).status).toBe(200);
+    expect((await info()).body.sub).toBe(carol);
   });
 });
 

@@ -53,6 +53,24 @@ describeEachStore('authorization server requests in the log', (dialect) => {
     expect(JSON.stringify(log.lines)).not.toContain(assertion);
   });
 
+  it('logs a JWT introspected with success as a success (no refused-token error the library never answered)', async () => {
+    const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    const project = (await s.api('POST', '/management/v1/projects', { name: 'logged-introspection' })).body.id;
+    const app = (await s.api('POST', `/management/v1/projects/${project}/apps/api`, { name: 'logged-api' })).body;
+    const robot = (await s.api('POST', '/management/v1/users/machine', { userName: 'logged-robot', name: 'Robot', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' })).body.userId;
+    const secret = (await s.api('PUT', `/management/v1/users/${robot}/secret`)).body;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const token = (await (await fetch(`${s.issuer}/oauth/v2/token`, { method: 'POST', headers: { ...form, authorization: basic(secret.clientId, secret.clientSecret) }, body: 'grant_type=client_credentials&scope=openid' })).json()).access_token as string;
+    expect(token.split('.')).toHaveLength(3);
+    const res = await fetch(`${s.issuer}/oauth/v2/introspect`, { method: 'POST', headers: { ...form, authorization: basic(app.clientId, app.clientSecret) }, body: new URLSearchParams({ token }) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ active: true, sub: robot, token_type: 'Bearer' });
+    await new Promise((r) => setTimeout(r, 20));
+    const line = log.lines.filter((l) => l.msg === 'oauth request' && l.fields?.path === '/oauth/v2/introspect').at(-1);
+    expect(line).toMatchObject({ level: 'info', fields: { method: 'POST', status: 200 } });
+    expect(line?.fields?.error).toBeUndefined();
+  });
+
   it('logs discovery, and answers an unknown endpoint with OAuth JSON', async () => {
     expect((await fetch(`${s.issuer}/.well-known/openid-configuration`)).status).toBe(200);
     const res = await fetch(`${s.issuer}/oauth/v2/nope?code=abc`);

@@ -27,22 +27,33 @@ export interface VerifiedAccessToken {
 export const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
 export function accessTokenReader(provider: Provider, keys: KeyRing, issuer: string, store: Store) {
+  const verifiedJwts = new AuthCache<VerifiedAccessToken | undefined>(store);
   async function machineUserOf(clientId: string): Promise<string | undefined> {
     return (await store.read.logins.machineSecrets.byClientId(clientId))?.userId;
+  }
+
+  async function verifyJwt(token: string): Promise<VerifiedAccessToken | undefined> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await keys.verify(token, { issuer, typ: 'at+jwt' }));
+    } catch {
+      return undefined;
+    }
+    const aud = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+    if (typeof payload.sub !== 'string') return undefined;
+    return { userId: payload.sub, clientId: String(payload.client_id ?? ''), scope: String(payload.scope ?? ''), audience: aud, claims: payload };
   }
 
   /** The token if it is one of ours and valid now; undefined otherwise. */
   return async function read(token: string): Promise<VerifiedAccessToken | undefined> {
     if (JWT_SHAPE.test(token)) {
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await keys.verify(token, { issuer, typ: 'at+jwt' }));
-      } catch {
-        return undefined;
-      }
-      const aud = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-      if (typeof payload.sub !== 'string') return undefined;
-      return { userId: payload.sub, clientId: String(payload.client_id ?? ''), scope: String(payload.scope ?? ''), audience: aud, claims: payload };
+      // A signature checked once holds until the token expires; kept for the cache's TTL (a key's
+      // removal, like a user's state, is seen within it), so userinfo does not check it per call.
+      return verifiedJwts.get(token, async () => {
+        const verified = await verifyJwt(token);
+        const exp = verified?.claims.exp;
+        return verified && typeof exp === 'number' ? { value: verified, notAfter: exp * 1000 } : { uncached: verified };
+      });
     }
     const access = await provider.AccessToken.find(token);
     if (access && !access.isExpired && access.accountId) {
@@ -68,9 +79,8 @@ export function isForThisApi(token: VerifiedAccessToken): boolean {
  * The API's verifier for OAuth access tokens (tried after personal access tokens). A valid JWT's
  * caller is cached as a PAT's is (auth/auth-cache.ts: until the token expires, a write to users,
  * tokens or memberships in this process, or the TTL for other processes), so a client calling with
- * one JWT does not pay its signature check and its user's read on every request. Opaque tokens are
- * looked up every time: revoking one deletes it from the provider's storage, which the cache does
- * not watch.
+ * one JWT does not pay its signature check and its user's read on every request. An opaque token's
+ * caller is not kept here: its row is (oidc/adapter.ts, which sees its revocation), its user is read.
  */
 export function oauthAccessTokenVerifier(read: AccessTokenReader, store: Store, cache = new AuthCache<Caller | undefined>(store)): TokenVerifier {
   async function verify(token: string): Promise<{ caller: Caller; expiresAt?: number } | undefined> {

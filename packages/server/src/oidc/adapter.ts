@@ -12,6 +12,7 @@
  * where there is no value to restore `jti` from.
  */
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { AuthCache } from '../auth/auth-cache.js';
 import { hashToken } from '../auth/tokens.js';
 import type { Store } from '../store/store.js';
 import type { OidcPayloadRow } from '../store/repositories/oidc.js';
@@ -31,6 +32,14 @@ export const TOKEN_KINDS: ReadonlySet<string> = new Set([
   'InitialAccessToken',
 ]);
 
+/**
+ * The kinds oidc-provider looks a presented token up in all at once (introspection and revocation:
+ * `findToken` asks the three models in one Promise.all). Their lookups of one key that start in the
+ * same turn share one query (`sharedTokenLookup`) instead of three.
+ */
+const LOOKED_UP_TOGETHER = ['AccessToken', 'ClientCredentials', 'RefreshToken'] as const;
+const lookedUpTogether: ReadonlySet<string> = new Set(LOOKED_UP_TOGETHER);
+
 /** The stored key of a model's id: its hash for token kinds. */
 export function storedKey(kind: string, id: string): string {
   return TOKEN_KINDS.has(kind) ? hashToken(id) : id;
@@ -41,6 +50,12 @@ function withoutJti(payload: AdapterPayload): AdapterPayload {
   return rest;
 }
 
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+}
+
 function toPayload(row: OidcPayloadRow | undefined, id?: string): AdapterPayload | undefined {
   if (!row) return undefined;
   let payload = row.payload as AdapterPayload;
@@ -49,6 +64,42 @@ function toPayload(row: OidcPayloadRow | undefined, id?: string): AdapterPayload
 }
 
 export function storeAdapter(store: Store, findClient: ClientLookup) {
+  // Writes of the kinds looked up together, by this process's adapter (the only code writing them,
+  // besides a user's removal, which writes `users` and so bumps the auth generation too).
+  let tokenWrites = 0;
+  const noteTokenWrite = (kind: string) => {
+    if (lookedUpTogether.has(kind)) tokenWrites++;
+  };
+  const tokenRows = new AuthCache<OidcPayloadRow[]>({ authGeneration: () => store.authGeneration() + tokenWrites });
+  // Lookups in flight by the token presented: the lookups of one token started meanwhile share its
+  // query (and its hash). The token kinds all store under the token's hash.
+  const inFlight = new Map<string, Promise<OidcPayloadRow[]>>();
+  function sharedTokenLookup(token: string): Promise<OidcPayloadRow[]> {
+    let rows = inFlight.get(token);
+    if (!rows) {
+      const key = hashToken(token);
+      rows = tokenRows.get(key, () => lookUpTokenRows(key)).finally(() => inFlight.delete(token));
+      inFlight.set(token, rows);
+    }
+    return rows;
+  }
+  /**
+   * An access token's row is kept like authentication's results (auth/auth-cache.ts): a resource
+   * server introspects one token on every request it serves. Revoking it (destroy, its grant's
+   * revocation) or any other write of these kinds in this process is seen at once, another
+   * process's within the cache's TTL; never past its expiry. Refresh tokens are read afresh every
+   * time: their `consumed` mark is how a replayed one is caught, in every process at once.
+   */
+  async function lookUpTokenRows(key: string): Promise<{ value: OidcPayloadRow[]; notAfter?: number } | { uncached: OidcPayloadRow[] }> {
+    const rows = await store.read.oidc.payloads.findOfKinds(LOOKED_UP_TOGETHER, key, new Date());
+    if (!rows.length || rows.some((row) => row.kind === 'RefreshToken')) return { uncached: rows };
+    const expiries = rows.map((row) => row.expiresAt?.getTime() ?? Infinity);
+    // Shared by every request presenting the token: frozen, so that a change would fail loudly
+    // rather than reach the next request (oidc-provider copies a payload's fields onto its model).
+    for (const row of rows) deepFreeze(row.payload);
+    return { value: rows, notAfter: Math.min(...expiries) };
+  }
+
   return class StoreAdapter implements Adapter {
     constructor(private readonly kind: string) {}
 
@@ -66,11 +117,17 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
           expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
         }),
       );
+      noteTokenWrite(this.kind);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (hasNul(id)) return undefined; // no key holds one (nul-guard.ts)
       if (this.kind === 'Client') return findClient(id);
+      if (lookedUpTogether.has(this.kind)) {
+        const rows = await sharedTokenLookup(id);
+        // toPayload's object is new; what it holds may be the cached row's, shared and frozen.
+        return toPayload(rows.find((r) => r.kind === this.kind), id);
+      }
       return toPayload(await store.read.oidc.payloads.find(this.kind, storedKey(this.kind, id), new Date()), id);
     }
 
@@ -87,16 +144,19 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
     async consume(id: string): Promise<void> {
       if (hasNul(id)) return;
       await store.transaction((tx) => tx.oidc.payloads.consume(this.kind, storedKey(this.kind, id), Math.floor(Date.now() / 1000)));
+      noteTokenWrite(this.kind);
     }
 
     async destroy(id: string): Promise<void> {
       if (hasNul(id)) return;
       await store.transaction((tx) => tx.oidc.payloads.destroy(this.kind, storedKey(this.kind, id)));
+      noteTokenWrite(this.kind);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
       if (hasNul(grantId)) return;
       await store.transaction((tx) => tx.oidc.payloads.revokeByGrantId(this.kind, grantId));
+      noteTokenWrite(this.kind);
     }
   };
 }

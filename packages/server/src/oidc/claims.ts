@@ -22,7 +22,7 @@
  * the token in which the user has a role.
  */
 import { metadataClaim } from '../domain/users/metadata.js';
-import { loginNameReader } from '../domain/users/login-names.js';
+import { loginNameRules, loginNamesOf } from '../domain/users/login-names.js';
 import type { UserRow } from '../store/repositories/users.js';
 import type { Store } from '../store/store.js';
 import {
@@ -57,16 +57,38 @@ export interface ClaimsRequest {
   accessTokenRoleAssertion?: boolean;
 }
 
+/**
+ * The settings the claims depend on that change rarely (organisations' login-name rules, projects'
+ * role assertion), read from the store by default; userinfo.ts passes a cache of them.
+ */
+export interface ClaimsSettings {
+  preferredLoginName(user: Pick<UserRow, 'userName' | 'orgId'>): Promise<string>;
+  projectRoleAssertion(projectId: string): Promise<boolean>;
+}
+
+export function storeClaimsSettings(store: Store, instanceId: string): ClaimsSettings {
+  return {
+    preferredLoginName: async (user) => loginNamesOf(user.userName, await loginNameRules(store.read, instanceId, user.orgId)).preferredLoginName,
+    projectRoleAssertion: async (projectId) => !!(await store.read.projects.get(projectId))?.projectRoleAssertion,
+  };
+}
+
 /** The claims of the ID token and userinfo: `sub`, the standard claims, and the reserved ones. */
-export async function personClaims(store: Store, instanceId: string, user: UserRow, request: ClaimsRequest): Promise<{ sub: string } & Record<string, unknown>> {
+export async function personClaims(
+  store: Store,
+  instanceId: string,
+  user: UserRow,
+  request: ClaimsRequest,
+  settings: ClaimsSettings = storeClaimsSettings(store, instanceId),
+): Promise<{ sub: string } & Record<string, unknown>> {
   const { use, scope } = request;
   const claims: { sub: string } & Record<string, unknown> = { sub: user.id };
   if ((hasScope(scope, 'profile') || hasScope(scope, 'email')) && (use === 'userinfo' || request.idTokenUserinfoAssertion)) {
-    const std = userClaims(user, (await loginNameReader(store.read, instanceId).of(user)).preferredLoginName);
+    const std = userClaims(user, await settings.preferredLoginName(user));
     if (hasScope(scope, 'profile')) Object.assign(claims, std.profile);
     if (hasScope(scope, 'email')) Object.assign(claims, std.email);
   }
-  return Object.assign(claims, await reservedClaims(store, user, request));
+  return Object.assign(claims, await reservedClaims(store, user, request, settings));
 }
 
 /**
@@ -74,7 +96,7 @@ export async function personClaims(store: Store, instanceId: string, user: UserR
  * the user carries besides `sub` and the standard claims. Nothing is read unless a scope or an
  * assertion asks (the user's organisation is read only when the caller did not pass it).
  */
-export async function reservedClaims(store: Store, user: { id: string; orgId?: string }, request: ClaimsRequest): Promise<Record<string, unknown>> {
+export async function reservedClaims(store: Store, user: { id: string; orgId?: string }, request: ClaimsRequest, settings?: Pick<ClaimsSettings, 'projectRoleAssertion'>): Promise<Record<string, unknown>> {
   const { scope } = request;
   const claims: Record<string, unknown> = {};
   if (hasScope(scope, USER_METADATA_SCOPE)) {
@@ -95,7 +117,7 @@ export async function reservedClaims(store: Store, user: { id: string; orgId?: s
       claims[RESOURCE_OWNER_CLAIMS.primaryDomain] = owner.primaryDomain;
     }
   }
-  Object.assign(claims, await roleClaims(store, user.id, request));
+  Object.assign(claims, await roleClaims(store, user.id, request, settings));
   return claims;
 }
 
@@ -114,9 +136,10 @@ function roleClaimNamesFor(request: ClaimsRequest, projectRoleAssertion: () => P
   }
 }
 
-async function roleClaims(store: Store, userId: string, request: ClaimsRequest): Promise<Record<string, unknown>> {
+async function roleClaims(store: Store, userId: string, request: ClaimsRequest, settings?: Pick<ClaimsSettings, 'projectRoleAssertion'>): Promise<Record<string, unknown>> {
   const { projectId, scope } = request;
-  const names = await roleClaimNamesFor(request, async () => !!projectId && !!(await store.read.projects.get(projectId))?.projectRoleAssertion);
+  const asserts = settings?.projectRoleAssertion ?? (async (id: string) => !!(await store.read.projects.get(id))?.projectRoleAssertion);
+  const names = await roleClaimNamesFor(request, async () => !!projectId && (await asserts(projectId)));
   if (!names.length) return {};
   const projects = [...new Set([...(projectId ? [projectId] : []), ...audienceProjects(scope)])];
   const keys = requestedRoleKeys(scope);

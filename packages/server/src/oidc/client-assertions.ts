@@ -164,9 +164,12 @@ export interface ClientAssertionGateOptions {
 /** The middleware of the module comment (`provider.use`, before any other). */
 export function clientAssertionGate(options: ClientAssertionGateOptions) {
   const { issuer, endpoints, findClient, relay } = options;
-  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> => {
+  // Not async where it only passes the request on: every request to the provider goes through here.
+  return (ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> =>
     // With an Authorization header the client authenticates otherwise (mixing is refused anyway).
-    if (ctx.method !== 'POST' || !endpoints.has(ctx.path) || ctx.get('authorization') || !ctx.is('application/x-www-form-urlencoded')) return next();
+    ctx.method !== 'POST' || !endpoints.has(ctx.path) || ctx.get('authorization') || !ctx.is('application/x-www-form-urlencoded') ? next() : gate(ctx, next);
+
+  async function gate(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
     const form = await readForm(ctx.req);
     if (form && 'tooLarge' in form) {
       ctx.status = 400;
@@ -194,5 +197,5 @@ export function clientAssertionGate(options: ClientAssertionGateOptions) {
     params.set('client_assertion', verdict.accepted ? await relay.sign(String(sub)) : unsigned(assertion[0]));
     (ctx.req as IncomingMessage & { body?: unknown }).body = Buffer.from(params.toString());
     return next();
-  };
+  }
 }

@@ -53,13 +53,39 @@ export interface ClientExtras {
  */
 export function clientLookup(store: Store, cache = new AuthCache<AdapterPayload | undefined>(store)) {
   return async (clientId: string): Promise<AdapterPayload | undefined> => {
-    const payload = await cache.get(clientId, async () => {
-      const found = await lookUpClient(store, clientId);
-      return found && found.token_endpoint_auth_method !== 'private_key_jwt' ? { value: found } : { uncached: found };
-    });
+    const payload = await cachedClient(store, cache, clientId);
     // A copy for each caller: the cached one is shared by every request for this client.
-    return payload && structuredClone(payload);
+    return payload && copyOfMetadata(payload);
   };
+}
+
+/**
+ * Our own metadata of a client (its kind, project, user), from the same cache as `clientLookup`
+ * (pass the same one) and without building oidc-provider's Client: what the introspection answer
+ * needs of the token's client. Read-only: it is the cached object itself.
+ */
+export function clientExtrasLookup(store: Store, cache: AuthCache<AdapterPayload | undefined>) {
+  return async (clientId: string): Promise<Readonly<ClientExtras> | undefined> => (await cachedClient(store, cache, clientId)) as ClientExtras | undefined;
+}
+
+/**
+ * A deep copy of client metadata. Its values are strings, numbers, booleans and arrays of strings,
+ * except a key-authenticated client's `jwks` (never cached): cheaper than structuredClone, which
+ * cost more than the rest of the lookup on every token and introspection request.
+ */
+function copyOfMetadata(payload: AdapterPayload): AdapterPayload {
+  const copy: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(payload)) {
+    copy[name] = Array.isArray(value) ? [...value] : value !== null && typeof value === 'object' ? structuredClone(value) : value;
+  }
+  return copy as AdapterPayload;
+}
+
+function cachedClient(store: Store, cache: AuthCache<AdapterPayload | undefined>, clientId: string): Promise<AdapterPayload | undefined> {
+  return cache.get(clientId, async () => {
+    const found = await lookUpClient(store, clientId);
+    return found && found.token_endpoint_auth_method !== 'private_key_jwt' ? { value: found } : { uncached: found };
+  });
 }
 
 async function lookUpClient(store: Store, clientId: string): Promise<AdapterPayload | undefined> {

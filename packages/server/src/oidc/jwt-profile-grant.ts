@@ -132,11 +132,17 @@ export function jwtProfileGrant(deps: JwtProfileGrantDeps) {
 }
 
 /** Adds the grant to the discovery document's `grant_types_supported` (oidc-provider lists only its own). */
+/** oidc-provider's two discovery documents (OpenID's and RFC 8414's). */
+const DISCOVERY_PATHS: ReadonlySet<string> = new Set(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
+
 export function advertiseJwtProfileGrant(provider: Provider): void {
-  provider.use(async (ctx, next) => {
-    await next();
-    if (ctx.oidc?.route !== 'discovery') return;
-    const supported = (ctx.body as { grant_types_supported?: unknown } | undefined)?.grant_types_supported;
-    if (Array.isArray(supported) && !supported.includes(JWT_BEARER_GRANT)) supported.push(JWT_BEARER_GRANT);
+  // Only discovery waits for the answer; every other request passes straight on.
+  provider.use((ctx, next) => {
+    if (!DISCOVERY_PATHS.has(ctx.path)) return next();
+    return next().then(() => {
+      if (ctx.oidc?.route !== 'discovery') return;
+      const supported = (ctx.body as { grant_types_supported?: unknown } | undefined)?.grant_types_supported;
+      if (Array.isArray(supported) && !supported.includes(JWT_BEARER_GRANT)) supported.push(JWT_BEARER_GRANT);
+    });
   });
 }

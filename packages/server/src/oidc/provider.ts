@@ -10,14 +10,15 @@
  * project, the client, each `…:id:{projectId}:aud` project, and `service` for this API). Which
  * claims the scopes yield is claims.ts's decision.
  */
-import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
+import Provider, { errors, type AdapterPayload, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import type { Store } from '../store/store.js';
 import { errorPage, logoutPage, messagePage } from '../ui/pages.js';
 import { storeAdapter } from './adapter.js';
-import { clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
+import { clientExtrasLookup, clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
 import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
-import { introspectPersonalAccessToken } from './pat-introspection.js';
+import { answerIntrospection } from './introspection.js';
+import { AuthCache } from '../auth/auth-cache.js';
 import { clientAssertionGate, ClientAssertionRelay, CLOCK_TOLERANCE } from './client-assertions.js';
 import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import { projectAccessRefusal } from '../domain/login/project-access.js';
@@ -112,7 +113,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const { store, issuer, instanceId } = deps;
   const keys = deps.keys.current;
   // Client assertions are judged by client-assertions.ts; oidc-provider sees only relayed ones.
-  const findClient = clientLookup(store);
+  const clientCache = new AuthCache<AdapterPayload | undefined>(store);
+  const findClient = clientLookup(store, clientCache);
+  const clientExtras = clientExtrasLookup(store, clientCache);
   const relay = new ClientAssertionRelay(issuer);
 
   const configuration: Configuration = {
@@ -277,7 +280,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   // left as it came, for the library's own check to refuse (400 invalid_request, "must not be
   // provided twice"). Only GET: the library serves no POST here (enableHttpPostMethods is off, as
   // it would need SameSite=None cookies), and a POST's parameters are in its body anyway.
-  provider.use(async (ctx, next) => {
+  provider.use((ctx, next) => {
     if (ctx.path === ROUTES.authorization && ctx.method === 'GET') {
       const { scope, prompt } = ctx.query;
       if (typeof scope === 'string' && (prompt === undefined || typeof prompt === 'string')) {
@@ -287,47 +290,12 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         }
       }
     }
-    await next();
+    return next();
   });
 
-  // JWT access tokens are not stored, so the library refuses to introspect them; answer for
-  // them from their signature (the client has already been authenticated at this point).
-  // Opaque access tokens are stored with one audience only (oidc-provider's setAudience refuses
-  // more: "only a single audience value is supported"), so their introspection answer gets
-  // the same `aud` array a JWT of that client and scope would carry. Personal access tokens are
-  // unknown to the library: pat-introspection.ts answers for them, to any confidential client
-  // (a public one sees its own tokens only, and a PAT is no client's).
-  provider.use(async (ctx, next) => {
-    await next();
-    const body = ctx.body as { error?: string; active?: boolean; token_type?: string; client_id?: string; scope?: string; aud?: unknown } | undefined;
-    if (ctx.oidc?.route !== 'introspection') return;
-    if (ctx.status === 200 && body?.active && body.token_type && body.client_id) {
-      const owner = (await ctx.oidc.provider.Client.find(body.client_id))?.metadata() as ClientExtras | undefined;
-      body.aud = tokenAudience(owner?.project_id, body.client_id, body.scope);
-      // A machine user's client-credentials token acts for that user (as its JWTs say, and ZITADEL answers).
-      if (!(body as { sub?: string }).sub && owner?.kind === 'machine' && owner.user_id) (body as { sub?: string }).sub = owner.user_id;
-      return;
-    }
-    if (ctx.status === 200 && body?.active === false) {
-      const caller = ctx.oidc.client;
-      if (!caller || caller.clientAuthMethod === 'none') return;
-      const token = String(ctx.oidc.params?.token ?? '');
-      const pat = await introspectPersonalAccessToken(store, instanceId, issuer, token, { clientId: caller.clientId, projectId: (caller.metadata() as ClientExtras).project_id });
-      if (pat) ctx.body = pat;
-      return;
-    }
-    if (ctx.status !== 400 || body?.error !== 'unsupported_token_type') return;
-    const caller = ctx.oidc.client;
-    ctx.status = 200;
-    try {
-      const { payload } = await deps.keys.verify(String(ctx.oidc.params?.token ?? ''), { issuer, typ: 'at+jwt' });
-      const user = typeof payload.sub === 'string' ? await authenticatableUser(store, payload.sub) : undefined;
-      const foreign = caller?.clientAuthMethod === 'none' && payload.client_id !== caller.clientId;
-      ctx.body = foreign || !user ? { active: false } : { active: true, token_type: 'Bearer', ...payload };
-    } catch {
-      ctx.body = { active: false };
-    }
-  });
+  // What the library does not answer at the introspection endpoint: JWTs, PATs, ZITADEL's `aud` (introspection.ts).
+  const introspection = answerIntrospection({ store, instanceId, issuer, keys: deps.keys, clientExtras });
+  provider.use((ctx, next) => (ctx.path === ROUTES.introspection ? introspection(ctx as KoaContextWithOIDC, next) : next()));
 
   return provider;
 }

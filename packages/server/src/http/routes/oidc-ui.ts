@@ -8,10 +8,8 @@
 import type { Context, Hono } from 'hono';
 import { parseBearer } from '../../auth/authenticate.js';
 import { checkPasswordLogin } from '../../domain/login/password-login.js';
-import { hasScope, requestedOrg } from '../../oidc/scopes.js';
-import { personClaims } from '../../oidc/claims.js';
-import { authenticatableUser } from '../../domain/users/may-authenticate.js';
-import { signInApp } from '../../domain/login/sign-in-app.js';
+import { requestedOrg } from '../../oidc/scopes.js';
+import { userinfoAnswerer } from '../../oidc/userinfo.js';
 import { clientAddress } from '../client-address.js';
 import type { AppEnv } from '../env.js';
 import { loginPage, messagePage } from '../../ui/pages.js';
@@ -107,21 +105,13 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   registerPasswordResetRoutes(app, deps);
   registerRegistrationRoutes(app, deps);
 
+  const userinfoOf = userinfoAnswerer({ store, instanceId: deps.instanceId, readAccessToken: deps.readAccessToken });
   const userinfo = async (c: Context) => {
     c.header('Cache-Control', 'no-store');
-    const challenge = (error: string, status: 401 | 403) => {
-      c.header('WWW-Authenticate', `Bearer realm="${deps.issuer}", error="${error}"`);
-      return c.json({ error, error_description: error === 'invalid_token' ? 'invalid token provided' : 'openid scope is missing' }, status);
-    };
-    const token = parseBearer(c.req.header('authorization'));
-    const access = token ? await deps.readAccessToken(token) : undefined;
-    if (!access) return challenge('invalid_token', 401);
-    if (!hasScope(access.scope, 'openid')) return challenge('insufficient_scope', 403);
-    const user = await authenticatableUser(store, access.userId);
-    if (!user || user.type !== 'human') return challenge('invalid_token', 401);
-    const app = await signInApp(store, access.clientId);
-    const body = await personClaims(store, deps.instanceId, user, { use: 'userinfo', scope: access.scope, projectId: app?.projectId });
-    return c.json(body);
+    const answer = await userinfoOf(parseBearer(c.req.header('authorization')));
+    if (answer.status === 200) return c.json(answer.claims);
+    c.header('WWW-Authenticate', `Bearer realm="${deps.issuer}", error="${answer.error}"`);
+    return c.json({ error: answer.error, error_description: answer.error === 'invalid_token' ? 'invalid token provided' : 'openid scope is missing' }, answer.status);
   };
   app.get('/oidc/v1/userinfo', userinfo);
   app.post('/oidc/v1/userinfo', userinfo);

@@ -38,6 +38,10 @@ export function oidcRepository(db: Db, t: Tables) {
   const consumeRow = once(() => db.update(p).set({ consumedAt: sql`${sql.placeholder('at')}` }).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id')))).prepare('oidc_payloads_consume'));
   const destroyRow = once(() => db.delete(p).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id')))).prepare('oidc_payloads_destroy'));
   const isAlive = (row: OidcPayloadRow, now: Date) => row.expiresAt === null || row.expiresAt.getTime() > now.getTime();
+  // One key among three kinds: what oidc-provider's token lookup (introspection, revocation) asks at once.
+  const byIdOfKinds = once(() =>
+    db.select().from(p).where(and(or(eq(p.kind, sql.placeholder('kind1')), eq(p.kind, sql.placeholder('kind2')), eq(p.kind, sql.placeholder('kind3'))), eq(p.id, sql.placeholder('id')))).prepare('oidc_payloads_by_id_of_kinds'),
+  );
   return {
     payloads: {
       async upsert(row: OidcPayloadRow): Promise<void> {
@@ -46,6 +50,11 @@ export function oidcRepository(db: Db, t: Tables) {
       async find(kind: string, id: string, now: Date): Promise<OidcPayloadRow | undefined> {
         const [row] = await byKindId().execute({ kind, id });
         return row && isAlive(row, now) ? row : undefined;
+      },
+      /** The unexpired rows stored under `id` in any of three kinds (at most one each). */
+      async findOfKinds(kinds: readonly [string, string, string], id: string, now: Date): Promise<OidcPayloadRow[]> {
+        const rows = await byIdOfKinds().execute({ kind1: kinds[0], kind2: kinds[1], kind3: kinds[2], id });
+        return rows.filter((row) => isAlive(row, now));
       },
       async findByUid(kind: string, uid: string, now: Date): Promise<OidcPayloadRow | undefined> {
         return (await byKindUid().execute({ kind, uid })).find((row) => isAlive(row, now));
