@@ -23,7 +23,7 @@ interface Running {
 
 /** A service on a loopback port; with import jobs (a folder and a worker, as main.ts starts them) unless `jobs: false`. */
 async function start({ jobs = true } = {}): Promise<Running> {
-  const documents = jobDocuments(mkdtempSync(join(tmpdir(), 'identity-transfer-jobs-')));
+  const documents = jobDocuments(mkdtempSync(join(tmpdir(), 'identity-transfer-jobs-')), processSecretBox());
   let worker: ImportJobWorker | undefined;
   // Without jobs: no folder for their documents, as a service (or ZITADEL) that has none.
   const instance = await createTestInstance('sqlite', jobs ? { importJobs: { documents, onStarted: () => worker?.poke() } } : { importJobs: undefined });

@@ -10,6 +10,7 @@ import {
 } from '@identity-service/server/test/support/instance.js';
 import type { AppDeps } from '@identity-service/server/src/app.js';
 import { jobDocuments } from '@identity-service/server/src/domain/transfer/job-documents.js';
+import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
 import { tempDir } from '@identity-service/server/test/support/temp-dir.js';
 import { recordingFetch } from './ledger.js';
 
@@ -38,7 +39,7 @@ export interface Harness {
 export async function createHarness(options: Partial<AppDeps> = {}): Promise<Harness> {
   let shuttingDown = false;
   // Import jobs are queued here, never run (no worker): what the API answers is the contract.
-  const importJobs = { documents: jobDocuments(tempDir('contract-jobs-')) };
+  const importJobs = { documents: jobDocuments(tempDir('contract-jobs-'), processSecretBox()) };
   const instance = await createTestInstance('sqlite', { isShuttingDown: () => shuttingDown, importJobs, maxImportBodyBytes: HARNESS_MAX_IMPORT_BODY_BYTES, ...options });
   const fetch = recordingFetch((req) => instance.app.fetch(req));
   const clientFor = (token: string, orgId?: string) => createIdentityClient({ baseUrl: BASE_URL, token, orgId, fetch });
