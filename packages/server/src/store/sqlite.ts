@@ -13,6 +13,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { refuseAuthWrite } from './auth-writes.js';
 import { sqliteColumns } from './columns.js';
+import { WalCheckpointer } from './sqlite-checkpointer.js';
 import { defineTables } from './schema.js';
 import { sqliteHotPath } from './sqlite-hot-path.js';
 import { sqliteNativeOptions } from './sqlite-native.js';
@@ -70,12 +71,14 @@ export async function openSqliteStore(path: string): Promise<Store> {
   // reader of its own (its one connection writes, and its own writes do not change data_version).
   const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, sqliteHotPath(readerConn, readerConn !== writerConn ? { cacheReads: { commits: () => commits } } : {}), { onAuthWrite: refuseAuthWrite });
 
+  // An in-memory database has no log to copy.
+  const checkpointer = onDisk ? new WalCheckpointer(path, writerConn) : undefined;
   const transactions = groupCommitQueue(writerConn, () => {
     commits++;
     if (!authWritten) return;
     authWritten = false;
     authGeneration++;
-  });
+  }, checkpointer);
   const serializeExclusive = promiseQueue();
 
   return {
@@ -92,6 +95,7 @@ export async function openSqliteStore(path: string): Promise<Store> {
     },
     close: async () => {
       await transactions.idle();
+      await checkpointer?.close();
       if (readerConn !== writerConn) readerConn.close();
       writerConn.close();
     },
@@ -123,7 +127,7 @@ interface QueuedTransaction {
  * What goes down is the number of commits: a commit writes a WAL frame for every page touched
  * (events, its indexes, the state row), which was the largest single cost of a write under load.
  */
-function groupCommitQueue(conn: Database.Database, afterGroup: () => void) {
+function groupCommitQueue(conn: Database.Database, afterGroup: () => void, checkpointer?: WalCheckpointer) {
   const begin = conn.prepare('BEGIN IMMEDIATE');
   const commit = conn.prepare('COMMIT');
   const rollback = conn.prepare('ROLLBACK');
@@ -145,6 +149,7 @@ function groupCommitQueue(conn: Database.Database, afterGroup: () => void) {
   }
 
   async function runGroup(): Promise<void> {
+    const started = performance.now();
     try {
       begin.run();
     } catch (error) {
@@ -180,11 +185,15 @@ function groupCommitQueue(conn: Database.Database, afterGroup: () => void) {
         return;
       }
     }
+    // A long group (an import's organisation) has written much: its checkpoint runs in a worker.
+    const offloaded = checkpointer?.beforeCommit(performance.now() - started) ?? false;
     try {
       commit.run();
     } catch (error) {
       failGroup(error);
       return;
+    } finally {
+      if (offloaded) checkpointer!.afterCommit();
     }
     afterGroup();
     const committed = group;
