@@ -8,7 +8,7 @@
  * lists the grant; other grants still reach oidc-provider. A removed key is refused at once by
  * another server process on the same store.
  */
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAdminClient, createServiceAccountInterceptor } from '@zitadel/node/dist/api/index.js';
@@ -57,6 +57,13 @@ async function assertion(
   return new SignJWT(Object.fromEntries(Object.entries(payload).filter(([k]) => k !== 'alg')))
     .setProtectedHeader({ alg: claims.alg ?? 'RS256', kid: signer.keyId })
     .sign(signer.privateKey);
+}
+
+/** An assertion's header and claims (RS256, valid for an hour), to be signed by hand. */
+function jwtParts(signer: { userId: string; keyId: string }, audience: string): string {
+  const now = Math.floor(Date.now() / 1000);
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'RS256', kid: signer.keyId })}.${part({ iss: signer.userId, sub: signer.userId, aud: audience, iat: now, exp: now + 3600 })}`;
 }
 
 /** The grant as a raw form POST (no client authentication, as @zitadel/node sends it). */
@@ -161,11 +168,34 @@ describeEachStore('JWT-profile grant', (dialect) => {
       ['wrong audience', await assertion(signer, 'https://elsewhere.example.com'), /audience/],
       ['no audience', await assertion(signer, s.issuer, { aud: [] }), /audience/],
       ['iss ≠ sub', await assertion(signer, s.issuer, { iss: 'someone-else' }), /issuer \("iss"\) and subject \("sub"\)/],
+      // The signature of other claims: the payload of one assertion with the signature of another.
+      ['altered claims', await (async () => {
+        const [, , signature] = (await assertion(signer, s.issuer)).split('.');
+        const [header, payload] = (await assertion(signer, s.issuer, { exp: now + 1800 })).split('.');
+        return `${header}.${payload}.${signature}`;
+      })(), /signature does not verify/],
+      // Signed PS256, the header saying RS256 (and the other way round): the header's algorithm is the one checked.
+      ['PS256 signature under an RS256 header', await (async () => {
+        const [header] = (await assertion(signer, s.issuer)).split('.');
+        const [, payload, signature] = (await assertion(signer, s.issuer, { alg: 'PS256' })).split('.');
+        return `${header}.${payload}.${signature}`;
+      })(), /signature does not verify/],
+      // Too weak a key signs nothing that is taken (jose will not even sign with it: node:crypto does).
+      ['a 1024-bit key', (() => {
+        const [header, payload] = jwtParts(signer, s.issuer).split('.');
+        const signature = cryptoSign('sha256', Buffer.from(`${header}.${payload}`), generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey).toString('base64url');
+        return `${header}.${payload}.${signature}`;
+      })(), /signature does not verify/],
       ['HMAC', await new SignJWT({ iss: m.userId, sub: m.userId, aud: s.issuer }).setProtectedHeader({ alg: 'HS256', kid: m.file.keyId }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode('a shared secret of 32 bytes!!!!!')), /algorithm "HS256" is not allowed/],
     ];
     for (const [name, jwt, reason] of cases) {
       const r = await refusal(jwt);
       expect({ name, ...r }).toMatchObject({ name, status: 400, code: 'invalid_grant', description: expect.stringMatching(reason) });
+    }
+    // Accepted algorithms: RSA with PKCS#1 v1.5 or PSS padding, SHA-256 to SHA-512 (RFC 7518 §3.3, §3.5).
+    for (const alg of ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']) {
+      const answer = await grant(s.issuer, { grant_type: JWT_BEARER, assertion: await assertion(signer, s.issuer, { alg }), scope: API_SCOPE });
+      expect({ alg, status: answer.status }).toEqual({ alg, status: 200 });
     }
     // Accepted audiences: the issuer, with a trailing slash, among others, and the token endpoint.
     for (const aud of [`${s.issuer}/`, ['https://elsewhere.example.com', s.issuer], `${s.issuer}/oauth/v2/token`]) {
