@@ -1,0 +1,76 @@
+/**
+ * The import's document reader (domain/transfer/document-reader.ts) hands its user batches over
+ * from a worker thread. Each answer reaches the server's thread inside the worker port's message
+ * handler, which goes on delivering every message that has arrived before it returns to the event
+ * loop; the next batch is read while one is written, so it is usually there already. Without a
+ * turn of the loop per batch, an import of 190,000 users held the loop for 100–300 ms at a time
+ * (10–30 batches) and every request sent meanwhile waited that long (BENCHMARKS.md, issue 30).
+ */
+import { writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DocumentReader } from '../src/domain/transfer/document-reader.js';
+import { createSpool, type Spool } from '../src/domain/transfer/spool.js';
+import { BCRYPT } from './support/transfer-documents.js';
+
+const USERS = 200;
+const BATCH = 10;
+/** Per batch, as the import's writes take the thread (long enough for the worker to read the next one). */
+const WRITE_MS = 25;
+
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // the server's thread writing a batch: no turn of the event loop
+  }
+}
+
+describe("the import's document reader", () => {
+  let spool: Spool;
+  let reader: DocumentReader;
+  beforeEach(async () => {
+    spool = await createSpool();
+    reader = new DocumentReader();
+  });
+  afterEach(async () => {
+    await reader.close();
+    await spool.remove();
+  });
+
+  it('gives the event loop a turn before every batch of users, though the next batch is already there', async () => {
+    const humanUsers = Array.from({ length: USERS }, (_, i) => ({
+      userId: `u${i}`,
+      user: { userName: `user${i}`, profile: { firstName: 'A', lastName: 'B' }, email: { email: `user${i}@example.com`, isEmailVerified: true }, hashedPassword: { value: BCRYPT } },
+    }));
+    const file = spool.file('document.json');
+    writeFileSync(file, JSON.stringify({ orgs: [{ orgId: 'o1', org: { name: 'Reader' }, humanUsers }] }));
+    const document = await reader.spool({ file, shape: 'document', spool });
+    expect(document.problems.count).toBe(0);
+
+    // Counts the event loop's turns: one per pass through its check phase.
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+
+    const turnsBefore: number[] = [];
+    let users = 0;
+    try {
+      let last = turns;
+      for await (const batch of document.orgs[0].userBatches(BATCH)) {
+        turnsBefore.push(turns - last);
+        users += batch.humanUsers?.length ?? 0;
+        busy(WRITE_MS);
+        last = turns;
+      }
+    } finally {
+      ticking = false;
+    }
+    expect(users).toBe(USERS);
+    expect(turnsBefore).toHaveLength(USERS / BATCH);
+    // Every batch after the first waited for at least one turn of the loop.
+    expect(turnsBefore.slice(1).filter((n) => n === 0)).toEqual([]);
+  });
+});
