@@ -128,16 +128,19 @@ const writeTargetName = (processes = 1) => `PUT ${TEXT_PATH} (write + event)${pr
 const READ_TARGET = `GET ${TEXT_PATH} (auth + read)`;
 
 /** The bare Hono endpoint (bench/bare-server.ts) as its own process, like the service. */
-/** connect-node with an empty handler of the same RPC on the service's listener (bench/connect-floor-server.ts). */
-async function startConnectFloor(): Promise<Child> {
+/**
+ * An RPC floor on the service's listener: connect-node with an empty handler of the same RPC
+ * (bench/connect-floor-server.ts), or node's servers with no library at all (bench/node-rpc-floor-server.ts).
+ */
+async function startRpcFloor(script: 'connect-floor-server.ts' | 'node-rpc-floor-server.ts'): Promise<Child> {
   const port = await freePort();
   const child = await startChild({
-    args: ['--import', 'tsx', join(BENCH_DIR, 'connect-floor-server.ts')],
+    args: ['--import', 'tsx', join(BENCH_DIR, script)],
     cwd: REPO,
     env: { PORT: String(port) },
     port,
     readyPath: '/',
-    logFile: join(work, 'connect-floor.log'),
+    logFile: join(work, script.replace('.ts', '.log')),
   });
   children.push(child);
   return child;
@@ -903,7 +906,9 @@ const RPC_PATH = '/zitadel.admin.v1.AdminService/SetDefaultVerifyEmailMessageTex
 const RPC_REST_TARGET = `PUT ${TEXT_PATH} (write + event), beside the RPCs`;
 const RPC_TARGETS = { grpc: '4.1 SetDefaultVerifyEmailMessageText over gRPC (HTTP/2)', connect: '4.1 SetDefaultVerifyEmailMessageText over Connect JSON' } as const;
 const RPC_FLOOR_TARGETS = { grpc: 'connect-node alone (an empty handler), gRPC (HTTP/2)', connect: 'connect-node alone (an empty handler), Connect JSON' } as const;
+const NODE_RPC_FLOOR_TARGETS = { grpc: "node's HTTP/2 server alone (no RPC library, no operation), gRPC", connect: "node's HTTP/1.1 server alone (no RPC library, no operation), Connect JSON" } as const;
 let connectFloor: Child | undefined;
+let nodeRpcFloor: Child | undefined;
 
 /**
  * 4.1 through ZITADEL's RPC, each call a change (a new title) as the REST PUT's are, beside the
@@ -940,8 +945,11 @@ async function benchRpc(service: Service): Promise<Row[]> {
     row: async (m) => ({ target: RPC_TARGETS.connect, store, m }),
   };
   // The library's floor, beside them in the first store's turns (it has no store).
-  connectFloor ??= store === stores[0] ? await startConnectFloor() : undefined;
-  const floor = store === stores[0] && connectFloor ? rpcFloorSides(connectFloor, headers.authorization) : [];
+  connectFloor ??= store === stores[0] ? await startRpcFloor('connect-floor-server.ts') : undefined;
+  nodeRpcFloor ??= store === stores[0] ? await startRpcFloor('node-rpc-floor-server.ts') : undefined;
+  const floor = store === stores[0] && connectFloor && nodeRpcFloor
+    ? [...rpcFloorSides(connectFloor, headers.authorization, RPC_FLOOR_TARGETS), ...rpcFloorSides(nodeRpcFloor, headers.authorization, NODE_RPC_FLOOR_TARGETS)]
+    : [];
   const measured = await inTurns([rest, grpc, connect, ...floor]);
   const rows = measured.slice(0, 3);
   const after = await setText(child.baseUrl, headers, `rpc ${runId} after`);
@@ -955,18 +963,18 @@ async function benchRpc(service: Service): Promise<Row[]> {
   return [...rows.map((r) => ({ ...r, eventsOk, eventsNote })), ...measured.slice(3)];
 }
 
-function rpcFloorSides(floor: Child, authorization: string): Side[] {
+function rpcFloorSides(floor: Child, authorization: string, names: { grpc: string; connect: string }): Side[] {
   const body = { language: 'en', ...textFields('floor') };
   return [
     {
       target: { origin: floor.baseUrl, path: RPC_PATH, headers: { authorization }, message: toBinary(SetDefaultVerifyEmailMessageTextRequestSchema, create(SetDefaultVerifyEmailMessageTextRequestSchema, body)) },
       serverCpuSeconds: floor.cpuSeconds,
-      row: async (m) => ({ target: RPC_FLOOR_TARGETS.grpc, store: '-', m }),
+      row: async (m) => ({ target: names.grpc, store: '-', m }),
     },
     {
       target: { url: floor.baseUrl, requests: [{ method: 'POST', path: RPC_PATH, headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) }] },
       serverCpuSeconds: floor.cpuSeconds,
-      row: async (m) => ({ target: RPC_FLOOR_TARGETS.connect, store: '-', m }),
+      row: async (m) => ({ target: names.connect, store: '-', m }),
     },
   ];
 }
@@ -983,6 +991,8 @@ function rpcTargets(rows: Row[]): string {
       lines.push(`  ${store}: 4.1 over ${name} ÷ over REST, server CPU per call: ${ratio.toFixed(2)}× (target ≤ 1.3×) → ${ratio <= 1.3 ? 'MET' : 'MISSED'}`);
       const floor = rows.find((r) => r.target === RPC_FLOOR_TARGETS[name as keyof typeof RPC_FLOOR_TARGETS])?.m.serverCpuMs;
       if (floor) lines.push(`    (connect-node alone with an empty handler over ${name}: ${(floor / rest).toFixed(2)}× the REST PUT's CPU; the gateway and the operation add ${Math.round((cpu - floor) * 1000)} µs to it)`);
+      const nodeFloor = rows.find((r) => r.target === NODE_RPC_FLOOR_TARGETS[name as keyof typeof NODE_RPC_FLOOR_TARGETS])?.m.serverCpuMs;
+      if (nodeFloor) lines.push(`    (node's own server with no RPC library and no operation over ${name}: ${(nodeFloor / rest).toFixed(2)}× the REST PUT's CPU, leaving ${Math.round((1.3 * rest - nodeFloor) * 1000)} µs of the 1.3× for the operation)`);
     }
   }
   return lines.length ? `issue 28 target (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
