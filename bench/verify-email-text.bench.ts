@@ -20,7 +20,9 @@
  *                          oidc-provider (bench/bare-oidc-provider.ts) doing the same;
  *                          `grants`: 4.2, DELETE of user grants (enough for the run, imported 30,000 per organisation), every store in turns
  *                          `rpc`: 4.1 as ZITADEL's RPC SetDefaultVerifyEmailMessageText over gRPC (HTTP/2, bench/support/h2-load.ts)
- *                          and over Connect JSON (HTTP/1.1), beside the REST PUT, in turns (issue 28: ≤ 1.3× REST's CPU)
+ *                          and over Connect JSON (HTTP/1.1), beside the REST PUT, in turns (issue 28: ≤ 1.3× REST's CPU),
+ *                          with two floors: connect-node with an empty handler (bench/connect-floor-server.ts) and
+ *                          node's own servers with no RPC library (bench/node-rpc-floor-server.ts)
  *                          `jwtprofile`: the JWT-profile grant (a machine key's assertion, as @zitadel/node sends it)
  *                          beside the service's client-credentials grant and the bare oidc-provider's, in turns
  *                          `signin`: the whole authorization-code + PKCE sign-in (fresh browser, login form, password,
