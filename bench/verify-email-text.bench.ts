@@ -54,7 +54,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, sign as rsaSign } from 'node:crypto';
 import { SignJWT } from 'jose';
 import * as oc from 'openid-client';
 import { create, toBinary } from '@bufbuild/protobuf';
@@ -488,9 +488,26 @@ async function benchJwtProfile(child: Child, patAuthorization: string, store: st
   }
 }
 
+/**
+ * CPU of one RS256 signature (a 2048-bit key, node:crypto, this process, this machine) in ms:
+ * what the ID token adds to the JWT-profile grant at the least, a token the client-credentials
+ * grant never signs.
+ */
+function rs256SignatureMs(): number {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const data = Buffer.alloc(600, 0x61);
+  for (let i = 0; i < 20; i++) rsaSign('sha256', data, privateKey);
+  const n = 200;
+  const before = process.cpuUsage();
+  for (let i = 0; i < n; i++) rsaSign('sha256', data, privateKey);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / n;
+}
+
 /** The JWT-profile grant's target (issue 29), per store, from the rows measured in turns. */
 function jwtProfileTargets(rows: Row[]): string {
   const lines: string[] = [];
+  const signatureMs = rows.some((r) => r.target === JWT_PROFILE_TARGETS.jwtProfileOpenid) ? rs256SignatureMs() : undefined;
   const cpu = (target: string, store: string) => rows.find((r) => r.target === target && r.store === store)?.m.serverCpuMs;
   for (const store of stores) {
     const cc = cpu(JWT_PROFILE_TARGETS.cc, store);
@@ -505,6 +522,10 @@ function jwtProfileTargets(rows: Row[]): string {
         (peer ? `; ÷ the bare oidc-provider's: ${(ours / peer).toFixed(2)}×` : ''));
     }
     if (peer) lines.push(`  ${store}: the service's client-credentials grant ÷ the bare oidc-provider's: ${(cc / peer).toFixed(2)}×`);
+    if (signatureMs) {
+      lines.push(`  ${store}: one RS256 signature alone (node:crypto, this machine): ${Math.round(signatureMs * 1000)} µs = ${(signatureMs / cc).toFixed(2)}× the client-credentials grant;` +
+        ` the ID token is one more, so with openid the ratio is at least ${(1 + signatureMs / cc).toFixed(2)}× unless the rest of the grant costs less than client credentials'`);
+    }
   }
   return lines.length ? `issue 29 target (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }
