@@ -8,7 +8,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DomainError } from '../src/domain/errors.js';
 import { DocumentReader } from '../src/domain/transfer/document-reader.js';
+import { MAX_VALUE_DEPTH } from '../src/domain/transfer/document-stream.js';
 import { createSpool, type Spool } from '../src/domain/transfer/spool.js';
 import { BCRYPT } from './support/transfer-documents.js';
 
@@ -72,5 +74,37 @@ describe("the import's document reader", () => {
     expect(turnsBefore).toHaveLength(USERS / BATCH);
     // Every batch after the first waited for at least one turn of the loop.
     expect(turnsBefore.slice(1).filter((n) => n === 0)).toEqual([]);
+  });
+
+  // A hostile body of 5,000 nested objects: the reader thread ran out of stack handing it back and
+  // the import never answered (the fuzz test's import calls hung until CI's time ran out).
+  it('refuses a value nested deeper than the limit as bad input (400), in the request and in the document, and answers at once', async () => {
+    const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+    const cases: [string, 'request' | 'document'][] = [
+      [nested(5000), 'request'],
+      [`{"orgs":[{"orgId":"o1","org":${nested(5000)}}]}`, 'document'],
+      [`{"orgs":[{"orgId":"o1","humanUsers":[${nested(MAX_VALUE_DEPTH + 1)}]}]}`, 'document'],
+    ];
+    // Each document in a spool of its own, as each import has.
+    const read = async (text: string, shape: 'request' | 'document') => {
+      const own = await createSpool();
+      try {
+        const file = own.file('document.json');
+        writeFileSync(file, text);
+        return await reader.spool({ file, shape, spool: own });
+      } finally {
+        await own.remove();
+      }
+    };
+    for (const [text, shape] of cases) {
+      const started = performance.now();
+      const error = await read(text, shape).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(DomainError);
+      expect(error).toMatchObject({ code: 3, id: 'IMPORT-d3pth' });
+      expect(performance.now() - started).toBeLessThan(5000);
+    }
+    // Exactly at the limit is taken (and then validated as a user like any other).
+    const atLimit = await read(`{"orgs":[{"orgId":"o1","humanUsers":[${nested(MAX_VALUE_DEPTH - 1)}]}]}`, 'document');
+    expect(atLimit.orgs).toHaveLength(1);
   });
 });

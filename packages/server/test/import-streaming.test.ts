@@ -155,6 +155,22 @@ describeEachStore('imports read as a stream from a private spool', (dialect) => 
     expect(await res.json()).toMatchObject({ code: 3, message: expect.stringContaining('not a JSON document') });
     expect(readdirSync(spoolParent)).toEqual([]);
   });
+
+  it("a body broken inside an organisation's users, or nesting a value 5,000 deep → 400 at once; its open files closed, the spool gone, nothing written", async () => {
+    const users = JSON.stringify(bigOrg('cut', 300).humanUsers).slice(1, -1);
+    const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    for (const [body, reason] of [
+      [`{"dataOrgs":{"orgs":[{"orgId":"cut-org","org":{"name":"Cut"},"humanUsers":[${users},{"userId": }]}]}}`, /not a JSON document/],
+      [`{"dataOrgs":{"orgs":[{"orgId":"cut-org","org":{"name":"Cut"},"humanUsers":[${users},${deep}]}]}}`, /nests deeper than 64 levels/],
+      [deep, /nests deeper than 64 levels/],
+    ] as const) {
+      const res = await t.call('POST', '/admin/v1/import', { body });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 3, message: expect.stringMatching(reason) });
+      expect(readdirSync(spoolParent)).toEqual([]);
+      expect(await t.store.read.orgs.get('cut-org')).toBeUndefined();
+    }
+  });
 });
 
 describeEachStore('the import body limit over the network', (dialect) => {

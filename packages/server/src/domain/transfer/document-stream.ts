@@ -93,10 +93,18 @@ const READ_CHUNK_BYTES = 256 * 1024;
 
 const VALUE_START = new Set(['startObject', 'startArray', 'stringValue', 'numberValue', 'nullValue', 'trueValue', 'falseValue']);
 
+/**
+ * How deep a value handed to the sink may nest (a user is 3 levels deep, a login text 3). What
+ * is assembled is validated by recursive functions and sent between threads by structured clone,
+ * which is recursive too: a hostile body of 5,000 nested objects ran past the reader thread's
+ * stack there and the import never answered. Deeper values are refused as bad input.
+ */
+export const MAX_VALUE_DEPTH = 64;
+
 class Walker {
   private readonly stack: Frame[] = [];
-  /** Assembling one value to hand to `deliver`. */
-  private capture?: { asm: Assembler; deliver: (value: unknown) => void };
+  /** Assembling one value to hand to `deliver`, `depth` objects and arrays deep where it is now. */
+  private capture?: { asm: Assembler; deliver: (value: unknown) => void; depth: number };
   /** Skipping one value: its depth so far. */
   private skipDepth = 0;
   private started = false;
@@ -109,6 +117,13 @@ class Walker {
 
   token(t: Token): void {
     if (this.capture) {
+      if (t.name === 'startObject' || t.name === 'startArray') {
+        if (++this.capture.depth > MAX_VALUE_DEPTH) {
+          throw invalidArgument('IMPORT-d3pth', `invalid ${this.shape === 'request' ? 'body' : 'document'}: a value nests deeper than ${MAX_VALUE_DEPTH} levels`);
+        }
+      } else if (t.name === 'endObject' || t.name === 'endArray') {
+        this.capture.depth--;
+      }
       this.capture.asm.consume(t);
       if (this.capture.asm.done) {
         const { asm, deliver } = this.capture;
@@ -217,7 +232,7 @@ class Walker {
       deliver(asm.current);
       this.valueDone();
     } else {
-      this.capture = { asm, deliver };
+      this.capture = { asm, deliver, depth: 1 };
     }
   }
 

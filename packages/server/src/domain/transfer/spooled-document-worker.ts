@@ -23,10 +23,19 @@ const streams = new Map<number, AsyncGenerator<UserBatch>>();
 
 port.on('message', (req: ReaderRequest) => {
   void answer(req).then(
-    (result) => port.postMessage({ id: req.id, result } satisfies ReaderAnswer),
-    (error: unknown) => port.postMessage({ id: req.id, error: serializeError(error) } satisfies ReaderAnswer),
+    (result) => send({ id: req.id, result }),
+    (error: unknown) => send({ id: req.id, error: serializeError(error) }),
   );
 });
+
+/** Every request gets an answer: one that cannot be sent (not cloneable) is answered with why, never left waiting. */
+function send(message: ReaderAnswer): void {
+  try {
+    port.postMessage(message);
+  } catch (error) {
+    port.postMessage({ id: message.id, error: serializeError(error) } satisfies ReaderAnswer);
+  }
+}
 
 async function answer(req: ReaderRequest): Promise<unknown> {
   switch (req.op) {

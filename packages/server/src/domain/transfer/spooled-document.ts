@@ -190,7 +190,13 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
       if (current) await Promise.all([current.rest.drain(), current.users.drain()]);
       if (closing.length) await Promise.all(closing.splice(0));
     },
-  }).finally(() => Promise.allSettled(closing));
+  }).finally(() => {
+    // Left early (a syntax error, a value nested too deep): the organisation being read has its
+    // files open too; they are closed before the error goes on, so that removing the spool does
+    // not race their writes (rm answered ENOTEMPTY, or a file was made after it).
+    if (current) closing.push(current.rest.close(), current.users.close());
+    return Promise.allSettled(closing);
+  });
   await Promise.all(closing);
   return { envelope, found, problems, orgs };
 }
