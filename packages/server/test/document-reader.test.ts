@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/domain/errors.js';
-import { DocumentReader } from '../src/domain/transfer/document-reader.js';
+import { acquireReader, DocumentReader, releaseReader } from '../src/domain/transfer/document-reader.js';
 import { MAX_VALUE_DEPTH } from '../src/domain/transfer/document-stream.js';
 import { createSpool, type Spool } from '../src/domain/transfer/spool.js';
 import { BCRYPT } from './support/transfer-documents.js';
@@ -106,5 +106,49 @@ describe("the import's document reader", () => {
     // Exactly at the limit is taken (and then validated as a user like any other).
     const atLimit = await read(`{"orgs":[{"orgId":"o1","humanUsers":[${nested(MAX_VALUE_DEPTH - 1)}]}]}`, 'document');
     expect(atLimit.orgs).toHaveLength(1);
+  });
+
+  it('a reader whose import ended cleanly serves the next import; one left with a stream open, or stopped, is not handed out again', async () => {
+    const file = spool.file('small.json');
+    writeFileSync(file, JSON.stringify({ orgs: [{ orgId: 'o1', org: { name: 'Small' }, humanUsers: [{ userId: 'u1', user: { userName: 'u1', profile: { firstName: 'A', lastName: 'B' }, email: { email: 'u1@example.com' } } }] }] }));
+    const readAll = async (reader: DocumentReader, own: Spool) => {
+      const read = await reader.spool({ file, shape: 'document', spool: own });
+      let users = 0;
+      for await (const batch of read.orgs[0].userBatches(BATCH)) users += batch.humanUsers?.length ?? 0;
+      return users;
+    };
+    const spools: Spool[] = [];
+    const fresh = async () => {
+      const own = await createSpool();
+      spools.push(own);
+      return own;
+    };
+    try {
+      const first = acquireReader();
+      expect(await readAll(first, await fresh())).toBe(1);
+      await releaseReader(first);
+      const second = acquireReader();
+      expect(second).toBe(first);
+      expect(await readAll(second, await fresh())).toBe(1);
+
+      // Left with a stream open (its import stopped between batches without ending it): not kept.
+      const read = await second.spool({ file, shape: 'document', spool: await fresh() });
+      await read.orgs[0].userBatches(BATCH)[Symbol.asyncIterator]().next();
+      expect(second.reusable).toBe(false);
+      await releaseReader(second);
+      const third = acquireReader();
+      expect(third).not.toBe(second);
+      expect(await readAll(third, await fresh())).toBe(1);
+
+      // Stopped while idle: the next import gets a new one.
+      await releaseReader(third);
+      await third.close();
+      const fourth = acquireReader();
+      expect(fourth).not.toBe(third);
+      expect(await readAll(fourth, await fresh())).toBe(1);
+      await fourth.close();
+    } finally {
+      for (const own of spools) await own.remove();
+    }
   });
 });

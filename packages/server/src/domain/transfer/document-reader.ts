@@ -1,6 +1,6 @@
 /**
  * An import's document read in a worker thread of its own (spooled-document-worker.ts), one per
- * import, ended with it (ARCHITECTURE.md, "Imports in bounded memory"). Pass 1 and pass 2's
+ * import at a time, kept a while for the next import (ARCHITECTURE.md, "Imports in bounded memory"). Pass 1 and pass 2's
  * reading allocate per user: in the server's heap that garbage piled up to hundreds of MiB before
  * V8 collected it (its old generation's limit grows with the heap); the worker's heap is capped
  * (READER_LIMITS), so V8 collects it there early, and its CPU is off the event loop. The server's
@@ -59,12 +59,52 @@ export interface ReadDocument {
 
 type Request = ReaderRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
 
+/**
+ * Readers whose import ended cleanly, kept for the next one: starting a reader costs ~150 ms of
+ * CPU (its thread loads the validation schemas; ~350 ms from the sources, where tsx compiles them
+ * again), paid by every import, however small, when each had its own. At most IDLE_READERS_MAX
+ * are kept (imports run MAX_CONCURRENT_IMPORTS at a time), each for IDLE_READER_MS.
+ */
+const idleReaders: DocumentReader[] = [];
+const IDLE_READERS_MAX = 2;
+const IDLE_READER_MS = 30_000;
+
+/** A reader for one import: an idle one if there is one, else a new one. Give it back with `releaseReader`. */
+export function acquireReader(): DocumentReader {
+  for (let reader = idleReaders.pop(); reader; reader = idleReaders.pop()) {
+    // Its thread may have ended while it waited.
+    if (!reader.reusable) {
+      void reader.close();
+      continue;
+    }
+    reader.wake();
+    return reader;
+  }
+  return new DocumentReader();
+}
+
+/** The import is over: the reader is kept for the next one if it is as new (nothing open, no failure), else ended. */
+export async function releaseReader(reader: DocumentReader): Promise<void> {
+  if (reader.reusable && idleReaders.length < IDLE_READERS_MAX) {
+    idleReaders.push(reader);
+    reader.sleep(IDLE_READER_MS, () => {
+      const at = idleReaders.indexOf(reader);
+      if (at >= 0) idleReaders.splice(at, 1);
+    });
+    return;
+  }
+  await reader.close();
+}
+
 export class DocumentReader {
   private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private nextId = 1;
   private nextStream = 1;
+  /** User streams started and not yet ended (the worker holds their files open). */
+  private openStreams = 0;
   private stopped?: Error;
+  private idleTimer?: NodeJS.Timeout;
 
   constructor() {
     this.worker = startModuleWorker(import.meta.url, 'spooled-document-worker', { resourceLimits: READER_LIMITS });
@@ -90,8 +130,31 @@ export class DocumentReader {
 
   /** Ends the worker (and with it any reading in progress); safe to call twice. */
   async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
     this.stop(new Error('the import\'s document reader was closed'));
     await this.worker.terminate();
+  }
+
+  /** Whether another import may use this reader: its thread is alive and nothing of the last import is open in it. */
+  get reusable(): boolean {
+    return !this.stopped && this.pending.size === 0 && this.openStreams === 0;
+  }
+
+  /** Kept idle: it does not keep the process alive, and it ends after `ms` unless taken again. */
+  sleep(ms: number, onEnd: () => void): void {
+    this.worker.unref();
+    this.idleTimer = setTimeout(() => {
+      onEnd();
+      void this.close();
+    }, ms);
+    this.idleTimer.unref();
+  }
+
+  /** Taken for an import. */
+  wake(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.worker.ref();
   }
 
   private source(org: SpooledOrg): OrgSource {
@@ -102,7 +165,13 @@ export class DocumentReader {
       parts: async () => (await reader.call({ op: 'parts', restFile: org.restFile })) as DataOrg,
       async *userBatches(size: number) {
         const stream = reader.nextStream++;
-        const ask = () => reader.call({ op: 'users', stream, usersFile: org.usersFile, size }) as Promise<UserBatch | null>;
+        const ask = () => {
+          const answer = reader.call({ op: 'users', stream, usersFile: org.usersFile, size }) as Promise<UserBatch | null>;
+          // Read ahead: a batch nobody waits for any more (the reader closed under an abandoned stream) is no unhandled failure.
+          answer.catch(() => undefined);
+          return answer;
+        };
+        reader.openStreams++;
         let next = ask();
         let finished = false;
         try {
@@ -123,7 +192,9 @@ export class DocumentReader {
           // Left early (an error, the deadline): the worker ends the file it reads.
           if (!finished && !reader.stopped) {
             await next.catch(() => undefined);
-            await reader.call({ op: 'endUsers', stream }).catch(() => undefined);
+            await reader.call({ op: 'endUsers', stream }).then(() => reader.openStreams--, () => undefined);
+          } else if (finished) {
+            reader.openStreams--;
           }
         }
       },

@@ -29,7 +29,7 @@ import { parseImportRequest } from './request.js';
 import { MAX_V1_DOCUMENT_BYTES, parseDataOrgsV1, v1TooLarge } from './v1.js';
 import { parseDataOrgs } from './validate.js';
 import { spoolTo, type Spool } from './spool.js';
-import { DocumentReader } from './document-reader.js';
+import { acquireReader, releaseReader, type DocumentReader } from './document-reader.js';
 import { inMemorySources, SPOOLED_DOCUMENT, USER_BATCH, type OrgSource } from './spooled-document.js';
 
 export interface ImportDeps {
@@ -143,11 +143,11 @@ export async function importData(store: Store, ctx: RequestContext, input: Impor
   let deadline = Number.POSITIVE_INFINITY;
   const signal = { get aborted() { return performance.now() >= deadline || deps.signal?.aborted === true; } };
   // The document is read in a worker thread while the import runs (document-reader.ts).
-  const reader = new DocumentReader();
+  const reader = acquireReader();
   try {
     return await importRead(store, ctx, await loadDocument(input, deps, signal, reader), deps, signal, started, (at) => (deadline = at));
   } finally {
-    await reader.close();
+    await releaseReader(reader);
   }
 }
 
