@@ -168,6 +168,10 @@ function answerRefusal(kind: Refusal, reason: string, socket: Socket, logger?: L
   // Nothing of the request is logged: it may be an attack's garbage, or carry a token.
   logger?.info('request refused before routing', { status, reason, remoteAddress: socket.remoteAddress });
   const body = JSON.stringify(errorBody(failure));
+  // The connection is being closed: its peer resetting it meanwhile (a browser dropping a connection
+  // it opened ahead of need) is no error of ours. A socket refused before any server took it (the
+  // protocol was never known) has no other error listener, and node would throw the reset.
+  socket.on('error', () => socket.destroy());
   destroyWhenLingering(socket);
   socket.end(
     `HTTP/1.1 ${status} ${phrase}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -71,6 +71,35 @@ describeEachStore('connections: timeouts and a cap', (dialect) => {
     expect(bodyOf(received)).toMatchObject({ code: 4, details: [{ id: 'API-T1me0' }] });
   });
 
+  // Chromium opens connections ahead of need and drops them unused; once one got its 408 its reset
+  // reached a socket that no longer had an error listener, and the process threw (CI failed on it).
+  it('a client resetting its connection after the 408 (a browser dropping an unused preconnect) ends it quietly: no uncaught error, the server answers on', async () => {
+    const uncaught: Error[] = [];
+    const onUncaught = (error: Error) => void uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const { socket, received } = await connection();
+        await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+        expect(received()).toMatch(/^HTTP\/1\.1 408 /);
+        socket.resetAndDestroy();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const answer = await new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: '/readyz' }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(answer).toBe(200);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught.map((error) => error.message)).toEqual([]);
+  });
+
   it('slow headers (one line every 100 ms) are cut at the headers timeout', async () => {
     const { socket, closed } = await connection();
     socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
