@@ -24,7 +24,8 @@
  *                          with two floors: connect-node with an empty handler (bench/connect-floor-server.ts) and
  *                          node's own servers with no RPC library (bench/node-rpc-floor-server.ts)
  *                          `jwtprofile`: the JWT-profile grant (a machine key's assertion, as @zitadel/node sends it)
- *                          beside the service's client-credentials grant and the bare oidc-provider's, in turns
+ *                          beside the service's client-credentials grant and the bare oidc-provider's, in turns,
+ *                          on the default RS256 key and on a second server with SIGNING_KEY_ALGORITHM=ES256
  *                          `signin`: the whole authorization-code + PKCE sign-in (fresh browser, login form, password,
  *                          code, tokens) beside the hash floor (bench/hash-floor-server.ts), in turns (issue 34: ≥ 70 %);
  *                          `node20`: GET with a PAT and a client-credentials token on the project's Node 24 and on
@@ -204,13 +205,13 @@ async function startBound(file: string, name: string): Promise<{ child: Child; h
 }
 
 /** The service (src/main.ts) as its own process on `databaseUrl`, stopped with the others at the end. */
-async function startServer(databaseUrl: string, patFile: string, logName: string, node?: string, serverDir = SERVER_DIR): Promise<Child> {
+async function startServer(databaseUrl: string, patFile: string, logName: string, node?: string, serverDir = SERVER_DIR, env: Record<string, string> = {}): Promise<Child> {
   const port = await freePort();
   const child = await startChild({
     node,
     args: [...serverNodeArgs, '--import', 'tsx', 'src/main.ts'],
     cwd: serverDir,
-    env: { PORT: String(port), HOST: '127.0.0.1', EXTERNAL_URL: `http://127.0.0.1:${port}`, DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel },
+    env: { PORT: String(port), HOST: '127.0.0.1', EXTERNAL_URL: `http://127.0.0.1:${port}`, DATABASE_URL: databaseUrl, ADMIN_PAT_FILE: patFile, LOG_LEVEL: logLevel, ...env },
     port,
     readyPath: '/readyz',
     logFile: join(work, logName),
@@ -228,11 +229,11 @@ interface Service {
   headers: Record<string, string>;
 }
 
-async function startService(store: string, serverDir = SERVER_DIR, name = store): Promise<Service> {
+async function startService(store: string, serverDir = SERVER_DIR, name = store, env: Record<string, string> = {}): Promise<Service> {
   const dir = join(work, name);
   const patFile = join(dir, 'admin.pat');
   const databaseUrl = store === 'postgres' ? await postgres!.createDatabase(`bench_${Date.now()}`) : join(dir, 'identity.db');
-  const child = await startServer(databaseUrl, patFile, `server-${name}.log`, undefined, serverDir);
+  const child = await startServer(databaseUrl, patFile, `server-${name}.log`, undefined, serverDir, env);
   const token = readFileSync(patFile, 'utf8').trim();
   return { store, child, databaseUrl, patFile, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } };
 }
@@ -436,55 +437,75 @@ const JWT_PROFILE_TARGETS = {
   cc: "client-credentials grant (RS256 JWT, scope openid + API audience): the service",
   jwtProfile: 'JWT-profile grant (RS256 JWT, scope API audience): the service',
   jwtProfileOpenid: 'JWT-profile grant (RS256 JWT, scope openid + API audience, + ID token): the service',
+  ccEs256: 'client-credentials grant (ES256 JWT, scope openid + API audience): the service, SIGNING_KEY_ALGORITHM=ES256',
+  jwtProfileEs256: 'JWT-profile grant (ES256 JWT, scope API audience): the service, SIGNING_KEY_ALGORITHM=ES256',
+  jwtProfileOpenidEs256: 'JWT-profile grant (ES256 JWT, scope openid + API audience, + ID token): the service, SIGNING_KEY_ALGORITHM=ES256',
 } as const;
 
-/**
- * The JWT-profile grant (RFC 7523 §2.1) of a machine user with JWT access tokens, with one
- * assertion signed as @zitadel/node's ServiceAccount signs it (reused: the server keeps no jti),
- * beside the same user's client-credentials grant and the bare oidc-provider's, in turns. With
- * `openid` (what the SDK asks for) the answer also carries an ID token, a second RS256 signature;
- * without it the grant does what client credentials do.
- */
-async function benchJwtProfile(child: Child, patAuthorization: string, store: string): Promise<Row[]> {
+/** The requests of one service's grants: client credentials, and JWT-profile without and with `openid`. */
+async function grantRequests(child: Child, patAuthorization: string) {
   const robot = await apiCall(child, patAuthorization, 'POST', '/management/v1/users/machine', { userName: `jwt-profile-robot-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' });
   const secret = await apiCall(child, patAuthorization, 'PUT', `/management/v1/users/${robot.userId}/secret`, {});
   const key = await apiCall(child, patAuthorization, 'POST', `/management/v1/users/${robot.userId}/keys`, { type: 'KEY_TYPE_JSON' });
   const file = JSON.parse(Buffer.from(key.keyDetails, 'base64').toString('utf8')) as { keyId: string; key: string; userId: string };
+  // One assertion, reused as @zitadel/node's ServiceAccount may (the server keeps no jti).
   const assertion = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: file.keyId }).setIssuer(file.userId).setSubject(file.userId)
     .setAudience(child.baseUrl).setIssuedAt().setExpirationTime('1h').sign(createPrivateKey(file.key));
-  const form = { 'content-type': 'application/x-www-form-urlencoded' };
   const api = 'urn:zitadel:iam:org:project:id:zitadel:aud';
-  const ccBody = new URLSearchParams({ grant_type: 'client_credentials', scope: `openid ${api}` }).toString();
+  const post = (body: string, authorization?: string) => ({
+    url: `${child.baseUrl}/oauth/v2/token`, method: 'POST' as const, body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
+  });
   const jwtBody = (scope: string) => new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, scope }).toString();
-  const ccAuth = basicAuth(secret.clientId, secret.clientSecret);
-  for (const [body, headers] of [[ccBody, { ...form, authorization: ccAuth }], [jwtBody(api), form], [jwtBody(`openid ${api}`), form]] as const) {
-    const res = await fetch(`${child.baseUrl}/oauth/v2/token`, { method: 'POST', headers, body });
+  const requests = {
+    cc: post(new URLSearchParams({ grant_type: 'client_credentials', scope: `openid ${api}` }).toString(), basicAuth(secret.clientId, secret.clientSecret)),
+    jwtProfile: post(jwtBody(api)),
+    jwtProfileOpenid: post(jwtBody(`openid ${api}`)),
+  };
+  for (const request of Object.values(requests)) {
+    const res = await fetch(request.url, request);
     const answer = (await res.json()) as { access_token?: string };
     if (!res.ok || answer.access_token?.split('.').length !== 3) throw new Error(`the service's token endpoint answered ${res.status}: ${JSON.stringify(answer)}`);
   }
+  return requests;
+}
+
+/**
+ * The JWT-profile grant (RFC 7523 §2.1) of a machine user with JWT access tokens, with one
+ * assertion signed as @zitadel/node's ServiceAccount signs it, beside the same user's
+ * client-credentials grant and the bare oidc-provider's, in turns. With `openid` (what the SDK asks
+ * for) the answer also carries an ID token, a second signature; without it the grant does what
+ * client credentials do. The same on a second server of the same store whose key is ES256
+ * (SIGNING_KEY_ALGORITHM): its signatures cost ~44 µs where RS256's cost ~300.
+ */
+async function benchJwtProfile(service: Service): Promise<Row[]> {
+  const { child, store } = service;
+  const rs256 = await grantRequests(child, service.headers.authorization);
+  const es256Service = await startService(store, SERVER_DIR, `${store}-es256`, { SIGNING_KEY_ALGORITHM: 'ES256' });
+  const es256 = await grantRequests(es256Service.child, es256Service.headers.authorization);
 
   const port = await freePort();
   const peer = await startChild({ args: ['--import', 'tsx', join(BENCH_DIR, 'bare-oidc-provider.ts')], cwd: REPO, env: { PORT: String(port) }, port, readyPath: '/.well-known/openid-configuration', logFile: join(work, `bare-oidc-jwt-profile-${store}.log`) });
   children.push(peer);
   try {
-    const peerAuth = basicAuth('bench', 'bench-secret');
-    const peerBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'api' }).toString();
-    const post = (url: string, body: string, authorization?: string) => ({ url, method: 'POST' as const, headers: { ...form, ...(authorization ? { authorization } : {}) }, body });
-    const ours = `${child.baseUrl}/oauth/v2/token`;
-    const [peerCc, cc, jwtProfile, jwtProfileOpenid] = await measureAlternating([
-      { target: post(`${peer.baseUrl}/token`, peerBody, peerAuth), serverCpuSeconds: peer.cpuSeconds },
-      { target: post(ours, ccBody, ccAuth), serverCpuSeconds: child.cpuSeconds },
-      { target: post(ours, jwtBody(api)), serverCpuSeconds: child.cpuSeconds },
-      { target: post(ours, jwtBody(`openid ${api}`)), serverCpuSeconds: child.cpuSeconds },
-    ], settings);
-    return [
-      { target: JWT_PROFILE_TARGETS.peerCc, store: '-', m: peerCc },
-      { target: JWT_PROFILE_TARGETS.cc, store, m: cc },
-      { target: JWT_PROFILE_TARGETS.jwtProfile, store, m: jwtProfile },
-      { target: JWT_PROFILE_TARGETS.jwtProfileOpenid, store, m: jwtProfileOpenid },
-    ];
+    const peerCc = {
+      url: `${peer.baseUrl}/token`, method: 'POST' as const, body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'api' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth('bench', 'bench-secret') },
+    };
+    const sides = [
+      [JWT_PROFILE_TARGETS.peerCc, peerCc, peer],
+      [JWT_PROFILE_TARGETS.cc, rs256.cc, child],
+      [JWT_PROFILE_TARGETS.jwtProfile, rs256.jwtProfile, child],
+      [JWT_PROFILE_TARGETS.jwtProfileOpenid, rs256.jwtProfileOpenid, child],
+      [JWT_PROFILE_TARGETS.ccEs256, es256.cc, es256Service.child],
+      [JWT_PROFILE_TARGETS.jwtProfileEs256, es256.jwtProfile, es256Service.child],
+      [JWT_PROFILE_TARGETS.jwtProfileOpenidEs256, es256.jwtProfileOpenid, es256Service.child],
+    ] as const;
+    const measured = await measureAlternating(sides.map(([, target, server]) => ({ target, serverCpuSeconds: server.cpuSeconds })), settings);
+    return sides.map(([name], i) => ({ target: name, store: name === JWT_PROFILE_TARGETS.peerCc ? '-' : store, m: measured[i] }));
   } finally {
     await peer.stop();
+    await es256Service.child.stop();
   }
 }
 
@@ -520,6 +541,14 @@ function jwtProfileTargets(rows: Row[]): string {
       if (!ours) continue;
       lines.push(`  ${store}: JWT-profile grant ${name} ÷ the service's client-credentials grant, server CPU per grant: ${(ours / cc).toFixed(2)}× (target ≤ 1.3×) → ${ours / cc <= 1.3 ? 'MET' : 'MISSED'}` +
         (peer ? `; ÷ the bare oidc-provider's: ${(ours / peer).toFixed(2)}×` : ''));
+    }
+    // The same on the server whose signing key is ES256: each against that server's own client credentials.
+    const ccEs256 = cpu(JWT_PROFILE_TARGETS.ccEs256, store);
+    for (const [name, target] of [['without openid', JWT_PROFILE_TARGETS.jwtProfileEs256], ['with openid and its ID token', JWT_PROFILE_TARGETS.jwtProfileOpenidEs256]] as const) {
+      const ours = cpu(target, store);
+      if (!ours || !ccEs256) continue;
+      lines.push(`  ${store}, ES256 key: JWT-profile grant ${name} ÷ that server's client-credentials grant: ${(ours / ccEs256).toFixed(2)}× (target ≤ 1.3×) → ${ours / ccEs256 <= 1.3 ? 'MET' : 'MISSED'}` +
+        `; ÷ the RS256 server's client-credentials grant: ${(ours / cc).toFixed(2)}×` + (peer ? `; ÷ the bare oidc-provider's: ${(ours / peer).toFixed(2)}×` : ''));
     }
     if (peer) lines.push(`  ${store}: the service's client-credentials grant ÷ the bare oidc-provider's: ${(cc / peer).toFixed(2)}×`);
     if (signatureMs) {
@@ -858,7 +887,7 @@ async function main() {
     if (targets.has('tokens')) serverRows.push(...(await benchTokenKinds(child, headers.authorization, store)));
     if (targets.has('oauth') && store === 'sqlite') serverRows.push(...(await benchOAuth(child, headers.authorization, store)));
     if (targets.has('rpc')) serverRows.push(...(await benchRpc(service)));
-    if (targets.has('jwtprofile')) serverRows.push(...(await benchJwtProfile(child, headers.authorization, store)));
+    if (targets.has('jwtprofile')) serverRows.push(...(await benchJwtProfile(service)));
     if (targets.has('signin')) serverRows.push(...(await benchSignIn(child, headers.authorization, store)));
     if (targets.has('node20') && store === 'sqlite') serverRows.push(...(await benchNodeVersions(service)));
     rows.push(...serverRows);

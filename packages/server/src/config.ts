@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http-server.js';
 import { LOG_LEVELS } from './log.js';
+import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
 import type { OperatorKeySource } from './secrets/operator-key.js';
 import { parseDatabaseUrl, UnsupportedDatabaseUrl, type StoreLocation } from './store/store.js';
 
@@ -51,6 +52,8 @@ const EnvSchema = z.object({
   ENCRYPTION_KEYS_PREVIOUS: z.string().optional(),
   /** Where mail goes as .eml files while no SMTP provider is active (DATA_DIR/mail when unset). */
   MAIL_DROP_DIR: z.string().min(1).optional(),
+  /** The first token-signing key's algorithm (ZITADEL's web-key algorithms); later ones: `npm run keys:rotate`. */
+  SIGNING_KEY_ALGORITHM: z.enum(SIGNING_ALGORITHMS).default(DEFAULT_SIGNING_ALGORITHM),
 });
 
 export interface Config {
@@ -80,6 +83,8 @@ export interface Config {
   encryptionKey: OperatorKeySource;
   /** The mail-drop folder (MAIL_DROP_DIR). */
   mailDropDir: string;
+  /** The first signing key's algorithm, when the store has none (SIGNING_KEY_ALGORITHM). */
+  signingKeyAlgorithm: SigningAlgorithm;
 }
 
 export class ConfigError extends Error {}
@@ -135,6 +140,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       previousKeys: (e.ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
     },
     mailDropDir: e.MAIL_DROP_DIR ?? inDataDir('mail'),
+    signingKeyAlgorithm: e.SIGNING_KEY_ALGORITHM,
   };
 }
 

@@ -11,7 +11,7 @@ import type { PasswordVerifier } from './auth/password-verifier.js';
 import type { LockoutPolicy } from './domain/login/password-login.js';
 import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-tokens.js';
 import { hashLegacyTokenKeys, startPayloadSweeper } from './oidc/adapter.js';
-import { KeyRing, loadOrCreateKeys } from './oidc/keys.js';
+import { KeyRing, loadOrCreateKeys, type SigningAlgorithm } from './oidc/keys.js';
 import { sealPlainOtpSecrets } from './domain/users/otp-secret.js';
 import { refuseNulQuery } from './oidc/nul-guard.js';
 import { answerUnknownOAuthPath, isKnownOAuthPath, logOAuthRequest, watchOAuthEvents } from './oidc/request-log.js';
@@ -42,6 +42,8 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   trustProxy?: boolean;
   /** How often the signing keys are re-read from the store (default KEY_CHECK_INTERVAL_MS). */
   keyCheckIntervalMs?: number;
+  /** The first signing key's algorithm when the store has none yet (SIGNING_KEY_ALGORITHM; RS256). */
+  signingKeyAlgorithm?: SigningAlgorithm;
   /** The bounded pool the login's password checks run in (default: the process's own). */
   passwordVerifier?: PasswordVerifier;
   /** Identity providers' signing keys (default: a cache of this handler's own). */
@@ -122,7 +124,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   // Kept across rebuilds: identity providers' keys do not change with ours.
   const providerKeys = deps.providerKeys ?? new ProviderKeys();
   const oidcUpstreams = new OidcUpstreams(secrets);
-  const keys: KeyRing = new KeyRing(deps.store, secrets, await loadOrCreateKeys(deps.store, secrets), () => {
+  const keys: KeyRing = new KeyRing(deps.store, secrets, await loadOrCreateKeys(deps.store, secrets, deps.signingKeyAlgorithm), () => {
     serving = build();
   });
   let serving = build();

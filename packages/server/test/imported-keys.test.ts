@@ -104,7 +104,7 @@ describeEachStore('imported machine and application keys', (dialect) => {
     expect((await s.api('POST', `/management/v1/users/${orgId}01/keys/_search`, {}, undefined, inOrg)).body.result).toHaveLength(1);
     expect((await s.api('POST', `/management/v1/projects/${orgId}02/apps/${orgId}03/keys/_search`, {}, undefined, inOrg)).body.result).toHaveLength(1);
     // The machine key is the document's public key.
-    const stored = await s.t.store.read.machineKeys.usablePublicKey(`${orgId}01`, `${orgId}11`, new Date());
+    const stored = (await s.t.store.read.machineKeys.usableKeyWithUser(`${orgId}01`, `${orgId}11`, new Date()))?.publicKey;
     expect(createPublicKey(stored!).equals(createPublicKey(Buffer.from(machineKey.documentKey, 'base64').toString()))).toBe(true);
   });
 

@@ -55,7 +55,7 @@ describeEachStore('machine keys', (dialect) => {
     const privateKey = createPrivateKey(file.key);
     expect(privateKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
 
-    const stored = await t.store.read.machineKeys.usablePublicKey(userId, added.keyId, new Date());
+    const stored = (await t.store.read.machineKeys.usableKeyWithUser(userId, added.keyId, new Date()))?.publicKey;
     expect(stored).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
     const { payload, protectedHeader } = await jwtVerify(await jwtOf(userId, added.keyId, privateKey), createPublicKey(stored!), { issuer: userId, audience: AUDIENCE });
     expect(payload.sub).toBe(userId);
@@ -117,9 +117,9 @@ describeEachStore('machine keys', (dialect) => {
     const added = await addKey(userId, { type: 'KEY_TYPE_JSON', expirationDate: expiresAt.toISOString() });
     expect(keyFileOf(added.keyDetails!).expirationDate).toBe(expiresAt.toISOString());
     expect((await call('POST', `${keys(userId)}/_search`, {})).body.result[0].expirationDate).toBe(expiresAt.toISOString());
-    expect(await t.store.read.machineKeys.usablePublicKey(userId, added.keyId, new Date())).toBeDefined();
-    expect(await t.store.read.machineKeys.usablePublicKey(userId, added.keyId, expiresAt)).toBeUndefined();
-    expect(await t.store.read.machineKeys.usablePublicKey(userId, added.keyId, new Date(expiresAt.getTime() + 1))).toBeUndefined();
+    expect((await t.store.read.machineKeys.usableKeyWithUser(userId, added.keyId, new Date()))?.publicKey).toBeDefined();
+    expect((await t.store.read.machineKeys.usableKeyWithUser(userId, added.keyId, expiresAt))?.publicKey).toBeUndefined();
+    expect((await t.store.read.machineKeys.usableKeyWithUser(userId, added.keyId, new Date(expiresAt.getTime() + 1)))?.publicKey).toBeUndefined();
     // Still listed after it expired: it shows its date.
     expect((await call('GET', `${keys(userId)}/${added.keyId}`)).status).toBe(200);
   });
@@ -130,8 +130,8 @@ describeEachStore('machine keys', (dialect) => {
     const removed = await addKey(userId);
     const res = await call('DELETE', `${keys(userId)}/${removed.keyId}`);
     expect(res).toEqual({ status: 200, body: { details: expect.objectContaining({ sequence: expect.any(String), resourceOwner: t.defaultOrgId }) } });
-    expect(await t.store.read.machineKeys.usablePublicKey(userId, removed.keyId, new Date())).toBeUndefined();
-    expect(await t.store.read.machineKeys.usablePublicKey(userId, kept.keyId, new Date())).toBeDefined();
+    expect((await t.store.read.machineKeys.usableKeyWithUser(userId, removed.keyId, new Date()))?.publicKey).toBeUndefined();
+    expect((await t.store.read.machineKeys.usableKeyWithUser(userId, kept.keyId, new Date()))?.publicKey).toBeDefined();
     expect((await call('GET', `${keys(userId)}/${removed.keyId}`)).status).toBe(404);
     expect((await call('POST', `${keys(userId)}/_search`, {})).body.result.map((k: { id: string }) => k.id)).toEqual([kept.keyId]);
     const events = await keyEvents(userId);
@@ -218,7 +218,7 @@ describeEachStore('machine keys', (dialect) => {
     const added = await call('POST', keys(userId), { type: 'KEY_TYPE_JSON', publicKey: Buffer.from(pem).toString('base64') });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     expect(added.body).toEqual({ keyId: expect.any(String), details: expect.any(Object) });
-    const stored = await t.store.read.machineKeys.usablePublicKey(userId, added.body.keyId, new Date());
+    const stored = (await t.store.read.machineKeys.usableKeyWithUser(userId, added.body.keyId, new Date()))?.publicKey;
     expect(stored).toBe(pem);
     await jwtVerify(await jwtOf(userId, added.body.keyId, own.privateKey), createPublicKey(stored!));
 

@@ -25,7 +25,7 @@ import { assertionAudiences, machineUserOfAssertion } from '../domain/users/jwt-
 import type { Store } from '../store/store.js';
 import { personClaims } from './claims.js';
 import { jwtProfileClient, type ClientExtras } from './clients.js';
-import { RESOURCE, resourceServerInfo, ROUTES } from './provider.js';
+import { providerSigningAlgorithm, RESOURCE, resourceServerInfo, ROUTES } from './provider.js';
 import { noteOAuthFailure } from './request-log.js';
 import { hasScope } from './scopes.js';
 
@@ -97,7 +97,7 @@ export function jwtProfileGrant(deps: JwtProfileGrantDeps) {
 
     const metadata = jwtProfileClient(user);
     const client = clientFor(provider, metadata);
-    const info = await resourceServerInfo(store, client.clientId, metadata as ClientExtras, requested);
+    const info = await resourceServerInfo(store, providerSigningAlgorithm(provider), client.clientId, metadata as ClientExtras, requested);
     const resourceServer = new (provider.ResourceServer as unknown as new (id: string, info: ResourceServer) => ResourceServerInstance)(RESOURCE, info);
     // As for client credentials: what the resource server allows of what was asked, in the order asked.
     const allowed = new Set(info.scope!.split(' '));

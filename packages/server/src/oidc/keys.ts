@@ -1,6 +1,10 @@
 /**
  * Key material of the authorization server, kept in the store so that every process on one
- * store signs and verifies alike: RS256 signing keys (private JWKs) and cookie-signing secrets.
+ * store signs and verifies alike: signing keys (private JWKs) and cookie-signing secrets.
+ * A signing key has one of ZITADEL's web-key algorithms (SIGNING_ALGORITHMS): RS256 by default, as
+ * in ZITADEL; ES256 or EdDSA sign about seven times cheaper (an ID token, a JWT access token), for
+ * an ecosystem whose clients accept them. The newest key signs, so its algorithm is the one every
+ * ID token and JWT access token carries (`signingAlgorithm`).
  * Made on the first start (under the store's exclusive lock, so concurrent first starts agree);
  * rotated with `rotateKeys` (see docs/oidc.md): the new key signs, the old one stays published
  * until it expires, so tokens it signed still verify. Running processes follow the store through
@@ -35,9 +39,26 @@ export interface OidcKeys {
   cookie: string[];
 }
 
-async function newSigningKey(): Promise<{ id: string; material: KeyMaterial }> {
-  const { privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
-  const jwk: JWK = { ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig' };
+/**
+ * The algorithms a signing key may have: ZITADEL's web keys' (RSA 2048 with SHA-256/384/512, ECDSA on
+ * P-256/384/521, Ed25519), so a document or a habit brought from ZITADEL means the same here.
+ */
+export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+export const DEFAULT_SIGNING_ALGORITHM: SigningAlgorithm = 'RS256';
+
+export const isSigningAlgorithm = (value: unknown): value is SigningAlgorithm => (SIGNING_ALGORITHMS as readonly unknown[]).includes(value);
+
+/** The algorithm the keys sign with: the newest signing key's (a key of an earlier version has RS256). */
+export function signingAlgorithm(keys: OidcKeys): SigningAlgorithm {
+  const alg = keys.signing[0]?.alg;
+  return isSigningAlgorithm(alg) ? alg : DEFAULT_SIGNING_ALGORITHM;
+}
+
+async function newSigningKey(alg: SigningAlgorithm): Promise<{ id: string; material: KeyMaterial }> {
+  const options = alg.startsWith('RS') ? { modulusLength: 2048 } : alg === 'EdDSA' ? { crv: 'Ed25519' } : {};
+  const { privateKey } = await generateKeyPair(alg, { ...options, extractable: true });
+  const jwk: JWK = { ...(await exportJWK(privateKey)), alg, use: 'sig' };
   jwk.kid = await calculateJwkThumbprint(jwk);
   return { id: jwk.kid, material: jwk };
 }
@@ -92,14 +113,18 @@ export async function resealKeys(store: Store, secrets: SecretBox, which: 'plain
   });
 }
 
-/** The keys in the store, creating the first ones when there are none (and sealing plain ones of an earlier version). */
-export async function loadOrCreateKeys(store: Store, secrets: SecretBox): Promise<OidcKeys> {
+/**
+ * The keys in the store, creating the first ones when there are none (and sealing plain ones of an
+ * earlier version). `algorithm` (SIGNING_KEY_ALGORITHM) is the first signing key's; later ones are
+ * made by `rotateKeys`.
+ */
+export async function loadOrCreateKeys(store: Store, secrets: SecretBox, algorithm: SigningAlgorithm = DEFAULT_SIGNING_ALGORITHM): Promise<OidcKeys> {
   const now = new Date();
   const found = await readKeys(store, secrets, now);
   const plain = (await store.read.oidc.keys.all()).some((row) => !isSealed(row.material));
   if (plain) await store.exclusive(() => resealKeys(store, secrets, 'plain'));
   if (found.signing.length > 0 && found.cookie.length > 0) return found;
-  const signing = await newSigningKey();
+  const signing = await newSigningKey(algorithm);
   const cookie = newCookieSecret();
   await store.exclusive(() =>
     store.transaction(async (tx) => {
@@ -114,10 +139,12 @@ export async function loadOrCreateKeys(store: Store, secrets: SecretBox): Promis
  * Adds a new signing key and cookie secret and lets the current ones expire after `overlapMs`
  * (default 24 h: longer than any access or ID token lives). Running processes pick the new key
  * up within KEY_CHECK_INTERVAL_MS (server.ts); until then they sign with the old one, which
- * stays published and accepted.
+ * stays published and accepted. The new key has `algorithm`, by default the current key's: a
+ * rotation changes the algorithm only when asked to.
  */
-export async function rotateKeys(store: Store, secrets: SecretBox, overlapMs = 24 * 60 * 60 * 1000): Promise<{ kid: string }> {
-  const signing = await newSigningKey();
+export async function rotateKeys(store: Store, secrets: SecretBox, overlapMs = 24 * 60 * 60 * 1000, algorithm?: SigningAlgorithm): Promise<{ kid: string; alg: SigningAlgorithm }> {
+  const alg = algorithm ?? signingAlgorithm(await readKeys(store, secrets, new Date()));
+  const signing = await newSigningKey(alg);
   const cookie = newCookieSecret();
   const now = new Date();
   const until = new Date(now.getTime() + overlapMs);
@@ -127,12 +154,16 @@ export async function rotateKeys(store: Store, secrets: SecretBox, overlapMs = 2
     await insertKey(tx, secrets, 'signing', signing, now);
     await insertKey(tx, secrets, 'cookie', cookie, now);
   });
-  return { kid: signing.id };
+  return { kid: signing.id, alg };
 }
+
+/** A JWK's public members (RFC 7518 §6: RSA n, e; EC crv, x, y; RFC 8037: OKP crv, x); never d, p, q, …. */
+const publicJwk = ({ kty, n, e, crv, x, y, kid, alg, use }: JWK): JWK =>
+  Object.fromEntries(Object.entries({ kty, n, e, crv, x, y, kid, alg, use }).filter(([, v]) => v !== undefined)) as JWK;
 
 /** The public halves, for verifying our own tokens without a round trip to /oauth/v2/keys. */
 export function publicJwks(keys: OidcKeys): { keys: JWK[] } {
-  return { keys: keys.signing.map(({ kty, n, e, kid, alg, use }) => ({ kty, n, e, kid, alg, use })) };
+  return { keys: keys.signing.map(publicJwk) };
 }
 
 const sameKeys = (a: OidcKeys, b: OidcKeys) =>

@@ -15,7 +15,7 @@ import type { Store } from '../store/store.js';
 import { errorPage, logoutPage, messagePage } from '../ui/pages.js';
 import { storeAdapter } from './adapter.js';
 import { clientExtrasLookup, clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
-import type { KeyRing } from './keys.js';
+import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, signingAlgorithm, type KeyRing, type SigningAlgorithm } from './keys.js';
 import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
 import { answerIntrospection } from './introspection.js';
 import { AuthCache } from '../auth/auth-cache.js';
@@ -92,7 +92,7 @@ const FIXED_SCOPES = [...OIDC_SCOPES, ROLES_SCOPE, ZITADEL_ROLES_SCOPE, PROJECTS
  * carry (those named in `scopes` among them), its audience and its format. Also the JWT-profile
  * grant's (jwt-profile-grant.ts), so both grants allow the same scopes.
  */
-export async function resourceServerInfo(store: Store, clientId: string, meta: ClientExtras, ...scopes: (string | undefined)[]): Promise<ResourceServer> {
+export async function resourceServerInfo(store: Store, alg: SigningAlgorithm, clientId: string, meta: ClientExtras, ...scopes: (string | undefined)[]): Promise<ResourceServer> {
   let requested = valueScopesIn(...scopes);
   // A machine user signs in nowhere: as in ZITADEL, an org scope naming another organisation
   // is dropped from its token (a person's sign-in is refused instead: loadExistingGrant).
@@ -105,13 +105,21 @@ export async function resourceServerInfo(store: Store, clientId: string, meta: C
     audience: meta.project_id ?? clientId,
     accessTokenFormat: meta.access_token_type === 'jwt' ? 'jwt' : 'opaque',
     accessTokenTTL: TTL.AccessToken,
-    jwt: { sign: { alg: 'RS256' } },
+    // JWT access tokens are signed as ID tokens are: with the newest signing key's algorithm.
+    jwt: { sign: { alg } },
   };
 }
+
+const signingAlgorithms = new WeakMap<Provider, SigningAlgorithm>();
+
+/** The algorithm a provider signs its ID tokens and JWT access tokens with (its newest key's). */
+export const providerSigningAlgorithm = (provider: Provider): SigningAlgorithm => signingAlgorithms.get(provider) ?? DEFAULT_SIGNING_ALGORITHM;
 
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const { store, issuer, instanceId } = deps;
   const keys = deps.keys.current;
+  // The provider is rebuilt when the keys change (server.ts): the newest key's algorithm holds for its life.
+  const alg = signingAlgorithm(keys);
   // Client assertions are judged by client-assertions.ts; oidc-provider sees only relayed ones.
   const clientCache = new AuthCache<AdapterPayload | undefined>(store);
   const findClient = clientLookup(store, clientCache);
@@ -123,6 +131,10 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     clockTolerance: CLOCK_TOLERANCE,
     clients: [],
     jwks: { keys: keys.signing as never },
+    // Every client's ID tokens are signed with the newest key, whatever its algorithm (as ZITADEL's
+    // active web key signs them); discovery lists the algorithms of the published keys.
+    clientDefaults: { grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: alg },
+    enabledJWA: { idTokenSigningAlgValues: [...SIGNING_ALGORITHMS] },
     cookies: { keys: keys.cookie },
     routes: ROUTES,
     scopes: [...OIDC_SCOPES],
@@ -170,7 +182,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         getResourceServerInfo: async (ctx, resource, client) => {
           if (resource !== RESOURCE) throw new errors.InvalidTarget();
           const entities = ctx.oidc.entities as { RefreshToken?: { scope?: string }; AuthorizationCode?: { scope?: string } };
-          return resourceServerInfo(store, client.clientId, client.metadata() as ClientExtras, String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
+          return resourceServerInfo(store, alg, client.clientId, client.metadata() as ClientExtras, String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
         },
       },
     },
@@ -251,6 +263,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   };
 
   const provider = new Provider(issuer, configuration);
+  signingAlgorithms.set(provider, alg);
   (provider.Client.prototype as unknown as { compareClientSecret: typeof compareHashedClientSecret }).compareClientSecret = compareHashedClientSecret;
   // The library masks the ID token's claims with its scope → claims table, which cannot name
   // ZITADEL's per-project roles claims (`urn:zitadel:iam:org:project:{projectId}:roles`). The

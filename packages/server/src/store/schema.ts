@@ -494,8 +494,8 @@ export function defineTables(c: ColumnFactory) {
   );
 
   /**
-   * Key material of the authorization server, shared by every process on this store: RS256
-   * signing keys (kind 'signing', a private JWK) and cookie-signing secrets (kind 'cookie').
+   * Key material of the authorization server, shared by every process on this store:
+   * signing keys (kind 'signing', a private JWK of SIGNING_ALGORITHMS, oidc/keys.ts) and cookie-signing secrets (kind 'cookie').
    * The newest unexpired key of a kind is used; older unexpired ones stay published/accepted.
    */
   const oidcKeys = c.table(

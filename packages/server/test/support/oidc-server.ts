@@ -10,6 +10,7 @@ import type { PasswordVerifier } from '../../src/auth/password-verifier.js';
 import { addOidcApp } from '../../src/domain/apps/oidc-apps.js';
 import type { OidcAppInput } from '../../src/domain/apps/oidc-config.js';
 import type { Logger } from '../../src/log.js';
+import type { SigningAlgorithm } from '../../src/oidc/keys.js';
 import { createRequestHandler, type ServiceHandler } from '../../src/server.js';
 import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS, type RequestHandler, type ServiceServer } from '../../src/http-server.js';
 import type { Dialect } from '../../src/store/store.js';
@@ -42,6 +43,8 @@ export interface OidcTestServerOptions {
   maxConcurrentImports?: number;
   /** The mail-drop folder test sends of texts write to while no SMTP provider is active (none by default). */
   mailDropDir?: string;
+  /** The first signing key's algorithm (SIGNING_KEY_ALGORITHM; RS256 by default). */
+  signingKeyAlgorithm?: SigningAlgorithm;
 }
 
 export async function startOidcServer(dialect: Dialect, options: OidcTestServerOptions = {}): Promise<OidcTestServer> {
@@ -64,6 +67,7 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
     maxImportBodyBytes: options.maxImportBodyBytes,
     maxConcurrentImports: options.maxConcurrentImports,
     mailDropDir: options.mailDropDir,
+    signingKeyAlgorithm: options.signingKeyAlgorithm,
     // A folder for import jobs' documents, as `npm start` has (DATA_DIR/import-jobs); no worker runs them here.
     importJobs: { documents: jobDocuments(tempDir('oidc-import-jobs-'), processSecretBox()) },
   });

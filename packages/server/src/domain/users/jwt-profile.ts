@@ -133,18 +133,18 @@ function signatureHolds(assertion: string, alg: string, key: KeyObject): boolean
  */
 export async function machineUserOfAssertion(store: Store, assertion: string, audiences: string[], now = new Date()): Promise<UserRow> {
   const claims = readClaims(assertion, audiences, Math.floor(now.getTime() / 1000));
-  const pem = await store.read.machineKeys.usablePublicKey(claims.userId, claims.kid, now);
-  if (!pem) {
+  const found = await store.read.machineKeys.usableKeyWithUser(claims.userId, claims.kid, now);
+  if (!found) {
     const key = await store.read.machineKeys.get(claims.userId, claims.kid);
+    if (key && key.expiresAt.getTime() > now.getTime()) throw refused('JWTPROF-us3r0', `user ${claims.userId} does not exist`);
     throw key
       ? refused('JWTPROF-k3y1', `key ${claims.kid} of user ${claims.userId} expired on ${key.expiresAt.toISOString()}`)
       : refused('JWTPROF-k3y0', `user ${claims.userId} has no key ${claims.kid} (unknown or removed)`);
   }
-  if (!signatureHolds(assertion, claims.alg, publicKeyOf(pem))) {
+  if (!signatureHolds(assertion, claims.alg, publicKeyOf(found.publicKey))) {
     throw refused('JWTPROF-s1g0', `the assertion's signature does not verify with key ${claims.kid}`);
   }
-  const user = await store.read.users.get(claims.userId);
-  if (!user) throw refused('JWTPROF-us3r0', `user ${claims.userId} does not exist`);
+  const { user } = found;
   if (user.type !== 'machine') throw refused('JWTPROF-us3r1', `user ${claims.userId} is not a machine user`);
   if (!mayAuthenticate(user.state)) throw refused('JWTPROF-us3r2', `user ${claims.userId} may not authenticate (${user.state})`);
   return user;

@@ -1,19 +1,20 @@
-import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import type { PageQuery } from './search.js';
 
 export type MachineKeyRow = Tables['machineKeys']['$inferSelect'];
+type UserRow = Tables['users']['$inferSelect'];
 
 /** Public keys of machine users (domain/users/machine-keys.ts). */
 export function machineKeyRepository(db: Db, t: Tables) {
   const k = t.machineKeys;
-  // Read on every JWT-profile grant: prepared. The expiry is checked on the row (a placeholder
-  // cannot carry a Date on both dialects).
-  const byUserAndId = once(() =>
-    db.select({ publicKey: k.publicKey, expiresAt: k.expiresAt }).from(k)
-      .where(and(eq(k.userId, sql.placeholder('userId')), eq(k.id, sql.placeholder('keyId')))).limit(1).prepare('machine_keys_by_user_id'));
+  // Read on every JWT-profile grant: prepared, the key with its user (one round trip on PostgreSQL,
+  // not two). The expiry is checked on the row (a placeholder cannot carry a Date on both dialects).
+  const withUser = once(() =>
+    db.select({ publicKey: k.publicKey, expiresAt: k.expiresAt, user: getTableColumns(t.users) }).from(k).innerJoin(t.users, eq(t.users.id, k.userId))
+      .where(and(eq(k.userId, sql.placeholder('userId')), eq(k.id, sql.placeholder('keyId')))).limit(1).prepare('machine_keys_with_user'));
   return {
     async insert(row: MachineKeyRow): Promise<void> {
       await db.insert(k).values(row);
@@ -30,12 +31,12 @@ export function machineKeyRepository(db: Db, t: Tables) {
       return { total: Number(total), rows };
     },
     /**
-     * The public key (SPKI PEM) a JWT of the user signed with `keyId` must verify with, if the key
-     * exists and has not expired at `now` (for the JWT-profile grant).
+     * The public key (SPKI PEM) a JWT of the user signed with `keyId` must verify with, and the
+     * user's row, if both exist and the key has not expired at `now` (for the JWT-profile grant).
      */
-    async usablePublicKey(userId: string, keyId: string, now: Date): Promise<string | undefined> {
-      const [row] = await byUserAndId().execute({ userId, keyId });
-      return row && row.expiresAt.getTime() > now.getTime() ? row.publicKey : undefined;
+    async usableKeyWithUser(userId: string, keyId: string, now: Date): Promise<{ publicKey: string; user: UserRow } | undefined> {
+      const [row] = await withUser().execute({ userId, keyId });
+      return row && row.expiresAt.getTime() > now.getTime() ? { publicKey: row.publicKey, user: row.user } : undefined;
     },
     async remove(id: string): Promise<void> {
       await db.delete(k).where(eq(k.id, id));
