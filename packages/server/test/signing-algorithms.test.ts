@@ -139,4 +139,17 @@ describeEachStore('token-signing algorithms', (dialect) => {
     const next = await rotateKeys(s.t.store, processSecretBox());
     expect(next.alg).toBe('EdDSA');
   });
+
+  it('every other algorithm signs tokens that verify against the published key (jose) and that the API takes', async () => {
+    for (const alg of ['RS384', 'RS512', 'ES384', 'ES512', 'RS256'] as const) {
+      const rotated = await rotateKeys(s.t.store, processSecretBox(), 60 * 60 * 1000, alg);
+      expect(await s.service.reloadKeys()).toBe(true);
+      const body = await machineGrant();
+      for (const token of [body.access_token, body.id_token]) {
+        expect(decodeProtectedHeader(token), alg).toMatchObject({ alg, kid: rotated.kid });
+        await jwtVerify(token, jwks(), { issuer: s.issuer, algorithms: [alg] });
+      }
+      expect((await s.api('GET', TEXT, undefined, body.access_token)).status, alg).toBe(200);
+    }
+  });
 });
