@@ -4153,7 +4153,7 @@ export interface paths {
         };
         /**
          * Public signing keys (JWKS)
-         * @description Verify ID tokens and JWT access tokens (RS256) with these keys. See docs/oidc.md for rotation.
+         * @description Verify ID tokens and JWT access tokens with these keys (RS256 by default; ES256, EdDSA and others when configured). See docs/oidc.md for rotation and the algorithm.
          */
         get: operations["OIDCKeys"];
         put?: never;
@@ -6852,7 +6852,7 @@ export interface components {
         };
         /** @description A successful token response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3). */
         OAuthTokenResponse: {
-            /** @description An RS256-signed JWT (`typ` at+jwt) for apps with accessTokenType JWT and machine users with ACCESS_TOKEN_TYPE_JWT, otherwise an opaque string. Verify JWTs with /oauth/v2/keys, opaque ones at /oauth/v2/introspect. */
+            /** @description A JWT (`typ` at+jwt) signed with the newest signing key (RS256 by default) for apps with accessTokenType JWT and machine users with ACCESS_TOKEN_TYPE_JWT, otherwise an opaque string. Verify JWTs with /oauth/v2/keys, opaque ones at /oauth/v2/introspect. */
             access_token: string;
             /**
              * @description Always bearer (case-insensitive).
@@ -6863,7 +6863,7 @@ export interface components {
             expires_in: number;
             /** @description The granted scopes, space-separated. */
             scope?: string;
-            /** @description The ID token (RS256 JWT), when `openid` was requested in a code, refresh or jwt-bearer grant. */
+            /** @description The ID token (a JWT signed as the access token is), when `openid` was requested in a code, refresh or jwt-bearer grant. */
             id_token?: string;
             /** @description With `offline_access` and an app allowed the REFRESH_TOKEN grant type; rotated on use. */
             refresh_token?: string;
@@ -6945,18 +6945,29 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description The public signing keys (RFC 7517 JWK Set, public members only), newest first; keys of a rotation stay listed until they expire. */
+        /** @description The public signing keys (RFC 7517 JWK Set, public members only), newest first; keys of a rotation stay listed until they expire. The newest key signs; its algorithm is SIGNING_KEY_ALGORITHM's or the one given to keys:rotate (RS256 by default; see docs/oidc.md, "The signing algorithm"). */
         JWKS: {
             keys: {
-                /** @constant */
-                kty: "RSA";
+                /** @enum {string} */
+                kty: "RSA" | "EC" | "OKP";
                 kid: string;
                 /** @constant */
                 use?: "sig";
-                /** @constant */
-                alg?: "RS256";
+                /** @enum {string} */
+                alg?: "RS256" | "RS384" | "RS512" | "ES256" | "ES384" | "ES512" | "EdDSA";
+                /** @description RSA keys only (RFC 7518 §6.3.1). */
                 n?: string;
+                /** @description RSA keys only. */
                 e?: string;
+                /**
+                 * @description EC (RFC 7518 §6.2.1) and OKP (RFC 8037 §2) keys only.
+                 * @enum {string}
+                 */
+                crv?: "P-256" | "P-384" | "P-521" | "Ed25519";
+                /** @description EC and OKP keys only. */
+                x?: string;
+                /** @description EC keys only. */
+                y?: string;
             }[];
         };
     };

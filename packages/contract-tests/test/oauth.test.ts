@@ -13,6 +13,8 @@ import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServ
 import { startJwtIssuer, startLegacyProxy } from '@identity-service/server/test/support/jwt-idp.js';
 import { linkIn, outboxWorkerFor, readDroppedMail } from '@identity-service/server/test/support/mail.js';
 import { totpCode } from '@identity-service/server/src/domain/login/totp.js';
+import { rotateKeys } from '@identity-service/server/src/oidc/keys.js';
+import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
 import { recordingFetch, unexercised, violations } from './support/ledger.js';
 import { operations, servedOutsideApi } from './support/spec.js';
 
@@ -700,6 +702,21 @@ describe('setting up an authenticator app at sign-in', () => {
     const refused = await fred.browser.request(fred.skipUrl, { method: 'POST', form: {} });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('cannot be skipped');
+  });
+});
+
+describe('signing keys of every algorithm', () => {
+  // Last before the ledger: each rotation changes the key every later token is signed with.
+  it('the key set and the tokens after rotations to ES256, EdDSA and back to RS256 match the spec', async () => {
+    for (const alg of ['ES256', 'EdDSA', 'RS256'] as const) {
+      await rotateKeys(s.t.store, processSecretBox(), 60 * 60 * 1000, alg);
+      expect(await s.service.reloadKeys()).toBe(true);
+      const keys = (await (await fetch(url('/oauth/v2/keys'))).json()) as { keys: { alg: string; d?: string }[] };
+      expect(keys.keys[0].alg).toBe(alg);
+      for (const key of keys.keys) expect(key.d).toBeUndefined();
+      const token = await fetch(url('/oauth/v2/token'), form({ grant_type: 'client_credentials', scope: `openid ${AUD}` }, basic(machine.clientId, machine.clientSecret)));
+      expect(token.status).toBe(200);
+    }
   });
 });
 

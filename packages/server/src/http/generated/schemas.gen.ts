@@ -1964,16 +1964,36 @@ export const zOIDCDiscovery = z.object({
 }).catchall(z.unknown());
 
 /**
- * The public signing keys (RFC 7517 JWK Set, public members only), newest first; keys of a rotation stay listed until they expire.
+ * The public signing keys (RFC 7517 JWK Set, public members only), newest first; keys of a rotation stay listed until they expire. The newest key signs; its algorithm is SIGNING_KEY_ALGORITHM's or the one given to keys:rotate (RS256 by default; see docs/oidc.md, "The signing algorithm").
  */
 export const zJWKS = z.object({
     keys: z.array(z.object({
-        kty: z.literal('RSA'),
+        kty: z.enum([
+            'RSA',
+            'EC',
+            'OKP'
+        ]),
         kid: z.string(),
         use: z.literal('sig').optional(),
-        alg: z.literal('RS256').optional(),
+        alg: z.enum([
+            'RS256',
+            'RS384',
+            'RS512',
+            'ES256',
+            'ES384',
+            'ES512',
+            'EdDSA'
+        ]).optional(),
         n: z.string().optional(),
-        e: z.string().optional()
+        e: z.string().optional(),
+        crv: z.enum([
+            'P-256',
+            'P-384',
+            'P-521',
+            'Ed25519'
+        ]).optional(),
+        x: z.string().optional(),
+        y: z.string().optional()
     }))
 });
 
