@@ -17,8 +17,7 @@
  * sealed with an earlier operator key opens while that key is in ENCRYPTION_KEYS_PREVIOUS and is
  * moved to the current key by `resealKeys` (`npm run secrets:reseal`).
  */
-import { createPrivateKey, createPublicKey, randomBytes, sign as cryptoSign, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { ExternalSigningKey } from 'oidc-provider';
+import { randomBytes } from 'node:crypto';
 import {
   calculateJwkThumbprint,
   createLocalJWKSet,
@@ -157,68 +156,6 @@ export async function rotateKeys(store: Store, secrets: SecretBox, overlapMs = 2
   });
   return { kid: signing.id, alg };
 }
-
-/** How node:crypto signs for each algorithm (RFC 7518 §3.3, §3.4: ECDSA's signature is r ‖ s; RFC 8037). */
-const NODE_SIGNING: Record<SigningAlgorithm, { hash: string | null; dsaEncoding?: 'ieee-p1363' }> = {
-  RS256: { hash: 'sha256' }, RS384: { hash: 'sha384' }, RS512: { hash: 'sha512' },
-  ES256: { hash: 'sha256', dsaEncoding: 'ieee-p1363' }, ES384: { hash: 'sha384', dsaEncoding: 'ieee-p1363' }, ES512: { hash: 'sha512', dsaEncoding: 'ieee-p1363' },
-  EdDSA: { hash: null },
-};
-
-/**
- * A signing key as oidc-provider's keystore takes it (its `ExternalSigningKey`, made for keys held
- * by a KMS): oidc-provider builds the JWS and asks this key for the signature, made here with
- * node:crypto's synchronous `sign`. Through jose, oidc-provider signs with WebCrypto, whose hand-off
- * to the thread pool costs more than the ECDSA signature itself (ES256: ~120 µs of process CPU per
- * token against ~45 µs; RS256: ~400 against ~300, BENCHMARKS.md round 19), on every ID token and
- * JWT access token.
- */
-class ProcessSigningKey extends ExternalSigningKey {
-  readonly #privateKey: KeyObject;
-  readonly #publicKey: KeyObject;
-  readonly #signing: (typeof NODE_SIGNING)[SigningAlgorithm];
-  #kid: string;
-  #alg: SigningAlgorithm;
-
-  constructor(jwk: JWK) {
-    super();
-    if (!isSigningAlgorithm(jwk.alg) || !jwk.kid) throw new Error(`signing key ${jwk.kid ?? '(no kid)'}: unsupported algorithm ${jwk.alg}`);
-    this.#kid = jwk.kid;
-    this.#alg = jwk.alg;
-    this.#signing = NODE_SIGNING[jwk.alg];
-    this.#privateKey = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
-    this.#publicKey = createPublicKey(this.#privateKey);
-  }
-
-  override get kid(): string {
-    return this.#kid;
-  }
-
-  override set kid(value: string) {
-    this.#kid = value;
-  }
-
-  override get alg(): SigningAlgorithm {
-    return this.#alg;
-  }
-
-  override set alg(value: SigningAlgorithm) {
-    this.#alg = value;
-  }
-
-  override keyObject(): KeyObject {
-    return this.#publicKey;
-  }
-
-  override sign(data: Uint8Array): Uint8Array {
-    const { hash, dsaEncoding } = this.#signing;
-    // The key alone where no option is needed: an options object costs node ~10-50 µs more per call.
-    return cryptoSign(hash, data, dsaEncoding ? { key: this.#privateKey, dsaEncoding } : this.#privateKey);
-  }
-}
-
-/** The keys for oidc-provider's `jwks` (features.externalSigningSupport): signed with node:crypto. */
-export const providerSigningKeys = (keys: OidcKeys): ExternalSigningKey[] => keys.signing.map((jwk) => new ProcessSigningKey(jwk));
 
 /** A JWK's public members (RFC 7518 §6: RSA n, e; EC crv, x, y; RFC 8037: OKP crv, x); never d, p, q, …. */
 const publicJwk = ({ kty, n, e, crv, x, y, kid, alg, use }: JWK): JWK =>

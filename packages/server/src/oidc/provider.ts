@@ -15,7 +15,7 @@ import type { Store } from '../store/store.js';
 import { errorPage, logoutPage, messagePage } from '../ui/pages.js';
 import { storeAdapter } from './adapter.js';
 import { clientExtrasLookup, clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
-import { DEFAULT_SIGNING_ALGORITHM, providerSigningKeys, SIGNING_ALGORITHMS, signingAlgorithm, type KeyRing, type SigningAlgorithm } from './keys.js';
+import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, signingAlgorithm, type KeyRing, type SigningAlgorithm } from './keys.js';
 import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
 import { answerIntrospection } from './introspection.js';
 import { AuthCache } from '../auth/auth-cache.js';
@@ -130,7 +130,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     adapter: storeAdapter(store, async (clientId) => relay.withRelayKey(await findClient(clientId))),
     clockTolerance: CLOCK_TOLERANCE,
     clients: [],
-    jwks: { keys: providerSigningKeys(keys) },
+    jwks: { keys: keys.signing as never },
     // Every client's ID tokens are signed with the newest key, whatever its algorithm (as ZITADEL's
     // active web key signs them); discovery lists the algorithms of the published keys.
     clientDefaults: { grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: alg },
@@ -162,9 +162,6 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         allowedPolicy: (ctx, client, token) => client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
       },
       revocation: { enabled: true },
-      // Our keys sign through node:crypto (keys.ts ProcessSigningKey); the experiment's version is
-      // acknowledged, so an oidc-provider update that changes it stops the start instead of signing differently.
-      externalSigningSupport: { enabled: true, ack: 'experimental-01' },
       clientCredentials: { enabled: true },
       // Our own pages (no external assets, as the login page) instead of the library's defaults.
       rpInitiatedLogout: {
