@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http-server.js';
 import { LOG_LEVELS } from './log.js';
-import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
 import type { OperatorKeySource } from './secrets/operator-key.js';
 import { parseDatabaseUrl, UnsupportedDatabaseUrl, type StoreLocation } from './store/store.js';
 
@@ -52,8 +52,8 @@ const EnvSchema = z.object({
   ENCRYPTION_KEYS_PREVIOUS: z.string().optional(),
   /** Where mail goes as .eml files while no SMTP provider is active (DATA_DIR/mail when unset). */
   MAIL_DROP_DIR: z.string().min(1).optional(),
-  /** The first token-signing key's algorithm (ZITADEL's web-key algorithms); later ones: `npm run keys:rotate`. */
-  SIGNING_KEY_ALGORITHM: z.enum(SIGNING_ALGORITHMS).default(DEFAULT_SIGNING_ALGORITHM),
+  /** The first token-signing key's algorithm (ZITADEL's web-key algorithms; RS256 when unset); later ones: `npm run keys:rotate`. */
+  SIGNING_KEY_ALGORITHM: z.enum(SIGNING_ALGORITHMS).optional(),
 });
 
 export interface Config {
@@ -83,8 +83,8 @@ export interface Config {
   encryptionKey: OperatorKeySource;
   /** The mail-drop folder (MAIL_DROP_DIR). */
   mailDropDir: string;
-  /** The first signing key's algorithm, when the store has none (SIGNING_KEY_ALGORITHM). */
-  signingKeyAlgorithm: SigningAlgorithm;
+  /** The first signing key's algorithm, when the store has none (SIGNING_KEY_ALGORITHM; unset: RS256). */
+  signingKeyAlgorithm?: SigningAlgorithm;
 }
 
 export class ConfigError extends Error {}

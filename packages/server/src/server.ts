@@ -11,7 +11,7 @@ import type { PasswordVerifier } from './auth/password-verifier.js';
 import type { LockoutPolicy } from './domain/login/password-login.js';
 import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-tokens.js';
 import { hashLegacyTokenKeys, startPayloadSweeper } from './oidc/adapter.js';
-import { KeyRing, loadOrCreateKeys, type SigningAlgorithm } from './oidc/keys.js';
+import { KeyRing, loadOrCreateKeys, signingAlgorithm, type SigningAlgorithm } from './oidc/keys.js';
 import { sealPlainOtpSecrets } from './domain/users/otp-secret.js';
 import { refuseNulQuery } from './oidc/nul-guard.js';
 import { answerUnknownOAuthPath, isKnownOAuthPath, logOAuthRequest, watchOAuthEvents } from './oidc/request-log.js';
@@ -42,7 +42,10 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   trustProxy?: boolean;
   /** How often the signing keys are re-read from the store (default KEY_CHECK_INTERVAL_MS). */
   keyCheckIntervalMs?: number;
-  /** The first signing key's algorithm when the store has none yet (SIGNING_KEY_ALGORITHM; RS256). */
+  /**
+   * The first signing key's algorithm when the store has none yet (SIGNING_KEY_ALGORITHM; RS256
+   * when unset). Set, and unlike the key in use, it is said in a warning: it changes no existing key.
+   */
   signingKeyAlgorithm?: SigningAlgorithm;
   /** The bounded pool the login's password checks run in (default: the process's own). */
   passwordVerifier?: PasswordVerifier;
@@ -56,6 +59,20 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
  * key it does not know yet makes it re-read them at once (KeyRing.verify).
  */
 export const KEY_CHECK_INTERVAL_MS = 30_000;
+
+/**
+ * SIGNING_KEY_ALGORITHM names the first key's algorithm only: set on a store whose key has another,
+ * it would otherwise change nothing without a word. The operator is told how to switch.
+ */
+function warnOfOtherSigningAlgorithm(deps: Pick<ServerDeps, 'signingKeyAlgorithm' | 'logger'>, inUse: SigningAlgorithm): void {
+  const configured = deps.signingKeyAlgorithm;
+  if (!configured || configured === inUse) return;
+  deps.logger?.warn('SIGNING_KEY_ALGORITHM differs from the signing key in use, which it does not change', {
+    configured,
+    inUse,
+    toSwitch: `npm run keys:rotate -w @identity-service/server -- 24 ${configured}`,
+  });
+}
 
 export interface ServiceHandler {
   /** Every request, over HTTP/1.1 or HTTP/2. */
@@ -124,7 +141,9 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   // Kept across rebuilds: identity providers' keys do not change with ours.
   const providerKeys = deps.providerKeys ?? new ProviderKeys();
   const oidcUpstreams = new OidcUpstreams(secrets);
-  const keys: KeyRing = new KeyRing(deps.store, secrets, await loadOrCreateKeys(deps.store, secrets, deps.signingKeyAlgorithm), () => {
+  const initialKeys = await loadOrCreateKeys(deps.store, secrets, deps.signingKeyAlgorithm);
+  warnOfOtherSigningAlgorithm(deps, signingAlgorithm(initialKeys));
+  const keys: KeyRing = new KeyRing(deps.store, secrets, initialKeys, () => {
     serving = build();
   });
   let serving = build();

@@ -14,7 +14,9 @@ import { createPrivateKey } from 'node:crypto';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { createLogger } from '../src/log.js';
 import { rotateKeys } from '../src/oidc/keys.js';
+import { createRequestHandler } from '../src/server.js';
 import { processSecretBox } from '../src/secrets/secret-box.js';
 import { describeEachStore } from './support/instance.js';
 import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
@@ -26,8 +28,8 @@ const TEXT = '/admin/v1/text/default/message/verifyemail/en';
 const PASSWORD = 'Secr3t-Passw0rd!';
 
 describe('SIGNING_KEY_ALGORITHM', () => {
-  it('is RS256 unless set, takes ZITADEL’s web-key algorithms, and refuses anything else', () => {
-    expect(loadConfig({}).signingKeyAlgorithm).toBe('RS256');
+  it('is unset (RS256 keys) unless set, takes ZITADEL’s web-key algorithms, and refuses anything else', () => {
+    expect(loadConfig({}).signingKeyAlgorithm).toBeUndefined();
     for (const alg of ['ES256', 'ES384', 'ES512', 'EdDSA', 'RS512']) expect(loadConfig({ SIGNING_KEY_ALGORITHM: alg }).signingKeyAlgorithm).toBe(alg);
     for (const alg of ['HS256', 'none', 'es256', 'PS256']) expect(() => loadConfig({ SIGNING_KEY_ALGORITHM: alg })).toThrow(ConfigError);
   });
@@ -138,6 +140,24 @@ describeEachStore('token-signing algorithms', (dialect) => {
 
     const next = await rotateKeys(s.t.store, processSecretBox());
     expect(next.alg).toBe('EdDSA');
+  });
+
+  it('a process started with another SIGNING_KEY_ALGORITHM than the key in use keeps the key and says how to switch', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', (line) => void lines.push(line));
+    const start = async (signingKeyAlgorithm?: 'EdDSA' | 'ES384') => {
+      lines.length = 0;
+      const handler = await createRequestHandler({ store: s.t.store, instanceId: s.t.instanceId, issuer: s.issuer, lockout: { maxPasswordAttempts: 0 }, logger, signingKeyAlgorithm });
+      handler.stop();
+      return lines.map((line) => JSON.parse(line)).filter((entry) => entry.level === 'warn');
+    };
+    const inUse = (await publishedKeys())[0].alg;
+    expect(inUse).toBe('EdDSA');
+    const [warning] = await start('ES384');
+    expect(warning).toMatchObject({ configured: 'ES384', inUse: 'EdDSA', toSwitch: expect.stringContaining('keys:rotate -w @identity-service/server -- 24 ES384') });
+    expect((await publishedKeys())[0].alg).toBe('EdDSA');
+    expect(await start('EdDSA')).toEqual([]);
+    expect(await start()).toEqual([]);
   });
 
   it('every other algorithm signs tokens that verify against the published key (jose) and that the API takes', async () => {
