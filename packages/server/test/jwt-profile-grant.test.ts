@@ -8,7 +8,7 @@
  * lists the grant; other grants still reach oidc-provider. A removed key is refused at once by
  * another server process on the same store.
  */
-import { createPrivateKey, generateKeyPairSync, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAdminClient, createServiceAccountInterceptor } from '@zitadel/node/dist/api/index.js';
@@ -221,6 +221,15 @@ describeEachStore('JWT-profile grant', (dialect) => {
     expect(human.status).toBe(200);
     const asHuman = await grant(s.issuer, { grant_type: JWT_BEARER, assertion: await assertion({ ...signer, userId: human.body.userId }, s.issuer), scope: API_SCOPE });
     expect(asHuman).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: `user ${human.body.userId} has no key ${m.file.keyId} (unknown or removed)` } });
+
+    // A key whose user row is gone (the key and its user are read in one join): refused as no user, not as a missing key.
+    const orphan = { userId: `orphan-${Date.now()}`, keyId: `orphan-key-${Date.now()}`, privateKey: m.privateKey };
+    await s.t.store.transaction((tx) => tx.machineKeys.insert({
+      id: orphan.keyId, userId: orphan.userId, orgId: s.t.defaultOrgId, type: 'KEY_TYPE_JSON', expiresAt: new Date(Date.now() + 3_600_000),
+      publicKey: createPublicKey(m.privateKey).export({ type: 'spki', format: 'pem' }).toString(), sequence: 1, createdAt: new Date(), changedAt: new Date(),
+    }));
+    const asOrphan = await grant(s.issuer, { grant_type: JWT_BEARER, assertion: await assertion(orphan, s.issuer), scope: API_SCOPE });
+    expect(asOrphan).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: `user ${orphan.userId} does not exist` } });
   });
 
   it('refuses a removed key at once, and an expired key', async () => {

@@ -2,7 +2,7 @@
  * Key material of the authorization server, kept in the store so that every process on one
  * store signs and verifies alike: signing keys (private JWKs) and cookie-signing secrets.
  * A signing key has one of ZITADEL's web-key algorithms (SIGNING_ALGORITHMS): RS256 by default, as
- * in ZITADEL; ES256 or EdDSA sign about seven times cheaper (an ID token, a JWT access token), for
+ * in ZITADEL; ES256 or EdDSA sign several times cheaper (an ID token, a JWT access token), for
  * an ecosystem whose clients accept them. The newest key signs, so its algorithm is the one every
  * ID token and JWT access token carries (`signingAlgorithm`).
  * Made on the first start (under the store's exclusive lock, so concurrent first starts agree);

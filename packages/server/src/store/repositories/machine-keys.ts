@@ -3,9 +3,9 @@ import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import type { PageQuery } from './search.js';
+import type { UserRow } from './users.js';
 
 export type MachineKeyRow = Tables['machineKeys']['$inferSelect'];
-type UserRow = Tables['users']['$inferSelect'];
 
 /** Public keys of machine users (domain/users/machine-keys.ts). */
 export function machineKeyRepository(db: Db, t: Tables) {
