@@ -4201,8 +4201,9 @@ export interface paths {
          * @description Grants `authorization_code` (with `code_verifier` for PKCE), `refresh_token`, `client_credentials`
          *     (machine users with a client secret, see SetMachineUserSecret) and the JWT-profile grant
          *     `urn:ietf:params:oauth:grant-type:jwt-bearer` (RFC 7523 §2.1: a machine user's `assertion` signed with
-         *     one of its keys, see AddMachineKey; sent without client authentication, as ZITADEL's SDKs send it; with
-         *     `openid` the answer carries an ID token). Confidential clients authenticate with
+         *     one of its keys, see AddMachineKey; sent without client authentication, as ZITADEL's SDKs send it).
+         *     With `openid` among the granted scopes every grant's answer carries an ID token, client credentials
+         *     and jwt-bearer included, as ZITADEL's does. Confidential clients authenticate with
          *     HTTP Basic (BASIC), `client_id` + `client_secret` in the body (POST), or a JWT signed with one of the
          *     application's keys (PRIVATE_KEY_JWT, RFC 7523: `client_assertion_type` +
          *     `client_assertion`, see AddAppKey); public clients send only `client_id` and rely on PKCE.
@@ -6863,7 +6864,7 @@ export interface components {
             expires_in: number;
             /** @description The granted scopes, space-separated. */
             scope?: string;
-            /** @description The ID token (a JWT signed as the access token is), when `openid` was requested in a code, refresh or jwt-bearer grant. */
+            /** @description The ID token (a JWT signed as the access token is), when `openid` was granted, in every grant (code, refresh, client_credentials, jwt-bearer), as ZITADEL answers. */
             id_token?: string;
             /** @description With `offline_access` and an app allowed the REFRESH_TOKEN grant type; rotated on use. */
             refresh_token?: string;

@@ -237,6 +237,11 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     expect(wrongSecret.headers.get('www-authenticate')).toContain('invalid_client');
     const cc = await fetch(url('/oauth/v2/token'), form({ grant_type: 'client_credentials', scope: AUD }, basic(machine.clientId, machine.clientSecret)));
     expect(cc.status).toBe(200);
+    expect((await cc.json()).id_token).toBeUndefined();
+    // With openid, an ID token too, as ZITADEL answers (checked against the spec's token response).
+    const ccOpenid = await fetch(url('/oauth/v2/token'), form({ grant_type: 'client_credentials', scope: `openid ${AUD}` }, basic(machine.clientId, machine.clientSecret)));
+    expect(ccOpenid.status).toBe(200);
+    expect(await ccOpenid.json()).toMatchObject({ scope: `openid ${AUD}`, id_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
   });
 
   it("the JWT-profile grant: a machine user's assertion for a token and an ID token; a refused one", async () => {

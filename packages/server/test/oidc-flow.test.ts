@@ -4,7 +4,8 @@
  * tokens, the API accepting them (or not), roles in tokens/userinfo/introspection before and
  * after RemoveUserGrant, refresh, and opaque tokens.
  */
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { createHash } from 'node:crypto';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OidcAppInput } from '../src/domain/apps/oidc-config.js';
@@ -265,6 +266,31 @@ describeEachStore('client credentials for machine users', (dialect) => {
     await expect(oc.clientCredentialsGrant(await oc.discovery(new URL(s.issuer), 'robot', undefined, oc.ClientSecretBasic('wrong'), { execute: [oc.allowInsecureRequests] }), { scope: AUD })).rejects.toThrow();
     expect((await s.api('DELETE', `/management/v1/users/${userId}/secret`)).status).toBe(200);
     await expect(oc.clientCredentialsGrant(config, { scope: AUD })).rejects.toThrow();
+  });
+
+  it('asked for openid, client credentials also answer an ID token for the machine user, as ZITADEL does; without it, none', async () => {
+    const machine = await s.api('POST', '/management/v1/users/machine', { userName: 'id-robot', name: 'ID Robot', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' });
+    expect(machine.status, JSON.stringify(machine.body)).toBe(200);
+    const userId = machine.body.userId as string;
+    const secret = await s.api('PUT', `/management/v1/users/${userId}/secret`);
+    const config = await oc.discovery(new URL(s.issuer), secret.body.clientId, undefined, oc.ClientSecretBasic(secret.body.clientSecret), { execute: [oc.allowInsecureRequests] });
+
+    // openid-client checks an ID token it receives (issuer, audience = its client id, times) before answering.
+    const tokens = await oc.clientCredentialsGrant(config, { scope: `openid profile ${AUD}` });
+    expect(tokens.scope).toBe(`openid profile ${AUD}`);
+    expect(tokens.id_token, 'an ID token with openid').toEqual(expect.any(String));
+    const jwks = createRemoteJWKSet(new URL(`${s.issuer}/oauth/v2/keys`));
+    const { payload } = await jwtVerify(tokens.id_token!, jwks, { issuer: s.issuer, audience: 'id-robot' });
+    // As ZITADEL's: no profile in a machine's ID token (its grant asserts no userinfo into it).
+    expect(payload).toMatchObject({ sub: userId, aud: 'id-robot' });
+    expect(payload.name).toBeUndefined();
+    // at_hash binds it to the (opaque) access token beside it: the left half of its SHA-256 (RS256).
+    expect(payload.at_hash).toBe(createHash('sha256').update(tokens.access_token).digest().subarray(0, 16).toString('base64url'));
+    expect(tokens.access_token.split('.')).toHaveLength(1);
+    expect((await s.api('GET', '/admin/v1/text/message/verifyemail/en', undefined, tokens.access_token)).status).toBe(403);
+
+    const plain = await oc.clientCredentialsGrant(config, { scope: AUD });
+    expect(plain.id_token).toBeUndefined();
   });
 });
 

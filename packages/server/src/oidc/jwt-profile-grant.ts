@@ -23,8 +23,8 @@ import type { AdapterPayload, Client, ResourceServer, ResourceServerInstance } f
 import { DomainError, GrpcCode } from '../domain/errors.js';
 import { assertionAudiences, machineUserOfAssertion } from '../domain/users/jwt-profile.js';
 import type { Store } from '../store/store.js';
-import { personClaims } from './claims.js';
 import { jwtProfileClient, type ClientExtras } from './clients.js';
+import { machineIdToken } from './machine-id-token.js';
 import { providerSigningAlgorithm, RESOURCE, resourceServerInfo, ROUTES } from './provider.js';
 import { noteOAuthFailure } from './request-log.js';
 import { hasScope } from './scopes.js';
@@ -109,13 +109,7 @@ export function jwtProfileGrant(deps: JwtProfileGrantDeps) {
     token.resourceServer = resourceServer;
     const accessToken = await token.save();
     const body: Record<string, unknown> = { access_token: accessToken, token_type: token.tokenType, expires_in: token.expiration, scope: scope || undefined };
-    if (hasScope(scope, 'openid')) {
-      const claims = await personClaims(store, instanceId, user, { use: 'id_token', scope });
-      const idToken = new provider.IdToken(claims, { client });
-      (idToken as unknown as { scope: string }).scope = scope;
-      idToken.set('at_hash', accessToken);
-      body.id_token = await idToken.issue({ use: 'idtoken' });
-    }
+    if (hasScope(scope, 'openid')) body.id_token = await machineIdToken(provider, store, instanceId, user, client, scope, accessToken);
     return body;
   }
 

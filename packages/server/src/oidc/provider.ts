@@ -18,6 +18,7 @@ import { clientExtrasLookup, clientLookup, compareHashedClientSecret, refusedRed
 import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, signingAlgorithm, type KeyRing, type SigningAlgorithm } from './keys.js';
 import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
 import { answerIntrospection } from './introspection.js';
+import { clientCredentialsIdToken } from './machine-id-token.js';
 import { AuthCache } from '../auth/auth-cache.js';
 import { clientAssertionGate, ClientAssertionRelay, CLOCK_TOLERANCE } from './client-assertions.js';
 import { authenticatableUser } from '../domain/users/may-authenticate.js';
@@ -309,6 +310,10 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   // What the library does not answer at the introspection endpoint: JWTs, PATs, ZITADEL's `aud` (introspection.ts).
   const introspection = answerIntrospection({ store, instanceId, issuer, keys: deps.keys, clientExtras });
   provider.use((ctx, next) => (ctx.path === ROUTES.introspection ? introspection(ctx as KoaContextWithOIDC, next) : next()));
+
+  // Client credentials with `openid` answer an ID token too, as ZITADEL's do (machine-id-token.ts).
+  const idTokenForClientCredentials = clientCredentialsIdToken({ store, instanceId });
+  provider.use((ctx, next) => (ctx.path === ROUTES.token ? idTokenForClientCredentials(ctx as KoaContextWithOIDC, next) : next()));
 
   return provider;
 }
