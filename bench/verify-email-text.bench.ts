@@ -379,7 +379,9 @@ async function benchOAuth(child: Child, patAuthorization: string, store: string)
   const api = await apiCall(child, patAuthorization, 'POST', `/management/v1/projects/${project.id}/apps/api`, { name: 'introspector' });
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
   const ours = { token: `${child.baseUrl}/oauth/v2/token`, introspect: `${child.baseUrl}/oauth/v2/introspect` };
-  const tokenBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'openid urn:zitadel:iam:org:project:id:zitadel:aud' }).toString();
+  // Like for like with the peer's (scope `api`): one JWT access token. With `openid` the service also
+  // signs an ID token, as ZITADEL does (oidc/machine-id-token.ts), which the peer never does.
+  const tokenBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'urn:zitadel:iam:org:project:id:zitadel:aud' }).toString();
   const ourToken = ((await (await fetch(ours.token, { method: 'POST', headers: { ...form, authorization: basicAuth(secret.clientId, secret.clientSecret) }, body: tokenBody })).json()) as { access_token: string }).access_token;
   const bearerRobot = await apiCall(child, patAuthorization, 'POST', '/management/v1/users/machine', { userName: `oauth-opaque-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' });
   const bearerSecret = await apiCall(child, patAuthorization, 'PUT', `/management/v1/users/${bearerRobot.userId}/secret`, {});
@@ -920,8 +922,8 @@ async function main() {
     const ratio = sqliteWrite.m.requestsPerSecond / bareRps;
     const met = ratio >= TARGET_RATIO && sqliteWrite.m.p99 <= TARGET_P99_MS;
     process.stdout.write(
-      `target (SQLite write ≥ ${TARGET_RATIO * 100} % of bare, p99 ≤ ${TARGET_P99_MS} ms): ` +
-        `${(ratio * 100).toFixed(1)} %, p99 ${sqliteWrite.m.p99.toFixed(1)} ms → ${met ? 'MET' : 'MISSED'} (reported, not asserted)\n`,
+      `round 1's target, retired (issue 34 restated it against the bounds below) (SQLite write ≥ ${TARGET_RATIO * 100} % of bare, p99 ≤ ${TARGET_P99_MS} ms): ` +
+        `${(ratio * 100).toFixed(1)} %, p99 ${sqliteWrite.m.p99.toFixed(1)} ms → ${met ? 'would be met' : 'would be missed'} (reported, not asserted)\n`,
     );
   }
   process.stdout.write(issue14Targets(rows));
