@@ -106,27 +106,44 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
     expect(await drizzleTexts.get('agg-text', 'VerifyEmail', 'fy')).toEqual({ ...text, language: 'fy', sequence: 3, createdAt: at, changedAt: at });
   });
 
-  it('a user grant removed with its event in one statement: the same as the event append and the delete one after the other', async () => {
+  it('a user grant removed with its event in one statement: the same as the read, the event append and the delete one after the other', async () => {
     const tables = defineTables(pgColumns);
     const grantRow = (id: string) => ({
-      id, orgId: 'org-g', userId: `user-${id}`, projectId: 'project-g', projectGrantId: null, roleKeys: ['reader'], state: 'USER_GRANT_STATE_ACTIVE',
-      sequence: 1, createdAt: new Date('2026-05-06T07:08:09.010Z'), changedAt: new Date('2026-05-06T07:08:09.010Z'),
+      id, orgId: 'org-g', userId: `user-${id}`, projectId: 'project-g', projectGrantId: id === 'grant-2' ? 'pg-1' : null, roleKeys: ['reader'],
+      state: 'USER_GRANT_STATE_ACTIVE', sequence: 1, createdAt: new Date('2026-05-06T07:08:09.010Z'), changedAt: new Date('2026-05-06T07:08:09.010Z'),
     });
-    const removal = (id: string) => ({ aggregateType: 'usergrant', aggregateId: id, type: 'user.grant.removed', payload: { userId: `user-${id}`, projectId: 'project-g' }, creator: 'u1', resourceOwner: 'org-g' });
-    const twoCalls = createRepositories(drizzle(client) as unknown as Db, tables, { ...hot, removeUserGrantWithEvent: undefined });
+    const removal = { aggregateType: 'usergrant', type: 'user.grant.removed', creator: 'u1' };
+    const separately = createRepositories(drizzle(client) as unknown as Db, tables, { ...hot, takeUserGrantWithEvent: undefined });
     for (const id of ['grant-1', 'grant-2', 'grant-keep']) await viaDrizzle.userGrants.insert(grantRow(id));
     // Both grants had an event before (added): the removal continues their sequences.
-    for (const id of ['grant-1', 'grant-2']) await hot.appendEvent({ ...removal(id), type: 'user.grant.added' });
+    for (const id of ['grant-1', 'grant-2']) {
+      await hot.appendEvent({ ...removal, aggregateId: id, type: 'user.grant.added', payload: {}, resourceOwner: 'org-g' });
+    }
+    const sequenceRows = async () => (await client.query('select aggregate_id, sequence from aggregate_sequences order by aggregate_id')).rows;
+    const before = await sequenceRows();
 
-    const oneStatement = await viaDrizzle.userGrants.removeWithEvent(removal('grant-1'), 'grant-1');
-    const separately = await twoCalls.userGrants.removeWithEvent(removal('grant-2'), 'grant-2');
-    expect([oneStatement.sequence, separately.sequence]).toEqual([2, 2]);
-    expect(oneStatement.position).toBeGreaterThan(0);
-    for (const [id, appended] of [['grant-1', oneStatement], ['grant-2', separately]] as const) {
+    // No such grant: another user's, another organisation's, an unknown one. Nothing written by either path.
+    for (const repositories of [viaDrizzle, separately]) {
+      expect(await repositories.userGrants.takeInOrgWithEvent('grant-keep', 'org-g', 'user-grant-1', removal)).toBeUndefined();
+      expect(await repositories.userGrants.takeInOrgWithEvent('grant-keep', 'org-other', 'user-grant-keep', removal)).toBeUndefined();
+      expect(await repositories.userGrants.takeInOrgWithEvent('nope', 'org-g', 'user-nope', removal)).toBeUndefined();
+    }
+    expect(await sequenceRows()).toEqual(before);
+    expect(await viaDrizzle.userGrants.getInOrg('grant-keep', 'org-g')).toEqual(grantRow('grant-keep'));
+
+    const oneStatement = await viaDrizzle.userGrants.takeInOrgWithEvent('grant-1', 'org-g', 'user-grant-1', removal);
+    const twoCalls = await separately.userGrants.takeInOrgWithEvent('grant-2', 'org-g', 'user-grant-2', removal);
+    expect([oneStatement?.projectId, oneStatement?.projectGrantId]).toEqual(['project-g', null]);
+    expect([twoCalls?.projectId, twoCalls?.projectGrantId]).toEqual(['project-g', 'pg-1']);
+    expect([oneStatement?.event.sequence, twoCalls?.event.sequence]).toEqual([2, 2]);
+    expect(oneStatement?.event.position).toBeGreaterThan(0);
+    for (const [id, taken] of [['grant-1', oneStatement], ['grant-2', twoCalls]] as const) {
       expect(await viaDrizzle.userGrants.getInOrg(id, 'org-g')).toBeUndefined();
       const { events } = await viaDrizzle.events.search({ aggregateId: id, limit: 10, offset: 0, asc: true });
       expect(events.map((e) => e.type)).toEqual(['user.grant.added', 'user.grant.removed']);
-      expect(events[1]).toEqual(appended);
+      // As stored, and as answered: the payload built in SQL is the generic path's.
+      expect(events[1]).toEqual(taken?.event);
+      expect(events[1]).toMatchObject({ aggregateId: id, resourceOwner: 'org-g', creator: 'u1', payload: { userId: `user-${id}`, projectId: 'project-g' } });
     }
     // Only the named grant goes.
     expect(await viaDrizzle.userGrants.getInOrg('grant-keep', 'org-g')).toEqual(grantRow('grant-keep'));

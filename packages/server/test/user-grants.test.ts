@@ -146,9 +146,26 @@ describeEachStore('user grants (reference §2, description §4.2)', (dialect) =>
       // Its own project's grants it may remove.
       const onOther = await grant(human, otherProjectA, orgA);
       await json(t.call('DELETE', `${GRANTS(human)}/${onOther}`, { token: owner.token }));
-      // The grant outside its project is untouched.
+      // The grant outside its project is untouched: the removal is checked after it is made, and the
+      // refusal rolled it back whole (no event, its sequence not taken).
       await json(t.call('GET', `${GRANTS(human)}/${onA}`, { headers: org(orgA) }));
-      await json(t.call('DELETE', `${GRANTS(human)}/${onA}`, { headers: org(orgA) }));
+      const { events } = await json(t.call('POST', '/admin/v1/events/_search', { body: { aggregateId: onA, asc: true } }));
+      expect(events.map((e: { type: { type: string } }) => e.type.type)).toEqual(['user.grant.added']);
+      expect((await json(t.call('DELETE', `${GRANTS(human)}/${onA}`, { headers: org(orgA) }))).details.sequence).toBe('2');
+    });
+
+    it('a refused removal among concurrent ones (one transaction group on PostgreSQL) fails alone and removes nothing', async () => {
+      const owner = await insertMachineUserWithToken(t, { orgId: orgA, projectRoles: [{ projectId: otherProjectA, roles: ['PROJECT_OWNER'] }] });
+      const users = await Promise.all([1, 2, 3, 4, 5, 6].map(() => insertHumanUser(t, { orgId: orgA })));
+      const allowed = await Promise.all(users.map(({ userId }) => grant(userId, otherProjectA, orgA)));
+      const refused = await grant(users[0].userId, projectA, orgA);
+      const answers = await Promise.all([
+        ...allowed.map((id, i) => t.call('DELETE', `${GRANTS(users[i].userId)}/${id}`, { token: owner.token })),
+        t.call('DELETE', `${GRANTS(users[0].userId)}/${refused}`, { token: owner.token }),
+      ]);
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 403]);
+      for (const [i, id] of allowed.entries()) expect((await t.call('GET', `${GRANTS(users[i].userId)}/${id}`, { headers: org(orgA) })).status).toBe(404);
+      expect((await json(t.call('GET', `${GRANTS(users[0].userId)}/${refused}`, { headers: org(orgA) }))).userGrant.details.sequence).toBe('1');
     });
 
     it('the path user must be the grant\'s user (ZITADEL ignores it)', async () => {

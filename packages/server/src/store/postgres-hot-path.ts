@@ -11,6 +11,7 @@ import type pg from 'pg';
 import type { NewEvent, StoredEvent } from './repositories/events.js';
 import type { DialectStatements, TextState } from './repositories/index.js';
 import type { MessageTextRow } from './repositories/texts.js';
+import { removedGrantPayload, type GrantRemoval, type RemovedUserGrant } from './repositories/user-grants.js';
 import type { MessageTextFields } from './schema.js';
 import type { TextWriteBehind } from './postgres-write-behind.js';
 import { INSERT_EVENT, INSERT_TEXT, nextSequence, numbered, SELECT_TEXT, TEXT_UPSERT } from './text-write-sql.js';
@@ -68,15 +69,26 @@ const APPEND_WITH_TEXT = {
 };
 
 /**
- * A user grant's removal (4.2): its event and the row's deletion in one statement, APPEND's CTE
- * then the delete ($8: the grant's id). One round trip instead of two while the transaction holds
- * the grant's sequence row.
+ * A user grant's removal (4.2) in one statement: the grant of the user in the organisation deleted
+ * and, only if there was one, the aggregate's next sequence taken and the removal event appended,
+ * its payload built from the removed row as removedGrantPayload builds it (repositories/user-grants.ts).
+ * What the domain checks after (the grant's project) comes back; its refusal rolls all of it back.
+ * One round trip per removal instead of two (the read, then the append with the delete) while the
+ * transaction holds the grant's sequence row. $1 aggregate type, $2 grant, $3 event type,
+ * $4 creator, $5 organisation (also the event's resource owner), $6 time, $7 user.
  */
-const REMOVE_USER_GRANT_WITH_EVENT = {
-  name: 'user_grants_remove_with_event',
-  text: `${APPEND_CTE},
-         removed as (delete from user_grants where id = $8::text)
-         select position, sequence from appended`,
+const TAKE_USER_GRANT_WITH_EVENT = {
+  name: 'user_grants_take_with_event',
+  text: `with removed as (
+           delete from user_grants where id = $2::text and org_id = $5::text and user_id = $7::text
+           returning user_id, project_id, project_grant_id),
+         next as (${nextSequence('$1::text', '$2::text', 'removed')}),
+         appended as (
+           ${INSERT_EVENT}
+           select $1::text, $2::text, next.sequence, $3::text, jsonb_build_object('userId', removed.user_id, 'projectId', removed.project_id),
+                  $4::text, $5::text, $6::timestamptz from next, removed
+           returning position, sequence)
+         select removed.project_id, removed.project_grant_id, appended.position, appended.sequence from removed, appended`,
 };
 
 /**
@@ -85,18 +97,6 @@ const REMOVE_USER_GRANT_WITH_EVENT = {
  * write to an aggregate the transaction already holds is held back (postgres-write-behind.ts).
  */
 export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWriteBehind): DialectStatements {
-  /** A statement built on APPEND_CTE: the event's parameters $1–$7, then `more`. */
-  async function appendWith(statement: { name: string; text: string }, event: NewEvent, at: Date, more: unknown[]): Promise<StoredEvent> {
-    const { rows } = await client.query<{ position: string; sequence: string }>({
-      ...statement,
-      values: [event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at, ...more],
-    });
-    // bigint columns arrive as strings (node-postgres keeps int8 exact); the schema's mode is 'number'.
-    const sequence = Number(rows[0].sequence);
-    behind?.appended(event.aggregateType, event.aggregateId, sequence);
-    return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
-  }
-
   return {
     skipLocked: true,
     messageTexts: {
@@ -136,10 +136,26 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWr
       return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
     },
     async appendEvent(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
-      return appendWith(APPEND, event, at, []);
+      const { rows } = await client.query<{ position: string; sequence: string }>({
+        ...APPEND,
+        values: [event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at],
+      });
+      // bigint columns arrive as strings (node-postgres keeps int8 exact); the schema's mode is 'number'.
+      const sequence = Number(rows[0].sequence);
+      behind?.appended(event.aggregateType, event.aggregateId, sequence);
+      return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
     },
-    async removeUserGrantWithEvent(event: NewEvent, grantId: string, at: Date = new Date()): Promise<StoredEvent> {
-      return appendWith(REMOVE_USER_GRANT_WITH_EVENT, event, at, [grantId]);
+    async takeUserGrantWithEvent(grantId: string, orgId: string, userId: string, removal: GrantRemoval, at: Date = new Date()): Promise<RemovedUserGrant | undefined> {
+      const { rows } = await client.query<{ project_id: string; project_grant_id: string | null; position: string; sequence: string }>({
+        ...TAKE_USER_GRANT_WITH_EVENT,
+        values: [removal.aggregateType, grantId, removal.type, removal.creator, orgId, at, userId],
+      });
+      const row = rows[0];
+      if (!row) return undefined;
+      const sequence = Number(row.sequence);
+      behind?.appended(removal.aggregateType, grantId, sequence);
+      const event = { ...removal, aggregateId: grantId, payload: removedGrantPayload(userId, row.project_id), resourceOwner: orgId };
+      return { projectId: row.project_id, projectGrantId: row.project_grant_id, event: { ...event, sequence, createdAt: at, position: Number(row.position) } };
     },
   };
 }

@@ -30,8 +30,10 @@ export const INSERT_EVENT = `insert into events (${EVENT_COLUMNS})`;
  * until the transaction ends, which is what queues writers of one aggregate (ARCHITECTURE.md, "The
  * event log"). `type` and `id` are the dialect's placeholders for the aggregate's type and id.
  */
-export function nextSequence(type: string, id: string): string {
-  return `insert into aggregate_sequences (aggregate_type, aggregate_id, sequence) values (${type}, ${id}, 1)
+export function nextSequence(type: string, id: string, onlyIfRowsIn?: string): string {
+  // `onlyIfRowsIn`: a CTE's name; the sequence is taken only if it has a row (one statement that writes only when it found something).
+  const source = onlyIfRowsIn ? `select ${type}, ${id}, 1 from ${onlyIfRowsIn}` : `values (${type}, ${id}, 1)`;
+  return `insert into aggregate_sequences (aggregate_type, aggregate_id, sequence) ${source}
            on conflict (aggregate_type, aggregate_id) do update set sequence = aggregate_sequences.sequence + 1
            returning sequence`;
 }

@@ -13,7 +13,7 @@ import { addedDetails, changedDetails, type ObjectDetails } from '../details.js'
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Repositories, Store } from '../../store/store.js';
-import type { UserGrantRow } from '../../store/repositories/user-grants.js';
+import type { GrantRemoval, UserGrantRow } from '../../store/repositories/user-grants.js';
 import { USER_GRANT_AGGREGATE } from './cascade.js';
 
 export const USER_GRANT_STATES = ['USER_GRANT_STATE_UNSPECIFIED', 'USER_GRANT_STATE_ACTIVE', 'USER_GRANT_STATE_INACTIVE'] as const;
@@ -152,12 +152,22 @@ async function setState(store: Store, ctx: RequestContext, userId: string, grant
   }, [[USER_AGGREGATE, userId], [USER_GRANT_AGGREGATE, grantId]]);
 }
 
-/** RemoveUserGrant (reference §2.3): the row goes, so the same grant can be added again. */
+/** The removal's event; the store adds the grant, its organisation and its user and project. */
+const grantRemoval = (ctx: RequestContext): GrantRemoval => ({ aggregateType: USER_GRANT_AGGREGATE, type: 'user.grant.removed', creator: ctx.caller.userId });
+
+/**
+ * RemoveUserGrant (reference §2.3): the row goes, so the same grant can be added again. The grant
+ * is removed first and checked after (PostgreSQL does the read, the delete and the event in one
+ * statement): a grant of another user answers 404 as grantForCaller does, and a refused project
+ * throws, which rolls the removal back.
+ */
 export async function removeUserGrant(store: Store, ctx: RequestContext, userId: string, grantId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.grant.delete');
   return store.transaction(async (tx) => {
-    const grant = await grantForCaller(tx, ctx, userId, grantId, 'user.grant.delete');
-    return { details: changedDetails(await removeGrant(tx, ctx, grant)) };
+    const removed = await tx.userGrants.takeInOrgWithEvent(grantId, ctx.orgId, userId, grantRemoval(ctx));
+    if (!removed) throw grantNotFound();
+    checkProjectScope(ctx, 'user.grant.delete', removed.projectId, removed.projectGrantId);
+    return { details: changedDetails(removed.event) };
   }, [[USER_AGGREGATE, userId], [USER_GRANT_AGGREGATE, grantId]]);
 }
 
@@ -173,11 +183,7 @@ export async function bulkRemoveUserGrants(store: Store, ctx: RequestContext, gr
     const grants = await tx.userGrants.manyInOrg(ids, ctx.orgId);
     if (grants.length !== ids.length) throw grantNotFound();
     for (const grant of grants) checkProjectScope(ctx, 'user.grant.delete', grant.projectId, grant.projectGrantId);
-    for (const grant of grants) await removeGrant(tx, ctx, grant);
+    for (const grant of grants) await tx.userGrants.takeInOrgWithEvent(grant.id, ctx.orgId, grant.userId, grantRemoval(ctx));
     return {};
   }, [...users, ...ids.map((id) => [USER_GRANT_AGGREGATE, id] as const)]);
-}
-
-async function removeGrant(tx: Repositories, ctx: RequestContext, grant: UserGrantRow) {
-  return tx.userGrants.removeWithEvent(grantEvent(ctx, grant, 'user.grant.removed', { userId: grant.userId, projectId: grant.projectId }), grant.id);
 }

@@ -29,7 +29,7 @@ import { transactionTextMemo, type TextMemo } from './text-memo.js';
 import { tokenRepository } from './tokens.js';
 import { transferRepository } from './transfer.js';
 import { removalRepository } from './removal.js';
-import { userGrantRepository } from './user-grants.js';
+import { userGrantRepository, type TakeUserGrant } from './user-grants.js';
 import { projectGrantRepository } from './project-grants.js';
 import { userRepository } from './users.js';
 
@@ -58,12 +58,9 @@ export interface DialectStatements {
   messageTexts: MessageTextStatements;
   /** A text's new state and its event in one statement (PostgreSQL: one round trip less per text write). */
   setTextWithEvent?: SetTextWithEvent;
-  /** A user grant's row removed and its event appended in one statement (PostgreSQL: one round trip less per removal). */
-  removeUserGrantWithEvent?: RemoveWithEvent;
+  /** A user grant's removal with its event in one statement (PostgreSQL: one round trip per removal instead of two). */
+  takeUserGrantWithEvent?: TakeUserGrant;
 }
-
-/** Appends `event` and deletes the row `id` of its aggregate's table, in the caller's transaction. */
-export type RemoveWithEvent = (event: NewEvent, id: string, at?: Date) => Promise<StoredEvent>;
 
 export interface MessageTextStatements {
   get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined>;
@@ -109,7 +106,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     messageTexts: textsWithEvents(db, t, dialect, memo),
     loginTexts: loginTextRepository(db, t),
     projects: projectRepository(db, t),
-    userGrants: userGrantRepository(db, t, { appendEvent: dialect.appendEvent, removeWithEvent: dialect.removeUserGrantWithEvent }),
+    userGrants: userGrantRepository(db, t, { appendEvent: dialect.appendEvent, takeWithEvent: dialect.takeUserGrantWithEvent }),
     projectGrants: projectGrantRepository(db, t),
     oidc: oidcRepository(db, t),
     oidcApps: oidcAppRepository(db, t),

@@ -3,10 +3,28 @@ import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import type { AppendEvent, NewEvent, StoredEvent } from './events.js';
-import type { RemoveWithEvent } from './index.js';
 import { selectPage } from './search.js';
 
 export type UserGrantRow = Tables['userGrants']['$inferSelect'];
+
+/** A grant's removal event as the domain names it; the store adds the grant, its organisation and the payload. */
+export type GrantRemoval = Pick<NewEvent, 'aggregateType' | 'type' | 'creator'>;
+
+/** What the checks after a removal need of the removed grant, and the removal's event. */
+export interface RemovedUserGrant {
+  projectId: string;
+  projectGrantId: string | null;
+  event: StoredEvent;
+}
+
+/** The grant `id` of `userId` in `orgId` removed with its event; undefined, and nothing written, when there is none. */
+export type TakeUserGrant = (id: string, orgId: string, userId: string, removal: GrantRemoval, at?: Date) => Promise<RemovedUserGrant | undefined>;
+
+/**
+ * The payload of a grant's removal event: the grant's user and project. PostgreSQL's one-statement
+ * removal builds the same in SQL (postgres-hot-path.ts; test/postgres-hot-path.test.ts compares them).
+ */
+export const removedGrantPayload = (userId: string, projectId: string) => ({ userId, projectId });
 
 export interface UserGrantFilter {
   orgId: string;
@@ -19,7 +37,7 @@ export interface UserGrantFilter {
   asc: boolean;
 }
 
-export function userGrantRepository(db: Db, t: Tables, statements: { appendEvent: AppendEvent; removeWithEvent?: RemoveWithEvent }) {
+export function userGrantRepository(db: Db, t: Tables, statements: { appendEvent: AppendEvent; takeWithEvent?: TakeUserGrant }) {
   const g = t.userGrants;
   // A grant's read and removal (4.2, RemoveUserGrant) are a hot path: prepared. user_grants is not
   // one of authentication's tables (auth-writes.ts), so its delete may be prepared too.
@@ -64,14 +82,19 @@ export function userGrantRepository(db: Db, t: Tables, statements: { appendEvent
       await removeById().execute({ id });
     },
     /**
-     * The grant's removal event appended and its row deleted: one statement where the dialect has
-     * one (PostgreSQL, postgres-hot-path.ts), else the append and the delete one after the other.
+     * The grant `id` of `userId` in `orgId` removed with its removal event; undefined, and nothing
+     * written, when there is no such grant. The caller checks whether it may remove it *after*: a
+     * refusal throws, and the transaction's rollback restores the grant and drops the event. That
+     * order lets PostgreSQL do it all in one statement (postgres-hot-path.ts: one round trip per
+     * removal instead of two); elsewhere it is the read, the append and the delete one after the other.
      */
-    async removeWithEvent(event: NewEvent, id: string): Promise<StoredEvent> {
-      if (statements.removeWithEvent) return statements.removeWithEvent(event, id);
-      const stored = await statements.appendEvent(event);
+    async takeInOrgWithEvent(id: string, orgId: string, userId: string, removal: GrantRemoval): Promise<RemovedUserGrant | undefined> {
+      if (statements.takeWithEvent) return statements.takeWithEvent(id, orgId, userId, removal);
+      const [grant] = await inOrg().execute({ id, orgId });
+      if (!grant || grant.userId !== userId) return undefined;
+      const event = await statements.appendEvent({ ...removal, aggregateId: id, resourceOwner: orgId, payload: removedGrantPayload(grant.userId, grant.projectId) });
       await removeById().execute({ id });
-      return stored;
+      return { projectId: grant.projectId, projectGrantId: grant.projectGrantId, event };
     },
     async search(filter: UserGrantFilter): Promise<{ total: number; rows: UserGrantRow[] }> {
       const conditions: SQL[] = [eq(g.orgId, filter.orgId)];
