@@ -31,6 +31,7 @@ import { DomainError, GrpcCode } from '../domain/errors.js';
 import { requestIdOf, type InProcessRpcCall } from '../http/middleware/request-context.js';
 import type { Logger } from '../log.js';
 import { inProcessRequest } from './in-process-request.js';
+import { isPlainUnaryGrpc, serveUnaryGrpc } from './unary-grpc.js';
 import { rpcTable, type RestTwin, type RpcEntry } from './offered-rpcs.js';
 import type { ReflectionRequest } from './reflection-descriptors.js';
 import { REFLECTION_VERSIONS, ReflectionCatalog, reflectionImplementation } from './reflection.js';
@@ -108,14 +109,28 @@ export function createRpcHandler(options: RpcHandlerOptions): NodeHandler {
   const text = grpcWebTextAdapter({ ...routerOptions, routes, contextValues, fallback });
   const served: NodeHandler = (req, res) => (isGrpcWebText(header(req, 'content-type')) ? text(req, res) : binary(req, res));
 
+  const offered = new Map(table.filter((entry) => entry.twin).map((entry) => [`/${entry.name}`, entry]));
+  /** Unary gRPC over HTTP/2 without connect's pipeline (unary-grpc.ts); the same invokeTwin. */
+  const servedAsUnaryGrpc = (entry: RpcEntry, call: RpcCall): NodeHandler => (req, res) =>
+    void serveUnaryGrpc(req, res, {
+      input: entry.method.input as DescMessage,
+      output: entry.method.output as DescMessage,
+      readMaxBytes: entry === importEntry ? options.maxImportBodyBytes : options.maxBodyBytes,
+      invoke: (message, signal) => invokeTwin(entry, options, message, call, req, signal),
+      ended: (code) => (call.code = code),
+    });
+
   return (req, res) => {
     const started = performance.now();
     const call: RpcCall = { req, requestId: requestIdOf(header(req, 'x-request-id')), rest: {} };
     calls.set(req, call);
     closeWhenBodyLeftUnread(req, res);
     res.once('close', () => logCall(options.logger, call, res, started));
-    if (importEntry?.twin && (req.url ?? '').split('?', 1)[0] === `/${IMPORT_RPC}`) void serveImport(req, res, call, importEntry.twin, options, served);
-    else served(req, res);
+    const path = (req.url ?? '').split('?', 1)[0];
+    const entry = offered.get(path);
+    const serve = entry && isPlainUnaryGrpc(req) ? servedAsUnaryGrpc(entry, call) : served;
+    if (importEntry?.twin && path === `/${IMPORT_RPC}`) void serveImport(req, res, call, importEntry.twin, options, serve);
+    else serve(req, res);
   };
 }
 
@@ -185,35 +200,41 @@ async function* encodeBase64(body: AsyncIterable<Uint8Array>): AsyncIterable<Uin
   for await (const chunk of body) yield Buffer.from(Buffer.from(chunk).toString('base64'), 'latin1');
 }
 
-/** The handler of one RPC: its REST call, or UNIMPLEMENTED when it has no twin. */
+/** The handler of one RPC for connect's router: its REST twin's call (invokeTwin). */
 function implementationOf(entry: RpcEntry, options: RpcHandlerOptions) {
-  return async (message: Message, context: HandlerContext) => {
-    const call = context.values.get(CALL);
-    try {
-      if (!entry.twin) throw new DomainError(GrpcCode.Unimplemented, 'RPC-N0tOf', `${entry.name} is not offered by this service`);
-      const request = restRequestOf(entry.twin, entry.method.input as DescMessage, message);
-      let response: Response;
-      if (call?.importCall) {
-        call.importCall.supply(request.body ?? '{}');
-        response = await call.importCall.response;
-      } else {
-        response = await options.app().fetch(
-          inProcessRequest(`http://rpc.internal${request.target}`, request.method, restHeaders(context.requestHeader, call, request.body !== undefined), request.body, context.signal),
-          { incoming: call?.req, rpcCall: call?.rest },
-        );
-      }
-      const text = await response.text();
-      if (!response.ok) throw rpcErrorOfRestAnswer(response.status, text);
-      const output = messageOfRestAnswer(entry.method.output as DescMessage, text ? JSON.parse(text) : {}, entry.name);
-      if (call) call.code = 0;
-      return output;
-    } catch (error) {
-      const failure = error instanceof DomainError ? rpcErrorOfDomainError(error) : ConnectError.from(error);
-      if (call) call.code = failure.code;
-      if (failure.code === Code.Internal) options.logger?.error('rpc failed', { requestId: call?.requestId, rpc: entry.name, error: String((error as Error)?.stack ?? error), cause: String((error as Error)?.cause ?? '') });
-      throw failure;
+  return (message: Message, context: HandlerContext) => invokeTwin(entry, options, message, context.values.get(CALL), context.requestHeader, context.signal);
+}
+
+/**
+ * One RPC: its REST call, or UNIMPLEMENTED when it has no twin. The answer becomes the response
+ * message, a refusal the ConnectError with ZITADEL's error details. Called by connect's handlers
+ * and by the unary gRPC path (unary-grpc.ts) alike.
+ */
+async function invokeTwin(entry: RpcEntry, options: RpcHandlerOptions, message: Message, call: RpcCall | undefined, metadata: Headers | NodeRequest, signal: AbortSignal): Promise<Message> {
+  try {
+    if (!entry.twin) throw new DomainError(GrpcCode.Unimplemented, 'RPC-N0tOf', `${entry.name} is not offered by this service`);
+    const request = restRequestOf(entry.twin, entry.method.input as DescMessage, message);
+    let response: Response;
+    if (call?.importCall) {
+      call.importCall.supply(request.body ?? '{}');
+      response = await call.importCall.response;
+    } else {
+      response = await options.app().fetch(
+        inProcessRequest(`http://rpc.internal${request.target}`, request.method, restHeaders(metadata, call, request.body !== undefined), request.body, signal),
+        { incoming: call?.req, rpcCall: call?.rest },
+      );
     }
-  };
+    const text = await response.text();
+    if (!response.ok) throw rpcErrorOfRestAnswer(response.status, text);
+    const output = messageOfRestAnswer(entry.method.output as DescMessage, text ? JSON.parse(text) : {}, entry.name);
+    if (call) call.code = 0;
+    return output;
+  } catch (error) {
+    const failure = error instanceof DomainError ? rpcErrorOfDomainError(error) : ConnectError.from(error);
+    if (call) call.code = failure.code;
+    if (failure.code === Code.Internal) options.logger?.error('rpc failed', { requestId: call?.requestId, rpc: entry.name, error: String((error as Error)?.stack ?? error), cause: String((error as Error)?.cause ?? '') });
+    throw failure;
+  }
 }
 
 /** The services reflection lists: those with at least one offered RPC, in RPC_SERVICES's order. */
