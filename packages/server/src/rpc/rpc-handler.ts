@@ -31,7 +31,7 @@ import { DomainError, GrpcCode } from '../domain/errors.js';
 import { requestIdOf, type InProcessRpcCall } from '../http/middleware/request-context.js';
 import type { Logger } from '../log.js';
 import { inProcessRequest } from './in-process-request.js';
-import { isPlainUnaryGrpc, serveUnaryGrpc } from './unary-grpc.js';
+import { plainUnaryProtocol, serveUnaryRpc, type UnaryProtocol } from './unary-rpc.js';
 import { rpcTable, type RestTwin, type RpcEntry } from './offered-rpcs.js';
 import type { ReflectionRequest } from './reflection-descriptors.js';
 import { REFLECTION_VERSIONS, ReflectionCatalog, reflectionImplementation } from './reflection.js';
@@ -110,9 +110,9 @@ export function createRpcHandler(options: RpcHandlerOptions): NodeHandler {
   const served: NodeHandler = (req, res) => (isGrpcWebText(header(req, 'content-type')) ? text(req, res) : binary(req, res));
 
   const offered = new Map(table.filter((entry) => entry.twin).map((entry) => [`/${entry.name}`, entry]));
-  /** Unary gRPC over HTTP/2 without connect's pipeline (unary-grpc.ts); the same invokeTwin. */
-  const servedAsUnaryGrpc = (entry: RpcEntry, call: RpcCall): NodeHandler => (req, res) =>
-    void serveUnaryGrpc(req, res, {
+  /** Unary gRPC and Connect calls without connect's per-call machinery (unary-rpc.ts); the same invokeTwin. */
+  const servedAsUnary = (entry: RpcEntry, protocol: UnaryProtocol, call: RpcCall): NodeHandler => (req, res) =>
+    void serveUnaryRpc(req, res, protocol, {
       input: entry.method.input as DescMessage,
       output: entry.method.output as DescMessage,
       readMaxBytes: entry === importEntry ? options.maxImportBodyBytes : options.maxBodyBytes,
@@ -128,7 +128,8 @@ export function createRpcHandler(options: RpcHandlerOptions): NodeHandler {
     res.once('close', () => logCall(options.logger, call, res, started));
     const path = (req.url ?? '').split('?', 1)[0];
     const entry = offered.get(path);
-    const serve = entry && isPlainUnaryGrpc(req) ? servedAsUnaryGrpc(entry, call) : served;
+    const unary = entry && plainUnaryProtocol(req);
+    const serve = unary ? servedAsUnary(entry, unary, call) : served;
     if (importEntry?.twin && path === `/${IMPORT_RPC}`) void serveImport(req, res, call, importEntry.twin, options, serve);
     else serve(req, res);
   };
@@ -208,7 +209,7 @@ function implementationOf(entry: RpcEntry, options: RpcHandlerOptions) {
 /**
  * One RPC: its REST call, or UNIMPLEMENTED when it has no twin. The answer becomes the response
  * message, a refusal the ConnectError with ZITADEL's error details. Called by connect's handlers
- * and by the unary gRPC path (unary-grpc.ts) alike.
+ * and by the unary path (unary-rpc.ts) alike.
  */
 async function invokeTwin(entry: RpcEntry, options: RpcHandlerOptions, message: Message, call: RpcCall | undefined, metadata: Headers | NodeRequest, signal: AbortSignal): Promise<Message> {
   try {

@@ -1,14 +1,15 @@
 /**
- * Unary gRPC over HTTP/2 without connect-node's pipeline (src/rpc/unary-grpc.ts): what a client
- * library never sends but a caller can (a bad deadline, a body that never comes, two messages,
- * bytes that are no message, a compressed message without its encoding), over node's own HTTP/2
- * client on the service's port; and a compressed call, which connect-node still serves, through
- * connect-node's gRPC transport with gzip. The ordinary calls are grpc.test.ts's.
+ * Unary gRPC and Connect calls without connect-node's per-call machinery (src/rpc/unary-rpc.ts):
+ * what a client library never sends but a caller can (a bad deadline, a body that never comes, two
+ * messages, bytes that are no message, a compressed message without its encoding, broken JSON), over
+ * node's own HTTP/2 client and fetch on the service's port; and compressed calls, which connect-node
+ * still serves, through connect-node's transports with gzip. The ordinary calls are grpc.test.ts's.
  */
+import { request as httpRequest } from 'node:http';
 import http2 from 'node:http2';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { createClient } from '@connectrpc/connect';
-import { compressionGzip, createGrpcTransport } from '@connectrpc/connect-node';
+import { compressionGzip, createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import {
   AdminService,
   GetCustomVerifyEmailMessageTextRequestSchema,
@@ -37,7 +38,7 @@ interface Answer {
   statusAfterMs: number;
 }
 
-describeEachStore('unary gRPC over HTTP/2, served without connect-node', (dialect) => {
+describeEachStore('unary gRPC and Connect calls, served without connect-node', (dialect) => {
   let s: OidcTestServer;
   let session: http2.ClientHttp2Session;
 
@@ -121,9 +122,54 @@ describeEachStore('unary gRPC over HTTP/2, served without connect-node', (dialec
     expect(short.status).toBe('12');
   });
 
-  it('leaves compressed calls to connect-node, which decompresses them', async () => {
-    const admin = createClient(AdminService, createGrpcTransport({ baseUrl: s.issuer, sendCompression: compressionGzip, compressMinBytes: 0 }));
-    const answer = await admin.getCustomVerifyEmailMessageText({ language: 'de' }, { headers: { authorization: `Bearer ${s.t.adminToken}` } });
-    expect(answer.customText?.title).toBe('Bitte bestätigen');
+  /** A Connect unary call over HTTP/1.1; `body` written after `delayMs` (the headers at once). */
+  function connectCall(body: string, headers: Record<string, string> = {}, delayMs = 0) {
+    const started = performance.now();
+    return new Promise<{ status: number; contentType: string | undefined; body: Record<string, unknown>; afterMs: number }>((resolve, reject) => {
+      const req = httpRequest(`${s.issuer}${GET_TEXT}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${s.t.adminToken}`, ...headers },
+      }, (res) => {
+        const afterMs = performance.now() - started;
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, contentType: res.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString()), afterMs }));
+      });
+      req.on('error', () => undefined); // a late body may meet a closed connection
+      req.on('close', () => reject(new Error('no answer'))); // after an answer: no effect
+      req.flushHeaders();
+      setTimeout(() => req.end(body), delayMs);
+    });
+  }
+
+  it('Connect JSON: answers the message; ignores fields it does not know, as connect does; refuses broken JSON (400 invalid_argument)', async () => {
+    const answer = await connectCall(JSON.stringify({ language: 'de', notAField: 1 }));
+    expect([answer.status, answer.contentType]).toEqual([200, 'application/json']);
+    expect((answer.body.customText as { title: string }).title).toBe('Bitte bestätigen');
+    const broken = await connectCall('{"language": ');
+    expect([broken.status, broken.body.code]).toEqual([400, 'invalid_argument']);
+    const wrongType = await connectCall(JSON.stringify({ language: 7 }));
+    expect([wrongType.status, wrongType.body.code]).toEqual([400, 'invalid_argument']);
+  });
+
+  it('Connect: refuses a malformed deadline (400), and answers deadline_exceeded (504) when the body comes too late', async () => {
+    const malformed = await connectCall(JSON.stringify({ language: 'de' }), { 'connect-timeout-ms': 'soon' });
+    expect([malformed.status, malformed.body.code]).toEqual([400, 'invalid_argument']);
+    expect(malformed.body.message).toMatch(/invalid connect timeout value/);
+    const late = await connectCall(JSON.stringify({ language: 'de' }), { 'connect-timeout-ms': '100' }, 1_000);
+    expect([late.status, late.body.code]).toEqual([504, 'deadline_exceeded']);
+    expect(late.afterMs).toBeLessThan(900);
+    expect((await connectCall(JSON.stringify({ language: 'de' }), { 'connect-timeout-ms': '10000' })).status).toBe(200);
+  });
+
+  it('leaves compressed calls to connect-node, which decompresses them (gRPC and Connect)', async () => {
+    for (const transport of [
+      createGrpcTransport({ baseUrl: s.issuer, sendCompression: compressionGzip, compressMinBytes: 0 }),
+      createConnectTransport({ baseUrl: s.issuer, httpVersion: '1.1', sendCompression: compressionGzip, compressMinBytes: 0 }),
+    ]) {
+      const admin = createClient(AdminService, transport);
+      const answer = await admin.getCustomVerifyEmailMessageText({ language: 'de' }, { headers: { authorization: `Bearer ${s.t.adminToken}` } });
+      expect(answer.customText?.title).toBe('Bitte bestätigen');
+    }
   });
 });

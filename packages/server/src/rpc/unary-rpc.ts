@@ -1,0 +1,226 @@
+/**
+ * Unary calls over gRPC (HTTP/2) and the Connect protocol, served without connect-node's per-call
+ * machinery. Why: connect's gRPC handler runs unary calls through the same chain of async iterables
+ * as streams, and every handler builds a context of three Headers, a linked AbortController and a
+ * deadline signal, and aborts it at the end without a reason (a DOMException: two stack captures).
+ * With an empty handler connect-node cost ~5× (gRPC) and ~2.5× (Connect JSON) the REST PUT's CPU,
+ * where node's own servers cost ~1× and ~0.35× (BENCHMARKS.md round 21).
+ *
+ * What the protocols say is connect's, piece by piece: the deadline headers by connect's
+ * `parseTimeout`s, gRPC's envelope (`encodeEnvelope`) and its status with ZITADEL's error details in
+ * trailers (`setTrailerStatus`), Connect's status mapping and JSON error body (`codeToHttpStatus`,
+ * `errorToJsonBytes`), connect's limit messages (RESOURCE_EXHAUSTED past `readMaxBytes`), JSON read
+ * as connect reads it (unknown fields ignored); the codecs are protobuf-es's. The RPC itself is the
+ * same call of its REST twin as connect-node's handlers make (rpc-handler.ts, `invokeTwin`).
+ * connect-node keeps what this does not take: compressed messages, gRPC-web, Connect's GET and
+ * streams, and the reflection stream.
+ */
+import { fromBinary, fromJsonString, toBinary, toJsonString, type DescMessage, type Message } from '@bufbuild/protobuf';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { encodeEnvelope } from '@connectrpc/connect/protocol';
+import { codeToHttpStatus, errorToJsonBytes, parseContentType as parseConnectContentType, parseTimeout as parseConnectTimeout } from '@connectrpc/connect/protocol-connect';
+import { parseTimeout as parseGrpcTimeout, setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
+import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
+import type { Http2ServerResponse } from 'node:http2';
+
+/** The request and response types connect-node's adapter takes, as rpc-handler.ts uses them. */
+type NodeHandler = NonNullable<ConnectNodeAdapterOptions['fallback']>;
+type NodeRequest = Parameters<NodeHandler>[0];
+type NodeResponse = Parameters<NodeHandler>[1];
+
+/** gRPC over HTTP/2 with protobuf messages, or a Connect unary POST in JSON or protobuf. */
+export type UnaryProtocol = { name: 'grpc' } | { name: 'connect'; binary: boolean };
+
+/** connect's own request content types for protobuf-encoded gRPC. */
+const GRPC_PROTO_TYPES = new Set(['application/grpc', 'application/grpc+proto']);
+/** What connect answers gRPC with (its `contentTypeProto`). */
+const GRPC_ANSWER_TYPE = 'application/grpc+proto';
+/** connect's default largest deadline (`maxTimeoutMs`): none. */
+const MAX_TIMEOUT_MS = Number.MAX_SAFE_INTEGER;
+const COMPRESSED_FLAG = 0b1;
+/** connect's JSON reading: a field this service's descriptors do not know is ignored. */
+const JSON_READ = { ignoreUnknownFields: true } as const;
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/** The protocol of a call this module serves, or undefined for one connect-node serves. */
+export function plainUnaryProtocol(req: NodeRequest): UnaryProtocol | undefined {
+  if (req.method !== 'POST') return undefined;
+  const contentType = header(req, 'content-type');
+  if (GRPC_PROTO_TYPES.has(contentType ?? '')) {
+    const encoding = header(req, 'grpc-encoding');
+    return req.httpVersionMajor === 2 && (encoding === undefined || encoding === 'identity') ? { name: 'grpc' } : undefined;
+  }
+  const connect = parseConnectContentType(contentType ?? null);
+  if (!connect || connect.stream) return undefined;
+  const encoding = header(req, 'content-encoding');
+  return encoding === undefined || encoding === 'identity' ? { name: 'connect', binary: connect.binary } : undefined;
+}
+
+export interface UnaryCall {
+  input: DescMessage;
+  output: DescMessage;
+  readMaxBytes: number;
+  /** The RPC: its REST twin called with the message (rpc-handler.ts). Errors are ConnectErrors. */
+  invoke(message: Message, signal: AbortSignal): Promise<Message>;
+  /** The status code the call ended with, for its log line. */
+  ended(code: number): void;
+}
+
+/** Reads, calls and answers one unary call; every failure is answered in the call's protocol. */
+export async function serveUnaryRpc(req: NodeRequest, res: NodeResponse, protocol: UnaryProtocol, call: UnaryCall): Promise<void> {
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableEnded) abort.abort(new ConnectError('the client went away', Code.Canceled));
+  };
+  res.once('close', onClose);
+  let deadline: NodeJS.Timeout | undefined;
+  let outcome: { output: Message } | { error: ConnectError };
+  try {
+    const timeout =
+      protocol.name === 'grpc'
+        ? parseGrpcTimeout(header(req, 'grpc-timeout') ?? null, MAX_TIMEOUT_MS)
+        : parseConnectTimeout(header(req, 'connect-timeout-ms') ?? null, MAX_TIMEOUT_MS);
+    if (timeout.error) throw timeout.error;
+    const work = (async () => call.invoke(decode(protocol, call.input, await readRequest(req, protocol, call.readMaxBytes)), abort.signal))();
+    // The deadline covers the whole call from its arrival, its message's reading included, as connect's does.
+    const output = timeout.timeoutMs === undefined ? await work : await Promise.race([work, new Promise<never>((_, reject) => {
+      deadline = setTimeout(() => {
+        const error = new ConnectError('the operation timed out', Code.DeadlineExceeded);
+        abort.abort(error);
+        reject(error);
+      }, timeout.timeoutMs);
+    })]);
+    outcome = { output };
+    call.ended(0);
+  } catch (failure) {
+    const error = failure instanceof ConnectError ? failure : new ConnectError('internal error', Code.Internal, undefined, undefined, failure);
+    outcome = { error };
+    call.ended(error.code);
+  } finally {
+    clearTimeout(deadline);
+  }
+  res.off('close', onClose);
+  if (res.destroyed || res.writableEnded) return;
+  try {
+    if (protocol.name === 'grpc') answerGrpc(res, call.output, outcome);
+    else answerConnect(res, call.output, protocol.binary, outcome);
+  } catch {
+    // The stream closed between the check and the answer (the client reset it): nobody to answer.
+    res.destroy();
+  }
+}
+
+/** gRPC: the message in its envelope and status 0, or a trailers-carried status with ZITADEL's details. */
+function answerGrpc(res: NodeResponse, schema: DescMessage, outcome: { output: Message } | { error: ConnectError }): void {
+  res.writeHead(200, { 'content-type': GRPC_ANSWER_TYPE });
+  if ('error' in outcome) {
+    (res as unknown as Http2ServerResponse).addTrailers(Object.fromEntries(setTrailerStatus(new Headers(), outcome.error)));
+    res.end();
+    return;
+  }
+  (res as unknown as Http2ServerResponse).addTrailers({ 'grpc-status': '0' });
+  res.end(encodeEnvelope(0, toBinary(schema, outcome.output)));
+}
+
+/** Connect: the message as the body, or the error's HTTP status and Connect's JSON error body. */
+function answerConnect(res: NodeResponse, schema: DescMessage, binary: boolean, outcome: { output: Message } | { error: ConnectError }): void {
+  if ('error' in outcome) {
+    const body = errorToJsonBytes(outcome.error, {});
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(body.byteLength) };
+    outcome.error.metadata.forEach((value, key) => (headers[key] = value));
+    res.writeHead(codeToHttpStatus(outcome.error.code), headers);
+    res.end(body);
+    return;
+  }
+  const body = binary ? toBinary(schema, outcome.output) : encoder.encode(toJsonString(schema, outcome.output));
+  res.writeHead(200, { 'content-type': binary ? 'application/proto' : 'application/json', 'content-length': String(body.byteLength) });
+  res.end(body);
+}
+
+function decode(protocol: UnaryProtocol, schema: DescMessage, bytes: Uint8Array): Message {
+  if (protocol.name === 'connect' && !protocol.binary) {
+    try {
+      return fromJsonString(schema, decoder.decode(bytes), JSON_READ);
+    } catch (error) {
+      throw ConnectError.from(error, Code.InvalidArgument);
+    }
+  }
+  try {
+    return fromBinary(schema, bytes);
+  } catch (error) {
+    // connect says INTERNAL here; bytes a caller sent that are no message are its mistake (3), as a bad JSON body is.
+    throw new ConnectError(`parse binary: ${(error as Error).message}`, Code.InvalidArgument);
+  }
+}
+
+function readRequest(req: NodeRequest, protocol: UnaryProtocol, readMaxBytes: number): Promise<Uint8Array> {
+  if (protocol.name === 'grpc') return readEnvelopedMessage(req, readMaxBytes);
+  const declared = header(req, 'content-length');
+  if (declared !== undefined && Number(declared) > readMaxBytes) {
+    return Promise.reject(new ConnectError(`message size ${Number(declared)} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted));
+  }
+  return readBody(req, (chunks, received) => {
+    if (received > readMaxBytes) return new ConnectError(`message size is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted);
+    return undefined;
+  }).then(({ body }) => body);
+}
+
+/**
+ * gRPC's one message: its envelope's length checked against the limit as soon as the five-byte
+ * prefix has arrived (the rest is then not read); no message, or a second one, refused as connect does.
+ */
+async function readEnvelopedMessage(req: NodeRequest, readMaxBytes: number): Promise<Uint8Array> {
+  let length: number | undefined;
+  const { body, received } = await readBody(req, (chunks, received) => {
+    if (length === undefined && received >= 5) {
+      const prefix = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received);
+      if (prefix[0] & COMPRESSED_FLAG) return new ConnectError('protocol error: received compressed envelope, but no grpc-encoding', Code.Internal);
+      length = prefix.readUInt32BE(1);
+      if (length > readMaxBytes) return new ConnectError(`message size ${length} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted);
+    }
+    if (length !== undefined && received > 5 + length) return new ConnectError('protocol error: received extra input message for unary method', Code.Unimplemented);
+    return undefined;
+  });
+  if (length === undefined || received < 5 + length) throw new ConnectError('protocol error: missing input message for unary method', Code.Unimplemented);
+  return body.subarray(5, 5 + length);
+}
+
+/** The request body, or the first refusal `check` returns while it arrives (what follows is not read). */
+function readBody(req: NodeRequest, check: (chunks: Buffer[], received: number) => ConnectError | undefined): Promise<{ body: Buffer; received: number }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+    };
+    const fail = (error: ConnectError) => {
+      done();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      received += chunk.length;
+      const refusal = check(chunks, received);
+      if (refusal) fail(refusal);
+    };
+    const onEnd = () => {
+      done();
+      resolve({ body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received), received });
+    };
+    const onError = () => fail(new ConnectError('the request failed while it was read', Code.Canceled));
+    const onAborted = () => fail(new ConnectError('the client went away', Code.Canceled));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('aborted', onAborted);
+  });
+}
+
+function header(req: NodeRequest, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
