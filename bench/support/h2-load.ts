@@ -1,9 +1,9 @@
 /**
  * A load generator for unary gRPC calls over HTTP/2 with prior knowledge (h2c), shaped like
  * autocannon's runs in load.ts (the same Measurement, warm-up then measured window on the same
- * connections), because autocannon speaks HTTP/1.1 only. Each of `connections` HTTP/2 sessions
- * keeps one call in flight, as autocannon keeps one request per connection, so the two protocols
- * are compared at the same concurrency.
+ * connections), because autocannon speaks HTTP/1.1 only. `connections` calls are kept in flight,
+ * by default each on its own HTTP/2 session, as autocannon keeps one request per connection, so the
+ * two protocols are compared at the same concurrency; `sessions` shares them out over fewer.
  *
  * A call counts as ok when its trailers say grpc-status 0; any other status, or a stream error,
  * counts as non-2xx / error.
@@ -20,6 +20,11 @@ export interface GrpcTarget {
   message: Uint8Array | (() => Uint8Array);
   /** Extra metadata (authorization, x-zitadel-orgid …). */
   headers?: Record<string, string>;
+  /**
+   * HTTP/2 sessions the `connections` calls in flight share: by default one each, as autocannon
+   * keeps one request per connection; 1 is how a gRPC SDK's channel (nice-grpc, grpc-go) connects.
+   */
+  sessions?: number;
 }
 
 /** gRPC's length-prefixed message: a flag byte (0: not compressed), the length, the bytes. */
@@ -82,14 +87,17 @@ export async function measureGrpc(target: GrpcTarget, settings: LoadSettings, se
       stream.end(nextBody());
     });
 
+  const sessionCount = Math.min(settings.connections, target.sessions ?? settings.connections);
   const sessions = await Promise.all(
-    Array.from({ length: settings.connections }, () => new Promise<ClientHttp2Session>((resolve, reject) => {
+    Array.from({ length: sessionCount }, () => new Promise<ClientHttp2Session>((resolve, reject) => {
       const session = connect(target.origin);
       session.once('connect', () => resolve(session));
       session.once('error', reject);
     })),
   );
-  await Promise.all(sessions.map(async (session) => {
+  // Call loops dealt out over the sessions in turn (50 over 1: all on one).
+  await Promise.all(Array.from({ length: settings.connections }, async (_, i) => {
+    const session = sessions[i % sessionCount];
     while (performance.now() < end && !session.closed && !session.destroyed) await call(session);
   }));
   clearTimeout(timer);

@@ -30,7 +30,7 @@ import type { App } from '../app.js';
 import { DomainError, GrpcCode } from '../domain/errors.js';
 import { requestIdOf, type InProcessRpcCall } from '../http/middleware/request-context.js';
 import type { Logger } from '../log.js';
-import { inProcessRequest } from './in-process-request.js';
+import { answerText, inProcessRequest } from './in-process-request.js';
 import { plainUnaryProtocol, serveUnaryRpc, type UnaryProtocol } from './unary-rpc.js';
 import { rpcTable, type RestTwin, type RpcEntry } from './offered-rpcs.js';
 import type { ReflectionRequest } from './reflection-descriptors.js';
@@ -225,7 +225,7 @@ async function invokeTwin(entry: RpcEntry, options: RpcHandlerOptions, message: 
         { incoming: call?.req, rpcCall: call?.rest },
       );
     }
-    const text = await response.text();
+    const text = await answerText(response);
     if (!response.ok) throw rpcErrorOfRestAnswer(response.status, text);
     const output = messageOfRestAnswer(entry.method.output as DescMessage, text ? JSON.parse(text) : {}, entry.name);
     if (call) call.code = 0;
