@@ -290,6 +290,14 @@ describeEachStore('ZITADEL RPCs over gRPC, gRPC-web and Connect', (dialect) => {
     expect(first[0]).toMatchObject({ msg: 'rpc', method: 'POST', rpc: 'zitadel.admin.v1.AdminService/GetCustomVerifyEmailMessageText', code: 0, userId: s.t.adminUserId, protocol: 'connect' });
     expect(first[0].durationMs).toEqual(expect.any(Number));
     expect(logLines.filter((line) => line.requestId === 'rpc-log-2')).toMatchObject([{ rpc: 'zitadel.admin.v1.AdminService/GetMyInstance', code: 12 }]);
+    // Over gRPC (HTTP/2) too, with the caller's address: an HTTP/2 stream's socket is gone once it closes.
+    const grpc = createClient(AdminService, transportFor('gRPC', s.issuer, h2.base));
+    await grpc.getCustomVerifyEmailMessageText({ language: 'de' }, { headers: { ...bearer(s.t.adminToken), 'x-request-id': 'rpc-log-3' } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(logLines.filter((line) => line.requestId === 'rpc-log-3')).toMatchObject([
+      { rpc: 'zitadel.admin.v1.AdminService/GetCustomVerifyEmailMessageText', protocol: 'grpc', code: 0, userId: s.t.adminUserId, remoteAddress: '127.0.0.1' },
+    ]);
+    expect(first[0].remoteAddress).toBe('127.0.0.1');
   });
 
   it('answers gRPC-web text (base64 frames) by hand', async () => {

@@ -65,6 +65,8 @@ export function isRpcPath(path: string): boolean {
 interface RpcCall {
   req: NodeRequest;
   requestId: string;
+  /** Read at the call's arrival: an HTTP/2 stream's socket is no longer there when its log line is written. */
+  remoteAddress: string | undefined;
   /** The status code once known (0: OK). */
   code?: number;
   /** The authenticated caller, handed back by the REST call (request-context.ts). */
@@ -122,7 +124,7 @@ export function createRpcHandler(options: RpcHandlerOptions): NodeHandler {
 
   return (req, res) => {
     const started = performance.now();
-    const call: RpcCall = { req, requestId: requestIdOf(header(req, 'x-request-id')), rest: {} };
+    const call: RpcCall = { req, requestId: requestIdOf(header(req, 'x-request-id')), remoteAddress: req.socket?.remoteAddress, rest: {} };
     calls.set(req, call);
     closeWhenBodyLeftUnread(req, res);
     res.once('close', () => logCall(options.logger, call, res, started));
@@ -392,7 +394,7 @@ function logCall(logger: Logger | undefined, call: RpcCall, res: NodeResponse, s
     code: call.code ?? codeOfWrittenResponse(res),
     durationMs: Math.round((performance.now() - started) * 100) / 100,
     ...(call.rest.userId ? { userId: call.rest.userId } : {}),
-    remoteAddress: req.socket?.remoteAddress,
+    remoteAddress: call.remoteAddress,
   });
 }
 
