@@ -25,21 +25,18 @@ import {
 } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
 import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
-import { connectNodeAdapter, universalRequestFromNodeRequest, universalResponseToNodeResponse, type ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
+import { connectNodeAdapter, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import type { App } from '../app.js';
 import { DomainError, GrpcCode } from '../domain/errors.js';
 import { requestIdOf, type InProcessRpcCall } from '../http/middleware/request-context.js';
 import type { Logger } from '../log.js';
 import { answerText, inProcessRequest } from './in-process-request.js';
-import { plainUnaryProtocol, serveUnaryRpc, type UnaryProtocol } from './unary-rpc.js';
+import { header, plainUnaryProtocol, serveUnaryRpc, type NodeHandler, type NodeRequest, type NodeResponse, type UnaryProtocol } from './unary-rpc.js';
 import { rpcTable, type RestTwin, type RpcEntry } from './offered-rpcs.js';
 import type { ReflectionRequest } from './reflection-descriptors.js';
 import { REFLECTION_VERSIONS, ReflectionCatalog, reflectionImplementation } from './reflection.js';
 import { codeOfHttpStatus, messageOfRestAnswer, restRequestOf, rpcErrorOfDomainError, rpcErrorOfRestAnswer } from './rest-mapping.js';
 
-type NodeHandler = NonNullable<ConnectNodeAdapterOptions['fallback']>;
-type NodeRequest = Parameters<NodeHandler>[0];
-type NodeResponse = Parameters<NodeHandler>[1];
 
 export interface RpcHandlerOptions {
   /** The app serving now (server.ts rebuilds it when the signing keys change). */
@@ -274,10 +271,6 @@ function restHeaders(metadata: Headers | NodeRequest, call: RpcCall | undefined,
   return headers;
 }
 
-function header(req: NodeRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 /**
  * A REST call whose body is made later: it is produced when the route first reads it (after its

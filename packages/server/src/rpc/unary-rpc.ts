@@ -23,10 +23,10 @@ import { parseTimeout as parseGrpcTimeout, setTrailerStatus } from '@connectrpc/
 import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
 import type { Http2ServerResponse } from 'node:http2';
 
-/** The request and response types connect-node's adapter takes, as rpc-handler.ts uses them. */
-type NodeHandler = NonNullable<ConnectNodeAdapterOptions['fallback']>;
-type NodeRequest = Parameters<NodeHandler>[0];
-type NodeResponse = Parameters<NodeHandler>[1];
+/** The handler, request and response types of connect-node's adapter, which every RPC path takes. */
+export type NodeHandler = NonNullable<ConnectNodeAdapterOptions['fallback']>;
+export type NodeRequest = Parameters<NodeHandler>[0];
+export type NodeResponse = Parameters<NodeHandler>[1];
 
 /** gRPC over HTTP/2 with protobuf messages, or a Connect unary POST in JSON or protobuf. */
 export type UnaryProtocol = { name: 'grpc' } | { name: 'connect'; binary: boolean };
@@ -220,7 +220,8 @@ function readBody(req: NodeRequest, check: (chunks: Buffer[], received: number) 
   });
 }
 
-function header(req: NodeRequest, name: string): string | undefined {
+/** A request header's (first) value. */
+export function header(req: NodeRequest, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
