@@ -31,7 +31,7 @@ import { DomainError, GrpcCode } from '../domain/errors.js';
 import { requestIdOf, type InProcessRpcCall } from '../http/middleware/request-context.js';
 import type { Logger } from '../log.js';
 import { answerText, inProcessRequest } from './in-process-request.js';
-import { header, plainUnaryProtocol, serveUnaryRpc, type NodeHandler, type NodeRequest, type NodeResponse, type UnaryProtocol } from './unary-rpc.js';
+import { header, plainUnaryProtocol, serveUnaryRpc, type NodeHandler, type NodeRequest, type NodeResponse, type UnaryRpc } from './unary-rpc.js';
 import { rpcTable, type RestTwin, type RpcEntry } from './offered-rpcs.js';
 import type { ReflectionRequest } from './reflection-descriptors.js';
 import { REFLECTION_VERSIONS, ReflectionCatalog, reflectionImplementation } from './reflection.js';
@@ -108,29 +108,30 @@ export function createRpcHandler(options: RpcHandlerOptions): NodeHandler {
   const text = grpcWebTextAdapter({ ...routerOptions, routes, contextValues, fallback });
   const served: NodeHandler = (req, res) => (isGrpcWebText(header(req, 'content-type')) ? text(req, res) : binary(req, res));
 
-  const offered = new Map(table.filter((entry) => entry.twin).map((entry) => [`/${entry.name}`, entry]));
   /** Unary gRPC and Connect calls without connect's per-call machinery (unary-rpc.ts); the same invokeTwin. */
-  const servedAsUnary = (entry: RpcEntry, protocol: UnaryProtocol, call: RpcCall): NodeHandler => (req, res) =>
-    void serveUnaryRpc(req, res, protocol, {
-      input: entry.method.input as DescMessage,
-      output: entry.method.output as DescMessage,
-      readMaxBytes: entry === importEntry ? options.maxImportBodyBytes : options.maxBodyBytes,
-      invoke: (message, signal) => invokeTwin(entry, options, message, call, req, signal),
-      ended: (code) => (call.code = code),
-    });
+  const unaryRpc = (entry: RpcEntry): UnaryRpc<RpcCall> => ({
+    input: entry.method.input as DescMessage,
+    output: entry.method.output as DescMessage,
+    readMaxBytes: entry === importEntry ? options.maxImportBodyBytes : options.maxBodyBytes,
+    invoke: (message, signal, req, call) => invokeTwin(entry, options, message, call, req, signal),
+    ended: (code, call) => (call.code = code),
+  });
+  const offered = new Map(table.filter((entry) => entry.twin).map((entry) => [`/${entry.name}`, unaryRpc(entry)]));
 
   return (req, res) => {
     const started = performance.now();
     const call: RpcCall = { req, requestId: requestIdOf(header(req, 'x-request-id')), remoteAddress: req.socket?.remoteAddress, rest: {} };
-    calls.set(req, call);
     closeWhenBodyLeftUnread(req, res);
     res.once('close', () => logCall(options.logger, call, res, started));
     const path = (req.url ?? '').split('?', 1)[0];
-    const entry = offered.get(path);
-    const unary = entry && plainUnaryProtocol(req);
-    const serve = unary ? servedAsUnary(entry, unary, call) : served;
-    if (importEntry?.twin && path === `/${IMPORT_RPC}`) void serveImport(req, res, call, importEntry.twin, options, serve);
-    else serve(req, res);
+    const rpc = offered.get(path);
+    const unary = rpc && plainUnaryProtocol(req);
+    // connect-node's handlers find the call through their context values (contextValues above).
+    if (!unary) calls.set(req, call);
+    if (importEntry?.twin && path === `/${IMPORT_RPC}`) {
+      void serveImport(req, res, call, importEntry.twin, options, unary ? (req, res) => void serveUnaryRpc(req, res, unary, rpc, call) : served);
+    } else if (unary) void serveUnaryRpc(req, res, unary, rpc, call);
+    else served(req, res);
   };
 }
 

@@ -40,7 +40,6 @@ const MAX_TIMEOUT_MS = Number.MAX_SAFE_INTEGER;
 const COMPRESSED_FLAG = 0b1;
 /** connect's JSON reading: a field this service's descriptors do not know is ignored. */
 const JSON_READ = { ignoreUnknownFields: true } as const;
-const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
 /** The protocol of a call this module serves, or undefined for one connect-node serves. */
@@ -57,18 +56,22 @@ export function plainUnaryProtocol(req: NodeRequest): UnaryProtocol | undefined 
   return encoding === undefined || encoding === 'identity' ? { name: 'connect', binary: connect.binary } : undefined;
 }
 
-export interface UnaryCall {
+/**
+ * One RPC as this module serves it, made once per RPC: `context` is what the caller keeps of each
+ * call (handed to `invoke` and `ended`), so that serving a call creates no functions of its own.
+ */
+export interface UnaryRpc<C> {
   input: DescMessage;
   output: DescMessage;
   readMaxBytes: number;
   /** The RPC: its REST twin called with the message (rpc-handler.ts). Errors are ConnectErrors. */
-  invoke(message: Message, signal: AbortSignal): Promise<Message>;
+  invoke(message: Message, signal: AbortSignal, req: NodeRequest, context: C): Promise<Message>;
   /** The status code the call ended with, for its log line. */
-  ended(code: number): void;
+  ended(code: number, context: C): void;
 }
 
 /** Reads, calls and answers one unary call; every failure is answered in the call's protocol. */
-export async function serveUnaryRpc(req: NodeRequest, res: NodeResponse, protocol: UnaryProtocol, call: UnaryCall): Promise<void> {
+export async function serveUnaryRpc<C>(req: NodeRequest, res: NodeResponse, protocol: UnaryProtocol, rpc: UnaryRpc<C>, context: C): Promise<void> {
   const abort = new AbortController();
   const onClose = () => {
     if (!res.writableEnded) abort.abort(new ConnectError('the client went away', Code.Canceled));
@@ -82,7 +85,7 @@ export async function serveUnaryRpc(req: NodeRequest, res: NodeResponse, protoco
         ? parseGrpcTimeout(header(req, 'grpc-timeout') ?? null, MAX_TIMEOUT_MS)
         : parseConnectTimeout(header(req, 'connect-timeout-ms') ?? null, MAX_TIMEOUT_MS);
     if (timeout.error) throw timeout.error;
-    const work = (async () => call.invoke(decode(protocol, call.input, await readRequest(req, protocol, call.readMaxBytes)), abort.signal))();
+    const work = readRequest(req, protocol, rpc.readMaxBytes).then((bytes) => rpc.invoke(decode(protocol, rpc.input, bytes), abort.signal, req, context));
     // The deadline covers the whole call from its arrival, its message's reading included, as connect's does.
     const output = timeout.timeoutMs === undefined ? await work : await Promise.race([work, new Promise<never>((_, reject) => {
       deadline = setTimeout(() => {
@@ -92,19 +95,19 @@ export async function serveUnaryRpc(req: NodeRequest, res: NodeResponse, protoco
       }, timeout.timeoutMs);
     })]);
     outcome = { output };
-    call.ended(0);
+    rpc.ended(0, context);
   } catch (failure) {
     const error = failure instanceof ConnectError ? failure : new ConnectError('internal error', Code.Internal, undefined, undefined, failure);
     outcome = { error };
-    call.ended(error.code);
+    rpc.ended(error.code, context);
   } finally {
     clearTimeout(deadline);
   }
   res.off('close', onClose);
   if (res.destroyed || res.writableEnded) return;
   try {
-    if (protocol.name === 'grpc') answerGrpc(res, call.output, outcome);
-    else answerConnect(res, call.output, protocol.binary, outcome);
+    if (protocol.name === 'grpc') answerGrpc(res, rpc.output, outcome);
+    else answerConnect(res, rpc.output, protocol.binary, outcome);
   } catch {
     // The stream closed between the check and the answer (the client reset it): nobody to answer.
     res.destroy();
@@ -138,10 +141,10 @@ function answerConnect(res: NodeResponse, schema: DescMessage, binary: boolean, 
   res.end(body);
 }
 
-function decode(protocol: UnaryProtocol, schema: DescMessage, bytes: Uint8Array): Message {
+function decode(protocol: UnaryProtocol, schema: DescMessage, bytes: Buffer): Message {
   if (protocol.name === 'connect' && !protocol.binary) {
     try {
-      return fromJsonString(schema, decoder.decode(bytes), JSON_READ);
+      return fromJsonString(schema, utf8Text(bytes), JSON_READ);
     } catch (error) {
       throw ConnectError.from(error, Code.InvalidArgument);
     }
@@ -154,7 +157,16 @@ function decode(protocol: UnaryProtocol, schema: DescMessage, bytes: Uint8Array)
   }
 }
 
-function readRequest(req: NodeRequest, protocol: UnaryProtocol, readMaxBytes: number): Promise<Uint8Array> {
+/**
+ * The bytes as text, as connect's TextDecoder reads them (malformed bytes replaced, a leading BOM
+ * dropped), with Buffer's own reading: the TextDecoder took ~2 % of a Connect JSON call's CPU.
+ */
+function utf8Text(bytes: Buffer): string {
+  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return bytes.toString('utf8', bom ? 3 : 0);
+}
+
+function readRequest(req: NodeRequest, protocol: UnaryProtocol, readMaxBytes: number): Promise<Buffer> {
   if (protocol.name === 'grpc') return readEnvelopedMessage(req, readMaxBytes);
   const declared = header(req, 'content-length');
   if (declared !== undefined && Number(declared) > readMaxBytes) {
@@ -170,7 +182,7 @@ function readRequest(req: NodeRequest, protocol: UnaryProtocol, readMaxBytes: nu
  * gRPC's one message: its envelope's length checked against the limit as soon as the five-byte
  * prefix has arrived (the rest is then not read); no message, or a second one, refused as connect does.
  */
-async function readEnvelopedMessage(req: NodeRequest, readMaxBytes: number): Promise<Uint8Array> {
+async function readEnvelopedMessage(req: NodeRequest, readMaxBytes: number): Promise<Buffer> {
   let length: number | undefined;
   const { body, received } = await readBody(req, (chunks, received) => {
     if (length === undefined && received >= 5) {
