@@ -27,6 +27,7 @@ import pg from 'pg';
 import { refuseAuthWrite } from './auth-writes.js';
 import { pgColumns } from './columns.js';
 import { postgresHotPath } from './postgres-hot-path.js';
+import { oneQueryAtATime, type SerialQueries } from './postgres-serial-queries.js';
 import { flushFirst, TextWriteBehind } from './postgres-write-behind.js';
 import { defineTables } from './schema.js';
 import { createRepositories, lockKeys, UniqueViolation, type Db, type Repositories, type Store } from './store.js';
@@ -89,16 +90,19 @@ export async function openPostgresStore(url: string): Promise<Store> {
     transaction: number;
     /** Text writes held back until the next query or COMMIT (postgres-write-behind.ts). */
     behind: TextWriteBehind;
+    /** The repositories' queries, one at a time (postgres-serial-queries.ts); closed and drained before COMMIT and ROLLBACK. */
+    queries: SerialQueries<pg.PoolClient>;
   }
   const connections = new WeakMap<pg.PoolClient, Connection>();
   const connectionOf = (client: pg.PoolClient): Connection => {
     let connection = connections.get(client);
     if (!connection) {
-      const conn: Connection = { authWritten: false, transaction: 0, repositories: undefined!, behind: undefined! };
+      const conn: Connection = { authWritten: false, transaction: 0, repositories: undefined!, behind: undefined!, queries: undefined! };
       conn.behind = new TextWriteBehind(client, () => conn.transaction);
-      // Every query of the repositories sends the held writes first.
-      const flushing = flushFirst(client, conn.behind);
-      conn.repositories = createRepositories(drizzle(flushing) as unknown as Db, tables, postgresHotPath(flushing, conn.behind), {
+      // Every query of the repositories sends the held writes first, and waits for the one before it.
+      conn.queries = oneQueryAtATime(flushFirst(client, conn.behind));
+      const repositoryClient = conn.queries.client;
+      conn.repositories = createRepositories(drizzle(repositoryClient) as unknown as Db, tables, postgresHotPath(repositoryClient, conn.behind), {
         onAuthWrite: () => void (conn.authWritten = true),
         transaction: () => conn.transaction,
       });
@@ -112,6 +116,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     const connection = connectionOf(client);
     connection.authWritten = false;
     connection.transaction++;
+    connection.queries.open();
     let broken: Error | undefined;
     try {
       await client.query('begin').catch((error: Error) => {
@@ -123,10 +128,12 @@ export async function openPostgresStore(url: string): Promise<Store> {
         // COMMIT/ROLLBACK; keys are sorted (lockKeys) and taken before any row lock, so no cycle.
         await lockAggregates(client, locks);
         const result = await fn(connection.repositories);
+        await connection.queries.closeAndDrain();
         await connection.behind.flush();
         await client.query('commit');
         return result;
       } catch (error) {
+        await connection.queries.closeAndDrain();
         connection.behind.discard();
         await client.query('rollback').catch((rollbackError: Error) => {
           // The connection is unusable: the pool discards it instead of handing it out again.
@@ -227,6 +234,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
     const connection = connectionOf(client);
     connection.authWritten = false;
     connection.transaction++;
+    connection.queries.open();
     let broken: Error | undefined;
     try {
       await client.query('begin');
@@ -246,10 +254,12 @@ export async function openPostgresStore(url: string): Promise<Store> {
           await lockAggregates(client, groupKeys(joined), held);
         }
       }
+      await connection.queries.closeAndDrain();
       await connection.behind.flush();
       await client.query('commit');
       return results;
     } catch {
+      await connection.queries.closeAndDrain();
       connection.behind.discard();
       await client.query('rollback').catch((rollbackError: Error) => {
         broken = rollbackError;
