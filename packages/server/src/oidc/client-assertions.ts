@@ -33,6 +33,7 @@ import type { IncomingMessage } from 'node:http';
 import { createLocalJWKSet, decodeJwt, exportJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
 import type { AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
 import type { ClientLookup } from './adapter.js';
+import { replayRequest } from './token-request.js';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -124,12 +125,12 @@ function unsigned(assertion: string): string {
   return assertion.split('.').slice(0, 2).join('.') + '.';
 }
 
-type FormBody = { params: URLSearchParams } | { tooLarge: true } | undefined;
+/** The form, and its bytes when read here from the stream (oidc-provider then needs them in a request of its own). */
+type FormBody = { params: URLSearchParams; body?: Buffer } | { tooLarge: true } | undefined;
 
 /**
- * The request's form, read from the stream and kept as `req.body` (a Buffer), where oidc-provider
- * takes the body from when an earlier reader consumed the stream (it warns once per process that
- * it does so). A body another reader already kept there is taken from there.
+ * The request's form, read from the stream; a body an earlier reader kept as `req.body` is taken
+ * from there.
  */
 async function readForm(req: IncomingMessage & { body?: unknown }): Promise<FormBody> {
   if (req.body !== undefined) {
@@ -147,8 +148,17 @@ async function readForm(req: IncomingMessage & { body?: unknown }): Promise<Form
     chunks.push(chunk as Buffer);
   }
   const body = Buffer.concat(chunks);
-  req.body = body;
-  return { params: new URLSearchParams(body.toString('utf8')) };
+  return { params: new URLSearchParams(body.toString('utf8')), body };
+}
+
+/**
+ * oidc-provider reads `body` as it reads any request's: from a replay standing in for the one whose
+ * stream the gate consumed. Left consumed, it would fall back to `req.body` and print "already
+ * parsed request body detected" in the service's log.
+ */
+function handOn(ctx: KoaContextWithOIDC, body: Buffer): void {
+  const replay = replayRequest(ctx.req, body);
+  ctx.req = ctx.request.req = ctx.response.req = replay;
 }
 
 export interface ClientAssertionGateOptions {
@@ -176,26 +186,39 @@ export function clientAssertionGate(options: ClientAssertionGateOptions) {
       ctx.body = { error: 'invalid_request', error_description: 'failed to parse the request body' };
       return;
     }
-    const params = form?.params;
-    const assertion = params?.getAll('client_assertion');
-    // Repeated or absent parameters, another assertion type: oidc-provider answers as before.
-    if (!params || assertion?.length !== 1 || params.getAll('client_assertion_type').join() !== CLIENT_ASSERTION_TYPE) return next();
+    if (!form) return next();
+    const judged = await judgedAssertion(form.params, ctx.path);
+    if (judged !== undefined) form.params.set('client_assertion', judged);
+    const body = judged === undefined ? form.body : Buffer.from(form.params.toString());
+    if (form.body) handOn(ctx, body!);
+    // Taken from where an earlier reader kept it: changed there.
+    else if (body) (ctx.req as IncomingMessage & { body?: unknown }).body = body;
+    return next();
+  }
+
+  /**
+   * The assertion oidc-provider is to see in its place: a relay assertion when accepted, the same
+   * without its signature when refused; undefined when it is not ours to judge (repeated or absent
+   * parameters, another assertion type, not a key-authenticated client of ours), and oidc-provider
+   * answers as before (400 invalid_request "invalid client_assertion format", unknown client, wrong method).
+   */
+  async function judgedAssertion(params: URLSearchParams, path: string): Promise<string | undefined> {
+    const assertion = params.getAll('client_assertion');
+    if (assertion.length !== 1 || params.getAll('client_assertion_type').join() !== CLIENT_ASSERTION_TYPE) return undefined;
     let sub: unknown;
     try {
       ({ sub } = decodeJwt(assertion[0]));
     } catch {
-      return next(); // → 400 invalid_request "invalid client_assertion format"
+      return undefined;
     }
     const client = typeof sub === 'string' ? await findClient(sub) : undefined;
-    // Not a key-authenticated client of ours: oidc-provider refuses it (unknown client, wrong method).
-    if (!client || client.token_endpoint_auth_method !== 'private_key_jwt') return next();
+    if (!client || client.token_endpoint_auth_method !== 'private_key_jwt') return undefined;
     const verdict = await verifyClientAssertion(assertion[0], clientKeys(client, relay.kid), {
       issuer,
-      endpointUrl: issuer + ctx.path,
+      endpointUrl: issuer + path,
       tokenEndpointUrl: issuer + options.tokenEndpoint,
     });
-    params.set('client_assertion', verdict.accepted ? await relay.sign(String(sub)) : unsigned(assertion[0]));
-    (ctx.req as IncomingMessage & { body?: unknown }).body = Buffer.from(params.toString());
-    return next();
+    return verdict.accepted ? await relay.sign(String(sub)) : unsigned(assertion[0]);
   }
+
 }

@@ -34,13 +34,14 @@ import type { ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
 import { introspectPersonalAccessToken } from './pat-introspection.js';
 import { tokenAudience } from './scopes.js';
+import { arrivedRequest } from './request-log.js';
 import { replayRequest } from './token-request.js';
 
 /** What oidc-provider is given in place of a JWT (see above). */
 const SET_ASIDE = '\u0000';
 
-/** JWTs set aside, by the request oidc-provider is given instead of the one that arrived. */
-const setAside = new WeakMap<IncomingMessage, string>();
+/** JWTs set aside, by the request that arrived (oidc-provider is given a replay without them). */
+const setAside = new WeakMap<NodeRequest, string>();
 
 /**
  * The request to hand oidc-provider for an introspection request whose form body is `body`: the
@@ -52,11 +53,9 @@ export function withJwtSetAside(req: NodeRequest, body: Buffer, params: URLSearc
   if (tokens.length !== 1 || !JWT_SHAPE.test(tokens[0])) return replayRequest(req, body);
   params.set('token', SET_ASIDE);
   const replacement = Buffer.from(params.toString());
-  const replay = replayRequest(req, replacement);
-  // oidc-provider checks the body against its declared length.
-  if (req.headers['content-length'] !== undefined) replay.headers = { ...req.headers, 'content-length': String(replacement.length) };
-  setAside.set(replay, tokens[0]);
-  return replay;
+  // Kept by the request that arrived: the client-assertion gate may hand oidc-provider yet another replay.
+  setAside.set(req, tokens[0]);
+  return replayRequest(req, replacement);
 }
 
 export interface IntrospectionDeps {
@@ -114,7 +113,7 @@ export function answerIntrospection(deps: IntrospectionDeps) {
       return;
     }
     if (body?.active !== false) return;
-    const jwt = setAside.get(ctx.req);
+    const jwt = setAside.get(arrivedRequest(ctx.req));
     if (jwt !== undefined) return answerJwt(ctx, jwt);
     const caller = ctx.oidc.client;
     if (!caller || caller.clientAuthMethod === 'none') return;

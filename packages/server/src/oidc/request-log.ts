@@ -21,9 +21,17 @@ const failures = new WeakMap<NodeRequest, OAuthFailure>();
 /** Requests handed to oidc-provider in place of the one that arrived (token-request.ts), and that one. */
 const arrivedAs = new WeakMap<NodeRequest, NodeRequest>();
 
-/** `replay` stands for `original` from now on: its failures go to the original's log line. */
+/**
+ * `replay` stands for `original` from now on: its failures go to the log line of the request that
+ * arrived (a replay of a replay, as the client-assertion gate makes of the token endpoint's, too).
+ */
 export function logAs(replay: NodeRequest, original: NodeRequest): void {
-  arrivedAs.set(replay, original);
+  arrivedAs.set(replay, arrivedRequest(original));
+}
+
+/** The request that arrived, for one handed to oidc-provider in its place (or itself). */
+export function arrivedRequest(req: NodeRequest): NodeRequest {
+  return arrivedAs.get(req) ?? req;
 }
 
 /** A failure answered outside oidc-provider (the JWT-profile grant), for the request's log line. */
@@ -51,7 +59,7 @@ export function watchOAuthEvents(provider: Provider, logger: Logger | undefined)
   for (const event of ERROR_EVENTS) {
     // The typings list each event with its own signature; these all pass (ctx, error).
     (provider as unknown as { on(e: string, f: (ctx: EventContext, err: EventError) => void): void }).on(event, (ctx, err) => {
-      failures.set(arrivedAs.get(ctx.req) ?? ctx.req, {
+      failures.set(arrivedRequest(ctx.req), {
         error: err.error ?? 'server_error',
         description: err.error_description ?? (event === 'server_error' ? err.message : undefined),
         clientId: ctx.oidc?.client?.clientId,

@@ -34,13 +34,17 @@ export async function readTokenForm(req: NodeRequest): Promise<TokenForm> {
   return { body, params: new URLSearchParams(body.toString('utf8')) };
 }
 
-/** A request like `req` (same socket, method, URL and headers) whose body is `body`, for oidc-provider. */
+/**
+ * A request like `req` (same socket, method, URL and headers) whose body is `body`, for oidc-provider,
+ * which reads it as any request's. A declared length is the new body's (oidc-provider checks it).
+ */
 export function replayRequest(req: NodeRequest, body: Buffer): IncomingMessage {
   // Over HTTP/2 the socket is the session's (a proxy): the replay only reads its address.
   const replay = new IncomingMessage(req.socket as Socket);
   replay.method = req.method;
   replay.url = req.url;
-  replay.headers = req.headers;
+  const declared = req.headers['content-length'];
+  replay.headers = declared === undefined || Number(declared) === body.length ? req.headers : { ...req.headers, 'content-length': String(body.length) };
   replay.rawHeaders = req.rawHeaders;
   replay.httpVersion = req.httpVersion;
   replay.httpVersionMajor = req.httpVersionMajor;
