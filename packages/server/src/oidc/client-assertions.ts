@@ -125,18 +125,11 @@ function unsigned(assertion: string): string {
   return assertion.split('.').slice(0, 2).join('.') + '.';
 }
 
-/** The form, and its bytes when read here from the stream (oidc-provider then needs them in a request of its own). */
-type FormBody = { params: URLSearchParams; body?: Buffer } | { tooLarge: true } | undefined;
+/** The form and its bytes (oidc-provider then needs them in a request of its own). */
+type FormBody = { params: URLSearchParams; body: Buffer } | { tooLarge: true } | undefined;
 
-/**
- * The request's form, read from the stream; a body an earlier reader kept as `req.body` is taken
- * from there.
- */
-async function readForm(req: IncomingMessage & { body?: unknown }): Promise<FormBody> {
-  if (req.body !== undefined) {
-    if (Buffer.isBuffer(req.body) || typeof req.body === 'string') return { params: new URLSearchParams(req.body.toString()) };
-    return undefined; // parsed by someone else: left as it is
-  }
+/** The request's form, read from the stream; undefined when declared too large for oidc-provider. */
+async function readForm(req: IncomingMessage): Promise<FormBody> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > FORM_LIMIT) return undefined; // oidc-provider refuses it itself
   const chunks: Buffer[] = [];
@@ -189,10 +182,7 @@ export function clientAssertionGate(options: ClientAssertionGateOptions) {
     if (!form) return next();
     const judged = await judgedAssertion(form.params, ctx.path);
     if (judged !== undefined) form.params.set('client_assertion', judged);
-    const body = judged === undefined ? form.body : Buffer.from(form.params.toString());
-    if (form.body) handOn(ctx, body!);
-    // Taken from where an earlier reader kept it: changed there.
-    else if (body) (ctx.req as IncomingMessage & { body?: unknown }).body = body;
+    handOn(ctx, judged === undefined ? form.body : Buffer.from(form.params.toString()));
     return next();
   }
 
@@ -220,5 +210,4 @@ export function clientAssertionGate(options: ClientAssertionGateOptions) {
     });
     return verdict.accepted ? await relay.sign(String(sub)) : unsigned(assertion[0]);
   }
-
 }

@@ -33,8 +33,8 @@ import { JWT_SHAPE } from './access-tokens.js';
 import type { ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
 import { introspectPersonalAccessToken } from './pat-introspection.js';
-import { tokenAudience } from './scopes.js';
 import { arrivedRequest } from './request-log.js';
+import { tokenAudience } from './scopes.js';
 import { replayRequest } from './token-request.js';
 
 /** What oidc-provider is given in place of a JWT (see above). */
