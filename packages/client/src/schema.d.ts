@@ -6471,7 +6471,8 @@ export interface components {
          *       "jwtEndpoint": "https://portal.example.com/jwt",
          *       "issuer": "https://portal.example.com",
          *       "keysEndpoint": "https://portal.example.com/keys",
-         *       "headerName": "x-auth-token"
+         *       "headerName": "x-auth-token",
+         *       "audience": "https://identity.example.com"
          *     }
          */
         AddJWTIDPRequest: {
@@ -6495,6 +6496,13 @@ export interface components {
             headerName: string;
             /** @description Register unknown users automatically. Default false. */
             autoRegister?: boolean;
+            /**
+             * @description The value the token's `aud` claim must contain (a string `aud` must equal it). Empty or absent: `aud` is **not
+             *     checked**, so any token this issuer signs with these keys — for any of its applications — signs a user in
+             *     (ZITADEL's meaning, kept for compatibility, ZITADEL #12620); set it to the audience the issuer gives tokens meant
+             *     for this service. Not carried over gRPC or Connect (ZITADEL's messages have no such field).
+             */
+            audience?: string;
         };
         AddJWTIDPResponse: {
             details: components["schemas"]["Details"];
@@ -6506,6 +6514,12 @@ export interface components {
             issuer: string;
             keysEndpoint: string;
             headerName: string;
+            /**
+             * @description The value the token's `aud` claim must contain. `""`: **no audience is checked** — any token the issuer signs
+             *     with these keys, whatever application it was issued for, signs a user in (ZITADEL's meaning, ZITADEL #12620);
+             *     setting one is strongly recommended. Not in gRPC or Connect answers (ZITADEL's `JWTConfig` has no such field).
+             */
+            audience: string;
         };
         /**
          * @description An OIDC identity provider (ZITADEL's legacy OIDC IdP config): people sign in at the upstream
@@ -6606,7 +6620,7 @@ export interface components {
             stylingType?: ("STYLING_TYPE_UNSPECIFIED" | "STYLING_TYPE_GOOGLE") | (0 | 1);
             autoRegister?: boolean;
         };
-        /** @description Replaces the provider's JWT settings; the same rules as when adding. */
+        /** @description Replaces the provider's JWT settings; the same rules as when adding, except that an absent `audience` keeps the current one (`""` removes it), so that an update over gRPC or Connect, which cannot name it, keeps the check. */
         UpdateIDPJWTConfigRequest: {
             /** Format: uri */
             jwtEndpoint: string;
@@ -6614,6 +6628,13 @@ export interface components {
             /** Format: uri */
             keysEndpoint: string;
             headerName: string;
+            /**
+             * @description The value the token's `aud` claim must contain (a string `aud` must equal it). Empty: `aud` is **not
+             *     checked**, so any token this issuer signs with these keys — for any of its applications — signs a user in
+             *     (ZITADEL's meaning, kept for compatibility, ZITADEL #12620); set it to the audience the issuer gives tokens meant
+             *     for this service. Not carried over gRPC or Connect (ZITADEL's messages have no such field).
+             */
+            audience?: string;
         };
         /**
          * @description Paging, sorting and filters. Several `queries` must all match. Results are ordered by creation

@@ -1542,7 +1542,8 @@ export const zAddJWTIDPRequest = z.object({
     issuer: z.string().min(1).max(200),
     keysEndpoint: z.url().min(1).max(200).regex(/^[hH][tT][tT][pP][sS]?:\/\//),
     headerName: z.string().min(1).max(200),
-    autoRegister: z.boolean().optional()
+    autoRegister: z.boolean().optional(),
+    audience: z.string().max(200).optional()
 });
 
 export const zAddJWTIDPResponse = z.object({
@@ -1554,7 +1555,8 @@ export const zJWTConfig = z.object({
     jwtEndpoint: z.string(),
     issuer: z.string(),
     keysEndpoint: z.string(),
-    headerName: z.string()
+    headerName: z.string(),
+    audience: z.string()
 });
 
 /**
@@ -1673,13 +1675,14 @@ export const zUpdateIDPRequest = z.object({
 });
 
 /**
- * Replaces the provider's JWT settings; the same rules as when adding.
+ * Replaces the provider's JWT settings; the same rules as when adding, except that an absent `audience` keeps the current one (`""` removes it), so that an update over gRPC or Connect, which cannot name it, keeps the check.
  */
 export const zUpdateIDPJWTConfigRequest = z.object({
     jwtEndpoint: z.url().min(1).max(200).regex(/^[hH][tT][tT][pP][sS]?:\/\//),
     issuer: z.string().min(1).max(200),
     keysEndpoint: z.url().min(1).max(200).regex(/^[hH][tT][tT][pP][sS]?:\/\//),
-    headerName: z.string().min(1).max(200)
+    headerName: z.string().min(1).max(200),
+    audience: z.string().max(200).optional()
 });
 
 /**
