@@ -262,6 +262,9 @@ export const zGcsLocation = z.object({
  * (`USER_GRANT_STATE_INACTIVE`). The export writes it only for an inactive resource; on import an absent
  * or active state means active. ZITADEL's import ignores these fields.
  *
+ * **A JWT provider's audience.** `jwtIdps[].idp.audience` (this service's, at most 200 characters) is what the
+ * provider's tokens' `aud` must contain; written only when set, absent or empty means no audience is checked.
+ *
  * **Project grants' dependents under either organisation.** A project grant's members
  * (`projectGrantMembers`) and the user grants given through it (`userGrants[].projectGrantId`) are imported
  * whether the document lists them under the project's organisation or under the granted one (ZITADEL lists
