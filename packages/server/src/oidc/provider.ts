@@ -17,6 +17,7 @@ import { storeAdapter } from './adapter.js';
 import { clientExtrasLookup, clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, signingAlgorithm, type KeyRing, type SigningAlgorithm } from './keys.js';
 import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
+import { tokenAmr } from './authentication-methods.js';
 import { answerIntrospection } from './introspection.js';
 import { clientCredentialsIdToken } from './machine-id-token.js';
 import { AuthCache } from '../auth/auth-cache.js';
@@ -140,6 +141,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     routes: ROUTES,
     scopes: [...OIDC_SCOPES],
     claims: {
+      // Claims of no scope, in every ID token (discovery's claims_supported lists them).
+      auth_time: null,
+      amr: null,
       // The roles claim is offered with openid so that an asserting app's ID token may carry it
       // (claims() decides when: a roles scope, or idTokenRoleAssertion).
       openid: ['sub', ROLES_CLAIM],
@@ -269,11 +273,18 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   // The library masks the ID token's claims with its scope → claims table, which cannot name
   // ZITADEL's per-project roles claims (`urn:zitadel:iam:org:project:{projectId}:roles`). The
   // reserved claims were already decided for the ID token by claims.ts, so they pass the mask.
+  // How and when the person signed in pass it too, as in every ZITADEL ID token: `auth_time` (the
+  // library keeps it only when `max_age` asked) and `amr` in ZITADEL's values (authentication-methods.ts).
   const idToken = provider.IdToken.prototype as unknown as { payload(): Promise<Record<string, unknown>>; available: Record<string, unknown> };
   const maskedPayload = idToken.payload;
   idToken.payload = async function payload(this: typeof idToken) {
     const payload = await maskedPayload.call(this);
     for (const [name, value] of Object.entries(this.available)) if (isReservedClaim(name) && !(name in payload)) payload[name] = value;
+    const { auth_time: authTime, amr } = this.available;
+    if (typeof authTime === 'number') payload.auth_time = authTime;
+    delete payload.amr;
+    const methods = Array.isArray(amr) ? tokenAmr(amr) : [];
+    if (methods.length) payload.amr = methods;
     return payload;
   };
 
