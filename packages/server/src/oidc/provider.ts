@@ -43,6 +43,7 @@ import {
 } from './scopes.js';
 import { orgScopeRefusal } from '../domain/login/org-scope.js';
 import { signInPolicy } from './interaction-policy.js';
+import { signInStanding, standingRefusal } from '../domain/login/sign-in-standing.js';
 
 /** The resource indicator of every token (clients never need to send it). */
 export const RESOURCE = 'urn:service:iam';
@@ -211,9 +212,18 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       await grant.save();
       return grant;
     },
-    async findAccount(ctx, sub) {
+    // Asked by oidc-provider for every grant that acts for a person: the authorization (with the
+    // browser's session, whose standing interaction-policy.ts judges), and a code's exchange and a
+    // refresh, whose `token` is the code or the refresh token: the sign-in it came from must still
+    // stand under the login policy as it is now (sign-in-standing.ts), else `invalid_grant`.
+    async findAccount(ctx, sub, token) {
       const user = await authenticatableUser(store, sub);
       if (!user) return undefined; // → invalid_grant on refresh
+      if (token?.kind === 'RefreshToken' || token?.kind === 'AuthorizationCode') {
+        const { authTime, amr } = token as unknown as { authTime?: number; amr?: string[] };
+        const standing = await signInStanding(store.read, instanceId, { userId: sub, at: authTime, amr }, { lifetimes: token.kind === 'RefreshToken' });
+        if (!standing.stands) throw new errors.CustomOIDCProviderError('invalid_grant', standingRefusal(standing.lacks));
+      }
       return {
         accountId: sub,
         async claims(use, scope) {
