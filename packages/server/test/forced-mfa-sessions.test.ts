@@ -8,7 +8,8 @@
  *   (`amr` pwd otp mfa) and keeps the sign-in's `auth_time`;
  * - a refresh token from the sign-in without the factor is refused (`invalid_grant`), before and after
  *   the factor is given; the one issued with the factor refreshes;
- * - `prompt=none` answers `interaction_required` until the factor is given, a code afterwards.
+ * - `prompt=none` answers `interaction_required` until the factor is given, a code afterwards;
+ * - a refresh token stops once its sign-in's check lifetimes (the user's organisation's) run out.
  */
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -159,6 +160,25 @@ describeEachStore('a second factor required after the sign-in (existing sessions
     const done = await browser.follow(s.issuer + action, REDIRECT, { form: { code: totpCode(secret, Date.now() + 30_000) } });
     expect(done.location, 'the code should end at the application').toBeTruthy();
     expect((await next.redeem(done.location!)).claims()).toMatchObject({ sub: userId, amr: ['pwd', 'otp', 'mfa'] });
+  });
+
+  it("a refresh token lives no longer than its sign-in's check lifetimes (the user's organisation's policy)", async () => {
+    const quickOrg = (await s.api('POST', '/management/v1/orgs', { name: `Quick checks ${dialect}` })).body.id as string;
+    const inQuick = { 'x-service-orgid': quickOrg };
+    expect((await s.api('POST', '/management/v1/policies/login', { allowUsernamePassword: true, mfaInitSkipLifetime: '0s', passwordCheckLifetime: '3s' }, undefined, inQuick)).status).toBe(200);
+    const imported = await s.api('POST', '/management/v1/users/human/_import', {
+      userName: 'quinn', profile: { firstName: 'Quinn', lastName: 'Quick' }, email: { email: 'quinn@example.com', isEmailVerified: true }, password: PASSWORD,
+    }, undefined, inQuick);
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    const domain = (await s.api('GET', '/management/v1/orgs/me', undefined, undefined, inQuick)).body.org.primaryDomain;
+    const { tokens } = await signedInWithPassword(`quinn@${domain}`);
+    const signedInAt = tokens.claims()!.auth_time!;
+    const within = await oc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(Date.now() / 1000 - signedInAt, 'the refresh within the lifetime came too late to prove anything').toBeLessThan(3);
+    await new Promise((r) => setTimeout(r, Math.max(0, (signedInAt + 4) * 1000 - Date.now())));
+    const refused = await refusal(within.refresh_token!);
+    expect(refused.error).toBe('invalid_grant');
+    expect(refused.error_description).toMatch(/outlived its lifetime/);
   });
 
   it('forced with no factor that can be set up: the session is refused, not signed in again, and so is its refresh token', async () => {
