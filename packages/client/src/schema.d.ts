@@ -5225,6 +5225,9 @@ export interface components {
          *     (`USER_GRANT_STATE_INACTIVE`). The export writes it only for an inactive resource; on import an absent
          *     or active state means active. ZITADEL's import ignores these fields.
          *
+         *     **A JWT provider's audience.** `jwtIdps[].idp.audience` (this service's, at most 200 characters) is what the
+         *     provider's tokens' `aud` must contain; written only when set, absent or empty means no audience is checked.
+         *
          *     **Project grants' dependents under either organisation.** A project grant's members
          *     (`projectGrantMembers`) and the user grants given through it (`userGrants[].projectGrantId`) are imported
          *     whether the document lists them under the project's organisation or under the granted one (ZITADEL lists
@@ -6471,7 +6474,8 @@ export interface components {
          *       "jwtEndpoint": "https://portal.example.com/jwt",
          *       "issuer": "https://portal.example.com",
          *       "keysEndpoint": "https://portal.example.com/keys",
-         *       "headerName": "x-auth-token"
+         *       "headerName": "x-auth-token",
+         *       "audience": "https://identity.example.com"
          *     }
          */
         AddJWTIDPRequest: {
@@ -6495,6 +6499,13 @@ export interface components {
             headerName: string;
             /** @description Register unknown users automatically. Default false. */
             autoRegister?: boolean;
+            /**
+             * @description The value the token's `aud` claim must contain (a string `aud` must equal it). Empty or absent: `aud` is **not
+             *     checked**, so any token this issuer signs with these keys — for any of its applications — signs a user in
+             *     (ZITADEL's meaning, kept for compatibility, ZITADEL #12620); set it to the audience the issuer gives tokens meant
+             *     for this service. Not carried over gRPC or Connect (ZITADEL's messages have no such field).
+             */
+            audience?: string;
         };
         AddJWTIDPResponse: {
             details: components["schemas"]["Details"];
@@ -6506,6 +6517,12 @@ export interface components {
             issuer: string;
             keysEndpoint: string;
             headerName: string;
+            /**
+             * @description The value the token's `aud` claim must contain. `""`: **no audience is checked** — any token the issuer signs
+             *     with these keys, whatever application it was issued for, signs a user in (ZITADEL's meaning, ZITADEL #12620);
+             *     setting one is strongly recommended. Not in gRPC or Connect answers (ZITADEL's `JWTConfig` has no such field).
+             */
+            audience: string;
         };
         /**
          * @description An OIDC identity provider (ZITADEL's legacy OIDC IdP config): people sign in at the upstream
@@ -6606,7 +6623,7 @@ export interface components {
             stylingType?: ("STYLING_TYPE_UNSPECIFIED" | "STYLING_TYPE_GOOGLE") | (0 | 1);
             autoRegister?: boolean;
         };
-        /** @description Replaces the provider's JWT settings; the same rules as when adding. */
+        /** @description Replaces the provider's JWT settings; the same rules as when adding, except that an absent `audience` keeps the current one (`""` removes it), so that an update over gRPC or Connect, which cannot name it, keeps the check. */
         UpdateIDPJWTConfigRequest: {
             /** Format: uri */
             jwtEndpoint: string;
@@ -6614,6 +6631,13 @@ export interface components {
             /** Format: uri */
             keysEndpoint: string;
             headerName: string;
+            /**
+             * @description The value the token's `aud` claim must contain (a string `aud` must equal it). Empty: `aud` is **not
+             *     checked**, so any token this issuer signs with these keys — for any of its applications — signs a user in
+             *     (ZITADEL's meaning, kept for compatibility, ZITADEL #12620); set it to the audience the issuer gives tokens meant
+             *     for this service. Not carried over gRPC or Connect (ZITADEL's messages have no such field).
+             */
+            audience?: string;
         };
         /**
          * @description Paging, sorting and filters. Several `queries` must all match. Results are ordered by creation

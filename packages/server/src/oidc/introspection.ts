@@ -16,6 +16,10 @@
  *   user as `sub` (as its JWTs do, and ZITADEL answers).
  * - Personal access tokens are unknown to the library: pat-introspection.ts answers for them, to
  *   any confidential client (a public one sees its own tokens only, and a PAT is no client's).
+ * - The user's userinfo for the token's scope, as ZITADEL's answer carries it (`SetUserInfo` in its
+ *   `internal/api/oidc/introspect.go`): with `profile` the profile claims and `username` (the
+ *   preferred login name, as for PATs), with `email` the e-mail claims, for JWTs and opaque tokens
+ *   alike (`userinfoFor`, kept like the rest; nothing is read for a token without those scopes).
  *
  * A JWT's answer is kept like authentication's results (auth/auth-cache.ts): its signature does not
  * change, and a write to users in this process is seen at once, another process's within the
@@ -27,6 +31,9 @@ import type { JWTPayload } from 'jose';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { AuthCache } from '../auth/auth-cache.js';
 import { authenticatableUser } from '../domain/users/may-authenticate.js';
+import type { UserRow } from '../store/repositories/users.js';
+import { standardClaims } from './claims.js';
+import { cachedClaimsSettings } from './userinfo.js';
 import type { NodeRequest } from '../http-server.js';
 import type { Store } from '../store/store.js';
 import { JWT_SHAPE } from './access-tokens.js';
@@ -34,7 +41,7 @@ import type { ClientExtras } from './clients.js';
 import type { KeyRing } from './keys.js';
 import { introspectPersonalAccessToken } from './pat-introspection.js';
 import { arrivedRequest } from './request-log.js';
-import { tokenAudience } from './scopes.js';
+import { hasScope, tokenAudience } from './scopes.js';
 import { replayRequest } from './token-request.js';
 
 /** What oidc-provider is given in place of a JWT (see above). */
@@ -73,6 +80,23 @@ type IntrospectionBody = { error?: string; active?: boolean; token_type?: string
 export function answerIntrospection(deps: IntrospectionDeps) {
   const { store, instanceId, issuer } = deps;
   const jwtClaims = new AuthCache<JWTPayload | undefined>(store);
+  const userinfoClaims = new AuthCache<Record<string, unknown>>(store);
+  const settings = cachedClaimsSettings(store, instanceId);
+
+  /** The profile and e-mail claims the scope asks for, and `username` with the profile (ZITADEL's answer). */
+  async function userinfoOf(user: UserRow, scope: string | undefined): Promise<Record<string, unknown>> {
+    const claims = await standardClaims(user, scope, settings);
+    return typeof claims.preferred_username === 'string' ? { ...claims, username: claims.preferred_username } : claims;
+  }
+
+  /** The same for an opaque token's user, read and kept only when the scope asks for any. */
+  function userinfoFor(userId: string, scope: string | undefined): Promise<Record<string, unknown>> {
+    if (!hasScope(scope, 'profile') && !hasScope(scope, 'email')) return Promise.resolve({});
+    return userinfoClaims.get(`${userId} ${scope}`, async () => {
+      const user = await authenticatableUser(store, userId);
+      return user ? { value: await userinfoOf(user, scope) } : { uncached: {} };
+    });
+  }
 
   /** The JWT's claims when it is active: ours, unexpired, of a user who may authenticate. */
   function activeJwtClaims(token: string): Promise<JWTPayload | undefined> {
@@ -86,7 +110,8 @@ export function answerIntrospection(deps: IntrospectionDeps) {
       const user = typeof payload.sub === 'string' ? await authenticatableUser(store, payload.sub) : undefined;
       // oidc-provider always sets exp: a JWT without it is not one of ours.
       if (!user || typeof payload.exp !== 'number') return { uncached: undefined };
-      return { value: payload, notAfter: payload.exp * 1000 };
+      const scope = typeof payload.scope === 'string' ? payload.scope : undefined;
+      return { value: { ...(await userinfoOf(user, scope)), ...payload }, notAfter: payload.exp * 1000 };
     });
   }
 
@@ -110,6 +135,7 @@ export function answerIntrospection(deps: IntrospectionDeps) {
       const owner = await deps.clientExtras(body.client_id);
       body.aud = tokenAudience(owner?.project_id, body.client_id, body.scope);
       if (!body.sub && owner?.kind === 'machine' && owner.user_id) body.sub = owner.user_id;
+      if (body.sub) ctx.body = { ...(await userinfoFor(body.sub, body.scope)), ...body };
       return;
     }
     if (body?.active !== false) return;

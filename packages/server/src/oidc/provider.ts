@@ -17,6 +17,7 @@ import { storeAdapter } from './adapter.js';
 import { clientExtrasLookup, clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
 import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, signingAlgorithm, type KeyRing, type SigningAlgorithm } from './keys.js';
 import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
+import { tokenAmr } from './authentication-methods.js';
 import { answerIntrospection } from './introspection.js';
 import { clientCredentialsIdToken } from './machine-id-token.js';
 import { AuthCache } from '../auth/auth-cache.js';
@@ -42,6 +43,7 @@ import {
 } from './scopes.js';
 import { orgScopeRefusal } from '../domain/login/org-scope.js';
 import { signInPolicy } from './interaction-policy.js';
+import { signInStanding, standingRefusal } from '../domain/login/sign-in-standing.js';
 
 /** The resource indicator of every token (clients never need to send it). */
 export const RESOURCE = 'urn:service:iam';
@@ -140,6 +142,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     routes: ROUTES,
     scopes: [...OIDC_SCOPES],
     claims: {
+      // Claims of no scope, in every ID token (discovery's claims_supported lists them).
+      auth_time: null,
+      amr: null,
       // The roles claim is offered with openid so that an asserting app's ID token may carry it
       // (claims() decides when: a roles scope, or idTokenRoleAssertion).
       openid: ['sub', ROLES_CLAIM],
@@ -207,9 +212,18 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       await grant.save();
       return grant;
     },
-    async findAccount(ctx, sub) {
+    // Asked by oidc-provider for every grant that acts for a person: the authorization (with the
+    // browser's session, whose standing interaction-policy.ts judges), and a code's exchange and a
+    // refresh, whose `token` is the code or the refresh token: the sign-in it came from must still
+    // stand under the login policy as it is now (sign-in-standing.ts), else `invalid_grant`.
+    async findAccount(ctx, sub, token) {
       const user = await authenticatableUser(store, sub);
       if (!user) return undefined; // → invalid_grant on refresh
+      if (token?.kind === 'RefreshToken' || token?.kind === 'AuthorizationCode') {
+        const { authTime, amr } = token as unknown as { authTime?: number; amr?: string[] };
+        const standing = await signInStanding(store.read, instanceId, { userId: sub, at: authTime, amr }, { lifetimes: token.kind === 'RefreshToken' });
+        if (!standing.stands) throw new errors.CustomOIDCProviderError('invalid_grant', standingRefusal(standing.lacks));
+      }
       return {
         accountId: sub,
         async claims(use, scope) {
@@ -269,11 +283,18 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   // The library masks the ID token's claims with its scope → claims table, which cannot name
   // ZITADEL's per-project roles claims (`urn:zitadel:iam:org:project:{projectId}:roles`). The
   // reserved claims were already decided for the ID token by claims.ts, so they pass the mask.
+  // How and when the person signed in pass it too, as in every ZITADEL ID token: `auth_time` (the
+  // library keeps it only when `max_age` asked) and `amr` in ZITADEL's values (authentication-methods.ts).
   const idToken = provider.IdToken.prototype as unknown as { payload(): Promise<Record<string, unknown>>; available: Record<string, unknown> };
   const maskedPayload = idToken.payload;
   idToken.payload = async function payload(this: typeof idToken) {
     const payload = await maskedPayload.call(this);
     for (const [name, value] of Object.entries(this.available)) if (isReservedClaim(name) && !(name in payload)) payload[name] = value;
+    const { auth_time: authTime, amr } = this.available;
+    if (typeof authTime === 'number') payload.auth_time = authTime;
+    delete payload.amr;
+    const methods = Array.isArray(amr) ? tokenAmr(amr) : [];
+    if (methods.length) payload.amr = methods;
     return payload;
   };
 

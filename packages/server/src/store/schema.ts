@@ -253,8 +253,10 @@ export function defineTables(c: ColumnFactory) {
       jwtIssuer: c.text('jwt_issuer').notNull(),
       jwtKeysEndpoint: c.text('jwt_keys_endpoint').notNull(),
       jwtHeaderName: c.text('jwt_header_name').notNull(),
+      /** The `aud` a JWT provider's tokens must contain; '' checks none (ZITADEL's meaning, kept for compatibility). */
+      jwtAudience: c.text('jwt_audience').notNull().default(''),
       /**
-       * 'IDP_TYPE_JWT' | 'IDP_TYPE_OIDC'. The four jwt_* columns hold '' for an OIDC provider, whose
+       * 'IDP_TYPE_JWT' | 'IDP_TYPE_OIDC'. The five jwt_* columns hold '' for an OIDC provider, whose
        * settings are `oidc_config` (client id, issuer, scopes, mappings) and the sealed client secret.
        */
       idpType: c.text('idp_type').notNull().default('IDP_TYPE_JWT'),

@@ -22,6 +22,7 @@ import type { SecretBox } from '../../secrets/secret-box.js';
 import {
   idpNotFound,
   isOidcIdp,
+  jwtConfigOf,
   mappingFieldOf,
   nameKeyOf,
   OIDC_CLIENT_SECRET_PURPOSE,
@@ -34,7 +35,10 @@ import {
   type StylingType,
 } from './idp.js';
 
-export interface AddJwtIdpInput extends JwtConfig {
+/** A JWT provider's settings as given: no audience is an empty one when adding, and keeps the current one when updating. */
+export type JwtConfigInput = Omit<JwtConfig, 'audience'> & { audience?: string };
+
+export interface AddJwtIdpInput extends JwtConfigInput {
   name: string;
   stylingType?: StylingType | 0 | 1;
   autoRegister?: boolean;
@@ -82,7 +86,7 @@ async function write<T>(store: Store, fn: (tx: Repositories) => Promise<T>, lock
 }
 
 /** The columns of the provider's kind (the other kind's stay empty: see the table's comment). */
-type KindColumns = Pick<IdpRow, 'idpType' | 'oidcConfig' | 'oidcClientSecretSealed' | 'jwtEndpoint' | 'jwtIssuer' | 'jwtKeysEndpoint' | 'jwtHeaderName'>;
+type KindColumns = Pick<IdpRow, 'idpType' | 'oidcConfig' | 'oidcClientSecretSealed' | 'jwtEndpoint' | 'jwtIssuer' | 'jwtKeysEndpoint' | 'jwtHeaderName' | 'jwtAudience'>;
 
 /**
  * What adding a provider of either kind does: the name check, one `<agg>.idp.config.added` event
@@ -129,7 +133,7 @@ async function addIdp(
 }
 
 export async function addJwtIdp(store: Store, ctx: RequestContext, scope: IdpScope, input: AddJwtIdpInput): Promise<{ details: ObjectDetails; idpId: string }> {
-  const jwtConfig = { jwtEndpoint: input.jwtEndpoint, issuer: input.issuer, keysEndpoint: input.keysEndpoint, headerName: input.headerName };
+  const jwtConfig: JwtConfig = { jwtEndpoint: input.jwtEndpoint, issuer: input.issuer, keysEndpoint: input.keysEndpoint, headerName: input.headerName, audience: input.audience ?? '' };
   return addIdp(store, ctx, scope, input, {
     payload: { jwtConfig },
     columns: {
@@ -140,6 +144,7 @@ export async function addJwtIdp(store: Store, ctx: RequestContext, scope: IdpSco
       jwtIssuer: jwtConfig.issuer,
       jwtKeysEndpoint: jwtConfig.keysEndpoint,
       jwtHeaderName: jwtConfig.headerName,
+      jwtAudience: jwtConfig.audience,
     },
   });
 }
@@ -178,6 +183,7 @@ export function oidcRowFields(oidcConfig: OidcConfig, clientSecretSealed: string
     jwtIssuer: '',
     jwtKeysEndpoint: '',
     jwtHeaderName: '',
+    jwtAudience: '',
   };
 }
 
@@ -224,21 +230,28 @@ export async function updateIdp(store: Store, ctx: RequestContext, scope: IdpSco
   }, [[IDP_LOCK, idpId]]);
 }
 
-export async function updateIdpJwtConfig(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string, input: JwtConfig): Promise<{ details: ObjectDetails }> {
+/**
+ * Replaces a JWT provider's settings (ZITADEL's UpdateOrgIDPJWTConfig). An absent `audience` keeps
+ * the current one: ZITADEL's messages have no such field, so an update over gRPC or Connect (whose
+ * REST call never names it) must not drop the check an administrator set; `""` removes it.
+ */
+export async function updateIdpJwtConfig(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string, input: JwtConfigInput): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   return write(store, async (tx) => {
     const row = await ownedIdp(tx, scope, idpId);
     if (isOidcIdp(row)) throw notFound('Org-67J9d', 'The identity provider has no JWT configuration: it is an OIDC provider (change it with its oidc_config)');
-    const current: JwtConfig = { jwtEndpoint: row.jwtEndpoint, issuer: row.jwtIssuer, keysEndpoint: row.jwtKeysEndpoint, headerName: row.jwtHeaderName };
+    const current = jwtConfigOf(row);
+    const next: JwtConfig = { jwtEndpoint: input.jwtEndpoint, issuer: input.issuer, keysEndpoint: input.keysEndpoint, headerName: input.headerName, audience: input.audience ?? current.audience };
     const changes = Object.fromEntries(
-      (Object.keys(current) as (keyof JwtConfig)[]).filter((key) => current[key] !== input[key]).map((key) => [key, input[key]]),
+      (Object.keys(current) as (keyof JwtConfig)[]).filter((key) => current[key] !== next[key]).map((key) => [key, next[key]]),
     );
     if (Object.keys(changes).length === 0) throw failedPrecondition('Org-2k9fs', 'IDP Configuration has not been changed');
     return applyChange(tx, ctx, scope, row, 'idp.jwt.config.changed', changes, {
-      jwtEndpoint: input.jwtEndpoint,
-      jwtIssuer: input.issuer,
-      jwtKeysEndpoint: input.keysEndpoint,
-      jwtHeaderName: input.headerName,
+      jwtEndpoint: next.jwtEndpoint,
+      jwtIssuer: next.issuer,
+      jwtKeysEndpoint: next.keysEndpoint,
+      jwtHeaderName: next.headerName,
+      jwtAudience: next.audience,
     });
   }, [[IDP_LOCK, idpId]]);
 }

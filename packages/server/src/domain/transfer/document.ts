@@ -319,6 +319,8 @@ export const DataJWTIDP = z.object({
     keysEndpoint: req(runes(1, 200)),
     headerName: req(runes(1, 200)),
     autoRegister: bool,
+    // This service's (ZITADEL's document has none): what the provider's tokens' `aud` must contain.
+    audience: runes(0, 200).optional(),
   }),
   state: resourceState(ENUMS.IDPState),
 });

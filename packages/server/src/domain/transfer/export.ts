@@ -287,6 +287,8 @@ export async function* exportDocument(
           keysEndpoint: d.jwtKeysEndpoint,
           headerName: d.jwtHeaderName,
           autoRegister: d.autoRegister,
+          // Written only when set: a ZITADEL document has no such field.
+          audience: d.jwtAudience,
         }),
         ...exportedState(d.state),
       })))}`;

@@ -262,6 +262,9 @@ export const zGcsLocation = z.object({
  * (`USER_GRANT_STATE_INACTIVE`). The export writes it only for an inactive resource; on import an absent
  * or active state means active. ZITADEL's import ignores these fields.
  *
+ * **A JWT provider's audience.** `jwtIdps[].idp.audience` (this service's, at most 200 characters) is what the
+ * provider's tokens' `aud` must contain; written only when set, absent or empty means no audience is checked.
+ *
  * **Project grants' dependents under either organisation.** A project grant's members
  * (`projectGrantMembers`) and the user grants given through it (`userGrants[].projectGrantId`) are imported
  * whether the document lists them under the project's organisation or under the granted one (ZITADEL lists
@@ -1542,7 +1545,8 @@ export const zAddJWTIDPRequest = z.object({
     issuer: z.string().min(1).max(200),
     keysEndpoint: z.url().min(1).max(200).regex(/^[hH][tT][tT][pP][sS]?:\/\//),
     headerName: z.string().min(1).max(200),
-    autoRegister: z.boolean().optional()
+    autoRegister: z.boolean().optional(),
+    audience: z.string().max(200).optional()
 });
 
 export const zAddJWTIDPResponse = z.object({
@@ -1554,7 +1558,8 @@ export const zJWTConfig = z.object({
     jwtEndpoint: z.string(),
     issuer: z.string(),
     keysEndpoint: z.string(),
-    headerName: z.string()
+    headerName: z.string(),
+    audience: z.string()
 });
 
 /**
@@ -1673,13 +1678,14 @@ export const zUpdateIDPRequest = z.object({
 });
 
 /**
- * Replaces the provider's JWT settings; the same rules as when adding.
+ * Replaces the provider's JWT settings; the same rules as when adding, except that an absent `audience` keeps the current one (`""` removes it), so that an update over gRPC or Connect, which cannot name it, keeps the check.
  */
 export const zUpdateIDPJWTConfigRequest = z.object({
     jwtEndpoint: z.url().min(1).max(200).regex(/^[hH][tT][tT][pP][sS]?:\/\//),
     issuer: z.string().min(1).max(200),
     keysEndpoint: z.url().min(1).max(200).regex(/^[hH][tT][tT][pP][sS]?:\/\//),
-    headerName: z.string().min(1).max(200)
+    headerName: z.string().min(1).max(200),
+    audience: z.string().max(200).optional()
 });
 
 /**

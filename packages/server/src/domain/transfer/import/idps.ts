@@ -64,7 +64,7 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
   for (const i of jwtIdps) {
     const fields = {
       name: i.idp.name, nameKey: i.idp.name.toLowerCase(), stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED', autoRegister: i.idp.autoRegister ?? false,
-      jwtEndpoint: i.idp.jwtEndpoint, jwtIssuer: i.idp.issuer, jwtKeysEndpoint: i.idp.keysEndpoint, jwtHeaderName: i.idp.headerName,
+      jwtEndpoint: i.idp.jwtEndpoint, jwtIssuer: i.idp.issuer, jwtKeysEndpoint: i.idp.keysEndpoint, jwtHeaderName: i.idp.headerName, jwtAudience: i.idp.audience ?? '',
       idpType: 'IDP_TYPE_JWT', oidcConfig: null, oidcClientSecretSealed: null,
     };
     if (takenIdps.has(i.idpId)) {
