@@ -19,6 +19,8 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HTTP2_PREFACE } from '../packages/server/src/protocol-sniff.js';
+import { FRAME, getHeaderBlock, h2Frame } from '../packages/server/test/support/h2c.js';
 import { freePort, startChild, type Child } from './support/children.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -31,23 +33,7 @@ const ATTACKER = '127.0.0.2';
 /** HEADERS+RST_STREAM pairs per write. */
 const BATCH = 64;
 
-const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : NaN);
-
-function frame(type: number, flags: number, streamId: number, payload: Buffer): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(streamId, 5);
-  return Buffer.concat([head, payload]);
-}
-
-/** HPACK, no Huffman: :method GET, :scheme http (static indexes), :path and :authority as literals without indexing. */
-function headerBlock(path: string, authority: string): Buffer {
-  const literal = (nameIndex: number, value: string) => Buffer.concat([Buffer.from([nameIndex, value.length]), Buffer.from(value, 'latin1')]);
-  return Buffer.concat([Buffer.from([0x82, 0x86]), literal(0x04, path), literal(0x01, authority)]);
-}
 
 interface AttackStats {
   resets: number;
@@ -57,7 +43,7 @@ interface AttackStats {
 
 /** One attacker connection after another until `until`: HEADERS + RST_STREAM pairs as fast as the socket takes them. */
 async function attacker(port: number, until: () => boolean, stats: AttackStats): Promise<void> {
-  const block = headerBlock(PATH, `127.0.0.1:${port}`);
+  const block = getHeaderBlock(PATH, `127.0.0.1:${port}`);
   const cancel = Buffer.from([0, 0, 0, 8]);
   while (!until()) {
     stats.connections++;
@@ -74,8 +60,8 @@ async function attacker(port: number, until: () => boolean, stats: AttackStats):
         if (received.length < 9 + length) break;
         const type = received[3];
         const flags = received[4];
-        if (type === 4 && (flags & 1) === 0) socket.write(frame(4, 1, 0, Buffer.alloc(0)));
-        if (type === 7) {
+        if (type === FRAME.SETTINGS && (flags & 1) === 0) socket.write(h2Frame(FRAME.SETTINGS, 1, 0));
+        if (type === FRAME.GOAWAY) {
           const code = String(received.readUInt32BE(9 + 4));
           stats.goaways[code] = (stats.goaways[code] ?? 0) + 1;
         }
@@ -89,11 +75,11 @@ async function attacker(port: number, until: () => boolean, stats: AttackStats):
     socket.on('close', () => wake());
     await new Promise<void>((resolve) => (wake = resolve));
     if (closed) continue;
-    socket.write(Buffer.concat([PREFACE, frame(4, 0, 0, Buffer.alloc(0))]));
+    socket.write(Buffer.concat([HTTP2_PREFACE, h2Frame(FRAME.SETTINGS, 0, 0)]));
     let streamId = 1;
     while (!closed && !until() && streamId < 2 ** 31 - 2 * BATCH) {
       const pairs: Buffer[] = [];
-      for (let i = 0; i < BATCH; i++, streamId += 2) pairs.push(frame(1, 0x05, streamId, block), frame(3, 0, streamId, cancel));
+      for (let i = 0; i < BATCH; i++, streamId += 2) pairs.push(h2Frame(FRAME.HEADERS, 0x05, streamId, block), h2Frame(FRAME.RST_STREAM, 0, streamId, cancel));
       const flushed = socket.write(Buffer.concat(pairs));
       stats.resets += BATCH;
       await new Promise<void>((resolve) => (flushed ? setImmediate(resolve) : (wake = resolve)));

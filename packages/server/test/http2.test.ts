@@ -18,7 +18,7 @@ import { HTTP2_PREFACE } from '../src/protocol-sniff.js';
 import { createLogger } from '../src/log.js';
 import { createServer } from '../src/server.js';
 import type { Dialect } from '../src/store/store.js';
-import { h2cJson, h2cRequest, h2cSession } from './support/h2c.js';
+import { FRAME, getHeaderBlock, goawayCodes, h2cJson, h2cRequest, h2cSession, h2Frame } from './support/h2c.js';
 import { createTestInstance, describeEachStore, freshPostgresDatabase, type TestInstance } from './support/instance.js';
 import { startServerProcess, stopServerProcess } from './support/server-process.js';
 import { tempDir } from './support/temp-dir.js';
@@ -56,16 +56,16 @@ function serve(dialect: Dialect, connections: ConnectionLimits, host = '127.0.0.
   return state;
 }
 
-/** A raw TCP connection: what it received, and after how long it was closed. */
-async function rawConnection(port: number) {
-  const socket = connect(port, '127.0.0.1');
+/** A raw TCP connection (from `localAddress`): what it received so far and in all, and after how long it was closed. */
+async function rawConnection(port: number, localAddress?: string) {
+  const socket = connect({ port, host: '127.0.0.1', localAddress });
   const started = Date.now();
   let received = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
   socket.on('error', () => undefined);
   const closed = new Promise<{ afterMs: number; received: Buffer }>((resolve) => socket.on('close', () => resolve({ afterMs: Date.now() - started, received })));
   await new Promise((resolve) => socket.once('connect', resolve));
-  return { socket, closed };
+  return { socket, closed, received: () => received };
 }
 
 function http1Get(port: number, path: string, token: string) {
@@ -454,36 +454,8 @@ describe('the listener alone (no store)', () => {
   });
 });
 
-/** An HTTP/2 frame: its 9-byte header and payload. */
-function h2Frame(type: number, flags: number, streamId: number, payload: Buffer = Buffer.alloc(0)): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(streamId, 5);
-  return Buffer.concat([head, payload]);
-}
-
-/** A GET of `path` as an HPACK header block without Huffman: :method GET and :scheme http indexed, :path and :authority literal. */
-function getHeaderBlock(path: string): Buffer {
-  const literal = (nameIndex: number, value: string) => Buffer.concat([Buffer.from([nameIndex, value.length]), Buffer.from(value, 'latin1')]);
-  return Buffer.concat([Buffer.from([0x82, 0x86]), literal(0x04, path), literal(0x01, 'localhost')]);
-}
-
-const HEADERS = 1;
-const RST_STREAM = 3;
-const GOAWAY = 7;
 const END_STREAM_AND_HEADERS = 0x05;
 const CANCEL = Buffer.from([0, 0, 0, 8]);
-
-/** The error codes of the GOAWAY frames in what a raw connection received. */
-function goawayCodes(received: Buffer): number[] {
-  const codes: number[] = [];
-  for (let at = 0; at + 9 <= received.length; at += 9 + received.readUIntBE(at, 3)) {
-    if (received[at + 3] === GOAWAY && at + 17 <= received.length) codes.push(received.readUInt32BE(at + 13));
-  }
-  return codes;
-}
 
 describe('h2c: rapid reset and frames that stall (the listener alone)', () => {
   const lines: Record<string, unknown>[] = [];
@@ -511,15 +483,9 @@ describe('h2c: rapid reset and frames that stall (the listener alone)', () => {
 
   /** A raw connection from `localAddress` that has sent the preface and its SETTINGS. */
   async function rawH2(localAddress: string) {
-    const socket = connect({ port, host: '127.0.0.1', localAddress });
-    const started = Date.now();
-    let received = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
-    socket.on('error', () => undefined);
-    const closed = new Promise<{ afterMs: number; received: Buffer }>((resolve) => socket.on('close', () => resolve({ afterMs: Date.now() - started, received })));
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(Buffer.concat([HTTP2_PREFACE, EMPTY_SETTINGS]));
-    return { socket, closed, received: () => received };
+    const connection = await rawConnection(port, localAddress);
+    connection.socket.write(Buffer.concat([HTTP2_PREFACE, EMPTY_SETTINGS]));
+    return connection;
   }
 
   it(`HEADERS+RST_STREAM pairs beyond ${RAPID_RESETS} → GOAWAY(ENHANCE_YOUR_CALM), the connection closed, one log line, no handler run; the address cooled down for HTTP/2 only`, async () => {
@@ -527,7 +493,7 @@ describe('h2c: rapid reset and frames that stall (the listener alone)', () => {
     const { socket, closed } = await rawH2(attacker);
     // In one write (fewer than nghttp2's own burst of ~1,000), then the connection left open: the server closes it.
     const pairs: Buffer[] = [];
-    for (let id = 1; id <= 2 * (RAPID_RESETS + 50); id += 2) pairs.push(h2Frame(HEADERS, END_STREAM_AND_HEADERS, id, getHeaderBlock('/reset-me')), h2Frame(RST_STREAM, 0, id, CANCEL));
+    for (let id = 1; id <= 2 * (RAPID_RESETS + 50); id += 2) pairs.push(h2Frame(FRAME.HEADERS, END_STREAM_AND_HEADERS, id, getHeaderBlock('/reset-me', 'localhost')), h2Frame(FRAME.RST_STREAM, 0, id, CANCEL));
     socket.write(Buffer.concat(pairs));
     const { afterMs, received } = await closed;
     expect(afterMs).toBeLessThan(2_000);
@@ -580,8 +546,8 @@ describe('h2c: rapid reset and frames that stall (the listener alone)', () => {
 
   it('a HEADERS frame whose bytes drip in does not keep its connection past the headers timeout: GOAWAY, then closed LINGER_MS later', async () => {
     const { socket, closed, received } = await rawH2('127.0.0.8');
-    const block = getHeaderBlock('/slowly');
-    socket.write(h2Frame(HEADERS, END_STREAM_AND_HEADERS, 1, block).subarray(0, 9)); // the frame's header, then its payload one byte at a time
+    const block = getHeaderBlock('/slowly', 'localhost');
+    socket.write(h2Frame(FRAME.HEADERS, END_STREAM_AND_HEADERS, 1, block).subarray(0, 9)); // the frame's header, then its payload one byte at a time
     let sent = 0;
     const drip = setInterval(() => sent < block.length && socket.writable && socket.write(block.subarray(sent, ++sent)), LIMITS.headersTimeoutMs / 4);
     const { afterMs } = await closed;
