@@ -38,7 +38,11 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   issuer: string;
   /** The instance lockout policy's initial value (LOCKOUT_MAX_PASSWORD_ATTEMPTS), written when it has none. */
   lockout: LockoutPolicy;
-  /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host on provider routes. */
+  /**
+   * Behind a TLS-terminating proxy: the client's address is the last X-Forwarded-For entry (login
+   * throttling, oidc-provider's `ctx.ip`). URLs never follow X-Forwarded-Host/Proto: they are the
+   * issuer's (pinOriginToIssuer in oidc/provider.ts).
+   */
   trustProxy?: boolean;
   /** How often the signing keys are re-read from the store (default KEY_CHECK_INTERVAL_MS). */
   keyCheckIntervalMs?: number;

@@ -118,6 +118,37 @@ const signingAlgorithms = new WeakMap<Provider, SigningAlgorithm>();
 /** The algorithm a provider signs its ID tokens and JWT access tokens with (its newest key's). */
 export const providerSigningAlgorithm = (provider: Provider): SigningAlgorithm => signingAlgorithms.get(provider) ?? DEFAULT_SIGNING_ALGORITHM;
 
+/**
+ * The provider's idea of where it is answered: the issuer's origin (EXTERNAL_URL), never the
+ * request's. oidc-provider builds every URL it hands out — discovery's endpoints and `jwks_uri`,
+ * the interaction's return address (the Location after a sign-in), the sign-out form's action —
+ * from Koa's `ctx.href`, which Koa takes from the Host header (`:authority` over HTTP/2), an
+ * absolute-form target, or, with `proxy` on, X-Forwarded-Host/Proto. A forged one poisoned
+ * cached discovery documents and, behind a reverse proxy, named its internal address. Koa's
+ * request getters are overridden on this provider's request prototype only, so `ctx.host`,
+ * `ctx.hostname`, `ctx.protocol`, `ctx.secure` (its cookies' Secure flag: set whenever
+ * EXTERNAL_URL is https, whatever a proxy forwards), `ctx.href` and `ctx.URL` all answer the
+ * issuer's. `proxy` still decides `ctx.ip` (X-Forwarded-For).
+ */
+function pinOriginToIssuer(provider: Provider, issuer: string): void {
+  const { protocol, host, hostname, origin } = new URL(issuer);
+  const scheme = protocol.slice(0, -1);
+  /** The path and query of a target, also of an absolute-form one (`GET http://host/path`). */
+  const pathOf = (target: string) => (/^https?:\/\//i.test(target) ? target.replace(/^https?:\/\/[^/?#]*/i, '') || '/' : target);
+  const fixed = (value: () => unknown) => ({ get: value, configurable: true });
+  Object.defineProperties(provider.request, {
+    host: fixed(() => host),
+    hostname: fixed(() => hostname),
+    protocol: fixed(() => scheme),
+    href: fixed(function (this: { originalUrl: string }) {
+      return origin + pathOf(this.originalUrl);
+    }),
+    URL: fixed(function (this: { originalUrl: string }) {
+      return new URL(origin + pathOf(this.originalUrl));
+    }),
+  });
+}
+
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const { store, issuer, instanceId } = deps;
   const keys = deps.keys.current;
@@ -174,7 +205,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         enabled: true,
         async logoutSource(ctx, form) {
           ctx.type = 'html';
-          ctx.body = logoutPage(form, ctx.host);
+          ctx.body = logoutPage(form, ctx.host); // the issuer's host (pinOriginToIssuer)
         },
         async postLogoutSuccessSource(ctx) {
           ctx.type = 'html';
@@ -278,6 +309,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   };
 
   const provider = new Provider(issuer, configuration);
+  pinOriginToIssuer(provider, issuer);
   signingAlgorithms.set(provider, alg);
   (provider.Client.prototype as unknown as { compareClientSecret: typeof compareHashedClientSecret }).compareClientSecret = compareHashedClientSecret;
   // The library masks the ID token's claims with its scope → claims table, which cannot name

@@ -24,14 +24,14 @@ import {
   type HandlerContext,
 } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
-import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
-import { connectNodeAdapter, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
+import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import type { App } from '../app.js';
 import { DomainError, GrpcCode } from '../domain/errors.js';
 import { requestIdOf, type InProcessRpcCall } from '../http/middleware/request-context.js';
 import type { Logger } from '../log.js';
 import { answerText, inProcessRequest } from './in-process-request.js';
-import { header, plainUnaryProtocol, serveUnaryRpc, type NodeHandler, type NodeRequest, type NodeResponse, type UnaryRpc } from './unary-rpc.js';
+import { header, plainUnaryProtocol, requestRead, serveUnaryRpc, type NodeHandler, type NodeRequest, type NodeResponse, type UnaryRpc } from './unary-rpc.js';
+import { grpcStatusFields, withSpecGrpcMessages } from './grpc-status.js';
 import { rpcTable, type RestTwin, type RpcEntry } from './offered-rpcs.js';
 import type { ReflectionRequest } from './reflection-descriptors.js';
 import { REFLECTION_VERSIONS, ReflectionCatalog, reflectionImplementation } from './reflection.js';
@@ -104,9 +104,7 @@ export function createRpcHandler(options: RpcHandlerOptions): NodeHandler {
     if (call) call.code = error.code;
     writeRpcError(req, res, error);
   };
-  const binary = connectNodeAdapter({ ...routerOptions, routes, contextValues, fallback });
-  const text = grpcWebTextAdapter({ ...routerOptions, routes, contextValues, fallback });
-  const served: NodeHandler = (req, res) => (isGrpcWebText(header(req, 'content-type')) ? text(req, res) : binary(req, res));
+  const served = connectAdapter({ ...routerOptions, routes, contextValues, fallback });
 
   /** Unary gRPC and Connect calls without connect's per-call machinery (unary-rpc.ts); the same invokeTwin. */
   const unaryRpc = (entry: RpcEntry): UnaryRpc<RpcCall> => ({
@@ -153,26 +151,45 @@ function closeWhenBodyLeftUnread(req: NodeRequest, res: NodeResponse): void {
 const isGrpcWebText = (contentType: string | undefined) => contentType?.startsWith('application/grpc-web-text') ?? false;
 
 /**
- * gRPC-web's text mode (base64 frames, what browsers without binary streams send), which connect's
- * handlers do not take: the body is decoded to the binary mode's frames before connect reads it,
- * and the answer's frames are encoded, each chunk on its own (the mode allows padded segments).
+ * connect-node's handlers for what the lean unary path (unary-rpc.ts) does not take: compressed
+ * calls, gRPC-web, Connect's GET, reflection's stream. In place of connect-node's own adapter
+ * (`connectNodeAdapter`, whose request and response conversions it uses) for three things:
+ * - status messages as the gRPC spec encodes them (`withSpecGrpcMessages`, grpc-status.ts);
+ * - a unary call answered before its request was read to the end (a message over the limit) is
+ *   answered once the client has sent it (`requestRead`: over HTTP/2 the answer is lost otherwise);
+ * - gRPC-web's text mode (base64 frames, what browsers without binary streams send), which
+ *   connect's handlers do not take: the body is decoded to the binary mode's frames before connect
+ *   reads it, and the answer's frames are encoded, each chunk on its own (the mode allows padded
+ *   segments).
  */
-function grpcWebTextAdapter(options: ConnectRouterOptions & { routes: (router: ConnectRouter) => void; contextValues: (req: NodeRequest) => ContextValues; fallback: NodeHandler }): NodeHandler {
-  const router = createConnectRouter(options);
+function connectAdapter(options: ConnectRouterOptions & { routes: (router: ConnectRouter) => void; contextValues: (req: NodeRequest) => ContextValues; fallback: NodeHandler }): NodeHandler {
+  // connect-node's adapter accepts these unless told otherwise.
+  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], ...options });
   options.routes(router);
   const handlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]));
   return (req, res) => {
     const handler = handlers.get((req.url ?? '').split('?', 1)[0]);
     if (!handler) return options.fallback(req, res);
     const request = universalRequestFromNodeRequest(req, res, undefined, options.contextValues(req));
-    const header = new Headers(request.header);
-    header.set('content-type', (header.get('content-type') ?? '').replace('grpc-web-text', 'grpc-web'));
-    void handler({ ...request, header, body: decodeBase64(request.body as AsyncIterable<Uint8Array>) })
-      .then((response) => {
-        const answerHeader = new Headers(response.header);
-        const type = answerHeader.get('content-type');
-        if (type) answerHeader.set('content-type', type.replace('grpc-web', 'grpc-web-text'));
-        return universalResponseToNodeResponse({ ...response, header: answerHeader, body: response.body && encodeBase64(response.body) }, res);
+    const text = isGrpcWebText(header(req, 'content-type'));
+    const unary = handler.method.methodKind === 'unary';
+    let asked = request;
+    if (text) {
+      const binaryHeader = new Headers(request.header);
+      binaryHeader.set('content-type', (binaryHeader.get('content-type') ?? '').replace('grpc-web-text', 'grpc-web'));
+      asked = { ...request, header: binaryHeader, body: decodeBase64(request.body as AsyncIterable<Uint8Array>) };
+    }
+    void handler(asked)
+      .then(async (answer) => {
+        if (unary) await requestRead(req);
+        let response = withSpecGrpcMessages(answer);
+        if (text) {
+          const textHeader = new Headers(response.header);
+          const type = textHeader.get('content-type');
+          if (type) textHeader.set('content-type', type.replace('grpc-web', 'grpc-web-text'));
+          response = { ...response, header: textHeader, body: response.body && encodeBase64(response.body) };
+        }
+        return universalResponseToNodeResponse(response, res);
       })
       .catch(() => res.destroy());
   };
@@ -360,20 +377,23 @@ function onAnswerOrClose(res: NodeResponse, then: () => void): void {
 /**
  * An error answered outside connect's handlers (an unknown RPC, an import refused before its body),
  * in the protocol the client speaks, with connect's own protocol helpers: gRPC and gRPC-web as a
- * trailers-only response, Connect as its JSON error body.
+ * trailers-only response (the status fields as grpc-status.ts writes them), Connect as its JSON
+ * error body.
  */
 function writeRpcError(req: NodeRequest, res: NodeResponse, error: ConnectError): void {
-  const contentType = header(req, 'content-type') ?? '';
-  if (contentType.startsWith('application/grpc')) {
-    const headers: Record<string, string> = { 'content-type': contentType };
-    setTrailerStatus(new Headers(), error).forEach((value, key) => (headers[key] = value));
-    res.writeHead(200, headers);
-    res.end();
-    return;
-  }
-  const body = errorToJsonBytes(error, {});
-  res.writeHead(codeToHttpStatus(error.code), { 'content-type': 'application/json', 'content-length': String(body.byteLength) });
-  res.end(body);
+  // Its message may be unread: answered once the client has sent it (requestRead, unary-rpc.ts).
+  void requestRead(req).then(() => {
+    if (res.destroyed || res.writableEnded) return;
+    const contentType = header(req, 'content-type') ?? '';
+    if (contentType.startsWith('application/grpc')) {
+      res.writeHead(200, { 'content-type': contentType, ...grpcStatusFields(error) });
+      res.end();
+      return;
+    }
+    const body = errorToJsonBytes(error, {});
+    res.writeHead(codeToHttpStatus(error.code), { 'content-type': 'application/json', 'content-length': String(body.byteLength) });
+    res.end(body);
+  });
 }
 
 /** One line per RPC call, like the REST API's (request-context.ts): method, RPC, status code, duration, caller. */

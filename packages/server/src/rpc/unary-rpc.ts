@@ -8,7 +8,7 @@
  *
  * What the protocols say is connect's, piece by piece: the deadline headers by connect's
  * `parseTimeout`s, gRPC's envelope (`encodeEnvelope`) and its status with ZITADEL's error details in
- * trailers (`setTrailerStatus`), Connect's status mapping and JSON error body (`codeToHttpStatus`,
+ * trailers (`grpcStatusFields`, connect's `setTrailerStatus` with the spec's message encoding), Connect's status mapping and JSON error body (`codeToHttpStatus`,
  * `errorToJsonBytes`), connect's limit messages (RESOURCE_EXHAUSTED past `readMaxBytes`), JSON read
  * as connect reads it (unknown fields ignored); the codecs are protobuf-es's. The RPC itself is the
  * same call of its REST twin as connect-node's handlers make (rpc-handler.ts, `invokeTwin`).
@@ -19,9 +19,10 @@ import { fromBinary, fromJsonString, toBinary, toJsonString, type DescMessage, t
 import { Code, ConnectError } from '@connectrpc/connect';
 import { encodeEnvelope } from '@connectrpc/connect/protocol';
 import { codeToHttpStatus, errorToJsonBytes, parseContentType as parseConnectContentType, parseTimeout as parseConnectTimeout } from '@connectrpc/connect/protocol-connect';
-import { parseTimeout as parseGrpcTimeout, setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
+import { parseTimeout as parseGrpcTimeout } from '@connectrpc/connect/protocol-grpc';
 import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
-import type { Http2ServerResponse } from 'node:http2';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import { grpcStatusFields } from './grpc-status.js';
 
 /** The handler, request and response types of connect-node's adapter, which every RPC path takes. */
 export type NodeHandler = NonNullable<ConnectNodeAdapterOptions['fallback']>;
@@ -103,6 +104,9 @@ export async function serveUnaryRpc<C>(req: NodeRequest, res: NodeResponse, prot
   } finally {
     clearTimeout(deadline);
   }
+  // A refusal of the message (its size) before it was read waits for the client to have sent it
+  // (requestRead); a deadline or a cancellation does not: the client is no longer waiting for it.
+  if ('error' in outcome && outcome.error.code !== Code.DeadlineExceeded && outcome.error.code !== Code.Canceled) await requestRead(req);
   if (res.destroyed || res.writableEnded) return;
   try {
     if (protocol.name === 'grpc') answerGrpc(res, rpc.output, outcome);
@@ -117,7 +121,7 @@ export async function serveUnaryRpc<C>(req: NodeRequest, res: NodeResponse, prot
 function answerGrpc(res: NodeResponse, schema: DescMessage, outcome: { output: Message } | { error: ConnectError }): void {
   res.writeHead(200, { 'content-type': GRPC_ANSWER_TYPE });
   if ('error' in outcome) {
-    (res as unknown as Http2ServerResponse).addTrailers(Object.fromEntries(setTrailerStatus(new Headers(), outcome.error)));
+    (res as unknown as Http2ServerResponse).addTrailers(grpcStatusFields(outcome.error));
     res.end();
     return;
   }
@@ -232,6 +236,34 @@ function readBody(req: NodeRequest, check: (chunks: Buffer[], received: number) 
       reading = false;
       reject(new ConnectError('the client went away', Code.Canceled));
     });
+  });
+}
+
+/**
+ * Resolves once the request has been read to its end, what is left of it read and dropped, or once
+ * it is gone. Why: over HTTP/2 an answer that arrives while the client still has its message
+ * queued is lost. Node's client (connect-node's transports) counts the queued message against its
+ * session memory (10 MB by default), finds no room for the answer's headers and resets the stream
+ * itself (ENHANCE_YOUR_CALM): a 50 MB message got a reset where RESOURCE_EXHAUSTED was answered. So
+ * a unary call refused before its message was read (too large, an import refused before its body,
+ * an unknown RPC) is answered once the client has sent it all. The server read and dropped the
+ * rest before too (or, on connect-node's path, held the stream paused); the time it may take is
+ * bounded by the request timeout (http2-sessions.ts). The stream is drained, not the request: a
+ * request connect-node abandoned was destroyed, and node's compatibility layer then pauses the
+ * stream at each chunk. Over HTTP/1.1 the answer is written at once and closes the connection
+ * (rpc-handler.ts, closeWhenBodyLeftUnread).
+ */
+export function requestRead(req: NodeRequest): Promise<void> {
+  if (req.httpVersionMajor !== 2) return Promise.resolve();
+  const stream = (req as unknown as Http2ServerRequest).stream;
+  if (stream.readableEnded || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.on('data', () => {
+      if (stream.isPaused()) stream.resume();
+    });
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.resume();
   });
 }
 
