@@ -45,10 +45,12 @@ export interface OidcTestServerOptions {
   mailDropDir?: string;
   /** The first signing key's algorithm (SIGNING_KEY_ALGORITHM; RS256 by default). */
   signingKeyAlgorithm?: SigningAlgorithm;
+  /** The instance's domain (default `localhost`): two instances with different ones generate different organisation domains. */
+  instanceDomain?: string;
 }
 
 export async function startOidcServer(dialect: Dialect, options: OidcTestServerOptions = {}): Promise<OidcTestServer> {
-  const t = await createTestInstance(dialect);
+  const t = await createTestInstance(dialect, {}, options.instanceDomain);
   // Listen first: the issuer must name the real port before the provider is built. The service's
   // own server (HTTP/1.1 and h2c on one port, its limits), as main.ts listens.
   let handle: RequestHandler = (_req, res) => void res.writeHead(503).end();
