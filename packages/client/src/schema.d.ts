@@ -46,7 +46,8 @@ export interface paths {
          *     read from Cloud Storage. The whole document is validated first: an invalid field → 400 naming its
          *     path (e.g. `orgs[0].humanUsers[3].user.email.email`), nothing written. Each organisation is then
          *     imported in one transaction. Resources that already exist are reported in `errors` and left
-         *     unchanged, unless `conflictPolicy` says to skip them silently (`SKIP`) or to overwrite them (`OVERWRITE`);
+         *     unchanged, unless `conflictPolicy` says to skip them silently (`SKIP`), to overwrite them (`OVERWRITE`)
+         *     or to import nothing at all when there is any (`FAIL`: the whole import runs in one transaction → 409);
          *     `dryRun` answers what the import would do without writing anything. Ids from the document are kept (machine users included); password hashes and OTP
          *     secrets are stored as given; texts go to the imported organisation. An organisation whose id exists
          *     is imported into; one whose name is taken by another organisation is skipped (reported). Imported
@@ -5199,7 +5200,20 @@ export interface components {
          *     `verifySmsOtpMessages`, `verifyEmailOtpMessages`, `inviteUserMessages`. Other ZITADEL fields (policies,
          *     domains, actions, API apps, metadata, IDP links, OIDC IDPs, project grants) are validated and
          *     reported in the import's `errors` as not supported. Instance-specific (not in the document): event
-         *     history, sequences and dates, personal access tokens.
+         *     history, sequences and dates.
+         *
+         *     **Whole service accounts between instances of this service.** With `withKeys` the export adds two lists
+         *     to each organisation, this service's extensions (ZITADEL's import ignores them):
+         *     `identityServicePersonalAccessTokens` (`{tokenId, userId, expirationDate, tokenHash}`) and
+         *     `identityServiceMachineSecrets` (`{userId, clientId, clientSecretHash}`), hashes as SHA-256 in base64url,
+         *     as stored (the tokens and secrets themselves are never stored). Imported, a machine user authenticates at
+         *     the target with its source's tokens and client secret. A credential whose machine user is not there, an
+         *     expired token, a token id or hash that is another token's, and a client id another client holds are
+         *     reported in `errors`. Every export gives user grants their id as `userGrants[].identityServiceGrantId`
+         *     (kept by the import; a document without it gets new ids, as in ZITADEL), and marks the domain the
+         *     exporting instance generated from the organisation's name (`<name>.<instance domain>`) with
+         *     `domains[].identityServiceGenerated: true`: the import skips such a domain (outcome `SKIPPED`), the
+         *     target having generated its own, rather than holding the source's domain name as a verified domain.
          *
          *     **Keys survive a move.** `machineKeys` and `appKeys` (public keys) are imported with their ids and
          *     expirations, for machine users and PRIVATE_KEY_JWT applications of the same organisation (in the
@@ -5264,7 +5278,11 @@ export interface components {
              *     `publicKey` as base64 of its PEM) and of PRIVATE_KEY_JWT applications (`appKeys`: `id`, `projectId`,
              *     `appId`, `clientId`, `type`, `expirationDate`, `publicKey`), in ZITADEL's shapes, so key files made
              *     before a move keep working after it. Off by default: the export leaves keys out (description §2.8).
-             *     Private keys are never stored, so never exported.
+             *     Private keys are never stored, so never exported. With it, this service's extensions carry the rest of a
+             *     service account's credentials as the hashes stored here (never the tokens or secrets, which are not
+             *     stored): `identityServicePersonalAccessTokens` (`tokenId`, `userId`, `expirationDate`, `tokenHash`) and
+             *     `identityServiceMachineSecrets` (`userId`, `clientId`, `clientSecretHash`), so personal access tokens and
+             *     machine client secrets made at the source authenticate at a target running this service.
              */
             withKeys?: boolean;
             with_keys?: boolean;
@@ -5316,15 +5334,20 @@ export interface components {
              * @description This service's extension: what becomes of a resource of the document that exists on this instance already
              *     (the same id, or for resources without one the same key: a policy kind, a role key, a membership, a user
              *     grant's project and user, a text's language). `REPORT` (the default, ZITADEL's behaviour): left as it is
-             *     and reported in `errors`. `SKIP`: left as it is, no error. `OVERWRITE`: takes the document's values, with
+             *     and reported in `errors`. `SKIP`: left as it is, no error (outcome `SKIPPED`). `OVERWRITE`: takes the document's values, with
              *     one event per resource changed (its API's change event, naming the changed fields, `source: import`) and
              *     nothing when the values are equal; client ids, keys, user names and an organisation's name are never
              *     changed. A resource that clashes with a different one (a user name another user holds, an id of another
              *     organisation's resource) is refused under every policy. With `SKIP` or `OVERWRITE` importing the same
-             *     document again reports no error and writes no event.
+             *     document again reports no error and writes no event. `FAIL`: all or nothing. The whole import runs in one
+             *     transaction (holding every organisation's locks, on SQLite the write lock, until it ends); the first
+             *     resource that exists here, or clashes with one here, stops it with 409 `IMPORT-f41l0` naming that
+             *     resource, and nothing is written (as after a dry run). Without any, everything is imported, and
+             *     refusals that are no conflict (a role the project lacks, an expired key, actions) are reported in
+             *     `errors` as under `REPORT`. With `dryRun`, a conflict answers the same 409.
              * @enum {string}
              */
-            conflictPolicy?: "REPORT" | "SKIP" | "OVERWRITE";
+            conflictPolicy?: "REPORT" | "SKIP" | "OVERWRITE" | "FAIL";
             /**
              * @description This service's extension (default false): validate the document against this instance and answer what the
              *     import would do, writing nothing (no row, no event, no mail). The import runs as it would, in one
@@ -5367,15 +5390,14 @@ export interface components {
                 id: string;
                 message: string;
             }[];
+            summary: components["schemas"]["ImportOutcomeCounts"];
             /**
-             * @description This service's extension: how many resources of the document were created, left unchanged, changed
-             *     (`conflictPolicy: OVERWRITE`) and refused (each refusal is an entry of `errors`).
+             * @description This service's extension: the same counts per kind of resource (`type` as in `errors` and `resources`:
+             *     `org`, `human_user`, `machine_user`, `project`, `user_grant`, `domain`, `personal_access_token`, …);
+             *     kinds the document does not have are left out.
              */
-            summary: {
-                created: number;
-                unchanged: number;
-                changed: number;
-                refused: number;
+            summaryByType?: {
+                [key: string]: components["schemas"]["ImportOutcomeCounts"];
             };
             /** @description Present (true) when the request was a dry run; nothing was written. */
             dryRun?: boolean;
@@ -5387,8 +5409,8 @@ export interface components {
                 type: string;
                 id: string;
                 /** @enum {string} */
-                outcome: "CREATED" | "UNCHANGED" | "CHANGED" | "REFUSED";
-                /** @description Why it is refused, or why it stays as it is. */
+                outcome: "CREATED" | "UNCHANGED" | "CHANGED" | "SKIPPED" | "REFUSED";
+                /** @description Why it is refused, skipped, or why it stays as it is. */
                 message?: string;
                 /** @description The fields the document changes (CHANGED). */
                 fields?: string[];
@@ -5449,20 +5471,42 @@ export interface components {
                     machineKeys?: string[];
                     /** @description Ids of the imported application keys (public keys, ids and expirations as in the document). */
                     appKeys?: string[];
+                    /** @description This service's extension; ids of the imported personal access tokens (`identityServicePersonalAccessTokens`). */
+                    personalAccessTokens?: string[];
+                    /** @description This service's extension; the machine users whose client secret was imported (`identityServiceMachineSecrets`). */
+                    machineSecrets?: string[];
                 }[];
             };
+        };
+        /**
+         * @description This service's extension: how many resources of the document were created, left unchanged (here as the
+         *     document has them), changed (`conflictPolicy: OVERWRITE`), skipped (existing and left as they are under
+         *     `conflictPolicy: SKIP`, or not this instance's to take, such as the domain the exporting instance
+         *     generated for the organisation) and refused (each refusal is an entry of `errors`).
+         */
+        ImportOutcomeCounts: {
+            created: number;
+            unchanged: number;
+            changed: number;
+            skipped: number;
+            refused: number;
         };
         /**
          * @description An import run in the background (StartImportJob). `phase` goes `queued` → `reading` (the request is read
          *     from where the job keeps it, or the document from Cloud Storage) → `validating` (the whole document, as
          *     ImportData validates it) → `importing` (one transaction per organisation) → `done`, `failed` or
          *     `cancelled`. `progress` counts organisations and users of the document's organisations that are done
-         *     (imported, or skipped with their errors) of the totals, known once the document is validated.
+         *     (imported, or skipped with their errors) of the totals, known once the document is validated; users done
+         *     advance during an organisation's import, batch by batch (about 200 users; what a batch is in the
+         *     organisation's open transaction, shown at most every 250 ms, by every process sharing the job's
+         *     `DATA_DIR`; other processes see it at each organisation's end).
          *     `committedOrgIds` lists the organisations whose transaction committed, each recorded in that transaction:
          *     after a cancel or an interruption exactly these are in the target, each whole. `result` is ImportData's
          *     answer once `done`; `error` says why a job `failed` (ImportData's error: a 400 naming the invalid path, a
-         *     timeout, …, or `IMPORT-j0b1n` when the process running it stopped after an organisation had committed)
-         *     or was `cancelled`.
+         *     timeout, …, or `IMPORT-j0b1n` when the process running it stopped after an organisation had committed,
+         *     or for the `IMPORT_JOB_MAX_ATTEMPTS`-th time) or was `cancelled`. A job whose process stopped is taken up
+         *     again once its lease runs out (`IMPORT_JOB_LEASE_MS`), or at once by a process started on the same host
+         *     after the one holding it died; its phase shows where the new run is from then on.
          */
         ImportJob: {
             id: string;
@@ -5481,7 +5525,7 @@ export interface components {
             documentBytes: string;
             /** @description The user who started it; the job imports with that user's permissions when it runs. */
             creatorId: string;
-            /** @description Runs begun. A run interrupted before any organisation committed (its process stopped) starts again, up to 3 times. */
+            /** @description Runs begun. A run interrupted before any organisation committed (its process stopped) starts again, up to `IMPORT_JOB_MAX_ATTEMPTS` runs (3 by default); the next interruption fails the job (`IMPORT-j0b1n`). */
             attempts: number;
             result?: components["schemas"]["ImportDataResponse"];
             error?: {
@@ -7321,6 +7365,18 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             /** @description The Cloud Storage object (or its bucket) does not exist (code 5). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `conflictPolicy: FAIL` and a resource of the document exists here, or clashes with one that does
+             *     (`IMPORT-f41l0`, naming it; code 6): nothing was imported.
+             */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

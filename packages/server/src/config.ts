@@ -30,6 +30,8 @@ const EnvSchema = z.object({
   MAX_CONCURRENT_IMPORTS: z.coerce.number().int().positive().default(2),
   /** How long an import job's lease lasts unrenewed: a job whose process died is taken up again this long after. */
   IMPORT_JOB_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** Runs of an import job whose process stopped before any organisation committed; the next such stop fails it (IMPORT-j0b1n). */
+  IMPORT_JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(3),
   /** Connections (http-server.ts): time to send a request's headers, idle connections included. */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
   /** Time to send a whole request, body included. */
@@ -74,6 +76,8 @@ export interface Config {
   /** Connection timeouts and caps (HTTP_*). */
   /** Import jobs' lease (IMPORT_JOB_LEASE_MS). */
   importJobLeaseMs: number;
+  /** Runs of an interrupted import job (IMPORT_JOB_MAX_ATTEMPTS). */
+  importJobMaxAttempts: number;
   connections: ConnectionLimits;
   /** Cloud Storage endpoint for export/import (STORAGE_EMULATOR_HOST); Google's when unset. */
   gcsEndpoint?: string;
@@ -125,6 +129,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxImportBodyBytes: e.MAX_IMPORT_BODY_BYTES,
     maxConcurrentImports: e.MAX_CONCURRENT_IMPORTS,
     importJobLeaseMs: e.IMPORT_JOB_LEASE_MS,
+    importJobMaxAttempts: e.IMPORT_JOB_MAX_ATTEMPTS,
     connections: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,

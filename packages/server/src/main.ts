@@ -78,7 +78,7 @@ async function main() {
   // Background work (background/index.ts): the outbox's delivery and import jobs, safe with several processes.
   const background = startBackgroundWork({
     store, secrets, instanceId: instance.instanceId, externalUrl: config.externalUrl, mailDropDir: config.mailDropDir, logger,
-    importJobs: { documents, leaseMs: config.importJobLeaseMs, maxBytes: config.maxImportBodyBytes, gcs: config.gcsEndpoint ? { endpoint: config.gcsEndpoint } : undefined },
+    importJobs: { documents, leaseMs: config.importJobLeaseMs, maxAttempts: config.importJobMaxAttempts, maxBytes: config.maxImportBodyBytes, gcs: config.gcsEndpoint ? { endpoint: config.gcsEndpoint } : undefined },
   });
   server.listen(config.port, config.host, () => {
     const address = server.address();

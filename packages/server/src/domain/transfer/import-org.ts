@@ -15,6 +15,7 @@ import { importApps } from './import/apps.js';
 import { importDomains } from './import/domains.js';
 import { importIdps } from './import/idps.js';
 import { importAppKeys, importMachineKeys } from './import/keys.js';
+import { importMachineSecrets, importPersonalAccessTokens } from './import/credentials.js';
 import { importOrganisation } from './import/org.js';
 import { importPolicies } from './import/policies.js';
 import { importProjectRoles, importProjects } from './import/projects.js';
@@ -61,6 +62,8 @@ export interface OrgImportContext {
   missingUsers: Map<string, number>;
   /** Queue the verification / init mail for each imported human that needs one (the request's `notifyUsers`). */
   notifyUsers?: boolean;
+  /** After each batch of users: how many of the organisation's users this run of its transaction has taken so far. */
+  onUsersDone?: (usersDone: number) => void;
 }
 
 export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<ImportSuccessOrg | undefined> {
@@ -79,9 +82,11 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   await importUsers(tx, org, run, userOptions);
   check();
   // Batch by batch, in this same transaction: a later batch sees the users of the earlier ones.
+  let usersDone = 0;
   for await (const batch of c.userBatches?.() ?? []) {
     await importUsers(tx, { ...org, humanUsers: batch.humanUsers ?? [], machineUsers: batch.machineUsers ?? [] }, run, userOptions);
     check();
+    c.onUsersDone?.((usersDone += (batch.humanUsers?.length ?? 0) + (batch.machineUsers?.length ?? 0)));
   }
   const projectNames = await importProjects(tx, org.projects ?? [], run);
   // Projects of this organisation (imported now or before) are the only ones roles, apps, grants and members may name.
@@ -91,9 +96,11 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   await importIdps(tx, { jwtIdps: org.jwtIdps ?? [], oidcIdps: org.oidcIdps ?? [], sealIdpSecret: c.sealIdpSecret, isIdpSecret: c.isIdpSecret }, run);
   await importUserMetadata(tx, org.userMetadata ?? [], run);
   check();
-  // Public keys of this organisation's machine users and PRIVATE_KEY_JWT applications.
+  // Public keys of this organisation's machine users and PRIVATE_KEY_JWT applications; the hashes of its machine users' tokens and secrets.
   await importMachineKeys(tx, org.machineKeys ?? [], run);
   await importAppKeys(tx, org.appKeys ?? [], run);
+  await importPersonalAccessTokens(tx, org.identityServicePersonalAccessTokens ?? [], run);
+  await importMachineSecrets(tx, org.identityServiceMachineSecrets ?? [], run);
   await importUserLinks(tx, org.userLinks ?? [], run);
 
   // User grants and memberships: now, or after the organisations whose users they name.

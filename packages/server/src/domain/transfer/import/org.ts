@@ -68,13 +68,13 @@ export async function importOrganisation(tx: Repositories, org: DataOrg, run: Or
   } else {
     const name = importedOrgName(org, orgId);
     if (await tx.orgs.getByNameKey(name.toLowerCase())) {
-      run.refuse('org', orgId, msg('ORG-3M9f2', `Errors.Org.AlreadyExists: the name "${name}" is taken by another organisation; its resources were not imported`));
+      run.clash('org', orgId, msg('ORG-3M9f2', `Errors.Org.AlreadyExists: the name "${name}" is taken by another organisation; its resources were not imported`));
       return false;
     }
     const instance = await tx.instance.get();
     const primaryDomain = orgPrimaryDomain(name, instance?.domain ?? 'localhost');
     if (await tx.orgs.getByPrimaryDomain(primaryDomain)) {
-      run.refuse('org', orgId, msg('ORG-3M9f3', `Errors.Org.Domain.AlreadyExists: ${primaryDomain}; its resources were not imported`));
+      run.clash('org', orgId, msg('ORG-3M9f3', `Errors.Org.Domain.AlreadyExists: ${primaryDomain}; its resources were not imported`));
       return false;
     }
     await tx.orgs.insert({
