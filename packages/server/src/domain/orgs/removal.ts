@@ -6,7 +6,9 @@
  * its users (`user.cascade.removed`, with their grants, memberships, tokens, sessions, keys, links,
  * metadata: users/commands.ts `removeUserWithin`), its members, its identity providers and their
  * links; its domains, policies and texts go with its row; then `org.removed`. As in ZITADEL, the
- * instance's default organisation cannot be removed.
+ * instance's default organisation cannot be removed. The caller must have authority over every
+ * user of it (domain/users/guard.ts): an ORG_OWNER cannot remove the instance's owners by removing
+ * their organisation (403 `COMMAND-Auth0r`, nothing removed).
  *
  * Unlike ZITADEL (issue #10058), the removed organisation can be imported again with its ids: no
  * row keeps them, and a user removed with its organisation (`user.cascade.removed`) does not keep
@@ -17,6 +19,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition, notFound } from '../errors.js';
 import { removeGrantWithin, removeProjectWithin } from '../projects/removal.js';
+import { requireAuthorityOverUsersOf } from '../users/guard.js';
 import { loginNamesLock } from '../users/login-names.js';
 import { removeUserWithin } from '../users/commands.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
@@ -35,6 +38,8 @@ export async function removeOrg(store: Store, ctx: RequestContext): Promise<{ de
     if (!org) throw notFound('COMMAND-ak8ew', 'Errors.Org.NotFound');
     const instance = await tx.instance.get();
     if (instance?.defaultOrgId === orgId) throw failedPrecondition('COMMA-wG9p1', 'Errors.Org.DefaultOrgNotDeletable: the instance’s default organisation cannot be removed');
+    // Removing it removes its users: authority over every one of them (users/guard.ts).
+    await requireAuthorityOverUsersOf(tx, ctx, orgId);
     const onOrg = (type: string, payload: Record<string, unknown>) =>
       tx.events.append({ aggregateType: ORG_AGGREGATE, aggregateId: orgId, type, payload, creator: ctx.caller.userId, resourceOwner: orgId });
 

@@ -11,7 +11,7 @@ import { addedDetails, changedDetails, type ObjectDetails } from '../details.js'
 import { alreadyExists, invalidArgument } from '../errors.js';
 import { newId } from '../ids.js';
 import { cascadeUserRemoval } from '../user-grants/cascade.js';
-import { userForCredentialChange } from './guard.js';
+import { userToChange } from './guard.js';
 import { queueUserMessage } from '../notifications/queue.js';
 import { checkHashedPassword } from './hashed-password.js';
 import { checkPasswordComplexity } from './password-policy.js';
@@ -229,7 +229,7 @@ export async function insertNewUser(tx: Repositories, by: { instanceId: string; 
 export async function removeUser(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.delete');
   return store.transaction(async (tx) => {
-    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-m9od');
+    const user = await userToChange(tx, ctx, userId, 'COMMAND-m9od');
     const event = await removeUserWithin(tx, ctx, user, 'user.removed');
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);
