@@ -65,7 +65,7 @@ export interface BatchBudget {
 }
 
 export const BATCH_BUDGET: Record<Dialect, BatchBudget> = {
-  sqlite: { ms: 20, step: 25 },
+  sqlite: { ms: 10, step: 20 },
   postgres: { ms: 200, step: 200 },
 };
 
