@@ -11,54 +11,18 @@
  * workers at once, each with its events; the event loop is never held for the whole removal.
  * Real tokens over the service's own HTTP server, on both stores.
  */
-import Database from 'better-sqlite3';
-import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as oc from 'openid-client';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrgRemovalWorker } from '../src/background/org-removal-worker.js';
 import { continueOrgRemoval } from '../src/domain/orgs/removal.js';
-import * as tables from '../src/store/schema.sqlite.js';
 import { describeEachStore, createTestInstance } from './support/instance.js';
+import { leftovers } from './support/leftovers.js';
 import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
 import { BCRYPT } from './support/transfer-documents.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
 const AUD = 'urn:service:iam:org:project:id:service:aud';
-
-/** Every table with a `user_id` column (the same names on both dialects). */
-const USER_TABLES = Object.values(tables)
-  .map((table) => getTableConfig(table as SQLiteTable))
-  .filter((config) => config.columns.some((c) => c.name === 'user_id'))
-  .map((config) => config.name);
-
-/** Rows naming the user: in every table with a user id, and in the provider's storage. Read through a connection of its own. */
-async function leftovers(location: { dialect: string; target: string }, userId: string): Promise<Record<string, number>> {
-  const queries = [
-    ...USER_TABLES.map((name) => [name, `select count(*) as n from ${name} where user_id = $1`] as const),
-    ['users', 'select count(*) as n from users where id = $1'] as const,
-    ['oidc_payloads', `select count(*) as n from oidc_payloads where cast(payload as text) like '%' || $1 || '%'`] as const,
-  ];
-  const counts: Record<string, number> = {};
-  if (location.dialect === 'sqlite') {
-    const db = new Database(location.target, { readonly: true });
-    try {
-      for (const [name, query] of queries) counts[name] = Number((db.prepare(query.replaceAll('$1', '@userId')).all({ userId }) as { n: number }[])[0].n);
-    } finally {
-      db.close();
-    }
-  } else {
-    const client = new pg.Client({ connectionString: location.target });
-    await client.connect();
-    try {
-      for (const [name, query] of queries) counts[name] = Number((await client.query(query, [userId])).rows[0].n);
-    } finally {
-      await client.end();
-    }
-  }
-  return Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
-}
 
 describeEachStore('removing an organisation (issue 47)', (dialect) => {
   let s: OidcTestServer;
