@@ -46,7 +46,9 @@ export interface paths {
          *     read from Cloud Storage. The whole document is validated first: an invalid field → 400 naming its
          *     path (e.g. `orgs[0].humanUsers[3].user.email.email`), nothing written. Each organisation is then
          *     imported in one transaction. Resources that already exist are reported in `errors` and left
-         *     unchanged, unless `conflictPolicy` says to skip them silently (`SKIP`), to overwrite them (`OVERWRITE`)
+         *     unchanged, unless `conflictPolicy` says to skip them silently (`SKIP`), to overwrite them (`OVERWRITE`;
+         *     an existing user is overwritten, or given metadata, links or keys, only if the caller may grant every
+         *     role it holds, else that resource is reported in `errors` with `COMMAND-Auth0r`)
          *     or to import nothing at all when there is any (`FAIL`: the whole import runs in one transaction → 409);
          *     `dryRun` answers what the import would do without writing anything. Ids from the document are kept (machine users included); password hashes and OTP
          *     secrets are stored as given; texts go to the imported organisation. An organisation whose id exists
@@ -1586,13 +1588,19 @@ export interface paths {
         /**
          * Remove the organisation the request acts on
          * @description ZITADEL's RemoveOrg. Removes the organisation (the caller's, or the one named by `x-service-orgid`)
-         *     with everything it owns, in one transaction, one event for each thing removed: its projects (with
-         *     their grants, user grants, applications and their keys, members, roles), the project grants other
-         *     organisations gave it (with the user grants and members under them), its users (`user.cascade.removed`,
-         *     with their grants, memberships, tokens, sessions, keys, links and metadata), its members, its identity
-         *     providers and their links, its domains, policies and texts; then `org.removed`. Unlike ZITADEL, an
-         *     organisation removed this way can be imported again with its ids. The instance's default organisation
-         *     cannot be removed (400 `COMMA-wG9p1`). Permission `org.delete` (IAM_OWNER, IAM_ORG_MANAGER, ORG_OWNER).
+         *     with everything it owns, one event for each thing removed: its projects (with their grants, user
+         *     grants, applications and their keys, members, roles), the project grants other organisations gave it
+         *     (with the user grants and members under them), its users (`user.cascade.removed`, with their grants,
+         *     memberships, tokens, sessions, keys, links and metadata), its members, its identity providers and their
+         *     links, its domains, policies and texts, and `org.removed`. The answer comes at once, whatever the
+         *     organisation's size: from then on nothing of it works (its users cannot sign in, their tokens are
+         *     refused, it and they are not found), while its users and user grants are removed in the background,
+         *     each with its event; until that has finished an import of its id is refused (`ORG-r3m0v`). Unlike
+         *     ZITADEL, an organisation removed this way can be imported again with its ids once it is gone. The
+         *     instance's default organisation cannot be removed (400 `COMMA-wG9p1`). Permission `org.delete`
+         *     (IAM_OWNER, IAM_ORG_MANAGER, ORG_OWNER), and, unlike ZITADEL, the right to grant every role any of its
+         *     users holds: else 403 `COMMAND-Auth0r` naming such a user and role, nothing removed (an ORG_OWNER
+         *     cannot remove the instance's owners with their organisation).
          */
         delete: operations["RemoveOrg"];
         options?: never;
@@ -2159,13 +2167,15 @@ export interface paths {
         /**
          * Set several metadata of a user
          * @description ZITADEL's BulkSetUserMetadata: each entry as SetUserMetadata, all or nothing (an invalid entry → 400
-         *     naming it, nothing written). One `user.metadata.set` event per key. Permission `user.write`.
+         *     naming it, nothing written). One `user.metadata.set` event per key. Permission `user.write`, and the
+         *     right to grant every role the user holds (else 403 `COMMAND-Auth0r`).
          */
         post: operations["BulkSetUserMetadata"];
         /**
          * Remove several metadata of a user
          * @description ZITADEL's BulkRemoveUserMetadata: all or nothing; a key the user does not have → 404 `META-ubV6p` naming
-         *     it, nothing removed. One `user.metadata.removed` event per key. Permission `user.write`.
+         *     it, nothing removed. One `user.metadata.removed` event per key. Permission `user.write`, and the right to
+         *     grant every role the user holds (else 403 `COMMAND-Auth0r`).
          */
         delete: operations["BulkRemoveUserMetadata"];
         options?: never;
@@ -2195,13 +2205,14 @@ export interface paths {
          * @description ZITADEL's SetUserMetadata: `value` is base64 (standard or URL-safe) of 1 to 500,000 bytes; it is
          *     returned in standard base64. Sets or replaces the key; appends `user.metadata.set` (the key, not the
          *     value). Applications read a user's metadata from userinfo with the scope `urn:zitadel:iam:user:metadata`
-         *     (claim of the same name: key → base64 value). Permission `user.write`.
+         *     (claim of the same name: key → base64 value). Permission `user.write`; unlike ZITADEL, since metadata
+         *     reaches tokens, the caller must also be allowed to grant every role the user holds (else 403 `COMMAND-Auth0r`).
          */
         post: operations["SetUserMetadata"];
         /**
          * Remove a metadata value of a user
          * @description ZITADEL's RemoveUserMetadata; an unknown key → 404 `META-ubV6p`. Appends `user.metadata.removed`.
-         *     Permission `user.write`.
+         *     Permission `user.write`, and the right to grant every role the user holds (else 403 `COMMAND-Auth0r`).
          */
         delete: operations["RemoveUserMetadata"];
         options?: never;
@@ -2405,6 +2416,8 @@ export interface paths {
          * @description ZITADEL's UpdateHumanProfile: the whole profile is given (a field left out is cleared; the display
          *     name falls back to "first last"). Appends `user.human.profile.changed`. Permission `user.write`. A
          *     machine user or a user outside the organisation → 404; nothing changed → 400 `COMMAND-2M0fs`.
+         *     Unlike ZITADEL, the caller must also be allowed to grant every role the user holds (else 403
+         *     `COMMAND-Auth0r`): the profile reaches tokens and mails.
          */
         put: operations["UpdateHumanProfile"];
         post?: never;
@@ -2883,7 +2896,7 @@ export interface paths {
          * @deprecated
          * @description Replaces the OIDC settings of a provider the organisation owns (same rules as when adding; without
          *     `clientSecret` the current secret is kept). A JWT provider answers 404 `Org-67J9d`. A request
-         *     that changes nothing answers 400 `Org-2k9fs`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     that changes nothing answers 400 `Org-2k9fs`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         put: operations["UpdateOrgIDPOIDCConfig"];
         post?: never;
@@ -2937,7 +2950,7 @@ export interface paths {
          * @deprecated
          * @description Replaces name, styling and auto-registration of a provider the organisation owns (an instance
          *     provider answers 404). A request that changes nothing answers 400 `Org-jf9w`; a name the organisation
-         *     already uses answers 409. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     already uses answers 409. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         put: operations["UpdateOrgIDP"];
         post?: never;
@@ -2945,7 +2958,7 @@ export interface paths {
          * Deprecated: remove an identity provider of the organisation
          * @deprecated
          * @description Removes a provider the organisation owns; its name becomes free again. Instance providers cannot be
-         *     removed here (404). Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     removed here (404). Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         delete: operations["RemoveOrgIDP"];
         options?: never;
@@ -2969,7 +2982,7 @@ export interface paths {
          * @deprecated
          * @description Replaces the JWT settings of a provider the organisation owns (same rules as when adding). An OIDC
          *     provider answers 404 `Org-67J9d`. A request
-         *     that changes nothing answers 400 `Org-2k9fs`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     that changes nothing answers 400 `Org-2k9fs`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         put: operations["UpdateOrgIDPJWTConfig"];
         post?: never;
@@ -2995,7 +3008,7 @@ export interface paths {
          * Deprecated: deactivate an identity provider of the organisation
          * @deprecated
          * @description Sets an active provider the organisation owns to `IDP_STATE_INACTIVE`; one that is not active answers
-         *     400 `Org-BBmd0`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     400 `Org-BBmd0`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         post: operations["DeactivateOrgIDP"];
         delete?: never;
@@ -3020,7 +3033,7 @@ export interface paths {
          * Deprecated: reactivate an identity provider of the organisation
          * @deprecated
          * @description Sets an inactive provider the organisation owns back to `IDP_STATE_ACTIVE`; one that is not inactive
-         *     answers 400 `Org-5Mo0d`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     answers 400 `Org-5Mo0d`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         post: operations["ReactivateOrgIDP"];
         delete?: never;
@@ -3120,7 +3133,8 @@ export interface paths {
         /**
          * Deprecated: remove an identity provider of the instance
          * @deprecated
-         * @description Removes an instance provider; its name becomes free again. Permission `iam.idp.write`.
+         * @description Removes an instance provider; its name becomes free again. Permission `iam.idp.write`, and the right to
+         *     grant every role held by a user linked to it (else 403 `COMMAND-Auth0r`).
          */
         delete: operations["RemoveIDP"];
         options?: never;

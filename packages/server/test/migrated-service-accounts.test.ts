@@ -79,7 +79,7 @@ describeEachStore('service accounts moved between instances', (dialect) => {
     expect((await b.api('GET', '/management/v1/orgs/me', undefined, token, { 'x-service-orgid': orgId })).status).toBe(200);
 
     // The user grant: the same id.
-    expect((await b.t.store.read.userGrants.byUser(robot)).map((g) => g.id)).toEqual([grantId]);
+    expect((await b.t.store.read.userGrants.search({ orgId, userId: robot, limit: 10, offset: 0, asc: true })).rows.map((g) => g.id)).toEqual([grantId]);
     expect((await b.api('GET', `/management/v1/users/${robot}/grants/${grantId}`, undefined, undefined, { 'x-service-orgid': orgId })).status).toBe(200);
 
     // Domains: B's own generated one, verified and primary; nothing of A's.

@@ -203,7 +203,7 @@ describeEachStore('project grants', (dialect) => {
     } finally {
       await s.t.store.transaction(async (tx) => {
         for (const userId of ids) await tx.members.remove('project_grant', grantId, userId);
-        for (const id of ids) await tx.users.remove(id);
+        await tx.removal.removeUsers(ids);
       });
     }
   }, 120_000);

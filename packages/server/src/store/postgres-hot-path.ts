@@ -69,6 +69,30 @@ const APPEND_WITH_TEXT = {
 };
 
 /**
+ * Events of distinct aggregates in one statement (the events repository's `appendAll` splits a list
+ * where an aggregate repeats): their next sequences, then the events in the order given. A batch of
+ * a removed organisation's users (domain/orgs/removal.ts) is one round trip, not one per user.
+ * $1–$6 the events' fields as arrays, $7 the time.
+ */
+const APPEND_MANY = {
+  name: 'events_append_many',
+  text: `with input as (
+           select * from unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[])
+                  with ordinality as e(aggregate_type, aggregate_id, type, payload, creator, resource_owner, n)),
+         next as (
+           insert into aggregate_sequences (aggregate_type, aggregate_id, sequence)
+           select aggregate_type, aggregate_id, 1 from input order by n
+           on conflict (aggregate_type, aggregate_id) do update set sequence = aggregate_sequences.sequence + 1
+           returning aggregate_type, aggregate_id, sequence),
+         appended as (
+           ${INSERT_EVENT}
+           select i.aggregate_type, i.aggregate_id, next.sequence, i.type, i.payload, i.creator, i.resource_owner, $7::timestamptz
+             from input i join next using (aggregate_type, aggregate_id) order by i.n
+           returning aggregate_type, aggregate_id, position, sequence)
+         select aggregate_type, aggregate_id, position, sequence from appended`,
+};
+
+/**
  * A user grant's removal (4.2) in one statement: the grant of the user in the organisation deleted
  * and, only if there was one, the aggregate's next sequence taken and the removal event appended,
  * its payload built from the removed row as removedGrantPayload builds it (repositories/user-grants.ts).
@@ -144,6 +168,20 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWr
       const sequence = Number(rows[0].sequence);
       behind?.appended(event.aggregateType, event.aggregateId, sequence);
       return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
+    },
+    async appendEvents(events: readonly NewEvent[], at: Date = new Date()): Promise<StoredEvent[]> {
+      const column = <K extends keyof NewEvent>(key: K) => events.map((e) => e[key]);
+      const { rows } = await client.query<{ aggregate_type: string; aggregate_id: string; position: string; sequence: string }>({
+        ...APPEND_MANY,
+        values: [column('aggregateType'), column('aggregateId'), column('type'), events.map((e) => JSON.stringify(e.payload)), column('creator'), column('resourceOwner'), at],
+      });
+      const byAggregate = new Map(rows.map((r) => [`${r.aggregate_type}\u0000${r.aggregate_id}`, r]));
+      return events.map((event) => {
+        const row = byAggregate.get(`${event.aggregateType}\u0000${event.aggregateId}`)!;
+        const sequence = Number(row.sequence);
+        behind?.appended(event.aggregateType, event.aggregateId, sequence);
+        return { ...event, sequence, createdAt: at, position: Number(row.position) };
+      });
     },
     async takeUserGrantWithEvent(grantId: string, orgId: string, userId: string, removal: GrantRemoval, at: Date = new Date()): Promise<RemovedUserGrant | undefined> {
       const { rows } = await client.query<{ project_id: string; project_grant_id: string | null; position: string; sequence: string }>({

@@ -3,6 +3,7 @@
  * both dialects). State tables hold the current state so reads never replay events; the
  * `events` table is the append-only audit trail written in the same transaction.
  */
+import { sql } from 'drizzle-orm';
 import type { ColumnFactory } from './columns.js';
 
 export type MessageTextFields = Partial<
@@ -391,6 +392,23 @@ export function defineTables(c: ColumnFactory) {
   );
 
   /**
+   * Organisations removed whose users, and the user grants on whose projects, are still being
+   * removed in the background (domain/orgs/removal.ts, background/org-removal-worker.ts): the
+   * organisation's row is gone at once, its remaining rows go in small transactions, each with its
+   * events. The row goes with the last of them.
+   */
+  const orgRemovals = c.table('org_removals', {
+    orgId: c.text('org_id').primaryKey(),
+    /** Who removed it: the creator of the cascade's events. */
+    creatorId: c.text('creator_id').notNull(),
+    /** Its projects when it was removed: the user grants on them (given by it or through its project grants) go first. */
+    projectIds: c.json<string[]>('project_ids').notNull(),
+    /** Its identity providers: links to them left once its users are gone go last. */
+    idpIds: c.json<string[]>('idp_ids').notNull(),
+    createdAt: c.time('created_at').notNull(),
+  });
+
+  /**
    * One-time codes of a user (email verification, initialisation), stored as SHA-256; a new code
    * of a kind replaces the old one, so only the latest works.
    */
@@ -492,6 +510,11 @@ export function defineTables(c: ColumnFactory) {
       c.index('oidc_payloads_grant').on(t.grantId),
       c.index('oidc_payloads_uid').on(t.uid),
       c.index('oidc_payloads_expires').on(t.expiresAt),
+      // A removed user's rows (repositories/oidc.ts `removeOfUsers`): by the account the payload
+      // names, and a machine user's client-credentials tokens by its client id. Without them every
+      // removed user was a scan of the table (an organisation's removal, one per user: issue 47).
+      c.index('oidc_payloads_account').on(sql`(${sql.raw('payload')}->>'accountId')`),
+      c.index('oidc_payloads_kind_client').on(t.kind, sql`(${sql.raw('payload')}->>'clientId')`),
     ],
   );
 
@@ -662,7 +685,7 @@ export function defineTables(c: ColumnFactory) {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, projectGrants, idps,
     oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks,
     userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, importJobs, userCodes, userMetadata, policies, orgDomains,
-    userOtpPending, mfaInitSkips,
+    userOtpPending, mfaInitSkips, orgRemovals,
   };
 }
 

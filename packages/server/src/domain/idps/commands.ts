@@ -16,6 +16,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { requireAuthorityOverUsersLinkedTo } from '../users/guard.js';
 import { UniqueViolation, type AggregateLock, type Repositories, type Store } from '../../store/store.js';
 import type { IdpChange, IdpRow } from '../../store/repositories/idps.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
@@ -188,9 +189,14 @@ export function oidcRowFields(oidcConfig: OidcConfig, clientSecretSealed: string
 }
 
 /** The provider if this scope owns it; anything else (another owner, no such id) is 404. */
-async function ownedIdp(tx: Repositories, scope: IdpScope, idpId: string): Promise<IdpRow> {
+/**
+ * The provider of the scope a command changes, deactivates or removes: 404 when missing, 403 when
+ * a user who signs in with it holds roles the caller may not grant (domain/users/guard.ts).
+ */
+async function idpToChange(tx: Repositories, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<IdpRow> {
   const row = await tx.idps.get(idpId);
   if (!row || row.ownerId !== scope.ownerId) throw idpNotFound();
+  await requireAuthorityOverUsersLinkedTo(tx, ctx, row.id);
   return row;
 }
 
@@ -221,7 +227,7 @@ export async function updateIdp(store: Store, ctx: RequestContext, scope: IdpSco
   requirePermission(ctx, scope.write);
   const next = { name: input.name, stylingType: stylingTypeOf(input.stylingType), autoRegister: input.autoRegister ?? false };
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     const changes = Object.fromEntries(Object.entries(next).filter(([key, value]) => row[key as keyof typeof next] !== value));
     if (Object.keys(changes).length === 0) throw failedPrecondition('Org-jf9w', 'IDP Configuration has not been changed');
     const nameKey = nameKeyOf(next.name);
@@ -238,7 +244,7 @@ export async function updateIdp(store: Store, ctx: RequestContext, scope: IdpSco
 export async function updateIdpJwtConfig(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string, input: JwtConfigInput): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     if (isOidcIdp(row)) throw notFound('Org-67J9d', 'The identity provider has no JWT configuration: it is an OIDC provider (change it with its oidc_config)');
     const current = jwtConfigOf(row);
     const next: JwtConfig = { jwtEndpoint: input.jwtEndpoint, issuer: input.issuer, keysEndpoint: input.keysEndpoint, headerName: input.headerName, audience: input.audience ?? current.audience };
@@ -272,7 +278,7 @@ export async function updateIdpOidcConfig(
   const next = oidcConfigFrom(input);
   const sealed = input.clientSecret ? secrets.seal(input.clientSecret, OIDC_CLIENT_SECRET_PURPOSE) : undefined;
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     if (!isOidcIdp(row)) throw notFound('Org-67J9d', 'The identity provider has no OIDC configuration: it is a JWT provider (change it with its jwt_config)');
     const current = oidcConfigOf(row);
     const changes: Record<string, unknown> = Object.fromEntries(
@@ -293,7 +299,7 @@ export async function updateIdpOidcConfig(
 export async function deactivateIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     if (row.state !== 'IDP_STATE_ACTIVE') throw failedPrecondition('Org-BBmd0', 'IDP Configuration is not active');
     return applyChange(tx, ctx, scope, row, 'idp.config.deactivated', {}, { state: 'IDP_STATE_INACTIVE' });
   }, [[IDP_LOCK, idpId]]);
@@ -302,7 +308,7 @@ export async function deactivateIdp(store: Store, ctx: RequestContext, scope: Id
 export async function reactivateIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     if (row.state !== 'IDP_STATE_INACTIVE') throw failedPrecondition('Org-5Mo0d', 'IDP Configuration is not inactive');
     return applyChange(tx, ctx, scope, row, 'idp.config.reactivated', {}, { state: 'IDP_STATE_ACTIVE' });
   }, [[IDP_LOCK, idpId]]);
@@ -312,7 +318,7 @@ export async function reactivateIdp(store: Store, ctx: RequestContext, scope: Id
 export async function removeIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     const event = await tx.events.append({
       aggregateType: scope.aggregate,
       aggregateId: scope.ownerId,

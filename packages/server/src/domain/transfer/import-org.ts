@@ -8,6 +8,7 @@
  * rows start at sequence 0.
  */
 import type { Repositories } from '../../store/store.js';
+import type { RequestContext } from '../context.js';
 import type { DomainError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { DataOrg } from './document.js';
@@ -46,8 +47,8 @@ export interface OrgImportContext {
   policy: ConflictPolicy;
   /** Receives each resource's outcome (this run's: reset with `errors` when the transaction runs again). */
   outcomes: OutcomeSink;
-  /** The importing user: the creator of the events an overwrite appends. */
-  creator: string;
+  /** Who imports: the creator of the events an overwrite appends, and whose authority over existing users counts (domain/users/guard.ts). */
+  importer: RequestContext;
   /** Expired deadline (checked between steps; the transaction then rolls back). */
   signal: { readonly aborted: boolean };
   onTimeout: () => DomainError;
@@ -72,7 +73,7 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     if (c.signal.aborted) throw c.onTimeout();
   };
   const orgId = org.orgId ?? newId();
-  const run = new OrgImport(orgId, new Date(), c.errors, { orgId }, check, c.missingUsers, c.policy, c.outcomes, c.creator);
+  const run = new OrgImport(orgId, new Date(), c.errors, { orgId }, check, c.missingUsers, c.policy, c.outcomes, c.importer);
 
   if (!(await importOrganisation(tx, org, run))) return undefined;
   await importDomains(tx, org.domains ?? [], run);

@@ -279,7 +279,7 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
             return false; // sealed under a key no longer held: the document's replaces it
           }
         },
-        policy: run.policy, outcomes: orgOutcomes, creator: ctx.caller.userId,
+        policy: run.policy, outcomes: orgOutcomes, importer: ctx,
         onUsersDone: run.onOrgUsersProgress && ((usersDone) => run.onOrgUsersProgress!({ orgId: org.orgId ?? '', usersDone })),
       };
       const done = await store.transaction(async (tx) => {
@@ -329,7 +329,7 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
           refMissingUsers.clear();
           added = { orgId: success.orgId };
           refOutcomes = newSink();
-          return importReferences(tx, refs, new OrgImport(success.orgId, new Date(), refErrors, added, check, refMissingUsers, run.policy, refOutcomes, ctx.caller.userId));
+          return importReferences(tx, refs, new OrgImport(success.orgId, new Date(), refErrors, added, check, refMissingUsers, run.policy, refOutcomes, ctx));
         });
         errors.push(...refErrors);
         addCounts(missingUsers, refMissingUsers);

@@ -13,7 +13,7 @@ import { DomainError, failedPrecondition, GrpcCode, invalidArgument } from '../e
 import { checkCode, CODE_PROBLEM, type CodeCheck, type CodeKind } from '../notifications/codes.js';
 import { queueUserMessage } from '../notifications/queue.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { userForCredentialChange } from './guard.js';
+import { userToChange } from './guard.js';
 import { checkPasswordComplexity } from './password-policy.js';
 import type { HumanData } from './view.js';
 import { isUnstorableText } from '../unstorable-text.js';
@@ -23,7 +23,7 @@ const human = (user: UserRow) => user.data as unknown as HumanData;
 
 /** The human whose email the caller changes: the address the password reset goes to, so a credential change. */
 async function humanForEmailChange(tx: Repositories, ctx: RequestContext, userId: string) {
-  const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-0Gzs3');
+  const user = await userToChange(tx, ctx, userId, 'COMMAND-0Gzs3');
   if (user.type !== 'human') throw failedPrecondition('COMMAND-2M0fs', 'User is not a human user');
   return user;
 }
@@ -144,7 +144,7 @@ export async function verifyEmailWithCode(
 export async function verifyEmailForCaller(store: Store, ctx: RequestContext, userId: string, code: string): Promise<{ details: ObjectDetails }> {
   const self = ctx.caller.userId === userId;
   if (!self) requirePermission(ctx, 'user.write');
-  const authorize = self ? undefined : (tx: Repositories) => userForCredentialChange(tx, ctx, userId, 'COMMAND-0Gzs3');
+  const authorize = self ? undefined : (tx: Repositories) => userToChange(tx, ctx, userId, 'COMMAND-0Gzs3');
   const { details } = await verifyEmailWithCode(store, userId, code, ctx.caller.userId, authorize);
   return { details };
 }

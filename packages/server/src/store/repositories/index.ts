@@ -6,7 +6,7 @@ import { authTables } from '../auth-writes.js';
 import { watchWrites } from '../watch-writes.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
-import { eventRepository, type AppendEvent, type NewEvent, type StoredEvent } from './events.js';
+import { eventRepository, type AppendEvent, type AppendEvents, type NewEvent, type StoredEvent } from './events.js';
 import { idpLinkRepository } from './idp-links.js';
 import { notificationRepository } from './notifications.js';
 import { importJobRepository } from './import-jobs.js';
@@ -52,6 +52,8 @@ export interface RepositoryHooks {
  */
 export interface DialectStatements {
   appendEvent: AppendEvent;
+  /** Events of distinct aggregates at once (PostgreSQL: one round trip); without it, one at a time. */
+  appendEvents?: AppendEvents;
   /** Whether `select … for update skip locked` exists (PostgreSQL; SQLite has one writer anyway). */
   skipLocked?: boolean;
   /** Reading and writing one message text: the text write's fast path, each dialect's own SQL. */
@@ -90,7 +92,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
         })
       : base;
   return {
-    events: eventRepository(db, t, dialect.appendEvent),
+    events: eventRepository(db, t, dialect.appendEvent, dialect.appendEvents),
     instance: instanceRepository(db, t),
     idps: idpRepository(db, t),
     orgDomains: orgDomainRepository(db, t),

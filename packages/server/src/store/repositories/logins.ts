@@ -86,13 +86,6 @@ export function loginRepository(db: Db, t: Tables) {
       await db.delete(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, userId));
       await db.delete(t.otpChecks).where(eq(t.otpChecks.userId, userId));
     },
-    /** Everything signing in kept about a user (a removal): failed checks, TOTP secret, client secret. */
-    async removeByUser(userId: string): Promise<void> {
-      await db.delete(t.passwordFailures).where(eq(t.passwordFailures.userId, userId));
-      await db.delete(t.otpChecks).where(eq(t.otpChecks.userId, userId));
-      await db.delete(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, userId));
-      await db.delete(t.machineSecrets).where(eq(t.machineSecrets.userId, userId));
-    },
     async setUserState(userId: string, state: string, sequence: number, changedAt: Date): Promise<void> {
       await db.update(u).set({ state, sequence, changedAt }).where(eq(u.id, userId));
     },

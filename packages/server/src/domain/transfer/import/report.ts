@@ -8,7 +8,9 @@
  * more than once, and only its last run's report counts.
  */
 import type { Repositories } from '../../../store/store.js';
+import type { RequestContext } from '../../context.js';
 import { DomainError, GrpcCode } from '../../errors.js';
+import { authorityOver } from '../../users/guard.js';
 
 export interface ImportError {
   type: string;
@@ -169,10 +171,28 @@ export class OrgImport {
     readonly missingUsers: Map<string, number>,
     readonly policy: ConflictPolicy = 'REPORT',
     readonly outcomes: OutcomeSink = newOutcomeSink(false),
-    /** Who imports: the creator of the events an overwrite appends. */
-    readonly creator = '',
+    /** Who imports: the creator of the events an overwrite appends, and whose authority over existing users counts. */
+    readonly importer: RequestContext,
   ) {
     this.stamp = { sequence: 0, createdAt: at, changedAt: at };
+  }
+
+  get creator(): string {
+    return this.importer.caller.userId;
+  }
+
+  /** Users this run created: they hold nothing the importer could not grant. */
+  private readonly createdUsers = new Set<string>();
+
+  /**
+   * Whether the import may change (overwrite, or give metadata, links or keys to) this user: one it
+   * created, or an existing one over which the importer has authority as the API's commands require
+   * it (domain/users/guard.ts); else the resource is refused (`COMMAND-Auth0r`) and false.
+   */
+  async mayChangeUser(tx: Repositories, type: string, id: string, userId: string): Promise<boolean> {
+    if (this.createdUsers.has(userId) || (await authorityOver(tx, this.importer, userId))) return true;
+    this.refuse(type, id, msg('COMMAND-Auth0r', `No matching permissions found: user ${userId} holds roles the importer may not grant; it was not changed`));
+    return false;
   }
 
   private record(outcome: ResourceOutcome): void {
@@ -193,6 +213,7 @@ export class OrgImport {
    * among the outcomes where the entry is not its id: as its errors would.
    */
   imported<K extends ListKey>(key: K, value: Entry<K>, id?: string, type = TYPE_OF[key]): void {
+    if (key === 'humanUserIds' || key === 'machineUserIds') this.createdUsers.add(value as string);
     this.listed(key, value);
     this.record({ type, id: id ?? String(value), outcome: 'CREATED' });
   }

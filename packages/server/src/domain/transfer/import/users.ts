@@ -49,6 +49,7 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
     if (here.userName !== row.userName) {
       return run.clash(type, row.id, msg('IMPORT-usr4m', `the user is named "${here.userName}" here; an import does not rename a user`));
     }
+    if (!(await run.mayChangeUser(tx, type, row.id, row.id))) return;
     // What the document leaves out (a state, a password) stays as it is here.
     const pick = (u: typeof row) => ({ data: u.data, ...(given.state ? { state: u.state } : {}), ...(given.password ? { passwordHash: u.passwordHash, passwordChangeRequired: u.passwordChangeRequired } : {}) });
     await run.overwrite(tx, {
@@ -147,6 +148,7 @@ export async function importUserMetadata(tx: Repositories, metadata: NonNullable
       run.refuse('user_metadata', id, msg('META-ncnoQ', `Errors.User.NotFound: ${m.id} is no user of organisation ${orgId}`));
       continue;
     }
+    if (!(await run.mayChangeUser(tx, 'user_metadata', id, user.id))) continue;
     const value = Buffer.from(m.value.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('base64');
     const here = await tx.userMetadata.get(user.id, m.key);
     if (here) {
@@ -173,6 +175,7 @@ export async function importUserLinks(tx: Repositories, links: NonNullable<DataO
       run.refuse('user_link', id, msg('COMMAND-1M8fa', `Errors.User.NotFound: ${l.userId} is no human user of organisation ${orgId}`));
       continue;
     }
+    if (!(await run.mayChangeUser(tx, 'user_link', id, user.id))) continue;
     const idp = await tx.idps.get(l.idpId);
     if (!idp || (idp.ownerId !== orgId && idp.ownerType !== 'IDP_OWNER_TYPE_SYSTEM')) {
       run.refuse('user_link', id, msg('COMMAND-39Kd9', `Errors.IDPConfig.NotExisting: ${l.idpId} is no identity provider of organisation ${orgId} or of the instance`));
