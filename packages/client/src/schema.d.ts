@@ -2378,8 +2378,9 @@ export interface paths {
          * @description The API twin of the verification page (ZITADEL v1 has VerifyMyEmail for the signed-in user only): the
          *     user itself (an access token of that user) or a caller with `user.write` in the user's organisation
          *     submits the code from the mail. A wrong code → 400 `CODE-wrong` (counted: after 5 the code is dead,
-         *     `CODE-exhausted`), expired → 400 `CODE-expired`, for an address changed since → 400 `CODE-superseded`,
-         *     none open → 404 `CODE-n0Ne1`; nothing else changes. Appends `user.human.email.verified`.
+         *     `CODE-exhausted`; and throttled as every code: after three wrong ones the next check waits, 1 s
+         *     doubling up to 300 s → 429 `CODE-w41t1`), expired → 400 `CODE-expired`, for an address changed since
+         *     → 400 `CODE-superseded`, none open → 404 `CODE-n0Ne1`; nothing else changes. Appends `user.human.email.verified`.
          */
         post: operations["VerifyHumanEmail"];
         delete?: never;
@@ -2641,7 +2642,8 @@ export interface paths {
          * @description ZITADEL's VerifyMyAuthFactorOTP: the app's current code (RFC 6238: SHA1, 6 digits, 30 s, one step
          *     either side accepted) for the secret AddMyAuthFactorOTP made; the app becomes the user's second
          *     factor, asked at every sign-in after the password. Appends `user.human.mfa.otp.verified`. A wrong
-         *     code → 400 `EVENT-8isk2` (not counted toward the lockout policy: there is nothing to guess);
+         *     code → 400 `EVENT-8isk2` (not counted toward the lockout policy, but throttled as every code:
+         *     after three wrong ones the next check waits, 1 s doubling up to 300 s → 429 `CODE-w41t1`);
          *     nothing being set up → 404 `COMMAND-3Mif9s`; already confirmed → 400 `COMMAND-qx4ls`.
          */
         post: operations["VerifyMyAuthFactorOTP"];
@@ -7069,6 +7071,20 @@ export interface components {
         };
         /** @description The caller sent as many test mails as it may for now (code 8); retry after `Retry-After` seconds. */
         TestSendLimit: {
+            headers: {
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description Too many wrong codes of this kind for this user: the check came before the wait was over and
+         *     the code was not looked at (code 8, `CODE-w41t1`); retry after `Retry-After` seconds. The first
+         *     three wrong codes cost no wait, then 1 s, doubling up to 300 s; the right code resets it.
+         */
+        CodeChecksThrottled: {
             headers: {
                 "Retry-After"?: string;
                 [name: string]: unknown;
@@ -11923,6 +11939,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["CodeChecksThrottled"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -12363,6 +12380,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["CodeChecksThrottled"];
             default: components["responses"]["Unexpected"];
         };
     };
