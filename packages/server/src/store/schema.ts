@@ -612,6 +612,16 @@ export function defineTables(c: ColumnFactory) {
   });
 
   /**
+   * Users who registered themselves at the login page (domain/login/registration.ts): while such a
+   * user's email is not verified, its password does not sign it in (the page answers as for a wrong
+   * one), so that registering with someone else's address gives nothing to try and tells nothing.
+   */
+  const selfRegistrations = c.table('self_registrations', {
+    userId: c.text('user_id').primaryKey(),
+    createdAt: c.time('created_at').notNull(),
+  });
+
+  /**
    * Wrong short codes of a user since the last right one, per kind of code (domain/login/code-throttle.ts):
    * 'otp' (the sign-in's authenticator code; also the lockout policy's `maxOtpAttempts` count),
    * 'otp_setup', 'email_verification', 'init', 'password_reset'. The count and the time of the last
@@ -671,7 +681,7 @@ export function defineTables(c: ColumnFactory) {
 
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, projectGrants, idps,
-    oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks, codeCheckFailures,
+    oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks, codeCheckFailures, selfRegistrations,
     userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, importJobs, userCodes, userMetadata, policies, orgDomains,
     userOtpPending, mfaInitSkips,
   };

@@ -45,6 +45,8 @@ export interface OidcTestServerOptions {
   mailDropDir?: string;
   /** The first signing key's algorithm (SIGNING_KEY_ALGORITHM; RS256 by default). */
   signingKeyAlgorithm?: SigningAlgorithm;
+  /** Accepted self-registration forms per client address and hour (REGISTRATIONS_PER_ADDRESS_PER_HOUR). */
+  registrationsPerAddressPerHour?: number;
 }
 
 export async function startOidcServer(dialect: Dialect, options: OidcTestServerOptions = {}): Promise<OidcTestServer> {
@@ -68,6 +70,7 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
     maxConcurrentImports: options.maxConcurrentImports,
     mailDropDir: options.mailDropDir,
     signingKeyAlgorithm: options.signingKeyAlgorithm,
+    registrationsPerAddressPerHour: options.registrationsPerAddressPerHour,
     // A folder for import jobs' documents, as `npm start` has (DATA_DIR/import-jobs); no worker runs them here.
     importJobs: { documents: jobDocuments(tempDir('oidc-import-jobs-'), processSecretBox()) },
   });

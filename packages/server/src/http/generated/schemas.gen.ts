@@ -1406,7 +1406,8 @@ export const zNotification = z.object({
     messageType: z.enum([
         'verify_email',
         'init',
-        'password_reset'
+        'password_reset',
+        'registration_attempt'
     ]),
     userId: z.string(),
     orgId: z.string(),
@@ -1435,7 +1436,8 @@ export const zListNotificationsRequest = z.object({
     messageType: z.enum([
         'verify_email',
         'init',
-        'password_reset'
+        'password_reset',
+        'registration_attempt'
     ]).optional()
 });
 
@@ -5242,7 +5244,7 @@ export const loginRegisterSubmit_Path = z.object({
 });
 
 /**
- * Registered; the login policy asks for (forceMfa) or offers an authenticator app, so its setup page follows (with a skip button when only offered), as after a password.
+ * Accepted; "Check your inbox", naming the address the next step was mailed to, and a link back to the sign-in page.
  */
 export const loginRegisterSubmit_Response = z.string();
 

@@ -65,6 +65,14 @@ export function loginRepository(db: Db, t: Tables) {
         await db.delete(f).where(and(eq(f.userId, userId), inArray(f.kind, kinds)));
       },
     },
+    /** Marks a user who registered itself at the login page (domain/login/registration.ts). */
+    async markSelfRegistered(userId: string, at: Date): Promise<void> {
+      await db.insert(t.selfRegistrations).values({ userId, createdAt: at }).onConflictDoNothing();
+    },
+    async isSelfRegistered(userId: string): Promise<boolean> {
+      const [row] = await db.select({ userId: t.selfRegistrations.userId }).from(t.selfRegistrations).where(eq(t.selfRegistrations.userId, userId)).limit(1);
+      return row !== undefined;
+    },
     /** The time step of the user's last accepted TOTP code. */
     async lastOtpStep(userId: string): Promise<number | undefined> {
       const [row] = await db.select({ lastStep: t.otpChecks.lastStep }).from(t.otpChecks).where(eq(t.otpChecks.userId, userId)).limit(1);
@@ -107,10 +115,11 @@ export function loginRepository(db: Db, t: Tables) {
       const f = t.codeCheckFailures;
       await db.delete(f).where(and(eq(f.userId, userId), inArray(f.kind, ['otp', 'otp_setup'])));
     },
-    /** Everything signing in kept about a user (a removal): failed checks and wrong codes, TOTP secret, client secret. */
+    /** Everything signing in kept about a user (a removal): failed checks and wrong codes, its registration, TOTP secret, client secret. */
     async removeByUser(userId: string): Promise<void> {
       await db.delete(t.passwordFailures).where(eq(t.passwordFailures.userId, userId));
       await db.delete(t.codeCheckFailures).where(eq(t.codeCheckFailures.userId, userId));
+      await db.delete(t.selfRegistrations).where(eq(t.selfRegistrations.userId, userId));
       await db.delete(t.otpChecks).where(eq(t.otpChecks.userId, userId));
       await db.delete(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, userId));
       await db.delete(t.machineSecrets).where(eq(t.machineSecrets.userId, userId));
