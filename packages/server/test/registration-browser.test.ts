@@ -74,6 +74,18 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
   }
 
   const landedAtApp = (page: Page) => page.url().startsWith(redirectUri);
+  /**
+   * A registration form posted over HTTP from `address` (a loopback address) in a sign-in of its own
+   * to the Open organisation's application: the answer's status, its Retry-After and the page.
+   */
+  async function registerOverHttp(address: string, person: { firstName: string; lastName: string; email: string; password: string }) {
+    const browser = new Browser({ localAddress: address });
+    const login = await browser.follow((await authorization(open.clientId)).url, redirectUri);
+    const registerUrl = /id="register" href="([^"]+)"/.exec(await login.res.text())?.[1];
+    expect(registerUrl, 'the login page links the register page').toBeDefined();
+    const res = await browser.request(s.issuer + registerUrl, { form: { ...person, passwordConfirmation: person.password } });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), html: await res.text() };
+  }
   /** A plain authorization request (PKCE, no state) for the tests' HTTP browser. */
   const authorizeUrlOf = (clientId: string) => authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: redirectUri });
 
@@ -270,22 +282,9 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
   }, 90_000);
 
   it(`accepts at most ${REGISTRATIONS_PER_HOUR} registrations an hour from one address (HTTP form posts from 127.0.0.3), then answers 429 with a page that says what to do; other addresses go on`, async () => {
-    /** A registration form posted from `address` in a sign-in of its own: the answer's status, its Retry-After and the page. */
-    async function register(address: string, email: string) {
-      const browser = new Browser({ localAddress: address });
-      const login = await browser.follow((await authorization(open.clientId)).url, redirectUri);
-      const registerUrl = /id="register" href="([^"]+)"/.exec(await login.res.text())?.[1];
-      expect(registerUrl).toBeDefined();
-      const res = await browser.request(s.issuer + registerUrl, { form: { firstName: 'Many', lastName: 'Forms', email, password: STRONG, passwordConfirmation: STRONG } });
-      return { status: res.status, retryAfter: res.headers.get('retry-after'), html: await res.text() };
-    }
+    const register = (address: string, email: string) => registerOverHttp(address, { firstName: 'Many', lastName: 'Forms', email, password: STRONG });
     // A mistake on the form costs nothing.
-    const weak = await (async () => {
-      const browser = new Browser({ localAddress: '127.0.0.3' });
-      const login = await browser.follow((await authorization(open.clientId)).url, redirectUri);
-      const registerUrl = /id="register" href="([^"]+)"/.exec(await login.res.text())![1];
-      return (await browser.request(s.issuer + registerUrl, { form: { firstName: 'W', lastName: 'Eak', email: `weak-${dialect}@example.com`, password: 'weak', passwordConfirmation: 'weak' } })).status;
-    })();
+    const weak = (await registerOverHttp('127.0.0.3', { firstName: 'W', lastName: 'Eak', email: `weak-${dialect}@example.com`, password: 'weak' })).status;
     expect(weak).toBe(400);
     for (let i = 0; i < REGISTRATIONS_PER_HOUR; i++) {
       const accepted = await register('127.0.0.3', `many-${dialect}-${i}@example.com`);
@@ -307,13 +306,7 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
 
   it("registering an address whose account was registered but never confirmed: the same page; that account loses its password and the address gets the init mail, whose link lets its owner choose one, so the first registrant's password never signs in", async () => {
     const email = `squatted-${dialect}@example.com`;
-    async function register(password: string) {
-      const browser = new Browser({ localAddress: '127.0.0.5' });
-      const login = await browser.follow((await authorization(open.clientId)).url, redirectUri);
-      const registerUrl = /id="register" href="([^"]+)"/.exec(await login.res.text())![1];
-      const res = await browser.request(s.issuer + registerUrl, { form: { firstName: 'Sq', lastName: 'Uat', email, password, passwordConfirmation: password } });
-      return { status: res.status, html: await res.text() };
-    }
+    const register = (password: string) => registerOverHttp('127.0.0.5', { firstName: 'Sq', lastName: 'Uat', email, password });
     // Someone else registers the address first, and never confirms it.
     const first = await register('Squatt3r-Passw0rd!');
     expect(first.status).toBe(200);
