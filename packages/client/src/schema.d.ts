@@ -2390,8 +2390,9 @@ export interface paths {
          * @description The API twin of the verification page (ZITADEL v1 has VerifyMyEmail for the signed-in user only): the
          *     user itself (an access token of that user) or a caller with `user.write` in the user's organisation
          *     submits the code from the mail. A wrong code → 400 `CODE-wrong` (counted: after 5 the code is dead,
-         *     `CODE-exhausted`), expired → 400 `CODE-expired`, for an address changed since → 400 `CODE-superseded`,
-         *     none open → 404 `CODE-n0Ne1`; nothing else changes. Appends `user.human.email.verified`.
+         *     `CODE-exhausted`; and throttled as every code: after three wrong ones the next check waits, 1 s
+         *     doubling up to 300 s → 429 `CODE-w41t1`), expired → 400 `CODE-expired`, for an address changed since
+         *     → 400 `CODE-superseded`, none open → 404 `CODE-n0Ne1`; nothing else changes. Appends `user.human.email.verified`.
          */
         post: operations["VerifyHumanEmail"];
         delete?: never;
@@ -2655,7 +2656,8 @@ export interface paths {
          * @description ZITADEL's VerifyMyAuthFactorOTP: the app's current code (RFC 6238: SHA1, 6 digits, 30 s, one step
          *     either side accepted) for the secret AddMyAuthFactorOTP made; the app becomes the user's second
          *     factor, asked at every sign-in after the password. Appends `user.human.mfa.otp.verified`. A wrong
-         *     code → 400 `EVENT-8isk2` (not counted toward the lockout policy: there is nothing to guess);
+         *     code → 400 `EVENT-8isk2` (not counted toward the lockout policy, but throttled as every code:
+         *     after three wrong ones the next check waits, 1 s doubling up to 300 s → 429 `CODE-w41t1`);
          *     nothing being set up → 404 `COMMAND-3Mif9s`; already confirmed → 400 `COMMAND-qx4ls`.
          */
         post: operations["VerifyMyAuthFactorOTP"];
@@ -4587,7 +4589,9 @@ export interface paths {
          * @description The second step for a user with an authenticator app (TOTP, RFC 6238: SHA-1, 6 digits, 30 s; codes of
          *     the step before and after are accepted for clock drift; a code is good once). Only in the browser that
          *     passed the password, within five minutes. A wrong code counts toward the lockout policy's
-         *     `maxOtpAttempts` (`user.human.mfa.otp.check.failed`); reaching it locks the user. A right one appends
+         *     `maxOtpAttempts` (`user.human.mfa.otp.check.failed`); reaching it locks the user. Whatever that policy,
+         *     after three wrong codes each check waits (1 s, doubling up to 300 s, from the last wrong one): a code
+         *     sent earlier is refused unlooked-at (429). A right one appends
          *     `user.human.mfa.otp.check.succeeded` and finishes the sign-in (`amr` `pwd`, `otp`, `mfa`), or the link
          *     to an identity provider's identity that waited for it.
          */
@@ -4797,21 +4801,27 @@ export interface paths {
         };
         /**
          * Self-registration (browser)
-         * @description ZITADEL's register page, linked from the login page when the effective login policy of the organisation
-         *     the person would join has `allowRegister`: the organisation an org scope names (`urn:zitadel:iam:org:id:{id}`,
-         *     `…:org:domain:primary:{domain}`), else the application's. A form for first and last name, email address
-         *     and password (with the password complexity policy's rules in words), worded by the login texts'
-         *     `registrationUserText` and in the colours of the label policy.
+         * @description ZITADEL's register page, linked from the login page when the effective login policies of the organisation
+         *     the person would join — the one an org scope names (`urn:zitadel:iam:org:id:{id}`,
+         *     `…:org:domain:primary:{domain}`), else the application's — and of the application's organisation both
+         *     have `allowRegister` (a scope cannot open registration where the application's organisation has it off).
+         *     A form for first and last name, email address and password (with the password complexity policy's rules
+         *     in words), worded by the login texts' `registrationUserText` and in the colours of the label policy.
          */
         get: operations["LoginRegisterForm"];
         put?: never;
         /**
-         * Register and continue to the application (browser)
-         * @description Creates a human user as the API's AddHumanUser does (event `user.human.added`, created by the new user
-         *     itself): the user name is the email address, the email is not verified and its verification mail is
-         *     queued with the user (the user is initial until it is verified, and may sign in meanwhile). The person
-         *     then goes on as after a right password: back to the authorization endpoint, which redirects to the
-         *     application with a code.
+         * Register (browser)
+         * @description Every accepted form is answered alike (200, "Check your inbox"), so the page does not tell whether the
+         *     address has an account (ZITADEL answers 409). A new address: a human user is created as the API's
+         *     AddHumanUser does (event `user.human.added`, created by the new user itself; the user name is the email
+         *     address), the verification mail is queued with it, and its password signs it in only once the address
+         *     is confirmed (before, the login answers as for a wrong password). An address with an account: nothing
+         *     is created; its owner is mailed a notice that someone tried to register and how to sign in (the
+         *     outbox's `registration_attempt`), or, for an account registered here and never confirmed, its password
+         *     is removed and the init mail lets the address's owner choose one; at most one such mail per account and
+         *     hour (event `user.human.registration.attempted`). At most REGISTRATIONS_PER_ADDRESS_PER_HOUR accepted
+         *     forms per client address and hour (per process).
          */
         post: operations["LoginRegisterSubmit"];
         delete?: never;
@@ -6397,8 +6407,12 @@ export interface components {
         /** @description A message of the outbox. */
         Notification: {
             id: string;
-            /** @enum {string} */
-            messageType: "verify_email" | "init" | "password_reset";
+            /**
+             * @description `registration_attempt`: the notice mailed to an account's owner when someone registers at the login
+             *     page with the account's address (no code; the page answered as for a new account).
+             * @enum {string}
+             */
+            messageType: "verify_email" | "init" | "password_reset" | "registration_attempt";
             userId: string;
             orgId: string;
             recipient: string;
@@ -6425,8 +6439,12 @@ export interface components {
             /** @enum {string} */
             status?: "pending" | "sent" | "failed";
             userId?: string;
-            /** @enum {string} */
-            messageType?: "verify_email" | "init" | "password_reset";
+            /**
+             * @description `registration_attempt`: the notice mailed to an account's owner when someone registers at the login
+             *     page with the account's address (no code; the page answered as for a new account).
+             * @enum {string}
+             */
+            messageType?: "verify_email" | "init" | "password_reset" | "registration_attempt";
         };
         ListNotificationsResponse: {
             details: components["schemas"]["ListDetails"];
@@ -7151,6 +7169,20 @@ export interface components {
         };
         /** @description The caller sent as many test mails as it may for now (code 8); retry after `Retry-After` seconds. */
         TestSendLimit: {
+            headers: {
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description Too many wrong codes of this kind for this user: the check came before the wait was over and
+         *     the code was not looked at (code 8, `CODE-w41t1`); retry after `Retry-After` seconds. The first
+         *     three wrong codes cost no wait, then 1 s, doubling up to 300 s; the right code resets it.
+         */
+        CodeChecksThrottled: {
             headers: {
                 "Retry-After"?: string;
                 [name: string]: unknown;
@@ -12017,6 +12049,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["CodeChecksThrottled"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -12457,6 +12490,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["CodeChecksThrottled"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -16408,6 +16442,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     LoginPasswordChange: {
@@ -16496,6 +16540,16 @@ export interface operations {
             /** @description The code does not match the secret shown; the setup page again with the same secret. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16678,6 +16732,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     EmailVerificationSubmit: {
@@ -16727,6 +16791,16 @@ export interface operations {
             /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16825,6 +16899,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     UserInitPage: {
@@ -16917,6 +17001,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     LoginRegisterForm: {
@@ -16982,7 +17076,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Registered; the login policy asks for (forceMfa) or offers an authenticator app, so its setup page follows (with a skip button when only offered), as after a password. */
+            /** @description Accepted; "Check your inbox", naming the address the next step was mailed to, and a link back to the sign-in page. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16990,14 +17084,6 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
-            };
-            /** @description Registered and signed in; back to the authorization endpoint. */
-            303: {
-                headers: {
-                    Location?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description A name or the email address missing or invalid, the two passwords differ, the password does not fit the complexity policy (the form again, naming the rule), or the attempt expired. */
             400: {
@@ -17017,8 +17103,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description An account with this email address (as user name) exists already; the form again, with a link to sign in instead. */
-            409: {
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17026,9 +17112,10 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
-            413: {
+            /** @description Too many accepted forms from this client address in the last hour; a page says when to try again and what else to do, with `Retry-After`. Nobody is created or mailed. */
+            429: {
                 headers: {
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -8,6 +8,7 @@ import { LOG_LEVELS } from './log.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
 import type { OperatorKeySource } from './secrets/operator-key.js';
 import { parseDatabaseUrl, UnsupportedDatabaseUrl, type StoreLocation } from './store/store.js';
+import { DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR } from './domain/login/registration.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -46,6 +47,8 @@ const EnvSchema = z.object({
   STORAGE_EMULATOR_HOST: z.url({ protocol: /^https?$/ }).optional(),
   /** Failed password checks after which a user is locked (the instance lockout policy); 0 = no lockout. */
   LOCKOUT_MAX_PASSWORD_ATTEMPTS: z.coerce.number().int().min(0).default(0),
+  /** Accepted self-registration forms per client address and hour, per process (domain/login/registration.ts). */
+  REGISTRATIONS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().positive().default(DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR),
   /** The operator's key for secrets at rest (32 bytes, base64 or hex); else read from ENCRYPTION_KEY_FILE. */
   ENCRYPTION_KEY: z.string().min(1).optional(),
   /** File holding the key (DATA_DIR/encryption.key when unset); created with a random key on the first start when missing. */
@@ -83,6 +86,8 @@ export interface Config {
   gcsEndpoint?: string;
   /** Lockout policy: failed password checks before the user is locked; 0 = off. */
   lockoutMaxPasswordAttempts: number;
+  /** Accepted self-registration forms per client address and hour (REGISTRATIONS_PER_ADDRESS_PER_HOUR). */
+  registrationsPerAddressPerHour: number;
   /** Where the operator's encryption key comes from (secrets/operator-key.ts). */
   encryptionKey: OperatorKeySource;
   /** The mail-drop folder (MAIL_DROP_DIR). */
@@ -139,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     gcsEndpoint: e.STORAGE_EMULATOR_HOST,
     lockoutMaxPasswordAttempts: e.LOCKOUT_MAX_PASSWORD_ATTEMPTS,
+    registrationsPerAddressPerHour: e.REGISTRATIONS_PER_ADDRESS_PER_HOUR,
     encryptionKey: {
       key: e.ENCRYPTION_KEY,
       keyFile: e.ENCRYPTION_KEY_FILE ?? inDataDir('encryption.key'),

@@ -72,6 +72,7 @@ async function main() {
     issuer: config.externalUrl,
     mailDropDir: config.mailDropDir,
     lockout: { maxPasswordAttempts: config.lockoutMaxPasswordAttempts },
+    registrationsPerAddressPerHour: config.registrationsPerAddressPerHour,
     signingKeyAlgorithm: config.signingKeyAlgorithm,
     // The process speaks plain HTTP; an https EXTERNAL_URL means a TLS proxy in front of it.
     trustProxy: config.externalUrl.startsWith('https:'),

@@ -30,6 +30,7 @@ import { OidcUpstreams } from './domain/federation/oidc-upstream.js';
 import { seedLockoutDefault } from './domain/policies/lockout.js';
 import { SlidingWindowLimit } from './domain/rate-limit.js';
 import { TEST_SENDS_PER_MINUTE } from './domain/texts/preview.js';
+import { DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR } from './domain/login/registration.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   /** Connection timeouts and cap (DEFAULT_CONNECTION_LIMITS when omitted). */
@@ -55,6 +56,8 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   passwordVerifier?: PasswordVerifier;
   /** Identity providers' signing keys (default: a cache of this handler's own). */
   providerKeys?: ProviderKeys;
+  /** Accepted self-registration forms per client address and hour (REGISTRATIONS_PER_ADDRESS_PER_HOUR). */
+  registrationsPerAddressPerHour?: number;
 }
 
 /**
@@ -112,6 +115,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   // Shared by every app built below, so a rebuild does not reset how many imports are running.
   const importGate = deps.importGate ?? new ConcurrencyGate(deps.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS);
   const testSends = deps.testSends ?? new SlidingWindowLimit(TEST_SENDS_PER_MINUTE, 60_000);
+  const registrations = new SlidingWindowLimit(deps.registrationsPerAddressPerHour ?? DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR, 3_600_000);
   // oidc-provider takes its keys at construction only, so new keys mean a new provider and an
   // app bound to it. Requests already running finish on the ones they started with; sessions,
   // grants and interactions live in the store and carry over.
@@ -130,7 +134,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
       oidc: {
         provider, store: deps.store, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier, trustProxy: deps.trustProxy,
-        instanceId: deps.instanceId, secrets, providerKeys, oidcUpstreams,
+        instanceId: deps.instanceId, secrets, providerKeys, oidcUpstreams, registrations,
       },
     });
     return { app, provider, oidc: provider.callback(), hono: getRequestListener(app.fetch) };

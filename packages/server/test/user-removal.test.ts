@@ -90,13 +90,13 @@ describeEachStore('removing a user removes everything that belongs to it', (dial
     // What signing in and the mail keep: failed checks, an authenticator app, a queued mail and its code, metadata.
     await s.t.store.transaction(async (tx) => {
       await tx.logins.setFailures(userId, 2, new Date());
-      await tx.logins.setFailures(userId, 1, new Date(), 'otp');
+      await tx.logins.codeFailures.set(userId, 'otp', 1, new Date());
       await tx.logins.addOtpSecret(userId, 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', new Date());
     });
     expect((await s.api('POST', `/management/v1/users/${userId}/password/_reset`, {})).status).toBe(200);
     expect((await s.api('POST', `/management/v1/users/${userId}/metadata/k`, { value: 'dg==' })).status).toBe(200);
     const before = await leftovers(s.t.location, userId);
-    for (const table of ['password_failures', 'otp_checks', 'user_otp_secrets', 'outbox', 'user_metadata', 'oidc_payloads']) {
+    for (const table of ['password_failures', 'code_check_failures', 'user_otp_secrets', 'outbox', 'user_metadata', 'oidc_payloads']) {
       expect(before[table] ?? 0, table).toBeGreaterThan(0);
     }
 

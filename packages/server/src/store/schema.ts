@@ -629,16 +629,39 @@ export function defineTables(c: ColumnFactory) {
     changedAt: c.time('changed_at').notNull(),
   });
 
-  /**
-   * TOTP checks of a user: failed codes since the last accepted one (the lockout policy's
-   * `maxOtpAttempts`) and the time step of the last accepted code (a code is good only once).
-   */
+  /** The time step of a user's last accepted TOTP code (a code is good only once). */
   const otpChecks = c.table('otp_checks', {
     userId: c.text('user_id').primaryKey(),
-    count: c.int('count').notNull(),
     lastStep: c.bigint('last_step'),
     changedAt: c.time('changed_at').notNull(),
   });
+
+  /**
+   * Users who registered themselves at the login page (domain/login/registration.ts): while such a
+   * user's email is not verified, its password does not sign it in (the page answers as for a wrong
+   * one), so that registering with someone else's address gives nothing to try and tells nothing.
+   */
+  const selfRegistrations = c.table('self_registrations', {
+    userId: c.text('user_id').primaryKey(),
+    createdAt: c.time('created_at').notNull(),
+  });
+
+  /**
+   * Wrong short codes of a user since the last right one, per kind of code (domain/login/code-throttle.ts):
+   * 'otp' (the sign-in's authenticator code; also the lockout policy's `maxOtpAttempts` count),
+   * 'otp_setup', 'email_verification', 'init', 'password_reset'. The count and the time of the last
+   * failure decide how long the next check of that kind waits.
+   */
+  const codeCheckFailures = c.table(
+    'code_check_failures',
+    {
+      userId: c.text('user_id').notNull(),
+      kind: c.text('kind').notNull(),
+      count: c.int('count').notNull(),
+      lastFailureAt: c.time('last_failure_at').notNull(),
+    },
+    (t) => [c.primaryKey({ columns: [t.userId, t.kind] })],
+  );
 
   /**
    * TOTP secrets of human users (base32, as ZITADEL exports them with `withOtp`). Written by the
@@ -683,7 +706,7 @@ export function defineTables(c: ColumnFactory) {
 
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, projectGrants, idps,
-    oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks,
+    oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks, codeCheckFailures, selfRegistrations,
     userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, importJobs, userCodes, userMetadata, policies, orgDomains,
     userOtpPending, mfaInitSkips, orgRemovals,
   };

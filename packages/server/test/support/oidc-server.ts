@@ -50,6 +50,8 @@ export interface OidcTestServerOptions {
   instanceDomain?: string;
   /** Run import jobs, as `npm start` does (a worker on the jobs' folder, looking at once when one is started). */
   importJobWorker?: boolean;
+  /** Accepted self-registration forms per client address and hour (REGISTRATIONS_PER_ADDRESS_PER_HOUR). */
+  registrationsPerAddressPerHour?: number;
 }
 
 export async function startOidcServer(dialect: Dialect, options: OidcTestServerOptions = {}): Promise<OidcTestServer> {
@@ -77,6 +79,7 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
     signingKeyAlgorithm: options.signingKeyAlgorithm,
     // A folder for import jobs' documents, as `npm start` has (DATA_DIR/import-jobs); a worker runs them only when asked for.
     importJobs: { documents, onStarted: () => worker?.poke() },
+    registrationsPerAddressPerHour: options.registrationsPerAddressPerHour,
   });
   handle = service.handler;
   if (options.importJobWorker) {

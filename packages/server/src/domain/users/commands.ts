@@ -58,6 +58,11 @@ export interface UserCreator {
   orgId: string;
   /** The event's creator: the caller, or the new user itself (then `userId` of the input names it). */
   creator: string;
+  /**
+   * A person registering itself at the login page: marked so (`self_registrations`), its password
+   * signs it in only once its email is verified (domain/login/registration.ts).
+   */
+  registersItself?: boolean;
 }
 
 /**
@@ -108,6 +113,7 @@ export async function createHumanUser(store: Store, by: UserCreator, input: Impo
     // email), else for an unverified email the verification mail. Queued with the user, so a
     // rolled-back creation sends nothing.
     const recipient = { id: created.userId, orgId: by.orgId, email: email.email };
+    if (by.registersItself) await tx.logins.markSelfRegistered(created.userId, new Date());
     if (!passwordHash) await queueUserMessage(tx, 'init', recipient);
     else if (!email.isEmailVerified) await queueUserMessage(tx, 'verify_email', recipient);
   });

@@ -11,6 +11,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { DomainError, failedPrecondition, GrpcCode, invalidArgument } from '../errors.js';
 import { checkCode, CODE_PROBLEM, type CodeCheck, type CodeKind } from '../notifications/codes.js';
+import type { CodeChecksThrottled } from '../login/code-throttle.js';
 import { queueUserMessage } from '../notifications/queue.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { userToChange } from './guard.js';
@@ -106,6 +107,11 @@ export class CodeRefused extends DomainError {
   }
 }
 
+/** The error a refused mailed code is answered with: why the code did not do, or the throttle's wait (429). */
+export function codeRefusal(refused: Exclude<CodeCheck, 'ok'> | CodeChecksThrottled): CodeRefused | CodeChecksThrottled {
+  return typeof refused === 'string' ? new CodeRefused(refused) : refused;
+}
+
 /**
  * Verifies the user's email with a mailed code (the verification page and the API). The user is
  * looked up by id alone: the code is the proof. `authorize` (the API's check of a caller other
@@ -133,7 +139,7 @@ export async function verifyEmailWithCode(
     await tx.users.change(user.id, { data: next as unknown as Record<string, unknown>, state }, event.sequence, event.createdAt);
     return { details: changedDetails(event), user };
   }, [[USER_AGGREGATE, userId]]);
-  if ('refused' in outcome) throw new CodeRefused(outcome.refused!);
+  if ('refused' in outcome) throw codeRefusal(outcome.refused!);
   return outcome;
 }
 
@@ -177,6 +183,6 @@ export async function initializeWithCode(store: Store, instanceId: string, userI
     await tx.notifications.removeCode(user.id, 'email_verification');
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);
-  if ('refused' in outcome) throw new CodeRefused(outcome.refused!);
+  if ('refused' in outcome) throw codeRefusal(outcome.refused!);
   return outcome;
 }

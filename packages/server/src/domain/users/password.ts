@@ -13,7 +13,7 @@ import { changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { checkCode, type CodeKind } from '../notifications/codes.js';
 import { queueUserMessage } from '../notifications/queue.js';
-import { CodeRefused } from './email.js';
+import { codeRefusal } from './email.js';
 import type { HumanData } from './view.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { userToChange, userInContextOrg } from './guard.js';
@@ -127,5 +127,5 @@ export async function resetPasswordWithCode(store: Store, instanceId: string, us
     await tx.logins.clearFailures(user.id, 'password');
     return undefined;
   }, [[USER_AGGREGATE, userId]]);
-  if (refused) throw new CodeRefused(refused);
+  if (refused) throw codeRefusal(refused);
 }

@@ -1442,7 +1442,8 @@ export const zNotification = z.object({
     messageType: z.enum([
         'verify_email',
         'init',
-        'password_reset'
+        'password_reset',
+        'registration_attempt'
     ]),
     userId: z.string(),
     orgId: z.string(),
@@ -1471,7 +1472,8 @@ export const zListNotificationsRequest = z.object({
     messageType: z.enum([
         'verify_email',
         'init',
-        'password_reset'
+        'password_reset',
+        'registration_attempt'
     ]).optional()
 });
 
@@ -5281,7 +5283,7 @@ export const loginRegisterSubmit_Path = z.object({
 });
 
 /**
- * Registered; the login policy asks for (forceMfa) or offers an authenticator app, so its setup page follows (with a skip button when only offered), as after a password.
+ * Accepted; "Check your inbox", naming the address the next step was mailed to, and a link back to the sign-in page.
  */
 export const loginRegisterSubmit_Response = z.string();
 

@@ -18,6 +18,7 @@
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { checkTotpLogin } from '../../domain/login/totp.js';
+import { codeWaitText } from '../../domain/login/code-throttle.js';
 import { linkIdentity, SignInRefused } from '../../domain/federation/sign-in.js';
 import { identityProvider } from '../../domain/federation/providers.js';
 import type { ExternalIdentity } from '../../domain/federation/browser-state.js';
@@ -191,6 +192,11 @@ export function registerLoginStepRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) 
     const outcome = await checkTotpLogin(store, deps.secrets, deps.instanceId, pending.userId, code);
     if (!outcome.ok) {
       if (outcome.reason === 'invalid_code') return c.html(await pageFor(c, deps, 'otp', uid, pending.userId, OTP_FAILURE_TEXT.invalid_code), 401);
+      if (outcome.reason === 'throttled') {
+        // The steps stay: the person waits and enters the then current code on the same page.
+        c.header('Retry-After', String(outcome.throttled.retryAfterSeconds));
+        return c.html(await pageFor(c, deps, 'otp', uid, pending.userId, codeWaitText(outcome.throttled.retryAfterSeconds, 'the current code from your authenticator app')), 429);
+      }
       deleteCookie(c, PENDING_COOKIE, { path: cookiePath(uid) });
       return c.html(loginPage({ uid, error: OTP_FAILURE_TEXT[outcome.reason] }), OTP_FAILURE_STATUS[outcome.reason]);
     }

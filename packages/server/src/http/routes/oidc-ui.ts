@@ -19,7 +19,7 @@ import { loginLanguage, loginPageTexts } from '../../domain/texts/login-texts.js
 import { hasNul } from '../../oidc/nul-guard.js';
 import { providersFor } from '../../domain/federation/sign-in.js';
 import { registerFederationRoutes } from './login-federation.js';
-import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, node, type Details, type OidcRouteDeps } from './login-flow.js';
+import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, UNCONFIRMED_HINT, node, type Details, type OidcRouteDeps } from './login-flow.js';
 import { afterPassword, leadToSecondFactor, registerLoginStepRoutes } from './login-steps.js';
 import { registerPasswordResetRoutes } from './login-password-reset.js';
 import { registerRegistrationRoutes } from './login-register.js';
@@ -48,6 +48,9 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
       loginPageTexts(store.read, deps.instanceId, orgId, loginLanguage(d.params.ui_locales)),
       registrationTarget(store.read, deps.instanceId, app, requestedOrg(String(d.params.scope ?? ''))),
     ]);
+    // Where people register here, a wrong-password answer also reminds them that a new account
+    // signs in once its address is confirmed (said to everyone alike, so it tells nothing).
+    if (error === FAILURE_TEXT.invalid_credentials && registration.allowed) error = `${error} ${UNCONFIRMED_HINT}`;
     return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers, passwordForm: policy.allowUsernamePassword, passwordReset: policy.allowUsernamePassword && !policy.hidePasswordReset, register: registration.allowed, look, texts }), status);
   }
 
