@@ -1,6 +1,6 @@
 /**
  * Transactions started together (as concurrent requests start them). On both stores queued
- * transactions share one commit (store/sqlite.ts, store/postgres.ts: group commit); each must still
+ * transactions share one commit (store/sqlite.ts, store/postgres-group-commit.ts: group commit); each must still
  * behave as if it had committed alone: it fails alone, and its caller hears of success only once it
  * is durable and visible to readers.
  */
@@ -95,7 +95,7 @@ describe('group commit on PostgreSQL', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const started = performance.now();
       await store.transaction((tx) => tx.events.append(event('short')));
-      // Another runner starts once the group has run 250 ms (store/postgres.ts, STALLED_MS).
+      // Another runner starts once the group has run 250 ms (store/postgres-group-commit.ts, STALLED_MS).
       expect(performance.now() - started).toBeLessThan(1000);
       expect((await long).sequence).toBe(1);
     } finally {
