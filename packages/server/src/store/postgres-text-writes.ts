@@ -9,8 +9,8 @@
  * would be a round trip made while the group holds the aggregate's `aggregate_sequences` row, i.e.
  * while every later writer waits; a round trip is mostly the system call that wakes the database
  * (BENCHMARKS.md round 11: 43 % of the write's CPU). Measured in turns (BENCHMARKS.md round 24):
- * the PUT by 50 connections costs about twice the CPU per request without the held writes, and a
- * third more again without the memo as well.
+ * the PUT by 50 connections costs 2.2–2.5× the CPU per request without the held writes, and a
+ * quarter more again without the memo as well; the held writes need the memo (a read sends them).
  *
  * Why a remembered row is the one the database would return: every write of a text appends an
  * event of its owner's aggregate in the same transaction (one statement, postgres-hot-path.ts),
