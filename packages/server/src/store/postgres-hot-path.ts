@@ -13,7 +13,7 @@ import type { DialectStatements, TextState } from './repositories/index.js';
 import type { MessageTextRow } from './repositories/texts.js';
 import { removedGrantPayload, type GrantRemoval, type RemovedUserGrant } from './repositories/user-grants.js';
 import type { MessageTextFields } from './schema.js';
-import type { TextWriteBehind } from './postgres-write-behind.js';
+import type { TransactionTextWrites } from './postgres-text-writes.js';
 import { INSERT_EVENT, INSERT_TEXT, nextSequence, numbered, SELECT_TEXT, TEXT_UPSERT } from './text-write-sql.js';
 
 /**
@@ -117,14 +117,30 @@ const TAKE_USER_GRANT_WITH_EVENT = {
 
 /**
  * On a pooled connection inside a transaction; on the pool itself for reads (which never append).
- * With `behind` (transactions' connections, whose client is then wrapped by `flushFirst`), a text
- * write to an aggregate the transaction already holds is held back (postgres-write-behind.ts).
+ * With `texts` (transactions' connections, whose client is then wrapped by `flushFirst`), a text
+ * the transaction wrote is read back from memory, and a text write to an aggregate the transaction
+ * already holds is held back (postgres-text-writes.ts).
  */
-export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWriteBehind): DialectStatements {
+export function postgresHotPath(client: pg.ClientBase | pg.Pool, texts?: TransactionTextWrites): DialectStatements {
+  /** The text's event and new state, sent now (APPEND_WITH_TEXT). */
+  async function appendWithText(event: NewEvent, text: TextState, at: Date): Promise<StoredEvent> {
+    const { rows } = await client.query<{ position: string; sequence: string }>({
+      ...APPEND_WITH_TEXT,
+      values: [
+        event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at,
+        text.ownerId, text.messageType, text.language, JSON.stringify(text.fields), text.createdAt ?? null,
+      ],
+    });
+    const sequence = Number(rows[0].sequence);
+    texts?.appended(event.aggregateType, event.aggregateId, sequence);
+    return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
+  }
   return {
     skipLocked: true,
     messageTexts: {
       async get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined> {
+        const written = texts?.read(ownerId, messageType, language);
+        if (written) return written;
         const { rows } = await client.query<MessageTextRecord>({ ...GET_TEXT, values: [ownerId, messageType, language] });
         const record = rows[0];
         if (!record) return undefined;
@@ -139,6 +155,7 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWr
         };
       },
       async upsert(row: MessageTextRow): Promise<void> {
+        texts?.forget(row.ownerId, row.messageType, row.language);
         await client.query({
           ...UPSERT_TEXT,
           values: [row.ownerId, row.messageType, row.language, JSON.stringify(row.fields), row.sequence, row.createdAt, row.changedAt],
@@ -146,18 +163,12 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWr
       },
     },
     async setTextWithEvent(event: NewEvent, text: TextState, at: Date = new Date()) {
-      const heldSequence = behind?.hold(event, text, at);
-      if (heldSequence !== undefined) return { ...event, sequence: heldSequence, createdAt: at };
-      const { rows } = await client.query<{ position: string; sequence: string }>({
-        ...APPEND_WITH_TEXT,
-        values: [
-          event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at,
-          text.ownerId, text.messageType, text.language, JSON.stringify(text.fields), text.createdAt ?? null,
-        ],
-      });
-      const sequence = Number(rows[0].sequence);
-      behind?.appended(event.aggregateType, event.aggregateId, sequence);
-      return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
+      texts?.forget(text.ownerId, text.messageType, text.language);
+      const heldSequence = texts?.hold(event, text, at);
+      const stored = heldSequence !== undefined ? { ...event, sequence: heldSequence, createdAt: at } : await appendWithText(event, text, at);
+      // The row as the statement leaves it: a new row is created at the event's time, an existing one keeps its createdAt.
+      texts?.wrote({ ...text, sequence: stored.sequence, createdAt: text.createdAt ?? at, changedAt: at });
+      return stored;
     },
     async appendEvent(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
       const { rows } = await client.query<{ position: string; sequence: string }>({
@@ -166,7 +177,7 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWr
       });
       // bigint columns arrive as strings (node-postgres keeps int8 exact); the schema's mode is 'number'.
       const sequence = Number(rows[0].sequence);
-      behind?.appended(event.aggregateType, event.aggregateId, sequence);
+      texts?.appended(event.aggregateType, event.aggregateId, sequence);
       return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
     },
     async appendEvents(events: readonly NewEvent[], at: Date = new Date()): Promise<StoredEvent[]> {
@@ -191,7 +202,7 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWr
       const row = rows[0];
       if (!row) return undefined;
       const sequence = Number(row.sequence);
-      behind?.appended(removal.aggregateType, grantId, sequence);
+      texts?.appended(removal.aggregateType, grantId, sequence);
       const event = { ...removal, aggregateId: grantId, payload: removedGrantPayload(userId, row.project_id), resourceOwner: orgId };
       return { projectId: row.project_id, projectGrantId: row.project_grant_id, event: { ...event, sequence, createdAt: at, position: Number(row.position) } };
     },
