@@ -9,6 +9,7 @@
  * One store: every answer here is given before the store is asked (the message's size, its
  * validation, an RPC the service does not offer).
  */
+import { Agent, request as httpRequest } from 'node:http';
 import http2 from 'node:http2';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Transport } from '@connectrpc/connect';
@@ -117,6 +118,37 @@ describe('RPC refusals as clients read them', () => {
     const bytes = Buffer.concat(((await res.text()).match(/[A-Za-z0-9+/]+={0,2}/g) ?? []).map((chunk) => Buffer.from(chunk, 'base64')));
     expect(bytes[0]).toBe(0x80);
     expect(bytes.subarray(5).toString()).toContain(`grpc-message: ${UNOFFERED}\r\n`);
+  });
+
+  /** An HTTP/1.1 POST declaring `declared` bytes and sending `sent` (all of them, or only a beginning): the answer's status and `connection`. */
+  function http1Answer(path: string, headers: Record<string, string>, declared: number, sent: string): Promise<{ status?: number; connection?: string }> {
+    return new Promise((resolve, reject) => {
+      const agent = new Agent({ keepAlive: true });
+      const req = httpRequest(new URL(path, s.issuer), { method: 'POST', agent, headers: { ...headers, 'content-length': String(declared) } }, (res) => {
+        res.resume();
+        res.once('end', () => {
+          resolve({ status: res.statusCode, connection: res.headers.connection });
+          agent.destroy();
+        });
+      });
+      req.once('error', reject);
+      if (Buffer.byteLength(sent) === declared) req.end(sent);
+      else req.write(sent);
+    });
+  }
+
+  it('closes an HTTP/1.1 connection whose answer came before its message was read, and keeps one whose message was read', async () => {
+    const connectJson = { 'content-type': 'application/json', 'connect-protocol-version': '1', ...token() };
+    const setText = '/zitadel.admin.v1.AdminService/SetDefaultVerifyEmailMessageText';
+    const whole = JSON.stringify({ language: 'de', title: 'x'.repeat(201) });
+    // Read whole and refused (its validation): the connection stays.
+    expect(await http1Answer(setText, connectJson, Buffer.byteLength(whole), whole)).toEqual({ status: 400, connection: 'keep-alive' });
+    // Over the limit, on the lean path and on connect-node's (gzip): answered at once, and the connection closes.
+    expect(await http1Answer(setText, connectJson, LIMIT + 1, '{"language":')).toEqual({ status: 429, connection: 'close' });
+    expect(await http1Answer(setText, { ...connectJson, 'content-encoding': 'gzip' }, LIMIT + 1, '\x1f\x8b')).toMatchObject({ connection: 'close' });
+    // ImportData refused before its message (no token): the same.
+    const { authorization: _, ...anonymous } = connectJson;
+    expect(await http1Answer('/zitadel.admin.v1.AdminService/ImportData', anonymous, 1000, '{"dataOrgs":')).toEqual({ status: 401, connection: 'close' });
   });
 
   it('answers a 50 MB message with RESOURCE_EXHAUSTED naming the limit, on every protocol path and to @zitadel/node', async () => {

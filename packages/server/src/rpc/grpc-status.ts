@@ -1,7 +1,7 @@
 /**
  * gRPC's status fields (`grpc-status`, `grpc-message`, `grpc-status-details-bin`) as the gRPC spec
- * writes them, on every path an RPC is answered: the lean unary path (unary-rpc.ts), the errors
- * answered outside any handler (rpc-handler.ts), and connect-node's handlers (gRPC trailers and
+ * writes them, on every path an RPC is answered: the lean gRPC path (grpc-unary.ts), the errors
+ * answered outside any protocol module (error-answer.ts), and connect-node's handlers (gRPC trailers and
  * gRPC-web's trailer frame, rewritten in `withSpecGrpcMessages`).
  *
  * Why: connect writes `grpc-message` with `encodeURIComponent`, which also encodes `/`, `:`, `,`,

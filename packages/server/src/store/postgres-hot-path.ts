@@ -190,7 +190,7 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, texts?: Transac
       return events.map((event) => {
         const row = byAggregate.get(`${event.aggregateType}\u0000${event.aggregateId}`)!;
         const sequence = Number(row.sequence);
-        behind?.appended(event.aggregateType, event.aggregateId, sequence);
+        texts?.appended(event.aggregateType, event.aggregateId, sequence);
         return { ...event, sequence, createdAt: at, position: Number(row.position) };
       });
     },
