@@ -134,11 +134,14 @@ describeEachStore('import jobs', (dialect) => {
     const seen = await watch(call, res.body.id);
     const last = seen.at(-1)!;
     expect(last.phase, JSON.stringify(last.error)).toBe('done');
-    // Seen mid-way: importing, some organisations done and some not.
-    const midway = seen.filter((j) => j.phase === 'importing' && j.progress.orgsDone > 0 && j.progress.orgsDone < 4);
+    // Seen mid-way: importing, some users done and some not. Users done advance as each
+    // organisation's users are written; organisations done only when one commits, so how many
+    // organisations a poll sees done depends on timing (small ones may commit together): it is
+    // only held to agree with the users done.
+    const midway = seen.filter((j) => j.phase === 'importing' && j.progress.usersDone > 0 && j.progress.usersDone < 32);
     expect(midway.length, JSON.stringify(seen.map((j) => [j.phase, j.progress]))).toBeGreaterThan(0);
     expect(midway[0]!.progress).toMatchObject({ orgsTotal: 4, usersTotal: 32 });
-    expect(midway[0]!.progress.usersDone).toBe(midway[0]!.progress.orgsDone * 8);
+    for (const j of midway) expect(j.progress.usersDone).toBeGreaterThanOrEqual(j.progress.orgsDone * 8);
     // Phases only go forward.
     const order = ['queued', 'reading', 'validating', 'importing', 'done'];
     const phases = seen.map((j) => order.indexOf(j.phase));
