@@ -21,12 +21,11 @@
 import type Provider from 'oidc-provider';
 import type { NodeRequest, NodeResponse } from '../http-server.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/store.js';
 import { clientAssertionJudge, presentedAssertion, withClientAssertion } from './client-assertions.js';
 import type { OAuthClients } from './clients.js';
 import { answerUnreadableForm, declaredWithinLimit, FormReplay, isForm, readForm, UNREADABLE_FORM, type Form } from './form-request.js';
 import { withJwtSetAside } from './introspection.js';
-import { advertiseJwtProfileGrant, isJwtProfileGrant, jwtProfileGrant } from './jwt-profile-grant.js';
+import { advertiseJwtProfileGrant, isJwtProfileGrant, jwtProfileGrant, type JwtProfileGrantDeps } from './jwt-profile-grant.js';
 import { refuseNulQuery } from './nul-guard.js';
 import { ROUTES } from './provider.js';
 import { answerUnknownOAuthPath, isKnownOAuthPath, logOAuthRequest, noteOAuthFailure, watchOAuthEvents } from './request-log.js';
@@ -37,11 +36,7 @@ const FORM_ENDPOINTS: ReadonlySet<string> = new Set([ROUTES.token, ROUTES.intros
 /** Endpoints whose every form is read (a rewrite may apply whatever the client authentication). */
 const ALWAYS_READ: ReadonlySet<string> = new Set([ROUTES.token, ROUTES.introspection]);
 
-export interface FrontDoorDeps {
-  store: Store;
-  instanceId: string;
-  /** The issuer without a trailing slash. */
-  issuer: string;
+export interface FrontDoorDeps extends JwtProfileGrantDeps {
   /** The provider's clients (the same as createOidcProvider's). */
   clients: OAuthClients;
   logger?: Logger;
