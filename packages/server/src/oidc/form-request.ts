@@ -31,19 +31,44 @@ export function declaredWithinLimit(req: NodeRequest): boolean {
   return declared === undefined || Number(declared) <= FORM_BODY_LIMIT;
 }
 
-/** The form body and its parameters; 'too-large' as soon as more than the limit has arrived. */
-export async function readForm(req: NodeRequest): Promise<Form | 'too-large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Not destroyed on an early return: an unfinished request's destruction takes its socket, and
-  // with it the 400 that answers it.
-  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > FORM_BODY_LIMIT) return 'too-large';
-    chunks.push(chunk);
-  }
-  const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-  return { body, params: new URLSearchParams(body.toString('utf8')) };
+/**
+ * The form body and its parameters; 'too-large' as soon as more than the limit has arrived. Read
+ * with listeners rather than an async iterator, which costs a promise and a tick per chunk on
+ * every token and introspection request. A request left at the limit is paused, not destroyed: an
+ * unfinished request's destruction takes its socket, and with it the 400 that answers it.
+ */
+export function readForm(req: NodeRequest): Promise<Form | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onFailure);
+      req.off('close', onFailure);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= FORM_BODY_LIMIT) return void chunks.push(chunk);
+      stop();
+      req.pause();
+      resolve('too-large');
+    };
+    const onEnd = () => {
+      stop();
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+      resolve({ body, params: new URLSearchParams(body.toString('utf8')) });
+    };
+    // Closed before its end: the client is gone (node also says so with an 'error').
+    const onFailure = (error?: Error) => {
+      stop();
+      reject(error ?? new Error('the request closed before its body was read'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onFailure);
+    req.on('close', onFailure);
+  });
 }
 
 /** OAuth's answer to a body past the limit, as oidc-provider gives it (400, no-store). */

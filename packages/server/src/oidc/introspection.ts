@@ -82,9 +82,9 @@ export function answerIntrospection(deps: IntrospectionDeps) {
     return typeof claims.preferred_username === 'string' ? { ...claims, username: claims.preferred_username } : claims;
   }
 
-  /** The same for an opaque token's user, read and kept only when the scope asks for any. */
-  function userinfoFor(userId: string, scope: string | undefined): Promise<Record<string, unknown>> {
-    if (!hasScope(scope, 'profile') && !hasScope(scope, 'email')) return Promise.resolve({});
+  /** The same for an opaque token's user, read and kept only when the scope asks for any (else undefined, at once). */
+  function userinfoFor(userId: string, scope: string | undefined): Promise<Record<string, unknown>> | undefined {
+    if (!hasScope(scope, 'profile') && !hasScope(scope, 'email')) return undefined;
     return userinfoClaims.get(`${userId} ${scope}`, async () => {
       const user = await authenticatableUser(store, userId);
       return user ? { value: await userinfoOf(user, scope) } : { uncached: {} };
@@ -128,7 +128,8 @@ export function answerIntrospection(deps: IntrospectionDeps) {
       const owner = await deps.clientExtras(body.client_id);
       body.aud = tokenAudience(owner?.project_id, body.client_id, body.scope);
       if (!body.sub && owner?.kind === 'machine' && owner.user_id) body.sub = owner.user_id;
-      if (body.sub) ctx.body = { ...(await userinfoFor(body.sub, body.scope)), ...body };
+      const userinfo = body.sub ? userinfoFor(body.sub, body.scope) : undefined;
+      if (userinfo) ctx.body = { ...(await userinfo), ...body };
       return;
     }
     if (body?.active !== false) return;
