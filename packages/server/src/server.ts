@@ -1,6 +1,6 @@
 /**
- * One port for everything: the Hono API and login UI, and oidc-provider's endpoints, behind a
- * dispatcher on the path. The provider is a Koa app that must see the raw request (a body
+ * One port for everything: the Hono API and login UI, and oidc-provider's endpoints (through the
+ * authorization server's front door, oidc/front-door.ts), behind a dispatcher on the path. The provider is a Koa app that must see the raw request (a body
  * parsed by Hono middleware first breaks client authentication), hence dispatching before Hono
  * rather than mounting it as a Hono route. main.ts and the end-to-end tests both use this.
  */

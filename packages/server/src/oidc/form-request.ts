@@ -1,5 +1,5 @@
 /**
- * Reading an OAuth form once and handing oidc-provider the same request again (form-endpoints.ts
+ * Reading an OAuth form once and handing oidc-provider the same request again (front-door.ts
  * decides what is read and what is rewritten; this module only reads and replays).
  *
  * oidc-provider reads a form body itself, from the request's stream, and there is no way to give it
