@@ -10,18 +10,17 @@
  * project, the client, each `…:id:{projectId}:aud` project, and `service` for this API). Which
  * claims the scopes yield is claims.ts's decision.
  */
-import Provider, { errors, type AdapterPayload, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import type { Store } from '../store/store.js';
 import { errorPage, logoutPage, messagePage } from '../ui/pages.js';
 import { storeAdapter } from './adapter.js';
-import { clientExtrasLookup, clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
+import { compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras, type OAuthClients } from './clients.js';
 import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, signingAlgorithm, type KeyRing, type SigningAlgorithm } from './keys.js';
 import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
 import { tokenAmr } from './authentication-methods.js';
 import { answerIntrospection } from './introspection.js';
 import { clientCredentialsIdToken } from './machine-id-token.js';
-import { AuthCache } from '../auth/auth-cache.js';
-import { clientAssertionGate, ClientAssertionRelay, CLOCK_TOLERANCE } from './client-assertions.js';
+import { CLOCK_TOLERANCE } from './client-assertions.js';
 import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import { projectAccessRefusal } from '../domain/login/project-access.js';
 import {
@@ -78,6 +77,8 @@ export interface OidcProviderDeps {
   issuer: string;
   /** The provider signs with `keys.current` as it is now; server.ts builds a new provider when it changes. */
   keys: KeyRing;
+  /** Its clients (clients.ts `oauthClients`), shared with its front door. */
+  clients: OAuthClients;
 }
 
 /**
@@ -150,18 +151,14 @@ function pinOriginToIssuer(provider: Provider, issuer: string): void {
 }
 
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
-  const { store, issuer, instanceId } = deps;
+  const { store, issuer, instanceId, clients } = deps;
   const keys = deps.keys.current;
   // The provider is rebuilt when the keys change (server.ts): the newest key's algorithm holds for its life.
   const alg = signingAlgorithm(keys);
-  // Client assertions are judged by client-assertions.ts; oidc-provider sees only relayed ones.
-  const clientCache = new AuthCache<AdapterPayload | undefined>(store);
-  const findClient = clientLookup(store, clientCache);
-  const clientExtras = clientExtrasLookup(store, clientCache);
-  const relay = new ClientAssertionRelay(issuer);
 
   const configuration: Configuration = {
-    adapter: storeAdapter(store, async (clientId) => relay.withRelayKey(await findClient(clientId))),
+    // Client assertions are judged by the front door (client-assertions.ts): oidc-provider verifies only relayed ones.
+    adapter: storeAdapter(store, async (clientId) => clients.relay.withRelayKey(await clients.find(clientId))),
     clockTolerance: CLOCK_TOLERANCE,
     clients: [],
     jwks: { keys: keys.signing as never },
@@ -311,12 +308,19 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const provider = new Provider(issuer, configuration);
   pinOriginToIssuer(provider, issuer);
   signingAlgorithms.set(provider, alg);
+  // Two methods of this provider's own model classes (each provider makes its own: neither the
+  // library's modules nor another provider are touched) are replaced, where no configuration serves:
+  // - Client#compareClientSecret: secrets are stored as hashes. Overriding it is the library's way
+  //   (node-oidc-provider#631, "allow overloading prototype for comparing client secrets"); there is
+  //   no configuration for it.
+  // - IdToken#payload: the library masks the ID token's claims with its scope → claims table, which
+  //   cannot name ZITADEL's per-project roles claims (`urn:zitadel:iam:org:project:{projectId}:roles`),
+  //   and no hook runs between that mask and the signature (`extraTokenClaims` and
+  //   `formats.customizers` are for access tokens only, `findAccount`'s claims are what gets masked).
+  //   The reserved claims were already decided for the ID token by claims.ts, so they pass the mask.
+  //   How and when the person signed in pass it too, as in every ZITADEL ID token: `auth_time` (the
+  //   library keeps it only when `max_age` asked) and `amr` in ZITADEL's values (authentication-methods.ts).
   (provider.Client.prototype as unknown as { compareClientSecret: typeof compareHashedClientSecret }).compareClientSecret = compareHashedClientSecret;
-  // The library masks the ID token's claims with its scope → claims table, which cannot name
-  // ZITADEL's per-project roles claims (`urn:zitadel:iam:org:project:{projectId}:roles`). The
-  // reserved claims were already decided for the ID token by claims.ts, so they pass the mask.
-  // How and when the person signed in pass it too, as in every ZITADEL ID token: `auth_time` (the
-  // library keeps it only when `max_age` asked) and `amr` in ZITADEL's values (authentication-methods.ts).
   const idToken = provider.IdToken.prototype as unknown as { payload(): Promise<Record<string, unknown>>; available: Record<string, unknown> };
   const maskedPayload = idToken.payload;
   idToken.payload = async function payload(this: typeof idToken) {
@@ -329,17 +333,6 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     if (methods.length) payload.amr = methods;
     return payload;
   };
-
-  // First: it may rewrite the client assertion the routes below authenticate with.
-  provider.use(
-    clientAssertionGate({
-      issuer,
-      endpoints: new Set([ROUTES.token, ROUTES.introspection, ROUTES.revocation, ROUTES.pushed_authorization_request]),
-      tokenEndpoint: ROUTES.token,
-      findClient,
-      relay,
-    }),
-  );
 
   // offline_access is dropped unless consent is prompted for (OIDC Core 11); ZITADEL issues
   // refresh tokens without it, so the prompt is added and answered automatically. This runs before
@@ -361,7 +354,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   });
 
   // What the library does not answer at the introspection endpoint: JWTs, PATs, ZITADEL's `aud` (introspection.ts).
-  const introspection = answerIntrospection({ store, instanceId, issuer, keys: deps.keys, clientExtras });
+  const introspection = answerIntrospection({ store, instanceId, issuer, keys: deps.keys, clientExtras: clients.extras });
   provider.use((ctx, next) => (ctx.path === ROUTES.introspection ? introspection(ctx as KoaContextWithOIDC, next) : next()));
 
   // Client credentials with `openid` answer an ID token too, as ZITADEL's do (machine-id-token.ts).
