@@ -3,7 +3,7 @@
  * start with a message naming the variable. No other module reads process.env.
  */
 import { z } from 'zod';
-import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http-server.js';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './transport/http-server.js';
 import { LOG_LEVELS } from './log.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
 import type { OperatorKeySource } from './secrets/operator-key.js';

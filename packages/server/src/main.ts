@@ -5,7 +5,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { bootstrapInstance } from './domain/instance/bootstrap.js';
 import { createLogger } from './log.js';
-import { ensureNoAdminToken, InstanceFileError, writeAdminToken } from './instance-files.js';
+import { ensureNoAdminToken, InstanceFileError, writeAdminToken } from './runtime/instance-files.js';
 import { createServer } from './server.js';
 import { startBackgroundWork } from './background/index.js';
 import { openStore } from './store/store.js';

@@ -4,10 +4,10 @@
  * OVERLAP_HOURS (24). The new key has ALGORITHM (one of SIGNING_ALGORITHMS), by default the current
  * key's. Running processes pick the new keys up within 30 s (server.ts), no restart needed.
  */
-import { commandWorkingDirectory, ConfigError, loadConfig } from './config.js';
-import { isSigningAlgorithm, rotateKeys, SIGNING_ALGORITHMS } from './oidc/keys.js';
-import { loadOperatorSecretBox } from './secrets/operator-key.js';
-import { openStore } from './store/store.js';
+import { commandWorkingDirectory, ConfigError, loadConfig } from '../config.js';
+import { isSigningAlgorithm, rotateKeys, SIGNING_ALGORITHMS } from '../oidc/keys.js';
+import { loadOperatorSecretBox } from '../secrets/operator-key.js';
+import { openStore } from '../store/store.js';
 
 async function run() {
   // npm runs workspace scripts in the package's folder: relative paths are the caller's.
