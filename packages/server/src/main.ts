@@ -16,7 +16,7 @@ import { jobDocuments } from './domain/transfer/job-documents.js';
 async function main() {
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

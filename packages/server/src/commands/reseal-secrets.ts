@@ -7,13 +7,13 @@
  */
 import { commandWorkingDirectory, loadConfig } from '../config.js';
 import { loadOperatorSecretBox } from '../secrets/operator-key.js';
-import { resealSecrets } from '../secrets/reseal.js';
+import { resealSecrets } from './resealers.js';
 import { openStore } from '../store/store.js';
 
 async function run() {
   // npm runs workspace scripts in the package's folder: relative paths are the caller's.
-  process.chdir(commandWorkingDirectory(process.env));
-  const config = loadConfig(process.env);
+  process.chdir(commandWorkingDirectory());
+  const config = loadConfig();
   const { box } = loadOperatorSecretBox(config.encryptionKey);
   const store = await openStore(config.store);
   try {

@@ -11,8 +11,8 @@ import { openStore } from '../store/store.js';
 
 async function run() {
   // npm runs workspace scripts in the package's folder: relative paths are the caller's.
-  process.chdir(commandWorkingDirectory(process.env));
-  const config = loadConfig(process.env);
+  process.chdir(commandWorkingDirectory());
+  const config = loadConfig();
   // New keys are sealed with the operator's key, as the server does (the same ENCRYPTION_KEY[_FILE]).
   const { box } = loadOperatorSecretBox(config.encryptionKey);
   const hours = Number(process.argv[2] ?? 24);

@@ -333,7 +333,7 @@ export async function removeIdp(store: Store, ctx: RequestContext, scope: IdpSco
   }, [[IDP_LOCK, idpId]]);
 }
 
-/** Re-seals OIDC providers' client secrets sealed with an earlier operator key (secrets/reseal.ts). */
+/** Re-seals OIDC providers' client secrets sealed with an earlier operator key (commands/resealers.ts). */
 export async function resealIdpClientSecrets(store: Store, secrets: SecretBox): Promise<number> {
   return store.transaction(async (tx) => {
     let count = 0;

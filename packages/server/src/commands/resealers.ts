@@ -10,7 +10,7 @@ import { resealPendingOtpSecrets } from '../domain/users/otp-enrolment.js';
 import { resealOtpSecrets } from '../domain/users/otp-secret.js';
 import { resealKeys } from '../oidc/keys.js';
 import type { Store } from '../store/store.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../secrets/secret-box.js';
 
 type Resealer = (store: Store, secrets: SecretBox) => Promise<number>;
 
