@@ -44,9 +44,6 @@ export function lockKeys(locks: readonly AggregateLock[] | undefined): string[] 
   return [...new Set((locks ?? []).map(([type, id]) => `${type}:${id}`))].sort();
 }
 
-// Thrown by both stores when a write loses a race on a unique key; defined with the domain's errors.
-export { UniqueViolation } from '../domain/errors.js';
-
 export { createRepositories, type Repositories };
 
 export interface StoreLocation {

@@ -14,10 +14,10 @@
 import { cascadeIdpRemoval } from '../federation/links.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
-import { alreadyExists, failedPrecondition, notFound } from '../errors.js';
+import { alreadyExists, failedPrecondition, notFound, UniqueViolation } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireAuthorityOverUsersLinkedTo } from '../users/guard.js';
-import { UniqueViolation, type AggregateLock, type Repositories, type Store } from '../../store/store.js';
+import type { AggregateLock, Repositories, Store } from '../../store/store.js';
 import type { IdpChange, IdpRow } from '../../store/repositories/idps.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import {
