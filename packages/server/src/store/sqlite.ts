@@ -18,7 +18,8 @@ import { defineTables } from './schema.js';
 import { sqliteHotPath } from './sqlite-hot-path.js';
 import { sqliteNativeOptions } from './sqlite-native.js';
 import { UniqueViolation } from '../domain/errors.js';
-import { createRepositories, type Db, type Store } from './store.js';
+import { createRepositories } from './repositories/index.js';
+import type { Db, Store } from './store.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'sqlite');
 

@@ -39,11 +39,6 @@ export interface Store {
 /** An aggregate a command locks: its type and id (`['user', userId]`). */
 export type AggregateLock = readonly [aggregateType: string, aggregateId: string];
 
-/** Lock keys in one order (sorted, without duplicates), so two transactions never wait on each other in a cycle. */
-export function lockKeys(locks: readonly AggregateLock[] | undefined): string[] {
-  return [...new Set((locks ?? []).map(([type, id]) => `${type}:${id}`))].sort();
-}
-
 export { createRepositories, type Repositories };
 
 export interface StoreLocation {
