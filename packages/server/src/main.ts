@@ -5,7 +5,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { bootstrapInstance } from './domain/instance/bootstrap.js';
 import { createLogger } from './log.js';
-import { ensureNoAdminToken, InstanceFileError, writeAdminToken } from './instance-files.js';
+import { ensureNoAdminToken, InstanceFileError, writeAdminToken } from './runtime/instance-files.js';
 import { createServer } from './server.js';
 import { startBackgroundWork } from './background/index.js';
 import { openStore } from './store/store.js';
@@ -16,7 +16,7 @@ import { jobDocuments } from './domain/transfer/job-documents.js';
 async function main() {
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

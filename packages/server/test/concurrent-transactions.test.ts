@@ -6,7 +6,8 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, UniqueViolation, type Store } from '../src/store/store.js';
+import { UniqueViolation } from '../src/domain/errors.js';
+import { openStore, type Store } from '../src/store/store.js';
 import { describeEachStore, openTestStore } from './support/instance.js';
 
 describeEachStore('concurrent transactions', (dialect) => {

@@ -5,7 +5,7 @@
  * oidc-provider sees the request, and in the storage adapter for what arrives in form bodies (a
  * lookup by such a key finds nothing; a payload holding one is refused).
  */
-import type { NodeRequest, NodeResponse } from '../http-server.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { errors } from 'oidc-provider';
 import { messagePage } from '../ui/pages.js';
 

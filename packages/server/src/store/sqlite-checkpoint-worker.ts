@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { lowerThisThreadsPriority } from '../worker-threads.js';
+import { lowerThisThreadsPriority } from '../runtime/worker-threads.js';
 import type { CheckpointAnswer } from './sqlite-checkpointer.js';
 import { sqliteNativeOptions } from './sqlite-native.js';
 

@@ -17,7 +17,9 @@ import { WalCheckpointer } from './sqlite-checkpointer.js';
 import { defineTables } from './schema.js';
 import { sqliteHotPath } from './sqlite-hot-path.js';
 import { sqliteNativeOptions } from './sqlite-native.js';
-import { createRepositories, UniqueViolation, type Db, type Store } from './store.js';
+import { UniqueViolation } from '../domain/errors.js';
+import { createRepositories } from './repositories/index.js';
+import type { Db, Store } from './store.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'sqlite');
 

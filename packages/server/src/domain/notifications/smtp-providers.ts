@@ -224,7 +224,7 @@ export async function testSmtpSettings(
   return {};
 }
 
-/** Re-seals SMTP passwords sealed with an earlier operator key (secrets/reseal.ts). */
+/** Re-seals SMTP passwords sealed with an earlier operator key (commands/resealers.ts). */
 export async function resealSmtpPasswords(store: Store, secrets: SecretBox): Promise<number> {
   return store.transaction(async (tx) => {
     let count = 0;

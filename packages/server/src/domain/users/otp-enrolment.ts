@@ -154,7 +154,7 @@ export async function listOwnAuthFactors(store: Store, userId: string): Promise<
   return { result: user?.type === 'human' ? await authFactorsOf(store.read, userId) : [] };
 }
 
-/** After the operator key was rotated: secrets waiting for their first code sealed with the current key (secrets/reseal.ts). */
+/** After the operator key was rotated: secrets waiting for their first code sealed with the current key (commands/resealers.ts). */
 export async function resealPendingOtpSecrets(store: Store, box: SecretBox): Promise<number> {
   const stale = (await store.read.otpEnrolment.allPending()).filter((row) => box.isStale(row.secret));
   if (stale.length) {

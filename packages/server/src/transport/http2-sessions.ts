@@ -37,10 +37,10 @@ import {
   type ServerHttp2Stream,
 } from 'node:http2';
 import type { Socket } from 'node:net';
-import { errorBody } from './http/errors.js';
+import { errorBody } from '../http/errors.js';
 import { MAX_HEADER_BYTES, refusal } from './http-refusals.js';
-import type { Logger } from './log.js';
-import { SlidingWindowLimit } from './domain/rate-limit.js';
+import type { Logger } from '../log.js';
+import { SlidingWindowLimit } from '../domain/rate-limit.js';
 
 export type NodeRequest = IncomingMessage | Http2ServerRequest;
 export type NodeResponse = ServerResponse | Http2ServerResponse;

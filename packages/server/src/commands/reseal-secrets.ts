@@ -5,15 +5,15 @@
  * can be dropped from ENCRYPTION_KEYS_PREVIOUS. Safe to run while servers are running and to run
  * again (what already uses the current key is left alone).
  */
-import { commandWorkingDirectory, loadConfig } from './config.js';
-import { loadOperatorSecretBox } from './secrets/operator-key.js';
-import { resealSecrets } from './secrets/reseal.js';
-import { openStore } from './store/store.js';
+import { commandWorkingDirectory, loadConfig } from '../config.js';
+import { loadOperatorSecretBox } from '../secrets/operator-key.js';
+import { resealSecrets } from './resealers.js';
+import { openStore } from '../store/store.js';
 
 async function run() {
   // npm runs workspace scripts in the package's folder: relative paths are the caller's.
-  process.chdir(commandWorkingDirectory(process.env));
-  const config = loadConfig(process.env);
+  process.chdir(commandWorkingDirectory());
+  const config = loadConfig();
   const { box } = loadOperatorSecretBox(config.encryptionKey);
   const store = await openStore(config.store);
   try {

@@ -4,15 +4,15 @@
  * OVERLAP_HOURS (24). The new key has ALGORITHM (one of SIGNING_ALGORITHMS), by default the current
  * key's. Running processes pick the new keys up within 30 s (server.ts), no restart needed.
  */
-import { commandWorkingDirectory, ConfigError, loadConfig } from './config.js';
-import { isSigningAlgorithm, rotateKeys, SIGNING_ALGORITHMS } from './oidc/keys.js';
-import { loadOperatorSecretBox } from './secrets/operator-key.js';
-import { openStore } from './store/store.js';
+import { commandWorkingDirectory, ConfigError, loadConfig } from '../config.js';
+import { isSigningAlgorithm, rotateKeys, SIGNING_ALGORITHMS } from '../oidc/keys.js';
+import { loadOperatorSecretBox } from '../secrets/operator-key.js';
+import { openStore } from '../store/store.js';
 
 async function run() {
   // npm runs workspace scripts in the package's folder: relative paths are the caller's.
-  process.chdir(commandWorkingDirectory(process.env));
-  const config = loadConfig(process.env);
+  process.chdir(commandWorkingDirectory());
+  const config = loadConfig();
   // New keys are sealed with the operator's key, as the server does (the same ENCRYPTION_KEY[_FILE]).
   const { box } = loadOperatorSecretBox(config.encryptionKey);
   const hours = Number(process.argv[2] ?? 24);

@@ -21,10 +21,12 @@ export function startModuleWorker(base: string, name: string, options: WorkerOpt
   // tsx's ESM API (its package exports map `tsx/esm/api` to this file for `import`).
   const tsxApi = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
   const entry = new URL(`./${name}.ts`, base).href;
-  const script = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
   // Without tsx's disk cache: it would make a folder under the worker's os.tmpdir(), where an
-  // import's spool goes (and a test looks for what an import leaves behind).
-  return new Worker(script, { ...options, eval: true, env: { ...process.env, TSX_DISABLE_CACHE: '1' } });
+  // import's spool goes (and a test looks for what an import leaves behind). The worker starts with
+  // a copy of this thread's environment (node's default); the switch is set in that copy, before
+  // tsx loads, so no module but config.ts reads this process's environment.
+  const script = `process.env.TSX_DISABLE_CACHE = '1'; import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(script, { ...options, eval: true });
 }
 
 /**

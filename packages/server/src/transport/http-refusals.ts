@@ -2,7 +2,7 @@
  * What the server answers, over either HTTP version, when it refuses a request before the app
  * sees it: the status and the API's error body (ZITADEL's `{code, message, details}`).
  */
-import { DomainError, GrpcCode } from './domain/errors.js';
+import { DomainError, GrpcCode } from '../domain/errors.js';
 
 /**
  * The most a request's line and headers may take: node's own limit on HTTP/1.1 (the URL counts);

@@ -1,6 +1,6 @@
 /**
  * Re-sealing every secret at rest with the operator's current key, after the key was rotated
- * (`npm run secrets:reseal`, src/reseal-secrets.ts). Each kind of sealed value registers its
+ * (`npm run secrets:reseal`, src/commands/reseal-secrets.ts). Each kind of sealed value registers its
  * re-sealer here; a re-sealer opens what it can with the current or an earlier key
  * (ENCRYPTION_KEYS_PREVIOUS), seals again with the current key, and counts what it changed.
  */
@@ -10,7 +10,7 @@ import { resealPendingOtpSecrets } from '../domain/users/otp-enrolment.js';
 import { resealOtpSecrets } from '../domain/users/otp-secret.js';
 import { resealKeys } from '../oidc/keys.js';
 import type { Store } from '../store/store.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../secrets/secret-box.js';
 
 type Resealer = (store: Store, secrets: SecretBox) => Promise<number>;
 

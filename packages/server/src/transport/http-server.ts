@@ -15,12 +15,12 @@
  */
 import { Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { errorBody } from './http/errors.js';
+import { errorBody } from '../http/errors.js';
 import { MAX_HEADER_BYTES, refusal, type Refusal } from './http-refusals.js';
 import { destroyWhenLingering, H2cSessions, type NodeRequest, type NodeResponse } from './http2-sessions.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../log.js';
 import { sniffProtocol } from './protocol-sniff.js';
-import { DomainError, GrpcCode } from './domain/errors.js';
+import { DomainError, GrpcCode } from '../domain/errors.js';
 
 export { MAX_HEADER_BYTES };
 export type { NodeRequest, NodeResponse };
