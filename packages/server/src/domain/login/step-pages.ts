@@ -15,7 +15,7 @@ import { pageLook, signInLook, signInLookOrg } from './page-look.js';
 /** `otp-setup`: an authenticator app must be set up; `otp-setup-offer`: the same, with a skip button. */
 export type Step = 'otp' | 'otp-setup' | 'otp-setup-offer' | 'new-password';
 
-export const enrolmentCaller = (deps: LoginDeps, userId: string): EnrolmentCaller => ({ instanceId: deps.instanceId, userId, issuerName: new URL(deps.issuer).host });
+const enrolmentCaller = (deps: LoginDeps, userId: string): EnrolmentCaller => ({ instanceId: deps.instanceId, userId, issuerName: new URL(deps.issuer).host });
 
 /** The organisation whose look and words a step's page for this user takes. */
 async function stepOrg(deps: LoginDeps, attempt: SignInAttempt, userId: string): Promise<string> {

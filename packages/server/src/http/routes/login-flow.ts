@@ -54,7 +54,7 @@ export function attemptFrom(d: Details): SignInAttempt {
 }
 
 /** The sign-in attempt of the route's `:uid` in this browser when it asks for a sign-in (prompt `login`). */
-export async function loginAttempt(deps: OidcRouteDeps, c: Context): Promise<SignInAttempt | undefined> {
+async function loginAttempt(deps: OidcRouteDeps, c: Context): Promise<SignInAttempt | undefined> {
   const d = await interactionOf(deps.provider, c, c.req.param('uid') ?? '');
   return d && d.prompt.name === 'login' ? attemptFrom(d) : undefined;
 }
