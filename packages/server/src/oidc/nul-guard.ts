@@ -11,9 +11,6 @@ import { messagePage } from '../ui/pages.js';
 
 export const NUL_MESSAGE = 'request parameters must not contain NUL characters';
 
-export function hasNul(value: string): boolean {
-  return value.includes('\u0000');
-}
 
 const IGNORES_QUERY = /^\/\.well-known\/|^\/oauth\/v2\/keys$|^\/oidc\/v1\/end_session\/success$/;
 
