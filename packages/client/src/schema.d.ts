@@ -7505,6 +7505,12 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The cursor (ChangeQuery's `sequence`), as ZITADEL's REST gateway reads it for the change lists whose rule has no body. */
+        ChangeQuerySequence: string;
+        /** @description ChangeQuery's `limit` (0 or omitted → 1000, at most 1000). */
+        ChangeQueryLimit: string;
+        /** @description ChangeQuery's `asc`. */
+        ChangeQueryAsc: "true" | "false";
         /** @description The project's id. */
         ProjectId: string;
         /** @description The application's id. */
@@ -15893,12 +15899,12 @@ export interface operations {
     ListProjectChanges: {
         parameters: {
             query?: {
-                /** @description The cursor (ChangeQuery's `sequence`), as ZITADEL's REST gateway reads it for this call. */
-                "query.sequence"?: string;
+                /** @description The cursor (ChangeQuery's `sequence`), as ZITADEL's REST gateway reads it for the change lists whose rule has no body. */
+                "query.sequence"?: components["parameters"]["ChangeQuerySequence"];
                 /** @description ChangeQuery's `limit` (0 or omitted → 1000, at most 1000). */
-                "query.limit"?: string;
+                "query.limit"?: components["parameters"]["ChangeQueryLimit"];
                 /** @description ChangeQuery's `asc`. */
-                "query.asc"?: "true" | "false";
+                "query.asc"?: components["parameters"]["ChangeQueryAsc"];
             };
             header?: {
                 /**
@@ -15941,12 +15947,12 @@ export interface operations {
     ListAppChanges: {
         parameters: {
             query?: {
-                /** @description The cursor (ChangeQuery's `sequence`), as ZITADEL's REST gateway reads it for this call. */
-                "query.sequence"?: string;
+                /** @description The cursor (ChangeQuery's `sequence`), as ZITADEL's REST gateway reads it for the change lists whose rule has no body. */
+                "query.sequence"?: components["parameters"]["ChangeQuerySequence"];
                 /** @description ChangeQuery's `limit` (0 or omitted → 1000, at most 1000). */
-                "query.limit"?: string;
+                "query.limit"?: components["parameters"]["ChangeQueryLimit"];
                 /** @description ChangeQuery's `asc`. */
-                "query.asc"?: "true" | "false";
+                "query.asc"?: components["parameters"]["ChangeQueryAsc"];
             };
             header?: {
                 /**

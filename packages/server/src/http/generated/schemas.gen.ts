@@ -2138,6 +2138,21 @@ export const zUpdateIDPOIDCConfigRequestWritable = z.object({
 });
 
 /**
+ * The cursor (ChangeQuery's `sequence`), as ZITADEL's REST gateway reads it for the change lists whose rule has no body.
+ */
+export const zChangeQuerySequence = z.string().regex(/^[0-9]{1,20}$/);
+
+/**
+ * ChangeQuery's `limit` (0 or omitted → 1000, at most 1000).
+ */
+export const zChangeQueryLimit = z.string().regex(/^[0-9]{1,10}$/);
+
+/**
+ * ChangeQuery's `asc`.
+ */
+export const zChangeQueryAsc = z.enum(['true', 'false']);
+
+/**
  * The project's id.
  */
 export const zProjectId = z.string().min(1).max(200);
