@@ -535,10 +535,17 @@ async function verify(io: CliIo, from: { url: string; token: string }, to: { url
   const missingOrgs = await orgsNotAt(to.url, to.token, opts.orgs);
   const source = await startExport(from.url, from.token, opts);
   const present = opts.orgs.filter((id) => !missingOrgs.includes(id));
-  // Every organisation asked for is missing at the target: nothing to ask it for (no --org would mean all of them).
-  const target = opts.orgs.length && !present.length ? [Buffer.from('{"orgs":[]}')] : await startExport(to.url, to.token, { ...opts, orgs: present });
+  let target: AsyncIterable<Uint8Array>;
+  try {
+    // Every organisation asked for is missing at the target: nothing to ask it for (no --org would mean all of them).
+    target = opts.orgs.length && !present.length ? Readable.from([Buffer.from('{"orgs":[]}')]) : await startExport(to.url, to.token, { ...opts, orgs: present });
+  } catch (error) {
+    // The target refused (a wrong token, say): the source's answer, started already, is not read.
+    await (source as unknown as ReadableStream).cancel().catch(() => {});
+    throw error;
+  }
   const bar = progress(io, 'comparing');
-  const comparison = await compareExports(counted(source, bar.add), (async function* () { yield* target; })(), missingOrgs);
+  const comparison = await compareExports(counted(source, bar.add), target, missingOrgs);
   bar.done();
   const { lines, agree } = describeComparison(comparison, comparedSecrets(opts));
   for (const line of lines) io.stdout(line);

@@ -317,13 +317,21 @@ export async function compareExports(source: AsyncIterable<Uint8Array>, target: 
 
   const sides = [resourceBatches(source, (n) => (result.ignored = n)), resourceBatches(target, () => {})];
   const open = [true, true];
-  while (open[0] || open[1]) {
-    const batches = await Promise.all(sides.map((s, i) => (open[i] ? s.next() : undefined)));
-    batches.forEach((batch, i) => {
-      if (!batch) return;
-      if (batch.done) open[i] = false;
-      else for (const r of batch.value) arrive(i as 0 | 1, r);
-    });
+  try {
+    while (open[0] || open[1]) {
+      // Both sides' next chunk settled before either is looked at: on a failure, neither read is left running.
+      const batches = await Promise.allSettled(sides.map((s, i) => (open[i] ? s.next() : undefined)));
+      batches.forEach((settled, i) => {
+        if (settled.status === 'rejected') throw settled.reason;
+        const batch = settled.value;
+        if (!batch) return;
+        if (batch.done) open[i] = false;
+        else for (const r of batch.value) arrive(i as 0 | 1, r);
+      });
+    }
+  } finally {
+    // A side that failed or ended early: the other's answer is not read on (its body is cancelled).
+    await Promise.all(sides.map((s) => s.return(undefined).catch(() => {})));
   }
   for (const { side, resource: r, count } of pending.values()) {
     for (let n = 0; n < count; n++) result.differences.push({ change: side === 0 ? 'missing' : 'extra', kind: r.kind, orgId: r.orgId, id: r.id });
