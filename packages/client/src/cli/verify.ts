@@ -30,10 +30,16 @@ export interface Resource {
   id: string;
   /** SHA-256 (base64url) over every field's path and canonical value. */
   digest: string;
+  /**
+   * Its fields as `path=value` lines, sorted by path: held only until the resource is matched with the
+   * other side's (most are, in the same round) or, still unmatched after its round, reduced to `shape`
+   * and `sums` (fieldSums), so that what waits holds checksums, not values.
+   */
+  fields?: [path: string, line: string][];
   /** The fields' paths, in order, joined by newlines (the same string for every resource of one shape). */
-  shape: string;
+  shape?: string;
   /** A checksum of each field, 8 hex characters each, in the order of `shape`. */
-  sums: string;
+  sums?: string;
 }
 
 /** An item's id from its fields; the kind's name as the import's summary names it. */
@@ -86,12 +92,12 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** The leaves of an item (objects walked, arrays and scalars are leaves), sorted by path. */
+/** The leaves of an item (objects walked, arrays and scalars are leaves) as `path=value` lines. */
 function leaves(value: unknown, path: string, out: [string, string][]): [string, string][] {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const key of Object.keys(value)) leaves((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, out);
   } else {
-    out.push([path, canonical(value)]);
+    out.push([path, `${path}=${canonical(value)}\n`]);
   }
   return out;
 }
@@ -103,21 +109,23 @@ function fnv1a(text: string): string {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
+function digestOf(value: unknown): Pick<Resource, 'digest' | 'fields'> {
+  const fields = leaves(value, '', []).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  let text = '';
+  for (const [, line] of fields) text += line;
+  return { digest: createHash('sha256').update(text).digest('base64url'), fields };
+}
+
 /** Shapes are few (one per kind and set of fields): one string each, shared by every resource of that shape. */
 const shapes = new Map<string, string>();
 
-function digestOf(value: unknown): Pick<Resource, 'digest' | 'shape' | 'sums'> {
-  const fields = leaves(value, '', []).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const hash = createHash('sha256');
-  let sums = '';
-  for (const [path, text] of fields) {
-    const line = `${path}=${text}\n`;
-    hash.update(line);
-    sums += fnv1a(line);
-  }
-  const shapeText = fields.map(([path]) => path).join('\n');
-  const shape = shapes.get(shapeText) ?? (shapes.set(shapeText, shapeText), shapeText);
-  return { digest: hash.digest('base64url'), shape, sums };
+/** Reduces a resource's fields to their paths (a shared shape) and a checksum each; idempotent. */
+function fieldSums(r: Resource): void {
+  if (!r.fields) return;
+  const shapeText = r.fields.map(([path]) => path).join('\n');
+  r.shape = shapes.get(shapeText) ?? (shapes.set(shapeText, shapeText), shapeText);
+  r.sums = r.fields.map(([, line]) => fnv1a(line)).join('');
+  r.fields = undefined;
 }
 
 const VALUE_START = new Set(['startObject', 'startArray', 'stringValue', 'numberValue', 'nullValue', 'trueValue', 'falseValue']);
@@ -279,7 +287,10 @@ export interface Comparison {
 
 /** The fields whose checksum differs, or that only one side has. */
 function differingFields(a: Resource, b: Resource): string[] {
-  const sums = (r: Resource) => new Map(r.shape.split('\n').map((path, i) => [path, r.sums.slice(i * 8, i * 8 + 8)]));
+  const sums = (r: Resource) => {
+    fieldSums(r);
+    return new Map(r.shape!.split('\n').map((path, i) => [path, r.sums!.slice(i * 8, i * 8 + 8)]));
+  };
   const [x, y] = [sums(a), sums(b)];
   const paths = [...new Set([...x.keys(), ...y.keys()])].sort();
   const differ = paths.filter((p) => x.get(p) !== y.get(p));
@@ -298,6 +309,8 @@ export async function compareExports(source: AsyncIterable<Uint8Array>, target: 
   const missingOrgs = new Map(missingOrgIds.map((id) => [id, 0]));
   const result: Comparison = { resources: 0, orgs: 0, differences: [], missingOrgs, ignored: 0 };
   const pending = new Map<string, Pending>();
+  /** The keys that began to wait in this round: those still unmatched at its end keep checksums only. */
+  const waiting: string[] = [];
   const arrive = (side: 0 | 1, r: Resource) => {
     if (side === 0) {
       result.resources++;
@@ -306,7 +319,10 @@ export async function compareExports(source: AsyncIterable<Uint8Array>, target: 
     }
     const key = `${r.kind}\n${r.orgId}\n${r.id}`;
     const other = pending.get(key);
-    if (!other) return void pending.set(key, { side, resource: r, count: 1 });
+    if (!other) {
+      pending.set(key, { side, resource: r, count: 1 });
+      return void waiting.push(key);
+    }
     if (other.side === side) return void other.count++;
     if (other.resource.digest !== r.digest) {
       const [a, b] = side === 1 ? [other.resource, r] : [r, other.resource];
@@ -328,6 +344,10 @@ export async function compareExports(source: AsyncIterable<Uint8Array>, target: 
         if (batch.done) open[i] = false;
         else for (const r of batch.value) arrive(i as 0 | 1, r);
       });
+      for (const key of waiting.splice(0)) {
+        const entry = pending.get(key);
+        if (entry) fieldSums(entry.resource);
+      }
     }
   } finally {
     // A side that failed or ended early: the other's answer is not read on (its body is cancelled).
