@@ -4,10 +4,12 @@
  * each kind (a user changed, a user missing, an extra grant, a changed policy, a changed password
  * hash) is listed by kind, id and field names, exit 1, and no secret appears in the output.
  */
+import { Readable } from 'node:stream';
 import { describeEachStore } from '@identity-service/server/test/support/instance.js';
 import { startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../src/cli/identity-transfer.js';
+import { compareExports } from '../src/cli/verify.js';
 
 function capture(): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -129,4 +131,29 @@ describeEachStore('identity-transfer verify against running services', (dialect)
     ]);
     await expect(main(['verify', '--from-url', source.issuer, '--from-token', source.t.adminToken, '--to-url', target.issuer, '--to-token', target.t.adminToken, '--org', '999999999999999999'], capture())).rejects.toThrow(/^404: .*999999999999999999/);
   }, 60_000);
+});
+
+describe('verify holds digests, not documents', () => {
+  /** An export of one organisation with `users` users, cut into pieces of `size` bytes. */
+  function* pieces(users: number, size: number, renamed = -1): Generator<Uint8Array> {
+    const doc = Buffer.from(JSON.stringify({
+      orgs: [{
+        orgId: '320000000000000000', org: { name: 'Pieces Co' },
+        humanUsers: Array.from({ length: users }, (_, i) => ({
+          userId: `32${String(i + 1).padStart(16, '0')}`,
+          user: { userName: `u${i}`, profile: { firstName: i === renamed ? 'Renamed' : `F${i}`, lastName: 'L' }, email: { email: `u${i}@pieces.example.com` } },
+        })),
+      }],
+    }));
+    for (let at = 0; at < doc.length; at += size) yield doc.subarray(at, at + size);
+  }
+
+  it('reads the side that is behind: with chunks of 1 KiB against 64 KiB, only a few resources wait at once', async () => {
+    const users = 5_000;
+    const result = await compareExports(Readable.from(pieces(users, 1024)), Readable.from(pieces(users, 65536, 1234)));
+    expect(result.resources).toBe(users + 1);
+    expect(result.differences).toEqual([{ change: 'changed', kind: 'human_user', orgId: '320000000000000000', id: '320000000000001235', fields: ['user.profile.firstName'] }]);
+    // A 64 KiB chunk holds about 500 users: the side read in 1 KiB pieces catches up before the next one is read.
+    expect(result.peakWaiting).toBeLessThan(1_000);
+  });
 });

@@ -283,6 +283,8 @@ export interface Comparison {
   missingOrgs: Map<string, number>;
   /** Items left out on both sides as different by design (the generated domains). */
   ignored: number;
+  /** The most resources that waited at once for the other side's (what the comparison held). */
+  peakWaiting: number;
 }
 
 /** The fields whose checksum differs, or that only one side has. */
@@ -307,7 +309,7 @@ type Pending = { side: 0 | 1; resource: Resource; count: number };
  */
 export async function compareExports(source: AsyncIterable<Uint8Array>, target: AsyncIterable<Uint8Array>, missingOrgIds: string[] = []): Promise<Comparison> {
   const missingOrgs = new Map(missingOrgIds.map((id) => [id, 0]));
-  const result: Comparison = { resources: 0, orgs: 0, differences: [], missingOrgs, ignored: 0 };
+  const result: Comparison = { resources: 0, orgs: 0, differences: [], missingOrgs, ignored: 0, peakWaiting: 0 };
   const pending = new Map<string, Pending>();
   /** The keys that began to wait in this round: those still unmatched at its end keep checksums only. */
   const waiting: string[] = [];
@@ -333,17 +335,25 @@ export async function compareExports(source: AsyncIterable<Uint8Array>, target: 
 
   const sides = [resourceBatches(source, (n) => (result.ignored = n)), resourceBatches(target, () => {})];
   const open = [true, true];
+  const read = [0, 0];
   try {
     while (open[0] || open[1]) {
-      // Both sides' next chunk settled before either is looked at: on a failure, neither read is left running.
-      const batches = await Promise.allSettled(sides.map((s, i) => (open[i] ? s.next() : undefined)));
+      // The side that has given fewer resources is read next (both when even): the two stay level
+      // whatever the sizes of the chunks each connection delivers, so few resources wait.
+      const pull = [open[0] && (!open[1] || read[0] <= read[1]), open[1] && (!open[0] || read[1] <= read[0])];
+      // Both reads settled before either is looked at: on a failure, neither is left running.
+      const batches = await Promise.allSettled(sides.map((s, i) => (pull[i] ? s.next() : undefined)));
       batches.forEach((settled, i) => {
         if (settled.status === 'rejected') throw settled.reason;
         const batch = settled.value;
         if (!batch) return;
         if (batch.done) open[i] = false;
-        else for (const r of batch.value) arrive(i as 0 | 1, r);
+        else {
+          read[i] += batch.value.length;
+          for (const r of batch.value) arrive(i as 0 | 1, r);
+        }
       });
+      result.peakWaiting = Math.max(result.peakWaiting, pending.size);
       for (const key of waiting.splice(0)) {
         const entry = pending.get(key);
         if (entry) fieldSums(entry.resource);
