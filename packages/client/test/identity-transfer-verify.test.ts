@@ -93,7 +93,7 @@ describeEachStore('identity-transfer verify against running services', (dialect)
     const in_ = `in org ${orgId}`;
     expect(io.out).toEqual([
       `missing  human_user ${users.bob} ${in_}`,
-      `extra    user_grant ${extra.body.userGrantId} ${in_}`,
+      `extra    user_grant ${robot}/${projectId} ${in_}`,
       expect.stringMatching(new RegExp(`^changed  human_user ${users.ann} ${in_}: (user\\.profile\\.displayName, )?user\\.profile\\.firstName$`)),
       `changed  human_user ${users.carl} ${in_}: user.hashedPassword.value`,
       `changed  policy loginPolicy ${in_}: forceMfa`,
@@ -155,5 +155,17 @@ describe('verify holds digests, not documents', () => {
     expect(result.differences).toEqual([{ change: 'changed', kind: 'human_user', orgId: '320000000000000000', id: '320000000000001235', fields: ['user.profile.firstName'] }]);
     // A 64 KiB chunk holds about 500 users: the side read in 1 KiB pieces catches up before the next one is read.
     expect(result.peakWaiting).toBeLessThan(1_000);
+  });
+
+  it("a ZITADEL source's document: the client ids and grant ids the import minted at the target are no difference, anything else is", async () => {
+    const org = (app: Record<string, unknown>, grant: Record<string, unknown>) => Readable.from([Buffer.from(JSON.stringify({
+      orgs: [{ orgId: '330000000000000000', org: { name: 'Z Co' }, oidcApps: [{ appId: '330000000000000001', app: { projectId: '330000000000000002', name: 'web' }, ...app }], userGrants: [{ userId: '330000000000000003', projectId: '330000000000000002', roleKeys: ['r'], ...grant }] }],
+    }))]);
+    const minted = { identityServiceClient: { clientId: '330000000000000004' } };
+    expect((await compareExports(org({}, {}), org(minted, { identityServiceGrantId: '330000000000000005' }))).differences).toEqual([]);
+    // Both sides have a client id, and they differ: a difference.
+    expect((await compareExports(org({ identityServiceClient: { clientId: 'a' } }, {}), org(minted, {}))).differences).toEqual([
+      { change: 'changed', kind: 'oidc_app', orgId: '330000000000000000', id: '330000000000000001', fields: ['identityServiceClient.clientId'] },
+    ]);
   });
 });

@@ -14,9 +14,10 @@
  * password hashes, TOTP secrets and key material (compared when both exports carry them) stay unseen.
  *
  * Ignored, as they differ between instances by design: the domain each instance generated for the
- * organisation from its own domain (`identityServiceGenerated`, which the import skips). Everything else an
- * export → import keeps (ids of users, projects, applications and their client ids, grants with
- * `identityServiceGrantId`, keys, tokens) is compared.
+ * organisation from its own domain (`identityServiceGenerated`, which the import skips), and this
+ * service's extensions the target has where the source's document has none (a ZITADEL source: the
+ * client ids and grant ids the import minted). Everything else an export → import keeps (ids of users,
+ * projects, applications and their client ids, grants' `identityServiceGrantId`, keys, tokens) is compared.
  */
 import { createHash } from 'node:crypto';
 import { Assembler } from 'stream-json/core/assembler.js';
@@ -61,8 +62,9 @@ const LISTS: Record<string, ListKind> = {
   identityServiceMachineSecrets: { kind: 'machine_secret', id: (i) => [i.userId] },
   projectGrants: { kind: 'project_grant', id: (i) => [i.grantId] },
   projectGrantMembers: { kind: 'project_grant_member', id: (i) => [i.grantId, i.userId] },
-  // A grant's id travels as this service's extension; a document without it (ZITADEL's) names a grant by what it grants.
-  userGrants: { kind: 'user_grant', id: (i) => (i.identityServiceGrantId ? [i.identityServiceGrantId] : [i.userId, i.projectId, i.projectGrantId]) },
+  // One grant per organisation, user and project (ZITADEL's constraint): named so, as ZITADEL's document has no grant id;
+  // this service's `identityServiceGrantId` is one of its fields.
+  userGrants: { kind: 'user_grant', id: (i) => [i.userId, i.projectId] },
   orgMembers: { kind: 'org_member', id: (i) => [i.userId] },
   projectMembers: { kind: 'project_member', id: (i) => [i.projectId, i.userId] },
   oidcIdps: { kind: 'oidc_idp', id: (i) => [i.idpId] },
@@ -281,13 +283,16 @@ export interface Comparison {
   differences: Difference[];
   /** Organisations asked for that the target does not have, with how many resources each holds at the source. */
   missingOrgs: Map<string, number>;
-  /** Items left out on both sides as different by design (the generated domains). */
+  /** Items left out as different by design: the generated domains, resources that differ only by what the import minted. */
   ignored: number;
   /** The most resources that waited at once for the other side's (what the comparison held). */
   peakWaiting: number;
 }
 
-/** The fields whose checksum differs, or that only one side has. */
+/** This service's extensions (`identityServiceClient.clientId`, `identityServiceGrantId`): the import makes them when a document has none. */
+const MINTED = /(^|\.)identityService/;
+
+/** The fields whose checksum differs, or that only one side has (none: only what the import minted). */
 function differingFields(a: Resource, b: Resource): string[] {
   const sums = (r: Resource) => {
     fieldSums(r);
@@ -297,7 +302,9 @@ function differingFields(a: Resource, b: Resource): string[] {
   const paths = [...new Set([...x.keys(), ...y.keys()])].sort();
   const differ = paths.filter((p) => x.get(p) !== y.get(p));
   // The SHA-256s differ but no checksum does: a collision of the short checksums (unlikely), said as such.
-  return differ.length ? differ : ['(fields not told apart)'];
+  if (!differ.length) return ['(fields not told apart)'];
+  // What the import mints where the source's document has none (a ZITADEL source: client ids, grant ids) is no difference.
+  return differ.filter((p) => !(x.get(p) === undefined && MINTED.test(p)));
 }
 
 type Pending = { side: 0 | 1; resource: Resource; count: number };
@@ -328,12 +335,14 @@ export async function compareExports(source: AsyncIterable<Uint8Array>, target: 
     if (other.side === side) return void other.count++;
     if (other.resource.digest !== r.digest) {
       const [a, b] = side === 1 ? [other.resource, r] : [r, other.resource];
-      result.differences.push({ change: 'changed', kind: r.kind, orgId: r.orgId, id: r.id, fields: differingFields(a, b) });
+      const fields = differingFields(a, b);
+      if (fields.length) result.differences.push({ change: 'changed', kind: r.kind, orgId: r.orgId, id: r.id, fields });
+      else result.ignored++;
     }
     if (--other.count === 0) pending.delete(key);
   };
 
-  const sides = [resourceBatches(source, (n) => (result.ignored = n)), resourceBatches(target, () => {})];
+  const sides = [resourceBatches(source, (n) => (result.ignored += n)), resourceBatches(target, () => {})];
   const open = [true, true];
   const read = [0, 0];
   try {
