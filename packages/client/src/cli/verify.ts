@@ -330,6 +330,7 @@ export async function compareExports(source: AsyncIterable<Uint8Array>, target: 
     const other = pending.get(key);
     if (!other) {
       pending.set(key, { side, resource: r, count: 1 });
+      result.peakWaiting = Math.max(result.peakWaiting, pending.size);
       return void waiting.push(key);
     }
     if (other.side === side) return void other.count++;
@@ -362,7 +363,6 @@ export async function compareExports(source: AsyncIterable<Uint8Array>, target: 
           for (const r of batch.value) arrive(i as 0 | 1, r);
         }
       });
-      result.peakWaiting = Math.max(result.peakWaiting, pending.size);
       for (const key of waiting.splice(0)) {
         const entry = pending.get(key);
         if (entry) fieldSums(entry.resource);
