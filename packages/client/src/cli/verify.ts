@@ -2,7 +2,7 @@
  * identity-transfer verify: whether two instances hold the same organisations, resource by resource.
  *
  * Both instances are asked for the same export (POST /admin/v1/export, the same options), and the two
- * documents are read as streams, side by side, a chunk of each at a time: each resource (an
+ * documents are read as streams, side by side (the side that has given fewer resources next): each resource (an
  * organisation, a user, a grant, a policy, …) is reduced to a digest as it is read, and matched with
  * the other side's resource of the same kind and id. Only the digests of resources not yet matched are
  * held (the two exports list the same data in the same order, so that is a few chunks' worth, plus
@@ -310,7 +310,7 @@ function differingFields(a: Resource, b: Resource): string[] {
 type Pending = { side: 0 | 1; resource: Resource; count: number };
 
 /**
- * Compares the source's export with the target's, both read at once, a chunk of each in turn.
+ * Compares the source's export with the target's, read side by side, the one behind next.
  * `missingOrgs`: organisations the target does not have (its export was not asked for them): their
  * resources at the source are counted, not listed one by one.
  */
