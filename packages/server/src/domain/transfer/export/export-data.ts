@@ -14,21 +14,21 @@
  * organisation (`identityServiceGenerated`), which an import leaves to the target's own.
  */
 import { setImmediate } from 'node:timers/promises';
-import { isOidcIdp, OIDC_CLIENT_SECRET_PURPOSE, oidcConfigOf } from '../idps/idp.js';
-import { processSecretBox, type SecretBox } from '../../secrets/secret-box.js';
-import { openOtpSecret } from '../users/otp-secret.js';
-import { toLinkViews } from '../federation/links.js';
-import { POLICY_KINDS } from '../policies/index.js';
-import type { OnTransferProgress } from './progress.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { DomainError, GrpcCode, notFound } from '../errors.js';
-import type { Repositories, Store } from '../../store/store.js';
-import { writeGcsObject, type GcsOptions } from '../../storage/gcs.js';
-import { MESSAGE_TEXT_LISTS } from './document.js';
-import { ENUMS } from './enums.js';
-import { exportedState } from './import-states.js';
-import { orgPrimaryDomain } from '../orgs/domain.js';
-import { parseExportRequest, type ExportRequest } from './request.js';
+import { isOidcIdp, OIDC_CLIENT_SECRET_PURPOSE, oidcConfigOf } from '../../idps/idp.js';
+import { processSecretBox, type SecretBox } from '../../../secrets/secret-box.js';
+import { openOtpSecret } from '../../users/otp-secret.js';
+import { toLinkViews } from '../../federation/links.js';
+import { POLICY_KINDS } from '../../policies/index.js';
+import type { OnTransferProgress } from '../progress.js';
+import { requirePermission, type RequestContext } from '../../context.js';
+import { DomainError, GrpcCode, notFound } from '../../errors.js';
+import type { Repositories, Store } from '../../../store/store.js';
+import { writeGcsObject, type GcsOptions } from '../../../storage/gcs.js';
+import { MESSAGE_TEXT_LISTS } from '../document.js';
+import { ENUMS } from '../enums.js';
+import { exportedState } from '../resource-states.js';
+import { orgPrimaryDomain } from '../../orgs/domain.js';
+import { parseExportRequest, type ExportRequest } from '../request.js';
 
 const PAGE = 1000;
 
