@@ -21,7 +21,7 @@ import { requirePermission, type RequestContext } from '../../context.js';
 import { DomainError, GrpcCode } from '../../errors.js';
 import type { DataOrg } from '../document.js';
 import { importOrder, usersImportedLater } from './order.js';
-import { importOrg, type OrgImportContext } from './org-entry.js';
+import { importOrgEntry, type OrgImportContext } from './org-entry.js';
 import { orgImportLocks } from './org.js';
 import { importReferences, type OrgReferences } from './references.js';
 import { addOutcomes, msg, newOutcomeSink, OrgImport, timeoutError, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeCounts, type OutcomeSink, type ResourceOutcome } from './report.js';
@@ -289,7 +289,7 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
         orgMissingUsers.clear();
         context.outcomes = orgOutcomes = newSink();
         context.deferred = undefined;
-        const imported = await importOrg(tx, context);
+        const imported = await importOrgEntry(tx, context);
         // The audit record commits with the organisation: one that survives a crash later in the
         // import still says who brought it in, and with what. Nothing brought in, no record.
         if (imported && orgOutcomes.counts.created + orgOutcomes.counts.changed > 0) await tx.events.append(orgImportEvent(ctx, imported, orgErrors.length, orgOutcomes.counts));

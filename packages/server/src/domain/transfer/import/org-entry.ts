@@ -67,7 +67,7 @@ export interface OrgImportContext {
   onUsersDone?: (usersDone: number) => void;
 }
 
-export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<ImportSuccessOrg | undefined> {
+export async function importOrgEntry(tx: Repositories, c: OrgImportContext): Promise<ImportSuccessOrg | undefined> {
   const { org } = c;
   const check = () => {
     if (c.signal.aborted) throw c.onTimeout();

@@ -16,8 +16,8 @@ export type OrgReferences = Pick<DataOrg, 'userGrants' | 'orgMembers' | 'project
 
 /**
  * User grants and memberships of one organisation, whose users may belong to it, to an
- * organisation imported before, or to the target instance already. Run inside importOrg, and
- * again on its own (in a transaction of its own) for references importOrg deferred.
+ * organisation imported before, or to the target instance already. Run inside importOrgEntry, and
+ * again on its own (in a transaction of its own) for references importOrgEntry deferred.
  */
 export async function importReferences(tx: Repositories, refs: OrgReferences, run: OrgImport): Promise<void> {
   run.check();
