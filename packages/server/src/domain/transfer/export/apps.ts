@@ -16,10 +16,18 @@ export async function* apps(o: OrgExport): AsyncGenerator<string> {
   const allApps = await o.read.transfer.appsOf(o.org.id);
   const apiApps = allApps.filter((a) => a.appType === 'api');
   yield* listField('apiApps', apiApps.map((a) => ({
-    appId: a.id, app: protoCompact({ projectId: a.projectId, name: a.name, authMethodType: (a.config as { authMethodType?: string }).authMethodType }), identityServiceClient: client(a, req), ...exportedState(a.state),
+    appId: a.id,
+    app: protoCompact({ projectId: a.projectId, name: a.name, authMethodType: (a.config as { authMethodType?: string }).authMethodType }),
+    identityServiceClient: client(a, req),
+    ...exportedState(a.state),
   })));
   const oidcApps = allApps.filter((a) => a.appType !== 'api');
-  yield* listField('oidcApps', oidcApps.map((a) => ({ appId: a.id, app: compact({ projectId: a.projectId, name: a.name, ...oidcConfig(a.config) }), identityServiceClient: client(a, req), ...exportedState(a.state) })));
+  yield* listField('oidcApps', oidcApps.map((a) => ({
+    appId: a.id,
+    app: compact({ projectId: a.projectId, name: a.name, ...oidcConfig(a.config) }),
+    identityServiceClient: client(a, req),
+    ...exportedState(a.state),
+  })));
 }
 
 const client = (a: AppRow, req: ExportRequest) => compact({ clientId: a.clientId, clientSecretHash: req.withPasswords ? (a.clientSecretHash ?? undefined) : undefined });

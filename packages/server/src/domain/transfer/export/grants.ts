@@ -14,7 +14,9 @@ type GrantRow = Awaited<ReturnType<Repositories['transfer']['userGrantsPage']>>[
 /** Grants of this organisation's projects to exported organisations (as ZITADEL), then their members. */
 export async function* projectGrants(o: OrgExport): AsyncGenerator<string> {
   const grants = (await o.read.projectGrants.ownedBy(o.org.id)).filter((g) => o.orgIds.includes(g.grantedOrgId));
-  yield* listField('projectGrants', grants.map((g) => ({ grantId: g.id, projectGrant: compact({ projectId: g.projectId, grantedOrgId: g.grantedOrgId, roleKeys: g.roleKeys }), ...exportedState(g.state) })));
+  yield* listField('projectGrants', grants.map((g) => ({
+    grantId: g.id, projectGrant: compact({ projectId: g.projectId, grantedOrgId: g.grantedOrgId, roleKeys: g.roleKeys }), ...exportedState(g.state),
+  })));
   yield* projectGrantMembers(o, grants);
 }
 
