@@ -11,7 +11,7 @@ import { startBackgroundWork } from './background/index.js';
 import { openStore } from './store/store.js';
 import { loadOperatorSecretBox } from './secrets/operator-key.js';
 import { SecretKeyError } from './secrets/secret-box.js';
-import { jobDocuments } from './domain/transfer/job-documents.js';
+import { jobDocuments } from './domain/transfer/import/job-documents.js';
 
 async function main() {
   let config;
@@ -53,7 +53,7 @@ async function main() {
     writeAdminToken(config.adminPatFile, instance.created.token);
   }
 
-  // Import jobs' requests wait in DATA_DIR/import-jobs (domain/transfer/job-documents.ts).
+  // Import jobs' requests wait in DATA_DIR/import-jobs (domain/transfer/import/job-documents.ts).
   const documents = jobDocuments(config.dataDir, secrets);
   let shuttingDown = false;
   const { server } = await createServer({

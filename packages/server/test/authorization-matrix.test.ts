@@ -639,7 +639,7 @@ describeEachStore('authorization matrix', (dialect) => {
     },
     // Export and import (domain/transfer): instance-wide.
     { id: 'ExportData', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/export', body: { orgIds: [await emptyOrg()], responseOutput: true } }) },
-    // Import jobs (domain/transfer/import-jobs.ts): queued, never run here (no worker).
+    // Import jobs (domain/transfer/import/jobs.ts): queued, never run here (no worker).
     { id: 'StartImportJob', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: '/admin/v1/import/jobs', body: { dataOrgs: { orgs: [] } } }) },
     { id: 'ListImportJobs', permission: 'iam.write', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/import/jobs/_search', body: {} }) },
     { id: 'GetImportJob', permission: 'iam.write', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: `/admin/v1/import/jobs/${await importJob()}` }) },

@@ -16,7 +16,7 @@ import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS, type RequestHandler
 import type { Dialect } from '../../src/store/store.js';
 import { createTestInstance, type TestInstance } from './instance.js';
 import { tempDir } from './temp-dir.js';
-import { jobDocuments } from '../../src/domain/transfer/job-documents.js';
+import { jobDocuments } from '../../src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { ImportJobWorker } from '../../src/background/import-job-worker.js';
 

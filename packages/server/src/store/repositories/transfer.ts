@@ -61,7 +61,8 @@ export function transferRepository(db: Db, t: Tables) {
       const r = t.projectRoles;
       return db.select().from(r).where(eq(r.orgId, orgId)).orderBy(asc(r.projectId), asc(r.roleKey));
     },
-    async oidcAppsOf(orgId: string) {
+    /** The organisation's applications of both kinds (API applications are rows of the same table), by id. */
+    async appsOf(orgId: string) {
       return db.select().from(t.oidcApps).where(eq(t.oidcApps.orgId, orgId)).orderBy(asc(t.oidcApps.id));
     },
     /**

@@ -15,7 +15,7 @@ import { msg, type OrgImport } from './report.js';
 export const importedOrgName = (org: DataOrg, orgId: string) => (org.org?.name ?? orgId).trim() || orgId;
 
 /**
- * What the organisation's transaction must lock before importOrg checks anything (ARCHITECTURE.md,
+ * What the organisation's transaction must lock before importOrgEntry checks anything (ARCHITECTURE.md,
  * "Locks before checks"): the instance's login names (its users' names are checked against other
  * organisations' when login names carry no domain) and every domain it brings or is given (each
  * checked against other organisations' verified and primary domains), as the API's commands do.

@@ -6,7 +6,7 @@
  * the references of the organisation imported first to users of one imported after it are
  * deferred (usersImportedLater) and imported once all organisations are in.
  */
-import type { DataOrg } from './document.js';
+import type { DataOrg } from '../document.js';
 
 /**
  * Each user id of `orgs` and the index of its organisation. Plain loops, not spread copies: an

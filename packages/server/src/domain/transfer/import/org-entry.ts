@@ -7,23 +7,23 @@
  * nothing. Imported resources get no events of their own (description §4.5 rule 3): their state
  * rows start at sequence 0.
  */
-import type { Repositories } from '../../store/store.js';
-import type { RequestContext } from '../context.js';
-import type { DomainError } from '../errors.js';
-import { newId } from '../ids.js';
-import type { DataOrg } from './document.js';
-import { importApps } from './import/apps.js';
-import { importDomains } from './import/domains.js';
-import { importIdps } from './import/idps.js';
-import { importAppKeys, importMachineKeys } from './import/keys.js';
-import { importMachineSecrets, importPersonalAccessTokens } from './import/credentials.js';
-import { importOrganisation } from './import/org.js';
-import { importPolicies } from './import/policies.js';
-import { importProjectRoles, importProjects } from './import/projects.js';
-import { importReferences, splitReferences, type OrgReferences } from './import/references.js';
-import { OrgImport, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeSink } from './import/report.js';
-import { importTexts } from './import/texts.js';
-import { importUserLinks, importUserMetadata, importUsers } from './import/users.js';
+import type { Repositories } from '../../../store/store.js';
+import type { RequestContext } from '../../context.js';
+import type { DomainError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { DataOrg } from '../document.js';
+import { importApps } from './apps.js';
+import { importDomains } from './domains.js';
+import { importIdps } from './idps.js';
+import { importAppKeys, importMachineKeys } from './keys.js';
+import { importMachineSecrets, importPersonalAccessTokens } from './credentials.js';
+import { importOrganisation } from './org.js';
+import { importPolicies } from './policies.js';
+import { importProjectRoles, importProjects } from './projects.js';
+import { importReferences, splitReferences, type OrgReferences } from './references.js';
+import { OrgImport, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeSink } from './report.js';
+import { importTexts } from './texts.js';
+import { importUserLinks, importUserMetadata, importUsers } from './users.js';
 
 export interface OrgImportContext {
   /** Whose default policies apply (bare login names). */
@@ -54,7 +54,7 @@ export interface OrgImportContext {
   onTimeout: () => DomainError;
   errors: ImportError[];
   /**
-   * Users of organisations imported later in this import (import-order.ts): grants and
+   * Users of organisations imported later in this import (order.ts): grants and
    * memberships naming them are not imported with the organisation but handed back in
    * `deferred`, to be imported by importReferences once those users exist.
    */
@@ -67,7 +67,7 @@ export interface OrgImportContext {
   onUsersDone?: (usersDone: number) => void;
 }
 
-export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<ImportSuccessOrg | undefined> {
+export async function importOrgEntry(tx: Repositories, c: OrgImportContext): Promise<ImportSuccessOrg | undefined> {
   const { org } = c;
   const check = () => {
     if (c.signal.aborted) throw c.onTimeout();

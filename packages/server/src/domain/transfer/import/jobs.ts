@@ -7,15 +7,15 @@
  * Starting and cancelling are the caller's changes and append events; the worker's updates are
  * working state, like the outbox's, and the import appends its own events.
  */
-import type { ImportJobRow } from '../../store/repositories/import-jobs.js';
-import { RUNNING_IMPORT_PHASES } from '../../store/repositories/import-jobs.js';
-import type { Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
-import { failedPrecondition, notFound } from '../errors.js';
-import { newId } from '../ids.js';
-import { listDetails, toPage, type ListQueryInput } from '../list.js';
-import type { ImportDataResponse } from './import.js';
+import type { ImportJobRow } from '../../../store/repositories/import-jobs.js';
+import { RUNNING_IMPORT_PHASES } from '../../../store/repositories/import-jobs.js';
+import type { Store } from '../../../store/store.js';
+import { requirePermission, type RequestContext } from '../../context.js';
+import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../../details.js';
+import { failedPrecondition, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { listDetails, toPage, type ListQueryInput } from '../../list.js';
+import type { ImportDataResponse } from './import-data.js';
 import { removeJobDocument, writeJobDocument, type JobDocuments } from './job-documents.js';
 import { readLiveProgress, type LiveJobProgress } from './job-progress.js';
 

@@ -8,30 +8,30 @@
  * A dry run (`dryRun`) is the same import in one transaction that is rolled back, and an import
  * under the FAIL policy the same import in one transaction that a conflict rolls back (inOneTransaction).
  */
-import { processSecretBox, type SecretBox } from '../../secrets/secret-box.js';
-import { sealOtpSecret } from '../users/otp-secret.js';
-import { OIDC_CLIENT_SECRET_PURPOSE } from '../idps/idp.js';
-import { hashPassword } from '../../auth/passwords.js';
-import { verifyPassword } from '../../auth/password-verifier.js';
-import type { AggregateLock, Repositories, Store } from '../../store/store.js';
+import { processSecretBox, type SecretBox } from '../../../secrets/secret-box.js';
+import { sealOtpSecret } from '../../users/otp-secret.js';
+import { OIDC_CLIENT_SECRET_PURPOSE } from '../../idps/idp.js';
+import { hashPassword } from '../../../auth/passwords.js';
+import { verifyPassword } from '../../../auth/password-verifier.js';
+import type { AggregateLock, Repositories, Store } from '../../../store/store.js';
 import { stat, readFile } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { gcsError, readGcsObject, type GcsOptions } from '../../storage/gcs.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { DomainError, GrpcCode } from '../errors.js';
-import type { DataOrg } from './document.js';
-import { importOrder, usersImportedLater } from './import-order.js';
-import { importOrg, type OrgImportContext } from './import-org.js';
-import { orgImportLocks } from './import/org.js';
-import { importReferences, type OrgReferences } from './import/references.js';
-import { addOutcomes, msg, newOutcomeSink, OrgImport, timeoutError, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeCounts, type OutcomeSink, type ResourceOutcome } from './import/report.js';
-import type { OnOrgUsersProgress, OnTransferProgress } from './progress.js';
-import { parseImportRequest } from './request.js';
-import { MAX_V1_DOCUMENT_BYTES, parseDataOrgsV1, v1TooLarge } from './v1.js';
-import { parseDataOrgs } from './validate.js';
-import { spoolTo, type Spool } from './spool.js';
-import { acquireReader, releaseReader, type DocumentReader } from './document-reader.js';
-import { inMemorySources, SPOOLED_DOCUMENT, USER_BATCH, type OrgSource } from './spooled-document.js';
+import { gcsError, readGcsObject, type GcsOptions } from '../../../storage/gcs.js';
+import { requirePermission, type RequestContext } from '../../context.js';
+import { DomainError, GrpcCode } from '../../errors.js';
+import type { DataOrg } from '../document.js';
+import { importOrder, usersImportedLater } from './order.js';
+import { importOrgEntry, type OrgImportContext } from './org-entry.js';
+import { orgImportLocks } from './org.js';
+import { importReferences, type OrgReferences } from './references.js';
+import { addOutcomes, msg, newOutcomeSink, OrgImport, timeoutError, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeCounts, type OutcomeSink, type ResourceOutcome } from './report.js';
+import type { OnOrgUsersProgress, OnTransferProgress } from '../progress.js';
+import { parseImportRequest } from '../request.js';
+import { MAX_V1_DOCUMENT_BYTES, parseDataOrgsV1, v1TooLarge } from '../v1.js';
+import { parseDataOrgs } from '../validate.js';
+import { spoolTo, type Spool } from '../spool.js';
+import { acquireReader, releaseReader, type DocumentReader } from '../document-reader.js';
+import { inMemorySources, SPOOLED_DOCUMENT, USER_BATCH, type OrgSource } from '../spooled-document.js';
 
 export interface ImportDeps {
   gcs?: GcsOptions;
@@ -289,7 +289,7 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
         orgMissingUsers.clear();
         context.outcomes = orgOutcomes = newSink();
         context.deferred = undefined;
-        const imported = await importOrg(tx, context);
+        const imported = await importOrgEntry(tx, context);
         // The audit record commits with the organisation: one that survives a crash later in the
         // import still says who brought it in, and with what. Nothing brought in, no record.
         if (imported && orgOutcomes.counts.created + orgOutcomes.counts.changed > 0) await tx.events.append(orgImportEvent(ctx, imported, orgErrors.length, orgOutcomes.counts));

@@ -22,9 +22,9 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { SecretBox } from '../../secrets/secret-box.js';
-import { failedPrecondition } from '../errors.js';
-import { SPOOL_FILE_MODE } from './spool.js';
+import type { SecretBox } from '../../../secrets/secret-box.js';
+import { failedPrecondition } from '../../errors.js';
+import { SPOOL_FILE_MODE } from '../spool.js';
 
 export interface JobDocuments {
   /** The folder of the files. */

@@ -1,7 +1,8 @@
 /**
- * The instance's custom message texts (description §4.1): the default for every organisation
- * without a text of its own. Writes follow ZITADEL's full-replacement semantics (reference
- * §1.3 step 4): a field omitted from the request is cleared.
+ * Custom message texts (description §4.1): the instance's (the default for every organisation
+ * without a text of its own) and an organisation's, whichever the scope names (text-scope.ts).
+ * Writes follow ZITADEL's full-replacement semantics (reference §1.3 step 4): a field omitted from
+ * the request is cleared.
  */
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, viewDetails, type ObjectDetails } from '../details.js';
@@ -16,28 +17,12 @@ import {
   type MessageTextFields,
   type MessageType,
 } from './message-text.js';
+import { instanceTexts, orgTexts, type TextScope } from './text-scope.js';
 
 export interface MessageTextView extends MessageTextFields {
   details: Partial<ObjectDetails>;
   isDefault: boolean;
 }
-
-export const INSTANCE_AGGREGATE = 'instance';
-
-/**
- * Whose texts a call works on: the instance's (admin API, the default for every organisation) or
- * an organisation's (management API, its users only). The owner decides the aggregate the events
- * go to and the permissions, as in ZITADEL (`iam.policy.*` / `policy.*`).
- */
-export interface TextScope {
-  ownerId: string;
-  aggregate: 'instance' | 'org';
-  read: string;
-  write: string;
-  delete: string;
-}
-export const instanceTexts = (ctx: RequestContext): TextScope => ({ ownerId: ctx.instanceId, aggregate: 'instance', read: 'iam.policy.read', write: 'iam.policy.write', delete: 'iam.policy.delete' });
-export const orgTexts = (ctx: RequestContext): TextScope => ({ ownerId: ctx.orgId, aggregate: 'org', read: 'policy.read', write: 'policy.write', delete: 'policy.delete' });
 
 /** Each field's template must render (template.ts): else 400 naming the field (`prefix`: where the text sits in the body). */
 export function checkTemplates(fields: MessageTextFields, prefix = ''): void {
@@ -47,7 +32,8 @@ export function checkTemplates(fields: MessageTextFields, prefix = ''): void {
   }
 }
 
-export async function setInstanceMessageText(
+/** Sets the owner's text (the instance's, or an organisation's with `orgTexts`), the whole of it: fields left out are cleared. */
+export async function setMessageText(
   store: Store,
   ctx: RequestContext,
   type: MessageType,
@@ -111,7 +97,7 @@ async function lastSequence(tx: Repositories, scope: TextScope): Promise<number>
  * The owner's text; where none is stored, what applies instead with `isDefault: true`: for the
  * instance the built-in text, for an organisation the instance's (or built-in) text.
  */
-export async function getInstanceMessageText(
+export async function getMessageText(
   store: Store,
   ctx: RequestContext,
   type: MessageType,
@@ -147,8 +133,8 @@ export function getDefaultMessageText(ctx: RequestContext, type: MessageType, la
   return { ...builtInText(type, language), isDefault: true, details: {} };
 }
 
-/** Removes the instance's text so the built-in default applies again; 404 when none is set. */
-export async function resetInstanceMessageText(
+/** Removes the owner's text so the default applies again (the built-in one, or for an organisation the instance's); 404 when none is set. */
+export async function resetMessageText(
   store: Store,
   ctx: RequestContext,
   type: MessageType,
