@@ -68,7 +68,7 @@ function npmNodeGyp() {
  */
 export function buildIn(dir) {
   const prebuildInstall = createRequire(join(packageDir, 'package.json')).resolve('prebuild-install/bin.js');
-  const downloaded = spawnSync(process.execPath, [prebuildInstall], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+  const downloaded = spawnSync(process.execPath, ['--no-deprecation', prebuildInstall], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
   if (downloaded.status === 0) return 'downloaded';
   const headers = nodeHeadersDir();
   console.log(`better-sqlite3: compiling for Node ${process.version} (ABI ${process.versions.modules}) against ${headers ? `${headers}/include/node` : "headers node-gyp downloads"} …`);
