@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { startGcsEmulator } from '../packages/server/test/support/gcs-emulator.js';
 import { writeGcsObject } from '../packages/server/src/storage/gcs.js';
 import { freePort, startChild, type Child } from './support/children.js';
+import { probeWhile } from './support/probes.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER_DIR = join(HERE, '..', 'packages', 'server');
@@ -86,39 +87,6 @@ interface Result {
   probes: { p50: number; p99: number; max: number; count: number; failed: number };
 }
 
-/** GETs every PROBE_INTERVAL_MS until `stop()`, each on its own (not waiting for the one before): their latencies. */
-function probeWhile(url: string, headers: Record<string, string>) {
-  const latencies: number[] = [];
-  let failed = 0;
-  /** Why the failed ones failed: a status, or the client's error. */
-  const reasons = new Map<string, number>();
-  const fail = (why: string) => {
-    failed++;
-    reasons.set(why, (reasons.get(why) ?? 0) + 1);
-  };
-  const inFlight = new Set<Promise<void>>();
-  const timer = setInterval(() => {
-    const t = performance.now();
-    const p = fetch(url, { headers })
-      .then(async (res) => {
-        await res.arrayBuffer();
-        if (res.status === 200) latencies.push(performance.now() - t);
-        else fail(`HTTP ${res.status}`);
-      })
-      .catch((error: Error) => fail(String((error.cause as Error | undefined)?.message ?? error.message)))
-      .finally(() => inFlight.delete(p));
-    inFlight.add(p);
-  }, PROBE_INTERVAL_MS);
-  return async () => {
-    clearInterval(timer);
-    await Promise.all(inFlight);
-    latencies.sort((a, b) => a - b);
-    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? NaN;
-    if (failed) console.log(`  failed GETs: ${[...reasons].map(([why, n]) => `${n} × ${why}`).join(', ')}`);
-    return { p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? NaN, count: latencies.length, failed };
-  };
-}
-
 async function main() {
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-changed'], { cwd: SERVER_DIR, stdio: 'inherit' });
   const gcs = await startGcsEmulator();
@@ -143,7 +111,7 @@ async function main() {
           await fetch(`${server.baseUrl}/admin/v1/languages`, { headers }); // warm: authentication, routes
           const before = procMiB(server.proc.pid, 'VmRSS');
           const t = performance.now();
-          const stopProbes = probeWhile(`${server.baseUrl}/admin/v1/languages`, { authorization: headers.authorization });
+          const stopProbes = probeWhile(`${server.baseUrl}/admin/v1/languages`, { authorization: headers.authorization }, PROBE_INTERVAL_MS);
           const res = await fetch(`${server.baseUrl}/admin/v1/import`, { method: 'POST', headers, body });
           const answer = (await res.json()) as { success?: { orgs?: { humanUserIds?: string[] }[] } };
           const probes = await stopProbes();

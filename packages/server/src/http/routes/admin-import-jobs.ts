@@ -56,9 +56,8 @@ export function registerAdminImportJobRoutes(app: OpenAPIHono<AppEnv>, deps: Rou
   route('ListImportJobs', async (c) => {
     // Where jobs cannot be started, they are not listed either: a client asking whether the target
     // runs jobs (the CLI) learns it here and uses ImportData instead.
-    documents();
-    return c.json(await listImportJobs(store, c.get('ctx'), c.req.valid('json')), 200);
-  })
-  route('GetImportJob', async (c) => c.json(await getImportJob(store, c.get('ctx'), c.req.valid('param').id), 200));
+    return c.json(await listImportJobs(store, c.get('ctx'), c.req.valid('json'), documents()), 200);
+  });
+  route('GetImportJob', async (c) => c.json(await getImportJob(store, c.get('ctx'), c.req.valid('param').id, settings?.documents), 200));
   route('CancelImportJob', async (c) => c.json(await cancelImportJob(store, c.get('ctx'), c.req.valid('param').id, settings?.documents), 200));
 }
