@@ -639,7 +639,13 @@ const NODE20 = process.env.BENCH_NODE20 || '/usr/bin/node';
 /** Why target `node20` cannot run here, known before anything starts: no such Node, or no better-sqlite3 build for it. */
 function node20Unavailable(): string | undefined {
   if (!existsSync(NODE20)) return `no Node at ${NODE20} (BENCH_NODE20)`;
-  const [version, abi] = execFileSync(NODE20, ['-p', 'process.version + " " + process.versions.modules'], { encoding: 'utf8' }).trim().split(' ');
+  let version: string;
+  let abi: string;
+  try {
+    [version, abi] = execFileSync(NODE20, ['-p', 'process.version + " " + process.versions.modules'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim().split(' ');
+  } catch (error) {
+    return `${NODE20} (BENCH_NODE20) does not run as a Node: ${String((error as Error).message).split('\n')[0]}`;
+  }
   if (abi === process.versions.modules || existsSync(sqliteBuildFor(join(SERVER_DIR, '..', '..', 'node_modules'), abi))) return undefined;
   return `better-sqlite3 has no build for Node ${version} (${NODE20}): run \`${NODE20} scripts/sqlite-for-this-node.mjs\` once (about a minute)`;
 }
