@@ -9,7 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sqliteBuildFor } from '../src/store/sqlite-native.js';
 import { freshPostgresDatabase } from './support/instance.js';
 import { buildServer, startServerProcess, stopServerProcess } from './support/server-process.js';
@@ -71,6 +71,12 @@ async function runService(store: string, node?: string): Promise<{ output: strin
 }
 
 describe('the runtime', () => {
+  // dist/main.js for the start below: tsc over the whole server, minutes on a busy 2-core machine
+  // (more than the test's own timeout), nothing when dist/ is current (after npm ci).
+  beforeAll(() => {
+    if (withoutBuild) buildServer();
+  }, 600_000);
+
   it("tests run on the Node npm's scripts put first: the project's Node 24 where npm installed it, else the system's", () => {
     if (projectNode) {
       expect(process.version).toBe(`v${projectNode}`);
@@ -99,7 +105,6 @@ describe('the runtime', () => {
 
   // Issue 48.2: such a start died with better-sqlite3's NODE_MODULE_VERSION stack trace.
   it.runIf(withoutBuild)('the built server started with a Node better-sqlite3 has no build for says in one line what to run instead, and writes nothing', async () => {
-    buildServer();
     const dir = tempDir('identity-runtime-');
     const child = spawn(withoutBuild!.path, [join(REPO, 'packages/server/dist/main.js')], {
       cwd: REPO,
