@@ -2744,6 +2744,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/orgs/default": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's default organisation
+         * @description ZITADEL's GetDefaultOrg: the organisation the instance was created with (where the first start
+         *     put the `admin` user), the context organisation of callers without one of their own. Permission
+         *     `iam.read`. The path's `default` is a word, not an organisation id: it never reaches GetOrgByID.
+         */
+        get: operations["GetDefaultOrg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/orgs/{orgId}": {
         parameters: {
             query?: never;
@@ -12837,6 +12859,31 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    GetDefaultOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The default organisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        org: components["schemas"]["Org"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
             default: components["responses"]["Unexpected"];
         };
     };

@@ -9,6 +9,7 @@ import { ensureNoAdminToken, InstanceFileError, writeAdminToken } from './runtim
 import { createServer } from './server.js';
 import { startBackgroundWork } from './background/index.js';
 import { openStore } from './store/store.js';
+import { openSqlite, SqliteBuildError } from './store/sqlite-native.js';
 import { loadOperatorSecretBox } from './secrets/operator-key.js';
 import { SecretKeyError } from './secrets/secret-box.js';
 import { jobDocuments } from './domain/transfer/import/job-documents.js';
@@ -24,6 +25,9 @@ async function main() {
     }
     throw error;
   }
+  // Before anything is written (the operator key, the store): a better-sqlite3 built for another
+  // Node is refused in one line saying which Node to start instead (SqliteBuildError, below).
+  if (config.store.dialect === 'sqlite') openSqlite(':memory:').close();
   const logger = createLogger(config.logLevel);
   let secrets;
   try {
@@ -106,9 +110,9 @@ async function main() {
 }
 
 main().catch((error) => {
-  // The store's secrets do not open with this process's key, or a file of another instance is in
-  // the way: say so, without a stack.
-  if (error instanceof SecretKeyError || error instanceof InstanceFileError) {
+  // The store's secrets do not open with this process's key, a file of another instance is in the
+  // way, or better-sqlite3 is built for another Node than the one started: say so, without a stack.
+  if (error instanceof SecretKeyError || error instanceof InstanceFileError || error instanceof SqliteBuildError) {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }

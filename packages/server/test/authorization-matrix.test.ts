@@ -376,6 +376,7 @@ describeEachStore('authorization matrix', (dialect) => {
     // Organisations, users, tokens and members (another feature).
     { id: 'AddOrg', permission: 'org.create', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/orgs', body: { name: unique('Org') } }) },
     { id: 'ListOrgs', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/orgs/_search', body: {} }) },
+    { id: 'GetDefaultOrg', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/orgs/default' }) },
     { id: 'GetOrgByID', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: `/admin/v1/orgs/${f.orgA}` }) },
     {
       id: 'ImportHumanUser', permission: 'user.write', scope: 'org', write: true,

@@ -339,6 +339,9 @@ describeEachStore('ZITADEL RPCs over gRPC, gRPC-web and Connect', (dialect) => {
     expect(Number(set.details?.sequence)).toBeGreaterThan(0);
     const custom = await admin.getCustomVerifyEmailMessageText({ language: 'fr' });
     expect(custom.customText?.title).toBe('Vérifier');
+    // Issue 48.3: GetDefaultOrg reached GetOrgByID with the id "default" (NOT_FOUND).
+    const defaultOrg = await admin.getDefaultOrg({});
+    expect(defaultOrg.org).toMatchObject({ id: s.t.defaultOrgId, name: expect.any(String) });
     const inB = { metadata: Metadata({ 'x-zitadel-orgid': orgB }) };
     const added = await management.addUserGrant({ userId: userB, projectId: projectB, roleKeys: ['reader'] }, inB);
     await management.removeUserGrant({ userId: userB, grantId: added.userGrantId }, inB);

@@ -23,8 +23,8 @@ export function registerPage(view: RegisterPageView): string {
 <label for="firstName">${escapeHtml(texts.firstnameLabel)}</label><input id="firstName" name="firstName" autocomplete="given-name" required maxlength="200" value="${escapeHtml(view.firstName ?? '')}"${invalid('firstName')}${focusFirst}>
 <label for="lastName">${escapeHtml(texts.lastnameLabel)}</label><input id="lastName" name="lastName" autocomplete="family-name" required maxlength="200" value="${escapeHtml(view.lastName ?? '')}"${invalid('lastName')}>
 <label for="email">${escapeHtml(texts.emailLabel)}</label><input id="email" name="email" type="email" autocomplete="email" required maxlength="200" value="${escapeHtml(view.email ?? '')}"${invalid('email')}>
-<label for="password">${escapeHtml(texts.registrationPasswordLabel)}</label><input id="password" name="password" type="password" autocomplete="new-password" required${invalid('password')}>
-${view.passwordRules ? `<p class="app" id="password-rules">${escapeHtml(view.passwordRules)}</p>` : ''}
+<label for="password">${escapeHtml(texts.registrationPasswordLabel)}</label><input id="password" name="password" type="password" autocomplete="new-password" required${view.passwordRules ? ' aria-describedby="password-rules"' : ''}${invalid('password')}>
+${view.passwordRules ? `<p class="hint" id="password-rules">${escapeHtml(view.passwordRules)}</p>` : ''}
 <label for="passwordConfirmation">${escapeHtml(texts.passwordConfirmLabel)}</label><input id="passwordConfirmation" name="passwordConfirmation" type="password" autocomplete="new-password" required>
 <button type="submit">${escapeHtml(texts.registrationNextButtonText)}</button>
 </form>

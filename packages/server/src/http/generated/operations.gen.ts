@@ -1419,6 +1419,14 @@ export const OPERATIONS = {
     response: s.listOrgs_Response,
     responses: { 200: { description: "One page of matching organisations and the total count.", mediaTypes: ["application/json"], schema: s.zListOrgsResponse }, 400: { description: "Invalid request; the message names the field (code 3 or 9).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 401: { description: "Missing, malformed, unknown or expired token (code 16).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 403: { description: "The caller lacks the permission, or the organisation does not exist (code 7).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 413: { description: "The request body is larger than allowed (code 8).", mediaTypes: ["application/json"], schema: s.zErrorBody }, default: { description: "Any other unexpected error.", mediaTypes: ["application/json"], schema: s.zErrorBody } },
   },
+  GetDefaultOrg: {
+    method: 'get',
+    path: '/admin/v1/orgs/default',
+    tags: ["Organizations"],
+    security: [{"bearerAuth":[]},{"oauth2":["openid","urn:service:iam:org:project:id:service:aud"]}],
+    response: s.getDefaultOrg_Response,
+    responses: { 200: { description: "The default organisation.", mediaTypes: ["application/json"] }, 401: { description: "Missing, malformed, unknown or expired token (code 16).", mediaTypes: ["application/json"], schema: s.zErrorBody }, 403: { description: "The caller lacks the permission, or the organisation does not exist (code 7).", mediaTypes: ["application/json"], schema: s.zErrorBody }, default: { description: "Any other unexpected error.", mediaTypes: ["application/json"], schema: s.zErrorBody } },
+  },
   GetOrgByID: {
     method: 'get',
     path: '/admin/v1/orgs/{orgId}',

@@ -3909,6 +3909,13 @@ export const listOrgs_Body = zListOrgsRequest;
  */
 export const listOrgs_Response = zListOrgsResponse;
 
+/**
+ * The default organisation.
+ */
+export const getDefaultOrg_Response = z.object({
+    org: zOrg
+});
+
 export const getOrgById_Path = z.object({
     orgId: z.string()
 });
