@@ -13,12 +13,14 @@ import { startModuleWorker } from '../../worker-threads.js';
 import { DomainError, GrpcCode } from '../errors.js';
 import type { DataOrg } from './document.js';
 import type { Spool } from './spool.js';
-import { SPOOLED_DOCUMENT, type OrgSource, type ProblemSummary, type SpooledOrg, type UserBatch } from './spooled-document.js';
+import type { ImportPlan } from './import-order.js';
+import { SPOOLED_DOCUMENT, type DocumentSources, type OrgSource, type ProblemSummary, type SpooledOrg, type UserBatch } from './spooled-document.js';
 
 /**
  * The reader's heap: small, so that its garbage is collected early (the process's RSS grows by
- * about this much while an import reads), and large enough for the skeletons of ~1,000,000 users
- * (their ids, spooled-document.ts) and a batch of users.
+ * about this much while an import reads), and large enough for a batch of users and one
+ * organisation's parts other than its users. What it keeps per user (the outline's keys,
+ * import-order.ts) is in typed arrays, outside this heap: a few bytes each.
  */
 export const READER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
 
@@ -47,14 +49,14 @@ interface SpoolAnswer {
   found: boolean;
   problems: { count: number; error?: SerializedError };
   orgs: SpooledOrg[];
+  plan: ImportPlan;
 }
 
 /** SpooledDocument with the organisations read back through the reader. */
-export interface ReadDocument {
+export interface ReadDocument extends DocumentSources {
   envelope: Record<string, unknown>;
   found: boolean;
   problems: ProblemSummary;
-  orgs: OrgSource[];
 }
 
 type Request = ReaderRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
@@ -125,7 +127,7 @@ export class DocumentReader {
     const envelope = read.documentKey ? { ...read.envelope, [read.documentKey]: SPOOLED_DOCUMENT } : read.envelope;
     const { count, error } = read.problems;
     const problems: ProblemSummary = { count, toError: () => deserializeError(error!) as DomainError };
-    return { envelope, found: read.found, problems, orgs: read.orgs.map((org) => this.source(org)) };
+    return { envelope, found: read.found, problems, orgs: read.orgs.map((org) => this.source(org)), plan: read.plan };
   }
 
   /** Ends the worker (and with it any reading in progress); safe to call twice. */
@@ -161,6 +163,7 @@ export class DocumentReader {
     const reader = this;
     return {
       skeleton: org.skeleton,
+      users: org.users,
       hasPlainPasswords: org.hasPlainPasswords,
       parts: async () => (await reader.call({ op: 'parts', restFile: org.restFile })) as DataOrg,
       async *userBatches(size: number) {

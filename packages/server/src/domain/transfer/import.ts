@@ -19,7 +19,7 @@ import { gcsError, readGcsObject, type GcsOptions } from '../../storage/gcs.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { DomainError, GrpcCode } from '../errors.js';
 import type { DataOrg } from './document.js';
-import { importOrder, usersImportedLater } from './import-order.js';
+import { importedLater } from './import-order.js';
 import { importOrg, type OrgImportContext } from './import-org.js';
 import { orgImportLocks } from './import/org.js';
 import { importReferences, type OrgReferences } from './import/references.js';
@@ -30,7 +30,7 @@ import { MAX_V1_DOCUMENT_BYTES, parseDataOrgsV1, v1TooLarge } from './v1.js';
 import { parseDataOrgs } from './validate.js';
 import { spoolTo, type Spool } from './spool.js';
 import { acquireReader, releaseReader, type DocumentReader } from './document-reader.js';
-import { inMemorySources, SPOOLED_DOCUMENT, USER_BATCH, type OrgSource } from './spooled-document.js';
+import { inMemorySources, SPOOLED_DOCUMENT, USER_BATCH, type DocumentSources, type OrgSource } from './spooled-document.js';
 
 export interface ImportDeps {
   gcs?: GcsOptions;
@@ -79,7 +79,7 @@ export const ORG_IMPORT_EVENT = 'org.data.imported';
  * where each organisation is kept: the spool for the current format, memory for the version-1
  * one. 400 naming the first invalid paths.
  */
-async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { readonly aborted: boolean }, reader: DocumentReader): Promise<{ orgs: OrgSource[]; timeoutMs: number; notifyUsers: boolean; conflictPolicy: ConflictPolicy; dryRun: boolean }> {
+async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { readonly aborted: boolean }, reader: DocumentReader): Promise<{ doc: DocumentSources; timeoutMs: number; notifyUsers: boolean; conflictPolicy: ConflictPolicy; dryRun: boolean }> {
   const { spool } = input;
   // Reading and validating are one pass over the file (spooled-document.ts).
   deps.onPhase?.('validating');
@@ -92,10 +92,10 @@ async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { read
   // Problems of the request's fields and of a document read with it (the only one it can carry).
   if (read.problems.count > 0) throw read.problems.toError();
   if (req.source.kind === 'inline') {
-    if (req.source.version === 1) return { orgs: inMemorySources(parseDataOrgsV1(req.source.data)), ...meta };
+    if (req.source.version === 1) return { doc: inMemorySources(parseDataOrgsV1(req.source.data)), ...meta };
     // Not an object (so not read as a stream): refused by the same validation.
-    if (req.source.data !== SPOOLED_DOCUMENT) return { orgs: inMemorySources(parseDataOrgs(req.source.data)), ...meta };
-    return { orgs: read.orgs, ...meta };
+    if (req.source.data !== SPOOLED_DOCUMENT) return { doc: inMemorySources(parseDataOrgs(req.source.data)), ...meta };
+    return { doc: read, ...meta };
   }
   const { location, version } = req.source;
   const maxBytes = version === 1 ? MAX_V1_DOCUMENT_BYTES : deps.maxBytes;
@@ -109,10 +109,10 @@ async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { read
     throw version === 1 && failure.id === 'GCS-t00B1g' ? v1TooLarge(`gs://${location.bucket}/${location.path} (dataOrgsv1Gcs, a version-1 document)`, 'dataOrgsGcs') : failure;
   }
   if (signal.aborted) throw timeoutError(req.timeoutMs, []);
-  if (version === 1) return { orgs: inMemorySources(parseDataOrgsV1(await readFile(file, 'utf8'))), ...meta };
+  if (version === 1) return { doc: inMemorySources(parseDataOrgsV1(await readFile(file, 'utf8'))), ...meta };
   const doc = await reader.spool({ file, shape: 'document', spool });
   if (doc.problems.count > 0) throw doc.problems.toError();
-  return { orgs: doc.orgs, ...meta };
+  return { doc, ...meta };
 }
 
 /** What the import's flow (importDocument) needs besides the store and the document. */
@@ -156,9 +156,10 @@ async function importRead(
   store: Store, ctx: RequestContext, read: Awaited<ReturnType<typeof loadDocument>>, deps: ImportDeps,
   signal: { readonly aborted: boolean }, started: number, setDeadline: (at: number) => void,
 ): Promise<ImportDataResponse> {
-  const { orgs: sources, timeoutMs, notifyUsers, conflictPolicy, dryRun } = read;
+  const { doc, timeoutMs, notifyUsers, conflictPolicy, dryRun } = read;
+  const sources = doc.orgs;
   const secrets = deps.secrets ?? processSecretBox();
-  deps.onPhase?.('importing', { orgs: sources.length, users: sources.reduce((n, source) => n + usersOf(source.skeleton), 0) });
+  deps.onPhase?.('importing', { orgs: sources.length, users: sources.reduce((n, source) => n + source.users, 0) });
   setDeadline(started + timeoutMs);
   if (signal.aborted) throw timeoutError(timeoutMs, []);
   const run: ImportRun = {
@@ -166,11 +167,11 @@ async function importRead(
     // A dry run's stand-in: which hash a new password gets changes no outcome, only that it has one.
     hashPlain: dryRun ? async () => DRY_RUN_HASH : hashPassword,
   };
-  if (!dryRun) return importDocument(store, sources, run);
+  if (!dryRun) return importDocument(store, doc, run);
   const instanceDomain = (await store.read.instance.get())?.domain ?? 'localhost';
   // The skeletons carry the names and domains the locks are taken on (spooled-document.ts).
   const locks = sources.flatMap((source) => orgImportLocks(source.skeleton, ctx.instanceId, instanceDomain));
-  return { ...(await dryRunIn(store, locks, (inside) => importDocument(inside, sources, run))), dryRun: true };
+  return { ...(await dryRunIn(store, locks, (inside) => importDocument(inside, doc, run))), dryRun: true };
 }
 
 const DRY_RUN_HASH = '(dry run)';
@@ -227,7 +228,7 @@ function addOutcomes(into: OutcomeSink, from: OutcomeSink): void {
 }
 
 /** The organisations of `doc`, each in a transaction of its own, then the references deferred between them. */
-async function importDocument(store: ImportStore, sources: OrgSource[], run: ImportRun): Promise<ImportDataResponse> {
+async function importDocument(store: ImportStore, doc: DocumentSources, run: ImportRun): Promise<ImportDataResponse> {
   const { ctx, secrets, signal, started, timeoutMs, notifyUsers } = run;
   const newSink = (): OutcomeSink => ({ counts: noOutcomes(), ...(run.listOutcomes ? { list: [] } : {}) });
   const outcomes = newSink();
@@ -238,20 +239,20 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
   // Set once, at the first start: the suffix of the organisations' generated domains.
   const instanceDomain = (await store.read.instance.get())?.domain ?? 'localhost';
   try {
-    // The order and the locks come from the skeletons (ids only); each organisation is read back
-    // from where it is kept when its turn comes (spooled-document.ts), its users a batch at a time.
-    const sourceOf = new Map(sources.map((source) => [source.skeleton, source]));
-    const ordered = importOrder(sources.map((source) => source.skeleton));
-    const later = usersImportedLater(ordered);
+    // The order was planned as the document was read (import-order.ts), the locks come from the
+    // skeletons; each organisation is read back from where it is kept when its turn comes
+    // (spooled-document.ts), its users a batch at a time.
+    const { order } = doc.plan;
     const deferred: { success: ImportSuccessOrg; refs: OrgReferences }[] = [];
-    for (const [index, org] of ordered.entries()) {
-      const source = sourceOf.get(org)!;
+    for (const [index, orgIndex] of order.entries()) {
+      const source = doc.orgs[orgIndex];
+      const org = source.skeleton;
       const plainHashes = await plainPasswordHashes(store, source, run, timedOut);
       const orgErrors: ImportError[] = [];
       const orgMissingUsers = new Map<string, number>();
       let orgOutcomes = newSink();
       const context: OrgImportContext = {
-        instanceId: ctx.instanceId, org: await source.parts(), userBatches: () => source.userBatches(USER_BATCH), plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers: orgMissingUsers, notifyUsers,
+        instanceId: ctx.instanceId, org: await source.parts(), userBatches: () => source.userBatches(USER_BATCH), plainHashes, signal, errors: orgErrors, importedLater: importedLater(doc.plan, index), onTimeout: timedOut, missingUsers: orgMissingUsers, notifyUsers,
         sealOtp: (base32) => sealOtpSecret(secrets, base32),
         sealIdpSecret: (clientSecret) => secrets.seal(clientSecret, OIDC_CLIENT_SECRET_PURPOSE),
         isIdpSecret: (sealed, clientSecret) => {
@@ -282,7 +283,7 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
       addOutcomes(outcomes, orgOutcomes);
       if (done) orgs.push(done);
       if (done && context.deferred) deferred.push({ success: done, refs: context.deferred });
-      run.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: index + 1, total: ordered.length, users: usersOf(org), elapsedMs: Math.round(performance.now() - started) });
+      run.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: index + 1, total: order.length, users: source.users, elapsedMs: Math.round(performance.now() - started) });
       // Other requests get their turn between organisations.
       await yieldToEventLoop();
     }
@@ -340,9 +341,6 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
     summary: outcomes.counts, ...(outcomes.list ? { resources: outcomes.list } : {}),
   };
 }
-
-/** The users of an organisation entry (its skeleton keeps their ids; an import job's progress counts them). */
-const usersOf = (org: DataOrg) => (org.humanUsers?.length ?? 0) + (org.machineUsers?.length ?? 0);
 
 /** Adds the counts of `from` to those of `into`. */
 function addCounts(into: Map<string, number>, from: Map<string, number>): void {
