@@ -12,6 +12,7 @@ import { openStore } from './store/store.js';
 import { loadOperatorSecretBox } from './secrets/operator-key.js';
 import { SecretKeyError } from './secrets/secret-box.js';
 import { jobDocuments } from './domain/transfer/job-documents.js';
+import { removeLeftoverSpools } from './domain/transfer/spool.js';
 
 async function main() {
   let config;
@@ -55,6 +56,10 @@ async function main() {
 
   // Import jobs' requests wait in DATA_DIR/import-jobs (domain/transfer/job-documents.ts).
   const documents = jobDocuments(config.dataDir, secrets);
+  // What imports of a process that stopped without cleaning up (kill -9) left under TMPDIR:
+  // sealed files nothing can open any more (domain/transfer/spool.ts); those of running processes stay.
+  const leftovers = await removeLeftoverSpools();
+  if (leftovers.length) logger.info('removed the files of interrupted imports', { folders: leftovers });
   let shuttingDown = false;
   const { server } = await createServer({
     store,

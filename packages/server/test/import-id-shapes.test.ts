@@ -164,7 +164,7 @@ describe('the first pass of an import', () => {
       parts.push(']}]}');
       writeFileSync(file, parts.join(''));
       const before = heapUsedWith(undefined);
-      const read = await spoolDocument({ file, shape: 'document', spool });
+      const read = await spoolDocument({ file: { path: file }, shape: 'document', spool });
       const after = heapUsedWith(read);
       expect(read.problems.count).toBe(0);
       expect(read.orgs[0].users).toBe(users);

@@ -187,12 +187,12 @@ export class ImportJobWorker {
     try {
       const ctx = await this.creatorContext(job);
       if (controller.signal.aborted) throw new DomainError(GrpcCode.Canceled, 'IMPORT-j0bc1', 'cancelled');
-      // The job's request is read as a stream like ImportData's spooled body, from a spool of the
-      // job's own (with the document's parts), removed when the job ends.
+      // The job's request is read as a stream like ImportData's spooled body, sealed as it waits
+      // (job-documents.ts, checked whole first), with a spool of the job's own for the
+      // document's parts, removed when the job ends.
+      const request = await openJobDocument(documents, job.documentFile!, job.id);
       spool = await createSpool();
-      // Sealed at rest (job-documents.ts): opened into the spool, where the import reads it.
-      const requestFile = await openJobDocument(documents, job.documentFile!, job.id, spool.file('request.json'));
-      const result = await importData(store, ctx, { requestFile, spool }, {
+      const result = await importData(store, ctx, { request, spool }, {
         gcs: this.o.gcs, secrets: this.o.secrets, maxBytes: this.o.maxBytes, signal: controller.signal,
         onPhase: (phase, totals) => later({ phase, ...(totals ? { orgsTotal: totals.orgs, usersTotal: totals.users } : {}) }),
         onProgress: (progress) => {

@@ -13,6 +13,7 @@ import { startModuleWorker } from '../../worker-threads.js';
 import { DomainError, GrpcCode } from '../errors.js';
 import type { DataOrg } from './document.js';
 import type { Spool } from './spool.js';
+import type { ImportFile, SealedFile } from './sealed-file.js';
 import type { ImportPlan } from './import-order.js';
 import { SPOOLED_DOCUMENT, type DocumentSources, type OrgSource, type ProblemSummary, type SpooledOrg, type UserBatch } from './spooled-document.js';
 
@@ -25,9 +26,9 @@ import { SPOOLED_DOCUMENT, type DocumentSources, type OrgSource, type ProblemSum
 export const READER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
 
 export type ReaderRequest = { id: number } & (
-  | { op: 'spool'; file: string; shape: 'request' | 'document'; spoolDir: string; refuseV1: boolean }
-  | { op: 'parts'; restFile: string }
-  | { op: 'users'; stream: number; usersFile: string; size: number }
+  | { op: 'spool'; file: ImportFile; shape: 'request' | 'document'; spoolDir: string; spoolKey: Uint8Array; refuseV1: boolean }
+  | { op: 'parts'; restFile: SealedFile }
+  | { op: 'users'; stream: number; usersFile: SealedFile; size: number }
   | { op: 'endUsers'; stream: number }
 );
 
@@ -122,8 +123,9 @@ export class DocumentReader {
   }
 
   /** Pass 1 of `file` into `spool` (spooled-document.ts spoolDocument, in the worker). */
-  async spool(input: { file: string; shape: 'request' | 'document'; spool: Spool; refuseV1?: boolean }): Promise<ReadDocument> {
-    const read = (await this.call({ op: 'spool', file: input.file, shape: input.shape, spoolDir: input.spool.dir, refuseV1: input.refuseV1 ?? false })) as SpoolAnswer;
+  async spool(input: { file: ImportFile; shape: 'request' | 'document'; spool: Spool; refuseV1?: boolean }): Promise<ReadDocument> {
+    const { file, shape, spool } = input;
+    const read = (await this.call({ op: 'spool', file, shape, spoolDir: spool.dir, spoolKey: spool.key, refuseV1: input.refuseV1 ?? false })) as SpoolAnswer;
     const envelope = read.documentKey ? { ...read.envelope, [read.documentKey]: SPOOLED_DOCUMENT } : read.envelope;
     const { count, error } = read.problems;
     const problems: ProblemSummary = { count, toError: () => deserializeError(error!) as DomainError };

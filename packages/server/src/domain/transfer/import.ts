@@ -13,7 +13,7 @@ import { OIDC_CLIENT_SECRET_PURPOSE } from '../idps/idp.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { verifyPassword } from '../../auth/password-verifier.js';
 import type { AggregateLock, Repositories, Store } from '../../store/store.js';
-import { stat, readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { gcsError, readGcsObject, type GcsOptions } from '../../storage/gcs.js';
 import { requirePermission, type RequestContext } from '../context.js';
@@ -29,6 +29,7 @@ import { parseImportRequest } from './request.js';
 import { MAX_V1_DOCUMENT_BYTES, parseDataOrgsV1, v1TooLarge } from './v1.js';
 import { parseDataOrgs } from './validate.js';
 import { spoolTo, type Spool } from './spool.js';
+import { plainBytes, readSealed, type ImportFile, type SealedFile } from './sealed-file.js';
 import { acquireReader, releaseReader, type DocumentReader } from './document-reader.js';
 import { inMemorySources, SPOOLED_DOCUMENT, USER_BATCH, type DocumentSources, type OrgSource } from './spooled-document.js';
 
@@ -53,7 +54,8 @@ export interface ImportDeps {
  * caller removes the spool afterwards.
  */
 export interface ImportInput {
-  requestFile: string;
+  /** The request, sealed in the spool (or a job's file, job-documents.ts). */
+  request: ImportFile;
   spool: Spool;
 }
 
@@ -83,9 +85,9 @@ async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { read
   const { spool } = input;
   // Reading and validating are one pass over the file (spooled-document.ts).
   deps.onPhase?.('validating');
-  const requestBytes = (await stat(input.requestFile)).size;
+  const requestBytes = plainBytes(input.request, (await stat(input.request.path)).size);
   // A dataOrgsv1 in a body over its limit is refused before its value is read.
-  const read = await reader.spool({ file: input.requestFile, shape: 'request', spool, refuseV1: requestBytes > MAX_V1_DOCUMENT_BYTES });
+  const read = await reader.spool({ file: input.request, shape: 'request', spool, refuseV1: requestBytes > MAX_V1_DOCUMENT_BYTES });
   // The request's own mistakes (no document, two of them, a bad timeout) before the document's.
   const req = parseImportRequest(read.envelope);
   const meta = { timeoutMs: req.timeoutMs, notifyUsers: req.notifyUsers, conflictPolicy: req.conflictPolicy, dryRun: req.dryRun };
@@ -99,17 +101,17 @@ async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { read
   }
   const { location, version } = req.source;
   const maxBytes = version === 1 ? MAX_V1_DOCUMENT_BYTES : deps.maxBytes;
-  const file = spool.file('document.json');
+  let file: SealedFile;
   try {
     const object = await readGcsObject(location, { ...deps.gcs, maxBytes });
-    await spoolTo(file, object, Number.POSITIVE_INFINITY, () => new Error('unreachable: readGcsObject counts'));
+    ({ file } = await spoolTo(spool, 'document.json', object, Number.POSITIVE_INFINITY, () => new Error('unreachable: readGcsObject counts')));
   } catch (error) {
     const failure = gcsError(error, location);
     // A v1 object past its own limit: say why it has one, and what has none.
     throw version === 1 && failure.id === 'GCS-t00B1g' ? v1TooLarge(`gs://${location.bucket}/${location.path} (dataOrgsv1Gcs, a version-1 document)`, 'dataOrgsGcs') : failure;
   }
   if (signal.aborted) throw timeoutError(req.timeoutMs, []);
-  if (version === 1) return { doc: inMemorySources(parseDataOrgsV1(await readFile(file, 'utf8'))), ...meta };
+  if (version === 1) return { doc: inMemorySources(parseDataOrgsV1((await readSealed(file)).toString('utf8'))), ...meta };
   const doc = await reader.spool({ file, shape: 'document', spool });
   if (doc.problems.count > 0) throw doc.problems.toError();
   return { doc, ...meta };

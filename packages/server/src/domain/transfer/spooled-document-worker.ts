@@ -11,6 +11,7 @@ import { parentPort } from 'node:worker_threads';
 import { DomainError } from '../errors.js';
 import { lowerThisThreadsPriority } from '../../worker-threads.js';
 import { toLowerCamel } from './keys.js';
+import { spoolIn } from './spool.js';
 import { readSpooledParts, readSpooledUsers, SPOOLED_DOCUMENT, spoolDocument, type UserBatch } from './spooled-document.js';
 import { v1TooLarge } from './v1.js';
 import type { ReaderAnswer, ReaderRequest, SerializedError } from './document-reader.js';
@@ -46,8 +47,8 @@ function send(message: ReaderAnswer, transfer: ArrayBuffer[] = []): void {
 async function answer(req: ReaderRequest): Promise<unknown> {
   switch (req.op) {
     case 'spool': {
-      const { file, shape, spoolDir, refuseV1 } = req;
-      const spool = { dir: spoolDir, file: (name: string) => `${spoolDir}/${name}`, remove: async () => {} };
+      const { file, shape, spoolDir, spoolKey, refuseV1 } = req;
+      const spool = spoolIn(spoolDir, spoolKey);
       const read = await spoolDocument({
         file, shape, spool,
         beforeEnvelopeValue: (key) => {

@@ -15,16 +15,15 @@
  * the typed values). Both passes run in the import's reader thread (document-reader.ts), which
  * hands the server's thread an OrgSource per organisation.
  */
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { DomainError, GrpcCode } from '../errors.js';
 import { formatPath } from '../zod-issues.js';
 import type { DataOrg, DataOrgs } from './document.js';
 import { readDocumentStream } from './document-stream.js';
 import { normaliseKeysInPlace } from './keys.js';
-import type { LineWriter as LineWriterT, Spool } from './spool.js';
-import { LineWriter } from './spool.js';
+import { LineWriter, type Spool } from './spool.js';
+import { openSealed, readSealed, type ImportFile, type SealedFile } from './sealed-file.js';
 import { OutlineBuilder, outlineOf, planImport, REFERENCE_LISTS, type ImportPlan } from './import-order.js';
 import { checkStorableText, isOrgListField, ProblemList, validateOrgField, validateOrgItem, type OrgListField } from './validate.js';
 
@@ -83,7 +82,7 @@ function inMemorySource(org: DataOrg): OrgSource {
 
 /** What spoolDocument needs to know about the file it reads. */
 export interface SpoolDocumentInput {
-  file: string;
+  file: ImportFile;
   /** A whole request (`{timeout, dataOrgs, …}`) or a document (`{orgs}`). */
   shape: 'request' | 'document';
   spool: Spool;
@@ -97,9 +96,9 @@ export interface SpooledOrg {
   users: number;
   hasPlainPasswords: boolean;
   /** Its single fields and lists other than the users, one JSON line each (readSpooledParts). */
-  restFile: string;
+  restFile: SealedFile;
   /** Its users, one JSON line each (readSpooledUsers). */
-  usersFile: string;
+  usersFile: SealedFile;
 }
 
 /** The problems pass 1 found: how many, and the 400 naming the first. */
@@ -131,7 +130,7 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
   const orgs: SpooledOrg[] = [];
   const outlines: OutlineBuilder[] = [];
   let found = input.shape === 'document';
-  let current: { skeleton: Record<string, unknown>; outline: OutlineBuilder; seen: Set<string>; rest: LineWriterT; users: LineWriterT; base: (string | number)[] } | undefined;
+  let current: { skeleton: Record<string, unknown>; outline: OutlineBuilder; seen: Set<string>; rest: LineWriter; users: LineWriter; base: (string | number)[] } | undefined;
   const closing: Promise<void>[] = [];
   // Text no store can keep is named from the body's root (`dataOrgs.orgs[0]…`), as for any other
   // request body; the document's own problems from the document's (`orgs[0]…`), as before.
@@ -155,8 +154,8 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
       else problems.add(formatPath(path), 'expected object');
     },
     orgStart(index) {
-      const rest = spool.file(`org-${index}.jsonl`);
-      const users = spool.file(`org-${index}.users.jsonl`);
+      const rest = spool.sealed(`org-${index}.jsonl`);
+      const users = spool.sealed(`org-${index}.users.jsonl`);
       current = { skeleton: {}, outline: (outlines[index] = new OutlineBuilder()), seen: new Set(), rest: new LineWriter(rest), users: new LineWriter(users), base: ['orgs', index] };
       orgs[index] = { skeleton: current.skeleton as DataOrg, users: 0, hasPlainPasswords: false, restFile: rest, usersFile: users };
     },
@@ -241,9 +240,9 @@ function firstTime(seen: Set<string>, key: string, problems: ProblemList, base: 
 const hasPlainPassword = (h: NonNullable<DataOrg['humanUsers']>[number]) => Boolean(h.user.password && !h.user.hashedPassword?.value);
 
 /** Pass 2: an organisation's parts other than its users, read back whole. */
-export async function readSpooledParts(restFile: string): Promise<DataOrg> {
+export async function readSpooledParts(restFile: SealedFile): Promise<DataOrg> {
   const org: Record<string, unknown> = {};
-  for (const line of (await readFile(restFile, 'utf8')).split('\n')) {
+  for (const line of (await readSealed(restFile)).toString('utf8').split('\n')) {
     if (!line) continue;
     const [kind, key, value] = JSON.parse(line) as ['f' | 'i', string, unknown];
     if (kind === 'f') org[key] = revalidate((p) => validateOrgField(key, value, p, []));
@@ -253,9 +252,9 @@ export async function readSpooledParts(restFile: string): Promise<DataOrg> {
 }
 
 /** Pass 2: an organisation's users read back, `size` at a time (human users first, then machine users). */
-export async function* readSpooledUsers(usersFile: string, size: number): AsyncGenerator<UserBatch> {
+export async function* readSpooledUsers(usersFile: SealedFile, size: number): AsyncGenerator<UserBatch> {
   let batch: { humanUsers: unknown[]; machineUsers: unknown[]; n: number } = { humanUsers: [], machineUsers: [], n: 0 };
-  const lines = createInterface({ input: createReadStream(usersFile), crlfDelay: Infinity });
+  const lines = createInterface({ input: Readable.from(openSealed(usersFile, 64 * 1024)), crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line) continue;
     const [, key, value] = JSON.parse(line) as ['i', 'humanUsers' | 'machineUsers', unknown];

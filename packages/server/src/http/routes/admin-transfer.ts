@@ -62,14 +62,14 @@ function spoolImportBody(maxBytes: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const spool = await createSpool();
     try {
-      const requestFile = spool.file('request.json');
+      let request;
       try {
-        await spoolTo(requestFile, (c.req.raw.body ?? []) as AsyncIterable<Uint8Array>, maxBytes, () => bodyTooLarge(maxBytes));
+        ({ file: request } = await spoolTo(spool, 'request.json', (c.req.raw.body ?? []) as AsyncIterable<Uint8Array>, maxBytes, () => bodyTooLarge(maxBytes)));
       } catch (error) {
         if (error instanceof DomainError && error.id === 'API-B0dy5') return respondError(c, error, 413);
         throw error;
       }
-      c.set('importRequest', { requestFile, spool });
+      c.set('importRequest', { request, spool });
       const headers = new Headers(c.req.raw.headers);
       headers.delete('content-length');
       c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: '{}', signal: c.req.raw.signal });
