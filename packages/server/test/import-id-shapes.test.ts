@@ -39,12 +39,12 @@ type Shape = keyof typeof ID_SHAPES;
  * of the two must wait for the other's users (a deferred reference).
  */
 function shapedDocument(shape: Shape, seed: number, users = 5) {
-  const id = (n: number) => ID_SHAPES[shape](seed * 1000 + n);
+  const id = (n: number) => ID_SHAPES[shape](seed * 100_000 + n);
   const org = (o: number, other: number) => ({
-    orgId: id(o * 100),
+    orgId: id(o * 30_000),
     org: { name: `Shapes ${shape} ${seed}-${o}` },
     humanUsers: Array.from({ length: users }, (_, u) => ({
-      userId: id(o * 100 + 10 + u),
+      userId: id(o * 30_000 + 10 + u),
       user: {
         userName: `user${u}`,
         profile: { firstName: 'Id', lastName: `Shape ${u}` },
@@ -54,14 +54,14 @@ function shapedDocument(shape: Shape, seed: number, users = 5) {
       },
       state: 'USER_STATE_ACTIVE',
     })),
-    machineUsers: [{ userId: id(o * 100 + 1), user: { userName: 'svc', name: 'Service' } }],
-    projects: [{ projectId: id(o * 100 + 2), project: { name: 'App' } }],
-    projectRoles: [{ projectId: id(o * 100 + 2), roleKey: 'reader', displayName: 'Reader' }],
+    machineUsers: [{ userId: id(o * 30_000 + 1), user: { userName: 'svc', name: 'Service' } }],
+    projects: [{ projectId: id(o * 30_000 + 2), project: { name: 'App' } }],
+    projectRoles: [{ projectId: id(o * 30_000 + 2), roleKey: 'reader', displayName: 'Reader' }],
     userGrants: [
-      { projectId: id(o * 100 + 2), userId: id(o * 100 + 10), roleKeys: ['reader'] },
-      { projectId: id(o * 100 + 2), userId: id(other * 100 + 10 + users - 1), roleKeys: ['reader'] },
+      { projectId: id(o * 30_000 + 2), userId: id(o * 30_000 + 10), roleKeys: ['reader'] },
+      { projectId: id(o * 30_000 + 2), userId: id(other * 30_000 + 10 + users - 1), roleKeys: ['reader'] },
     ],
-    orgMembers: [{ userId: id(other * 100 + 1), roles: ['ORG_USER_MANAGER'] }],
+    orgMembers: [{ userId: id(other * 30_000 + 1), roles: ['ORG_USER_MANAGER'] }],
   });
   return { orgs: [org(1, 2), org(2, 1)] };
 }
@@ -112,6 +112,19 @@ describeEachStore('imports: user ids of every shape, by every path', (dialect) =
     }
     throw new Error(`job ${started.id} did not end`);
   }
+
+  it('an answer listing more ids than the lists keep in memory (20,000 of 64 characters) lists every one in order, inline and from a job', async () => {
+    const users = 20_000;
+    for (const [p, path] of (['inline', 'job'] as const).entries()) {
+      const doc = shapedDocument('sha256', (dialect === 'sqlite' ? 30 : 40) + p, users);
+      doc.orgs = [doc.orgs[0]];
+      doc.orgs[0].userGrants = [doc.orgs[0].userGrants[0]];
+      doc.orgs[0].orgMembers = [];
+      const answer = await importBy(path, doc, `many-${p}`);
+      expect(answer.errors ?? [], path).toEqual([]);
+      expect(answer.success.orgs[0].humanUserIds, path).toEqual(doc.orgs[0].humanUsers.map((h) => h.userId));
+    }
+  }, 300_000);
 
   const paths = ['inline', 'Cloud Storage', 'job'] as const;
   for (const shape of Object.keys(ID_SHAPES) as Shape[]) {

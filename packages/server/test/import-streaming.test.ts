@@ -7,7 +7,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ORG_IMPORT_EVENT } from '../src/domain/transfer/import.js';
 import { USER_BATCH } from '../src/domain/transfer/spooled-document.js';
 import { writeGcsObject } from '../src/storage/gcs.js';
@@ -171,6 +171,29 @@ describeEachStore('imports read as a stream from a private spool', (dialect) => 
       expect(await t.store.read.orgs.get('cut-org')).toBeUndefined();
     }
   });
+});
+
+// No store is reached: the document is refused while it is read, before anything is written.
+describe('an organisation whose parts other than its users are more than the reader may hold', () => {
+  let t: TestInstance;
+  beforeAll(async () => {
+    t = await createTestInstance('sqlite');
+  });
+  afterAll(() => t?.close());
+
+  it('→ 413 saying what to do, not 429 (which tells the caller to retry what can never succeed); nothing written', async () => {
+    const org = bigOrg('heavy', 3);
+    const grant = { projectId: 'heavy-p', userId: 'heavy-u0', roleKeys: ['reader'] };
+    const grants = JSON.stringify(grant);
+    // 300,000 user grants (~20 MiB): held whole while the organisation is imported.
+    const body = JSON.stringify({ timeout: '5m', dataOrgs: { orgs: [{ ...org, userGrants: [] }] } }).replace('"userGrants":[]', `"userGrants":[${Array(300_000).fill(grants).join(',')}]`);
+    const res = await t.call('POST', '/admin/v1/import', { body });
+    const answer = await res.json();
+    expect(res.status, JSON.stringify(answer).slice(0, 300)).toBe(413);
+    expect(answer).toMatchObject({ code: 3, details: [expect.objectContaining({ id: 'IMPORT-r34d3r' })] });
+    expect(answer.message).toContain('split the organisation');
+    expect(await t.store.read.orgs.get('heavy-org')).toBeUndefined();
+  }, 180_000);
 });
 
 describeEachStore('the import body limit over the network', (dialect) => {

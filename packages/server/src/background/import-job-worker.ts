@@ -19,7 +19,8 @@ import { hostname } from 'node:os';
 import type { RequestContext } from '../domain/context.js';
 import { DomainError, GrpcCode, permissionDenied } from '../domain/errors.js';
 import { Permissions } from '../domain/permissions.js';
-import { importData } from '../domain/transfer/import.js';
+import { importData, type ImportDataResponse } from '../domain/transfer/import.js';
+import { jsonText } from '../domain/transfer/answer-lists.js';
 import type { ImportJobPhase } from '../domain/transfer/import-jobs.js';
 import { openJobDocument, removeJobDocument, type JobDocuments } from '../domain/transfer/job-documents.js';
 import { createSpool, type Spool } from '../domain/transfer/spool.js';
@@ -132,8 +133,16 @@ export class ImportJobWorker {
     const update = async (change: Partial<ImportJobRow>) => {
       if (!(await store.transaction((tx) => tx.importJobs.update(job.id, this.owner, { ...change, changedAt: new Date() })))) throw new LeaseLost();
     };
-    const end = async (phase: ImportJobPhase, outcome: { result?: Record<string, unknown>; error?: ErrorBody }) => {
-      await update({ phase, ...outcome, documentFile: null, leaseOwner: null, leaseUntil: null, finishedAt: new Date() });
+    const end = async (phase: ImportJobPhase, outcome: { result?: ImportDataResponse; error?: ErrorBody }) => {
+      const { result, ...rest } = outcome;
+      const at = new Date();
+      const ended = await store.transaction(async (tx) => {
+        if (!(await tx.importJobs.update(job.id, this.owner, { phase, ...rest, documentFile: null, leaseOwner: null, leaseUntil: null, finishedAt: at, changedAt: at }))) return false;
+        // The answer with the end, whole or not at all, written from the spool a part at a time.
+        if (result) await tx.importJobs.saveResult(job.id, jsonText(result));
+        return true;
+      });
+      if (!ended) throw new LeaseLost();
       removeJobDocument(documents, job.documentFile);
       logger?.info('import job ended', { jobId: job.id, phase, ...(outcome.error ? { error: outcome.error.message } : {}) });
     };
@@ -207,7 +216,7 @@ export class ImportJobWorker {
       this.current = undefined;
       await writes;
       if (lost) throw new LeaseLost();
-      await end('done', { result: result as unknown as Record<string, unknown> });
+      await end('done', { result });
     } catch (error) {
       clearInterval(heartbeat);
       this.current = undefined;

@@ -226,10 +226,17 @@ function deserializeError(error: SerializedError): Error {
   return error.domain ? new DomainError(error.domain.code, error.domain.id, error.message) : new Error(error.message);
 }
 
-/** The reader ran out of its heap: a document whose organisations' skeletons need more (a 413 like a body over its limit would need a number). */
+/**
+ * The reader ran out of its heap. What it holds whole is one organisation's parts other than its
+ * users (its users are read a batch at a time, and a few bytes per user are kept outside its heap)
+ * and any single value: a document that needs more can never be read as it is, so this is bad
+ * input (413 from ImportData, routes/admin-transfer.ts), never "try again later".
+ */
 const tooMuchForReader = () =>
   new DomainError(
-    GrpcCode.ResourceExhausted,
+    GrpcCode.InvalidArgument,
     'IMPORT-r34d3r',
-    `the document needs more than the ${READER_LIMITS.maxOldGenerationSizeMb} MiB an import's reader may hold (about 1,000,000 users per organisation); split it into several imports`,
+    `the document needs more than the ${READER_LIMITS.maxOldGenerationSizeMb} MiB an import's reader may hold: an organisation's parts other than its users ` +
+      '(projects, applications, grants, memberships, metadata, texts) are read whole, as is each single value; split the organisation\'s user grants, ' +
+      'memberships or metadata over several imports of the same organisation (users are not limited: a million per organisation is fine)',
   );

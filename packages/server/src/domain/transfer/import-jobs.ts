@@ -15,7 +15,7 @@ import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '.
 import { failedPrecondition, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListQueryInput } from '../list.js';
-import type { ImportDataResponse } from './import.js';
+import { RawJson } from './answer-lists.js';
 import { removeJobDocument, writeJobDocument, type JobDocuments } from './job-documents.js';
 
 export const IMPORT_JOB_AGGREGATE = 'import_job';
@@ -38,14 +38,15 @@ export interface ImportJobView {
   documentBytes: string;
   creatorId: string;
   attempts: number;
-  result?: ImportDataResponse;
+  /** ImportData's answer, read from where the job keeps it as the view is written (import_job_results). */
+  result?: RawJson;
   error?: { code: number; id: string; message: string };
   startDate?: string;
   endDate?: string;
   details: ObjectDetails;
 }
 
-export function importJobView(row: ImportJobRow, instanceId: string): ImportJobView {
+export function importJobView(store: Store, row: ImportJobRow, instanceId: string): ImportJobView {
   return {
     id: row.id,
     phase: row.phase as ImportJobPhase,
@@ -60,8 +61,8 @@ export function importJobView(row: ImportJobRow, instanceId: string): ImportJobV
     documentBytes: String(row.documentBytes),
     creatorId: row.creatorId,
     attempts: row.attempts,
-    // Written by the worker from importData's answer.
-    ...(row.result ? { result: row.result as unknown as ImportDataResponse } : {}),
+    // Written by the worker from importData's answer, with the job's end.
+    ...(row.phase === 'done' ? { result: new RawJson(() => store.read.importJobs.resultText(row.id)) } : {}),
     ...(row.error ? { error: row.error } : {}),
     ...(row.startedAt ? { startDate: row.startedAt.toISOString() } : {}),
     ...(row.finishedAt ? { endDate: row.finishedAt.toISOString() } : {}),
@@ -93,7 +94,7 @@ export async function startImportJob(store: Store, ctx: RequestContext, body: As
       await tx.importJobs.insert({
         id, creatorId: ctx.caller.userId, creatorOrgId: ctx.caller.orgId, phase: 'queued', cancelRequested: false,
         node: options.documents.node, documentFile: file, documentBytes: bytes,
-        orgsDone: 0, orgsTotal: null, usersDone: 0, usersTotal: null, committedOrgIds: [], result: null, error: null,
+        orgsDone: 0, orgsTotal: null, usersDone: 0, usersTotal: null, committedOrgIds: [], error: null,
         attempts: 0, leaseOwner: null, leaseUntil: null,
         sequence: appended.sequence, createdAt: appended.createdAt, changedAt: appended.createdAt, startedAt: null, finishedAt: null,
       });
@@ -114,7 +115,7 @@ async function existingJob(store: Store, id: string): Promise<ImportJobRow> {
 
 export async function getImportJob(store: Store, ctx: RequestContext, id: string): Promise<{ job: ImportJobView }> {
   requirePermission(ctx, 'iam.write');
-  return { job: importJobView(await existingJob(store, id), ctx.instanceId) };
+  return { job: importJobView(store, await existingJob(store, id), ctx.instanceId) };
 }
 
 /** ListImportJobs: oldest first (or newest with `asc: false`). */
@@ -122,7 +123,7 @@ export async function listImportJobs(store: Store, ctx: RequestContext, input: {
   requirePermission(ctx, 'iam.write');
   const at = new Date();
   const { total, rows } = await store.read.importJobs.search(toPage(input.query));
-  return { details: listDetails(total, at), result: rows.map((row) => importJobView(row, ctx.instanceId)) };
+  return { details: listDetails(total, at), result: rows.map((row) => importJobView(store, row, ctx.instanceId)) };
 }
 
 /**

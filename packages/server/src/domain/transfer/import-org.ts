@@ -20,6 +20,7 @@ import { importPolicies } from './import/policies.js';
 import { importProjectRoles, importProjects } from './import/projects.js';
 import { importReferences, splitReferences, type OrgReferences } from './import/references.js';
 import { OrgImport, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeSink } from './import/report.js';
+import type { AnswerList } from './answer-lists.js';
 import { importTexts } from './import/texts.js';
 import { importUserLinks, importUserMetadata, importUsers } from './import/users.js';
 
@@ -50,7 +51,7 @@ export interface OrgImportContext {
   /** Expired deadline (checked between steps; the transaction then rolls back). */
   signal: { readonly aborted: boolean };
   onTimeout: () => DomainError;
-  errors: ImportError[];
+  errors: AnswerList<ImportError>;
   /**
    * Users of organisations imported later in this import (import-order.ts): grants and
    * memberships naming them are not imported with the organisation but handed back in

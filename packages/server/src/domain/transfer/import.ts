@@ -29,6 +29,7 @@ import { parseImportRequest } from './request.js';
 import { MAX_V1_DOCUMENT_BYTES, parseDataOrgsV1, v1TooLarge } from './v1.js';
 import { parseDataOrgs } from './validate.js';
 import { spoolTo, type Spool } from './spool.js';
+import { AnswerSpill, type AnswerList } from './answer-lists.js';
 import { plainBytes, readSealed, type ImportFile, type SealedFile } from './sealed-file.js';
 import { acquireReader, releaseReader, type DocumentReader } from './document-reader.js';
 import { inMemorySources, SPOOLED_DOCUMENT, USER_BATCH, type DocumentSources, type OrgSource } from './spooled-document.js';
@@ -59,15 +60,20 @@ export interface ImportInput {
   spool: Spool;
 }
 
+/**
+ * ImportData's answer. Its lists that grow with the document (ids, errors, a dry run's outcomes)
+ * are answer lists (answer-lists.ts), in the spool once they grow: write it with `jsonText`
+ * before the spool is removed.
+ */
 export interface ImportDataResponse {
-  errors?: ImportError[];
+  errors?: AnswerList<ImportError>;
   warnings?: ImportError[];
   success: { orgs?: ImportSuccessOrg[] };
   /** How many resources of the document were created, left unchanged, changed, refused. */
   summary: OutcomeCounts;
   /** A dry run's answer: nothing was written; `resources` says what the import would do with each. */
   dryRun?: true;
-  resources?: ResourceOutcome[];
+  resources?: AnswerList<ResourceOutcome>;
 }
 
 export { MAX_V1_DOCUMENT_BYTES };
@@ -130,6 +136,8 @@ interface ImportRun {
   listOutcomes: boolean;
   /** Hash plain passwords (a dry run only needs to know there is one). */
   hashPlain: (plain: string) => Promise<string>;
+  /** Where the answer's lists are kept. */
+  spill: AnswerSpill;
   onProgress?: OnTransferProgress;
   onOrgCommit?: ImportDeps['onOrgCommit'];
 }
@@ -147,7 +155,9 @@ export async function importData(store: Store, ctx: RequestContext, input: Impor
   // The document is read in a worker thread while the import runs (document-reader.ts).
   const reader = acquireReader();
   try {
-    return await importRead(store, ctx, await loadDocument(input, deps, signal, reader), deps, signal, started, (at) => (deadline = at));
+    const spill = new AnswerSpill(input.spool.sealed('answer.records'));
+    input.spool.onRemove(() => spill.close());
+    return await importRead(store, ctx, await loadDocument(input, deps, signal, reader), deps, spill, signal, started, (at) => (deadline = at));
   } finally {
     await releaseReader(reader);
   }
@@ -155,7 +165,7 @@ export async function importData(store: Store, ctx: RequestContext, input: Impor
 
 /** importData once its document is read and validated (pass 2). */
 async function importRead(
-  store: Store, ctx: RequestContext, read: Awaited<ReturnType<typeof loadDocument>>, deps: ImportDeps,
+  store: Store, ctx: RequestContext, read: Awaited<ReturnType<typeof loadDocument>>, deps: ImportDeps, spill: AnswerSpill,
   signal: { readonly aborted: boolean }, started: number, setDeadline: (at: number) => void,
 ): Promise<ImportDataResponse> {
   const { doc, timeoutMs, notifyUsers, conflictPolicy, dryRun } = read;
@@ -165,7 +175,7 @@ async function importRead(
   setDeadline(started + timeoutMs);
   if (signal.aborted) throw timeoutError(timeoutMs, []);
   const run: ImportRun = {
-    ctx, secrets, signal, started, timeoutMs, notifyUsers, policy: conflictPolicy, listOutcomes: dryRun, onProgress: deps.onProgress, onOrgCommit: deps.onOrgCommit,
+    ctx, secrets, signal, started, timeoutMs, notifyUsers, policy: conflictPolicy, listOutcomes: dryRun, onProgress: deps.onProgress, onOrgCommit: deps.onOrgCommit, spill,
     // A dry run's stand-in: which hash a new password gets changes no outcome, only that it has one.
     hashPlain: dryRun ? async () => DRY_RUN_HASH : hashPassword,
   };
@@ -226,15 +236,15 @@ async function plainPasswordHashes(store: ImportStore, source: OrgSource, run: I
 /** Adds `from`'s outcomes to `into`'s. */
 function addOutcomes(into: OutcomeSink, from: OutcomeSink): void {
   for (const key of Object.keys(into.counts) as (keyof OutcomeCounts)[]) into.counts[key] += from.counts[key];
-  if (from.list) into.list?.push(...from.list);
+  if (from.list) into.list?.append(from.list);
 }
 
 /** The organisations of `doc`, each in a transaction of its own, then the references deferred between them. */
 async function importDocument(store: ImportStore, doc: DocumentSources, run: ImportRun): Promise<ImportDataResponse> {
   const { ctx, secrets, signal, started, timeoutMs, notifyUsers } = run;
-  const newSink = (): OutcomeSink => ({ counts: noOutcomes(), ...(run.listOutcomes ? { list: [] } : {}) });
+  const newSink = (): OutcomeSink => ({ counts: noOutcomes(), ...(run.listOutcomes ? { list: run.spill.list() } : {}) });
   const outcomes = newSink();
-  const errors: ImportError[] = [];
+  const errors = run.spill.list<ImportError>();
   const missingUsers = new Map<string, number>();
   const orgs: ImportSuccessOrg[] = [];
   const timedOut = () => timeoutError(timeoutMs, orgs.map((o) => o.orgId));
@@ -250,7 +260,7 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
       const source = doc.orgs[orgIndex];
       const org = source.skeleton;
       const plainHashes = await plainPasswordHashes(store, source, run, timedOut);
-      const orgErrors: ImportError[] = [];
+      let orgErrors = run.spill.list<ImportError>();
       const orgMissingUsers = new Map<string, number>();
       let orgOutcomes = newSink();
       const context: OrgImportContext = {
@@ -269,7 +279,7 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
       const done = await store.transaction(async (tx) => {
         // The store may run a transaction more than once (a group that failed runs each of its
         // transactions again alone): what one reports starts afresh on every run.
-        orgErrors.length = 0;
+        context.errors = orgErrors = run.spill.list();
         orgMissingUsers.clear();
         context.outcomes = orgOutcomes = newSink();
         context.deferred = undefined;
@@ -280,7 +290,7 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
         if (imported) await run.onOrgCommit?.(tx, imported.orgId);
         return imported;
       }, orgImportLocks(org, ctx.instanceId, instanceDomain));
-      errors.push(...orgErrors);
+      errors.append(orgErrors);
       addCounts(missingUsers, orgMissingUsers);
       addOutcomes(outcomes, orgOutcomes);
       if (done) orgs.push(done);
@@ -299,7 +309,7 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
     for (const pass of passes) {
       for (const { success, refs } of pass) {
         if (!Object.values(refs).some((list) => list?.length)) continue;
-        const refErrors: ImportError[] = [];
+        let refErrors = run.spill.list<ImportError>();
         const check = () => {
           if (signal.aborted) throw timedOut();
         };
@@ -309,17 +319,20 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
         let refOutcomes = newSink();
         await store.transaction((tx) => {
           // Afresh on every run, as the organisation's own.
-          refErrors.length = 0;
+          refErrors = run.spill.list();
           refMissingUsers.clear();
           added = { orgId: success.orgId };
           refOutcomes = newSink();
           return importReferences(tx, refs, new OrgImport(success.orgId, new Date(), refErrors, added, check, refMissingUsers, run.policy, refOutcomes, ctx.caller.userId));
         });
-        errors.push(...refErrors);
+        errors.append(refErrors);
         addCounts(missingUsers, refMissingUsers);
         addOutcomes(outcomes, refOutcomes);
         for (const key of ['userGrants', 'orgMembers', 'projectMembers', 'projectGrants', 'projectGrantMembers'] as const) {
-          if (added[key]) (success[key] as unknown[]) = [...(success[key] ?? []), ...added[key]];
+          const more = added[key] as AnswerList<unknown> | undefined;
+          if (!more) continue;
+          if (success[key]) (success[key] as AnswerList<unknown>).append(more);
+          else (success as unknown as Record<string, unknown>)[key] = more;
         }
       }
     }

@@ -30,6 +30,8 @@ export interface Spool {
   readonly key: Uint8Array;
   /** A file of the folder, sealed under the spool's key and bound to its name. */
   sealed(name: string): SealedFile;
+  /** Runs `close` when the spool is removed, before its files go (an open file of it). */
+  onRemove(close: () => void): void;
   /** Deletes the folder and everything in it; safe to call twice. */
   remove(): Promise<void>;
 }
@@ -42,11 +44,16 @@ export async function createSpool(parent: string = tmpdir()): Promise<Spool> {
 
 /** A spool made elsewhere (another thread), from its folder and key. */
 export function spoolIn(dir: string, key: Uint8Array): Spool {
+  const closers: (() => void)[] = [];
   return {
     dir,
     key,
     sealed: (name) => ({ path: join(dir, name), key, aad: name, offset: 0 }),
-    remove: () => rm(dir, { recursive: true, force: true }),
+    onRemove: (close) => void closers.push(close),
+    remove: () => {
+      for (const close of closers.splice(0)) close();
+      return rm(dir, { recursive: true, force: true });
+    },
   };
 }
 

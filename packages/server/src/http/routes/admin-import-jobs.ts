@@ -5,6 +5,8 @@
  */
 import { Readable } from 'node:stream';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { z } from 'zod';
+import type { zGetImportJobResponse, zListImportJobsResponse } from '../generated/schemas.gen.js';
 import { invalidArgument, unavailable } from '../../domain/errors.js';
 import { cancelImportJob, getImportJob, listImportJobs, startImportJob } from '../../domain/transfer/import-jobs.js';
 import { DocumentTooLarge, type JobDocuments } from '../../domain/transfer/job-documents.js';
@@ -13,7 +15,8 @@ import type { AppEnv } from '../env.js';
 import { bodyTooLarge, respondError } from '../errors.js';
 import { OPERATIONS } from '../generated/operations.gen.js';
 import { routesOf } from '../operation.js';
-import { importBodyLimit, mayImport } from './admin-transfer.js';
+import { importBodyLimit, mayImport, streamedJson, textStream } from './admin-transfer.js';
+import { jsonText } from '../../domain/transfer/answer-lists.js';
 
 export const START_IMPORT_JOB_PATH = OPERATIONS.StartImportJob.path;
 
@@ -57,8 +60,13 @@ export function registerAdminImportJobRoutes(app: OpenAPIHono<AppEnv>, deps: Rou
     // Where jobs cannot be started, they are not listed either: a client asking whether the target
     // runs jobs (the CLI) learns it here and uses ImportData instead.
     documents();
-    return c.json(await listImportJobs(store, c.get('ctx'), c.req.valid('json')), 200);
-  })
-  route('GetImportJob', async (c) => c.json(await getImportJob(store, c.get('ctx'), c.req.valid('param').id), 200));
+    const list = await listImportJobs(store, c.get('ctx'), c.req.valid('json'));
+    // A job's answer (every imported id) is read from the store as it is sent (import-jobs.ts).
+    return streamedJson<z.output<typeof zListImportJobsResponse>>(c, textStream(c, 'import jobs', jsonText(list)));
+  });
+  route('GetImportJob', async (c) => {
+    const job = await getImportJob(store, c.get('ctx'), c.req.valid('param').id);
+    return streamedJson<z.output<typeof zGetImportJobResponse>>(c, textStream(c, 'import job', jsonText(job)));
+  });
   route('CancelImportJob', async (c) => c.json(await cancelImportJob(store, c.get('ctx'), c.req.valid('param').id, settings?.documents), 200));
 }

@@ -13,13 +13,14 @@ import { DomainError, GrpcCode } from '../../domain/errors.js';
 import { exportData } from '../../domain/transfer/export.js';
 import { importData } from '../../domain/transfer/import.js';
 import { createSpool, spoolTo } from '../../domain/transfer/spool.js';
+import { jsonText } from '../../domain/transfer/answer-lists.js';
 import type { OnTransferProgress } from '../../domain/transfer/progress.js';
 import type { GcsOptions } from '../../storage/gcs.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { bodyTooLarge, respondError } from '../errors.js';
 import { OPERATIONS } from '../generated/operations.gen.js';
-import type { zExportDataResponse } from '../generated/schemas.gen.js';
+import type { zExportDataResponse, zImportDataResponse } from '../generated/schemas.gen.js';
 import { routesOf } from '../operation.js';
 
 /**
@@ -75,7 +76,8 @@ function spoolImportBody(maxBytes: number): MiddlewareHandler<AppEnv> {
       c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: '{}', signal: c.req.raw.signal });
       await next();
     } finally {
-      await spool.remove();
+      // Unless the answer, still being sent, reads from it (it removes the spool at its end).
+      if (!c.get('importSpoolKept')) await spool.remove();
     }
   };
 }
@@ -87,40 +89,25 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, deps: Tran
   route('ExportData', async (c) => {
     const result = await exportData(store, c.get('ctx'), c.req.valid('json'), { gcs, secrets, onProgress: logProgress(c) });
     if (!result.body) return c.json({ gcsOutput: result.gcsOutput }, 200);
-    const iterator = result.body[Symbol.asyncIterator]();
-    const encoder = new TextEncoder();
-    const logger = c.get('logger');
-    const requestId = c.get('requestId');
-    // Pull-based: the next chunk is read from the store only when the client takes the last.
-    const stream = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const { value, done } = await iterator.next();
-          if (done) controller.close();
-          else controller.enqueue(encoder.encode(value));
-        } catch (error) {
-          // Headers are gone: the only honest signal left is an aborted, incomplete body.
-          logger?.error('export aborted', { requestId, error: String(error) });
-          controller.error(error);
-        }
-      },
-      async cancel() {
-        await iterator.return?.(undefined);
-      },
-    });
-    return streamedJson<ExportDataResponse>(c, stream);
+    return streamedJson<ExportDataResponse>(c, textStream(c, 'export', result.body));
   });
 
   route(
     'ImportData',
     async (c) => {
+      const input = c.get('importRequest');
+      let answer;
       try {
-        return c.json(await importData(store, c.get('ctx'), c.get('importRequest'), { gcs, secrets, onProgress: logProgress(c) }), 200);
+        answer = await importData(store, c.get('ctx'), input, { gcs, secrets, onProgress: logProgress(c) });
       } catch (error) {
-        // A document over its limit (a version-1 one, or one from storage) is the same failure as a body over it.
-        if (error instanceof DomainError && (error.id === 'GCS-t00B1g' || error.id === 'IMPORT-v1b1g')) return respondError(c, error, 413);
+        // A document over its limit (a version-1 one, or one from storage, or more than the reader
+        // may hold) is the same failure as a body over it: it can never succeed as it is.
+        if (error instanceof DomainError && TOO_LARGE.includes(error.id)) return respondError(c, error, 413);
         throw error;
       }
+      // The answer's lists are read from the spool as the answer is written: the spool goes when it is sent.
+      c.set('importSpoolKept', true);
+      return streamedJson<ImportDataResponse>(c, textStream(c, 'import answer', jsonText(answer), () => input.spool.remove()));
     },
     // Who calls (route adds the authentication), and whether it may import, before a byte of its
     // body is read; then a bounded number of imports at once, each body to a file as it arrives.
@@ -129,12 +116,54 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, deps: Tran
 }
 
 type ExportDataResponse = z.output<typeof zExportDataResponse>;
+type ImportDataResponse = z.output<typeof zImportDataResponse>;
+
+/** Failures of an import that no retry mends, answered 413 (with what to do in the message). */
+const TOO_LARGE = ['GCS-t00B1g', 'IMPORT-v1b1g', 'IMPORT-r34d3r'];
+
+/**
+ * A body of text pieces, pulled: the next piece is made only when the client has taken the last.
+ * `end` runs once the body is sent, failed or was abandoned by the client.
+ */
+export function textStream(c: Context<AppEnv>, what: string, pieces: AsyncIterable<string>, end?: () => Promise<void>): ReadableStream<Uint8Array> {
+  const iterator = pieces[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  const logger = c.get('logger');
+  const requestId = c.get('requestId');
+  let ended = false;
+  const finish = async () => {
+    if (ended) return;
+    ended = true;
+    await end?.().catch((error) => logger?.warn(`${what}: clean-up failed`, { requestId, error: String(error) }));
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await iterator.next();
+        if (done) {
+          // What the body read is cleaned up before the client sees its end.
+          await finish();
+          controller.close();
+        } else controller.enqueue(encoder.encode(value));
+      } catch (error) {
+        // Headers are gone: the only honest signal left is an aborted, incomplete body.
+        logger?.error(`${what} aborted`, { requestId, error: String(error) });
+        controller.error(error);
+        await finish();
+      }
+    },
+    async cancel() {
+      await iterator.return?.(undefined);
+      await finish();
+    },
+  });
+}
 
 /**
  * A JSON document of the operation's 200 shape, streamed as it is produced: the answer `c.json`
  * would give, which `c.body` cannot say (hence the assertion).
  */
-function streamedJson<T>(c: Context<AppEnv>, stream: ReadableStream<Uint8Array>) {
+export function streamedJson<T>(c: Context<AppEnv>, stream: ReadableStream<Uint8Array>) {
   return c.body(stream, 200, { 'content-type': 'application/json' }) as Response as Response & TypedResponse<JSONParsed<T>, 200, 'json'>;
 }
 

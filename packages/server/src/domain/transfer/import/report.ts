@@ -8,6 +8,7 @@
  */
 import type { Repositories } from '../../../store/store.js';
 import { DomainError, GrpcCode } from '../../errors.js';
+import type { AnswerList } from '../answer-lists.js';
 
 export interface ImportError {
   type: string;
@@ -15,34 +16,35 @@ export interface ImportError {
   message: string;
 }
 
+/** What one organisation's import brought in: ZITADEL's lists of ids (held as answer lists: answer-lists.ts). */
 export interface ImportSuccessOrg {
   orgId: string;
-  humanUserIds?: string[];
-  machineUserIds?: string[];
-  projectIds?: string[];
-  projectRoles?: string[];
-  oidcAppIds?: string[];
-  apiAppIds?: string[];
-  userGrants?: { projectId: string; userId: string }[];
-  projectGrants?: { grantId: string; projectId: string; orgId: string }[];
-  projectGrantMembers?: { projectId: string; grantId: string; userId: string }[];
-  orgMembers?: string[];
-  projectMembers?: { projectId: string; userId: string }[];
-  jwtIdps?: string[];
+  humanUserIds?: AnswerList<string>;
+  machineUserIds?: AnswerList<string>;
+  projectIds?: AnswerList<string>;
+  projectRoles?: AnswerList<string>;
+  oidcAppIds?: AnswerList<string>;
+  apiAppIds?: AnswerList<string>;
+  userGrants?: AnswerList<{ projectId: string; userId: string }>;
+  projectGrants?: AnswerList<{ grantId: string; projectId: string; orgId: string }>;
+  projectGrantMembers?: AnswerList<{ projectId: string; grantId: string; userId: string }>;
+  orgMembers?: AnswerList<string>;
+  projectMembers?: AnswerList<{ projectId: string; userId: string }>;
+  jwtIdps?: AnswerList<string>;
   /** ZITADEL's field name (sic). */
-  oidcIpds?: string[];
-  userLinks?: { userId: string; externalUserId: string; displayName: string; idpId: string }[];
-  userMetadata?: { userId: string; key: string }[];
-  loginTexts?: string[];
-  messageTexts?: string[];
-  domains?: string[];
+  oidcIpds?: AnswerList<string>;
+  userLinks?: AnswerList<{ userId: string; externalUserId: string; displayName: string; idpId: string }>;
+  userMetadata?: AnswerList<{ userId: string; key: string }>;
+  loginTexts?: AnswerList<string>;
+  messageTexts?: AnswerList<string>;
+  domains?: AnswerList<string>;
   /** Ids of the imported machine keys and application keys (ZITADEL's names). */
-  machineKeys?: string[];
-  appKeys?: string[];
+  machineKeys?: AnswerList<string>;
+  appKeys?: AnswerList<string>;
 }
 
-type ListKey = Exclude<keyof ImportSuccessOrg, 'orgId'>;
-type Entry<K extends ListKey> = NonNullable<ImportSuccessOrg[K]> extends (infer E)[] ? E : never;
+export type ListKey = Exclude<keyof ImportSuccessOrg, 'orgId'>;
+type Entry<K extends ListKey> = NonNullable<ImportSuccessOrg[K]> extends AnswerList<infer E> ? E : never;
 
 /**
  * What an import does with a resource that exists already (the request's `conflictPolicy`):
@@ -75,7 +77,7 @@ export const noOutcomes = (): OutcomeCounts => ({ created: 0, unchanged: 0, chan
 /** Where one import's outcomes go: counted always, listed only when asked (a dry run). */
 export interface OutcomeSink {
   counts: OutcomeCounts;
-  list?: ResourceOutcome[];
+  list?: AnswerList<ResourceOutcome>;
 }
 
 /** The outcome type of each success list's entries (their id is the value, when a string). */
@@ -132,7 +134,8 @@ export class OrgImport {
   constructor(
     readonly orgId: string,
     readonly at: Date,
-    readonly errors: ImportError[],
+    /** This run's errors; the organisation's lists of ids are made beside it (answer-lists.ts). */
+    readonly errors: AnswerList<ImportError>,
     readonly ok: ImportSuccessOrg,
     /** Throws when the import's deadline has passed (the transaction then rolls back). */
     readonly check: () => void,
@@ -168,7 +171,7 @@ export class OrgImport {
 
   /** Listed in the organisation's success entry, its outcome noted apart. */
   listed<K extends ListKey>(key: K, value: Entry<K>): void {
-    ((this.ok[key] ??= [] as never) as unknown[]).push(value);
+    ((this.ok[key] ??= this.errors.sibling() as never) as AnswerList<Entry<K>>).push(value);
   }
 
   /** A resource without a success list of its own (the organisation, a policy) was created. */
