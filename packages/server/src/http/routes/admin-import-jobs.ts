@@ -3,7 +3,6 @@
  * The start streams its body to the job's file (the spec's body schema is documented, not applied
  * here: the job validates the request when it runs), under ImportData's body limit.
  */
-import { Readable } from 'node:stream';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import type { zGetImportJobResponse, zListImportJobsResponse } from '../generated/schemas.gen.js';
@@ -13,6 +12,7 @@ import { DocumentTooLarge, type JobDocuments } from '../../domain/transfer/job-d
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { bodyTooLarge, respondError } from '../errors.js';
+import { requestBody } from '../request-body.js';
 import { OPERATIONS } from '../generated/operations.gen.js';
 import { routesOf } from '../operation.js';
 import { importBodyLimit, mayImport, streamedJson, textStream } from './admin-transfer.js';
@@ -42,10 +42,10 @@ export function registerAdminImportJobRoutes(app: OpenAPIHono<AppEnv>, deps: Rou
     async (c) => {
       const type = c.req.header('content-type');
       if (type !== undefined && !JSON_CONTENT.test(type)) throw invalidArgument('IMPORT-j0b15', `the request must be application/json (got ${type})`);
-      const body = c.req.raw.body;
+      const body = requestBody(c);
       if (!body) throw invalidArgument('IMPORT-d4t40', 'no data: give exactly one of dataOrgs, dataOrgsv1, dataOrgsGcs, dataOrgsv1Gcs');
       try {
-        const started = await startImportJob(store, c.get('ctx'), Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>), { documents: documents(), maxBytes: maxBodyBytes });
+        const started = await startImportJob(store, c.get('ctx'), body, { documents: documents(), maxBytes: maxBodyBytes });
         settings?.onStarted?.();
         return c.json(started, 200);
       } catch (error) {

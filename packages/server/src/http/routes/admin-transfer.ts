@@ -8,7 +8,6 @@ import type { JSONParsed } from 'hono/utils/types';
 import type { z } from 'zod';
 import { requirePermission } from '../../domain/context.js';
 import { ConcurrencyGate, concurrencyLimit } from '../middleware/concurrency-limit.js';
-import { bodyLimit } from 'hono/body-limit';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
 import { exportData } from '../../domain/transfer/export.js';
 import { importData } from '../../domain/transfer/import.js';
@@ -19,6 +18,7 @@ import type { GcsOptions } from '../../storage/gcs.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { bodyTooLarge, respondError } from '../errors.js';
+import { requestBody } from '../request-body.js';
 import { OPERATIONS } from '../generated/operations.gen.js';
 import type { zExportDataResponse, zImportDataResponse } from '../generated/schemas.gen.js';
 import { routesOf } from '../operation.js';
@@ -48,9 +48,19 @@ export const mayImport: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** The import's own body limit; app.ts exempts the import path from the global one. */
-export function importBodyLimit(maxBytes: number) {
-  return bodyLimit({ maxSize: maxBytes, onError: (c) => respondError(c, bodyTooLarge(maxBytes), 413) });
+/**
+ * The import's own body limit (app.ts exempts the import's paths from the global one): a body
+ * that declares a larger length is refused before it is read; one streamed without a length is
+ * counted by whoever writes it to disk (spoolTo, writeJobDocument), which stops at the limit.
+ * Not hono's bodyLimit: without a declared length it reads the whole body into memory before
+ * the route runs (the CLI streams its documents: a million users were hundreds of MiB there).
+ */
+export function importBodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && Number(declared) > maxBytes) return respondError(c, bodyTooLarge(maxBytes), 413);
+    await next();
+  };
 }
 
 /**
@@ -65,7 +75,7 @@ function spoolImportBody(maxBytes: number): MiddlewareHandler<AppEnv> {
     try {
       let request;
       try {
-        ({ file: request } = await spoolTo(spool, 'request.json', (c.req.raw.body ?? []) as AsyncIterable<Uint8Array>, maxBytes, () => bodyTooLarge(maxBytes)));
+        ({ file: request } = await spoolTo(spool, 'request.json', requestBody(c) ?? [], maxBytes, () => bodyTooLarge(maxBytes)));
       } catch (error) {
         if (error instanceof DomainError && error.id === 'API-B0dy5') return respondError(c, error, 413);
         throw error;
