@@ -18,7 +18,8 @@
  * ids short (`u123`), zitadel (18 digits), uuid, auth0 (`auth0|…`), hex64 (64 characters), default
  * zitadel; orgs: how many organisations the users are spread over (default 1); store sqlite
  * (default) or postgres. Cloud Storage is a file server of this process (bench/support/gcs-file-server.ts):
- * the emulator takes 130 MB at most. BENCH_KEEP=1 keeps the work folders.
+ * the emulator takes 130 MB at most. BENCH_KEEP=1 keeps the work folders; BENCH_PROF=<folder> writes
+ * the servers' CPU profiles there (--cpu-prof).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -110,6 +111,7 @@ async function startServer(work: string, name: string, c: Case, gcsEndpoint: str
       MAX_IMPORT_BODY_BYTES: String(1024 * 1024 * 1024),
       // The probes open a connection each while earlier ones wait (100 per address by default).
       HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000',
+      ...(process.env.BENCH_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROF}` } : {}),
     },
     port,
     readyPath: '/readyz',
@@ -286,7 +288,14 @@ async function main() {
   const results: Result[] = [];
   try {
     for (const c of CASES) {
-      const r = await runCase(c, gcs, pg);
+      let r: Result;
+      try {
+        r = await runCase(c, gcs, pg);
+      } catch (error) {
+        // A long series goes on: the failure is reported with its case.
+        console.log(`  ${c.users.toLocaleString('en')} users (${c.ids} ids, ${c.orgs} org(s), ${c.path}, ${c.store}) FAILED: ${(error as Error).message}`);
+        continue;
+      }
       results.push(r);
       console.log(`  ${r.users.toLocaleString('en')} users (${r.ids} ids, ${r.orgs} org(s), ${r.path}, ${r.store}): ${r.seconds.toFixed(1)} s, ${Math.round(r.users / r.seconds)} users/s; server RSS +${(r.peak - r.before).toFixed(1)} MiB; GETs p99 ${r.probes.p99.toFixed(1)} ms`);
     }
