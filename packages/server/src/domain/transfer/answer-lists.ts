@@ -9,13 +9,12 @@
  * answer is written as a stream of JSON text (jsonText), never as one string. An import whose
  * lists stay small writes nothing.
  *
- * Record: <u32 length of what follows> <12-byte IV> <ciphertext> <16-byte tag>, the record's
- * offset bound as associated data.
+ * Record: <u32 length of what follows> <sealed piece: IV, ciphertext, tag> (sealed-file.ts), the
+ * record's offset bound as associated data.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { IV_BYTES, SPOOL_FILE_MODE, TAG_BYTES, type SealedFile } from './sealed-file.js';
+import { openPiece, sealPiece, SPOOL_FILE_MODE, type SealedFile } from './sealed-file.js';
 
 /** Text the lists of one import hold in memory before they are written out. */
 const FLUSH_BYTES = 1024 * 1024;
@@ -54,14 +53,10 @@ export class AnswerSpill {
     if (this.closed) throw new Error('the import\'s answer was closed');
     this.fd ??= openSync(this.file.path, 'wx+', SPOOL_FILE_MODE);
     const offset = this.size;
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.file.key, iv);
-    cipher.setAAD(Buffer.from(`${this.file.aad}@${offset}`));
-    const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-    const head = Buffer.alloc(LENGTH_BYTES + IV_BYTES);
-    head.writeUInt32BE(IV_BYTES + sealed.length + TAG_BYTES, 0);
-    iv.copy(head, LENGTH_BYTES);
-    const record = Buffer.concat([head, sealed, cipher.getAuthTag()]);
+    const sealed = sealPiece(this.file.key, `${this.file.aad}@${offset}`, text);
+    const record = Buffer.alloc(LENGTH_BYTES + sealed.length);
+    record.writeUInt32BE(sealed.length, 0);
+    sealed.copy(record, LENGTH_BYTES);
     writeSync(this.fd, record, 0, record.length, offset);
     this.size += record.length;
     return offset;
@@ -71,14 +66,11 @@ export class AnswerSpill {
   async read(offset: number): Promise<string> {
     const handle = await open(this.file.path, 'r');
     try {
-      const head = Buffer.alloc(LENGTH_BYTES + IV_BYTES);
-      await handle.read(head, 0, head.length, offset);
-      const body = Buffer.alloc(head.readUInt32BE(0) - IV_BYTES);
-      await handle.read(body, 0, body.length, offset + head.length);
-      const decipher = createDecipheriv('aes-256-gcm', this.file.key, head.subarray(LENGTH_BYTES));
-      decipher.setAAD(Buffer.from(`${this.file.aad}@${offset}`));
-      decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
-      return Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      const head = Buffer.alloc(LENGTH_BYTES);
+      await handle.read(head, 0, LENGTH_BYTES, offset);
+      const sealed = Buffer.alloc(head.readUInt32BE(0));
+      await handle.read(sealed, 0, sealed.length, offset + LENGTH_BYTES);
+      return openPiece(this.file.key, `${this.file.aad}@${offset}`, sealed);
     } finally {
       await handle.close();
     }

@@ -162,6 +162,28 @@ export async function verifySealed(file: SealedFile): Promise<void> {
   for await (const _ of openSealed(file, 1024 * 1024));
 }
 
+/**
+ * A piece of a file sealed on its own (the answer's records, answer-lists.ts): IV ‖ ciphertext ‖
+ * tag, `aad` bound (its place in the file), opened by openPiece.
+ */
+export function sealPiece(key: Uint8Array, aad: string, text: string): Buffer {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(aad, 'utf8'));
+  return Buffer.concat([iv, cipher.update(text, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+}
+
+export function openPiece(key: Uint8Array, aad: string, sealed: Buffer): string {
+  const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES));
+  decipher.setAAD(Buffer.from(aad, 'utf8'));
+  decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+  try {
+    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
+    throw new SealedFileError(`a sealed piece (${aad}) does not open: it was altered`);
+  }
+}
+
 /** Bytes of plaintext in a file of `size` bytes. */
 export const plainBytes = (file: ImportFile, size: number) => (isSealed(file) ? Math.max(0, size - file.offset - IV_BYTES - TAG_BYTES) : size);
 
