@@ -25,13 +25,14 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dummyServiceAccountBase64 } from '../packages/server/test/support/gcs-emulator.js';
 import { freePort, startChild, type Child } from './support/children.js';
 import { startGcsFileServer, type GcsFileServer } from './support/gcs-file-server.js';
 import { startPostgres, type BenchPostgres } from './support/postgres.js';
+import { probeWhile, type ProbeLatencies } from './support/probes.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -144,38 +145,6 @@ async function* inlineBody(file: string) {
   yield '}';
 }
 
-/** GETs every PROBE_INTERVAL_MS until `stop()`, each on its own (not waiting for the one before): their latencies. */
-function probeWhile(url: string, headers: Record<string, string>) {
-  const latencies: number[] = [];
-  let failed = 0;
-  const reasons = new Map<string, number>();
-  const fail = (why: string) => {
-    failed++;
-    reasons.set(why, (reasons.get(why) ?? 0) + 1);
-  };
-  const inFlight = new Set<Promise<void>>();
-  const timer = setInterval(() => {
-    const t = performance.now();
-    const p = fetch(url, { headers })
-      .then(async (res) => {
-        await res.arrayBuffer();
-        if (res.status === 200) latencies.push(performance.now() - t);
-        else fail(`HTTP ${res.status}`);
-      })
-      .catch((error: Error) => fail(String((error.cause as Error | undefined)?.message ?? error.message)))
-      .finally(() => inFlight.delete(p));
-    inFlight.add(p);
-  }, PROBE_INTERVAL_MS);
-  return async () => {
-    clearInterval(timer);
-    await Promise.all(inFlight);
-    latencies.sort((a, b) => a - b);
-    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? NaN;
-    if (failed) console.log(`  failed GETs: ${[...reasons].map(([why, n]) => `${n} × ${why}`).join(', ')}`);
-    return { p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? NaN, count: latencies.length, failed };
-  };
-}
-
 /** Runs the CLI to its end: its exit code, output and peak RSS (sampled from /proc while it runs). */
 async function runCli(args: string[]): Promise<{ code: number | null; output: string; peakMiB: number }> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -215,7 +184,9 @@ interface Result extends Case {
   before: number;
   peak: number;
   cliPeak?: number;
-  probes: Awaited<ReturnType<ReturnType<typeof probeWhile>>>;
+  probes: ProbeLatencies;
+  /** The machine's 1-minute load average as the import started and as it ended (a shared machine: 2 cores). */
+  load: [number, number];
 }
 
 /** One case: a fresh server (and for migrate a source server holding the users), the import, the figures. */
@@ -243,8 +214,9 @@ async function runCase(c: Case, gcs: GcsFileServer, pg?: BenchPostgres): Promise
     const headers = { authorization: `Bearer ${admin}` };
     await fetch(`${server.baseUrl}/admin/v1/languages`, { headers }); // warm: authentication, routes
     const before = procMiB(server.proc.pid, 'VmRSS');
+    const loadBefore = loadavg()[0];
     const t = performance.now();
-    const stopProbes = probeWhile(`${server.baseUrl}/admin/v1/languages`, headers);
+    const stopProbes = probeWhile(`${server.baseUrl}/admin/v1/languages`, headers, PROBE_INTERVAL_MS);
     let imported = 0;
     let cliPeak: number | undefined;
     if (c.path === 'inline' || c.path === 'gcs') {
@@ -267,14 +239,14 @@ async function runCase(c: Case, gcs: GcsFileServer, pg?: BenchPostgres): Promise
       const cli = await runCli(args);
       if (cli.code !== 0) throw new Error(`the CLI exited with ${cli.code}: ${cli.output.slice(-500)}`);
       cliPeak = cli.peakMiB;
-      // The CLI's summary: "org <id>: <n> humanUserIds, …".
-      imported = [...cli.output.matchAll(/(\d+) humanUserIds/g)].reduce((n, m) => n + Number(m[1]), 0);
+      // The CLI's summary: a line per kind of resource, "human_user  <created>  <updated>  …".
+      imported = Number(/^human_user\s+(\d+)/m.exec(cli.output)?.[1] ?? 0);
     }
     const seconds = (performance.now() - t) / 1000;
     const probes = await stopProbes();
     const peak = procMiB(server.proc.pid, 'VmHWM');
     if (imported !== c.users) throw new Error(`${imported} users imported of ${c.users}`);
-    return { ...c, mib: bytes / 1048576, seconds, before, peak, cliPeak, probes };
+    return { ...c, mib: bytes / 1048576, seconds, before, peak, cliPeak, probes, load: [loadBefore, loadavg()[0]] };
   } finally {
     for (const s of servers) await s.stop();
     if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
@@ -297,17 +269,17 @@ async function main() {
         continue;
       }
       results.push(r);
-      console.log(`  ${r.users.toLocaleString('en')} users (${r.ids} ids, ${r.orgs} org(s), ${r.path}, ${r.store}): ${r.seconds.toFixed(1)} s, ${Math.round(r.users / r.seconds)} users/s; server RSS +${(r.peak - r.before).toFixed(1)} MiB; GETs p99 ${r.probes.p99.toFixed(1)} ms`);
+      console.log(`  ${r.users.toLocaleString('en')} users (${r.ids} ids, ${r.orgs} org(s), ${r.path}, ${r.store}): ${r.seconds.toFixed(1)} s, ${Math.round(r.users / r.seconds)} users/s; server RSS +${(r.peak - r.before).toFixed(1)} MiB; GETs p99 ${r.probes.p99.toFixed(1)} ms; load ${r.load.map((l) => l.toFixed(2)).join(' → ')}`);
     }
   } finally {
     await gcs.stop();
     await pg?.stop();
   }
-  console.log('\n| users | ids | orgs | path | store | document MiB | import s | users/s | server RSS before MiB | peak MiB | peak − before MiB | GETs meanwhile p50 / p99 / max ms (n, failed) | CLI peak RSS MiB |');
-  console.log('| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |');
+  console.log('\n| users | ids | orgs | path | store | document MiB | import s | users/s | server RSS before MiB | peak MiB | peak − before MiB | GETs meanwhile p50 / p99 / max ms (n, failed) | CLI peak RSS MiB | load avg (1 min) start → end |');
+  console.log('| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |');
   for (const r of results) {
     const p = r.probes;
-    console.log(`| ${r.users.toLocaleString('en')} | ${r.ids} | ${r.orgs.toLocaleString('en')} | ${r.path} | ${r.store} | ${r.mib.toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(r.users / r.seconds).toLocaleString('en')} | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | ${(r.peak - r.before).toFixed(1)} | ${p.p50.toFixed(1)} / ${p.p99.toFixed(1)} / ${p.max.toFixed(1)} (${p.count}, ${p.failed}) | ${r.cliPeak?.toFixed(1) ?? '–'} |`);
+    console.log(`| ${r.users.toLocaleString('en')} | ${r.ids} | ${r.orgs.toLocaleString('en')} | ${r.path} | ${r.store} | ${r.mib.toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(r.users / r.seconds).toLocaleString('en')} | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | ${(r.peak - r.before).toFixed(1)} | ${p.p50.toFixed(1)} / ${p.p99.toFixed(1)} / ${p.max.toFixed(1)} (${p.count}, ${p.failed}) | ${r.cliPeak?.toFixed(1) ?? '–'} | ${r.load.map((l) => l.toFixed(2)).join(' → ')} |`);
   }
 }
 

@@ -38,6 +38,8 @@
  *   BENCH_KEEP=1           keep the temp folder (server logs, database) for inspection
  *   BENCH_SERVER_DIR=…     the packages/server folder to start (default: this checkout's)
  *   BENCH_BASELINE_DIR=…   `grants` only: another checkout's packages/server measured in the same turns (before/after)
+ *   BENCH_VARIANTS=name=dir,…   `write` only: each named checkout's packages/server started beside this one's, on each
+ *                          store, its PUT measured in the same turns (an A/B of several builds in one run; BENCHMARKS.md round 24)
  *
  * Everything listens on 127.0.0.1 only; the load generator (autocannon, in this process) shares
  * the machine with the server, as in the bare baseline.
@@ -224,11 +226,23 @@ async function startServer(databaseUrl: string, patFile: string, logName: string
 /** The service on one store, with its admin's PAT. */
 interface Service {
   store: string;
+  /** A BENCH_VARIANTS build's name; none for this checkout's server. */
+  variant?: string;
   child: Child;
   databaseUrl: string;
   patFile: string;
   headers: Record<string, string>;
 }
+
+/**
+ * BENCH_VARIANTS: `name=dir,…`, other builds of packages/server whose PUT is measured in the same
+ * turns as this checkout's (e.g. one without a mechanism whose worth is in question).
+ */
+const VARIANTS = (process.env.BENCH_VARIANTS ?? '').split(',').filter(Boolean).map((entry) => {
+  const [name, dir] = entry.split('=');
+  if (!name || !dir) throw new Error(`BENCH_VARIANTS: expected name=dir, got ${entry}`);
+  return { name, dir };
+});
 
 async function startService(store: string, serverDir = SERVER_DIR, name = store, env: Record<string, string> = {}): Promise<Service> {
   const dir = join(work, name);
@@ -846,6 +860,10 @@ async function main() {
   if (stores.includes('postgres')) postgres = await startPostgres();
   const services: Service[] = [];
   for (const store of stores) services.push(await startService(store));
+  const variants: Service[] = [];
+  if (targets.has('write')) {
+    for (const { name, dir } of VARIANTS) for (const store of stores) variants.push({ ...(await startService(store, dir, `${store}-${name}`)), variant: name });
+  }
 
   // What the issue's targets compare is measured in turns (measureAlternating): the floor with the
   // writes, the bare endpoint with the reads, SQLite with PostgreSQL. Measured one after the other,
@@ -857,7 +875,7 @@ async function main() {
   const writes = [
     ...(floor ? [await writeSide([floor], { authorization: 'Bearer not-checked', 'content-type': 'application/json' }, 'sqlite', FLOOR_TARGET)] : []),
     ...(await Promise.all(bounds.map(([bound, name]) => writeSide([bound.child], bound.headers, 'sqlite', name)))),
-    ...(targets.has('write') ? await Promise.all(services.map((s) => writeSide([s.child], s.headers, s.store, writeTargetName()))) : []),
+    ...(targets.has('write') ? await Promise.all([...services, ...variants].map((s) => writeSide([s.child], s.headers, s.store, writeTargetName() + (s.variant ? `, ${s.variant}` : '')))) : []),
   ];
   const bare = targets.has('bare') ? await startBare() : undefined;
   const reads = [

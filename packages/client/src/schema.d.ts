@@ -46,7 +46,10 @@ export interface paths {
          *     read from Cloud Storage. The whole document is validated first: an invalid field → 400 naming its
          *     path (e.g. `orgs[0].humanUsers[3].user.email.email`), nothing written. Each organisation is then
          *     imported in one transaction. Resources that already exist are reported in `errors` and left
-         *     unchanged, unless `conflictPolicy` says to skip them silently (`SKIP`) or to overwrite them (`OVERWRITE`);
+         *     unchanged, unless `conflictPolicy` says to skip them silently (`SKIP`), to overwrite them (`OVERWRITE`;
+         *     an existing user is overwritten, or given metadata, links or keys, only if the caller may grant every
+         *     role it holds, else that resource is reported in `errors` with `COMMAND-Auth0r`)
+         *     or to import nothing at all when there is any (`FAIL`: the whole import runs in one transaction → 409);
          *     `dryRun` answers what the import would do without writing anything. Ids from the document are kept (machine users included); password hashes and OTP
          *     secrets are stored as given; texts go to the imported organisation. An organisation whose id exists
          *     is imported into; one whose name is taken by another organisation is skipped (reported). Imported
@@ -1585,13 +1588,19 @@ export interface paths {
         /**
          * Remove the organisation the request acts on
          * @description ZITADEL's RemoveOrg. Removes the organisation (the caller's, or the one named by `x-service-orgid`)
-         *     with everything it owns, in one transaction, one event for each thing removed: its projects (with
-         *     their grants, user grants, applications and their keys, members, roles), the project grants other
-         *     organisations gave it (with the user grants and members under them), its users (`user.cascade.removed`,
-         *     with their grants, memberships, tokens, sessions, keys, links and metadata), its members, its identity
-         *     providers and their links, its domains, policies and texts; then `org.removed`. Unlike ZITADEL, an
-         *     organisation removed this way can be imported again with its ids. The instance's default organisation
-         *     cannot be removed (400 `COMMA-wG9p1`). Permission `org.delete` (IAM_OWNER, IAM_ORG_MANAGER, ORG_OWNER).
+         *     with everything it owns, one event for each thing removed: its projects (with their grants, user
+         *     grants, applications and their keys, members, roles), the project grants other organisations gave it
+         *     (with the user grants and members under them), its users (`user.cascade.removed`, with their grants,
+         *     memberships, tokens, sessions, keys, links and metadata), its members, its identity providers and their
+         *     links, its domains, policies and texts, and `org.removed`. The answer comes at once, whatever the
+         *     organisation's size: from then on nothing of it works (its users cannot sign in, their tokens are
+         *     refused, it and they are not found), while its users and user grants are removed in the background,
+         *     each with its event; until that has finished an import of its id is refused (`ORG-r3m0v`). Unlike
+         *     ZITADEL, an organisation removed this way can be imported again with its ids once it is gone. The
+         *     instance's default organisation cannot be removed (400 `COMMA-wG9p1`). Permission `org.delete`
+         *     (IAM_OWNER, IAM_ORG_MANAGER, ORG_OWNER), and, unlike ZITADEL, the right to grant every role any of its
+         *     users holds: else 403 `COMMAND-Auth0r` naming such a user and role, nothing removed (an ORG_OWNER
+         *     cannot remove the instance's owners with their organisation).
          */
         delete: operations["RemoveOrg"];
         options?: never;
@@ -2158,13 +2167,15 @@ export interface paths {
         /**
          * Set several metadata of a user
          * @description ZITADEL's BulkSetUserMetadata: each entry as SetUserMetadata, all or nothing (an invalid entry → 400
-         *     naming it, nothing written). One `user.metadata.set` event per key. Permission `user.write`.
+         *     naming it, nothing written). One `user.metadata.set` event per key. Permission `user.write`, and the
+         *     right to grant every role the user holds (else 403 `COMMAND-Auth0r`).
          */
         post: operations["BulkSetUserMetadata"];
         /**
          * Remove several metadata of a user
          * @description ZITADEL's BulkRemoveUserMetadata: all or nothing; a key the user does not have → 404 `META-ubV6p` naming
-         *     it, nothing removed. One `user.metadata.removed` event per key. Permission `user.write`.
+         *     it, nothing removed. One `user.metadata.removed` event per key. Permission `user.write`, and the right to
+         *     grant every role the user holds (else 403 `COMMAND-Auth0r`).
          */
         delete: operations["BulkRemoveUserMetadata"];
         options?: never;
@@ -2194,13 +2205,14 @@ export interface paths {
          * @description ZITADEL's SetUserMetadata: `value` is base64 (standard or URL-safe) of 1 to 500,000 bytes; it is
          *     returned in standard base64. Sets or replaces the key; appends `user.metadata.set` (the key, not the
          *     value). Applications read a user's metadata from userinfo with the scope `urn:zitadel:iam:user:metadata`
-         *     (claim of the same name: key → base64 value). Permission `user.write`.
+         *     (claim of the same name: key → base64 value). Permission `user.write`; unlike ZITADEL, since metadata
+         *     reaches tokens, the caller must also be allowed to grant every role the user holds (else 403 `COMMAND-Auth0r`).
          */
         post: operations["SetUserMetadata"];
         /**
          * Remove a metadata value of a user
          * @description ZITADEL's RemoveUserMetadata; an unknown key → 404 `META-ubV6p`. Appends `user.metadata.removed`.
-         *     Permission `user.write`.
+         *     Permission `user.write`, and the right to grant every role the user holds (else 403 `COMMAND-Auth0r`).
          */
         delete: operations["RemoveUserMetadata"];
         options?: never;
@@ -2378,8 +2390,9 @@ export interface paths {
          * @description The API twin of the verification page (ZITADEL v1 has VerifyMyEmail for the signed-in user only): the
          *     user itself (an access token of that user) or a caller with `user.write` in the user's organisation
          *     submits the code from the mail. A wrong code → 400 `CODE-wrong` (counted: after 5 the code is dead,
-         *     `CODE-exhausted`), expired → 400 `CODE-expired`, for an address changed since → 400 `CODE-superseded`,
-         *     none open → 404 `CODE-n0Ne1`; nothing else changes. Appends `user.human.email.verified`.
+         *     `CODE-exhausted`; and throttled as every code: after three wrong ones the next check waits, 1 s
+         *     doubling up to 300 s → 429 `CODE-w41t1`), expired → 400 `CODE-expired`, for an address changed since
+         *     → 400 `CODE-superseded`, none open → 404 `CODE-n0Ne1`; nothing else changes. Appends `user.human.email.verified`.
          */
         post: operations["VerifyHumanEmail"];
         delete?: never;
@@ -2404,6 +2417,8 @@ export interface paths {
          * @description ZITADEL's UpdateHumanProfile: the whole profile is given (a field left out is cleared; the display
          *     name falls back to "first last"). Appends `user.human.profile.changed`. Permission `user.write`. A
          *     machine user or a user outside the organisation → 404; nothing changed → 400 `COMMAND-2M0fs`.
+         *     Unlike ZITADEL, the caller must also be allowed to grant every role the user holds (else 403
+         *     `COMMAND-Auth0r`): the profile reaches tokens and mails.
          */
         put: operations["UpdateHumanProfile"];
         post?: never;
@@ -2641,7 +2656,8 @@ export interface paths {
          * @description ZITADEL's VerifyMyAuthFactorOTP: the app's current code (RFC 6238: SHA1, 6 digits, 30 s, one step
          *     either side accepted) for the secret AddMyAuthFactorOTP made; the app becomes the user's second
          *     factor, asked at every sign-in after the password. Appends `user.human.mfa.otp.verified`. A wrong
-         *     code → 400 `EVENT-8isk2` (not counted toward the lockout policy: there is nothing to guess);
+         *     code → 400 `EVENT-8isk2` (not counted toward the lockout policy, but throttled as every code:
+         *     after three wrong ones the next check waits, 1 s doubling up to 300 s → 429 `CODE-w41t1`);
          *     nothing being set up → 404 `COMMAND-3Mif9s`; already confirmed → 400 `COMMAND-qx4ls`.
          */
         post: operations["VerifyMyAuthFactorOTP"];
@@ -2882,7 +2898,7 @@ export interface paths {
          * @deprecated
          * @description Replaces the OIDC settings of a provider the organisation owns (same rules as when adding; without
          *     `clientSecret` the current secret is kept). A JWT provider answers 404 `Org-67J9d`. A request
-         *     that changes nothing answers 400 `Org-2k9fs`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     that changes nothing answers 400 `Org-2k9fs`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         put: operations["UpdateOrgIDPOIDCConfig"];
         post?: never;
@@ -2936,7 +2952,7 @@ export interface paths {
          * @deprecated
          * @description Replaces name, styling and auto-registration of a provider the organisation owns (an instance
          *     provider answers 404). A request that changes nothing answers 400 `Org-jf9w`; a name the organisation
-         *     already uses answers 409. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     already uses answers 409. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         put: operations["UpdateOrgIDP"];
         post?: never;
@@ -2944,7 +2960,7 @@ export interface paths {
          * Deprecated: remove an identity provider of the organisation
          * @deprecated
          * @description Removes a provider the organisation owns; its name becomes free again. Instance providers cannot be
-         *     removed here (404). Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     removed here (404). Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         delete: operations["RemoveOrgIDP"];
         options?: never;
@@ -2968,7 +2984,7 @@ export interface paths {
          * @deprecated
          * @description Replaces the JWT settings of a provider the organisation owns (same rules as when adding). An OIDC
          *     provider answers 404 `Org-67J9d`. A request
-         *     that changes nothing answers 400 `Org-2k9fs`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     that changes nothing answers 400 `Org-2k9fs`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         put: operations["UpdateOrgIDPJWTConfig"];
         post?: never;
@@ -2994,7 +3010,7 @@ export interface paths {
          * Deprecated: deactivate an identity provider of the organisation
          * @deprecated
          * @description Sets an active provider the organisation owns to `IDP_STATE_INACTIVE`; one that is not active answers
-         *     400 `Org-BBmd0`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     400 `Org-BBmd0`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         post: operations["DeactivateOrgIDP"];
         delete?: never;
@@ -3019,7 +3035,7 @@ export interface paths {
          * Deprecated: reactivate an identity provider of the organisation
          * @deprecated
          * @description Sets an inactive provider the organisation owns back to `IDP_STATE_ACTIVE`; one that is not inactive
-         *     answers 400 `Org-5Mo0d`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`.
+         *     answers 400 `Org-5Mo0d`. Acts on the caller's organisation, or on the one named by `x-service-orgid`. Permission `org.idp.write`. Unlike ZITADEL, the caller must also be allowed to grant every role held by a user linked to the provider (it changes how they sign in; else 403 `COMMAND-Auth0r`, naming such a user).
          */
         post: operations["ReactivateOrgIDP"];
         delete?: never;
@@ -3119,7 +3135,8 @@ export interface paths {
         /**
          * Deprecated: remove an identity provider of the instance
          * @deprecated
-         * @description Removes an instance provider; its name becomes free again. Permission `iam.idp.write`.
+         * @description Removes an instance provider; its name becomes free again. Permission `iam.idp.write`, and the right to
+         *     grant every role held by a user linked to it (else 403 `COMMAND-Auth0r`).
          */
         delete: operations["RemoveIDP"];
         options?: never;
@@ -4572,7 +4589,9 @@ export interface paths {
          * @description The second step for a user with an authenticator app (TOTP, RFC 6238: SHA-1, 6 digits, 30 s; codes of
          *     the step before and after are accepted for clock drift; a code is good once). Only in the browser that
          *     passed the password, within five minutes. A wrong code counts toward the lockout policy's
-         *     `maxOtpAttempts` (`user.human.mfa.otp.check.failed`); reaching it locks the user. A right one appends
+         *     `maxOtpAttempts` (`user.human.mfa.otp.check.failed`); reaching it locks the user. Whatever that policy,
+         *     after three wrong codes each check waits (1 s, doubling up to 300 s, from the last wrong one): a code
+         *     sent earlier is refused unlooked-at (429). A right one appends
          *     `user.human.mfa.otp.check.succeeded` and finishes the sign-in (`amr` `pwd`, `otp`, `mfa`), or the link
          *     to an identity provider's identity that waited for it.
          */
@@ -4782,21 +4801,27 @@ export interface paths {
         };
         /**
          * Self-registration (browser)
-         * @description ZITADEL's register page, linked from the login page when the effective login policy of the organisation
-         *     the person would join has `allowRegister`: the organisation an org scope names (`urn:zitadel:iam:org:id:{id}`,
-         *     `…:org:domain:primary:{domain}`), else the application's. A form for first and last name, email address
-         *     and password (with the password complexity policy's rules in words), worded by the login texts'
-         *     `registrationUserText` and in the colours of the label policy.
+         * @description ZITADEL's register page, linked from the login page when the effective login policies of the organisation
+         *     the person would join — the one an org scope names (`urn:zitadel:iam:org:id:{id}`,
+         *     `…:org:domain:primary:{domain}`), else the application's — and of the application's organisation both
+         *     have `allowRegister` (a scope cannot open registration where the application's organisation has it off).
+         *     A form for first and last name, email address and password (with the password complexity policy's rules
+         *     in words), worded by the login texts' `registrationUserText` and in the colours of the label policy.
          */
         get: operations["LoginRegisterForm"];
         put?: never;
         /**
-         * Register and continue to the application (browser)
-         * @description Creates a human user as the API's AddHumanUser does (event `user.human.added`, created by the new user
-         *     itself): the user name is the email address, the email is not verified and its verification mail is
-         *     queued with the user (the user is initial until it is verified, and may sign in meanwhile). The person
-         *     then goes on as after a right password: back to the authorization endpoint, which redirects to the
-         *     application with a code.
+         * Register (browser)
+         * @description Every accepted form is answered alike (200, "Check your inbox"), so the page does not tell whether the
+         *     address has an account (ZITADEL answers 409). A new address: a human user is created as the API's
+         *     AddHumanUser does (event `user.human.added`, created by the new user itself; the user name is the email
+         *     address), the verification mail is queued with it, and its password signs it in only once the address
+         *     is confirmed (before, the login answers as for a wrong password). An address with an account: nothing
+         *     is created; its owner is mailed a notice that someone tried to register and how to sign in (the
+         *     outbox's `registration_attempt`), or, for an account registered here and never confirmed, its password
+         *     is removed and the init mail lets the address's owner choose one; at most one such mail per account and
+         *     hour (event `user.human.registration.attempted`). At most REGISTRATIONS_PER_ADDRESS_PER_HOUR accepted
+         *     forms per client address and hour (per process).
          */
         post: operations["LoginRegisterSubmit"];
         delete?: never;
@@ -5199,7 +5224,20 @@ export interface components {
          *     `verifySmsOtpMessages`, `verifyEmailOtpMessages`, `inviteUserMessages`. Other ZITADEL fields (policies,
          *     domains, actions, API apps, metadata, IDP links, OIDC IDPs, project grants) are validated and
          *     reported in the import's `errors` as not supported. Instance-specific (not in the document): event
-         *     history, sequences and dates, personal access tokens.
+         *     history, sequences and dates.
+         *
+         *     **Whole service accounts between instances of this service.** With `withKeys` the export adds two lists
+         *     to each organisation, this service's extensions (ZITADEL's import ignores them):
+         *     `identityServicePersonalAccessTokens` (`{tokenId, userId, expirationDate, tokenHash}`) and
+         *     `identityServiceMachineSecrets` (`{userId, clientId, clientSecretHash}`), hashes as SHA-256 in base64url,
+         *     as stored (the tokens and secrets themselves are never stored). Imported, a machine user authenticates at
+         *     the target with its source's tokens and client secret. A credential whose machine user is not there, an
+         *     expired token, a token id or hash that is another token's, and a client id another client holds are
+         *     reported in `errors`. Every export gives user grants their id as `userGrants[].identityServiceGrantId`
+         *     (kept by the import; a document without it gets new ids, as in ZITADEL), and marks the domain the
+         *     exporting instance generated from the organisation's name (`<name>.<instance domain>`) with
+         *     `domains[].identityServiceGenerated: true`: the import skips such a domain (outcome `SKIPPED`), the
+         *     target having generated its own, rather than holding the source's domain name as a verified domain.
          *
          *     **Keys survive a move.** `machineKeys` and `appKeys` (public keys) are imported with their ids and
          *     expirations, for machine users and PRIVATE_KEY_JWT applications of the same organisation (in the
@@ -5224,6 +5262,9 @@ export interface components {
          *     `projectGrants[].state` (`PROJECT_GRANT_STATE_INACTIVE`) and, beside the grant's fields, `userGrants[].state`
          *     (`USER_GRANT_STATE_INACTIVE`). The export writes it only for an inactive resource; on import an absent
          *     or active state means active. ZITADEL's import ignores these fields.
+         *
+         *     **A JWT provider's audience.** `jwtIdps[].idp.audience` (this service's, at most 200 characters) is what the
+         *     provider's tokens' `aud` must contain; written only when set, absent or empty means no audience is checked.
          *
          *     **Project grants' dependents under either organisation.** A project grant's members
          *     (`projectGrantMembers`) and the user grants given through it (`userGrants[].projectGrantId`) are imported
@@ -5261,7 +5302,11 @@ export interface components {
              *     `publicKey` as base64 of its PEM) and of PRIVATE_KEY_JWT applications (`appKeys`: `id`, `projectId`,
              *     `appId`, `clientId`, `type`, `expirationDate`, `publicKey`), in ZITADEL's shapes, so key files made
              *     before a move keep working after it. Off by default: the export leaves keys out (description §2.8).
-             *     Private keys are never stored, so never exported.
+             *     Private keys are never stored, so never exported. With it, this service's extensions carry the rest of a
+             *     service account's credentials as the hashes stored here (never the tokens or secrets, which are not
+             *     stored): `identityServicePersonalAccessTokens` (`tokenId`, `userId`, `expirationDate`, `tokenHash`) and
+             *     `identityServiceMachineSecrets` (`userId`, `clientId`, `clientSecretHash`), so personal access tokens and
+             *     machine client secrets made at the source authenticate at a target running this service.
              */
             withKeys?: boolean;
             with_keys?: boolean;
@@ -5313,15 +5358,20 @@ export interface components {
              * @description This service's extension: what becomes of a resource of the document that exists on this instance already
              *     (the same id, or for resources without one the same key: a policy kind, a role key, a membership, a user
              *     grant's project and user, a text's language). `REPORT` (the default, ZITADEL's behaviour): left as it is
-             *     and reported in `errors`. `SKIP`: left as it is, no error. `OVERWRITE`: takes the document's values, with
+             *     and reported in `errors`. `SKIP`: left as it is, no error (outcome `SKIPPED`). `OVERWRITE`: takes the document's values, with
              *     one event per resource changed (its API's change event, naming the changed fields, `source: import`) and
              *     nothing when the values are equal; client ids, keys, user names and an organisation's name are never
              *     changed. A resource that clashes with a different one (a user name another user holds, an id of another
              *     organisation's resource) is refused under every policy. With `SKIP` or `OVERWRITE` importing the same
-             *     document again reports no error and writes no event.
+             *     document again reports no error and writes no event. `FAIL`: all or nothing. The whole import runs in one
+             *     transaction (holding every organisation's locks, on SQLite the write lock, until it ends); the first
+             *     resource that exists here, or clashes with one here, stops it with 409 `IMPORT-f41l0` naming that
+             *     resource, and nothing is written (as after a dry run). Without any, everything is imported, and
+             *     refusals that are no conflict (a role the project lacks, an expired key, actions) are reported in
+             *     `errors` as under `REPORT`. With `dryRun`, a conflict answers the same 409.
              * @enum {string}
              */
-            conflictPolicy?: "REPORT" | "SKIP" | "OVERWRITE";
+            conflictPolicy?: "REPORT" | "SKIP" | "OVERWRITE" | "FAIL";
             /**
              * @description This service's extension (default false): validate the document against this instance and answer what the
              *     import would do, writing nothing (no row, no event, no mail). The import runs as it would, in one
@@ -5364,15 +5414,14 @@ export interface components {
                 id: string;
                 message: string;
             }[];
+            summary: components["schemas"]["ImportOutcomeCounts"];
             /**
-             * @description This service's extension: how many resources of the document were created, left unchanged, changed
-             *     (`conflictPolicy: OVERWRITE`) and refused (each refusal is an entry of `errors`).
+             * @description This service's extension: the same counts per kind of resource (`type` as in `errors` and `resources`:
+             *     `org`, `human_user`, `machine_user`, `project`, `user_grant`, `domain`, `personal_access_token`, …);
+             *     kinds the document does not have are left out.
              */
-            summary: {
-                created: number;
-                unchanged: number;
-                changed: number;
-                refused: number;
+            summaryByType?: {
+                [key: string]: components["schemas"]["ImportOutcomeCounts"];
             };
             /** @description Present (true) when the request was a dry run; nothing was written. */
             dryRun?: boolean;
@@ -5384,8 +5433,8 @@ export interface components {
                 type: string;
                 id: string;
                 /** @enum {string} */
-                outcome: "CREATED" | "UNCHANGED" | "CHANGED" | "REFUSED";
-                /** @description Why it is refused, or why it stays as it is. */
+                outcome: "CREATED" | "UNCHANGED" | "CHANGED" | "SKIPPED" | "REFUSED";
+                /** @description Why it is refused, skipped, or why it stays as it is. */
                 message?: string;
                 /** @description The fields the document changes (CHANGED). */
                 fields?: string[];
@@ -5446,20 +5495,42 @@ export interface components {
                     machineKeys?: string[];
                     /** @description Ids of the imported application keys (public keys, ids and expirations as in the document). */
                     appKeys?: string[];
+                    /** @description This service's extension; ids of the imported personal access tokens (`identityServicePersonalAccessTokens`). */
+                    personalAccessTokens?: string[];
+                    /** @description This service's extension; the machine users whose client secret was imported (`identityServiceMachineSecrets`). */
+                    machineSecrets?: string[];
                 }[];
             };
+        };
+        /**
+         * @description This service's extension: how many resources of the document were created, left unchanged (here as the
+         *     document has them), changed (`conflictPolicy: OVERWRITE`), skipped (existing and left as they are under
+         *     `conflictPolicy: SKIP`, or not this instance's to take, such as the domain the exporting instance
+         *     generated for the organisation) and refused (each refusal is an entry of `errors`).
+         */
+        ImportOutcomeCounts: {
+            created: number;
+            unchanged: number;
+            changed: number;
+            skipped: number;
+            refused: number;
         };
         /**
          * @description An import run in the background (StartImportJob). `phase` goes `queued` → `reading` (the request is read
          *     from where the job keeps it, or the document from Cloud Storage) → `validating` (the whole document, as
          *     ImportData validates it) → `importing` (one transaction per organisation) → `done`, `failed` or
          *     `cancelled`. `progress` counts organisations and users of the document's organisations that are done
-         *     (imported, or skipped with their errors) of the totals, known once the document is validated.
+         *     (imported, or skipped with their errors) of the totals, known once the document is validated; users done
+         *     advance during an organisation's import, batch by batch (about 200 users; what a batch is in the
+         *     organisation's open transaction, shown at most every 250 ms, by every process sharing the job's
+         *     `DATA_DIR`; other processes see it at each organisation's end).
          *     `committedOrgIds` lists the organisations whose transaction committed, each recorded in that transaction:
          *     after a cancel or an interruption exactly these are in the target, each whole. `result` is ImportData's
          *     answer once `done`; `error` says why a job `failed` (ImportData's error: a 400 naming the invalid path, a
-         *     timeout, …, or `IMPORT-j0b1n` when the process running it stopped after an organisation had committed)
-         *     or was `cancelled`.
+         *     timeout, …, or `IMPORT-j0b1n` when the process running it stopped after an organisation had committed,
+         *     or for the `IMPORT_JOB_MAX_ATTEMPTS`-th time) or was `cancelled`. A job whose process stopped is taken up
+         *     again once its lease runs out (`IMPORT_JOB_LEASE_MS`), or at once by a process started on the same host
+         *     after the one holding it died; its phase shows where the new run is from then on.
          */
         ImportJob: {
             id: string;
@@ -5478,7 +5549,7 @@ export interface components {
             documentBytes: string;
             /** @description The user who started it; the job imports with that user's permissions when it runs. */
             creatorId: string;
-            /** @description Runs begun. A run interrupted before any organisation committed (its process stopped) starts again, up to 3 times. */
+            /** @description Runs begun. A run interrupted before any organisation committed (its process stopped) starts again, up to `IMPORT_JOB_MAX_ATTEMPTS` runs (3 by default); the next interruption fails the job (`IMPORT-j0b1n`). */
             attempts: number;
             result?: components["schemas"]["ImportDataResponse"];
             error?: {
@@ -6336,8 +6407,12 @@ export interface components {
         /** @description A message of the outbox. */
         Notification: {
             id: string;
-            /** @enum {string} */
-            messageType: "verify_email" | "init" | "password_reset";
+            /**
+             * @description `registration_attempt`: the notice mailed to an account's owner when someone registers at the login
+             *     page with the account's address (no code; the page answered as for a new account).
+             * @enum {string}
+             */
+            messageType: "verify_email" | "init" | "password_reset" | "registration_attempt";
             userId: string;
             orgId: string;
             recipient: string;
@@ -6364,8 +6439,12 @@ export interface components {
             /** @enum {string} */
             status?: "pending" | "sent" | "failed";
             userId?: string;
-            /** @enum {string} */
-            messageType?: "verify_email" | "init" | "password_reset";
+            /**
+             * @description `registration_attempt`: the notice mailed to an account's owner when someone registers at the login
+             *     page with the account's address (no code; the page answered as for a new account).
+             * @enum {string}
+             */
+            messageType?: "verify_email" | "init" | "password_reset" | "registration_attempt";
         };
         ListNotificationsResponse: {
             details: components["schemas"]["ListDetails"];
@@ -6471,7 +6550,8 @@ export interface components {
          *       "jwtEndpoint": "https://portal.example.com/jwt",
          *       "issuer": "https://portal.example.com",
          *       "keysEndpoint": "https://portal.example.com/keys",
-         *       "headerName": "x-auth-token"
+         *       "headerName": "x-auth-token",
+         *       "audience": "https://identity.example.com"
          *     }
          */
         AddJWTIDPRequest: {
@@ -6495,6 +6575,13 @@ export interface components {
             headerName: string;
             /** @description Register unknown users automatically. Default false. */
             autoRegister?: boolean;
+            /**
+             * @description The value the token's `aud` claim must contain (a string `aud` must equal it). Empty or absent: `aud` is **not
+             *     checked**, so any token this issuer signs with these keys — for any of its applications — signs a user in
+             *     (ZITADEL's meaning, kept for compatibility, ZITADEL #12620); set it to the audience the issuer gives tokens meant
+             *     for this service. Not carried over gRPC or Connect (ZITADEL's messages have no such field).
+             */
+            audience?: string;
         };
         AddJWTIDPResponse: {
             details: components["schemas"]["Details"];
@@ -6506,6 +6593,12 @@ export interface components {
             issuer: string;
             keysEndpoint: string;
             headerName: string;
+            /**
+             * @description The value the token's `aud` claim must contain. `""`: **no audience is checked** — any token the issuer signs
+             *     with these keys, whatever application it was issued for, signs a user in (ZITADEL's meaning, ZITADEL #12620);
+             *     setting one is strongly recommended. Not in gRPC or Connect answers (ZITADEL's `JWTConfig` has no such field).
+             */
+            audience: string;
         };
         /**
          * @description An OIDC identity provider (ZITADEL's legacy OIDC IdP config): people sign in at the upstream
@@ -6606,7 +6699,7 @@ export interface components {
             stylingType?: ("STYLING_TYPE_UNSPECIFIED" | "STYLING_TYPE_GOOGLE") | (0 | 1);
             autoRegister?: boolean;
         };
-        /** @description Replaces the provider's JWT settings; the same rules as when adding. */
+        /** @description Replaces the provider's JWT settings; the same rules as when adding, except that an absent `audience` keeps the current one (`""` removes it), so that an update over gRPC or Connect, which cannot name it, keeps the check. */
         UpdateIDPJWTConfigRequest: {
             /** Format: uri */
             jwtEndpoint: string;
@@ -6614,6 +6707,13 @@ export interface components {
             /** Format: uri */
             keysEndpoint: string;
             headerName: string;
+            /**
+             * @description The value the token's `aud` claim must contain (a string `aud` must equal it). Empty: `aud` is **not
+             *     checked**, so any token this issuer signs with these keys — for any of its applications — signs a user in
+             *     (ZITADEL's meaning, kept for compatibility, ZITADEL #12620); set it to the audience the issuer gives tokens meant
+             *     for this service. Not carried over gRPC or Connect (ZITADEL's messages have no such field).
+             */
+            audience?: string;
         };
         /**
          * @description Paging, sorting and filters. Several `queries` must all match. Results are ordered by creation
@@ -7077,6 +7177,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /**
+         * @description Too many wrong codes of this kind for this user: the check came before the wait was over and
+         *     the code was not looked at (code 8, `CODE-w41t1`); retry after `Retry-After` seconds. The first
+         *     three wrong codes cost no wait, then 1 s, doubling up to 300 s; the right code resets it.
+         */
+        CodeChecksThrottled: {
+            headers: {
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description No transport to send with, or it failed (connection, TLS, authentication, timeout); the message says why (code 14). */
         MailTransportFailed: {
             headers: {
@@ -7297,6 +7411,18 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             /** @description The Cloud Storage object (or its bucket) does not exist (code 5). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `conflictPolicy: FAIL` and a resource of the document exists here, or clashes with one that does
+             *     (`IMPORT-f41l0`, naming it; code 6): nothing was imported.
+             */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11937,6 +12063,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["CodeChecksThrottled"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -12377,6 +12504,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["CodeChecksThrottled"];
             default: components["responses"]["Unexpected"];
         };
     };
@@ -16328,6 +16456,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     LoginPasswordChange: {
@@ -16416,6 +16554,16 @@ export interface operations {
             /** @description The code does not match the secret shown; the setup page again with the same secret. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16598,6 +16746,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     EmailVerificationSubmit: {
@@ -16647,6 +16805,16 @@ export interface operations {
             /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16745,6 +16913,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     UserInitPage: {
@@ -16837,6 +17015,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many wrong codes for this user (the code throttle, whatever the lockout policy; three free, then 1 s doubling up to 300 s); the code was not looked at. The same page again, saying how long to wait, with `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     LoginRegisterForm: {
@@ -16902,7 +17090,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Registered; the login policy asks for (forceMfa) or offers an authenticator app, so its setup page follows (with a skip button when only offered), as after a password. */
+            /** @description Accepted; "Check your inbox", naming the address the next step was mailed to, and a link back to the sign-in page. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16910,14 +17098,6 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
-            };
-            /** @description Registered and signed in; back to the authorization endpoint. */
-            303: {
-                headers: {
-                    Location?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description A name or the email address missing or invalid, the two passwords differ, the password does not fit the complexity policy (the form again, naming the rule), or the attempt expired. */
             400: {
@@ -16937,8 +17117,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description An account with this email address (as user name) exists already; the form again, with a link to sign in instead. */
-            409: {
+            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16946,9 +17126,10 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description A form over MAX_BODY_BYTES; a page says so and what to do next. */
-            413: {
+            /** @description Too many accepted forms from this client address in the last hour; a page says when to try again and what else to do, with `Retry-After`. Nobody is created or mailed. */
+            429: {
                 headers: {
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -77,6 +77,8 @@ export interface AppDeps {
   importGate?: ConcurrencyGate;
   /** Where import jobs' requests are spooled, and who to tell that one was started; without it StartImportJob answers 503. */
   importJobs?: ImportJobSettings;
+  /** Told when an organisation's removal was started: its worker removes the rest (background/org-removal-worker.ts). Without it, nothing does until one runs. */
+  onOrgRemovalStarted?: () => void;
   /** Cloud Storage API endpoint for export/import (an emulator in tests); Google's when omitted. */
   gcsEndpoint?: string;
   /** Extra token kinds, tried after personal access tokens. */
@@ -173,7 +175,7 @@ export function createApp(deps: AppDeps) {
   registerMessageTextPreviewRoutes(app, routeDeps);
   registerLoginTextRoutes(app, routeDeps);
   registerAdminSmtpRoutes(app, routeDeps, secrets);
-  registerManagementOrgRoutes(app, routeDeps);
+  registerManagementOrgRoutes(app, { ...routeDeps, onRemovalStarted: deps.onOrgRemovalStarted });
   registerManagementOrgMemberRoutes(app, routeDeps);
   registerManagementUserRoutes(app, routeDeps);
   registerManagementUserPatRoutes(app, routeDeps);

@@ -8,6 +8,7 @@ import { LOG_LEVELS } from './log.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
 import type { OperatorKeySource } from './secrets/operator-key.js';
 import { parseDatabaseUrl, UnsupportedDatabaseUrl, type StoreLocation } from './store/store.js';
+import { DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR } from './domain/login/registration.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -30,6 +31,8 @@ const EnvSchema = z.object({
   MAX_CONCURRENT_IMPORTS: z.coerce.number().int().positive().default(2),
   /** How long an import job's lease lasts unrenewed: a job whose process died is taken up again this long after. */
   IMPORT_JOB_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** Runs of an import job whose process stopped before any organisation committed; the next such stop fails it (IMPORT-j0b1n). */
+  IMPORT_JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(3),
   /** Connections (http-server.ts): time to send a request's headers, idle connections included. */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
   /** Time to send a whole request, body included. */
@@ -44,6 +47,8 @@ const EnvSchema = z.object({
   STORAGE_EMULATOR_HOST: z.url({ protocol: /^https?$/ }).optional(),
   /** Failed password checks after which a user is locked (the instance lockout policy); 0 = no lockout. */
   LOCKOUT_MAX_PASSWORD_ATTEMPTS: z.coerce.number().int().min(0).default(0),
+  /** Accepted self-registration forms per client address and hour, per process (domain/login/registration.ts). */
+  REGISTRATIONS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().positive().default(DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR),
   /** The operator's key for secrets at rest (32 bytes, base64 or hex); else read from ENCRYPTION_KEY_FILE. */
   ENCRYPTION_KEY: z.string().min(1).optional(),
   /** File holding the key (DATA_DIR/encryption.key when unset); created with a random key on the first start when missing. */
@@ -74,11 +79,15 @@ export interface Config {
   /** Connection timeouts and caps (HTTP_*). */
   /** Import jobs' lease (IMPORT_JOB_LEASE_MS). */
   importJobLeaseMs: number;
+  /** Runs of an interrupted import job (IMPORT_JOB_MAX_ATTEMPTS). */
+  importJobMaxAttempts: number;
   connections: ConnectionLimits;
   /** Cloud Storage endpoint for export/import (STORAGE_EMULATOR_HOST); Google's when unset. */
   gcsEndpoint?: string;
   /** Lockout policy: failed password checks before the user is locked; 0 = off. */
   lockoutMaxPasswordAttempts: number;
+  /** Accepted self-registration forms per client address and hour (REGISTRATIONS_PER_ADDRESS_PER_HOUR). */
+  registrationsPerAddressPerHour: number;
   /** Where the operator's encryption key comes from (secrets/operator-key.ts). */
   encryptionKey: OperatorKeySource;
   /** The mail-drop folder (MAIL_DROP_DIR). */
@@ -125,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxImportBodyBytes: e.MAX_IMPORT_BODY_BYTES,
     maxConcurrentImports: e.MAX_CONCURRENT_IMPORTS,
     importJobLeaseMs: e.IMPORT_JOB_LEASE_MS,
+    importJobMaxAttempts: e.IMPORT_JOB_MAX_ATTEMPTS,
     connections: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
@@ -134,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     gcsEndpoint: e.STORAGE_EMULATOR_HOST,
     lockoutMaxPasswordAttempts: e.LOCKOUT_MAX_PASSWORD_ATTEMPTS,
+    registrationsPerAddressPerHour: e.REGISTRATIONS_PER_ADDRESS_PER_HOUR,
     encryptionKey: {
       key: e.ENCRYPTION_KEY,
       keyFile: e.ENCRYPTION_KEY_FILE ?? inDataDir('encryption.key'),

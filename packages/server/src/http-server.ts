@@ -90,7 +90,7 @@ export class ServiceServer extends Server {
       sniffProtocol(socket, limits.headersTimeoutMs, (outcome) => {
         this.#undecided.delete(socket);
         if (outcome === 'http/1.1') serveHttp1.call(this, socket);
-        else if (outcome === 'h2') this.#http2.accept(socket, headersDeadline);
+        else if (outcome === 'h2') this.#http2.accept(socket, headersDeadline, clientAddressKey(socket.remoteAddress ?? ''));
         // Nothing (or a beginning of the preface) in time: as node answers an HTTP/1.1 connection
         // that sent nothing.
         else if (outcome === 'timeout') answerRefusal('timeout', 'ERR_HTTP_REQUEST_TIMEOUT', socket, logger);

@@ -70,20 +70,22 @@ async function main() {
     maxImportBodyBytes: config.maxImportBodyBytes,
     maxConcurrentImports: config.maxConcurrentImports,
     importJobs: { documents, onStarted: () => background.importJobs.poke() },
+    onOrgRemovalStarted: () => background.orgRemovals.poke(),
     connections: config.connections,
     gcsEndpoint: config.gcsEndpoint,
     isShuttingDown: () => shuttingDown,
     issuer: config.externalUrl,
     mailDropDir: config.mailDropDir,
     lockout: { maxPasswordAttempts: config.lockoutMaxPasswordAttempts },
+    registrationsPerAddressPerHour: config.registrationsPerAddressPerHour,
     signingKeyAlgorithm: config.signingKeyAlgorithm,
     // The process speaks plain HTTP; an https EXTERNAL_URL means a TLS proxy in front of it.
     trustProxy: config.externalUrl.startsWith('https:'),
   });
-  // Background work (background/index.ts): the outbox's delivery and import jobs, safe with several processes.
+  // Background work (background/index.ts): the outbox's delivery, import jobs and removals of organisations, safe with several processes.
   const background = startBackgroundWork({
     store, secrets, instanceId: instance.instanceId, externalUrl: config.externalUrl, mailDropDir: config.mailDropDir, logger,
-    importJobs: { documents, leaseMs: config.importJobLeaseMs, maxBytes: config.maxImportBodyBytes, gcs: config.gcsEndpoint ? { endpoint: config.gcsEndpoint } : undefined },
+    importJobs: { documents, leaseMs: config.importJobLeaseMs, maxAttempts: config.importJobMaxAttempts, maxBytes: config.maxImportBodyBytes, gcs: config.gcsEndpoint ? { endpoint: config.gcsEndpoint } : undefined },
   });
   server.listen(config.port, config.host, () => {
     const address = server.address();

@@ -1,6 +1,6 @@
 /**
- * One port for everything: the Hono API and login UI, and oidc-provider's endpoints, behind a
- * dispatcher on the path. The provider is a Koa app that must see the raw request (a body
+ * One port for everything: the Hono API and login UI, and oidc-provider's endpoints (through the
+ * authorization server's front door, oidc/front-door.ts), behind a dispatcher on the path. The provider is a Koa app that must see the raw request (a body
  * parsed by Hono middleware first breaks client authentication), hence dispatching before Hono
  * rather than mounting it as a Hono route. main.ts and the end-to-end tests both use this.
  */
@@ -13,12 +13,9 @@ import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-token
 import { hashLegacyTokenKeys, startPayloadSweeper } from './oidc/adapter.js';
 import { KeyRing, loadOrCreateKeys, signingAlgorithm, type SigningAlgorithm } from './oidc/keys.js';
 import { sealPlainOtpSecrets } from './domain/users/otp-secret.js';
-import { refuseNulQuery } from './oidc/nul-guard.js';
-import { answerUnknownOAuthPath, isKnownOAuthPath, logOAuthRequest, watchOAuthEvents } from './oidc/request-log.js';
+import { oauthClients } from './oidc/clients.js';
+import { authorizationServerFrontDoor } from './oidc/front-door.js';
 import { createOidcProvider, ROUTES } from './oidc/provider.js';
-import { advertiseJwtProfileGrant, JWT_BEARER_GRANT, jwtProfileGrant } from './oidc/jwt-profile-grant.js';
-import { answerTooLarge, readTokenForm, replayRequest } from './oidc/token-request.js';
-import { withJwtSetAside } from './oidc/introspection.js';
 import { loadSpec } from './http/spec.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
 import { DEFAULT_MAX_CONCURRENT_IMPORTS, DEFAULT_MAX_IMPORT_BODY_BYTES } from './http/routes/admin-transfer.js';
@@ -30,6 +27,7 @@ import { OidcUpstreams } from './domain/federation/oidc-upstream.js';
 import { seedLockoutDefault } from './domain/policies/lockout.js';
 import { SlidingWindowLimit } from './domain/rate-limit.js';
 import { TEST_SENDS_PER_MINUTE } from './domain/texts/preview.js';
+import { DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR } from './domain/login/registration.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   /** Connection timeouts and cap (DEFAULT_CONNECTION_LIMITS when omitted). */
@@ -38,7 +36,11 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   issuer: string;
   /** The instance lockout policy's initial value (LOCKOUT_MAX_PASSWORD_ATTEMPTS), written when it has none. */
   lockout: LockoutPolicy;
-  /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host on provider routes. */
+  /**
+   * Behind a TLS-terminating proxy: the client's address is the last X-Forwarded-For entry (login
+   * throttling, oidc-provider's `ctx.ip`). URLs never follow X-Forwarded-Host/Proto: they are the
+   * issuer's (pinOriginToIssuer in oidc/provider.ts).
+   */
   trustProxy?: boolean;
   /** How often the signing keys are re-read from the store (default KEY_CHECK_INTERVAL_MS). */
   keyCheckIntervalMs?: number;
@@ -51,6 +53,8 @@ export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   passwordVerifier?: PasswordVerifier;
   /** Identity providers' signing keys (default: a cache of this handler's own). */
   providerKeys?: ProviderKeys;
+  /** Accepted self-registration forms per client address and hour (REGISTRATIONS_PER_ADDRESS_PER_HOUR). */
+  registrationsPerAddressPerHour?: number;
 }
 
 /**
@@ -86,8 +90,6 @@ export interface ServiceHandler {
   stop: () => void;
 }
 
-const MACHINE_ENDPOINTS: ReadonlySet<string> = new Set([ROUTES.token, ROUTES.introspection, ROUTES.revocation, ROUTES.pushed_authorization_request]);
-
 /** Paths oidc-provider answers; everything else (and userinfo, see oidc-ui.ts) goes to Hono. */
 function isProviderPath(path: string): boolean {
   if (path === ROUTES.userinfo) return false;
@@ -97,7 +99,8 @@ function isProviderPath(path: string): boolean {
 interface Serving {
   app: App;
   provider: Provider;
-  oidc: ReturnType<Provider['callback']>;
+  /** Every request to the provider's paths (oidc/front-door.ts). */
+  oauth: ReturnType<typeof authorizationServerFrontDoor>;
   hono: ReturnType<typeof getRequestListener>;
 }
 
@@ -108,14 +111,15 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   // Shared by every app built below, so a rebuild does not reset how many imports are running.
   const importGate = deps.importGate ?? new ConcurrencyGate(deps.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS);
   const testSends = deps.testSends ?? new SlidingWindowLimit(TEST_SENDS_PER_MINUTE, 60_000);
+  const registrations = new SlidingWindowLimit(deps.registrationsPerAddressPerHour ?? DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR, 3_600_000);
   // oidc-provider takes its keys at construction only, so new keys mean a new provider and an
   // app bound to it. Requests already running finish on the ones they started with; sessions,
   // grants and interactions live in the store and carry over.
   const build = (): Serving => {
-    const provider = createOidcProvider({ store: deps.store, instanceId: deps.instanceId, issuer, keys });
-    watchOAuthEvents(provider, deps.logger);
-    advertiseJwtProfileGrant(provider);
+    const clients = oauthClients(deps.store, issuer);
+    const provider = createOidcProvider({ store: deps.store, instanceId: deps.instanceId, issuer, keys, clients });
     if (deps.trustProxy) provider.proxy = true;
+    const oauth = authorizationServerFrontDoor(provider, { store: deps.store, instanceId: deps.instanceId, issuer, clients, logger: deps.logger });
     const readAccessToken = accessTokenReader(provider, keys, issuer, deps.store);
     const app = createApp({
       ...deps,
@@ -126,10 +130,10 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
       oidc: {
         provider, store: deps.store, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier, trustProxy: deps.trustProxy,
-        instanceId: deps.instanceId, secrets, providerKeys, oidcUpstreams,
+        instanceId: deps.instanceId, secrets, providerKeys, oidcUpstreams, registrations,
       },
     });
-    return { app, provider, oidc: provider.callback(), hono: getRequestListener(app.fetch) };
+    return { app, provider, oauth, hono: getRequestListener(app.fetch) };
   };
   // LOCKOUT_MAX_PASSWORD_ATTEMPTS: the instance lockout policy's initial value (domain/policies/lockout.ts).
   await seedLockoutDefault(deps.store, deps.instanceId, deps.lockout.maxPasswordAttempts);
@@ -148,25 +152,6 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   });
   let serving = build();
 
-  const answerJwtProfile = jwtProfileGrant({ store: deps.store, instanceId: deps.instanceId, issuer });
-  // The JWT-profile grant comes without client authentication, which oidc-provider requires before
-  // any grant: its requests are answered here (oidc/jwt-profile-grant.ts), every other one by the provider.
-  const tokenEndpoint = async (req: NodeRequest, res: NodeResponse, current: Serving) => {
-    const form = await readTokenForm(req);
-    if (form === 'unread') void current.oidc(req, res);
-    else if (form === 'too-large') answerTooLarge(res);
-    else if (form.params.get('grant_type') === JWT_BEARER_GRANT) await answerJwtProfile(req, res, current.provider, form.params);
-    else void current.oidc(replayRequest(req, form.body), res);
-  };
-
-  // Introspection: a JWT is set aside before oidc-provider sees the request (oidc/introspection.ts).
-  const introspectionEndpoint = async (req: NodeRequest, res: NodeResponse, current: Serving) => {
-    const form = await readTokenForm(req);
-    if (form === 'unread') void current.oidc(req, res);
-    else if (form === 'too-large') answerTooLarge(res);
-    else void current.oidc(withJwtSetAside(req, form.body, form.params), res);
-  };
-
   const stopSweeper = startPayloadSweeper(deps.store);
   const keyCheck = setInterval(() => void keys.refresh(0).catch(() => undefined), deps.keyCheckIntervalMs ?? KEY_CHECK_INTERVAL_MS);
   keyCheck.unref();
@@ -180,17 +165,7 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
   const handler = (req: NodeRequest, res: NodeResponse) => {
     const path = requestPath(req.url);
     const current = serving;
-    if (isProviderPath(path)) {
-      logOAuthRequest(deps.logger, req, res, path);
-      // Machine endpoints speak JSON only: oidc-provider would render an HTML error page to a
-      // caller whose Accept header prefers HTML (a browser, curl -H 'accept: text/html').
-      if (MACHINE_ENDPOINTS.has(path)) req.headers.accept = 'application/json';
-      if (!isKnownOAuthPath(path)) answerUnknownOAuthPath(res);
-      else if (refuseNulQuery(req, res, path)) return;
-      else if (path === ROUTES.token && req.method === 'POST') tokenEndpoint(req, res, current).catch(() => req.destroy());
-      else if (path === ROUTES.introspection && req.method === 'POST') introspectionEndpoint(req, res, current).catch(() => req.destroy());
-      else void current.oidc(req, res);
-    }
+    if (isProviderPath(path)) current.oauth(req, res, path);
     else if (isRpcPath(path)) rpc(req, res);
     else if (refuseDotSegments(req, res)) return;
     else void current.hono(req, res);

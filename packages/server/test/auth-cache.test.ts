@@ -130,6 +130,6 @@ describeEachStore('authentication cache in the service', (dialect) => {
   });
 
   it('refuses writes to those tables outside a transaction (they could not be counted at commit)', async () => {
-    await expect(t.store.read.tokens.removeByUser('nobody')).rejects.toThrow(/store\.transaction/);
+    await expect(t.store.read.tokens.remove('nobody')).rejects.toThrow(/store\.transaction/);
   });
 });

@@ -15,6 +15,7 @@
  */
 import { createServer } from 'node:http';
 import { once } from 'node:events';
+import { generateKeyPairSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTANCE_ROLES, ORG_ROLES, PROJECT_ROLES, ROLE_PERMISSIONS } from '../src/domain/permissions.js';
@@ -741,13 +742,15 @@ describeEachStore('authorization matrix', (dialect) => {
 });
 
 /**
- * Authority over the target user (domain/users/guard.ts): every operation that changes a user's
- * credentials, or how the user is recovered or reached, or its state, needs more than `user.write`:
- * the right to grant every membership the target holds. Holding `user.write` in the organisation
- * (ORG_USER_MANAGER, ORG_OWNER), a caller gets 403 against a user with more rights than it may
- * grant, with nothing written (no event, no mail, no code attempt), and still 200 against a plain
- * user. Every other write on a user is listed as not changing credentials, with the reason, so a
- * new operation on users fails here until it is classified.
+ * Authority over the target user (domain/users/guard.ts): every operation that changes an existing
+ * user — its credentials, how it is recovered or reached, its state, its profile and metadata (which
+ * reach tokens), its removal — needs more than `user.write`: the right to grant every membership
+ * the target holds. Holding `user.write` in the organisation (ORG_USER_MANAGER, ORG_OWNER), a caller
+ * gets 403 against a user with more rights than it may grant, with nothing written (no event, no
+ * mail, no code attempt), and still 200 against a plain user. So do the operations that change many
+ * users at once (issue 47): removing their organisation, changing the identity provider they sign in
+ * with, an import's OVERWRITE. Every write of the API is classified here — a change of a user, a
+ * cascade over users, or none, with the reason — so a new write fails here until it is.
  */
 describeEachStore('authorization matrix: authority over the target user', (dialect) => {
   let t: TestInstance;
@@ -763,14 +766,14 @@ describeEachStore('authorization matrix: authority over the target user', (diale
   }
 
   type Kind = 'human' | 'machine';
-  interface CredentialOperation {
+  interface GuardedOperation {
     id: string;
     user: Kind;
     /** Prepares the target (as the administrator) and returns the request. */
     request: (userId: string) => Promise<{ method: string; path: string; body?: unknown }>;
   }
   const u = (userId: string) => `/management/v1/users/${userId}`;
-  const CREDENTIAL_OPERATIONS: CredentialOperation[] = [
+  const GUARDED_OPERATIONS: GuardedOperation[] = [
     // The takeover of issue 33: the reset mail goes wherever the email points.
     { id: 'UpdateHumanEmail', user: 'human', request: async (id) => ({ method: 'PUT', path: `${u(id)}/email`, body: { email: `attacker-${++n}@evil.example`, isEmailVerified: true } }) },
     { id: 'ResendHumanEmailVerification', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/email/_resend_verification` }) },
@@ -842,20 +845,64 @@ describeEachStore('authorization matrix: authority over the target user', (diale
       },
     },
     { id: 'RemoveUser', user: 'human', request: async (id) => ({ method: 'DELETE', path: u(id) }) },
+    // Who the user is and what applications learn of it (issue 47): the profile and the metadata reach tokens.
+    { id: 'UpdateHumanProfile', user: 'human', request: async (id) => ({ method: 'PUT', path: `${u(id)}/profile`, body: { firstName: 'Mallory', lastName: `Changed ${++n}` } }) },
+    { id: 'SetUserMetadata', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/metadata/role`, body: { value: Buffer.from('admin').toString('base64') } }) },
+    { id: 'BulkSetUserMetadata', user: 'machine', request: async (id) => ({ method: 'POST', path: `${u(id)}/metadata/_bulk`, body: { metadata: [{ key: 'role', value: 'YWRtaW4=' }, { key: 'tenant', value: 'ZXZpbA==' }] } }) },
+    {
+      id: 'RemoveUserMetadata', user: 'human',
+      request: async (id) => {
+        await admin('POST', `${u(id)}/metadata/role`, { value: 'dg==' });
+        return { method: 'DELETE', path: `${u(id)}/metadata/role` };
+      },
+    },
+    {
+      id: 'BulkRemoveUserMetadata', user: 'machine',
+      request: async (id) => {
+        await admin('POST', `${u(id)}/metadata/_bulk`, { metadata: [{ key: 'a', value: 'dg==' }, { key: 'b', value: 'dg==' }] });
+        return { method: 'DELETE', path: `${u(id)}/metadata/_bulk`, body: { keys: ['a', 'b'] } };
+      },
+    },
   ];
-  /** Writes on a user that change none of the above, and why. */
-  const NOT_CREDENTIALS: Record<string, string> = {
-    UpdateHumanProfile: 'names, display name, language, gender: who the user is, not how it signs in or is reached',
-    SetUserMetadata: 'metadata is the application\'s data about the user',
-    BulkSetUserMetadata: 'metadata',
-    RemoveUserMetadata: 'metadata',
-    BulkRemoveUserMetadata: 'metadata',
-    AddUserGrant: 'project roles, checked against the project (user.grant.write)',
-    UpdateUserGrant: 'project roles',
-    RemoveUserGrant: 'project roles',
-    DeactivateUserGrant: 'project roles',
-    ReactivateUserGrant: 'project roles',
+  /**
+   * Writes that change many existing users at once, each with the test that holds it to the rule:
+   * the caller needs authority over every one of them.
+   */
+  const CASCADES: Record<string, string> = {
+    RemoveOrg: 'removes every user of the organisation (below; org-removal.test.ts)',
+    UpdateOrgIDP: 'how the users linked to the provider sign in (below)',
+    UpdateOrgIDPJWTConfig: 'the keys that sign the linked users in (below)',
+    UpdateOrgIDPOIDCConfig: 'the issuer that signs the linked users in (below)',
+    DeactivateOrgIDP: 'disables the linked users\' sign-in through it (below)',
+    ReactivateOrgIDP: 'enables sign-in through it again (below)',
+    RemoveOrgIDP: 'removes the linked users\' links (below)',
+    RemoveIDP: 'an instance provider: only IAM_OWNER (iam.idp.write), who may grant every role; the same check (idps/commands.ts)',
+    ImportData: 'OVERWRITE of existing users, and metadata, links and keys given to them (below)',
+    StartImportJob: 'the same import, run by a worker as its creator (below: ImportData)',
   };
+  /** Writes whose path names a user but that change none of it, and why. */
+  const NOT_CHANGES_OF_THE_USER: Record<string, string> = {
+    AddUserGrant: 'roles on the granting organisation\'s own project: it may give and take back what is its own (RemoveProject takes them all anyway)',
+    UpdateUserGrant: 'user grants: the granting organisation\'s roles',
+    RemoveUserGrant: 'user grants: the granting organisation\'s roles',
+    DeactivateUserGrant: 'user grants: the granting organisation\'s roles',
+    ReactivateUserGrant: 'user grants: the granting organisation\'s roles',
+    BulkRemoveUserGrant: 'user grants: the granting organisation\'s roles',
+    AddHumanUser: 'creates a user', ImportHumanUser: 'creates a user', AddMachineUser: 'creates a user',
+  };
+  /** Every other write, by what it writes: none of them changes an existing user. */
+  const NOT_ON_USERS: [RegExp, string][] = [
+    [/^(PUT|DELETE|POST) \/(admin|management)\/v1\/text\//, 'texts of mails and login pages'],
+    [/^(PUT|DELETE|POST) \/(admin|management)\/v1\/policies\//, 'policies: the same for every user they apply to'],
+    [/^(PUT|DELETE|POST) \/admin\/v1\/smtp/, 'mail delivery'],
+    [/^(PUT|DELETE|POST) \/management\/v1\/projects(\/|$)/, 'projects, their roles, applications, keys and grants: the organisation\'s own; a membership needs the right to grant it (*.member.write)'],
+    [/^(POST|DELETE) \/management\/v1\/orgs\/me\/domains/, 'the organisation\'s domains'],
+    [/^(POST|PUT|DELETE) \/(management\/v1\/orgs\/me|admin\/v1)\/members/, 'memberships: giving or taking a role needs the right to grant it (*.member.write)'],
+    [/^POST \/management\/v1\/orgs$/, 'a new organisation'],
+    [/^POST \/(management|admin)\/v1\/idps\/(jwt|oidc)$/, 'a new identity provider: nobody is linked to it yet'],
+    [/^POST \/admin\/v1\/export$/, 'reads'],
+    [/^POST \/admin\/v1\/import\/jobs\/\{id\}\/_cancel$/, 'stops a job'],
+  ];
 
   /** The targets more privileged than each caller: the membership the target holds. */
   type Membership = { scopeType: 'instance' | 'org' | 'project'; roles: string[] };
@@ -892,6 +939,7 @@ describeEachStore('authorization matrix: authority over the target user', (diale
       otp: await r.logins.otpSecret(userId),
       links: (await r.idpLinks.listByUser(userId, page)).rows,
       members: await r.members.listByUser(userId),
+      metadata: await r.userMetadata.all(userId),
     });
   }
 
@@ -903,15 +951,18 @@ describeEachStore('authorization matrix: authority over the target user', (diale
   });
   afterAll(() => t.close());
 
-  it('lists every write on a user of the spec as a credential operation or as none, with a reason', () => {
-    const onAUser = SPEC_OPERATIONS.filter((s) => s.template.startsWith('/management/v1/users/{userId}') && s.method !== 'GET' && !s.template.endsWith('/_search'));
-    const classified = new Set([...CREDENTIAL_OPERATIONS.map((op) => op.id), ...Object.keys(NOT_CREDENTIALS)]);
-    expect(onAUser.filter((s) => !classified.has(s.id)).map((s) => `${s.method} ${s.template} (${s.id})`)).toEqual([]);
+  it('classifies every write of the spec: a change of a user, a cascade over users, or none, with a reason', () => {
+    const writes = SPEC_OPERATIONS.filter((s) => s.method !== 'GET' && !s.template.endsWith('/_search'));
+    const named = new Set([...GUARDED_OPERATIONS.map((op) => op.id), ...Object.keys(CASCADES), ...Object.keys(NOT_CHANGES_OF_THE_USER)]);
+    const unclassified = writes.filter((s) => !named.has(s.id) && !NOT_ON_USERS.some(([pattern]) => pattern.test(`${s.method} ${s.template}`)));
+    expect(unclassified.map((s) => `${s.method} ${s.template} (${s.id})`)).toEqual([]);
+    // A write on a user's own path is named, never covered by a rule by its path.
+    expect(writes.filter((s) => s.template.startsWith('/management/v1/users/{userId}') && !named.has(s.id)).map((s) => s.id)).toEqual([]);
     const specIds = new Set(SPEC_OPERATIONS.map((s) => s.id));
-    expect([...classified].filter((id) => !specIds.has(id))).toEqual([]);
+    expect([...named].filter((id) => !specIds.has(id))).toEqual([]);
   });
 
-  describe.each(CREDENTIAL_OPERATIONS.map((op) => [op.id, op] as const))('%s', (id, op) => {
+  describe.each(GUARDED_OPERATIONS.map((op) => [op.id, op] as const))('%s', (id, op) => {
     it('is refused against a user holding roles the caller may not grant, with nothing written, and allowed against a plain user', async () => {
       const spec = SPEC_OPERATIONS.find((s) => s.id === id)!;
       const problems: string[] = [];
@@ -938,5 +989,109 @@ describeEachStore('authorization matrix: authority over the target user', (diale
       }
       expect(problems).toEqual([]);
     });
+  });
+
+  /** The same refusal for a cascade: 403 `COMMAND-Auth0r`, naming a user it may not grant the roles of, with nothing written. */
+  async function expectRefused(res: Response, wrote: () => Promise<unknown>) {
+    const answer = await res.json();
+    expect(res.status, JSON.stringify(answer)).toBe(403);
+    expect(answer).toMatchObject({ code: 7, details: [{ id: 'COMMAND-Auth0r' }] });
+    expect(answer.message).toMatch(/roles the caller may not grant \(user \d+: IAM_OWNER on the instance\)/);
+    expect(await wrote()).toBe(false);
+  }
+  const lastEvent = async () => (await t.store.read.events.search({ limit: 1, offset: 0, asc: false })).events[0]?.position;
+
+  it('RemoveOrg: refused to an ORG_OWNER while the organisation holds a user it may not grant the roles of, allowed otherwise', async () => {
+    for (const kind of ['human', 'machine'] as const) {
+      const orgId = (await insertOrg(t, `Holding ${kind} ${++n}`)).orgId;
+      const owner = await insertMachineUserWithToken(t, { orgId, orgRoles: ['ORG_OWNER'] });
+      const root = kind === 'human' ? (await insertHumanUser(t, { orgId })).userId : (await insertMachineUserWithToken(t, { orgId })).userId;
+      await t.store.transaction((tx) => tx.members.insert({ scopeType: 'instance', scopeId: t.instanceId, userId: root, resourceOwner: t.instanceId, roles: ['IAM_OWNER'], sequence: 1, createdAt: new Date(), changedAt: new Date() }));
+      const before = await lastEvent();
+      await expectRefused(await t.call('DELETE', '/management/v1/orgs/me', { token: owner.token, headers: { 'x-service-orgid': orgId } }), async () => (await lastEvent()) !== before || !(await t.store.read.orgs.get(orgId)));
+    }
+    const plainOrg = (await insertOrg(t, `Plain ${++n}`)).orgId;
+    await insertHumanUser(t, { orgId: plainOrg });
+    const owner = await insertMachineUserWithToken(t, { orgId: plainOrg, orgRoles: ['ORG_OWNER'] });
+    expect((await t.call('DELETE', '/management/v1/orgs/me', { token: owner.token, headers: { 'x-service-orgid': plainOrg } })).status).toBe(200);
+  });
+
+  it('changing, deactivating or removing an identity provider: refused to an ORG_OWNER while a user it may not grant the roles of signs in with it', async () => {
+    const jwtIdp = async () => (await admin('POST', '/management/v1/idps/jwt', { name: `idp-${++n}`, jwtEndpoint: 'https://portal.example.com/jwt', issuer: 'https://portal.example.com', keysEndpoint: 'https://portal.example.com/keys', headerName: 'x-auth-token' })).idpId as string;
+    const oidcIdp = async () => (await admin('POST', '/management/v1/idps/oidc', { name: `idp-${++n}`, clientId: 'partner', clientSecret: 'secret', issuer: 'https://partner.example.com' })).idpId as string;
+    const IDP_OPERATIONS: { id: string; idp: () => Promise<string>; request: (idpId: string) => Promise<{ method: string; path: string; body?: unknown }> }[] = [
+      { id: 'UpdateOrgIDP', idp: jwtIdp, request: async (id) => ({ method: 'PUT', path: `/management/v1/idps/${id}`, body: { name: `renamed-${++n}`, autoRegister: true } }) },
+      { id: 'UpdateOrgIDPJWTConfig', idp: jwtIdp, request: async (id) => ({ method: 'PUT', path: `/management/v1/idps/${id}/jwt_config`, body: { jwtEndpoint: 'https://evil.example/jwt', issuer: 'https://evil.example', keysEndpoint: 'https://evil.example/keys', headerName: 'x-auth-token' } }) },
+      { id: 'UpdateOrgIDPOIDCConfig', idp: oidcIdp, request: async (id) => ({ method: 'PUT', path: `/management/v1/idps/${id}/oidc_config`, body: { clientId: 'evil', issuer: 'https://evil.example' } }) },
+      { id: 'DeactivateOrgIDP', idp: jwtIdp, request: async (id) => ({ method: 'POST', path: `/management/v1/idps/${id}/_deactivate` }) },
+      {
+        id: 'ReactivateOrgIDP', idp: jwtIdp,
+        request: async (id) => {
+          await admin('POST', `/management/v1/idps/${id}/_deactivate`);
+          return { method: 'POST', path: `/management/v1/idps/${id}/_reactivate` };
+        },
+      },
+      { id: 'RemoveOrgIDP', idp: jwtIdp, request: async (id) => ({ method: 'DELETE', path: `/management/v1/idps/${id}` }) },
+    ];
+    expect(IDP_OPERATIONS.map((op) => op.id).sort()).toEqual(Object.keys(CASCADES).filter((id) => /OrgIDP/.test(id)).sort());
+    const owner = await insertMachineUserWithToken(t, { orgId: orgA, orgRoles: ['ORG_OWNER'] });
+    const linked = async (idpId: string, userId: string) =>
+      t.store.transaction((tx) => tx.idpLinks.insert({ idpId, externalUserId: `sub-${userId}`, userId, orgId: orgA, externalUserName: 'ext', createdAt: new Date() }));
+    for (const op of IDP_OPERATIONS) {
+      const idpId = await op.idp();
+      await linked(idpId, await target('human', IAM_OWNER));
+      const { method, path, body } = await op.request(idpId);
+      const before = JSON.stringify([await lastEvent(), await t.store.read.idps.get(idpId), await t.store.read.idpLinks.listByIdp(idpId)]);
+      const after = async () => JSON.stringify([await lastEvent(), await t.store.read.idps.get(idpId), await t.store.read.idpLinks.listByIdp(idpId)]) !== before;
+      await expectRefused(await t.call(method, path, { token: owner.token, body }), after);
+      // Linked only to users it may grant the roles of: allowed.
+      const plainIdp = await op.idp();
+      await linked(plainIdp, await target('human', ORG_OWNER));
+      const allowed = await op.request(plainIdp);
+      const res = await t.call(allowed.method, allowed.path, { token: owner.token, body: allowed.body });
+      expect(res.status, `${op.id}: ${await res.text()}`).toBe(200);
+    }
+  });
+
+  it('ImportData: OVERWRITE, metadata, links and keys of an existing user the importer may not grant the roles of are refused, each; of others imported', async () => {
+    // Only iam.write imports (the matrix above), and IAM_OWNER may grant every default role: a
+    // membership of a project grant that no longer exists stands for a role nobody may grant.
+    const guarded = await target('human');
+    const robot = await target('machine');
+    const plain = await target('human');
+    await t.store.transaction(async (tx) => {
+      for (const userId of [guarded, robot]) {
+        await tx.members.insert({ scopeType: 'project_grant', scopeId: `gone-${userId}`, userId, resourceOwner: orgA, roles: ['PROJECT_GRANT_OWNER'], sequence: 1, createdAt: new Date(), changedAt: new Date() });
+      }
+    });
+    const userName = async (id: string) => (await t.store.read.users.get(id))!.userName;
+    const human = async (id: string) => ({ userId: id, user: { userName: await userName(id), profile: { firstName: 'Over', lastName: 'Written' }, email: { email: `${id}@evil.example`, isEmailVerified: true } } });
+    const KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    const document = {
+      orgs: [{
+        orgId: orgA, org: { name: 'Authority A' },
+        humanUsers: [await human(guarded), await human(plain)],
+        userMetadata: [{ id: guarded, key: 'role', value: 'YWRtaW4=' }, { id: plain, key: 'role', value: 'YWRtaW4=' }],
+        userLinks: [{ userId: guarded, idpId: idp, providedUserId: `evil-${guarded}`, providedUserName: 'evil' }],
+        machineKeys: [{ keyId: `9${Date.now()}1`, userId: robot, type: 'KEY_TYPE_JSON', expirationDate: '2099-01-01T00:00:00Z', publicKey: Buffer.from(KEY).toString('base64') }],
+      }],
+    };
+    // What the users have, and their events (the plain user's changes move the log's head).
+    const ofUser = async (userId: string) => {
+      const { lastEvent: _head, outbox: _outbox, ...own } = JSON.parse(await snapshot(userId));
+      return JSON.stringify({ own, events: (await t.store.read.events.search({ aggregateId: userId, limit: 100, offset: 0, asc: true })).total });
+    };
+    const before = await ofUser(guarded);
+    const robotBefore = await ofUser(robot);
+    const res = await t.call('POST', '/admin/v1/import', { body: { timeout: '1m', conflictPolicy: 'OVERWRITE', dataOrgs: document } });
+    const answer = await res.json();
+    expect(res.status, JSON.stringify(answer)).toBe(200);
+    const refused = (answer.errors ?? []).filter((e: { message: string }) => e.message.includes('COMMAND-Auth0r'));
+    expect(refused.map((e: { type: string }) => e.type).sort()).toEqual(['human_user', 'machine_user_key', 'user_link', 'user_metadata']);
+    expect(await ofUser(guarded)).toBe(before);
+    expect(await ofUser(robot)).toBe(robotBefore);
+    // The plain user took the document's values.
+    expect(((await t.store.read.users.get(plain))!.data as { profile: { lastName: string } }).profile.lastName).toBe('Written');
+    expect(await t.store.read.userMetadata.get(plain, 'role')).toBeDefined();
   });
 });

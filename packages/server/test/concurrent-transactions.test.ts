@@ -1,12 +1,12 @@
 /**
  * Transactions started together (as concurrent requests start them). On both stores queued
- * transactions share one commit (store/sqlite.ts, store/postgres.ts: group commit); each must still
+ * transactions share one commit (store/sqlite.ts, store/postgres-group-commit.ts: group commit); each must still
  * behave as if it had committed alone: it fails alone, and its caller hears of success only once it
  * is durable and visible to readers.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UniqueViolation, type Store } from '../src/store/store.js';
+import { openStore, UniqueViolation, type Store } from '../src/store/store.js';
 import { describeEachStore, openTestStore } from './support/instance.js';
 
 describeEachStore('concurrent transactions', (dialect) => {
@@ -95,7 +95,7 @@ describe('group commit on PostgreSQL', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const started = performance.now();
       await store.transaction((tx) => tx.events.append(event('short')));
-      // Another runner starts once the group has run 250 ms (store/postgres.ts, STALLED_MS).
+      // Another runner starts once the group has run 250 ms (store/postgres-group-commit.ts, STALLED_MS).
       expect(performance.now() - started).toBeLessThan(1000);
       expect((await long).sequence).toBe(1);
     } finally {
@@ -125,6 +125,34 @@ describe('group commit on PostgreSQL', () => {
     } finally {
       await other.end();
       await store.close();
+      cleanup();
+    }
+  });
+});
+
+describeEachStore('closing a store', (dialect) => {
+  it('lets the transactions already queued run and commit before the connections go', async () => {
+    const { store, location, cleanup } = await openTestStore(dialect);
+    const event = (aggregateId: string) => ({ aggregateType: 'ct', aggregateId, type: 'x', payload: {}, creator: 'c', resourceOwner: 'o' });
+    try {
+      // One running (a request's transaction still at work), five queued behind it, then close (a shutdown).
+      const running = store.transaction(async (tx) => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return tx.events.append(event('close-running'));
+      });
+      const queued = Array.from({ length: 5 }, (_, i) => store.transaction((tx) => tx.events.append(event(`close-queued-${i}`))));
+      await store.close();
+      const results = await Promise.allSettled([running, ...queued]);
+      expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status))).toEqual(Array(6).fill('fulfilled'));
+      const reopened = await openStore(location);
+      try {
+        for (const id of ['close-running', ...queued.map((_, i) => `close-queued-${i}`)]) {
+          expect((await reopened.read.events.search({ aggregateId: id, limit: 10, offset: 0, asc: true })).total).toBe(1);
+        }
+      } finally {
+        await reopened.close();
+      }
+    } finally {
       cleanup();
     }
   });

@@ -36,6 +36,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATA_DIR: '' })).toThrow(/DATA_DIR/);
   });
 
+  it('IMPORT_JOB_MAX_ATTEMPTS: 3 by default; a whole number from 1 to 100, anything else names the variable', () => {
+    expect(loadConfig({}).importJobMaxAttempts).toBe(3);
+    expect(loadConfig({ IMPORT_JOB_MAX_ATTEMPTS: '1' }).importJobMaxAttempts).toBe(1);
+    for (const bad of ['0', '-1', '2.5', 'many', '101']) expect(() => loadConfig({ IMPORT_JOB_MAX_ATTEMPTS: bad }), bad).toThrow(/IMPORT_JOB_MAX_ATTEMPTS/);
+  });
+
   it('DATABASE_URL with another scheme is a configuration error naming the variable and the schemes', () => {
     for (const url of ['mysql://x/y', 'sqlite:///tmp/a.db', 'mongodb+srv://h/db', 'https://example.com/db']) {
       expect(() => loadConfig({ DATABASE_URL: url }), url).toThrow(ConfigError);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshPostgresDatabase } from './support/instance.js';
 import { Browser, loginThroughForm } from './support/browser.js';
 import { authorizeUrl, publicClient } from './support/oidc-server.js';
+import { totpCode } from '../src/domain/login/totp.js';
 import { startServerProcessWithIssuer, stopServerProcess, type ServerProcess } from './support/server-process.js';
 import { tempDir } from './support/temp-dir.js';
 
@@ -156,6 +157,35 @@ describe.each(DIALECTS)('conflicting commands in two server processes on one dat
       expect((await call(1, 'GET', `/management/v1/users/${user.body.userId}`)).body.user.state).toBe('USER_STATE_LOCKED');
     }
   }, 180_000);
+
+  it('wrong authenticator codes split over both processes: exactly three looked at, the rest refused by the code throttle (429)', async () => {
+    const project = await call(0, 'POST', '/management/v1/projects', { name: `codes ${stamp}` });
+    const app = await call(0, 'POST', `/management/v1/projects/${project.body.id}/apps/oidc`, publicClient('codes', REDIRECT));
+    expect(app.status).toBe(200);
+    const secret = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
+    const userName = `codes-${stamp}`;
+    const user = await call(0, 'POST', '/management/v1/users/human/_import', {
+      userName, profile: { firstName: 'Co', lastName: 'Des' }, email: { email: `${userName}@example.com`, isEmailVerified: true },
+      hashedPassword: { value: bcrypt.hashSync('Right-Passw0rd!', 4) }, otpCode: secret,
+    });
+    expect(user.status).toBe(200);
+    // The password step in each process, then ten wrong codes to each at once (the default lockout
+    // policy: wrong codes never lock).
+    const steps = await Promise.all([0, 1].map(async (n) => {
+      const browser = new Browser();
+      const step = await loginThroughForm(browser, authorizeUrl(bases[n], { client_id: app.body.clientId, redirect_uri: REDIRECT }), REDIRECT, userName, 'Right-Passw0rd!');
+      const action = /<form method="post" action="([^"]+\/otp)"/.exec(step.page?.html ?? '')?.[1];
+      expect(action, step.page?.html.slice(0, 300)).toBeDefined();
+      return { browser, url: bases[n] + action };
+    }));
+    const wrong = (i: number) => totpCode(secret, Date.now() + (10 + i) * 60_000);
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => steps[i % 2].browser.follow(steps[i % 2].url, REDIRECT, { form: { code: wrong(i) } })));
+    const statuses = answers.map((a) => a.res.status);
+    expect(statuses.filter((st) => st === 401)).toHaveLength(3);
+    expect(statuses.filter((st) => st === 429)).toHaveLength(17);
+    const events = await eventTypes(user.body.userId);
+    expect(events.filter((e) => e === 'user.human.mfa.otp.check.failed')).toHaveLength(3);
+  }, 120_000);
 
   it('every grant removed from both processes at once (groups in each): one 200 and one 404 per grant, one removal event each', async () => {
     const orgId = `${stamp}77`;

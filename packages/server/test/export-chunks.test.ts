@@ -83,7 +83,7 @@ describeEachStore('the export\u2019s body for a large organisation', (dialect) =
       },
       state: 'USER_STATE_ACTIVE',
     });
-    expect(org.userGrants[2]).toEqual({ userId: 'h00002', projectId: 'p1', roleKeys: ['buyer', 'seller', 'role-with-a-long-name-2'] });
+    expect(org.userGrants[2]).toEqual({ userId: 'h00002', identityServiceGrantId: 'g00002', projectId: 'p1', roleKeys: ['buyer', 'seller', 'role-with-a-long-name-2'] });
     expect(org.userMetadata[1001]).toEqual({ id: 'h01001', key: 'tier', value: Buffer.from('gold for human1001').toString('base64') });
     expect(org.userLinks[1001]).toMatchObject({ userId: 'h01001', idpId: 'idp1', providedUserId: 'ext-h01001', providedUserName: 'human1001@idp.example.com' });
   });

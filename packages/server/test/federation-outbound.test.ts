@@ -72,7 +72,7 @@ describe("a provider's keys", () => {
   it('are cached, re-read when the provider rotates, and not re-read for every unknown key id', async () => {
     let now = Date.now();
     const keys = new ProviderKeys(undefined, () => now);
-    const provider = { issuer: jwt.issuer, keysEndpoint: jwt.keysEndpoint, headerName: 'x' };
+    const provider = { issuer: jwt.issuer, keysEndpoint: jwt.keysEndpoint, headerName: 'x', audience: '' };
     const reads = jwt.keyReads();
     await validateProviderToken(await jwt.sign({ sub: 'a' }), provider, keys);
     await validateProviderToken(await jwt.sign({ sub: 'a' }), provider, keys);

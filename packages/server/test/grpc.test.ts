@@ -173,6 +173,13 @@ describeEachStore('ZITADEL RPCs over gRPC, gRPC-web and Connect', (dialect) => {
       expect(added.details?.resourceOwner).toBe(orgB);
       const rest = await s.api('GET', `/management/v1/idps/${added.idpId}`, undefined, undefined, { 'x-zitadel-orgid': orgB });
       expect(rest.status).toBe(200);
+      // An audience set over REST (ZITADEL's messages have no field for it) survives an update over this protocol.
+      const config = { jwtEndpoint: 'https://jwt.example.com/jwt', issuer: 'https://jwt.example.com', keysEndpoint: 'https://jwt.example.com/keys', headerName: 'x-jwt' };
+      const audience = 'https://identity.example.com';
+      expect((await s.api('PUT', `/management/v1/idps/${added.idpId}/jwt_config`, { ...config, audience }, undefined, { 'x-zitadel-orgid': orgB })).status).toBe(200);
+      await management.updateOrgIDPJWTConfig({ idpId: added.idpId, ...config, headerName: 'x-other' }, { headers: { ...bearer(s.t.adminToken), 'x-zitadel-orgid': orgB } });
+      const after = await s.api('GET', `/management/v1/idps/${added.idpId}`, undefined, undefined, { 'x-zitadel-orgid': orgB });
+      expect(after.body.idp.jwtConfig).toMatchObject({ headerName: 'x-other', audience });
     });
 
     it('exports an organisation and imports it into a second instance', async () => {

@@ -5,7 +5,7 @@
  * limits here. Real server on 127.0.0.1, node's http2 client.
  */
 import { request as http1Request } from 'node:http';
-import type { Http2ServerResponse } from 'node:http2';
+import { constants, type Http2ServerResponse } from 'node:http2';
 import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -13,12 +13,12 @@ import { createAccessTokenInterceptor, createAdminClient } from '@zitadel/node/d
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clientAddress } from '../src/http/client-address.js';
 import { createLimitedHttpServer, type ConnectionLimits } from '../src/http-server.js';
-import { LINGER_MS, MAX_CONCURRENT_STREAMS } from '../src/http2-sessions.js';
+import { LINGER_MS, MAX_CONCURRENT_STREAMS, RAPID_RESETS } from '../src/http2-sessions.js';
 import { HTTP2_PREFACE } from '../src/protocol-sniff.js';
 import { createLogger } from '../src/log.js';
 import { createServer } from '../src/server.js';
 import type { Dialect } from '../src/store/store.js';
-import { h2cJson, h2cRequest, h2cSession } from './support/h2c.js';
+import { FRAME, getHeaderBlock, goawayCodes, h2cJson, h2cRequest, h2cSession, h2Frame } from './support/h2c.js';
 import { createTestInstance, describeEachStore, freshPostgresDatabase, type TestInstance } from './support/instance.js';
 import { startServerProcess, stopServerProcess } from './support/server-process.js';
 import { tempDir } from './support/temp-dir.js';
@@ -56,16 +56,16 @@ function serve(dialect: Dialect, connections: ConnectionLimits, host = '127.0.0.
   return state;
 }
 
-/** A raw TCP connection: what it received, and after how long it was closed. */
-async function rawConnection(port: number) {
-  const socket = connect(port, '127.0.0.1');
+/** A raw TCP connection (from `localAddress`): what it received so far and in all, and after how long it was closed. */
+async function rawConnection(port: number, localAddress?: string) {
+  const socket = connect({ port, host: '127.0.0.1', localAddress });
   const started = Date.now();
   let received = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
   socket.on('error', () => undefined);
   const closed = new Promise<{ afterMs: number; received: Buffer }>((resolve) => socket.on('close', () => resolve({ afterMs: Date.now() - started, received })));
   await new Promise((resolve) => socket.once('connect', resolve));
-  return { socket, closed };
+  return { socket, closed, received: () => received };
 }
 
 function http1Get(port: number, path: string, token: string) {
@@ -132,8 +132,8 @@ describeEachStore('h2c on the service port', (dialect) => {
     const call = h2cJson(session, s.t.adminToken);
     const discovery = await call('GET', '/.well-known/openid-configuration');
     expect(discovery.status).toBe(200);
-    // Koa takes the host from :authority, as from Host over HTTP/1.1.
-    expect(discovery.json().token_endpoint).toBe(`http://127.0.0.1:${s.port}/oauth/v2/token`);
+    // The issuer's (EXTERNAL_URL), not :authority's, as over HTTP/1.1 not Host's (test/external-url.test.ts).
+    expect(discovery.json().token_endpoint).toBe('http://127.0.0.1/oauth/v2/token');
 
     const machine = await call('POST', '/management/v1/users/machine', { userName: `robot-h2-${dialect}`, name: 'Robot' });
     expect(machine.status, machine.text).toBe(200);
@@ -451,5 +451,110 @@ describe('the listener alone (no store)', () => {
       server.closeAllConnections();
       server.close();
     }
+  });
+});
+
+const END_STREAM_AND_HEADERS = 0x05;
+const CANCEL = Buffer.from([0, 0, 0, 8]);
+
+describe('h2c: rapid reset and frames that stall (the listener alone)', () => {
+  const lines: Record<string, unknown>[] = [];
+  const handled: string[] = [];
+  let server: ReturnType<typeof createLimitedHttpServer>;
+  let port: number;
+
+  beforeAll(async () => {
+    server = createLimitedHttpServer(
+      (req, res) => {
+        handled.push(req.url!);
+        // An answer takes a moment, as the service's do (a store read): a cancellation before it counts.
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'), 20);
+      },
+      { ...LIMITS, maxConnections: 20, maxConnectionsPerAddress: 20 },
+      createLogger('info', (line) => lines.push(JSON.parse(line))),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** A raw connection from `localAddress` that has sent the preface and its SETTINGS. */
+  async function rawH2(localAddress: string) {
+    const connection = await rawConnection(port, localAddress);
+    connection.socket.write(Buffer.concat([HTTP2_PREFACE, EMPTY_SETTINGS]));
+    return connection;
+  }
+
+  it(`HEADERS+RST_STREAM pairs beyond ${RAPID_RESETS} → GOAWAY(ENHANCE_YOUR_CALM), the connection closed, one log line, no handler run; the address cooled down for HTTP/2 only`, async () => {
+    const attacker = '127.0.0.4';
+    const { socket, closed } = await rawH2(attacker);
+    // In one write (fewer than nghttp2's own burst of ~1,000), then the connection left open: the server closes it.
+    const pairs: Buffer[] = [];
+    for (let id = 1; id <= 2 * (RAPID_RESETS + 50); id += 2) pairs.push(h2Frame(FRAME.HEADERS, END_STREAM_AND_HEADERS, id, getHeaderBlock('/reset-me', 'localhost')), h2Frame(FRAME.RST_STREAM, 0, id, CANCEL));
+    socket.write(Buffer.concat(pairs));
+    const { afterMs, received } = await closed;
+    expect(afterMs).toBeLessThan(2_000);
+    expect(goawayCodes(received)[0]).toBe(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    expect(handled.filter((url) => url === '/reset-me')).toEqual([]);
+    const logged = lines.filter((l) => l.msg === 'HTTP/2 session closed: rapid reset');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 'warn', remoteAddress: attacker });
+
+    // The address is cooled down: its next HTTP/2 connection gets GOAWAY(ENHANCE_YOUR_CALM) at once…
+    const again = await rawH2(attacker);
+    const refused = await again.closed;
+    expect(goawayCodes(refused.received)).toEqual([constants.NGHTTP2_ENHANCE_YOUR_CALM]);
+    // …while HTTP/1.1 from it, and HTTP/2 from another address, are served.
+    const http1 = await new Promise<number>((resolve, reject) => {
+      http1Request({ host: '127.0.0.1', port, path: '/plain', localAddress: attacker, agent: false }, (res) => resolve(res.statusCode!)).on('error', reject).end();
+    });
+    expect(http1).toBe(200);
+    const { session } = await h2cSession(port, { localAddress: '127.0.0.5' });
+    expect((await h2cRequest(session, 'GET', '/other').answer).status).toBe(200);
+    session.close();
+    expect(lines.filter((l) => l.msg === 'HTTP/2 session closed: rapid reset')).toHaveLength(1);
+  });
+
+  it("node's own client cancelling each request right after sending it (stream.close) is cut off the same way", async () => {
+    const { session, closed } = await h2cSession(port, { localAddress: '127.0.0.6' });
+    const goaway = new Promise<number>((resolve) => session.once('goaway', (code: number) => resolve(code)));
+    for (let i = 0; i < RAPID_RESETS + 50 && !session.closed && !session.destroyed; i++) {
+      const stream = session.request({ ':method': 'GET', ':path': '/cancelled' });
+      stream.on('error', () => undefined);
+      stream.close(constants.NGHTTP2_CANCEL);
+      if (i % 20 === 19) await sleep(5); // a few reads' worth at a time
+    }
+    expect(await goaway).toBe(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    await closed;
+  });
+
+  it(`a client cancelling fewer than ${RAPID_RESETS} requests in the window keeps its session`, async () => {
+    const { session } = await h2cSession(port, { localAddress: '127.0.0.7' });
+    for (let i = 0; i < RAPID_RESETS / 2; i++) {
+      const stream = session.request({ ':method': 'GET', ':path': '/cancelled' });
+      stream.on('error', () => undefined);
+      stream.close(constants.NGHTTP2_CANCEL);
+    }
+    await sleep(100);
+    expect((await h2cRequest(session, 'GET', '/still-here').answer).status).toBe(200);
+    expect(session.closed).toBe(false);
+    session.close();
+  });
+
+  it('a HEADERS frame whose bytes drip in does not keep its connection past the headers timeout: GOAWAY, then closed LINGER_MS later', async () => {
+    const { socket, closed, received } = await rawH2('127.0.0.8');
+    const block = getHeaderBlock('/slowly', 'localhost');
+    socket.write(h2Frame(FRAME.HEADERS, END_STREAM_AND_HEADERS, 1, block).subarray(0, 9)); // the frame's header, then its payload one byte at a time
+    let sent = 0;
+    const drip = setInterval(() => sent < block.length && socket.writable && socket.write(block.subarray(sent, ++sent)), LIMITS.headersTimeoutMs / 4);
+    const { afterMs } = await closed;
+    clearInterval(drip);
+    expect(goawayCodes(received())).toContain(constants.NGHTTP2_NO_ERROR);
+    expect(sent).toBeLessThan(block.length); // the frame was still unfinished when the connection went
+    expect(afterMs).toBeLessThan(LIMITS.headersTimeoutMs + LINGER_MS + 500);
+    expect(handled).not.toContain('/slowly');
   });
 });

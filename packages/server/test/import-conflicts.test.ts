@@ -109,14 +109,18 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
     expect(reported.errors.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['org', 'human_user', 'project', 'user_grant', 'lockout_policy', 'oidc_idp', 'project_grant', 'project_grant_member']));
     expect(reported.summary).toMatchObject({ created: 0, changed: 0 });
 
+    const settled = reported.summary.refused + reported.summary.unchanged;
     for (const conflictPolicy of ['SKIP', 'OVERWRITE']) {
       const again = await importDoc({ dataOrgs: document(), conflictPolicy });
       expect(again.errors, conflictPolicy).toBeUndefined();
-      expect(again.summary, conflictPolicy).toEqual({ created: 0, changed: 0, refused: 0, unchanged: reported.summary.refused + reported.summary.unchanged });
+      // SKIP leaves what exists without looking (skipped); OVERWRITE finds it equal (unchanged).
+      const [skipped, unchanged] = conflictPolicy === 'SKIP' ? [settled, 0] : [0, settled];
+      expect(again.summary, conflictPolicy).toEqual({ created: 0, changed: 0, refused: 0, skipped, unchanged });
+      expect(again.summaryByType.human_user, conflictPolicy).toEqual({ created: 0, changed: 0, refused: 0, skipped: skipped && 4, unchanged: unchanged && 4 });
       // And its dry run says so, resource by resource.
       const dry = await importDoc({ dataOrgs: document(), conflictPolicy, dryRun: true });
       expect(report(dry)).toEqual(again);
-      expect(new Set(dry.resources.map((r: { outcome: string }) => r.outcome))).toEqual(new Set(['UNCHANGED']));
+      expect(new Set(dry.resources.map((r: { outcome: string }) => r.outcome))).toEqual(new Set([conflictPolicy === 'SKIP' ? 'SKIPPED' : 'UNCHANGED']));
     }
     // No audit event either: an import that finds nothing to do leaves no trace.
     expect(await tableCounts(t.location)).toEqual(before);
@@ -260,6 +264,49 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
         expect.objectContaining({ type: 'project', id: '7103' }),
       ]));
     }
+  });
+
+  /** Two new organisations (ids and names of their own); the second's last user takes the id of organisation A's first user. */
+  function conflictingDocument() {
+    const doc = richDocument('6') as { orgs: Record<string, any>[] };
+    doc.orgs[1].humanUsers.push({ userId: '7101', user: { userName: 'thief', profile: { firstName: 'T', lastName: 'Hief' }, email: { email: 'thief@example.com', isEmailVerified: true } } });
+    return doc;
+  }
+
+  it('FAIL: the first conflict stops the import and nothing of it is written, in any organisation (dry run: the same answer)', async () => {
+    const before = await tableCounts(t.location);
+    for (const dryRun of [false, true]) {
+      const res = await t.call('POST', '/admin/v1/import', { body: { timeout: '2m', dataOrgs: conflictingDocument(), conflictPolicy: 'FAIL', dryRun } });
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(409);
+      expect(body).toMatchObject({ code: 6, message: expect.stringMatching(/^conflictPolicy FAIL: human_user 7101 exists already, or clashes with a resource that does \(ID=COMMAND-ziuna .*nothing was imported \(IMPORT-f41l0\)$/) });
+      expect(body.details[0].id).toBe('IMPORT-f41l0');
+      // The first organisation, and the second's users before the conflicting one, were imported in the transaction: all rolled back.
+      expect(await tableCounts(t.location)).toEqual(before);
+      expect(await t.store.read.orgs.get('6100')).toBeUndefined();
+    }
+    // An organisation that exists is a conflict too (REPORT would import into it).
+    const existing = await t.call('POST', '/admin/v1/import', { body: { dataOrgs: document(), conflictPolicy: 'FAIL' } });
+    expect(existing.status).toBe(409);
+    expect((await existing.json()).message).toContain('org 7100 exists already');
+    expect(await tableCounts(t.location)).toEqual(before);
+  });
+
+  it('FAIL without a conflict imports everything, reporting what is no conflict as REPORT does', async () => {
+    const doc = conflictingDocument();
+    doc.orgs[1].humanUsers.pop();
+    // Not a conflict: a role the project does not have (refused, reported, the rest imported).
+    doc.orgs[1].userGrants.push({ userId: '6201', projectId: '6203', roleKeys: ['nonesuch'] });
+    doc.orgs[1].userGrants.splice(0, 1);
+    const res = await importDoc({ dataOrgs: doc, conflictPolicy: 'FAIL' });
+    expect(res.errors).toEqual([expect.objectContaining({ type: 'user_grant', message: expect.stringContaining('COMMAND-mm9F4') })]);
+    expect(res.success.orgs.map((o: { orgId: string }) => o.orgId)).toEqual(['6100', '6200']);
+    expect(res.summary).toMatchObject({ changed: 0, skipped: 0, unchanged: 0, refused: 1 });
+    expect(res.summaryByType.org).toEqual({ created: 2, changed: 0, skipped: 0, unchanged: 0, refused: 0 });
+    expect((await t.store.read.users.get('6201'))?.orgId).toBe('6200');
+    // The import's audit events were written with it.
+    const events = (await t.store.read.events.search({ limit: 1000, offset: 0, asc: false })).events.map((e) => e.type);
+    expect(events.slice(0, 3)).toEqual(expect.arrayContaining(['instance.data.imported', 'org.data.imported']));
   });
 
   it('refuses an unknown conflict policy with 400, writing nothing', async () => {

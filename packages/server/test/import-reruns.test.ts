@@ -1,6 +1,6 @@
 /**
  * The store may run a transaction's function more than once: on PostgreSQL a group that fails is
- * rolled back and each of its transactions runs again alone (store/postgres.ts), as does one chosen
+ * rolled back and each of its transactions runs again alone (store/postgres-group-commit.ts), as does one chosen
  * as a deadlock's victim. An import's report (errors, warnings, what was imported) must then say
  * what the committed run did, once. Here every transaction of the import first runs and is rolled
  * back, then runs for good, on the real store of either dialect.

@@ -103,8 +103,11 @@ describeEachStore('sign-in through a JWT identity provider', (dialect) => {
     expect(types.filter((t: string) => t === 'user.human.externallogin.check.succeeded')).toHaveLength(2);
   });
 
-  it('refuses a token signed by another key, from another issuer, expired, too old or missing, with a clear page', async () => {
+  it('refuses a token signed by another key, from another issuer, expired, without an expiry, too old or missing, with a clear page', async () => {
     const cases: [string, () => Promise<string | undefined>, string, number][] = [
+      // Issue 47: a token without exp (and without iat) would sign in forever (ZITADEL's CVE-2026-56665).
+      ['neither exp nor iat', () => jwt.sign({ sub: 'x' }, { expiresIn: null, iat: null }), 'The token has no expiry ("exp")', 401],
+      ['iat but no exp', () => jwt.sign({ sub: 'x' }, { expiresIn: null }), 'The token has no expiry ("exp")', 401],
       ['foreign key', () => jwt.sign({ sub: 'x' }, { foreignKey: true }), "signature does not match any of the provider's keys", 401],
       ['other issuer', () => jwt.sign({ sub: 'x' }, { issuer: 'https://elsewhere.example' }), 'issued by "https://elsewhere.example"', 401],
       ['expired', () => jwt.sign({ sub: 'x' }, { expiresIn: Math.floor(Date.now() / 1000) - 60, iat: Math.floor(Date.now() / 1000) - 120 }), 'The token has expired', 401],
@@ -194,6 +197,63 @@ describeEachStore('sign-in through a JWT identity provider', (dialect) => {
     expect((await s.api('DELETE', `/management/v1/idps/${broken.body.idpId}`, undefined, undefined, inOrg())).status).toBe(200);
   });
 
+  it("an audience, when set, must be in the token's aud; an empty one checks none (answered and documented); absent on update keeps it", async () => {
+    const audience = 'https://identity.example.com';
+    const added = await s.api('POST', '/management/v1/idps/jwt', {
+      name: 'Audience checked', jwtEndpoint: proxy.jwtEndpoint, issuer: jwt.issuer, keysEndpoint: jwt.keysEndpoint, headerName: HEADER, autoRegister: true, audience,
+    }, undefined, inOrg());
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    const checkedId = added.body.idpId as string;
+    const configOf = async (id: string) => (await s.api('GET', `/management/v1/idps/${id}`, undefined, undefined, inOrg())).body.idp.jwtConfig;
+    expect(await configOf(checkedId)).toEqual({ jwtEndpoint: proxy.jwtEndpoint, issuer: jwt.issuer, keysEndpoint: jwt.keysEndpoint, headerName: HEADER, audience });
+    // A provider added without one answers the empty audience, which checks nothing.
+    expect((await configOf(idpId)).audience).toBe('');
+    const listed = await s.api('POST', '/management/v1/idps/_search', {}, undefined, inOrg());
+    expect(listed.body.result.find((i: any) => i.id === checkedId).jwtConfig.audience).toBe(audience);
+
+    const signIn = async (token: string) => {
+      proxy.setToken(token);
+      return throughProvider(new Browser(), (await client()).url, 'Audience checked');
+    };
+    const refusedCases: [string, string][] = [
+      ['another application of the issuer', await jwt.sign({ sub: 'aud-1' }, { audience: 'https://other-app.example.com' })],
+      ['no aud at all', await jwt.sign({ sub: 'aud-1' })],
+      ['a list without it', await jwt.sign({ sub: 'aud-1' }, { audience: ['https://other-app.example.com', 'https://identity.example'] })],
+    ];
+    for (const [name, token] of refusedCases) {
+      const refused = await signIn(token);
+      expect(refused.page?.status, name).toBe(401);
+      expect(refused.page?.html, name).toContain(`its audience (&#34;aud&#34;) does not contain &#34;${audience}&#34;`);
+    }
+    for (const aud of [audience, ['https://other-app.example.com', audience]]) {
+      const accepted = await signIn(await jwt.sign({ sub: 'aud-1', email: 'aud@legacy.example', preferred_username: 'aud.one' }, { audience: aud }));
+      expect(accepted.callback, `${JSON.stringify(aud)}: ${accepted.page?.html.slice(0, 300)}`).toBeTruthy();
+    }
+
+    // An update that does not name the audience (as every gRPC or Connect update) keeps it; "" removes it.
+    const base = { jwtEndpoint: proxy.jwtEndpoint, issuer: jwt.issuer, keysEndpoint: jwt.keysEndpoint, headerName: 'x-other-header' };
+    expect((await s.api('PUT', `/management/v1/idps/${checkedId}/jwt_config`, base, undefined, inOrg())).status).toBe(200);
+    expect((await configOf(checkedId)).audience).toBe(audience);
+    expect((await s.api('PUT', `/management/v1/idps/${checkedId}/jwt_config`, { ...base, headerName: HEADER }, undefined, inOrg())).status).toBe(200);
+    const foreign = await jwt.sign({ sub: 'aud-1' }, { audience: 'https://other-app.example.com' });
+    expect((await signIn(foreign)).page?.status).toBe(401);
+    expect((await s.api('PUT', `/management/v1/idps/${checkedId}/jwt_config`, { ...base, headerName: HEADER, audience: '' }, undefined, inOrg())).status).toBe(200);
+    expect((await configOf(checkedId)).audience).toBe('');
+    expect((await signIn(foreign)).callback).toBeTruthy();
+    expect((await s.api('PUT', `/management/v1/idps/${checkedId}/jwt_config`, { ...base, headerName: HEADER, audience }, undefined, inOrg())).status).toBe(200);
+    // Too long an audience is refused as the other fields are.
+    const long = await s.api('PUT', `/management/v1/idps/${checkedId}/jwt_config`, { ...base, audience: 'a'.repeat(201) }, undefined, inOrg());
+    expect(long.status).toBe(400);
+
+    // The instance's JWT providers take it too.
+    const instanceIdp = await s.api('POST', '/admin/v1/idps/jwt', {
+      name: `Instance audience ${dialect}`, jwtEndpoint: proxy.jwtEndpoint, issuer: jwt.issuer, keysEndpoint: jwt.keysEndpoint, headerName: HEADER, audience,
+    });
+    expect(instanceIdp.status, JSON.stringify(instanceIdp.body)).toBe(200);
+    expect((await s.api('GET', `/admin/v1/idps/${instanceIdp.body.idpId}`)).body.idp.jwtConfig.audience).toBe(audience);
+    expect((await s.api('DELETE', `/admin/v1/idps/${instanceIdp.body.idpId}`)).status).toBe(200);
+  });
+
   it('export and import carry the links: the same identity signs in on a second instance as the imported user', async () => {
     const exported = await s.api('POST', '/admin/v1/export', { org_ids: [orgId], with_passwords: true, timeout: '1m', response_output: true });
     expect(exported.status).toBe(200);
@@ -205,11 +265,17 @@ describeEachStore('sign-in through a JWT identity provider', (dialect) => {
     const targetProxy = await startLegacyProxy(target.issuer, HEADER);
     try {
       // The provider's proxy now forwards to the new instance.
-      org.jwtIdps[0].idp.jwtEndpoint = targetProxy.jwtEndpoint;
+      const legacy = org.jwtIdps.find((i: any) => i.idpId === idpId);
+      legacy.idp.jwtEndpoint = targetProxy.jwtEndpoint;
+      // The audience travels with its provider (this service's field; a provider without one has none in the document).
+      expect(legacy.idp.audience).toBeUndefined();
+      const checked = org.jwtIdps.find((i: any) => i.idp.name === 'Audience checked');
+      expect(checked.idp.audience).toBe('https://identity.example.com');
       const res = await target.api('POST', '/admin/v1/import', { timeout: '1m', data_orgs: exported.body });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.errors ?? []).toEqual([]);
       expect(res.body.success.orgs[0].userLinks).toEqual(expect.arrayContaining([{ userId: ada, externalUserId: 'legacy-42', displayName: 'ada', idpId }]));
+      expect((await target.api('GET', `/management/v1/idps/${checked.idpId}`, undefined, undefined, inOrg())).body.idp.jwtConfig.audience).toBe('https://identity.example.com');
       targetProxy.setToken(await jwt.sign({ sub: 'legacy-42', email: 'ada@legacy.example' }));
       const { url, exchange } = await client(target);
       const result = await throughProvider(new Browser(), url, 'Legacy shop', target);

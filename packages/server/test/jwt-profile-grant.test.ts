@@ -50,7 +50,7 @@ async function machineWithKey(api: Api, userName: string, accessTokenType = 'ACC
 async function assertion(
   signer: { userId: string; keyId: string; privateKey: KeyObject },
   audience: string,
-  claims: { iss?: string; sub?: string; aud?: string | string[]; iat?: number; exp?: number; alg?: string } = {},
+  claims: { iss?: string; sub?: string; aud?: string | string[]; iat?: number; exp?: number; nbf?: number | string; alg?: string } = {},
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const payload = { iss: signer.userId, sub: signer.userId, aud: audience, iat: now, exp: now + 3600, ...claims };
@@ -146,7 +146,7 @@ describeEachStore('JWT-profile grant', (dialect) => {
     expect((await s.api('GET', TEXT, undefined, token)).status).toBe(401);
   });
 
-  it('refuses, as OAuth JSON naming the reason: a bad signature, an unknown key, an expired, future or old assertion, a wrong audience, iss ≠ sub, other algorithms', async () => {
+  it('refuses, as OAuth JSON naming the reason: a bad signature, an unknown key, an expired, future, not-yet-valid (nbf) or old assertion, a wrong audience, iss ≠ sub, other algorithms', async () => {
     const m = await machineWithKey(s.api, 'refused-robot');
     const signer = signerOf(m);
     const config = await oc.discovery(new URL(s.issuer), m.userId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
@@ -165,6 +165,10 @@ describeEachStore('JWT-profile grant', (dialect) => {
       ['expiring within the second of skew', await assertion(signer, s.issuer, { exp: now }), /expired/],
       ['issued in the future', await assertion(signer, s.issuer, { iat: now + 60 }), /in the future/],
       ['issued over an hour ago', await assertion(signer, s.issuer, { iat: now - 3700 }), /more than an hour ago/],
+      // RFC 7519 §4.1.5: not before its time, with the same second of skew as iat and exp.
+      ['not valid before a minute from now', await assertion(signer, s.issuer, { nbf: now + 60 }), /not valid yet \("nbf"/],
+      ['not valid before half a minute from now', await assertion(signer, s.issuer, { nbf: now + 30 }), /not valid yet \("nbf"/],
+      ['an nbf that is no number', await assertion(signer, s.issuer, { nbf: 'tomorrow' }), /"nbf" is not a number/],
       ['wrong audience', await assertion(signer, 'https://elsewhere.example.com'), /audience/],
       ['no audience', await assertion(signer, s.issuer, { aud: [] }), /audience/],
       ['iss ≠ sub', await assertion(signer, s.issuer, { iss: 'someone-else' }), /issuer \("iss"\) and subject \("sub"\)/],
@@ -196,6 +200,10 @@ describeEachStore('JWT-profile grant', (dialect) => {
     for (const alg of ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']) {
       const answer = await grant(s.issuer, { grant_type: JWT_BEARER, assertion: await assertion(signer, s.issuer, { alg }), scope: API_SCOPE });
       expect({ alg, status: answer.status }).toEqual({ alg, status: 200 });
+    }
+    // An nbf now, or within the second of skew, is taken.
+    for (const nbf of [now - 60, now, now + 1]) {
+      expect({ nbf, status: (await grant(s.issuer, { grant_type: JWT_BEARER, assertion: await assertion(signer, s.issuer, { nbf }), scope: API_SCOPE })).status }).toEqual({ nbf, status: 200 });
     }
     // Accepted audiences: the issuer, with a trailing slash, among others, and the token endpoint.
     for (const aud of [`${s.issuer}/`, ['https://elsewhere.example.com', s.issuer], `${s.issuer}/oauth/v2/token`]) {

@@ -3,6 +3,7 @@
  * and /.well-known, with the OAuth error when one occurred and never a secret; its unknown paths
  * answer OAuth's JSON error body.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Logger } from '../src/log.js';
 import { describeEachStore } from './support/instance.js';
@@ -70,6 +71,36 @@ describeEachStore('authorization server requests in the log', (dialect) => {
     expect(line).toMatchObject({ level: 'info', fields: { method: 'POST', status: 200 } });
     expect(line?.fields?.error).toBeUndefined();
   });
+
+  /** POST of a form body either declared (Content-Length) or streamed (chunked), over a connection of its own. */
+  const postForm = (path: string, body: string, mode: 'declared' | 'chunked') =>
+    new Promise<{ status: number; cacheControl?: string; body: unknown }>((resolve, reject) => {
+      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+      if (mode === 'declared') headers['content-length'] = String(Buffer.byteLength(body));
+      const req = request(`${s.issuer}${path}`, { method: 'POST', headers, agent: false }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, cacheControl: res.headers['cache-control'], body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      // Two writes without a declared length: node sends Transfer-Encoding: chunked.
+      if (mode === 'chunked') req.write(body.slice(0, 10));
+      req.end(mode === 'chunked' ? body.slice(10) : body);
+    });
+
+  for (const mode of ['declared', 'chunked'] as const) {
+    it(`${mode}: a form past oidc-provider's 56 KiB at each form endpoint → its 400 invalid_request, logged with its error`, async () => {
+      const large = `client_id=nobody&token=x&grant_type=client_credentials&scope=${'x'.repeat(60 * 1024)}`;
+      for (const path of ['/oauth/v2/token', '/oauth/v2/introspect', '/oauth/v2/revoke', '/oauth/v2/par']) {
+        const res = await postForm(path, large, mode);
+        expect({ path, ...res }).toEqual({ path, status: 400, cacheControl: 'no-store', body: { error: 'invalid_request', error_description: 'failed to parse the request body' } });
+        await new Promise((r) => setTimeout(r, 20));
+        const line = log.lines.filter((l) => l.msg === 'oauth request' && l.fields?.path === path).at(-1);
+        expect(line).toMatchObject({ level: 'warn', fields: { method: 'POST', status: 400, error: 'invalid_request', errorDescription: 'failed to parse the request body' } });
+      }
+    });
+  }
 
   it('logs discovery, and answers an unknown endpoint with OAuth JSON', async () => {
     expect((await fetch(`${s.issuer}/.well-known/openid-configuration`)).status).toBe(200);

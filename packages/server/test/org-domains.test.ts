@@ -96,8 +96,9 @@ describeEachStore('organisation domains', (dialect) => {
 
   it('exports every domain with its flags; an import into a fresh instance keeps them, the primary one included', async () => {
     const exported = await (await t.call('POST', '/admin/v1/export', { body: { org_ids: [orgId], timeout: '1m', response_output: true } })).json();
+    // The generated domain is the instance's, marked so; the target gives the organisation its own.
     expect(exported.orgs[0].domains).toEqual(expect.arrayContaining([
-      { orgId, domainName: 'domain-corp.localhost', isVerified: true, isPrimary: false, validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED' },
+      { orgId, domainName: 'domain-corp.localhost', isVerified: true, isPrimary: false, validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED', identityServiceGenerated: true },
       { orgId, domainName: '127.0.0.1', isVerified: true, isPrimary: true, validationType: 'DOMAIN_VALIDATION_TYPE_HTTP' },
     ]));
     const target = await createTestInstance(dialect);

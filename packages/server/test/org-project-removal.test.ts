@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestInstance, describeEachStore, insertMachineUserWithToken, type TestInstance } from './support/instance.js';
 import { BCRYPT } from './support/transfer-documents.js';
+import { OrgRemovalWorker } from '../src/background/org-removal-worker.js';
 
 const human = (userId: string, userName: string) => ({
   userId,
@@ -106,12 +107,14 @@ describeEachStore('RemoveOrg, RemoveProject, ListAllProjectGrants (issue 30)', (
 
     const removed = await t.call('DELETE', '/management/v1/orgs/me', { headers: inX });
     expect(removed.status, await removed.clone().text()).toBe(200);
+    // Its users and the user grants go in the background (domain/orgs/removal.ts): here, now.
+    await new OrgRemovalWorker({ store: t.store }).runPending();
     expect(await read.orgs.get(`${p}00`)).toBeUndefined();
     for (const id of [`${p}01`, `${p}02`]) expect(await read.users.get(id), id).toBeUndefined();
     expect(await read.projects.get(`${p}10`)).toBeUndefined();
     expect(await read.oidcApps.get(`${p}10`, `${p}20`)).toBeUndefined();
     expect(await read.projectGrants.get(`${p}40`)).toBeUndefined();
-    expect(await read.userGrants.byUser(`${p}51`)).toEqual([]); // Y's user's grant through the removed grant
+    expect(await read.removal.userGrantsOf([`${p}51`])).toEqual([]); // Y's user's grant through the removed grant
     expect(await read.idps.get(`${p}30`)).toBeUndefined();
     expect(await read.orgDomains.list(`${p}00`)).toEqual([]);
     expect(await read.members.listByUser(`${p}01`)).toEqual([]);

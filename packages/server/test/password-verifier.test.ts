@@ -2,10 +2,13 @@
  * Password hashes are verified off the event loop, a bounded number at a time: a costly hash
  * (within the bounds) must not stall other requests, and a burst of logins must not queue forever.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordChecksBusy, PasswordChecksThrottled, PasswordVerifier, verifyPassword } from '../src/auth/password-verifier.js';
+import { hashPassword } from '../src/auth/passwords.js';
+import { clientKey } from '../src/http/client-address.js';
 import { checkPasswordLogin } from '../src/domain/login/password-login.js';
 import { createLogger } from '../src/log.js';
 import { describeEachStore } from './support/instance.js';
@@ -190,6 +193,48 @@ describe('one account, one check at a time; fairness between client addresses', 
   }, 60_000);
 });
 
+describe('a share of the workers per address for costly hashes', () => {
+  const verifier = verifiersClosedAfterAll();
+
+  it('one address runs at most `workers - 1` checks of costly hashes: the other worker stays free for another address, which goes first', async () => {
+    const v = verifier({ workers: 2, maxQueued: 16, maxQueuedPerClient: 4, maxWaitMs: 120_000 });
+    const order: string[] = [];
+    const flood = Array.from({ length: 4 }, (_, i) => v.verify('wrong', HOLDS, { client: '127.0.0.2' }).then(() => order.push(`flood-${i}`)));
+    // One runs, three wait for it although a worker is free.
+    expect(v.load).toEqual({ running: 1, queued: 3 });
+    const other = v.verify('password', HOLDS, { client: '127.0.0.1' }).then(() => order.push('other'));
+    expect(v.load).toEqual({ running: 2, queued: 3 });
+    await Promise.all([...flood, other]);
+    expect(order.indexOf('other')).toBeLessThan(order.indexOf('flood-1'));
+    expect(v.load).toEqual({ running: 0, queued: 0 });
+  }, 120_000);
+
+  it("checks of the service's own (cheap) hashes from one address use the whole pool", async () => {
+    const v = verifier({ workers: 2 });
+    const own = await hashPassword('password');
+    const { result, most } = await mostRunning(v, () => Promise.all(Array.from({ length: 6 }, () => v.verify('password', own, { client: '127.0.0.2' }))));
+    expect(result.every((c) => c.ok)).toBe(true);
+    expect(most).toBe(2);
+  }, 60_000);
+
+  it("a costly check held back past `maxWaitMs` by its own address's running check is refused as throttled, not busy", async () => {
+    const v = verifier({ workers: 2, maxWaitMs: 50 });
+    const running = v.verify('password', HOLDS, { client: '127.0.0.2' });
+    await expect(v.verify('password', HOLDS, { client: '127.0.0.2' })).rejects.toBeInstanceOf(PasswordChecksThrottled);
+    expect((await running).ok).toBe(true);
+  }, 60_000);
+
+  it('an IPv6 client counts by its /64; an IPv4 client seen through a dual-stack listener by its IPv4 address', () => {
+    expect(clientKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
+    expect(clientKey('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(clientKey('2001:0DB8:0001:0002:0:0:0:9')).toBe('2001:db8:1:2::/64');
+    expect(clientKey('::1')).toBe('0:0:0:0::/64');
+    expect(clientKey('::ffff:127.0.0.2')).toBe('127.0.0.2');
+    expect(clientKey('127.0.0.1')).toBe('127.0.0.1');
+    expect(clientKey('')).toBe('');
+  });
+});
+
 describeEachStore('the login page while password checks are busy, and with a hash beyond the bounds', (dialect) => {
   const REDIRECT = 'http://127.0.0.1:1/callback';
   // One check at a time, none waiting: a check held by the test leaves no room for a login.
@@ -299,4 +344,73 @@ describeEachStore('the login page: a flood from one address leaves room for the 
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(1);
     expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
   }, 120_000);
+});
+
+/**
+ * Issue 47, item 5: hashes at today's bounds cost 8–10 s each, and ten wrong passwords kept in flight from
+ * one address over as many such accounts held both workers: sign-ins from another address waited for one
+ * to finish and answered 503 after 10 s. With the pool's defaults, the other address signs in within 2 s.
+ */
+describeEachStore('the login page: one address flooding costly hashes over many accounts leaves a worker for the others', (dialect) => {
+  const REDIRECT = 'http://127.0.0.1:1/callback';
+  // The pool as the service runs it (two workers, 16 waiting, 4 per address, 10 s).
+  const verifier = new PasswordVerifier();
+  const FLOOD = 10;
+  // pbkdf2-sha1 at the bounds (5,000,000 rounds for each of four blocks of a 64-byte key): 8–10 s per
+  // check. A random digest: the flood's passwords are wrong anyway, and random digests import fine.
+  const atTheBounds = () => `$pbkdf2$5000000$${randomBytes(16).toString('base64').replace(/=+$/, '')}$${randomBytes(64).toString('base64').replace(/=+$/, '')}`;
+  let s: OidcTestServer;
+  let config: oc.Configuration;
+  let alone = 0;
+  async function login(browser: Browser, loginName: string, password: string) {
+    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
+    return loginThroughForm(browser, url.href, REDIRECT, loginName, password);
+  }
+
+  beforeAll(async () => {
+    s = await startOidcServer(dialect, { passwordVerifier: verifier });
+    const project = await s.api('POST', '/management/v1/projects', { name: 'costly flood' });
+    const app = await createOidcApp(s, project.body.id, {
+      name: 'spa', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+    });
+    config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
+    for (let i = 0; i < FLOOD; i++) await importHuman(s, `costly-${i}`, { hashedPassword: { value: atTheBounds() } });
+    await importHuman(s, 'regular', { password: 'Regular-Passw0rd!' });
+    // Warm: the routes, the statements and a worker thread (started on first use) are ready; then the
+    // same sign-in's time without the flood, on this machine as loaded as it is now.
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      expect((await login(new Browser({ localAddress: '127.0.0.1' }), 'regular', 'Regular-Passw0rd!')).callback).toBeDefined();
+      if (i > 0) alone = Math.max(alone, performance.now() - started);
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await verifier.close();
+    await s?.close();
+  });
+
+  it('127.0.0.2 keeps ten wrong passwords in flight over ten accounts; two sign-ins from 127.0.0.1 do not wait for those checks (each well under one: 5 s)', async () => {
+    const flood = Promise.all(Array.from({ length: FLOOD }, (_, i) => login(new Browser({ localAddress: '127.0.0.2' }), `costly-${i}`, 'wrong')));
+    // The flood's checks are running and waiting before the others come.
+    const deadline = Date.now() + 30_000;
+    while (verifier.load.queued < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(verifier.load.queued).toBeGreaterThanOrEqual(3);
+    for (let i = 0; i < 2; i++) {
+      const started = performance.now();
+      const signIn = await login(new Browser({ localAddress: '127.0.0.1' }), 'regular', 'Regular-Passw0rd!');
+      const ms = performance.now() - started;
+      expect(signIn.page?.status, signIn.page?.html).toBeUndefined();
+      expect(signIn.callback?.searchParams.get('code')).toBeTruthy();
+      // Not behind a costly check: those hold a worker 8–10 s, and before, this sign-in waited for one
+      // (and was refused with 503 after 10 s). The issue's bound, p99 ≤ 2 s, is measured by
+      // bench/hash-dos.bench.ts (657 ms); here, on a machine loaded by other tests, the worker running
+      // this check at nice 10 may wait for the CPU, so the bound is the half of one costly check.
+      expect(ms, `${Math.round(ms)} ms during the flood, ${Math.round(alone)} ms alone`).toBeLessThan(Math.max(5_000, 4 * alone));
+    }
+    // The flood's share: one costly check at a time; nothing of it waits on the others.
+    expect(verifier.load.running).toBe(1);
+    await verifier.close(); // ends the flood's checks (8–10 s each) instead of waiting for them
+    const statuses = (await flood).map((r) => r.page?.status);
+    expect(statuses.filter((status) => ![401, 429, 503].includes(status!))).toEqual([]);
+  }, 180_000);
 });

@@ -1,6 +1,7 @@
 /**
  * On PostgreSQL a text write to an aggregate the transaction already holds is held back and sent
- * with the others in one statement before the next query or COMMIT (src/store/postgres-write-behind.ts).
+ * with the others in one statement before the next query or COMMIT (src/store/postgres-text-writes.ts).
+ * The repositories are a transaction connection's (connectionParts), on a client that counts queries.
  * What the database ends up with, and what every read of the transaction sees, must be what the
  * writes one by one would have left; a rollback leaves nothing; a write that cannot be stored
  * fails its own transaction only, as it did when sent at once.
@@ -9,8 +10,9 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgColumns } from '../src/store/columns.js';
+import { connectionParts } from '../src/store/postgres-connection.js';
 import { postgresHotPath } from '../src/store/postgres-hot-path.js';
-import { flushFirst, TextWriteBehind } from '../src/store/postgres-write-behind.js';
+import type { TransactionTextWrites } from '../src/store/postgres-text-writes.js';
 import { createRepositories, type Repositories } from '../src/store/repositories/index.js';
 import { defineTables } from '../src/store/schema.js';
 import { openStore, type Db, type Store } from '../src/store/store.js';
@@ -25,30 +27,28 @@ const text = (owner: string, fields: Record<string, string>, language = 'en', cr
 describe('PostgreSQL: text writes held back within a transaction', () => {
   let db: CountedPostgres;
   let client: pg.Client;
-  let transaction = 0;
   let repos: Repositories;
   /** The same connection without holding back: to compare with writes sent one by one. */
   let direct: Repositories;
-  let behind: TextWriteBehind;
+  let texts: TransactionTextWrites;
 
   beforeAll(async () => {
     db = await countedPostgres();
     client = db.client;
     const tables = defineTables(pgColumns);
-    behind = new TextWriteBehind(client, () => transaction);
-    const flushing = flushFirst(client, behind);
-    repos = createRepositories(drizzle(flushing) as unknown as Db, tables, postgresHotPath(flushing, behind), { transaction: () => transaction });
+    ({ repositories: repos, texts } = connectionParts(client, tables));
     direct = createRepositories(drizzle(client) as unknown as Db, tables, postgresHotPath(client));
   });
   afterAll(() => db.close());
 
+  /** As the connection begins (store/postgres-connection.ts): nothing held or known. */
   const begin = async () => {
-    transaction++;
+    texts.reset();
     await client.query('begin');
   };
-  /** As the store commits (store/postgres.ts): what is held is sent first. */
+  /** As the connection commits (store/postgres-connection.ts): what is held is sent first. */
   const commit = async () => {
-    await behind.flush();
+    await texts.flush();
     await client.query('commit');
   };
   const counted = async <T>(fn: () => Promise<T>) => {

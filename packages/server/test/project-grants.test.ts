@@ -165,7 +165,7 @@ describeEachStore('project grants', (dialect) => {
     const owner = exported.orgs.find((o: { orgId: string }) => o.orgId === orgA);
     const other = exported.orgs.find((o: { orgId: string }) => o.orgId === orgB);
     expect(owner.projectGrants).toEqual([{ grantId, projectGrant: { projectId, grantedOrgId: orgB, roleKeys: ['reader'] } }]);
-    expect(other.userGrants).toEqual([{ userId: bert, projectId, projectGrantId: grantId, roleKeys: ['reader'] }]);
+    expect(other.userGrants).toEqual([{ userId: bert, projectId, projectGrantId: grantId, roleKeys: ['reader'], identityServiceGrantId: userGrantId }]);
     expect(owner.projectGrantMembers).toEqual([{ projectId, grantId, userId: expect.any(String), roles: ['PROJECT_GRANT_OWNER'] }]);
     const target = await startOidcServer(dialect);
     try {
@@ -203,7 +203,7 @@ describeEachStore('project grants', (dialect) => {
     } finally {
       await s.t.store.transaction(async (tx) => {
         for (const userId of ids) await tx.members.remove('project_grant', grantId, userId);
-        for (const id of ids) await tx.users.remove(id);
+        await tx.removal.removeUsers(ids);
       });
     }
   }, 120_000);

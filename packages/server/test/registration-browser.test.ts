@@ -19,7 +19,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from './support/instance.js';
 import { linkIn, outboxWorkerFor, startSmtpSink, type SmtpSink } from './support/mail.js';
-import { importHuman, publicClient, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
+import { authorizeUrl, Browser, importHuman, loginThroughForm, publicClient, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -29,6 +29,8 @@ if (!available) {
 const STRONG = 'Regist3r-Passw0rd!';
 /** Short enough to wait out in a test, long enough for a sign-in and the next authorization within it. */
 const LIFETIME_S = 4;
+/** The server's limit of registrations per client address and hour here (REGISTRATIONS_PER_ADDRESS_PER_HOUR). */
+const REGISTRATIONS_PER_HOUR = 3;
 
 describeEachStore('self-registration, check lifetimes and start pages (Chromium)', (dialect) => {
   if (!available) {
@@ -72,9 +74,23 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
   }
 
   const landedAtApp = (page: Page) => page.url().startsWith(redirectUri);
+  /**
+   * A registration form posted over HTTP from `address` (a loopback address) in a sign-in of its own
+   * to the Open organisation's application: the answer's status, its Retry-After and the page.
+   */
+  async function registerOverHttp(address: string, person: { firstName: string; lastName: string; email: string; password: string }) {
+    const browser = new Browser({ localAddress: address });
+    const login = await browser.follow((await authorization(open.clientId)).url, redirectUri);
+    const registerUrl = /id="register" href="([^"]+)"/.exec(await login.res.text())?.[1];
+    expect(registerUrl, 'the login page links the register page').toBeDefined();
+    const res = await browser.request(s.issuer + registerUrl, { form: { ...person, passwordConfirmation: person.password } });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), html: await res.text() };
+  }
+  /** A plain authorization request (PKCE, no state) for the tests' HTTP browser. */
+  const authorizeUrlOf = (clientId: string) => authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: redirectUri });
 
   beforeAll(async () => {
-    s = await startOidcServer(dialect);
+    s = await startOidcServer(dialect, { registrationsPerAddressPerHour: REGISTRATIONS_PER_HOUR });
     sink = await startSmtpSink();
     callback = createServer((_req, res) => res.end('signed in'));
     callback.listen(0, '127.0.0.1');
@@ -101,7 +117,7 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
     if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   });
 
-  it('registers where allowed: a weak password and a taken email are refused on the form; the app gets tokens; the verification mail arrives and its link verifies once', async () => {
+  it('registers where allowed: a weak password is refused on the form; an accepted form says to check the inbox; the account signs in once its address is confirmed; a taken email gets the same page and its owner a notice', async () => {
     await context.clearCookies();
     const page = await context.newPage();
     const email = `reg-${dialect}@example.com`;
@@ -125,11 +141,15 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
 
     await page.fill('#password', STRONG);
     await page.fill('#passwordConfirmation', STRONG);
-    await Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUri)), page.click('button[type=submit]')]);
-    const tokens = await redeem(page.url());
-    const userId = tokens.claims()!.sub;
-    const info = await oc.fetchUserInfo(config, tokens.access_token, userId);
-    expect(info).toMatchObject({ email, email_verified: false, given_name: 'Rita', family_name: 'Register' });
+    const accepted = page.waitForResponse((r) => r.request().method() === 'POST');
+    await page.click('button[type=submit]');
+    expect((await accepted).status()).toBe(200);
+    // Not signed in yet: the page says where the next step went.
+    expect(await page.textContent('h1')).toBe('Check your inbox');
+    expect(await page.textContent('#sent-to')).toBe(email);
+    const sentPage = { message: await page.textContent('#message'), next: await page.textContent('#next-step') };
+    const [created] = await s.t.store.read.logins.usersByNameKey(email);
+    const userId = created!.user.id;
 
     // The API's user creation, with the new user as its creator; in the organisation of the app.
     const user = await s.api('GET', `/management/v1/users/${userId}`, undefined, undefined, inOrg(open.orgId));
@@ -138,40 +158,72 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
     expect(events.body.events.map((e: { type: { type: string } }) => e.type.type)).toEqual(['user.human.added']);
     expect(events.body.events[0]).toMatchObject({ editor: { userId }, aggregate: { resourceOwner: open.orgId } });
 
+    // Its password does not sign in before the address is confirmed: answered as a wrong one, with a reminder.
+    await page.click('#back');
+    await page.fill('#loginName', email);
+    await page.fill('#password', STRONG);
+    const early = page.waitForResponse((r) => r.request().method() === 'POST');
+    await page.click('button[type=submit]');
+    expect((await early).status()).toBe(401);
+    expect(await page.textContent('#login-error')).toBe('The login name or the password is wrong. Just created your account? Confirm your email address first: follow the link in the mail we sent you.');
+
     // The verification mail, through the outbox to the SMTP server.
     const { worker } = outboxWorkerFor(s);
     await worker.runOnce();
-    await worker.stop();
     const mail = sink.messages.find((m) => m.to && JSON.stringify(m.to).includes(email));
     expect(mail?.subject).toBe('Verify email');
     const link = linkIn(mail!);
-    await page.goto(link.href);
-    expect(await page.textContent('h1')).toBe('Email verified');
+    const verifier = await context.newPage();
+    await verifier.goto(link.href);
+    expect(await verifier.textContent('h1')).toBe('Email verified');
     // The same link again: it says so instead of a bare error.
-    await page.goto(link.href);
-    expect(await page.textContent('h1')).toBe('Email already verified');
+    await verifier.goto(link.href);
+    expect(await verifier.textContent('h1')).toBe('Email already verified');
+    await verifier.close();
     expect((await s.api('GET', `/management/v1/users/${userId}`, undefined, undefined, inOrg(open.orgId))).body.user.state).toBe('USER_STATE_ACTIVE');
 
-    // The same email again, from a fresh browser: named on the form, with a way to sign in instead.
+    // Confirmed: the same sign-in goes on to the application, which gets tokens.
+    await page.fill('#loginName', email);
+    await page.fill('#password', STRONG);
+    await Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUri)), page.click('button[type=submit]')]);
+    const tokens = await redeem(page.url());
+    expect(tokens.claims()!.sub).toBe(userId);
+    const info = await oc.fetchUserInfo(config, tokens.access_token, userId);
+    expect(info).toMatchObject({ email, email_verified: true, given_name: 'Rita', family_name: 'Register' });
+
+    // The same email again, from a fresh browser: the same page as for a new account (nothing tells
+    // the address has one), nothing created; the owner is mailed a notice instead.
     await context.clearCookies();
     await page.goto((await authorization(open.clientId)).url);
     await page.click('#register');
     await page.fill('#firstName', 'Rita');
     await page.fill('#lastName', 'Again');
     await page.fill('#email', email);
-    await page.fill('#password', STRONG);
-    await page.fill('#passwordConfirmation', STRONG);
+    await page.fill('#password', 'An0ther-Passw0rd!');
+    await page.fill('#passwordConfirmation', 'An0ther-Passw0rd!');
     const answer = page.waitForResponse((r) => r.request().method() === 'POST');
     await page.click('button[type=submit]');
-    expect((await answer).status()).toBe(409);
-    expect(await page.textContent('#register-error')).toContain('An account with this email address already exists.');
-    await page.click('#sign-in-instead');
-    // The person signs in with the account (its email is the login name).
+    expect((await answer).status()).toBe(200);
+    expect(await page.textContent('h1')).toBe('Check your inbox');
+    expect(await page.textContent('#sent-to')).toBe(email);
+    expect({ message: await page.textContent('#message'), next: await page.textContent('#next-step') }).toEqual(sentPage);
+    expect((await s.t.store.read.logins.usersByNameKey(email)).map((r) => r.user.id)).toEqual([userId]);
+    const before = sink.messages.length;
+    await worker.runOnce();
+    await worker.stop();
+    const notice = sink.messages.slice(before).find((m) => JSON.stringify(m.to).includes(email));
+    expect(notice?.subject).toBe('You already have an account');
+    expect(notice?.text).toContain('Someone, maybe you, just tried to create a new account with this email address. You already have one: sign in with');
+    expect(notice?.text).toContain(`How to sign in: ${s.issuer}/ui/login`);
+    const outbox = await s.api('POST', '/admin/v1/notifications/_search', { userId, messageType: 'registration_attempt' });
+    expect(outbox.body.result).toEqual([expect.objectContaining({ status: 'sent', recipient: email })]);
+    // The account's password is unchanged: the owner signs in with it.
+    await page.click('#back');
     await page.fill('#loginName', email);
     await page.fill('#password', STRONG);
     await Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUri)), page.click('button[type=submit]')]);
     await page.close();
-  }, 90_000);
+  }, 120_000);
 
   it('offers no registration where the login policy does not allow it, and the page refuses', async () => {
     await context.clearCookies();
@@ -192,6 +244,100 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
     await page.click('#back');
     await page.waitForSelector('#loginName');
     await page.close();
+  }, 60_000);
+
+  it("an org scope names where the account goes, but cannot open registration where the application's organisation has it off; nor register where the named organisation's policy forbids it", async () => {
+    // The default organisation has no login policy of its own: the instance's, which allows registering.
+    const defaultOrg = s.t.defaultOrgId;
+    const page = await context.newPage();
+    for (const [clientId, orgId, label] of [[closed.clientId, defaultOrg, 'the default organisation through an app whose organisation has it off'], [open.clientId, closed.orgId, 'an organisation whose policy forbids it']] as const) {
+      await context.clearCookies();
+      const email = `scoped-${dialect}-${orgId}@example.com`;
+      await page.goto((await authorization(clientId, { scope: `openid profile email urn:zitadel:iam:org:id:${orgId}` })).url);
+      await page.waitForSelector('#loginName');
+      expect(await page.locator('#register').count(), label).toBe(0);
+      const registerUrl = `${page.url()}/register`;
+      const shown = await page.goto(registerUrl);
+      expect(shown!.status(), label).toBe(403);
+      expect(await page.textContent('h1')).toBe('Registration is not available');
+      const posted = await page.request.post(registerUrl, { form: { firstName: 'Sco', lastName: 'Ped', email, password: STRONG, passwordConfirmation: STRONG } });
+      expect(posted.status(), label).toBe(403);
+      expect(await s.t.store.read.logins.usersByNameKey(email), label).toEqual([]);
+    }
+    // Where both allow it, the scope decides where the account goes: the named organisation.
+    const other = await orgWithApp('Other', { allowRegister: true });
+    await context.clearCookies();
+    const email = `elsewhere-${dialect}@example.com`;
+    await page.goto((await authorization(open.clientId, { scope: `openid profile email urn:zitadel:iam:org:id:${other.orgId}` })).url);
+    await page.click('#register');
+    await page.fill('#firstName', 'Else');
+    await page.fill('#lastName', 'Where');
+    await page.fill('#email', email);
+    await page.fill('#password', STRONG);
+    await page.fill('#passwordConfirmation', STRONG);
+    await page.click('button[type=submit]');
+    expect(await page.textContent('h1')).toBe('Check your inbox');
+    expect((await s.t.store.read.logins.usersByNameKey(email)).map((r) => r.user.orgId)).toEqual([other.orgId]);
+    await page.close();
+  }, 90_000);
+
+  it(`accepts at most ${REGISTRATIONS_PER_HOUR} registrations an hour from one address (HTTP form posts from 127.0.0.3), then answers 429 with a page that says what to do; other addresses go on`, async () => {
+    const register = (address: string, email: string) => registerOverHttp(address, { firstName: 'Many', lastName: 'Forms', email, password: STRONG });
+    // A mistake on the form costs nothing.
+    const weak = (await registerOverHttp('127.0.0.3', { firstName: 'W', lastName: 'Eak', email: `weak-${dialect}@example.com`, password: 'weak' })).status;
+    expect(weak).toBe(400);
+    for (let i = 0; i < REGISTRATIONS_PER_HOUR; i++) {
+      const accepted = await register('127.0.0.3', `many-${dialect}-${i}@example.com`);
+      expect(accepted.status, accepted.html.slice(0, 300)).toBe(200);
+      expect(accepted.html).toContain('Check your inbox');
+    }
+    const refused = await register('127.0.0.3', `many-${dialect}-more@example.com`);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(3000);
+    expect(refused.html).toContain('<h1>Too many new accounts from your network</h1>');
+    expect(refused.html).toContain('Try again in 60 minutes.');
+    expect(refused.html).toContain('If you already have an account, sign in with it instead');
+    expect(refused.html).toContain('id="back" class="button"');
+    expect(refused.html).toContain('<style>'); // the service's frame and look, as every page
+    expect(await s.t.store.read.logins.usersByNameKey(`many-${dialect}-more@example.com`)).toEqual([]);
+    // Another address is not held to this one's count.
+    expect((await register('127.0.0.4', `other-address-${dialect}@example.com`)).status).toBe(200);
+  }, 90_000);
+
+  it("registering an address whose account was registered but never confirmed: the same page; that account loses its password and the address gets the init mail, whose link lets its owner choose one, so the first registrant's password never signs in", async () => {
+    const email = `squatted-${dialect}@example.com`;
+    const register = (password: string) => registerOverHttp('127.0.0.5', { firstName: 'Sq', lastName: 'Uat', email, password });
+    // Someone else registers the address first, and never confirms it.
+    const first = await register('Squatt3r-Passw0rd!');
+    expect(first.status).toBe(200);
+    const [squatted] = await s.t.store.read.logins.usersByNameKey(email);
+    const userId = squatted!.user.id;
+    // The owner of the address registers: the same page; nothing new is created.
+    const second = await register('0wner-Passw0rd!');
+    expect(second.status).toBe(200);
+    expect(second.html).toContain('Check your inbox');
+    expect((await s.t.store.read.logins.usersByNameKey(email)).map((r) => r.user.id)).toEqual([userId]);
+    const before = sink.messages.length;
+    const { worker } = outboxWorkerFor(s);
+    await worker.runOnce();
+    await worker.stop();
+    const mails = sink.messages.slice(before).filter((m) => JSON.stringify(m.to).includes(email));
+    expect(mails.map((m) => m.subject).sort()).toEqual(['Initialize User', 'Verify email']);
+    // The first registration's verification link confirms the address, but the account has no password any more.
+    expect((await fetch(linkIn(mails.find((m) => m.subject === 'Verify email')!)).then((r) => r.text()))).toContain('Email verified');
+    // The init link: the owner chooses the password; the address is confirmed with it.
+    const init = linkIn(mails.find((m) => m.subject === 'Initialize User')!);
+    const set = await fetch(`${s.issuer}/ui/login/user/init`, {
+      method: 'POST',
+      body: new URLSearchParams({ userID: init.searchParams.get('userID')!, code: init.searchParams.get('code')!, password: 'Ch0sen-Passw0rd!', passwordConfirmation: 'Ch0sen-Passw0rd!' }),
+    });
+    expect(set.status).toBe(200);
+    expect(await set.text()).toContain('Password set');
+    const user = (await s.api('GET', `/management/v1/users/${userId}`, undefined, undefined, inOrg(open.orgId))).body.user;
+    expect(user).toMatchObject({ state: 'USER_STATE_ACTIVE', human: { email: { email, isEmailVerified: true } } });
+    const signIn = (password: string) => loginThroughForm(new Browser(), authorizeUrlOf(open.clientId), redirectUri, email, password);
+    expect((await signIn('Squatt3r-Passw0rd!')).page?.status).toBe(401);
+    expect((await signIn('Ch0sen-Passw0rd!')).callback?.searchParams.get('code')).toBeTruthy();
   }, 60_000);
 
   it(`check lifetimes: within passwordCheckLifetime (${LIFETIME_S}s) no password is asked, after it is; prompt=login and max_age always ask`, async () => {

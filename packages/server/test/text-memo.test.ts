@@ -1,6 +1,6 @@
 /**
  * Texts a PostgreSQL transaction wrote are read back from memory in that transaction
- * (src/store/repositories/text-memo.ts): one round trip less per text write in a group commit.
+ * (src/store/postgres-text-writes.ts): one round trip less per text write in a group commit.
  * What is read that way must be exactly what the database holds, and the memo must forget what
  * it cannot know: removals, imports' inserts, another transaction.
  */
@@ -8,9 +8,11 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgColumns } from '../src/store/columns.js';
+import { connectionParts } from '../src/store/postgres-connection.js';
 import { postgresHotPath } from '../src/store/postgres-hot-path.js';
+import type { SerialQueries } from '../src/store/postgres-serial-queries.js';
+import { TransactionTextWrites } from '../src/store/postgres-text-writes.js';
 import { createRepositories, type Repositories } from '../src/store/repositories/index.js';
-import { transactionTextMemo } from '../src/store/repositories/text-memo.js';
 import { defineTables } from '../src/store/schema.js';
 import type { Db, Store } from '../src/store/store.js';
 import { countedPostgres, type CountedPostgres } from './support/counted-postgres.js';
@@ -23,36 +25,39 @@ const row = (fields: Record<string, string>, sequence = 1) => ({
 
 describe('the memo of texts a transaction wrote', () => {
   it('answers only within the transaction that wrote, with copies', () => {
-    let transaction = 1;
-    const memo = transactionTextMemo(() => transaction);
-    memo.remember(row({ title: 'a' }));
-    const read = memo.get('o', 'VerifyEmail', 'en')!;
+    // No query is sent by what is tested here: the memo is memory only.
+    const memo = new TransactionTextWrites(new pg.Client());
+    memo.wrote(row({ title: 'a' }));
+    const read = memo.read('o', 'VerifyEmail', 'en')!;
     expect(read).toEqual(row({ title: 'a' }));
     read.fields.title = 'changed by a caller';
     read.createdAt.setTime(0);
-    expect(memo.get('o', 'VerifyEmail', 'en')).toEqual(row({ title: 'a' }));
-    expect(memo.get('o', 'VerifyEmail', 'de')).toBeUndefined();
+    expect(memo.read('o', 'VerifyEmail', 'en')).toEqual(row({ title: 'a' }));
+    expect(memo.read('o', 'VerifyEmail', 'de')).toBeUndefined();
     memo.forget('o', 'VerifyEmail', 'en');
-    expect(memo.get('o', 'VerifyEmail', 'en')).toBeUndefined();
-    memo.remember(row({ title: 'b' }));
-    transaction = 2;
-    expect(memo.get('o', 'VerifyEmail', 'en')).toBeUndefined();
+    expect(memo.read('o', 'VerifyEmail', 'en')).toBeUndefined();
+    memo.wrote(row({ title: 'b' }));
+    // The next transaction on the connection starts with a reset (store/postgres-connection.ts).
+    memo.reset();
+    expect(memo.read('o', 'VerifyEmail', 'en')).toBeUndefined();
   });
 });
 
 describe('PostgreSQL: a text written in a transaction is read back without a query', () => {
   let db: CountedPostgres;
   let client: pg.Client;
-  let transaction = 0;
+  let texts: TransactionTextWrites;
   let repos: Repositories;
+  /** The database's rows, read in the same transaction without the memo (after the held writes). */
   let plain: Repositories;
 
   beforeAll(async () => {
     db = await countedPostgres();
     client = db.client;
     const tables = defineTables(pgColumns);
-    repos = createRepositories(drizzle(client) as unknown as Db, tables, postgresHotPath(client), { transaction: () => transaction });
-    plain = createRepositories(drizzle(client) as unknown as Db, tables, postgresHotPath(client));
+    let queries: SerialQueries<pg.Client>;
+    ({ repositories: repos, texts, queries } = connectionParts(client, tables));
+    plain = createRepositories(drizzle(queries.client) as unknown as Db, tables, postgresHotPath(queries.client));
   });
   afterAll(() => db.close());
 
@@ -65,7 +70,7 @@ describe('PostgreSQL: a text written in a transaction is read back without a que
   };
 
   it('reads what the database holds, from memory after a write, from the database after anything else', async () => {
-    transaction++;
+    texts.reset();
     await client.query('begin');
     expect((await counted(() => repos.messageTexts.get('memo-owner', 'VerifyEmail', 'en'))).result).toBeUndefined();
     const at = new Date('2026-03-04T05:06:07.089Z');
@@ -99,7 +104,7 @@ describe('PostgreSQL: a text written in a transaction is read back without a que
     await client.query('commit');
 
     // The next transaction reads the database.
-    transaction++;
+    texts.reset();
     await client.query('begin');
     const nextTransaction = await counted(() => repos.messageTexts.get('memo-owner', 'VerifyEmail', 'en'));
     expect(nextTransaction.queries).toBe(1);

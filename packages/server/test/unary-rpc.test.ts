@@ -1,5 +1,5 @@
 /**
- * Unary gRPC and Connect calls without connect-node's per-call machinery (src/rpc/unary-rpc.ts):
+ * Unary gRPC and Connect calls without connect-node's per-call machinery (src/rpc/unary-rpc.ts, grpc-unary.ts, connect-unary.ts):
  * what a client library never sends but a caller can (a bad deadline, a body that never comes, two
  * messages, bytes that are no message, a compressed message without its encoding, broken JSON), over
  * node's own HTTP/2 client and fetch on the service's port; and compressed calls, which connect-node

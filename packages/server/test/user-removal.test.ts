@@ -4,24 +4,15 @@
  * removed user's client secret and tokens stop working instead of passing to the newcomer. No
  * table keeps a row of a removed user, nor the authorization server's storage a session or token.
  */
-import Database from 'better-sqlite3';
-import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as oc from 'openid-client';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import * as tables from '../src/store/schema.sqlite.js';
 import { describeEachStore } from './support/instance.js';
+import { leftovers } from './support/leftovers.js';
 import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from './support/oidc-server.js';
 
 const AUD = 'urn:service:iam:org:project:id:service:aud';
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
-
-/** Every table with a `user_id` column (the same names on both dialects). */
-const USER_TABLES = Object.values(tables)
-  .map((table) => getTableConfig(table as SQLiteTable))
-  .filter((config) => config.columns.some((c) => c.name === 'user_id'))
-  .map((config) => config.name);
 
 describeEachStore('removing a user removes everything that belongs to it', (dialect) => {
   let s: OidcTestServer;
@@ -29,32 +20,6 @@ describeEachStore('removing a user removes everything that belongs to it', (dial
     s = await startOidcServer(dialect);
   });
   afterAll(() => s?.close());
-
-  /** Rows naming the user: in every table with a user id, and in the provider's storage (anywhere in the payload). */
-  async function leftovers(userId: string): Promise<Record<string, number>> {
-    const queries = [
-      ...USER_TABLES.map((name) => [name, `select count(*) as n from ${name} where user_id = $1`] as const),
-      ['oidc_payloads', `select count(*) as n from oidc_payloads where cast(payload as text) like '%' || $1 || '%'`] as const,
-    ];
-    const counts: Record<string, number> = {};
-    if (s.t.location.dialect === 'sqlite') {
-      const db = new Database(s.t.location.target, { readonly: true });
-      try {
-        for (const [name, query] of queries) counts[name] = Number((db.prepare(query.replaceAll('$1', '@userId')).all({ userId }) as { n: number }[])[0].n);
-      } finally {
-        db.close();
-      }
-    } else {
-      const client = new pg.Client({ connectionString: s.t.location.target });
-      await client.connect();
-      try {
-        for (const [name, query] of queries) counts[name] = Number((await client.query(query, [userId])).rows[0].n);
-      } finally {
-        await client.end();
-      }
-    }
-    return Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
-  }
 
   const tokenRequest = (clientId: string, clientSecret: string) =>
     fetch(`${s.issuer}/oauth/v2/token`, {
@@ -84,10 +49,10 @@ describeEachStore('removing a user removes everything that belongs to it', (dial
 
     // A key of the machine user (machine_keys) goes with it too.
     expect((await s.api('POST', `/management/v1/users/${old.userId}/keys`, { type: 'KEY_TYPE_JSON' })).status).toBe(200);
-    expect((await leftovers(old.userId)).machine_keys).toBe(1);
+    expect((await leftovers(s.t.location, old.userId)).machine_keys).toBe(1);
 
     expect((await s.api('DELETE', `/management/v1/users/${old.userId}`)).status).toBe(200);
-    expect(await leftovers(old.userId)).toEqual({});
+    expect(await leftovers(s.t.location, old.userId)).toEqual({});
     const refused = await tokenRequest(old.clientId, old.clientSecret);
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { error: string }).error).toBe('invalid_client');
@@ -125,18 +90,18 @@ describeEachStore('removing a user removes everything that belongs to it', (dial
     // What signing in and the mail keep: failed checks, an authenticator app, a queued mail and its code, metadata.
     await s.t.store.transaction(async (tx) => {
       await tx.logins.setFailures(userId, 2, new Date());
-      await tx.logins.setFailures(userId, 1, new Date(), 'otp');
+      await tx.logins.codeFailures.set(userId, 'otp', 1, new Date());
       await tx.logins.addOtpSecret(userId, 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', new Date());
     });
     expect((await s.api('POST', `/management/v1/users/${userId}/password/_reset`, {})).status).toBe(200);
     expect((await s.api('POST', `/management/v1/users/${userId}/metadata/k`, { value: 'dg==' })).status).toBe(200);
-    const before = await leftovers(userId);
-    for (const table of ['password_failures', 'otp_checks', 'user_otp_secrets', 'outbox', 'user_metadata', 'oidc_payloads']) {
+    const before = await leftovers(s.t.location, userId);
+    for (const table of ['password_failures', 'code_check_failures', 'user_otp_secrets', 'outbox', 'user_metadata', 'oidc_payloads']) {
       expect(before[table] ?? 0, table).toBeGreaterThan(0);
     }
 
     expect((await s.api('DELETE', `/management/v1/users/${userId}`)).status).toBe(200);
-    expect(await leftovers(userId)).toEqual({});
+    expect(await leftovers(s.t.location, userId)).toEqual({});
     await expect(oc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toThrow();
   });
 });

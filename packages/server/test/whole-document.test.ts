@@ -117,8 +117,8 @@ function orgB() {
 
 /**
  * The instance-specific parts of an export (spec: ExportDataResponse): the applications' new
- * credentials, and the domain every instance generates for an organisation (`<name>.<instance
- * domain>`; the test instances' domain is `localhost`).
+ * credentials, the user grants' ids (minted here: the document gave none), and the domain every
+ * instance generates for an organisation (`<name>.<instance domain>`; the test instances' domain is `localhost`).
  */
 function withoutInstanceSpecific(doc: { orgs: Record<string, unknown>[] }) {
   return {
@@ -127,6 +127,7 @@ function withoutInstanceSpecific(doc: { orgs: Record<string, unknown>[] }) {
       const domains = (copy.domains as { domainName: string }[] | undefined)?.filter((d) => !d.domainName.endsWith('.localhost'));
       if (domains?.length) copy.domains = domains;
       else delete copy.domains;
+      if (Array.isArray(copy.userGrants)) copy.userGrants = (copy.userGrants as Record<string, unknown>[]).map(({ identityServiceGrantId: _id, ...grant }) => grant);
       for (const list of ['oidcApps', 'apiApps'] as const) {
         if (Array.isArray(copy[list])) copy[list] = (copy[list] as Record<string, unknown>[]).map(({ identityServiceClient: _client, ...app }) => app);
       }

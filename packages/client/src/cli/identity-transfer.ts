@@ -1,17 +1,20 @@
 /**
  * identity-transfer: move organisations between identity-service (or ZITADEL) instances.
  *
- *   identity-transfer export  --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] --out FILE
- *   identity-transfer import  --url URL --token PAT [--timeout 30m] FILE
+ *   identity-transfer export  --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] [--with-keys] --out FILE
+ *   identity-transfer import  --url URL --token PAT [--dry-run] [--conflict-policy P] [--timeout 30m] FILE
  *   identity-transfer migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]
- *                             [--with-passwords] [--with-otp] [--timeout 30m]
+ *                             [--with-passwords] [--with-otp] [--with-keys] [--dry-run] [--conflict-policy P] [--timeout 30m]
  *
- * Documents are streamed (never held whole in memory): export writes the response body to the
- * file as it arrives; import and migrate send `{"timeout":…,"dataOrgs":<document>}` as a
- * streamed request body, as an import job where the target runs them (its phase and counts shown
- * until it ends: redrawn on a terminal, a line per change otherwise), else to ImportData.
- * Progress (bytes) is shown on a terminal; a summary ends every run.
- * Exit codes: 0 done, 1 the service refused or some resources were not imported, 2 usage.
+ * The options are the API's (ExportData's withPasswords, withOtp, withKeys; ImportData's dryRun and
+ * conflictPolicy). Documents are streamed (never held whole in memory): export writes the response
+ * body to the file as it arrives; import and migrate send `{"timeout":…,"dataOrgs":<document>}` as
+ * a streamed request body, as an import job where the target runs them (its phase and counts shown
+ * until it ends: redrawn on a terminal, else a line when the phase or the organisations done
+ * change, and every few seconds while users advance), else to ImportData. Progress (bytes) is shown
+ * on a terminal; every import ends with a summary per kind of resource (created, updated,
+ * unchanged, skipped, failed) and a last line that says plainly whether anything was written.
+ * Exit codes: 0 done, 1 the service refused, a job failed, or any resource failed (a dry run's too), 2 usage.
  */
 import { closeSync, createReadStream, createWriteStream, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -23,6 +26,8 @@ export interface CliIo {
   stderr: (line: string) => void;
   /** Whether to draw a progress line (a terminal). */
   tty: boolean;
+  /** Off a terminal, how often at most a line says that users advanced (LOG_PROGRESS_MS unless given). */
+  progressEveryMs?: number;
 }
 
 const defaultIo: CliIo = {
@@ -106,20 +111,51 @@ async function failure(res: Response): Promise<Error> {
 
 const base = (url: string) => url.replace(/\/+$/, '');
 
-async function startExport(url: string, token: string, opts: { orgs: string[]; withPasswords: boolean; withOtp: boolean; timeout?: string }) {
+interface ExportOptions {
+  orgs: string[];
+  withPasswords: boolean;
+  withOtp: boolean;
+  /** Machine and application keys, and machine users' token and secret hashes: service accounts keep working after a move. */
+  withKeys: boolean;
+  timeout?: string;
+}
+
+async function startExport(url: string, token: string, opts: ExportOptions) {
   const res = await request(`${base(url)}/admin/v1/export`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ orgIds: opts.orgs, withPasswords: opts.withPasswords, withOtp: opts.withOtp, responseOutput: true, ...(opts.timeout ? { timeout: opts.timeout } : {}) }),
+    body: JSON.stringify({
+      orgIds: opts.orgs, withPasswords: opts.withPasswords, withOtp: opts.withOtp, ...(opts.withKeys ? { withKeys: true } : {}), responseOutput: true,
+      ...(opts.timeout ? { timeout: opts.timeout } : {}),
+    }),
   });
   if (!res.ok || !res.body) throw await failure(res);
   return res.body as unknown as AsyncIterable<Uint8Array>;
 }
 
+/** What the import request says besides its document: ImportData's fields. */
+interface ImportOptions {
+  timeout: string;
+  dryRun: boolean;
+  conflictPolicy?: ConflictPolicy;
+}
+
+export const CONFLICT_POLICIES = ['REPORT', 'SKIP', 'OVERWRITE', 'FAIL'] as const;
+type ConflictPolicy = (typeof CONFLICT_POLICIES)[number];
+
+/** The request's fields, in the API's names (given ones only: the service's defaults otherwise). */
+const requestFields = (o: ImportOptions) => ({ timeout: o.timeout, ...(o.dryRun ? { dryRun: true } : {}), ...(o.conflictPolicy ? { conflictPolicy: o.conflictPolicy } : {}) });
+
+type Counts = { created: number; unchanged: number; changed: number; skipped?: number; refused: number };
+
 interface ImportSummary {
   errors?: { type: string; id: string; message: string }[];
   warnings?: { type: string; id: string; message: string }[];
   success: { orgs?: Record<string, unknown>[] };
+  /** This service's (absent in ZITADEL's answer): the outcomes, in all and per kind of resource. */
+  summary?: Counts;
+  summaryByType?: Record<string, Counts>;
+  dryRun?: boolean;
 }
 
 interface ImportJob {
@@ -133,6 +169,8 @@ interface ImportJob {
 
 /** How often a running import job is asked how far it is: soon at first (small imports end in a moment), then every half second. */
 const POLL_MS = [50, 100, 200, 500];
+/** Off a terminal, how often at most a line says that users advanced (a phase or an organisation done is said at once). */
+const LOG_PROGRESS_MS = 5_000;
 
 /**
  * Whether the target runs imports as jobs (StartImportJob). An older service or ZITADEL answers
@@ -185,17 +223,24 @@ function describeJob(job: ImportJob): string {
 async function followImportJob(io: CliIo, url: string, token: string, id: string): Promise<ImportJob['result'] & object> {
   io.stderr(`import job ${id} started`);
   let shown = '';
+  let shownStep = '';
+  let shownAt = 0;
   for (let round = 0; ; round++) {
     const res = await request(`${base(url)}/admin/v1/import/jobs/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
     if (!res.ok) throw await failure(res);
     const { job } = (await res.json()) as { job: ImportJob };
     const line = describeJob(job);
-    if (line !== shown) {
+    const ended = job.phase === 'done' || job.phase === 'failed' || job.phase === 'cancelled';
+    // In a log, users advancing within an organisation make a line every few seconds, not every poll.
+    const step = `${job.phase} ${job.progress.orgsDone}`;
+    if (line !== shown && (io.tty || ended || step !== shownStep || Date.now() - shownAt >= (io.progressEveryMs ?? LOG_PROGRESS_MS))) {
       if (io.tty) process.stderr.write(`\r\x1b[2Kimport job ${id}: ${line}`);
       else io.stderr(`import job ${id}: ${line}`);
       shown = line;
+      shownStep = step;
+      shownAt = Date.now();
     }
-    if (job.phase === 'done' || job.phase === 'failed' || job.phase === 'cancelled') {
+    if (ended) {
       if (io.tty) process.stderr.write('\n');
       if (job.phase === 'done' && job.result) return job.result;
       throw new Error(`import job ${id} ${job.phase}: ${job.error?.message ?? 'no reason given'}`);
@@ -204,60 +249,103 @@ async function followImportJob(io: CliIo, url: string, token: string, id: string
   }
 }
 
-async function sendImport(io: CliIo, url: string, token: string, document: AsyncIterable<Uint8Array>, timeout: string, onSent: () => void): Promise<ImportSummary> {
+async function sendImport(io: CliIo, url: string, token: string, document: AsyncIterable<Uint8Array>, options: ImportOptions, onSent: () => void): Promise<ImportSummary> {
+  const fields = JSON.stringify(requestFields(options));
   async function* body() {
-    yield Buffer.from(`{"timeout":${JSON.stringify(timeout)},"dataOrgs":`);
+    yield Buffer.from(`${fields.slice(0, -1)},"dataOrgs":`);
     yield* document;
     yield Buffer.from('}');
   }
   return sendImportRequest(io, url, token, body(), onSent);
 }
 
-function summarise(io: CliIo, result: ImportSummary): number {
-  const orgs = result.success.orgs ?? [];
-  for (const org of orgs) {
-    const parts = Object.entries(org)
-      .filter(([k, v]) => k !== 'orgId' && Array.isArray(v))
-      .map(([k, v]) => `${(v as unknown[]).length} ${k}`);
-    io.stdout(`org ${String(org.orgId)}: ${parts.length ? parts.join(', ') : 'nothing new'}`);
+/** The columns of the summary: the API's outcomes in a user's words. */
+const OUTCOME_COLUMNS = [['created', 'created'], ['changed', 'updated'], ['unchanged', 'unchanged'], ['skipped', 'skipped'], ['refused', 'failed']] as const;
+
+/**
+ * The outcomes per kind of resource: the service's `summaryByType`, or for a service without it
+ * (ZITADEL, an older identity-service) what its answer lists: the success lists as created, the
+ * errors as failed.
+ */
+function outcomesByType(result: ImportSummary): Map<string, Required<Counts>> {
+  const out = new Map<string, Required<Counts>>();
+  const row = (type: string) => out.get(type) ?? out.set(type, { created: 0, unchanged: 0, changed: 0, skipped: 0, refused: 0 }).get(type)!;
+  if (result.summaryByType) {
+    for (const [type, counts] of Object.entries(result.summaryByType)) Object.assign(row(type), { skipped: 0, ...counts });
+    return out;
   }
+  for (const org of result.success.orgs ?? []) {
+    for (const [list, items] of Object.entries(org)) if (list !== 'orgId' && Array.isArray(items)) row(list).created += items.length;
+  }
+  for (const e of result.errors ?? []) row(e.type).refused++;
+  return out;
+}
+
+/**
+ * The summary of an import: a line per kind of resource with its outcomes, their total, and a last
+ * line saying what was written — nothing for a dry run or an import that found everything there.
+ * Failures are listed (the first 20) on stderr; warnings (what was left out on purpose) as notes.
+ * Exit code: 1 when any resource failed, else 0.
+ */
+function summarise(io: CliIo, result: ImportSummary, dryRun: boolean): number {
+  const byType = outcomesByType(result);
+  const total: Required<Counts> = { created: 0, unchanged: 0, changed: 0, skipped: 0, refused: 0 };
+  for (const counts of byType.values()) for (const [key] of OUTCOME_COLUMNS) total[key] += counts[key];
+  const width = Math.max(5, ...[...byType.keys()].map((type) => type.length));
+  const cells = (counts: Required<Counts>) => OUTCOME_COLUMNS.map(([key, title]) => String(counts[key]).padStart(title.length)).join('  ');
+  io.stdout(`${''.padEnd(width)}  ${OUTCOME_COLUMNS.map(([, title]) => title).join('  ')}`);
+  for (const [type, counts] of [...byType].sort(([a], [b]) => a.localeCompare(b))) io.stdout(`${type.padEnd(width)}  ${cells(counts)}`);
+  io.stdout(`${'total'.padEnd(width)}  ${cells(total)}`);
+
+  const orgs = (result.success.orgs ?? []).map((o) => String(o.orgId));
+  const outcomes = OUTCOME_COLUMNS.map(([key, title]) => `${total[key]} ${title}`).join(', ');
+  const written = total.created + total.changed;
+  if (dryRun || result.dryRun) io.stdout(`dry run: nothing was written; the import would give ${outcomes}`);
+  else if (written === 0) io.stdout(`nothing was written: ${total.refused ? 'every resource of the document failed, or was there already' : 'every resource of the document was there already'} (${outcomes})`);
+  else io.stdout(`imported into ${orgs.length} organisation(s) (${orgs.length <= 5 ? orgs.join(', ') : `${orgs.slice(0, 5).join(', ')}, …`}): ${outcomes}`);
+
   const errors = result.errors ?? [];
-  const byType = new Map<string, number>();
-  for (const e of errors) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
-  io.stdout(`imported into ${orgs.length} organisation(s); not imported: ${errors.length}${byType.size ? ` (${[...byType].map(([t, n]) => `${n} ${t}`).join(', ')})` : ''}`);
-  for (const e of errors.slice(0, 20)) io.stderr(`  ${e.type} ${e.id}: ${e.message}`);
+  for (const e of errors.slice(0, 20)) io.stderr(`  failed: ${e.type} ${e.id}: ${e.message}`);
   if (errors.length > 20) io.stderr(`  … and ${errors.length - 20} more`);
   // Left out on purpose (e.g. the source's administrator named as owner): said, not a failure.
   for (const w of result.warnings ?? []) io.stderr(`  note: ${w.message}`);
-  return errors.length ? 1 : 0;
+  return errors.length || total.refused ? 1 : 0;
 }
+
+/** The import's own options, shared by import and migrate. */
+const IMPORT_OPTIONS = [
+  ['--dry-run', 'import in a transaction that is rolled back: say what would happen, write nothing'],
+  ['--conflict-policy POLICY', 'what becomes of what the target has already: REPORT (default: a failure), SKIP, OVERWRITE, or FAIL (import nothing at all if anything conflicts)'],
+] as const;
 
 const COMMANDS = {
   export: {
-    synopsis: ['export --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] --out FILE'],
+    synopsis: ['export --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] [--with-keys] --out FILE'],
     about: 'Writes the organisations of one instance to FILE (a ZITADEL import document).',
     options: [
       ['--url URL', 'the source service (e.g. http://source:8080)'],
       ['--token PAT', 'a token with iam.read (the admin token)'],
       ['--org ID', 'an organisation to export (repeat for several; all when omitted)'],
-      ['--with-passwords', "include users' password hashes"],
+      ['--with-passwords', "include users' password hashes (and client secrets' hashes)"],
       ['--with-otp', "include users' TOTP secrets"],
+      ['--with-keys', "include machine and application public keys, and machine users' token and client secret hashes"],
       ['--timeout DURATION', "the service's time limit for the export (e.g. 10m)"],
       ['--out FILE', 'where to write the document, readable by you only (FILE.partial until it is complete)'],
     ],
   },
   import: {
-    synopsis: ['import --url URL --token PAT [--timeout 30m] FILE'],
+    synopsis: ['import --url URL --token PAT [--dry-run] [--conflict-policy POLICY] [--timeout 30m] FILE'],
     about: 'Imports the document in FILE (or a whole import request, {"dataOrgs": …}) into an instance.',
     options: [
       ['--url URL', 'the target service'],
       ['--token PAT', 'a token with iam.write (the admin token)'],
+      ...IMPORT_OPTIONS,
       ['--timeout DURATION', "the service's time limit for the import (default 30m)"],
       ['FILE', 'the document to import'],
     ],
   },
   migrate: {
-    synopsis: ['migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]', '[--with-passwords] [--with-otp] [--timeout 30m]'],
+    synopsis: ['migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]', '[--with-passwords] [--with-otp] [--with-keys] [--dry-run] [--conflict-policy POLICY] [--timeout 30m]'],
     about: 'Streams an export of one instance into an import of another (nothing is written to disk).',
     options: [
       ['--from-url URL', 'the source service'],
@@ -265,8 +353,10 @@ const COMMANDS = {
       ['--to-url URL', 'the target service'],
       ['--to-token PAT', 'a token of the target with iam.write'],
       ['--org ID', 'an organisation to move (repeat for several; all when omitted)'],
-      ['--with-passwords', "move users' password hashes"],
+      ['--with-passwords', "move users' password hashes (and client secrets' hashes)"],
       ['--with-otp', "move users' TOTP secrets"],
+      ['--with-keys', 'move machine and application keys and machine users\' tokens and client secrets: service accounts keep working'],
+      ...IMPORT_OPTIONS,
       ['--timeout DURATION', "the target's time limit for the import (default 30m)"],
     ],
   },
@@ -327,10 +417,14 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     if (typeof v !== 'string' || !v) throw new UsageError(`--${String(name)} is required`);
     return v;
   };
-  const exportOpts = { orgs: values.org ?? [], withPasswords: Boolean(values['with-passwords']), withOtp: Boolean(values['with-otp']), timeout: values.timeout };
-  const timeout = values.timeout ?? '30m';
+  const exportOpts: ExportOptions = { orgs: values.org ?? [], withPasswords: Boolean(values['with-passwords']), withOtp: Boolean(values['with-otp']), withKeys: Boolean(values['with-keys']), timeout: values.timeout };
+  const importOpts: ImportOptions = { timeout: values.timeout ?? '30m', dryRun: Boolean(values['dry-run']), conflictPolicy: conflictPolicy(values['conflict-policy']) };
+  const notFor = (options: string[]) => {
+    for (const option of options) if (values[option as keyof typeof values] !== undefined) throw new UsageError(`--${option} is not an option of ${command}\n\n${commandUsage(command)}`);
+  };
 
   if (command === 'export') {
+    notFor(['dry-run', 'conflict-policy']);
     const url = need('url');
     const token = need('token');
     const out = need('out');
@@ -360,6 +454,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     return 0;
   }
   if (command === 'import') {
+    notFor(['with-passwords', 'with-otp', 'with-keys', 'org']);
     const url = need('url');
     const token = need('token');
     const file = positionals[0];
@@ -370,10 +465,14 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const head = readHead(file, 4096);
     if (/"(data_orgs|dataOrgs|data_orgsv1|dataOrgsv1)"\s*:/.test(head) && !/^\s*\{\s*"orgs"/.test(head)) {
       const body = JSON.parse((await import('node:fs')).readFileSync(file, 'utf8')) as Record<string, unknown>;
-      const text = JSON.stringify({ ...body, timeout: values.timeout ?? body.timeout ?? timeout });
-      return summarise(io, await sendImportRequest(io, url, token, [Buffer.from(text)], () => bar.done()));
+      // The command line's options win over the file's fields (under either spelling).
+      const given = requestFields({ ...importOpts, timeout: values.timeout ?? String(body.timeout ?? importOpts.timeout) });
+      for (const key of ['dry_run', 'conflict_policy']) if (Object.hasOwn(given, key.replace(/_(.)/, (_, c: string) => c.toUpperCase()))) delete body[key];
+      const text = JSON.stringify({ ...body, ...given });
+      // A dry run asked for in the file is said by the answer (`dryRun: true`).
+      return summarise(io, await sendImportRequest(io, url, token, [Buffer.from(text)], () => bar.done()), importOpts.dryRun);
     }
-    return summarise(io, await sendImport(io, url, token, counted(createReadStream(file), bar.add), timeout, () => bar.done()));
+    return summarise(io, await sendImport(io, url, token, counted(createReadStream(file), bar.add), importOpts, () => bar.done()), importOpts.dryRun);
   }
   if (command === 'migrate') {
     const from = need('from-url');
@@ -381,7 +480,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const to = need('to-url');
     const toToken = need('to-token');
     const bar = progress(io, 'migrating');
-    return summarise(io, await sendImport(io, to, toToken, counted(await startExport(from, fromToken, exportOpts), bar.add), timeout, () => bar.done()));
+    return summarise(io, await sendImport(io, to, toToken, counted(await startExport(from, fromToken, exportOpts), bar.add), importOpts, () => bar.done()), importOpts.dryRun);
   }
   throw new UsageError(`unknown command ${String(command)}; use export, import or migrate`);
 }
@@ -411,10 +510,21 @@ function parseCommandArgs(args: string[]) {
       org: { type: 'string', multiple: true },
       'with-passwords': { type: 'boolean' },
       'with-otp': { type: 'boolean' },
+      'with-keys': { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      'conflict-policy': { type: 'string' },
       out: { type: 'string' },
       timeout: { type: 'string' },
     },
   });
+}
+
+/** `--conflict-policy`'s value, in any letter case; a usage error naming the policies otherwise. */
+function conflictPolicy(value: string | undefined): ConflictPolicy | undefined {
+  if (value === undefined) return undefined;
+  const policy = value.toUpperCase();
+  if (!(CONFLICT_POLICIES as readonly string[]).includes(policy)) throw new UsageError(`--conflict-policy ${value}: use one of ${CONFLICT_POLICIES.join(', ')}`);
+  return policy as ConflictPolicy;
 }
 
 /** Options whose value is a secret the user pastes as it is. */

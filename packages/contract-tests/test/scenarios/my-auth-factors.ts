@@ -10,7 +10,7 @@ import type { Harness } from '../support/harness.js';
  * the login is oauth.test.ts's and the server's auth-factors-api.test.ts's business).
  */
 export function myAuthFactorScenarios(h: () => Harness) {
-  it('the caller\'s own authenticator app: add, verify, list, remove; 400/401/404/409', async () => {
+  it('the caller\'s own authenticator app: add, verify, list, remove; 400/401/404/409/429', async () => {
     const { admin, anonymous, instance } = h();
     const userName = `me-${Date.now()}`;
     const created = await admin.POST('/management/v1/users/human/_import', {
@@ -44,9 +44,17 @@ export function myAuthFactorScenarios(h: () => Harness) {
     expect(added.response.status).toBe(200);
     expect(added.data?.url).toMatch(/^otpauth:\/\/totp\//);
     expect((await me.POST('/auth/v1/users/me/auth_factors/_search', { body: {} })).data?.result).toEqual([{ state: 'AUTH_FACTOR_STATE_NOT_READY', otp: {} }]);
-    const wrong = await me.POST('/auth/v1/users/me/auth_factors/otp/_verify', { body: { code: totpCode(added.data!.secret, Date.now() + 10 * 60_000) } });
-    expect(wrong.response.status).toBe(400);
-    expect(wrong.error?.details?.[0]?.id).toBe('EVENT-8isk2');
+    // Three wrong codes; the next check within a second is throttled, the code not looked at (429).
+    for (let i = 0; i < 3; i++) {
+      const wrong = await me.POST('/auth/v1/users/me/auth_factors/otp/_verify', { body: { code: totpCode(added.data!.secret, Date.now() + (10 + i) * 60_000) } });
+      expect(wrong.response.status).toBe(400);
+      expect(wrong.error?.details?.[0]?.id).toBe('EVENT-8isk2');
+    }
+    const early = await me.POST('/auth/v1/users/me/auth_factors/otp/_verify', { body: { code: totpCode(added.data!.secret) } });
+    expect(early.response.status).toBe(429);
+    expect(early.error?.details?.[0]?.id).toBe('CODE-w41t1');
+    expect(early.response.headers.get('retry-after')).toBe('1');
+    await new Promise((r) => setTimeout(r, 1_100));
     expect((await me.POST('/auth/v1/users/me/auth_factors/otp/_verify', { body: { code: totpCode(added.data!.secret) } })).response.status).toBe(200);
     const twice = await me.POST('/auth/v1/users/me/auth_factors/otp', { body: {} });
     expect(twice.response.status).toBe(409);

@@ -106,8 +106,15 @@ export function notificationScenarios(h: () => Harness) {
     expect(outbox.data?.result).toEqual([expect.objectContaining({ userId, status: 'sent', messageType: 'verify_email' })]);
     expect((await admin.POST('/admin/v1/notifications/_search', { body: { status: 'nope' as 'sent' } })).response.status).toBe(400);
 
-    expect((await admin.POST('/management/v1/users/{userId}/email/_verify', { ...user(userId), body: { verificationCode: 'WRONG1' } })).response.status).toBe(400);
+    for (const wrong of ['WRONG1', 'WRONG2', 'WRONG3']) {
+      expect((await admin.POST('/management/v1/users/{userId}/email/_verify', { ...user(userId), body: { verificationCode: wrong } })).response.status).toBe(400);
+    }
+    // After three wrong codes the next check waits a second (the code throttle): 429, nothing counted.
+    const early = await admin.POST('/management/v1/users/{userId}/email/_verify', { ...user(userId), body: { verificationCode: code } });
+    expect(early.response.status).toBe(429);
+    expect(early.response.headers.get('retry-after')).toBe('1');
     expect((await admin.POST('/management/v1/users/{userId}/email/_verify', { ...user('missing'), body: { verificationCode: code } })).response.status).toBe(404);
+    await new Promise((r) => setTimeout(r, 1_100));
     expect((await admin.POST('/management/v1/users/{userId}/email/_verify', { ...user(userId), body: { verificationCode: code } })).response.status).toBe(200);
     expect((await admin.POST('/management/v1/users/{userId}/email/_resend_verification', user(userId))).response.status).toBe(400);
     expect((await admin.POST('/management/v1/users/{userId}/email/_resend_verification', user('missing'))).response.status).toBe(404);

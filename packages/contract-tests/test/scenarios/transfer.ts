@@ -39,6 +39,11 @@ export function transferScenarios(h: () => Harness) {
     const again = await admin.POST(IMPORT, { body: { dataOrgsGcs: location } });
     expect(again.response.status).toBe(200);
     expect(again.data?.errors?.map((e) => e.type)).toEqual(expect.arrayContaining(['org', 'human_user', 'machine_user']));
+    expect(again.data?.summaryByType?.org).toMatchObject({ refused: 1 });
+    // All or nothing: the organisation exists, so nothing is imported.
+    const failed = await admin.POST(IMPORT, { body: { dataOrgs: doc, conflictPolicy: 'FAIL' } });
+    expect(failed.response.status).toBe(409);
+    expect(failed.error?.message).toContain('IMPORT-f41l0');
   });
 
   it('export/import: 400, 401, 403, 404, 413, 504', async () => {

@@ -16,8 +16,18 @@
  *   over. So hammering one account whose hash is costly occupies one worker, never the pool, and
  *   each connection doing it gets one answer per check;
  * - waiting verifications are taken round-robin by client address, and one address may hold at
- *   most `maxQueuedPerClient` of the queue (more: `PasswordChecksThrottled`), so one address
- *   filling the queue cannot make everyone else's logins 503;
+ *   most `maxQueuedPerClient` of the queue (more: `PasswordChecksThrottled`, answered once the
+ *   address's oldest waiting check is over, paced as above), so one address filling the queue
+ *   cannot make everyone else's logins 503;
+ * - one address may have at most `maxCostlyRunningPerClient` checks of *costly* hashes running
+ *   (costlier than the service's own: hash-cost.ts `costlierThanDefault`; default: all workers but
+ *   one). Round-robin alone does not help against hashes that hold a worker for 8–10 s: an address
+ *   keeping ten such checks in flight over as many accounts had both workers, and everyone else
+ *   waited for one to finish (503 after `maxWaitMs`). With a share, a worker is left for the others
+ *   whatever one address sends; its further costly checks wait for its own running ones, and are
+ *   refused as throttled when `maxWaitMs` passes first. Checks of cheap hashes (the service's own
+ *   argon2id, ~30 ms) are not limited so: they cannot hold a worker long. A check without a client
+ *   address (internal callers) has no share;
  * - a verification running longer than `timeoutMs` ends its worker (a new one takes its place).
  *
  * From source (tests, `tsx`) the worker is the .ts file loaded through tsx's loader; once compiled,
@@ -41,6 +51,11 @@ export interface PasswordVerifierOptions {
   timeoutMs: number;
   /** Verifications one client address may have waiting; one more is refused as throttled. */
   maxQueuedPerClient: number;
+  /**
+   * Checks of hashes costlier than the service's own that one client address may have running at
+   * once; default `max(1, workers - 1)`, so that one worker stays free for everyone else.
+   */
+  maxCostlyRunningPerClient?: number;
 }
 
 export const DEFAULT_PASSWORD_VERIFIER_OPTIONS: PasswordVerifierOptions = { workers: 2, maxQueued: 16, maxWaitMs: 10_000, timeoutMs: 60_000, maxQueuedPerClient: 4 };
@@ -85,6 +100,10 @@ interface Job {
   plain: string;
   encoded: string;
   client: string;
+  /** Counts toward its client's share of running checks of costly hashes (`maxCostlyRunningPerClient`). */
+  costly: boolean;
+  /** Settles (never rejects) once the job is answered, whichever way. */
+  settled: Promise<void>;
   resolve: (check: PasswordCheck) => void;
   reject: (error: Error) => void;
   timer?: NodeJS.Timeout;
@@ -106,16 +125,19 @@ interface Slot {
 let nextId = 1;
 
 export class PasswordVerifier {
-  private readonly options: PasswordVerifierOptions;
+  private readonly options: Required<PasswordVerifierOptions>;
   private readonly slots: Slot[] = [];
   /** Waiting jobs per client address; a Map keeps insertion order, which is the round-robin's turn order. */
   private readonly queues = new Map<string, Job[]>();
   private queued = 0;
   private readonly inFlight = new Map<string, InFlight>();
+  /** Running checks of costly hashes per client address (only addresses with at least one). */
+  private readonly costlyRunning = new Map<string, number>();
   private closed = false;
 
   constructor(options: Partial<PasswordVerifierOptions> = {}) {
-    this.options = { ...DEFAULT_PASSWORD_VERIFIER_OPTIONS, ...options };
+    const merged = { ...DEFAULT_PASSWORD_VERIFIER_OPTIONS, ...options };
+    this.options = { ...merged, maxCostlyRunningPerClient: merged.maxCostlyRunningPerClient ?? Math.max(1, merged.workers - 1) };
   }
 
   /** How many verifications are running and waiting now. */
@@ -129,7 +151,9 @@ export class PasswordVerifier {
    * in flight or `who.client` its share of the queue.
    */
   verify(plain: string, encoded: string, who: VerifyFor = {}): Promise<PasswordCheck> {
-    if (who.account === undefined) return this.enqueue(plain, encoded, who.client ?? '');
+    // Without an address nobody's share is at stake (internal callers, tests of the pool itself).
+    const costly = who.client !== undefined && costlierThanDefault(encoded);
+    if (who.account === undefined) return this.enqueue(plain, encoded, who.client ?? '', costly);
     const digest = digestOf(plain);
     const current = this.inFlight.get(who.account);
     if (current) {
@@ -137,7 +161,7 @@ export class PasswordVerifier {
       if (timingSafeEqual(current.digest, digest)) return current.outcome;
       return this.refuseWhenSettled(current.outcome);
     }
-    const outcome = this.enqueue(plain, encoded, who.client ?? '');
+    const outcome = this.enqueue(plain, encoded, who.client ?? '', costly);
     const entry = { digest, outcome };
     this.inFlight.set(who.account, entry);
     const done = () => {
@@ -153,29 +177,41 @@ export class PasswordVerifier {
    * server renders login pages, which costs the event loop far more than waiting (a pending
    * promise) does; paced, one connection gets about one refusal per check of the hash.
    */
-  private refuseWhenSettled(running: Promise<PasswordCheck>): Promise<never> {
+  private refuseWhenSettled(running: Promise<unknown>, message = 'a password check for this account is already running'): Promise<never> {
     return new Promise((_resolve, reject) => {
       const refuse = () => {
         clearTimeout(timer);
-        reject(new PasswordChecksThrottled('a password check for this account is already running'));
+        reject(new PasswordChecksThrottled(message));
       };
       const timer = setTimeout(refuse, this.options.maxWaitMs);
       running.then(refuse, refuse);
     });
   }
 
-  private enqueue(plain: string, encoded: string, client: string): Promise<PasswordCheck> {
+  private enqueue(plain: string, encoded: string, client: string, costly: boolean): Promise<PasswordCheck> {
+    const own = this.queues.get(client) ?? [];
+    // Before the pool's bound: an address over its share is told so even when the queue is full,
+    // paced by its own oldest waiting check, as a refusal for an account in flight is.
+    if (!this.closed && own.length >= this.options.maxQueuedPerClient) {
+      return this.refuseWhenSettled(own[0]!.settled, 'too many password checks from this address at once');
+    }
     return new Promise((resolve, reject) => {
-      const job: Job = { plain, encoded, client, resolve, reject };
-      if (this.closed) return reject(new PasswordChecksBusy('password checks are shut down'));
-      if (this.load.running < this.options.workers) return this.start(job);
-      const own = this.queues.get(client) ?? [];
-      // Before the pool's bound: an address over its share is told so even when the queue is full.
-      if (own.length >= this.options.maxQueuedPerClient) return reject(new PasswordChecksThrottled('too many password checks from this address at once'));
-      if (this.queued >= this.options.maxQueued) return reject(new PasswordChecksBusy());
+      let done!: () => void;
+      const settled = new Promise<void>((r) => (done = r));
+      const job: Job = {
+        plain, encoded, client, costly, settled,
+        resolve: (check) => (done(), resolve(check)),
+        reject: (error) => (done(), reject(error)),
+      };
+      if (this.closed) return job.reject(new PasswordChecksBusy('password checks are shut down'));
+      // Behind its address's waiting checks (their order is kept), else at once when a worker is free.
+      if (own.length === 0 && this.load.running < this.options.workers && this.mayStart(job)) return this.start(job);
+      if (this.queued >= this.options.maxQueued) return job.reject(new PasswordChecksBusy());
       job.timer = setTimeout(() => {
         if (!this.dequeue(job)) return;
-        reject(new PasswordChecksBusy('waited too long for a password check'));
+        // Held back by its own address's running checks, not by the others: the caller asks too much.
+        if (!this.mayStart(job)) job.reject(new PasswordChecksThrottled('this address has its share of password checks running'));
+        else job.reject(new PasswordChecksBusy('waited too long for a password check'));
       }, this.options.maxWaitMs);
       own.push(job);
       this.queues.set(client, own);
@@ -194,9 +230,19 @@ export class PasswordVerifier {
     return true;
   }
 
-  /** The next job in turn: the first address's oldest, after which that address goes last. */
-  private takeNext(): Job | undefined {
+  /** Whether `job` may run now as far as its address's share goes (`maxCostlyRunningPerClient`). */
+  private mayStart(job: Job): boolean {
+    return !job.costly || (this.costlyRunning.get(job.client) ?? 0) < this.options.maxCostlyRunningPerClient;
+  }
+
+  /**
+   * The next job in turn: the oldest of the first address whose oldest may start now, after which
+   * that address goes last. An address at its share of costly checks is passed over (it keeps its
+   * place); with `all`, every waiting job is taken regardless (closing).
+   */
+  private takeNext(all = false): Job | undefined {
     for (const [client, own] of this.queues) {
+      if (!all && !this.mayStart(own[0]!)) continue;
       const job = own.shift()!;
       this.queues.delete(client);
       if (own.length > 0) this.queues.set(client, own);
@@ -209,7 +255,7 @@ export class PasswordVerifier {
   /** Ends every worker; waiting and running checks are refused as busy. */
   async close(): Promise<void> {
     this.closed = true;
-    for (let job = this.takeNext(); job; job = this.takeNext()) {
+    for (let job = this.takeNext(true); job; job = this.takeNext(true)) {
       clearTimeout(job.timer);
       job.reject(new PasswordChecksBusy('password checks are shut down'));
     }
@@ -225,6 +271,7 @@ export class PasswordVerifier {
   private start(job: Job) {
     const slot = this.slots.find((s) => !s.job) ?? this.spawn();
     slot.job = job;
+    if (job.costly) this.costlyRunning.set(job.client, (this.costlyRunning.get(job.client) ?? 0) + 1);
     slot.worker.ref(); // an answer is awaited: keep the process alive until it comes
     job.timer = setTimeout(() => this.fail(slot, new Error('password check timed out')), this.options.timeoutMs);
     slot.worker.postMessage({ id: nextId++, plain: job.plain, encoded: job.encoded } satisfies VerifyRequest);
@@ -238,6 +285,7 @@ export class PasswordVerifier {
       if (!job) return;
       clearTimeout(job.timer);
       slot.job = undefined;
+      this.release(job);
       worker.unref(); // idle workers must not keep the process alive
       job.resolve(check);
       this.next();
@@ -259,14 +307,24 @@ export class PasswordVerifier {
     slot.job = undefined;
     if (job) {
       clearTimeout(job.timer);
+      this.release(job);
       job.reject(error);
     }
     this.next();
   }
 
+  /** A running job is over: its address's share of costly checks has room again. */
+  private release(job: Job) {
+    if (!job.costly) return;
+    const left = (this.costlyRunning.get(job.client) ?? 1) - 1;
+    if (left > 0) this.costlyRunning.set(job.client, left);
+    else this.costlyRunning.delete(job.client);
+  }
+
   private next() {
     while (!this.closed && this.queued > 0 && this.load.running < this.options.workers) {
-      const job = this.takeNext()!;
+      const job = this.takeNext();
+      if (!job) return; // every waiting address is at its share: the free worker stays for others
       clearTimeout(job.timer);
       this.start(job);
     }

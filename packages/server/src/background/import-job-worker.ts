@@ -10,12 +10,18 @@
  *
  * A job found with its lease run out was interrupted (its process stopped). If no organisation
  * had committed, nothing was written and it runs again from the start (at most `maxAttempts`
- * runs); otherwise it ends `failed`, listing the committed organisations, each whole (the one in
- * progress rolled back with its transaction). Running it again would report every committed
- * resource as existing; a new job with the same document does exactly that, on purpose.
+ * runs, IMPORT_JOB_MAX_ATTEMPTS); otherwise it ends `failed`, listing the committed organisations,
+ * each whole (the one in progress rolled back with its transaction). Running it again would report
+ * every committed resource as existing; a new job with the same document does exactly that, on
+ * purpose. A lease whose holder is known to be gone (a killed process of this host: lease-holders.ts)
+ * is ended at once rather than waited out, so a restarted process takes its job up, and the job
+ * shows the new run's phase, as soon as it looks.
+ *
+ * Progress: organisations done and users done are written to the job's row at each organisation's
+ * end, and users done also as each batch of users is imported, into the file beside the job's
+ * document (job-progress.ts): the row cannot be written while the organisation's transaction holds
+ * SQLite's writer.
  */
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { RequestContext } from '../domain/context.js';
 import { DomainError, GrpcCode, permissionDenied } from '../domain/errors.js';
 import { Permissions } from '../domain/permissions.js';
@@ -24,6 +30,8 @@ import { jsonText } from '../domain/transfer/answer-lists.js';
 import type { ImportJobPhase } from '../domain/transfer/import-jobs.js';
 import { openJobDocument, removeJobDocument, type JobDocuments } from '../domain/transfer/job-documents.js';
 import { createSpool, type Spool } from '../domain/transfer/spool.js';
+import { liveProgressWriter } from '../domain/transfer/job-progress.js';
+import { holderIsGone, newLeaseOwner } from './lease-holders.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { GcsOptions } from '../storage/gcs.js';
@@ -43,11 +51,12 @@ export interface ImportJobWorkerOptions {
   pollMs?: number;
   /** How long a lease lasts without renewal: after a process stops, its job is taken up again this much later. */
   leaseMs?: number;
-  /** Runs of a job interrupted before any organisation committed. */
+  /** Runs of a job interrupted before any organisation committed (IMPORT_JOB_MAX_ATTEMPTS); the next interruption fails it. */
   maxAttempts?: number;
 }
 
 export const DEFAULT_IMPORT_JOB_LEASE_MS = 30_000;
+export const DEFAULT_IMPORT_JOB_MAX_ATTEMPTS = 3;
 
 /** This worker no longer holds the job's lease: the job is another worker's (or ended by a cancel). */
 class LeaseLost extends Error {}
@@ -61,12 +70,12 @@ export class ImportJobWorker {
   /** Stops the job in progress when the process stops. */
   private current?: AbortController;
   private stopping = false;
-  /** This process's name on the leases it holds. */
-  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  /** This process's name on the leases it holds (lease-holders.ts). */
+  readonly owner = newLeaseOwner();
   private readonly o: Required<Omit<ImportJobWorkerOptions, 'logger' | 'gcs' | 'maxBytes'>> & Pick<ImportJobWorkerOptions, 'logger' | 'gcs' | 'maxBytes'>;
 
   constructor(options: ImportJobWorkerOptions) {
-    this.o = { pollMs: 1_000, leaseMs: DEFAULT_IMPORT_JOB_LEASE_MS, maxAttempts: 3, ...options };
+    this.o = { pollMs: 1_000, leaseMs: DEFAULT_IMPORT_JOB_LEASE_MS, maxAttempts: DEFAULT_IMPORT_JOB_MAX_ATTEMPTS, ...options };
   }
 
   start(): void {
@@ -117,6 +126,7 @@ export class ImportJobWorker {
   async runOnce(): Promise<boolean> {
     const now = new Date();
     const { store, documents } = this.o;
+    await this.endLeasesOfGoneHolders(now);
     const job = await store.transaction((tx) => tx.importJobs.claim(documents.node, this.owner, now, new Date(now.getTime() + this.o.leaseMs)));
     if (!job) return false;
     try {
@@ -128,12 +138,26 @@ export class ImportJobWorker {
     return true;
   }
 
+  /** Leases of this node's running jobs whose process is known to be gone end now: `claim` takes such a job at once. */
+  private async endLeasesOfGoneHolders(now: Date): Promise<void> {
+    const { store, documents, logger } = this.o;
+    const gone = (await store.read.importJobs.leasedRunning(documents.node, now)).filter((job) => job.leaseOwner !== this.owner && holderIsGone(job.leaseOwner));
+    for (const { id, leaseOwner } of gone) {
+      if (await store.transaction((tx) => tx.importJobs.expireLease(id, leaseOwner, new Date(now.getTime() - 1)))) {
+        logger?.warn('import job held by a process that is gone: taken up without waiting for its lease', { jobId: id, holder: leaseOwner });
+      }
+    }
+  }
+
   private async run(job: ImportJobRow): Promise<void> {
     const { store, logger, documents } = this.o;
     const update = async (change: Partial<ImportJobRow>) => {
       if (!(await store.transaction((tx) => tx.importJobs.update(job.id, this.owner, { ...change, changedAt: new Date() })))) throw new LeaseLost();
     };
+    // Users done as they go (job-progress.ts); gone before the job is seen ended.
+    const live = liveProgressWriter(documents, job.id, this.owner);
     const end = async (phase: ImportJobPhase, outcome: { result?: ImportDataResponse; error?: ErrorBody }) => {
+      await live.close();
       const { result, ...rest } = outcome;
       const at = new Date();
       const ended = await store.transaction(async (tx) => {
@@ -157,7 +181,7 @@ export class ImportJobWorker {
         return end('failed', {
           error: {
             code: GrpcCode.Aborted, id: 'IMPORT-j0b1n',
-            message: `interrupted: the process running the import stopped${committed.length ? '; the organisation in progress was rolled back' : ` ${job.attempts} times`}${completed(committed)}`,
+            message: `interrupted: the process running the import stopped${committed.length ? '; the organisation in progress was rolled back' : ` during each of its ${job.attempts} run(s), the most an interrupted job gets (IMPORT_JOB_MAX_ATTEMPTS)`}${completed(committed)}`,
           },
         });
       }
@@ -192,6 +216,7 @@ export class ImportJobWorker {
     }, Math.min(this.o.pollMs, this.o.leaseMs / 3));
 
     let usersDone = 0;
+    let orgsDone = 0;
     let spool: Spool | undefined;
     try {
       const ctx = await this.creatorContext(job);
@@ -206,8 +231,11 @@ export class ImportJobWorker {
         onPhase: (phase, totals) => later({ phase, ...(totals ? { orgsTotal: totals.orgs, usersTotal: totals.users } : {}) }),
         onProgress: (progress) => {
           usersDone += progress.users ?? 0;
-          later({ orgsDone: progress.done, usersDone });
+          orgsDone = progress.done;
+          later({ orgsDone, usersDone });
+          live.set({ orgsDone, usersDone });
         },
+        onOrgUsersProgress: (progress) => live.set({ orgsDone, usersDone: usersDone + progress.usersDone }),
         onOrgCommit: async (tx, orgId) => {
           if (!(await tx.importJobs.addCommittedOrg(job.id, this.owner, orgId, new Date()))) throw new LeaseLost();
         },
@@ -239,6 +267,7 @@ export class ImportJobWorker {
       if (!(error instanceof DomainError)) logger?.error('import job failed', { jobId: job.id, error: String((error as Error)?.stack ?? error) });
       await end('failed', { error: body });
     } finally {
+      await live.close();
       await spool?.remove();
     }
   }

@@ -164,9 +164,11 @@ export class OutboxWorker {
       if (email.email.toLowerCase() !== row.recipient.toLowerCase()) throw new Undeliverable('the user\u2019s email changed since this mail was queued (a newer one is queued)');
       if (row.messageType === 'verify_email' && email.isEmailVerified) throw new Undeliverable('the email is verified already');
       if (row.messageType === 'init' && user.state !== 'USER_STATE_INITIAL') throw new Undeliverable('the user is initialised already');
-      const issued = await issueCode(tx, user.id, kind.code, email.email);
+      // A mail without a code (a notice) changes nothing of the user.
+      if (!kind.code) return { user, code: '' };
+      const issued = await issueCode(tx, user.id, kind.code.kind, email.email);
       const event = await tx.events.append({
-        aggregateType: USER_AGGREGATE, aggregateId: user.id, type: kind.event,
+        aggregateType: USER_AGGREGATE, aggregateId: user.id, type: kind.code.event,
         payload: { expiry: issued.expiresAt.toISOString(), outboxId: row.id }, creator: user.id, resourceOwner: user.orgId,
       });
       await tx.users.touch(user.id, event.sequence, event.createdAt);

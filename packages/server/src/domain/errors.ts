@@ -50,7 +50,7 @@ export const unavailable = (id: string, message: string) => new DomainError(Grpc
 export const unauthenticated = (id: string, message: string) => new DomainError(GrpcCode.Unauthenticated, id, message);
 
 /**
- * A write lost a race on a unique key: the stores throw it (store/sqlite.ts, store/postgres.ts, with
+ * A write lost a race on a unique key: the stores throw it (store/sqlite.ts, store/postgres-group-commit.ts, with
  * the constraint's name as `detail`); a command may turn it into its own error, and whatever reaches
  * the API answers 409 (http/errors.ts).
  */

@@ -1,7 +1,8 @@
 /**
  * A per-key budget of actions in a sliding window, in this process (several processes each keep
  * their own). Used where an action reaches outside the service on a caller's word, such as mailing
- * a text's preview to any address (domain/texts/preview.ts).
+ * a text's preview to any address (domain/texts/preview.ts), and to count an HTTP/2 session's
+ * cancelled streams (http2-sessions.ts, rapid reset).
  */
 export class SlidingWindowLimit {
   private readonly taken = new Map<string, number[]>();

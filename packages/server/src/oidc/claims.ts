@@ -83,12 +83,17 @@ export async function personClaims(
 ): Promise<{ sub: string } & Record<string, unknown>> {
   const { use, scope } = request;
   const claims: { sub: string } & Record<string, unknown> = { sub: user.id };
-  if ((hasScope(scope, 'profile') || hasScope(scope, 'email')) && (use === 'userinfo' || request.idTokenUserinfoAssertion)) {
-    const std = userClaims(user, await settings.preferredLoginName(user));
-    if (hasScope(scope, 'profile')) Object.assign(claims, std.profile);
-    if (hasScope(scope, 'email')) Object.assign(claims, std.email);
-  }
+  if (use === 'userinfo' || request.idTokenUserinfoAssertion) Object.assign(claims, await standardClaims(user, scope, settings));
   return Object.assign(claims, await reservedClaims(store, user, request, settings));
+}
+
+/** The profile and e-mail claims the scope asks for (none without `profile` or `email`). */
+export async function standardClaims(user: UserRow, scope: string | undefined, settings: Pick<ClaimsSettings, 'preferredLoginName'>): Promise<Record<string, unknown>> {
+  const profile = hasScope(scope, 'profile');
+  const email = hasScope(scope, 'email');
+  if (!profile && !email) return {};
+  const std = userClaims(user, await settings.preferredLoginName(user));
+  return { ...(profile ? std.profile : {}), ...(email ? std.email : {}) };
 }
 
 /**

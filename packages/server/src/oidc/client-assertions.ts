@@ -5,20 +5,22 @@
  * assertion without `jti`, valid for an hour, and send the same one again and again until it
  * expires; ZITADEL checks signature, `iss` = `sub`, `aud` ∋ issuer, `exp`, and an `iat` at most one
  * hour old, and nothing else. oidc-provider refuses both: it requires a `jti` and allows each one
- * once, and it has no hook to change that.
+ * once (lib/shared/jwt_client_auth.js), and no hook changes that — `assertJwtClientAuthClaimsAndHeader`
+ * runs after those checks and can only add refusals.
  *
  * So this module is the one judge of client assertions, and oidc-provider only ever sees one
- * minted here: a middleware before the provider's routes reads the form of each machine
- * endpoint's request (token, introspection, revocation, PAR), and when it carries a client
- * assertion of a `private_key_jwt` client,
+ * minted here. The front door (front-door.ts) reads the form of each machine endpoint's request
+ * (token, introspection, revocation, PAR) whose client authenticates in it, and when the form
+ * carries a client assertion of a `private_key_jwt` client (`presentedAssertion`), this module
  * - checks it with the rules below against the client's unexpired keys (read from the store on
  *   every request, so a removed or expired key is refused at once, in every process);
- * - accepted: replaces it with a relay assertion for the same client (fresh `jti`, a minute's
- *   `exp`) signed with this provider's relay key — an in-memory key made at start, never stored
- *   or sent anywhere, whose public half `withRelayKey` adds to such clients' `jwks`;
- * - refused: replaces it with the same assertion without its signature, so that oidc-provider
- *   refuses it in its own words (401 invalid_client), through its error events and log line.
- * What oidc-provider decides about the rest (the client, the grant, the token) is unchanged.
+ * - accepted: answers a relay assertion for the same client (fresh `jti`, a minute's `exp`) signed
+ *   with this provider's relay key — an in-memory key made at start, never stored or sent
+ *   anywhere, whose public half `withRelayKey` adds to such clients' `jwks`;
+ * - refused: answers the same assertion without its signature, so that oidc-provider refuses it
+ *   in its own words (401 invalid_client), through its error events and log line.
+ * The front door puts that in the form's place (`withClientAssertion`) before oidc-provider reads
+ * it. What oidc-provider decides about the rest (the client, the grant, the token) is unchanged.
  *
  * The rules: `iss` = `sub` = the client id; `aud` names the issuer (with or without a trailing
  * slash), the endpoint's URL or the token endpoint's URL; signed (RS256, the keys' algorithm) by one
@@ -29,11 +31,9 @@
  * `jti` optional and not tracked (a repeated assertion is accepted until it expires, as by ZITADEL).
  */
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { createLocalJWKSet, decodeJwt, exportJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
-import type { AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
+import type { AdapterPayload } from 'oidc-provider';
 import type { ClientLookup } from './adapter.js';
-import { replayRequest } from './token-request.js';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -43,8 +43,6 @@ export const CLOCK_TOLERANCE = 15;
 export const ASSERTION_MAX_AGE = 3600;
 /** Lifetime of a relay assertion: it is verified by oidc-provider within the same request. */
 const RELAY_TTL = 60;
-/** oidc-provider's own limit for a form body (shared/selective_body.js). */
-const FORM_LIMIT = 56 * 1024;
 
 type Verdict = { accepted: true } | { accepted: false; reason: string };
 
@@ -125,89 +123,60 @@ function unsigned(assertion: string): string {
   return assertion.split('.').slice(0, 2).join('.') + '.';
 }
 
-/** The form and its bytes (oidc-provider then needs them in a request of its own). */
-type FormBody = { params: URLSearchParams; body: Buffer } | { tooLarge: true } | undefined;
-
-/** The request's form, read from the stream; undefined when declared too large for oidc-provider. */
-async function readForm(req: IncomingMessage): Promise<FormBody> {
-  const declared = Number(req.headers['content-length'] ?? NaN);
-  if (declared > FORM_LIMIT) return undefined; // oidc-provider refuses it itself
-  const chunks: Buffer[] = [];
-  let received = 0;
-  // Not destroyed on an early return: the 400 below still needs the connection.
-  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
-    received += (chunk as Buffer).length;
-    if (received > FORM_LIMIT) return { tooLarge: true };
-    chunks.push(chunk as Buffer);
-  }
-  const body = Buffer.concat(chunks);
-  return { params: new URLSearchParams(body.toString('utf8')), body };
+/** A client assertion as the form presents it, with the client it names. */
+export interface PresentedAssertion {
+  assertion: string;
+  clientId: string;
 }
 
 /**
- * oidc-provider reads `body` as it reads any request's: from a replay standing in for the one whose
- * stream the gate consumed. Left consumed, it would fall back to `req.body` and print "already
- * parsed request body detected" in the service's log.
+ * The client assertion this module is to judge: exactly one, of the JWT-bearer type, naming its
+ * client in `sub`. Undefined when it is not ours to judge (repeated or absent parameters, another
+ * assertion type, no JWT), and oidc-provider answers as before (400 invalid_request "invalid
+ * client_assertion format", unknown client, wrong method).
  */
-function handOn(ctx: KoaContextWithOIDC, body: Buffer): void {
-  const replay = replayRequest(ctx.req, body);
-  ctx.req = ctx.request.req = ctx.response.req = replay;
+export function presentedAssertion(params: URLSearchParams): PresentedAssertion | undefined {
+  const assertion = params.getAll('client_assertion');
+  if (assertion.length !== 1 || params.getAll('client_assertion_type').join() !== CLIENT_ASSERTION_TYPE) return undefined;
+  let sub: unknown;
+  try {
+    ({ sub } = decodeJwt(assertion[0]));
+  } catch {
+    return undefined;
+  }
+  return typeof sub === 'string' ? { assertion: assertion[0], clientId: sub } : undefined;
 }
 
-export interface ClientAssertionGateOptions {
+/** The form with `assertion` in place of the one it presented. */
+export function withClientAssertion(params: URLSearchParams, assertion: string): URLSearchParams {
+  const rewritten = new URLSearchParams(params);
+  rewritten.set('client_assertion', assertion);
+  return rewritten;
+}
+
+export interface ClientAssertionJudgeOptions {
   issuer: string;
-  /** Paths of the endpoints that authenticate clients. */
-  endpoints: ReadonlySet<string>;
   tokenEndpoint: string;
   /** The client lookup (without the relay key). */
   findClient: ClientLookup;
   relay: ClientAssertionRelay;
 }
 
-/** The middleware of the module comment (`provider.use`, before any other). */
-export function clientAssertionGate(options: ClientAssertionGateOptions) {
-  const { issuer, endpoints, findClient, relay } = options;
-  // Not async where it only passes the request on: every request to the provider goes through here.
-  return (ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> =>
-    // With an Authorization header the client authenticates otherwise (mixing is refused anyway).
-    ctx.method !== 'POST' || !endpoints.has(ctx.path) || ctx.get('authorization') || !ctx.is('application/x-www-form-urlencoded') ? next() : gate(ctx, next);
-
-  async function gate(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
-    const form = await readForm(ctx.req);
-    if (form && 'tooLarge' in form) {
-      ctx.status = 400;
-      ctx.body = { error: 'invalid_request', error_description: 'failed to parse the request body' };
-      return;
-    }
-    if (!form) return next();
-    const judged = await judgedAssertion(form.params, ctx.path);
-    if (judged !== undefined) form.params.set('client_assertion', judged);
-    handOn(ctx, judged === undefined ? form.body : Buffer.from(form.params.toString()));
-    return next();
-  }
-
-  /**
-   * The assertion oidc-provider is to see in its place: a relay assertion when accepted, the same
-   * without its signature when refused; undefined when it is not ours to judge (repeated or absent
-   * parameters, another assertion type, not a key-authenticated client of ours), and oidc-provider
-   * answers as before (400 invalid_request "invalid client_assertion format", unknown client, wrong method).
-   */
-  async function judgedAssertion(params: URLSearchParams, path: string): Promise<string | undefined> {
-    const assertion = params.getAll('client_assertion');
-    if (assertion.length !== 1 || params.getAll('client_assertion_type').join() !== CLIENT_ASSERTION_TYPE) return undefined;
-    let sub: unknown;
-    try {
-      ({ sub } = decodeJwt(assertion[0]));
-    } catch {
-      return undefined;
-    }
-    const client = typeof sub === 'string' ? await findClient(sub) : undefined;
+/**
+ * The assertion oidc-provider is to see in place of `presented`, sent to the endpoint at `path`: a
+ * relay assertion when accepted, the same without its signature when refused; undefined when its
+ * client is no key-authenticated client of ours (oidc-provider then answers as before).
+ */
+export function clientAssertionJudge(options: ClientAssertionJudgeOptions) {
+  const { issuer, findClient, relay } = options;
+  return async (presented: PresentedAssertion, path: string): Promise<string | undefined> => {
+    const client = await findClient(presented.clientId);
     if (!client || client.token_endpoint_auth_method !== 'private_key_jwt') return undefined;
-    const verdict = await verifyClientAssertion(assertion[0], clientKeys(client, relay.kid), {
+    const verdict = await verifyClientAssertion(presented.assertion, clientKeys(client, relay.kid), {
       issuer,
       endpointUrl: issuer + path,
       tokenEndpointUrl: issuer + options.tokenEndpoint,
     });
-    return verdict.accepted ? await relay.sign(String(sub)) : unsigned(assertion[0]);
-  }
+    return verdict.accepted ? relay.sign(presented.clientId) : unsigned(presented.assertion);
+  };
 }

@@ -19,6 +19,8 @@ import type { Store } from '../store/store.js';
 import type { UserRow } from '../store/repositories/users.js';
 import { isApiApp } from '../domain/apps/api-apps.js';
 import { usesPrivateKeyJwt } from '../domain/apps/app-keys.js';
+import type { ClientLookup } from './adapter.js';
+import { ClientAssertionRelay } from './client-assertions.js';
 
 /** Our own client metadata (declared in `extraClientMetadata.properties`). */
 export const EXTRA_CLIENT_METADATA = [
@@ -41,6 +43,21 @@ export interface ClientExtras {
   id_token_role_assertion?: boolean;
   id_token_userinfo_assertion?: boolean;
   clock_skew?: number;
+}
+
+/** What a provider and its front door ask about clients (one set per provider: server.ts builds both). */
+export interface OAuthClients {
+  /** A client's metadata for oidc-provider, without the relay key (`clientLookup`). */
+  find: ClientLookup;
+  /** Our own metadata of a client, from the same cache (`clientExtrasLookup`). */
+  extras: (clientId: string) => Promise<Readonly<ClientExtras> | undefined>;
+  /** The key of the assertions oidc-provider accepts from key-authenticated clients (client-assertions.ts). */
+  relay: ClientAssertionRelay;
+}
+
+export function oauthClients(store: Store, issuer: string): OAuthClients {
+  const cache = new AuthCache<AdapterPayload | undefined>(store);
+  return { find: clientLookup(store, cache), extras: clientExtrasLookup(store, cache), relay: new ClientAssertionRelay(issuer) };
 }
 
 /**

@@ -3,7 +3,8 @@
  * at the token endpoint: a machine user trades an assertion signed with one of its keys for an
  * access token, as ZITADEL's SDKs do (@zitadel/node's `ServiceAccount.authenticate`).
  *
- * Answered before oidc-provider (server.ts sends the token endpoint's jwt-bearer requests here):
+ * Answered before oidc-provider (the front door, front-door.ts, sends the token endpoint's jwt-bearer
+ * requests here: `isJwtProfileGrant`):
  * those requests carry no client authentication, and oidc-provider authenticates a client before
  * any grant handler runs. Who the assertion authenticates is the domain's question
  * (domain/users/jwt-profile.ts). The token is then minted by oidc-provider's own model, exactly as
@@ -17,7 +18,7 @@
  * Tokens are oidc-provider's working state, not domain state: issuing one appends no event, as for
  * every other grant (adapter.ts).
  */
-import type { NodeRequest, NodeResponse } from '../http-server.js';
+import type { NodeResponse } from '../http-server.js';
 import type Provider from 'oidc-provider';
 import type { AdapterPayload, Client, ResourceServer, ResourceServerInstance } from 'oidc-provider';
 import { DomainError, GrpcCode } from '../domain/errors.js';
@@ -30,6 +31,9 @@ import { noteOAuthFailure } from './request-log.js';
 import { hasScope } from './scopes.js';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** Whether a token request's form asks for this grant (a repeated grant_type is refused by `issue`). */
+export const isJwtProfileGrant = (params: URLSearchParams): boolean => params.get('grant_type') === JWT_BEARER_GRANT;
 
 export interface JwtProfileGrantDeps {
   store: Store;
@@ -113,22 +117,22 @@ export function jwtProfileGrant(deps: JwtProfileGrantDeps) {
     return body;
   }
 
-  /** Answers a token request whose grant_type is JWT_BEARER_GRANT; `req` only names it in the log. */
-  return async function answerJwtProfileGrant(req: NodeRequest, res: NodeResponse, provider: Provider, params: URLSearchParams): Promise<void> {
+  /** Answers a token request whose form asks for this grant (`isJwtProfileGrant`). */
+  return async function answerJwtProfileGrant(res: NodeResponse, provider: Provider, params: URLSearchParams): Promise<void> {
     try {
       answer(res, 200, await issue(provider, params));
     } catch (error) {
       const failure = error instanceof OAuthError ? error : new OAuthError('server_error', 'the token could not be issued', 500);
-      noteOAuthFailure(req, { error: failure.error, description: failure.status >= 500 ? String((error as Error)?.message ?? error) : failure.description });
+      noteOAuthFailure(res, { error: failure.error, description: failure.status >= 500 ? String((error as Error)?.message ?? error) : failure.description });
       answer(res, failure.status, { error: failure.error, error_description: failure.description });
     }
   };
 }
 
-/** Adds the grant to the discovery document's `grant_types_supported` (oidc-provider lists only its own). */
 /** oidc-provider's two discovery documents (OpenID's and RFC 8414's). */
 const DISCOVERY_PATHS: ReadonlySet<string> = new Set(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
 
+/** Adds the grant to the discovery document's `grant_types_supported` (oidc-provider lists only its own). */
 export function advertiseJwtProfileGrant(provider: Provider): void {
   // Only discovery waits for the answer; every other request passes straight on.
   provider.use((ctx, next) => {

@@ -10,17 +10,17 @@
  * project, the client, each `…:id:{projectId}:aud` project, and `service` for this API). Which
  * claims the scopes yield is claims.ts's decision.
  */
-import Provider, { errors, type AdapterPayload, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import type { Store } from '../store/store.js';
 import { errorPage, logoutPage, messagePage } from '../ui/pages.js';
 import { storeAdapter } from './adapter.js';
-import { clientExtrasLookup, clientLookup, compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras } from './clients.js';
+import { compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras, type OAuthClients } from './clients.js';
 import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, signingAlgorithm, type KeyRing, type SigningAlgorithm } from './keys.js';
 import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
+import { tokenAmr } from './authentication-methods.js';
 import { answerIntrospection } from './introspection.js';
 import { clientCredentialsIdToken } from './machine-id-token.js';
-import { AuthCache } from '../auth/auth-cache.js';
-import { clientAssertionGate, ClientAssertionRelay, CLOCK_TOLERANCE } from './client-assertions.js';
+import { CLOCK_TOLERANCE } from './client-assertions.js';
 import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import { projectAccessRefusal } from '../domain/login/project-access.js';
 import {
@@ -42,6 +42,7 @@ import {
 } from './scopes.js';
 import { orgScopeRefusal } from '../domain/login/org-scope.js';
 import { signInPolicy } from './interaction-policy.js';
+import { signInStanding, standingRefusal } from '../domain/login/sign-in-standing.js';
 
 /** The resource indicator of every token (clients never need to send it). */
 export const RESOURCE = 'urn:service:iam';
@@ -76,6 +77,8 @@ export interface OidcProviderDeps {
   issuer: string;
   /** The provider signs with `keys.current` as it is now; server.ts builds a new provider when it changes. */
   keys: KeyRing;
+  /** Its clients (clients.ts `oauthClients`), shared with its front door. */
+  clients: OAuthClients;
 }
 
 /**
@@ -116,19 +119,46 @@ const signingAlgorithms = new WeakMap<Provider, SigningAlgorithm>();
 /** The algorithm a provider signs its ID tokens and JWT access tokens with (its newest key's). */
 export const providerSigningAlgorithm = (provider: Provider): SigningAlgorithm => signingAlgorithms.get(provider) ?? DEFAULT_SIGNING_ALGORITHM;
 
+/**
+ * The provider's idea of where it is answered: the issuer's origin (EXTERNAL_URL), never the
+ * request's. oidc-provider builds every URL it hands out — discovery's endpoints and `jwks_uri`,
+ * the interaction's return address (the Location after a sign-in), the sign-out form's action —
+ * from Koa's `ctx.href`, which Koa takes from the Host header (`:authority` over HTTP/2), an
+ * absolute-form target, or, with `proxy` on, X-Forwarded-Host/Proto. A forged one poisoned
+ * cached discovery documents and, behind a reverse proxy, named its internal address. Koa's
+ * request getters are overridden on this provider's request prototype only, so `ctx.host`,
+ * `ctx.hostname`, `ctx.protocol`, `ctx.secure` (its cookies' Secure flag: set whenever
+ * EXTERNAL_URL is https, whatever a proxy forwards), `ctx.href` and `ctx.URL` all answer the
+ * issuer's. `proxy` still decides `ctx.ip` (X-Forwarded-For).
+ */
+function pinOriginToIssuer(provider: Provider, issuer: string): void {
+  const { protocol, host, hostname, origin } = new URL(issuer);
+  const scheme = protocol.slice(0, -1);
+  /** The path and query of a target, also of an absolute-form one (`GET http://host/path`). */
+  const pathOf = (target: string) => (/^https?:\/\//i.test(target) ? target.replace(/^https?:\/\/[^/?#]*/i, '') || '/' : target);
+  const fixed = (value: () => unknown) => ({ get: value, configurable: true });
+  Object.defineProperties(provider.request, {
+    host: fixed(() => host),
+    hostname: fixed(() => hostname),
+    protocol: fixed(() => scheme),
+    href: fixed(function (this: { originalUrl: string }) {
+      return origin + pathOf(this.originalUrl);
+    }),
+    URL: fixed(function (this: { originalUrl: string }) {
+      return new URL(origin + pathOf(this.originalUrl));
+    }),
+  });
+}
+
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
-  const { store, issuer, instanceId } = deps;
+  const { store, issuer, instanceId, clients } = deps;
   const keys = deps.keys.current;
   // The provider is rebuilt when the keys change (server.ts): the newest key's algorithm holds for its life.
   const alg = signingAlgorithm(keys);
-  // Client assertions are judged by client-assertions.ts; oidc-provider sees only relayed ones.
-  const clientCache = new AuthCache<AdapterPayload | undefined>(store);
-  const findClient = clientLookup(store, clientCache);
-  const clientExtras = clientExtrasLookup(store, clientCache);
-  const relay = new ClientAssertionRelay(issuer);
 
   const configuration: Configuration = {
-    adapter: storeAdapter(store, async (clientId) => relay.withRelayKey(await findClient(clientId))),
+    // Client assertions are judged by the front door (client-assertions.ts): oidc-provider verifies only relayed ones.
+    adapter: storeAdapter(store, async (clientId) => clients.relay.withRelayKey(await clients.find(clientId))),
     clockTolerance: CLOCK_TOLERANCE,
     clients: [],
     jwks: { keys: keys.signing as never },
@@ -140,6 +170,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     routes: ROUTES,
     scopes: [...OIDC_SCOPES],
     claims: {
+      // Claims of no scope, in every ID token (discovery's claims_supported lists them).
+      auth_time: null,
+      amr: null,
       // The roles claim is offered with openid so that an asserting app's ID token may carry it
       // (claims() decides when: a roles scope, or idTokenRoleAssertion).
       openid: ['sub', ROLES_CLAIM],
@@ -169,7 +202,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         enabled: true,
         async logoutSource(ctx, form) {
           ctx.type = 'html';
-          ctx.body = logoutPage(form, ctx.host);
+          ctx.body = logoutPage(form, ctx.host); // the issuer's host (pinOriginToIssuer)
         },
         async postLogoutSuccessSource(ctx) {
           ctx.type = 'html';
@@ -207,9 +240,18 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       await grant.save();
       return grant;
     },
-    async findAccount(ctx, sub) {
+    // Asked by oidc-provider for every grant that acts for a person: the authorization (with the
+    // browser's session, whose standing interaction-policy.ts judges), and a code's exchange and a
+    // refresh, whose `token` is the code or the refresh token: the sign-in it came from must still
+    // stand under the login policy as it is now (sign-in-standing.ts), else `invalid_grant`.
+    async findAccount(ctx, sub, token) {
       const user = await authenticatableUser(store, sub);
       if (!user) return undefined; // → invalid_grant on refresh
+      if (token?.kind === 'RefreshToken' || token?.kind === 'AuthorizationCode') {
+        const { authTime, amr } = token as unknown as { authTime?: number; amr?: string[] };
+        const standing = await signInStanding(store.read, instanceId, { userId: sub, at: authTime, amr }, { lifetimes: token.kind === 'RefreshToken' });
+        if (!standing.stands) throw new errors.CustomOIDCProviderError('invalid_grant', standingRefusal(standing.lacks));
+      }
       return {
         accountId: sub,
         async claims(use, scope) {
@@ -264,29 +306,33 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   };
 
   const provider = new Provider(issuer, configuration);
+  pinOriginToIssuer(provider, issuer);
   signingAlgorithms.set(provider, alg);
+  // Two methods of this provider's own model classes (each provider makes its own: neither the
+  // library's modules nor another provider are touched) are replaced, where no configuration serves:
+  // - Client#compareClientSecret: secrets are stored as hashes. Overriding it is the library's way
+  //   (node-oidc-provider#631, "allow overloading prototype for comparing client secrets"); there is
+  //   no configuration for it.
+  // - IdToken#payload: the library masks the ID token's claims with its scope → claims table, which
+  //   cannot name ZITADEL's per-project roles claims (`urn:zitadel:iam:org:project:{projectId}:roles`),
+  //   and no hook runs between that mask and the signature (`extraTokenClaims` and
+  //   `formats.customizers` are for access tokens only, `findAccount`'s claims are what gets masked).
+  //   The reserved claims were already decided for the ID token by claims.ts, so they pass the mask.
+  //   How and when the person signed in pass it too, as in every ZITADEL ID token: `auth_time` (the
+  //   library keeps it only when `max_age` asked) and `amr` in ZITADEL's values (authentication-methods.ts).
   (provider.Client.prototype as unknown as { compareClientSecret: typeof compareHashedClientSecret }).compareClientSecret = compareHashedClientSecret;
-  // The library masks the ID token's claims with its scope → claims table, which cannot name
-  // ZITADEL's per-project roles claims (`urn:zitadel:iam:org:project:{projectId}:roles`). The
-  // reserved claims were already decided for the ID token by claims.ts, so they pass the mask.
   const idToken = provider.IdToken.prototype as unknown as { payload(): Promise<Record<string, unknown>>; available: Record<string, unknown> };
   const maskedPayload = idToken.payload;
   idToken.payload = async function payload(this: typeof idToken) {
     const payload = await maskedPayload.call(this);
     for (const [name, value] of Object.entries(this.available)) if (isReservedClaim(name) && !(name in payload)) payload[name] = value;
+    const { auth_time: authTime, amr } = this.available;
+    if (typeof authTime === 'number') payload.auth_time = authTime;
+    delete payload.amr;
+    const methods = Array.isArray(amr) ? tokenAmr(amr) : [];
+    if (methods.length) payload.amr = methods;
     return payload;
   };
-
-  // First: it may rewrite the client assertion the routes below authenticate with.
-  provider.use(
-    clientAssertionGate({
-      issuer,
-      endpoints: new Set([ROUTES.token, ROUTES.introspection, ROUTES.revocation, ROUTES.pushed_authorization_request]),
-      tokenEndpoint: ROUTES.token,
-      findClient,
-      relay,
-    }),
-  );
 
   // offline_access is dropped unless consent is prompted for (OIDC Core 11); ZITADEL issues
   // refresh tokens without it, so the prompt is added and answered automatically. This runs before
@@ -308,7 +354,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   });
 
   // What the library does not answer at the introspection endpoint: JWTs, PATs, ZITADEL's `aud` (introspection.ts).
-  const introspection = answerIntrospection({ store, instanceId, issuer, keys: deps.keys, clientExtras });
+  const introspection = answerIntrospection({ store, instanceId, issuer, keys: deps.keys, clientExtras: clients.extras });
   provider.use((ctx, next) => (ctx.path === ROUTES.introspection ? introspection(ctx as KoaContextWithOIDC, next) : next()));
 
   // Client credentials with `openid` answer an ID token too, as ZITADEL's do (machine-id-token.ts).

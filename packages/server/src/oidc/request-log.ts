@@ -17,29 +17,18 @@ interface OAuthFailure {
   clientId?: string;
 }
 
-const failures = new WeakMap<NodeRequest, OAuthFailure>();
-/** Requests handed to oidc-provider in place of the one that arrived (token-request.ts), and that one. */
-const arrivedAs = new WeakMap<NodeRequest, NodeRequest>();
-
 /**
- * `replay` stands for `original` from now on: its failures go to the log line of the request that
- * arrived (a replay of a replay, as the client-assertion gate makes of the token endpoint's, too).
+ * Failures by the response they answer: a request the front door read reaches oidc-provider as a
+ * replay (form-request.ts), but with the response that arrived, which the log line is written for.
  */
-export function logAs(replay: NodeRequest, original: NodeRequest): void {
-  arrivedAs.set(replay, arrivedRequest(original));
+const failures = new WeakMap<NodeResponse, OAuthFailure>();
+
+/** A failure answered outside oidc-provider (the front door, the JWT-profile grant), for the request's log line. */
+export function noteOAuthFailure(res: NodeResponse, failure: OAuthFailure): void {
+  failures.set(res, failure);
 }
 
-/** The request that arrived, for one handed to oidc-provider in its place (or itself). */
-export function arrivedRequest(req: NodeRequest): NodeRequest {
-  return arrivedAs.get(req) ?? req;
-}
-
-/** A failure answered outside oidc-provider (the JWT-profile grant), for the request's log line. */
-export function noteOAuthFailure(req: NodeRequest, failure: OAuthFailure): void {
-  failures.set(req, failure);
-}
-
-type EventContext = { req: NodeRequest; oidc?: { client?: { clientId?: string }; params?: Record<string, unknown> } };
+type EventContext = { res: NodeResponse; oidc?: { client?: { clientId?: string }; params?: Record<string, unknown> } };
 type EventError = { error?: string; error_description?: string; message?: string };
 
 const ERROR_EVENTS = [
@@ -59,7 +48,7 @@ export function watchOAuthEvents(provider: Provider, logger: Logger | undefined)
   for (const event of ERROR_EVENTS) {
     // The typings list each event with its own signature; these all pass (ctx, error).
     (provider as unknown as { on(e: string, f: (ctx: EventContext, err: EventError) => void): void }).on(event, (ctx, err) => {
-      failures.set(arrivedRequest(ctx.req), {
+      failures.set(ctx.res, {
         error: err.error ?? 'server_error',
         description: err.error_description ?? (event === 'server_error' ? err.message : undefined),
         clientId: ctx.oidc?.client?.clientId,
@@ -77,7 +66,7 @@ export function logOAuthRequest(logger: Logger | undefined, req: NodeRequest, re
   if (!logger) return;
   const started = performance.now();
   res.once('finish', () => {
-    const failure = failures.get(req);
+    const failure = failures.get(res);
     const fields = {
       method: req.method,
       path,

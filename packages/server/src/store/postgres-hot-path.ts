@@ -13,7 +13,7 @@ import type { DialectStatements, TextState } from './repositories/index.js';
 import type { MessageTextRow } from './repositories/texts.js';
 import { removedGrantPayload, type GrantRemoval, type RemovedUserGrant } from './repositories/user-grants.js';
 import type { MessageTextFields } from './schema.js';
-import type { TextWriteBehind } from './postgres-write-behind.js';
+import type { TransactionTextWrites } from './postgres-text-writes.js';
 import { INSERT_EVENT, INSERT_TEXT, nextSequence, numbered, SELECT_TEXT, TEXT_UPSERT } from './text-write-sql.js';
 
 /**
@@ -69,6 +69,30 @@ const APPEND_WITH_TEXT = {
 };
 
 /**
+ * Events of distinct aggregates in one statement (the events repository's `appendAll` splits a list
+ * where an aggregate repeats): their next sequences, then the events in the order given. A batch of
+ * a removed organisation's users (domain/orgs/removal.ts) is one round trip, not one per user.
+ * $1–$6 the events' fields as arrays, $7 the time.
+ */
+const APPEND_MANY = {
+  name: 'events_append_many',
+  text: `with input as (
+           select * from unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[])
+                  with ordinality as e(aggregate_type, aggregate_id, type, payload, creator, resource_owner, n)),
+         next as (
+           insert into aggregate_sequences (aggregate_type, aggregate_id, sequence)
+           select aggregate_type, aggregate_id, 1 from input order by n
+           on conflict (aggregate_type, aggregate_id) do update set sequence = aggregate_sequences.sequence + 1
+           returning aggregate_type, aggregate_id, sequence),
+         appended as (
+           ${INSERT_EVENT}
+           select i.aggregate_type, i.aggregate_id, next.sequence, i.type, i.payload, i.creator, i.resource_owner, $7::timestamptz
+             from input i join next using (aggregate_type, aggregate_id) order by i.n
+           returning aggregate_type, aggregate_id, position, sequence)
+         select aggregate_type, aggregate_id, position, sequence from appended`,
+};
+
+/**
  * A user grant's removal (4.2) in one statement: the grant of the user in the organisation deleted
  * and, only if there was one, the aggregate's next sequence taken and the removal event appended,
  * its payload built from the removed row as removedGrantPayload builds it (repositories/user-grants.ts).
@@ -93,14 +117,30 @@ const TAKE_USER_GRANT_WITH_EVENT = {
 
 /**
  * On a pooled connection inside a transaction; on the pool itself for reads (which never append).
- * With `behind` (transactions' connections, whose client is then wrapped by `flushFirst`), a text
- * write to an aggregate the transaction already holds is held back (postgres-write-behind.ts).
+ * With `texts` (transactions' connections, whose client is then wrapped by `flushFirst`), a text
+ * the transaction wrote is read back from memory, and a text write to an aggregate the transaction
+ * already holds is held back (postgres-text-writes.ts).
  */
-export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWriteBehind): DialectStatements {
+export function postgresHotPath(client: pg.ClientBase | pg.Pool, texts?: TransactionTextWrites): DialectStatements {
+  /** The text's event and new state, sent now (APPEND_WITH_TEXT). */
+  async function appendWithText(event: NewEvent, text: TextState, at: Date): Promise<StoredEvent> {
+    const { rows } = await client.query<{ position: string; sequence: string }>({
+      ...APPEND_WITH_TEXT,
+      values: [
+        event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at,
+        text.ownerId, text.messageType, text.language, JSON.stringify(text.fields), text.createdAt ?? null,
+      ],
+    });
+    const sequence = Number(rows[0].sequence);
+    texts?.appended(event.aggregateType, event.aggregateId, sequence);
+    return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
+  }
   return {
     skipLocked: true,
     messageTexts: {
       async get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined> {
+        const written = texts?.read(ownerId, messageType, language);
+        if (written) return written;
         const { rows } = await client.query<MessageTextRecord>({ ...GET_TEXT, values: [ownerId, messageType, language] });
         const record = rows[0];
         if (!record) return undefined;
@@ -115,6 +155,7 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWr
         };
       },
       async upsert(row: MessageTextRow): Promise<void> {
+        texts?.forget(row.ownerId, row.messageType, row.language);
         await client.query({
           ...UPSERT_TEXT,
           values: [row.ownerId, row.messageType, row.language, JSON.stringify(row.fields), row.sequence, row.createdAt, row.changedAt],
@@ -122,18 +163,12 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWr
       },
     },
     async setTextWithEvent(event: NewEvent, text: TextState, at: Date = new Date()) {
-      const heldSequence = behind?.hold(event, text, at);
-      if (heldSequence !== undefined) return { ...event, sequence: heldSequence, createdAt: at };
-      const { rows } = await client.query<{ position: string; sequence: string }>({
-        ...APPEND_WITH_TEXT,
-        values: [
-          event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at,
-          text.ownerId, text.messageType, text.language, JSON.stringify(text.fields), text.createdAt ?? null,
-        ],
-      });
-      const sequence = Number(rows[0].sequence);
-      behind?.appended(event.aggregateType, event.aggregateId, sequence);
-      return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
+      texts?.forget(text.ownerId, text.messageType, text.language);
+      const heldSequence = texts?.hold(event, text, at);
+      const stored = heldSequence !== undefined ? { ...event, sequence: heldSequence, createdAt: at } : await appendWithText(event, text, at);
+      // The row as the statement leaves it: a new row is created at the event's time, an existing one keeps its createdAt.
+      texts?.wrote({ ...text, sequence: stored.sequence, createdAt: text.createdAt ?? at, changedAt: at });
+      return stored;
     },
     async appendEvent(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
       const { rows } = await client.query<{ position: string; sequence: string }>({
@@ -142,8 +177,22 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWr
       });
       // bigint columns arrive as strings (node-postgres keeps int8 exact); the schema's mode is 'number'.
       const sequence = Number(rows[0].sequence);
-      behind?.appended(event.aggregateType, event.aggregateId, sequence);
+      texts?.appended(event.aggregateType, event.aggregateId, sequence);
       return { ...event, sequence, createdAt: at, position: Number(rows[0].position) };
+    },
+    async appendEvents(events: readonly NewEvent[], at: Date = new Date()): Promise<StoredEvent[]> {
+      const column = <K extends keyof NewEvent>(key: K) => events.map((e) => e[key]);
+      const { rows } = await client.query<{ aggregate_type: string; aggregate_id: string; position: string; sequence: string }>({
+        ...APPEND_MANY,
+        values: [column('aggregateType'), column('aggregateId'), column('type'), events.map((e) => JSON.stringify(e.payload)), column('creator'), column('resourceOwner'), at],
+      });
+      const byAggregate = new Map(rows.map((r) => [`${r.aggregate_type}\u0000${r.aggregate_id}`, r]));
+      return events.map((event) => {
+        const row = byAggregate.get(`${event.aggregateType}\u0000${event.aggregateId}`)!;
+        const sequence = Number(row.sequence);
+        texts?.appended(event.aggregateType, event.aggregateId, sequence);
+        return { ...event, sequence, createdAt: at, position: Number(row.position) };
+      });
     },
     async takeUserGrantWithEvent(grantId: string, orgId: string, userId: string, removal: GrantRemoval, at: Date = new Date()): Promise<RemovedUserGrant | undefined> {
       const { rows } = await client.query<{ project_id: string; project_grant_id: string | null; position: string; sequence: string }>({
@@ -153,7 +202,7 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, behind?: TextWr
       const row = rows[0];
       if (!row) return undefined;
       const sequence = Number(row.sequence);
-      behind?.appended(removal.aggregateType, grantId, sequence);
+      texts?.appended(removal.aggregateType, grantId, sequence);
       const event = { ...removal, aggregateId: grantId, payload: removedGrantPayload(userId, row.project_id), resourceOwner: orgId };
       return { projectId: row.project_id, projectGrantId: row.project_grant_id, event: { ...event, sequence, createdAt: at, position: Number(row.position) } };
     },

@@ -5,7 +5,7 @@
  * and SQLite's statement compilation as the largest share of a text write).
  *
  * `once(build)` defers the build to the first call. Repositories live as long as their
- * connection (SQLite's two, and each pooled PostgreSQL connection, see postgres.ts), so each
+ * connection (SQLite's two, and each pooled PostgreSQL connection, see postgres-connection.ts), so each
  * statement is built and compiled once per connection. Writes to the tables authentication
  * reads must not be prepared (auth-writes.ts).
  */

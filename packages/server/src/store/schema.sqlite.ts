@@ -3,7 +3,7 @@ import { sqliteColumns } from './columns.js';
 import { defineTables } from './schema.js';
 
 export const { events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, idps,
-  oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks,
+  oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks, codeCheckFailures, selfRegistrations,
   userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, importJobs, importJobResults, userCodes, userMetadata, policies, orgDomains, projectGrants,
-  userOtpPending, mfaInitSkips } =
+  userOtpPending, mfaInitSkips, orgRemovals } =
   defineTables(sqliteColumns);

@@ -3,6 +3,7 @@
  * both dialects). State tables hold the current state so reads never replay events; the
  * `events` table is the append-only audit trail written in the same transaction.
  */
+import { sql } from 'drizzle-orm';
 import type { ColumnFactory } from './columns.js';
 
 export type MessageTextFields = Partial<
@@ -253,8 +254,10 @@ export function defineTables(c: ColumnFactory) {
       jwtIssuer: c.text('jwt_issuer').notNull(),
       jwtKeysEndpoint: c.text('jwt_keys_endpoint').notNull(),
       jwtHeaderName: c.text('jwt_header_name').notNull(),
+      /** The `aud` a JWT provider's tokens must contain; '' checks none (ZITADEL's meaning, kept for compatibility). */
+      jwtAudience: c.text('jwt_audience').notNull().default(''),
       /**
-       * 'IDP_TYPE_JWT' | 'IDP_TYPE_OIDC'. The four jwt_* columns hold '' for an OIDC provider, whose
+       * 'IDP_TYPE_JWT' | 'IDP_TYPE_OIDC'. The five jwt_* columns hold '' for an OIDC provider, whose
        * settings are `oidc_config` (client id, issuer, scopes, mappings) and the sealed client secret.
        */
       idpType: c.text('idp_type').notNull().default('IDP_TYPE_JWT'),
@@ -403,6 +406,23 @@ export function defineTables(c: ColumnFactory) {
   );
 
   /**
+   * Organisations removed whose users, and the user grants on whose projects, are still being
+   * removed in the background (domain/orgs/removal.ts, background/org-removal-worker.ts): the
+   * organisation's row is gone at once, its remaining rows go in small transactions, each with its
+   * events. The row goes with the last of them.
+   */
+  const orgRemovals = c.table('org_removals', {
+    orgId: c.text('org_id').primaryKey(),
+    /** Who removed it: the creator of the cascade's events. */
+    creatorId: c.text('creator_id').notNull(),
+    /** Its projects when it was removed: the user grants on them (given by it or through its project grants) go first. */
+    projectIds: c.json<string[]>('project_ids').notNull(),
+    /** Its identity providers: links to them left once its users are gone go last. */
+    idpIds: c.json<string[]>('idp_ids').notNull(),
+    createdAt: c.time('created_at').notNull(),
+  });
+
+  /**
    * One-time codes of a user (email verification, initialisation), stored as SHA-256; a new code
    * of a kind replaces the old one, so only the latest works.
    */
@@ -504,6 +524,11 @@ export function defineTables(c: ColumnFactory) {
       c.index('oidc_payloads_grant').on(t.grantId),
       c.index('oidc_payloads_uid').on(t.uid),
       c.index('oidc_payloads_expires').on(t.expiresAt),
+      // A removed user's rows (repositories/oidc.ts `removeOfUsers`): by the account the payload
+      // names, and a machine user's client-credentials tokens by its client id. Without them every
+      // removed user was a scan of the table (an organisation's removal, one per user: issue 47).
+      c.index('oidc_payloads_account').on(sql`(${sql.raw('payload')}->>'accountId')`),
+      c.index('oidc_payloads_kind_client').on(t.kind, sql`(${sql.raw('payload')}->>'clientId')`),
     ],
   );
 
@@ -618,16 +643,39 @@ export function defineTables(c: ColumnFactory) {
     changedAt: c.time('changed_at').notNull(),
   });
 
-  /**
-   * TOTP checks of a user: failed codes since the last accepted one (the lockout policy's
-   * `maxOtpAttempts`) and the time step of the last accepted code (a code is good only once).
-   */
+  /** The time step of a user's last accepted TOTP code (a code is good only once). */
   const otpChecks = c.table('otp_checks', {
     userId: c.text('user_id').primaryKey(),
-    count: c.int('count').notNull(),
     lastStep: c.bigint('last_step'),
     changedAt: c.time('changed_at').notNull(),
   });
+
+  /**
+   * Users who registered themselves at the login page (domain/login/registration.ts): while such a
+   * user's email is not verified, its password does not sign it in (the page answers as for a wrong
+   * one), so that registering with someone else's address gives nothing to try and tells nothing.
+   */
+  const selfRegistrations = c.table('self_registrations', {
+    userId: c.text('user_id').primaryKey(),
+    createdAt: c.time('created_at').notNull(),
+  });
+
+  /**
+   * Wrong short codes of a user since the last right one, per kind of code (domain/login/code-throttle.ts):
+   * 'otp' (the sign-in's authenticator code; also the lockout policy's `maxOtpAttempts` count),
+   * 'otp_setup', 'email_verification', 'init', 'password_reset'. The count and the time of the last
+   * failure decide how long the next check of that kind waits.
+   */
+  const codeCheckFailures = c.table(
+    'code_check_failures',
+    {
+      userId: c.text('user_id').notNull(),
+      kind: c.text('kind').notNull(),
+      count: c.int('count').notNull(),
+      lastFailureAt: c.time('last_failure_at').notNull(),
+    },
+    (t) => [c.primaryKey({ columns: [t.userId, t.kind] })],
+  );
 
   /**
    * TOTP secrets of human users (base32, as ZITADEL exports them with `withOtp`). Written by the
@@ -672,9 +720,9 @@ export function defineTables(c: ColumnFactory) {
 
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, projectGrants, idps,
-    oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks,
+    oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks, codeCheckFailures, selfRegistrations,
     userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, importJobs, importJobResults, userCodes, userMetadata, policies, orgDomains,
-    userOtpPending, mfaInitSkips,
+    userOtpPending, mfaInitSkips, orgRemovals,
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The SQL of the text write's fast path, written once: the message text row, the event row and the
  * aggregate's next sequence. Both dialects' hand-written statements (sqlite-hot-path.ts,
- * postgres-hot-path.ts, postgres-write-behind.ts) are composed from these pieces, so a column of
+ * postgres-hot-path.ts, postgres-text-writes.ts) are composed from these pieces, so a column of
  * `message_texts`, `events` or `aggregate_sequences` is named in one place besides schema.ts.
  * The pieces are plain SQL that SQLite and PostgreSQL read alike (`excluded` included); each
  * statement adds its dialect's placeholders (`?` on SQLite, `$n::type` on PostgreSQL).

@@ -3,7 +3,7 @@
  * built, before it runs. Repositories are given such a `Db` (repositories/index.ts), so every
  * repository method, present or future, that writes a watched table is seen without having to
  * remember to say so: authentication's tables (auth-writes.ts) and the message texts a
- * transaction remembers (repositories/text-memo.ts).
+ * transaction remembers (postgres-text-writes.ts).
  *
  * A prepared statement (prepared.ts) is built once: writes that must be seen are not prepared.
  */

@@ -65,3 +65,31 @@ export function h2cJson(session: ClientHttp2Session, token: string | undefined) 
       body: body === undefined ? undefined : JSON.stringify(body),
     }).answer;
 }
+
+/** Frame types of RFC 9113 §6 that the raw-frame tests and the bench write or read. */
+export const FRAME = { HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, GOAWAY: 7 } as const;
+
+/** An HTTP/2 frame: its 9-byte header and payload. */
+export function h2Frame(type: number, flags: number, streamId: number, payload: Buffer = Buffer.alloc(0)): Buffer {
+  const head = Buffer.alloc(9);
+  head.writeUIntBE(payload.length, 0, 3);
+  head[3] = type;
+  head[4] = flags;
+  head.writeUInt32BE(streamId, 5);
+  return Buffer.concat([head, payload]);
+}
+
+/** A GET of `path` as an HPACK header block without Huffman: :method GET and :scheme http indexed, :path and :authority literal (each under 128 bytes). */
+export function getHeaderBlock(path: string, authority: string): Buffer {
+  const literal = (nameIndex: number, value: string) => Buffer.concat([Buffer.from([nameIndex, value.length]), Buffer.from(value, 'latin1')]);
+  return Buffer.concat([Buffer.from([0x82, 0x86]), literal(0x04, path), literal(0x01, authority)]);
+}
+
+/** The error codes of the GOAWAY frames in what a raw connection received. */
+export function goawayCodes(received: Buffer): number[] {
+  const codes: number[] = [];
+  for (let at = 0; at + 9 <= received.length; at += 9 + received.readUIntBE(at, 3)) {
+    if (received[at + 3] === FRAME.GOAWAY && at + 17 <= received.length) codes.push(received.readUInt32BE(at + 13));
+  }
+  return codes;
+}

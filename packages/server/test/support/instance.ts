@@ -68,9 +68,10 @@ export async function openTestStore(dialect: Dialect): Promise<{ store: Store; l
   };
 }
 
-export async function createTestInstance(dialect: Dialect, options: Partial<AppDeps> = {}): Promise<TestInstance> {
+/** `instanceDomain`: the instance's domain, suffix of its organisations' generated domains (EXTERNAL_URL's host at a first start). */
+export async function createTestInstance(dialect: Dialect, options: Partial<AppDeps> = {}, instanceDomain = 'localhost'): Promise<TestInstance> {
   const { store, location, cleanup } = await openTestStore(dialect);
-  const boot = await bootstrapInstance(store, 'localhost');
+  const boot = await bootstrapInstance(store, instanceDomain);
   // Import jobs have a folder for their documents, as under `npm start` (DATA_DIR/import-jobs); no worker runs them here.
   const importJobs = { documents: jobDocuments(tempDir('test-import-jobs-'), options.secrets ?? processSecretBox()) };
   const app = createApp({ store, instanceId: boot.instanceId, importJobs, ...options });

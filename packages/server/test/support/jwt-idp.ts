@@ -20,7 +20,11 @@ export interface JwtIssuer {
   keysEndpoint: string;
   /** How often the JWKS was served. */
   keyReads: () => number;
-  sign: (claims: JWTPayload, options?: { foreignKey?: boolean; issuer?: string; expiresIn?: string | number; iat?: number }) => Promise<string>;
+  /**
+   * A token of this issuer (its key unless `foreignKey`): `exp` five minutes on unless `expiresIn`
+   * says otherwise (`null`: none), `iat` now unless `iat` says otherwise (`null`: none), `aud` if given.
+   */
+  sign: (claims: JWTPayload, options?: { foreignKey?: boolean; issuer?: string; expiresIn?: string | number | null; iat?: number | null; audience?: string | string[] }) => Promise<string>;
   /** A new signing key (the old one leaves the JWKS). */
   rotate: () => Promise<void>;
   close: () => Promise<void>;
@@ -45,8 +49,10 @@ export async function startJwtIssuer(): Promise<JwtIssuer> {
     keyReads: () => reads,
     async sign(claims, options = {}) {
       const key = options.foreignKey ? foreign : current;
-      const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid }).setIssuer(options.issuer ?? issuer).setIssuedAt(options.iat);
-      jwt.setExpirationTime(options.expiresIn ?? '5m');
+      const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid }).setIssuer(options.issuer ?? issuer);
+      if (options.iat !== null) jwt.setIssuedAt(options.iat);
+      if (options.expiresIn !== null) jwt.setExpirationTime(options.expiresIn ?? '5m');
+      if (options.audience !== undefined) jwt.setAudience(options.audience);
       return jwt.sign(key.privateKey);
     },
     async rotate() {

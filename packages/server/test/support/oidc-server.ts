@@ -18,6 +18,7 @@ import { createTestInstance, type TestInstance } from './instance.js';
 import { tempDir } from './temp-dir.js';
 import { jobDocuments } from '../../src/domain/transfer/job-documents.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
+import { ImportJobWorker } from '../../src/background/import-job-worker.js';
 
 // The browser stand-in lives in its own module (no vitest) so the bench can sign people in too.
 export { Browser, loginThroughForm, skipSecondFactorOffer } from './browser.js';
@@ -45,10 +46,18 @@ export interface OidcTestServerOptions {
   mailDropDir?: string;
   /** The first signing key's algorithm (SIGNING_KEY_ALGORITHM; RS256 by default). */
   signingKeyAlgorithm?: SigningAlgorithm;
+  /** The instance's domain (default `localhost`): two instances with different ones generate different organisation domains. */
+  instanceDomain?: string;
+  /** Run import jobs, as `npm start` does (a worker on the jobs' folder, looking at once when one is started). */
+  importJobWorker?: boolean;
+  /** Accepted self-registration forms per client address and hour (REGISTRATIONS_PER_ADDRESS_PER_HOUR). */
+  registrationsPerAddressPerHour?: number;
 }
 
 export async function startOidcServer(dialect: Dialect, options: OidcTestServerOptions = {}): Promise<OidcTestServer> {
-  const t = await createTestInstance(dialect);
+  const t = await createTestInstance(dialect, {}, options.instanceDomain);
+  const documents = jobDocuments(tempDir('oidc-import-jobs-'), processSecretBox());
+  let worker: ImportJobWorker | undefined;
   // Listen first: the issuer must name the real port before the provider is built. The service's
   // own server (HTTP/1.1 and h2c on one port, its limits), as main.ts listens.
   let handle: RequestHandler = (_req, res) => void res.writeHead(503).end();
@@ -68,10 +77,15 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
     maxConcurrentImports: options.maxConcurrentImports,
     mailDropDir: options.mailDropDir,
     signingKeyAlgorithm: options.signingKeyAlgorithm,
-    // A folder for import jobs' documents, as `npm start` has (DATA_DIR/import-jobs); no worker runs them here.
-    importJobs: { documents: jobDocuments(tempDir('oidc-import-jobs-'), processSecretBox()) },
+    // A folder for import jobs' documents, as `npm start` has (DATA_DIR/import-jobs); a worker runs them only when asked for.
+    importJobs: { documents, onStarted: () => worker?.poke() },
+    registrationsPerAddressPerHour: options.registrationsPerAddressPerHour,
   });
   handle = service.handler;
+  if (options.importJobWorker) {
+    worker = new ImportJobWorker({ store: t.store, secrets: processSecretBox(), instanceId: t.instanceId, documents, pollMs: 100 });
+    worker.start();
+  }
   const api: OidcTestServer['api'] = async (method, path, body, token = t.adminToken, headers = {}) => {
     const res = await fetch(issuer + path, {
       method,
@@ -94,6 +108,7 @@ export async function startOidcServer(dialect: Dialect, options: OidcTestServerO
     server,
     api,
     close: async () => {
+      await worker?.stop();
       service.stop();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -1,9 +1,12 @@
 /**
  * Validation of the JWT a JWT identity provider's proxy hands over (ZITADEL's
  * `internal/api/ui/login/jwt_handler.go`, `validateToken`): signed by a key of the provider's
- * `keysEndpoint`, `iss` equal to its `issuer`, not expired and, when it says when it was issued,
- * issued at most an hour ago; both with ZITADEL's 3 s of clock skew. Only asymmetric algorithms:
- * a JWKS publishes public keys, and `none` or an HMAC "signature" proves nothing.
+ * `keysEndpoint`, `iss` equal to its `issuer`, an `exp` that has not passed (a token without one is
+ * refused: it would sign in forever, ZITADEL's CVE-2026-56665), not before its `nbf` and, when it
+ * says when it was issued, issued at most an hour ago, all with ZITADEL's 3 s of clock skew; and,
+ * when the provider names an audience, an `aud` that contains it (ZITADEL's GHSA-g5h5-m4hm-xjrr;
+ * an empty audience checks none, as in ZITADEL). Only asymmetric algorithms: a JWKS publishes
+ * public keys, and `none` or an HMAC "signature" proves nothing.
  */
 import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import { OutboundError } from '../../outbound/limited-fetch.js';
@@ -15,7 +18,7 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 
 /** Why a token was refused; `message` is shown on the login page and logged. */
 export class ExternalTokenError extends Error {
-  constructor(readonly reason: 'missing' | 'malformed' | 'signature' | 'issuer' | 'expired' | 'too_old' | 'keys_unavailable' | 'claims', message: string) {
+  constructor(readonly reason: 'missing' | 'malformed' | 'signature' | 'issuer' | 'audience' | 'expired' | 'too_old' | 'keys_unavailable' | 'claims', message: string) {
     super(message);
   }
 }
@@ -24,6 +27,8 @@ export interface ProviderJwtSettings {
   issuer: string;
   keysEndpoint: string;
   headerName: string;
+  /** What `aud` must contain; '' checks nothing. */
+  audience: string;
 }
 
 /** The token from the configured header (`Authorization` when none is set); `Bearer ` is optional. */
@@ -49,7 +54,14 @@ export async function validateProviderToken(token: string, provider: ProviderJwt
   }
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, keySet, { issuer: provider.issuer, clockTolerance: CLOCK_SKEW_S, algorithms: ALGORITHMS, currentDate: now }));
+    ({ payload } = await jwtVerify(token, keySet, {
+      issuer: provider.issuer,
+      ...(provider.audience ? { audience: provider.audience } : {}),
+      requiredClaims: ['exp'],
+      clockTolerance: CLOCK_SKEW_S,
+      algorithms: ALGORITHMS,
+      currentDate: now,
+    }));
   } catch (error) {
     throw explain(error, provider, token);
   }
@@ -73,6 +85,12 @@ function explain(error: unknown, provider: ProviderJwtSettings, token: string): 
       }
     })();
     return new ExternalTokenError('issuer', `The token was issued by ${typeof iss === 'string' ? `"${iss}"` : 'no issuer'}, not by this provider's issuer "${provider.issuer}".`);
+  }
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp' && error.reason === 'missing') {
+    return new ExternalTokenError('expired', 'The token has no expiry ("exp"), so it would be good forever; the provider must issue tokens that expire.');
+  }
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud') {
+    return new ExternalTokenError('audience', `The token is not meant for this service: its audience ("aud") does not contain "${provider.audience}".`);
   }
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSMultipleMatchingKeys) {
     return new ExternalTokenError('signature', "The token's signature does not match any of the provider's keys.");

@@ -10,7 +10,7 @@ import { changedDetails, type ObjectDetails } from '../details.js';
 import { notFound } from '../errors.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
-import { userForCredentialChange, userInContextOrg } from '../users/guard.js';
+import { userToChange, userInContextOrg } from '../users/guard.js';
 import type { Repositories, Store } from '../../store/store.js';
 import type { IdpLinkRow } from '../../store/repositories/idp-links.js';
 
@@ -60,7 +60,7 @@ export async function removeHumanLinkedIdp(
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
     // A link is a way to sign in as the user: removing one is a credential change.
-    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-1M8fa');
+    const user = await userToChange(tx, ctx, userId, 'COMMAND-1M8fa');
     const link = await tx.idpLinks.get(idpId, linkedUserId);
     if (!link || link.userId !== user.id) throw notFound('COMMAND-1M9xR', 'External IDP not found');
     const event = await tx.events.append({

@@ -16,12 +16,14 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { requireAuthorityOverUsersLinkedTo } from '../users/guard.js';
 import { UniqueViolation, type AggregateLock, type Repositories, type Store } from '../../store/store.js';
 import type { IdpChange, IdpRow } from '../../store/repositories/idps.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import {
   idpNotFound,
   isOidcIdp,
+  jwtConfigOf,
   mappingFieldOf,
   nameKeyOf,
   OIDC_CLIENT_SECRET_PURPOSE,
@@ -34,7 +36,10 @@ import {
   type StylingType,
 } from './idp.js';
 
-export interface AddJwtIdpInput extends JwtConfig {
+/** A JWT provider's settings as given: no audience is an empty one when adding, and keeps the current one when updating. */
+export type JwtConfigInput = Omit<JwtConfig, 'audience'> & { audience?: string };
+
+export interface AddJwtIdpInput extends JwtConfigInput {
   name: string;
   stylingType?: StylingType | 0 | 1;
   autoRegister?: boolean;
@@ -82,7 +87,7 @@ async function write<T>(store: Store, fn: (tx: Repositories) => Promise<T>, lock
 }
 
 /** The columns of the provider's kind (the other kind's stay empty: see the table's comment). */
-type KindColumns = Pick<IdpRow, 'idpType' | 'oidcConfig' | 'oidcClientSecretSealed' | 'jwtEndpoint' | 'jwtIssuer' | 'jwtKeysEndpoint' | 'jwtHeaderName'>;
+type KindColumns = Pick<IdpRow, 'idpType' | 'oidcConfig' | 'oidcClientSecretSealed' | 'jwtEndpoint' | 'jwtIssuer' | 'jwtKeysEndpoint' | 'jwtHeaderName' | 'jwtAudience'>;
 
 /**
  * What adding a provider of either kind does: the name check, one `<agg>.idp.config.added` event
@@ -129,7 +134,7 @@ async function addIdp(
 }
 
 export async function addJwtIdp(store: Store, ctx: RequestContext, scope: IdpScope, input: AddJwtIdpInput): Promise<{ details: ObjectDetails; idpId: string }> {
-  const jwtConfig = { jwtEndpoint: input.jwtEndpoint, issuer: input.issuer, keysEndpoint: input.keysEndpoint, headerName: input.headerName };
+  const jwtConfig: JwtConfig = { jwtEndpoint: input.jwtEndpoint, issuer: input.issuer, keysEndpoint: input.keysEndpoint, headerName: input.headerName, audience: input.audience ?? '' };
   return addIdp(store, ctx, scope, input, {
     payload: { jwtConfig },
     columns: {
@@ -140,6 +145,7 @@ export async function addJwtIdp(store: Store, ctx: RequestContext, scope: IdpSco
       jwtIssuer: jwtConfig.issuer,
       jwtKeysEndpoint: jwtConfig.keysEndpoint,
       jwtHeaderName: jwtConfig.headerName,
+      jwtAudience: jwtConfig.audience,
     },
   });
 }
@@ -178,13 +184,19 @@ export function oidcRowFields(oidcConfig: OidcConfig, clientSecretSealed: string
     jwtIssuer: '',
     jwtKeysEndpoint: '',
     jwtHeaderName: '',
+    jwtAudience: '',
   };
 }
 
 /** The provider if this scope owns it; anything else (another owner, no such id) is 404. */
-async function ownedIdp(tx: Repositories, scope: IdpScope, idpId: string): Promise<IdpRow> {
+/**
+ * The provider of the scope a command changes, deactivates or removes: 404 when missing, 403 when
+ * a user who signs in with it holds roles the caller may not grant (domain/users/guard.ts).
+ */
+async function idpToChange(tx: Repositories, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<IdpRow> {
   const row = await tx.idps.get(idpId);
   if (!row || row.ownerId !== scope.ownerId) throw idpNotFound();
+  await requireAuthorityOverUsersLinkedTo(tx, ctx, row.id);
   return row;
 }
 
@@ -215,7 +227,7 @@ export async function updateIdp(store: Store, ctx: RequestContext, scope: IdpSco
   requirePermission(ctx, scope.write);
   const next = { name: input.name, stylingType: stylingTypeOf(input.stylingType), autoRegister: input.autoRegister ?? false };
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     const changes = Object.fromEntries(Object.entries(next).filter(([key, value]) => row[key as keyof typeof next] !== value));
     if (Object.keys(changes).length === 0) throw failedPrecondition('Org-jf9w', 'IDP Configuration has not been changed');
     const nameKey = nameKeyOf(next.name);
@@ -224,21 +236,28 @@ export async function updateIdp(store: Store, ctx: RequestContext, scope: IdpSco
   }, [[IDP_LOCK, idpId]]);
 }
 
-export async function updateIdpJwtConfig(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string, input: JwtConfig): Promise<{ details: ObjectDetails }> {
+/**
+ * Replaces a JWT provider's settings (ZITADEL's UpdateOrgIDPJWTConfig). An absent `audience` keeps
+ * the current one: ZITADEL's messages have no such field, so an update over gRPC or Connect (whose
+ * REST call never names it) must not drop the check an administrator set; `""` removes it.
+ */
+export async function updateIdpJwtConfig(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string, input: JwtConfigInput): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     if (isOidcIdp(row)) throw notFound('Org-67J9d', 'The identity provider has no JWT configuration: it is an OIDC provider (change it with its oidc_config)');
-    const current: JwtConfig = { jwtEndpoint: row.jwtEndpoint, issuer: row.jwtIssuer, keysEndpoint: row.jwtKeysEndpoint, headerName: row.jwtHeaderName };
+    const current = jwtConfigOf(row);
+    const next: JwtConfig = { jwtEndpoint: input.jwtEndpoint, issuer: input.issuer, keysEndpoint: input.keysEndpoint, headerName: input.headerName, audience: input.audience ?? current.audience };
     const changes = Object.fromEntries(
-      (Object.keys(current) as (keyof JwtConfig)[]).filter((key) => current[key] !== input[key]).map((key) => [key, input[key]]),
+      (Object.keys(current) as (keyof JwtConfig)[]).filter((key) => current[key] !== next[key]).map((key) => [key, next[key]]),
     );
     if (Object.keys(changes).length === 0) throw failedPrecondition('Org-2k9fs', 'IDP Configuration has not been changed');
     return applyChange(tx, ctx, scope, row, 'idp.jwt.config.changed', changes, {
-      jwtEndpoint: input.jwtEndpoint,
-      jwtIssuer: input.issuer,
-      jwtKeysEndpoint: input.keysEndpoint,
-      jwtHeaderName: input.headerName,
+      jwtEndpoint: next.jwtEndpoint,
+      jwtIssuer: next.issuer,
+      jwtKeysEndpoint: next.keysEndpoint,
+      jwtHeaderName: next.headerName,
+      jwtAudience: next.audience,
     });
   }, [[IDP_LOCK, idpId]]);
 }
@@ -259,7 +278,7 @@ export async function updateIdpOidcConfig(
   const next = oidcConfigFrom(input);
   const sealed = input.clientSecret ? secrets.seal(input.clientSecret, OIDC_CLIENT_SECRET_PURPOSE) : undefined;
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     if (!isOidcIdp(row)) throw notFound('Org-67J9d', 'The identity provider has no OIDC configuration: it is a JWT provider (change it with its jwt_config)');
     const current = oidcConfigOf(row);
     const changes: Record<string, unknown> = Object.fromEntries(
@@ -280,7 +299,7 @@ export async function updateIdpOidcConfig(
 export async function deactivateIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     if (row.state !== 'IDP_STATE_ACTIVE') throw failedPrecondition('Org-BBmd0', 'IDP Configuration is not active');
     return applyChange(tx, ctx, scope, row, 'idp.config.deactivated', {}, { state: 'IDP_STATE_INACTIVE' });
   }, [[IDP_LOCK, idpId]]);
@@ -289,7 +308,7 @@ export async function deactivateIdp(store: Store, ctx: RequestContext, scope: Id
 export async function reactivateIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     if (row.state !== 'IDP_STATE_INACTIVE') throw failedPrecondition('Org-5Mo0d', 'IDP Configuration is not inactive');
     return applyChange(tx, ctx, scope, row, 'idp.config.reactivated', {}, { state: 'IDP_STATE_ACTIVE' });
   }, [[IDP_LOCK, idpId]]);
@@ -299,7 +318,7 @@ export async function reactivateIdp(store: Store, ctx: RequestContext, scope: Id
 export async function removeIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   return write(store, async (tx) => {
-    const row = await ownedIdp(tx, scope, idpId);
+    const row = await idpToChange(tx, ctx, scope, idpId);
     const event = await tx.events.append({
       aggregateType: scope.aggregate,
       aggregateId: scope.ownerId,

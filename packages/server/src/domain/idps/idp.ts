@@ -58,7 +58,22 @@ export interface JwtConfig {
   issuer: string;
   keysEndpoint: string;
   headerName: string;
+  /**
+   * The value the token's `aud` must contain. Empty: `aud` is not checked, so a token the issuer
+   * signed for any of its applications signs in (ZITADEL's meaning since GHSA-g5h5-m4hm-xjrr,
+   * kept for compatibility; ZITADEL #12620).
+   */
+  audience: string;
 }
+
+/** A JWT provider's settings from its row. */
+export const jwtConfigOf = (row: IdpRow): JwtConfig => ({
+  jwtEndpoint: row.jwtEndpoint,
+  issuer: row.jwtIssuer,
+  keysEndpoint: row.jwtKeysEndpoint,
+  headerName: row.jwtHeaderName,
+  audience: row.jwtAudience,
+});
 
 /**
  * Whose providers a call works on. Management calls act on the context organisation (and read
@@ -124,6 +139,6 @@ export function toIdpView(row: IdpRow): IdpView {
     autoRegister: row.autoRegister,
     ...(isOidcIdp(row)
       ? { oidcConfig: oidcConfigOf(row) }
-      : { jwtConfig: { jwtEndpoint: row.jwtEndpoint, issuer: row.jwtIssuer, keysEndpoint: row.jwtKeysEndpoint, headerName: row.jwtHeaderName } }),
+      : { jwtConfig: jwtConfigOf(row) }),
   };
 }

@@ -10,11 +10,11 @@
  * of one sign-in happen together, so one time serves them all; the policy is the user's organisation's
  * (ZITADEL takes the user's once the user is known). A lifetime that has run out therefore asks for
  * the whole sign-in again, where ZITADEL would ask only for the expired check (e.g. only the second
- * factor after its 18 hours, the password still being within its 10 days).
+ * factor after its 18 hours, the password still being within its 10 days). sign-in-standing.ts is
+ * where this is asked, beside what the policy requires now.
  */
-import type { Repositories } from '../../store/store.js';
 import { durationSeconds } from '../apps/oidc-config.js';
-import { login, type Login } from '../policies/login.js';
+import type { Login } from '../policies/login.js';
 
 /** Which lifetime covers each authentication method a sign-in records in `amr`. */
 const LIFETIME_OF: Record<string, keyof Login> = {
@@ -32,13 +32,9 @@ export interface LastSignIn {
   amr?: string[];
 }
 
-/** Whether a check of the last sign-in has outlived its lifetime (then the person signs in again). */
-export async function lastSignInOutlived(read: Repositories, instanceId: string, last: LastSignIn, nowMs = Date.now()): Promise<boolean> {
+/** Whether a check of the last sign-in has outlived its lifetime under `policy` (the user's organisation's). */
+export function checksOutlived(policy: Login, last: Omit<LastSignIn, 'userId'>, nowMs = Date.now()): boolean {
   if (typeof last.at !== 'number') return true;
-  const user = await read.users.get(last.userId);
-  // A removed user cannot sign in anyway; the login page then says so.
-  if (!user) return true;
-  const policy = await login.effective(read, instanceId, user.orgId);
   const methods = (last.amr ?? []).filter((m) => m in LIFETIME_OF);
   // A session that says nothing of how it was made is held to the password's lifetime.
   const lifetimes = (methods.length ? methods : ['pwd']).map((m) => durationSeconds(String(policy[LIFETIME_OF[m]!])) ?? 0);

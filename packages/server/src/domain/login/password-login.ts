@@ -6,7 +6,8 @@
  * full the outcome is `busy`, when the account already has another password in flight or the
  * client address its share of the queue it is `throttled` (nothing counted either way), and a
  * stored hash beyond the cost bounds is not run but counted as a failed check, with
- * `refusedHash` saying why (for the caller's log).
+ * `refusedHash` saying why (for the caller's log). A user who registered itself is signed in only
+ * once its address is confirmed (registration.ts); before, its right password is answered as wrong.
  */
 import { passwordVerifier, PasswordChecksThrottled, verifyPassword, type PasswordVerifier, type VerifyOutcome } from '../../auth/password-verifier.js';
 import { hashPassword } from '../../auth/passwords.js';
@@ -17,6 +18,7 @@ import { lockout } from '../policies/lockout.js';
 import { resolveLoginName } from '../users/login-names.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
 import { mayAuthenticate } from '../users/may-authenticate.js';
+import type { HumanData } from '../users/view.js';
 
 /** The initial value of the instance's lockout policy (LOCKOUT_MAX_PASSWORD_ATTEMPTS; domain/policies/lockout.ts). */
 export interface LockoutPolicy {
@@ -37,6 +39,12 @@ export type LoginOutcome =
       refusedHash?: string;
       userId?: string;
     };
+
+/** A user who registered itself at the login page and has not confirmed its address yet (registration.ts). */
+async function awaitsConfirmation(tx: Repositories, user: UserRow): Promise<boolean> {
+  if (user.state !== 'USER_STATE_INITIAL' || (user.data as unknown as HumanData).email?.isEmailVerified) return false;
+  return tx.logins.isSelfRegistered(user.id);
+}
 
 /**
  * The human user a typed login name belongs to (users/login-names.ts: the organisation's domain
@@ -95,6 +103,11 @@ export async function checkPasswordLogin(
       await tx.logins.setUserState(user.id, lock ? 'USER_STATE_LOCKED' : current.state, event.sequence, at);
       return lock ? ({ ok: false, reason: 'locked', ...refused } as const) : ({ ok: false, reason: 'invalid_credentials', ...refused } as const);
     }
+
+    // A registration whose address is not confirmed: its password does not sign in yet, and the
+    // answer is a wrong password's (registration.ts: registering someone else's address must give
+    // nothing to sign in with, nor tell that the address was new). Not counted: it was right.
+    if (await awaitsConfirmation(tx, current)) return { ok: false, reason: 'invalid_credentials' } as const;
 
     await tx.logins.clearFailures(user.id, 'password');
     const event = await emit('user.human.password.check.succeeded');

@@ -16,7 +16,7 @@
  */
 import type { Repositories, Store } from '../../store/store.js';
 import { durationSeconds } from '../apps/oidc-config.js';
-import { login } from '../policies/login.js';
+import { login, type Login } from '../policies/login.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
 
 export type SecondFactorStep =
@@ -36,14 +36,20 @@ export type FirstFactor = 'password' | 'password-link' | 'provider';
 
 const OTP = 'SECOND_FACTOR_TYPE_OTP';
 
-export async function secondFactorStep(read: Repositories, instanceId: string, user: { id: string; orgId: string }, first: FirstFactor, now = Date.now()): Promise<SecondFactorStep> {
-  const [policy, secret] = await Promise.all([login.effective(read, instanceId, user.orgId), read.logins.otpSecret(user.id)]);
+/** What the policy requires after this first factor of a user with or without an app; undefined: nothing (an offer may follow). */
+export function requiredSecondFactor(policy: Login, hasApp: boolean, first: FirstFactor): Exclude<SecondFactorStep, 'none' | 'enrol-offered'> | undefined {
   const local = first !== 'provider';
   const forced = policy.forceMfa && (!policy.forceMfaLocalOnly || local);
-  if (secret) return local || forced ? 'otp' : 'none';
-  const otpAllowed = policy.secondFactors.includes(OTP);
-  if (forced) return otpAllowed ? 'enrol-required' : 'not-configured';
-  if (first !== 'password' || !otpAllowed) return 'none';
+  if (hasApp) return local || forced ? 'otp' : undefined;
+  if (forced) return policy.secondFactors.includes(OTP) ? 'enrol-required' : 'not-configured';
+  return undefined;
+}
+
+export async function secondFactorStep(read: Repositories, instanceId: string, user: { id: string; orgId: string }, first: FirstFactor, now = Date.now()): Promise<SecondFactorStep> {
+  const [policy, secret] = await Promise.all([login.effective(read, instanceId, user.orgId), read.logins.otpSecret(user.id)]);
+  const required = requiredSecondFactor(policy, secret !== undefined, first);
+  if (required) return required;
+  if (secret || first !== 'password' || !policy.secondFactors.includes(OTP)) return 'none';
   const lifetimeMs = (durationSeconds(policy.mfaInitSkipLifetime) ?? 0) * 1000;
   if (lifetimeMs === 0) return 'none';
   const skipped = await read.otpEnrolment.initSkippedAt(user.id);

@@ -2,11 +2,12 @@
  * The second factor users already have: a TOTP authenticator app (RFC 6238: SHA-1, 6 digits, 30 s,
  * as ZITADEL sets them up and exports them with `withOtp`). After the password, a user with a
  * secret is asked for the app's code (http/routes/login-steps.ts). Failed codes count
- * toward the lockout policy's `maxOtpAttempts`, as failed passwords toward `maxPasswordAttempts`.
+ * toward the lockout policy's `maxOtpAttempts`, as failed passwords toward `maxPasswordAttempts`,
+ * and go through the code throttle (code-throttle.ts), whatever that policy says.
  *
  * Codes are accepted one step (30 s) either side of now, for clock drift; a code, once accepted,
- * cannot be used again for the same or an earlier step (the last accepted step is kept beside the
- * failure counter, in `otp_checks`).
+ * cannot be used again for the same or an earlier step (the last accepted step is kept in
+ * `otp_checks`; the wrong codes since the last right one are the code throttle's count, 'otp').
  */
 import { Secret, TOTP } from 'otpauth';
 import type { Store } from '../../store/store.js';
@@ -14,12 +15,18 @@ import { lockout } from '../policies/lockout.js';
 import { openOtpSecret } from '../users/otp-secret.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import { mayAuthenticate } from '../users/may-authenticate.js';
+import { USER_AGGREGATE } from '../users/aggregate.js';
+import { codeCheckTurn, type CodeChecksThrottled } from './code-throttle.js';
 
 export const TOTP_PERIOD_S = 30;
 /** Steps either side of now that are accepted (clock drift between the phone and the server). */
 export const TOTP_WINDOW = 1;
 
-export type TotpOutcome = { ok: true } | { ok: false; reason: 'invalid_code' | 'locked' | 'inactive' };
+export type TotpOutcome =
+  | { ok: true }
+  | { ok: false; reason: 'invalid_code' | 'locked' | 'inactive' }
+  /** Too early after wrong codes (code-throttle.ts): the code was not looked at. */
+  | { ok: false; reason: 'throttled'; throttled: CodeChecksThrottled };
 
 const totpFor = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret.replace(/[\s=]/g, '').toUpperCase()), algorithm: 'SHA1', digits: 6, period: TOTP_PERIOD_S });
 
@@ -40,7 +47,8 @@ export const totpCode = (secret: string, now = Date.now()) => totpFor(secret).ge
 /**
  * Checks the code of a user whose password was just accepted. The outcome and the counter are
  * written in one transaction with the events (`user.human.mfa.otp.check.succeeded|failed`,
- * `user.locked` when the policy's limit is reached).
+ * `user.locked` when the policy's limit is reached). The counter is the code throttle's ('otp'):
+ * a check too soon after wrong codes is refused unlooked-at (`throttled`).
  */
 export async function checkTotpLogin(store: Store, secrets: SecretBox, instanceId: string, userId: string, code: string, now = Date.now()): Promise<TotpOutcome> {
   const user = await store.read.users.get(userId);
@@ -54,25 +62,28 @@ export async function checkTotpLogin(store: Store, secrets: SecretBox, instanceI
     const stored = await tx.logins.otpSecret(userId);
     // Removed between the password and the code: nothing to check against, so no sign-in.
     if (!stored) return { ok: false, reason: 'inactive' } as const;
+    const turn = await codeCheckTurn(tx, userId, 'otp', at);
+    if (turn.throttled) return { ok: false, reason: 'throttled', throttled: turn.throttled } as const;
     const secret = openOtpSecret(secrets, stored);
     const emit = (type: string, payload: Record<string, unknown> = {}) =>
-      tx.events.append({ aggregateType: 'user', aggregateId: userId, type, payload, creator: userId, resourceOwner: current.orgId }, at);
+      tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: userId, type, payload, creator: userId, resourceOwner: current.orgId }, at);
 
     const step = matchingStep(secret, code, now);
     const lastStep = await tx.logins.lastOtpStep(userId);
     if (step === undefined || (lastStep !== undefined && step <= lastStep)) {
-      const failures = (await tx.logins.failures(userId, 'otp')) + 1;
-      await tx.logins.setFailures(userId, failures, at, 'otp');
+      const failures = await turn.failed();
       let event = await emit('user.human.mfa.otp.check.failed');
       const lock = policy.maxOtpAttempts > 0 && failures >= policy.maxOtpAttempts;
       if (lock) event = await emit('user.locked', { failedOtpAttempts: failures });
       await tx.logins.setUserState(userId, lock ? 'USER_STATE_LOCKED' : current.state, event.sequence, at);
       return { ok: false, reason: lock ? 'locked' : 'invalid_code' } as const;
     }
-    await tx.logins.clearFailures(userId, 'otp');
+    await turn.passed();
     await tx.logins.setLastOtpStep(userId, step, at);
     const event = await emit('user.human.mfa.otp.check.succeeded');
     await tx.logins.setUserState(userId, current.state, event.sequence, at);
     return { ok: true } as const;
-  }, [['user', userId]]);
+    // The user's lock: the throttle's count is read, then written, so checks of one user (in any
+    // process) take turns and each sees the count the one before wrote.
+  }, [[USER_AGGREGATE, userId]]);
 }

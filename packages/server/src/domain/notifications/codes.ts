@@ -3,9 +3,12 @@
  * characters of A–Z and 0–9, stored as SHA-256, expiring, at most MAX_CODE_ATTEMPTS wrong tries;
  * a new code of a kind replaces the previous one, which stops working. A verification code is
  * bound to the address it was sent to: after an email change it no longer verifies anything.
+ * Checks also go through the code throttle (login/code-throttle.ts), like every short code typed
+ * for a user: with 36^6 codes and five tries each they are not guessable, but one rule holds for all.
  */
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Repositories } from '../../store/store.js';
+import { codeCheckTurn, type CodeChecksThrottled } from '../login/code-throttle.js';
 
 export type CodeKind = 'email_verification' | 'init' | 'password_reset';
 export const CODE_TTL_MS: Record<CodeKind, number> = { email_verification: 60 * 60_000, init: 72 * 60 * 60_000, password_reset: 60 * 60_000 };
@@ -32,20 +35,27 @@ export type CodeCheck = 'ok' | 'none' | 'expired' | 'wrong' | 'exhausted' | 'sup
 
 /**
  * Checks `code` and counts a wrong one. The caller's transaction must commit even when the answer
- * is not 'ok' (the count is the point): return the answer and refuse after the transaction.
+ * is not 'ok' (the count is the point): return the answer and refuse after the transaction. It
+ * must lock the user (the throttle's count is read, then written); a comparison too soon after
+ * wrong codes is answered with the throttle's refusal, the code unlooked-at.
  */
-export async function checkCode(tx: Repositories, userId: string, kind: CodeKind, code: string, currentEmail: string, now = new Date()): Promise<CodeCheck> {
+export async function checkCode(tx: Repositories, userId: string, kind: CodeKind, code: string, currentEmail: string, now = new Date()): Promise<CodeCheck | CodeChecksThrottled> {
   const row = await tx.notifications.code(userId, kind);
   if (!row) return 'none';
   if (row.attempts >= MAX_CODE_ATTEMPTS) return 'exhausted';
   if (row.expiresAt.getTime() <= now.getTime()) return 'expired';
   if (row.email.toLowerCase() !== currentEmail.toLowerCase()) return 'superseded';
+  // Only the comparison is throttled: what is said above needs no guess (a dead code is dead at once).
+  const turn = await codeCheckTurn(tx, userId, kind, now);
+  if (turn.throttled) return turn.throttled;
   const given = Buffer.from(hash(code), 'hex');
   if (!timingSafeEqual(given, Buffer.from(row.codeHash, 'hex'))) {
     await tx.notifications.setCodeAttempts(userId, kind, row.attempts + 1);
+    await turn.failed();
     return row.attempts + 1 >= MAX_CODE_ATTEMPTS ? 'exhausted' : 'wrong';
   }
   await tx.notifications.removeCode(userId, kind);
+  await turn.passed();
   return 'ok';
 }
 

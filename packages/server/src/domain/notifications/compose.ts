@@ -32,11 +32,19 @@ export function messageLanguage(user: UserRow): Language {
   return (SUPPORTED_LANGUAGES as readonly string[]).includes(preferred ?? '') ? (preferred as Language) : 'en';
 }
 
-/** What each kind of mail the outbox sends is: its code, its text, the event of its code, the page its button opens. */
-export const MAIL_KINDS: Record<MessageKind, { code: CodeKind; text: MessageType; event: string; path: string }> = {
-  verify_email: { code: 'email_verification', text: MESSAGE_TYPES.verifyEmail, event: 'user.human.email.code.added', path: '/ui/login/mail/verification' },
-  init: { code: 'init', text: MESSAGE_TYPES.init, event: 'user.human.initialization.code.added', path: '/ui/login/user/init' },
-  password_reset: { code: 'password_reset', text: MESSAGE_TYPES.passwordReset, event: 'user.human.password.code.added', path: '/ui/login/password/init' },
+/** A kind of mail that carries a code: which code, and the event its issue appends. */
+interface CodeOfMail {
+  kind: CodeKind;
+  event: string;
+}
+
+/** What each kind of mail the outbox sends is: its code (if any), its text, the page its button opens. */
+export const MAIL_KINDS: Record<MessageKind, { code?: CodeOfMail; text: MessageType; path: string }> = {
+  verify_email: { code: { kind: 'email_verification', event: 'user.human.email.code.added' }, text: MESSAGE_TYPES.verifyEmail, path: '/ui/login/mail/verification' },
+  init: { code: { kind: 'init', event: 'user.human.initialization.code.added' }, text: MESSAGE_TYPES.init, path: '/ui/login/user/init' },
+  password_reset: { code: { kind: 'password_reset', event: 'user.human.password.code.added' }, text: MESSAGE_TYPES.passwordReset, path: '/ui/login/password/init' },
+  // No code: it tells the owner how to sign in; its button opens the sign-in start page.
+  registration_attempt: { text: MESSAGE_TYPES.registrationAttempt, path: '/ui/login' },
 };
 
 /**
@@ -167,8 +175,10 @@ export async function renderUserMail(
   ]);
   const values = user && names ? templateValues(user, names, input.code) : { ...SAMPLE_VALUES, Code: input.code };
   const link = new URL(input.externalUrl + MAIL_KINDS[kind].path);
-  link.searchParams.set('userID', user?.id ?? SAMPLE_USER_ID);
-  link.searchParams.set('code', input.code);
-  link.searchParams.set('orgID', user?.orgId ?? orgId ?? SAMPLE_ORG_ID);
+  if (MAIL_KINDS[kind].code) {
+    link.searchParams.set('userID', user?.id ?? SAMPLE_USER_ID);
+    link.searchParams.set('code', input.code);
+    link.searchParams.set('orgID', user?.orgId ?? orgId ?? SAMPLE_ORG_ID);
+  }
   return composeMessage(fields, values, link.href, language, look);
 }

@@ -9,7 +9,8 @@ import { newId } from '../ids.js';
 import { listDetails, toPage, type ListQueryInput } from '../list.js';
 import type { Repositories, Store } from '../../store/store.js';
 
-export const MESSAGE_KINDS = ['verify_email', 'init', 'password_reset'] as const;
+/** `registration_attempt`: the notice to an account's owner that someone tried to register with its address (domain/login/registration.ts). */
+export const MESSAGE_KINDS = ['verify_email', 'init', 'password_reset', 'registration_attempt'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 export async function queueUserMessage(tx: Repositories, messageType: MessageKind, user: { id: string; orgId: string; email: string }, now = new Date()): Promise<string> {

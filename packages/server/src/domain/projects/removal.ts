@@ -12,7 +12,7 @@ import type { ProjectRow } from '../../store/repositories/projects.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import type { StoredEvent } from '../../store/repositories/events.js';
-import { USER_GRANT_AGGREGATE } from '../user-grants/cascade.js';
+import { removeUserGrantsWithin } from '../user-grants/cascade.js';
 import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
 
 export async function removeProject(store: Store, ctx: RequestContext, projectId: string): Promise<{ details: ObjectDetails }> {
@@ -23,16 +23,23 @@ export async function removeProject(store: Store, ctx: RequestContext, projectId
   }, [['project', projectId]]);
 }
 
+/**
+ * What a cascade leaves to later: an organisation's removal removes the user grants on its
+ * projects (given by it or, through its project grants, by others: as many as there are users)
+ * in the background, a batch at a time (domain/orgs/removal.ts).
+ */
+export interface ProjectCascade {
+  userGrantsLater?: boolean;
+}
+
 /** The project and what it owns, inside the caller's transaction (RemoveProject, RemoveOrg). */
-export async function removeProjectWithin(tx: Repositories, ctx: RequestContext, project: ProjectRow, type: 'project.removed' | 'project.cascade.removed'): Promise<StoredEvent> {
+export async function removeProjectWithin(tx: Repositories, ctx: RequestContext, project: ProjectRow, type: 'project.removed' | 'project.cascade.removed', cascade: ProjectCascade = {}): Promise<StoredEvent> {
   const onProject = (eventType: string, payload: Record<string, unknown>) =>
     tx.events.append({ aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: eventType, payload, creator: ctx.caller.userId, resourceOwner: project.orgId });
   for (const grant of await tx.projectGrants.byProject(project.id)) {
-    await removeGrantWithin(tx, ctx, grant, project.orgId);
+    await removeGrantWithin(tx, ctx, grant, project.orgId, cascade);
   }
-  for (const grant of await tx.userGrants.byProject(project.id)) {
-    await removeUserGrantWithin(tx, ctx, grant);
-  }
+  if (!cascade.userGrantsLater) await removeUserGrantsWithin(tx, ctx.caller.userId, await tx.userGrants.byProject(project.id));
   for (const app of await tx.removal.appsOf(project.id)) {
     for (const key of await tx.removal.appKeysOf(app.id)) {
       await onProject('project.application.key.cascade.removed', { appId: app.id, keyId: key.id });
@@ -50,12 +57,12 @@ export async function removeProjectWithin(tx: Repositories, ctx: RequestContext,
 }
 
 /** A project grant with its members and the user grants given through it (the project's aggregate carries the event). */
-export async function removeGrantWithin(tx: Repositories, ctx: RequestContext, grant: { id: string; projectId: string; grantedOrgId: string }, projectOrgId: string): Promise<void> {
+export async function removeGrantWithin(tx: Repositories, ctx: RequestContext, grant: { id: string; projectId: string; grantedOrgId: string }, projectOrgId: string, cascade: ProjectCascade = {}): Promise<void> {
   await tx.events.append({
     aggregateType: PROJECT_AGGREGATE, aggregateId: grant.projectId, type: 'project.grant.cascade.removed',
     payload: { grantId: grant.id, grantedOrgId: grant.grantedOrgId }, creator: ctx.caller.userId, resourceOwner: projectOrgId,
   });
-  for (const userGrant of await tx.userGrants.byProjectGrant(grant.id)) await removeUserGrantWithin(tx, ctx, userGrant);
+  if (!cascade.userGrantsLater) await removeUserGrantsWithin(tx, ctx.caller.userId, await tx.userGrants.byProjectGrant(grant.id));
   for (const m of await tx.removal.membersOf('project_grant', grant.id)) {
     await tx.events.append({
       aggregateType: PROJECT_AGGREGATE, aggregateId: grant.projectId, type: 'project.grant.member.cascade.removed',
@@ -64,12 +71,4 @@ export async function removeGrantWithin(tx: Repositories, ctx: RequestContext, g
   }
   await tx.members.removeScope('project_grant', grant.id);
   await tx.projectGrants.remove(grant.id);
-}
-
-async function removeUserGrantWithin(tx: Repositories, ctx: RequestContext, grant: { id: string; userId: string; projectId: string; orgId: string }): Promise<void> {
-  await tx.events.append({
-    aggregateType: USER_GRANT_AGGREGATE, aggregateId: grant.id, type: 'user.grant.cascade.removed',
-    payload: { userId: grant.userId, projectId: grant.projectId }, creator: ctx.caller.userId, resourceOwner: grant.orgId,
-  });
-  await tx.userGrants.remove(grant.id);
 }

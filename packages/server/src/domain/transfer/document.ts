@@ -157,6 +157,9 @@ export const OIDCApp = z.object({
     .object({ loginV1: z.object({}).optional(), loginV2: z.object({ baseUri: str }).optional() })
     .optional(),
 });
+/** A bearer credential's SHA-256 in unpadded base64url, as this service stores (and exports) client secrets and tokens. */
+const sha256Base64url = (what: string) => z.string().regex(/^[A-Za-z0-9_-]{43}$/, `must be the SHA-256 of the ${what} in unpadded base64url (43 characters), as this service exports it`);
+
 /**
  * This service's extension of an exported OIDC application (not a ZITADEL field; ZITADEL's import
  * discards unknown fields): the client id, and with `with_passwords` the SHA-256 (base64url) of the
@@ -165,9 +168,27 @@ export const OIDCApp = z.object({
  */
 export const IdentityServiceClient = z.object({
   clientId: req(runes(1, 200)),
-  clientSecretHash: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the SHA-256 of the client secret in unpadded base64url (43 characters), as this service exports it').optional(),
+  clientSecretHash: sha256Base64url('client secret').optional(),
 });
 export const DataOIDCApplication = z.object({ appId: id, app: OIDCApp, identityServiceClient: IdentityServiceClient.optional(), state: resourceState(ENUMS.AppState) });
+
+/**
+ * This service's extensions for whole service accounts (with `withKeys`, beside the keys): a machine
+ * user's personal access tokens and its client secret, as the hashes this service stores (the
+ * tokens and secrets themselves are never stored, so never exported). Imported, the machine user
+ * authenticates at the target with the source's token and secret. ZITADEL's import ignores both lists.
+ */
+export const DataPersonalAccessToken = z.object({
+  tokenId: id,
+  userId: id,
+  expirationDate: timestamp.optional(),
+  tokenHash: sha256Base64url('token'),
+});
+export const DataMachineSecret = z.object({
+  userId: id,
+  clientId: runes(1, 200),
+  clientSecretHash: sha256Base64url('client secret'),
+});
 
 // An empty value means "no password" (import/users.ts); any other must be verifiable at login,
 // within the cost bounds (auth/hash-cost.ts). The problem carries its id (ZITADEL's for the
@@ -253,6 +274,8 @@ export const UserGrant = z.object({
   roleKeys: strList,
   // ZITADEL's AddUserGrantRequest has no wrapper to put it beside: here it sits with the grant's fields.
   state: resourceState(ENUMS.UserGrantState),
+  // This service's extension, likewise: the grant's id (ZITADEL's request has none; its import mints one).
+  identityServiceGrantId: id.optional(),
 });
 
 export const OrgMember = z.object({ userId: id, roles: strList });
@@ -319,6 +342,8 @@ export const DataJWTIDP = z.object({
     keysEndpoint: req(runes(1, 200)),
     headerName: req(runes(1, 200)),
     autoRegister: bool,
+    // This service's (ZITADEL's document has none): what the provider's tokens' `aud` must contain.
+    audience: runes(0, 200).optional(),
   }),
   state: resourceState(ENUMS.IDPState),
 });
@@ -338,6 +363,9 @@ export const OrgDomain = z.object({
   isVerified: bool,
   isPrimary: bool,
   validationType: protoEnum(ENUMS.DomainValidationType).optional(),
+  // This service's extension: the domain the exporting instance generated from the organisation's
+  // name (`<name>.<its instance domain>`); an import skips it, the target generating its own.
+  identityServiceGenerated: bool,
 });
 
 export const DataAppKey = z.object({
@@ -403,6 +431,8 @@ export const ORG_LIST_FIELDS = {
   verifySmsOtpMessages: VerifySmsOtpMessageText,
   verifyEmailOtpMessages: MessageText,
   inviteUserMessages: MessageText,
+  identityServicePersonalAccessTokens: DataPersonalAccessToken,
+  identityServiceMachineSecrets: DataMachineSecret,
 } as const;
 
 type Out<T> = T extends z.ZodType ? z.output<T> : never;

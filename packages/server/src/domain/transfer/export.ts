@@ -5,9 +5,13 @@
  * links) is read in keyset pages and written in chunks that die young (CHUNK_CHARS).
  *
  * Not exported (description §2.8, and what this service does not hold): instance settings,
- * IAM members, personal access tokens, passkeys; machine keys and application keys unless the
- * request asks for them (`withKeys`: public keys only, as ZITADEL's export carries them, so key
- * files made before a move keep working after it).
+ * IAM members, passkeys; machine keys and application keys unless the request asks for them
+ * (`withKeys`: public keys only, as ZITADEL's export carries them, so key files made before a move
+ * keep working after it), and with them the hashes of machine users' personal access tokens and
+ * client secrets (this service's extensions, document.ts), so a service account works at a target
+ * running this service as it did at the source. This service's other extensions: user grants'
+ * ids (`identityServiceGrantId`) and the mark on the domain this instance generated for the
+ * organisation (`identityServiceGenerated`), which an import leaves to the target's own.
  */
 import { setImmediate } from 'node:timers/promises';
 import { isOidcIdp, OIDC_CLIENT_SECRET_PURPOSE, oidcConfigOf } from '../idps/idp.js';
@@ -23,6 +27,7 @@ import { writeGcsObject, type GcsOptions } from '../../storage/gcs.js';
 import { MESSAGE_TEXT_LISTS } from './document.js';
 import { ENUMS } from './enums.js';
 import { exportedState } from './import-states.js';
+import { orgPrimaryDomain } from '../orgs/domain.js';
 import { parseExportRequest, type ExportRequest } from './request.js';
 
 const PAGE = 1000;
@@ -147,6 +152,7 @@ export async function* exportDocument(
   const orgs = await read.transfer.orgsToExport(req.orgIds, req.excludedOrgIds);
   const orgIds = orgs.map((o) => o.id);
   const deadline = () => checkDeadline(signal, req.timeoutMs);
+  const instanceDomain = (await read.instance.get())?.domain ?? 'localhost';
   yield `{${prefix}"orgs":[`;
   for (let i = 0; i < orgs.length; i++) {
     deadline();
@@ -165,7 +171,11 @@ export async function* exportDocument(
     // By name: an import stamps them alike, so creation order would not survive the trip.
     const domains = (await read.orgDomains.list(org.id)).sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
     if (domains.length) {
-      yield `,"domains":${JSON.stringify(domains.map((d) => ({ orgId: org.id, domainName: d.domain, isVerified: d.isVerified, isPrimary: d.isPrimary, validationType: d.validationType })))}`;
+      // The domain this instance generated from the organisation's name is marked: it is this instance's, not the organisation's.
+      const generated = orgPrimaryDomain(org.name, instanceDomain);
+      yield `,"domains":${JSON.stringify(domains.map((d) => ({
+        orgId: org.id, domainName: d.domain, isVerified: d.isVerified, isPrimary: d.isPrimary, validationType: d.validationType, ...(d.domain === generated ? { identityServiceGenerated: true } : {}),
+      })))}`;
     }
 
     // The organisation's own policies (not the instance's, as ZITADEL).
@@ -219,6 +229,15 @@ export async function* exportDocument(
       if (appKeys.length) {
         yield `,"appKeys":${JSON.stringify(appKeys.map((k) => ({ id: k.id, projectId: k.projectId, appId: k.appId, clientId: k.clientId, type: k.type, expirationDate: k.expiresAt.toISOString(), publicKey: pem(k.publicKey) })))}`;
       }
+      // This service's extensions: the rest of a service account's credentials, as the hashes stored here.
+      const tokens = await read.transfer.tokensOf(org.id);
+      if (tokens.length) {
+        yield `,"identityServicePersonalAccessTokens":${JSON.stringify(tokens.map((t) => ({ tokenId: t.id, userId: t.userId, expirationDate: t.expiresAt.toISOString(), tokenHash: t.tokenHash })))}`;
+      }
+      const secrets = await read.transfer.machineSecretsOf(org.id);
+      if (secrets.length) {
+        yield `,"identityServiceMachineSecrets":${JSON.stringify(secrets.map((s) => ({ userId: s.userId, clientId: s.clientId, clientSecretHash: s.secretHash })))}`;
+      }
     }
 
     // Project grants of this organisation's projects to exported organisations (as ZITADEL).
@@ -238,7 +257,7 @@ export async function* exportDocument(
       const exportedGrants = new Set((await Promise.all(viaGrant.map((id) => read.projectGrants.get(id)))).flatMap((g) => (g && orgIds.includes(g.orgId) ? [g.id] : [])));
       return ({ grant: g }) =>
         !g.projectGrantId || exportedGrants.has(g.projectGrantId)
-          ? compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys, ...exportedState(g.state) })
+          ? compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys, ...exportedState(g.state), identityServiceGrantId: g.id })
           : undefined;
     }, deadline);
 
@@ -287,6 +306,8 @@ export async function* exportDocument(
           keysEndpoint: d.jwtKeysEndpoint,
           headerName: d.jwtHeaderName,
           autoRegister: d.autoRegister,
+          // Written only when set: a ZITADEL document has no such field.
+          audience: d.jwtAudience,
         }),
         ...exportedState(d.state),
       })))}`;

@@ -17,6 +17,7 @@ import { newId } from '../ids.js';
 import { listDetails, toPage, type ListQueryInput } from '../list.js';
 import { RawJson } from './answer-lists.js';
 import { removeJobDocument, writeJobDocument, type JobDocuments } from './job-documents.js';
+import { readLiveProgress, type LiveJobProgress } from './job-progress.js';
 
 export const IMPORT_JOB_AGGREGATE = 'import_job';
 export const IMPORT_JOB_ADDED = 'import.job.added';
@@ -46,15 +47,17 @@ export interface ImportJobView {
   details: ObjectDetails;
 }
 
-export function importJobView(store: Store, row: ImportJobRow, instanceId: string): ImportJobView {
+/** `live`: the progress the running job keeps beside its document (job-progress.ts), used while the lease that wrote it holds the job. */
+export function importJobView(store: Store, row: ImportJobRow, instanceId: string, live?: LiveJobProgress): ImportJobView {
+  const current = live && live.owner === row.leaseOwner && (RUNNING_IMPORT_PHASES as readonly string[]).includes(row.phase) ? live : row;
   return {
     id: row.id,
     phase: row.phase as ImportJobPhase,
     cancelRequested: row.cancelRequested,
     progress: {
-      orgsDone: row.orgsDone,
+      orgsDone: current.orgsDone,
       ...(row.orgsTotal !== null ? { orgsTotal: row.orgsTotal } : {}),
-      usersDone: row.usersDone,
+      usersDone: current.usersDone,
       ...(row.usersTotal !== null ? { usersTotal: row.usersTotal } : {}),
     },
     committedOrgIds: row.committedOrgIds,
@@ -113,17 +116,23 @@ async function existingJob(store: Store, id: string): Promise<ImportJobRow> {
   return row;
 }
 
-export async function getImportJob(store: Store, ctx: RequestContext, id: string): Promise<{ job: ImportJobView }> {
+/** The job as the API shows it: with the progress its run keeps beside its document, when it runs on this node (`documents`). */
+async function viewOf(store: Store, row: ImportJobRow, instanceId: string, documents?: JobDocuments): Promise<ImportJobView> {
+  const running = documents && row.node === documents.node && (RUNNING_IMPORT_PHASES as readonly string[]).includes(row.phase);
+  return importJobView(store, row, instanceId, running ? await readLiveProgress(documents, row.id) : undefined);
+}
+
+export async function getImportJob(store: Store, ctx: RequestContext, id: string, documents?: JobDocuments): Promise<{ job: ImportJobView }> {
   requirePermission(ctx, 'iam.write');
-  return { job: importJobView(store, await existingJob(store, id), ctx.instanceId) };
+  return { job: await viewOf(store, await existingJob(store, id), ctx.instanceId, documents) };
 }
 
 /** ListImportJobs: oldest first (or newest with `asc: false`). */
-export async function listImportJobs(store: Store, ctx: RequestContext, input: { query?: ListQueryInput }) {
+export async function listImportJobs(store: Store, ctx: RequestContext, input: { query?: ListQueryInput }, documents?: JobDocuments) {
   requirePermission(ctx, 'iam.write');
   const at = new Date();
   const { total, rows } = await store.read.importJobs.search(toPage(input.query));
-  return { details: listDetails(total, at), result: rows.map((row) => importJobView(store, row, ctx.instanceId)) };
+  return { details: listDetails(total, at), result: await Promise.all(rows.map((row) => viewOf(store, row, ctx.instanceId, documents))) };
 }
 
 /**

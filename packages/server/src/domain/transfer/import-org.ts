@@ -8,6 +8,7 @@
  * rows start at sequence 0.
  */
 import type { Repositories } from '../../store/store.js';
+import type { RequestContext } from '../context.js';
 import type { DomainError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { DataOrg } from './document.js';
@@ -15,6 +16,7 @@ import { importApps } from './import/apps.js';
 import { importDomains } from './import/domains.js';
 import { importIdps } from './import/idps.js';
 import { importAppKeys, importMachineKeys } from './import/keys.js';
+import { importMachineSecrets, importPersonalAccessTokens } from './import/credentials.js';
 import { importOrganisation } from './import/org.js';
 import { importPolicies } from './import/policies.js';
 import { importProjectRoles, importProjects } from './import/projects.js';
@@ -46,8 +48,8 @@ export interface OrgImportContext {
   policy: ConflictPolicy;
   /** Receives each resource's outcome (this run's: reset with `errors` when the transaction runs again). */
   outcomes: OutcomeSink;
-  /** The importing user: the creator of the events an overwrite appends. */
-  creator: string;
+  /** Who imports: the creator of the events an overwrite appends, and whose authority over existing users counts (domain/users/guard.ts). */
+  importer: RequestContext;
   /** Expired deadline (checked between steps; the transaction then rolls back). */
   signal: { readonly aborted: boolean };
   onTimeout: () => DomainError;
@@ -62,6 +64,8 @@ export interface OrgImportContext {
   missingUsers: Map<string, number>;
   /** Queue the verification / init mail for each imported human that needs one (the request's `notifyUsers`). */
   notifyUsers?: boolean;
+  /** After each batch of users: how many of the organisation's users this run of its transaction has taken so far. */
+  onUsersDone?: (usersDone: number) => void;
 }
 
 export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<ImportSuccessOrg | undefined> {
@@ -70,7 +74,9 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
     if (c.signal.aborted) throw c.onTimeout();
   };
   const orgId = org.orgId ?? newId();
-  const run = new OrgImport(orgId, new Date(), c.errors, { orgId }, check, c.missingUsers, c.policy, c.outcomes, c.creator);
+  const run = new OrgImport(orgId, new Date(), c.errors, { orgId }, check, c.missingUsers, c.policy, c.outcomes, c.importer);
+  // The users whose authority is asked about (mayChangeUser): those the metadata, links and keys below name.
+  run.watchUsers([...(org.userMetadata ?? []).map((m) => m.id), ...(org.userLinks ?? []).map((l) => l.userId), ...(org.machineKeys ?? []).map((k) => k.userId)]);
 
   if (!(await importOrganisation(tx, org, run))) return undefined;
   await importDomains(tx, org.domains ?? [], run);
@@ -80,9 +86,11 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   await importUsers(tx, org, run, userOptions);
   check();
   // Batch by batch, in this same transaction: a later batch sees the users of the earlier ones.
+  let usersDone = 0;
   for await (const batch of c.userBatches?.() ?? []) {
     await importUsers(tx, { ...org, humanUsers: batch.humanUsers ?? [], machineUsers: batch.machineUsers ?? [] }, run, userOptions);
     check();
+    c.onUsersDone?.((usersDone += (batch.humanUsers?.length ?? 0) + (batch.machineUsers?.length ?? 0)));
   }
   const projectNames = await importProjects(tx, org.projects ?? [], run);
   // Projects of this organisation (imported now or before) are the only ones roles, apps, grants and members may name.
@@ -92,9 +100,11 @@ export async function importOrg(tx: Repositories, c: OrgImportContext): Promise<
   await importIdps(tx, { jwtIdps: org.jwtIdps ?? [], oidcIdps: org.oidcIdps ?? [], sealIdpSecret: c.sealIdpSecret, isIdpSecret: c.isIdpSecret }, run);
   await importUserMetadata(tx, org.userMetadata ?? [], run);
   check();
-  // Public keys of this organisation's machine users and PRIVATE_KEY_JWT applications.
+  // Public keys of this organisation's machine users and PRIVATE_KEY_JWT applications; the hashes of its machine users' tokens and secrets.
   await importMachineKeys(tx, org.machineKeys ?? [], run);
   await importAppKeys(tx, org.appKeys ?? [], run);
+  await importPersonalAccessTokens(tx, org.identityServicePersonalAccessTokens ?? [], run);
+  await importMachineSecrets(tx, org.identityServiceMachineSecrets ?? [], run);
   await importUserLinks(tx, org.userLinks ?? [], run);
 
   // User grants and memberships: now, or after the organisations whose users they name.

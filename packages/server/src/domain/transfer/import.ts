@@ -5,7 +5,8 @@
  * `conflictPolicy` says, never duplicated; a timeout rolls the organisation in progress back; a
  * missing timeout takes DEFAULT_TRANSFER_TIMEOUT_MS; an import that writes anything writes one
  * audit event naming the caller and the organisations (one that finds nothing to do writes none).
- * A dry run (`dryRun`) is the same import in one transaction that is rolled back (dryRunIn).
+ * A dry run (`dryRun`) is the same import in one transaction that is rolled back, and an import
+ * under the FAIL policy the same import in one transaction that a conflict rolls back (inOneTransaction).
  */
 import { processSecretBox, type SecretBox } from '../../secrets/secret-box.js';
 import { sealOtpSecret } from '../users/otp-secret.js';
@@ -23,8 +24,8 @@ import { importedLater } from './import-order.js';
 import { importOrg, type OrgImportContext } from './import-org.js';
 import { orgImportLocks } from './import/org.js';
 import { importReferences, type OrgReferences } from './import/references.js';
-import { msg, noOutcomes, OrgImport, timeoutError, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeCounts, type OutcomeSink, type ResourceOutcome } from './import/report.js';
-import type { OnTransferProgress } from './progress.js';
+import { addOutcomes, msg, newOutcomeSink, OrgImport, timeoutError, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeCounts, type OutcomeSink, type ResourceOutcome } from './import/report.js';
+import type { OnOrgUsersProgress, OnTransferProgress } from './progress.js';
 import { parseImportRequest } from './request.js';
 import { MAX_V1_DOCUMENT_BYTES, parseDataOrgsV1, v1TooLarge } from './v1.js';
 import { parseDataOrgs } from './validate.js';
@@ -41,6 +42,8 @@ export interface ImportDeps {
   /** Largest document read from Cloud Storage in the current format (default: none, the disk is the bound). */
   maxBytes?: number;
   onProgress?: OnTransferProgress;
+  /** During an organisation's import, after each batch of its users (an import job shows users done as they go). */
+  onOrgUsersProgress?: OnOrgUsersProgress;
   /** Stops the import as its timeout does (an import job's cancel): the organisation in progress rolls back. */
   signal?: AbortSignal;
   /** The document is being read and validated; then validated, with what it holds (import jobs show both). */
@@ -69,8 +72,10 @@ export interface ImportDataResponse {
   errors?: AnswerList<ImportError>;
   warnings?: ImportError[];
   success: { orgs?: ImportSuccessOrg[] };
-  /** How many resources of the document were created, left unchanged, changed, refused. */
+  /** How many resources of the document were created, left unchanged, changed, skipped, refused. */
   summary: OutcomeCounts;
+  /** The same counts per kind of resource (`human_user`, `project`, …), kinds with none left out. */
+  summaryByType: Record<string, OutcomeCounts>;
   /** A dry run's answer: nothing was written; `resources` says what the import would do with each. */
   dryRun?: true;
   resources?: AnswerList<ResourceOutcome>;
@@ -139,6 +144,7 @@ interface ImportRun {
   /** Where the answer's lists are kept. */
   spill: AnswerSpill;
   onProgress?: OnTransferProgress;
+  onOrgUsersProgress?: OnOrgUsersProgress;
   onOrgCommit?: ImportDeps['onOrgCommit'];
 }
 
@@ -175,15 +181,17 @@ async function importRead(
   setDeadline(started + timeoutMs);
   if (signal.aborted) throw timeoutError(timeoutMs, []);
   const run: ImportRun = {
-    ctx, secrets, signal, started, timeoutMs, notifyUsers, policy: conflictPolicy, listOutcomes: dryRun, onProgress: deps.onProgress, onOrgCommit: deps.onOrgCommit, spill,
+    ctx, secrets, signal, started, timeoutMs, notifyUsers, policy: conflictPolicy, listOutcomes: dryRun, spill,
+    onProgress: deps.onProgress, onOrgUsersProgress: deps.onOrgUsersProgress, onOrgCommit: deps.onOrgCommit,
     // A dry run's stand-in: which hash a new password gets changes no outcome, only that it has one.
     hashPlain: dryRun ? async () => DRY_RUN_HASH : hashPassword,
   };
-  if (!dryRun) return importDocument(store, doc, run);
+  if (!dryRun && conflictPolicy !== 'FAIL') return importDocument(store, doc, run);
   const instanceDomain = (await store.read.instance.get())?.domain ?? 'localhost';
   // The skeletons carry the names and domains the locks are taken on (spooled-document.ts).
   const locks = sources.flatMap((source) => orgImportLocks(source.skeleton, ctx.instanceId, instanceDomain));
-  return { ...(await dryRunIn(store, locks, (inside) => importDocument(inside, doc, run))), dryRun: true };
+  if (dryRun) return { ...(await inOneTransaction(store, locks, run, (inside, r) => importDocument(inside, doc, r), 'roll back')), dryRun: true };
+  return inOneTransaction(store, locks, run, (inside, r) => importDocument(inside, doc, r), 'commit');
 }
 
 const DRY_RUN_HASH = '(dry run)';
@@ -195,22 +203,38 @@ class DryRunOver extends Error {
 }
 
 /**
- * A dry run: the very import code, in one transaction rolled back at its end, so its answer is
- * what the import would answer now and nothing stays (no row, no event, no queued mail). Each of
- * the import's transactions runs inside that one (organisations imported later see the earlier
- * ones, as they would); it holds every organisation's locks from the start, and on SQLite the
- * write lock for its whole length (writes of the service wait for it, as for one large import).
+ * The very import code in one transaction of the store, holding every organisation's locks from the
+ * start: each of the import's transactions runs inside it (organisations imported later see the
+ * earlier ones, as they would), and on SQLite it holds the write lock for its whole length (writes
+ * of the service wait for it, as for one large import).
+ * - A dry run (`roll back`) rolls it back at its end, so its answer is what the import would answer
+ *   now and nothing stays (no row, no event, no queued mail).
+ * - An import under the FAIL policy (`commit`) commits it unless something fails: its first conflict
+ *   throws (ImportConflict, import/report.ts), and then nothing of the import stays, as after a dry run.
+ *   The organisations an import job records as committed are recorded at its end, in it (the job's
+ *   row is then locked only for that moment, not from the first organisation on).
  */
-async function dryRunIn(store: Store, locks: AggregateLock[], importIn: (inside: ImportStore) => Promise<ImportDataResponse>): Promise<ImportDataResponse> {
+async function inOneTransaction(
+  store: Store, locks: AggregateLock[], run: ImportRun,
+  importIn: (inside: ImportStore, run: ImportRun) => Promise<ImportDataResponse>, end: 'roll back' | 'commit',
+): Promise<ImportDataResponse> {
+  const committed: string[] = [];
+  const inner: ImportRun = { ...run, onOrgCommit: run.onOrgCommit && (async (_tx, orgId) => void committed.push(orgId)) };
   try {
-    await store.transaction(async (tx) => {
-      throw new DryRunOver(await importIn({ read: tx, transaction: (fn) => fn(tx) }));
+    return await store.transaction(async (tx) => {
+      const result = await importIn({ read: tx, transaction: (fn) => fn(tx) }, inner);
+      if (end === 'roll back') throw new DryRunOver(result);
+      for (const orgId of committed) await run.onOrgCommit?.(tx, orgId);
+      return result;
     }, locks);
   } catch (error) {
     if (error instanceof DryRunOver) return error.result;
+    // Whatever the timeout says it completed was rolled back with the rest.
+    if (error instanceof DomainError && error.id === 'IMPORT-t1me0') {
+      throw new DomainError(GrpcCode.DeadlineExceeded, error.id, `import timed out after ${run.timeoutMs / 1000}s; it ran in one transaction (${end === 'commit' ? 'conflictPolicy FAIL' : 'a dry run'}), which was rolled back: nothing was imported`);
+    }
     throw error;
   }
-  throw new Error('unreachable: a dry run always rolls back');
 }
 
 /**
@@ -233,16 +257,10 @@ async function plainPasswordHashes(store: ImportStore, source: OrgSource, run: I
   return hashes;
 }
 
-/** Adds `from`'s outcomes to `into`'s. */
-function addOutcomes(into: OutcomeSink, from: OutcomeSink): void {
-  for (const key of Object.keys(into.counts) as (keyof OutcomeCounts)[]) into.counts[key] += from.counts[key];
-  if (from.list) into.list?.append(from.list);
-}
-
 /** The organisations of `doc`, each in a transaction of its own, then the references deferred between them. */
 async function importDocument(store: ImportStore, doc: DocumentSources, run: ImportRun): Promise<ImportDataResponse> {
   const { ctx, secrets, signal, started, timeoutMs, notifyUsers } = run;
-  const newSink = (): OutcomeSink => ({ counts: noOutcomes(), ...(run.listOutcomes ? { list: run.spill.list() } : {}) });
+  const newSink = (): OutcomeSink => newOutcomeSink(run.listOutcomes ? run.spill.list() : undefined);
   const outcomes = newSink();
   const errors = run.spill.list<ImportError>();
   const missingUsers = new Map<string, number>();
@@ -274,7 +292,8 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
             return false; // sealed under a key no longer held: the document's replaces it
           }
         },
-        policy: run.policy, outcomes: orgOutcomes, creator: ctx.caller.userId,
+        policy: run.policy, outcomes: orgOutcomes, importer: ctx,
+        onUsersDone: run.onOrgUsersProgress && ((usersDone) => run.onOrgUsersProgress!({ orgId: org.orgId ?? '', usersDone })),
       };
       const done = await store.transaction(async (tx) => {
         // The store may run a transaction more than once (a group that failed runs each of its
@@ -323,7 +342,7 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
           refMissingUsers.clear();
           added = { orgId: success.orgId };
           refOutcomes = newSink();
-          return importReferences(tx, refs, new OrgImport(success.orgId, new Date(), refErrors, added, check, refMissingUsers, run.policy, refOutcomes, ctx.caller.userId));
+          return importReferences(tx, refs, new OrgImport(success.orgId, new Date(), refErrors, added, check, refMissingUsers, run.policy, refOutcomes, ctx));
         });
         errors.append(refErrors);
         addCounts(missingUsers, refMissingUsers);
@@ -353,7 +372,7 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
   }));
   return {
     ...(errors.length ? { errors } : {}), ...(warnings.length ? { warnings } : {}), success: orgs.length ? { orgs } : {},
-    summary: outcomes.counts, ...(outcomes.list ? { resources: outcomes.list } : {}),
+    summary: outcomes.counts, summaryByType: outcomes.byType, ...(outcomes.list ? { resources: outcomes.list } : {}),
   };
 }
 

@@ -14,3 +14,15 @@ export interface TransferProgress {
 }
 
 export type OnTransferProgress = (progress: TransferProgress) => void;
+
+/**
+ * During one organisation's import, after each batch of its users: how many of them its transaction
+ * has taken so far (an import job's "users done" advances with it; rolled back with the organisation
+ * if that fails, and counted afresh if the store runs the transaction again).
+ */
+export interface OrgUsersProgress {
+  orgId: string;
+  usersDone: number;
+}
+
+export type OnOrgUsersProgress = (progress: OrgUsersProgress) => void;

@@ -5,6 +5,7 @@
  */
 import type { RequestContext } from '../context.js';
 import type { Repositories } from '../../store/store.js';
+import type { UserGrantRow } from '../../store/repositories/user-grants.js';
 
 export const USER_GRANT_AGGREGATE = 'usergrant';
 
@@ -41,19 +42,14 @@ export async function cascadeGrantRoles(tx: Repositories, creator: string, proje
 }
 
 /**
- * A removed user's grants go with it (ZITADEL's `user.grant.cascade.removed`), in every
- * organisation; for the users feature to call inside its removal transaction.
+ * User grants removed because what they are of went (ZITADEL's `user.grant.cascade.removed`, on
+ * each grant's aggregate): their user (in every organisation), their project, the project grant
+ * they were given through, or an organisation. `creator` is who removed that.
  */
-export async function cascadeUserRemoval(tx: Repositories, ctx: RequestContext, userId: string): Promise<void> {
-  for (const grant of await tx.userGrants.byUser(userId)) {
-    await tx.events.append({
-      aggregateType: USER_GRANT_AGGREGATE,
-      aggregateId: grant.id,
-      type: 'user.grant.cascade.removed',
-      payload: { userId, projectId: grant.projectId },
-      creator: ctx.caller.userId,
-      resourceOwner: grant.orgId,
-    });
-    await tx.userGrants.remove(grant.id);
-  }
+export async function removeUserGrantsWithin(tx: Repositories, creator: string, grants: readonly Pick<UserGrantRow, 'id' | 'userId' | 'projectId' | 'orgId'>[]): Promise<void> {
+  await tx.events.appendAll(grants.map((grant) => ({
+    aggregateType: USER_GRANT_AGGREGATE, aggregateId: grant.id, type: 'user.grant.cascade.removed',
+    payload: { userId: grant.userId, projectId: grant.projectId }, creator, resourceOwner: grant.orgId,
+  })));
+  await tx.removal.removeUserGrants(grants.map((g) => g.id));
 }

@@ -9,7 +9,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { notFound } from '../errors.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { userForCredentialChange, userInContextOrg } from './guard.js';
+import { userToChange, userInContextOrg } from './guard.js';
 
 /** ZITADEL's user.v1.AuthFactor, as far as this service has factors. */
 export interface AuthFactorView {
@@ -27,7 +27,7 @@ export async function listHumanAuthFactors(store: Store, ctx: RequestContext, us
 export async function removeHumanAuthFactorOtp(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
-    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-5M0ds');
+    const user = await userToChange(tx, ctx, userId, 'COMMAND-5M0ds');
     if (!(await tx.logins.otpSecret(user.id))) throw notFound('COMMAND-3Mif9s', 'The user has no authenticator app (OTP) set up');
     const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.removed', payload: {}, creator: ctx.caller.userId, resourceOwner: user.orgId });
     await tx.logins.removeOtpSecret(user.id);

@@ -1,5 +1,5 @@
 /**
- * Creating and removing users of the context organisation. User names are unique per
+ * Creating users of the context organisation (their removal: removal.ts). User names are unique per
  * organisation ignoring case (the users_org_user_name_key index backs the check against races);
  * a given `userId` (imports) must be unused in the whole instance.
  */
@@ -7,11 +7,9 @@ import { assertBareLoginNameFree, loginNamesLock } from './login-names.js';
 import { hashPassword } from '../../auth/passwords.js';
 import type { Repositories, Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
+import { addedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, invalidArgument } from '../errors.js';
 import { newId } from '../ids.js';
-import { cascadeUserRemoval } from '../user-grants/cascade.js';
-import { userForCredentialChange } from './guard.js';
 import { queueUserMessage } from '../notifications/queue.js';
 import { checkHashedPassword } from './hashed-password.js';
 import { checkPasswordComplexity } from './password-policy.js';
@@ -60,6 +58,11 @@ export interface UserCreator {
   orgId: string;
   /** The event's creator: the caller, or the new user itself (then `userId` of the input names it). */
   creator: string;
+  /**
+   * A person registering itself at the login page: marked so (`self_registrations`), its password
+   * signs it in only once its email is verified (domain/login/registration.ts).
+   */
+  registersItself?: boolean;
 }
 
 /**
@@ -110,6 +113,7 @@ export async function createHumanUser(store: Store, by: UserCreator, input: Impo
     // email), else for an unverified email the verification mail. Queued with the user, so a
     // rolled-back creation sends nothing.
     const recipient = { id: created.userId, orgId: by.orgId, email: email.email };
+    if (by.registersItself) await tx.logins.markSelfRegistered(created.userId, new Date());
     if (!passwordHash) await queueUserMessage(tx, 'init', recipient);
     else if (!email.isEmailVerified) await queueUserMessage(tx, 'verify_email', recipient);
   });
@@ -215,62 +219,4 @@ export async function insertNewUser(tx: Repositories, by: { instanceId: string; 
     changedAt: event.createdAt,
   });
   return { userId, details: addedDetails(event) };
-}
-
-/**
- * Removes the user and everything that belongs to it: memberships, grants, personal access
- * tokens, identity-provider links, codes, metadata, queued and sent mails, what signing in kept
- * (failed checks, TOTP secret, client secret) and the authorization server's sessions and tokens
- * of it. Each membership's and grant's removal is an event on its own aggregate (as ZITADEL's
- * `*.cascade.removed`), so that aggregate's history shows it; the rest is the user's own and
- * covered by `user.removed`. Nothing may outlive the user: a later user of the same name would
- * get its machine client id (`name@domain`), or inherit its client-credentials tokens.
- */
-export async function removeUser(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
-  requirePermission(ctx, 'user.delete');
-  return store.transaction(async (tx) => {
-    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-m9od');
-    const event = await removeUserWithin(tx, ctx, user, 'user.removed');
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId]]);
-}
-
-/**
- * Removes a user and everything of it (memberships, grants, tokens, keys, links, codes, mails,
- * metadata, sessions), inside the caller's transaction: `user.removed` for RemoveUser,
- * `user.cascade.removed` when its organisation is removed (domain/orgs/removal.ts).
- */
-export async function removeUserWithin(tx: Repositories, ctx: RequestContext, user: { id: string; orgId: string; userName: string }, type: 'user.removed' | 'user.cascade.removed') {
-  const event = await tx.events.append({
-    aggregateType: USER_AGGREGATE,
-    aggregateId: user.id,
-    type,
-    payload: { userName: user.userName },
-    creator: ctx.caller.userId,
-    resourceOwner: user.orgId,
-  });
-  for (const m of await tx.members.listByUser(user.id)) {
-    await tx.events.append({
-      aggregateType: m.scopeType,
-      aggregateId: m.scopeId,
-      type: `${m.scopeType}.member.cascade.removed`,
-      payload: { userId: user.id },
-      creator: ctx.caller.userId,
-      resourceOwner: m.resourceOwner,
-    });
-    await tx.members.remove(m.scopeType as 'instance' | 'org' | 'project', m.scopeId, user.id);
-  }
-  await cascadeUserRemoval(tx, ctx, user.id);
-  await tx.tokens.removeByUser(user.id);
-  await tx.machineKeys.removeByUser(user.id);
-  await tx.idpLinks.removeByUser(user.id);
-  await tx.notifications.removeUserCodes(user.id);
-  await tx.notifications.removeUserMessages(user.id);
-  await tx.userMetadata.removeByUser(user.id);
-  const clientId = (await tx.logins.machineSecrets.get(user.id))?.clientId;
-  await tx.logins.removeByUser(user.id);
-  await tx.otpEnrolment.removeByUser(user.id);
-  await tx.oidc.payloads.removeOfUser(user.id, clientId);
-  await tx.users.remove(user.id);
-  return event;
 }

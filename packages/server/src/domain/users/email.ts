@@ -11,9 +11,10 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { DomainError, failedPrecondition, GrpcCode, invalidArgument } from '../errors.js';
 import { checkCode, CODE_PROBLEM, type CodeCheck, type CodeKind } from '../notifications/codes.js';
+import type { CodeChecksThrottled } from '../login/code-throttle.js';
 import { queueUserMessage } from '../notifications/queue.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { userForCredentialChange } from './guard.js';
+import { userToChange } from './guard.js';
 import { checkPasswordComplexity } from './password-policy.js';
 import type { HumanData } from './view.js';
 import { isUnstorableText } from '../unstorable-text.js';
@@ -23,7 +24,7 @@ const human = (user: UserRow) => user.data as unknown as HumanData;
 
 /** The human whose email the caller changes: the address the password reset goes to, so a credential change. */
 async function humanForEmailChange(tx: Repositories, ctx: RequestContext, userId: string) {
-  const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-0Gzs3');
+  const user = await userToChange(tx, ctx, userId, 'COMMAND-0Gzs3');
   if (user.type !== 'human') throw failedPrecondition('COMMAND-2M0fs', 'User is not a human user');
   return user;
 }
@@ -106,6 +107,11 @@ export class CodeRefused extends DomainError {
   }
 }
 
+/** The error a refused mailed code is answered with: why the code did not do, or the throttle's wait (429). */
+export function codeRefusal(refused: Exclude<CodeCheck, 'ok'> | CodeChecksThrottled): CodeRefused | CodeChecksThrottled {
+  return typeof refused === 'string' ? new CodeRefused(refused) : refused;
+}
+
 /**
  * Verifies the user's email with a mailed code (the verification page and the API). The user is
  * looked up by id alone: the code is the proof. `authorize` (the API's check of a caller other
@@ -133,7 +139,7 @@ export async function verifyEmailWithCode(
     await tx.users.change(user.id, { data: next as unknown as Record<string, unknown>, state }, event.sequence, event.createdAt);
     return { details: changedDetails(event), user };
   }, [[USER_AGGREGATE, userId]]);
-  if ('refused' in outcome) throw new CodeRefused(outcome.refused!);
+  if ('refused' in outcome) throw codeRefusal(outcome.refused!);
   return outcome;
 }
 
@@ -144,7 +150,7 @@ export async function verifyEmailWithCode(
 export async function verifyEmailForCaller(store: Store, ctx: RequestContext, userId: string, code: string): Promise<{ details: ObjectDetails }> {
   const self = ctx.caller.userId === userId;
   if (!self) requirePermission(ctx, 'user.write');
-  const authorize = self ? undefined : (tx: Repositories) => userForCredentialChange(tx, ctx, userId, 'COMMAND-0Gzs3');
+  const authorize = self ? undefined : (tx: Repositories) => userToChange(tx, ctx, userId, 'COMMAND-0Gzs3');
   const { details } = await verifyEmailWithCode(store, userId, code, ctx.caller.userId, authorize);
   return { details };
 }
@@ -177,6 +183,6 @@ export async function initializeWithCode(store: Store, instanceId: string, userI
     await tx.notifications.removeCode(user.id, 'email_verification');
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);
-  if ('refused' in outcome) throw new CodeRefused(outcome.refused!);
+  if ('refused' in outcome) throw codeRefusal(outcome.refused!);
   return outcome;
 }

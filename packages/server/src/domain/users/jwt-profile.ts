@@ -5,7 +5,8 @@
  * - `aud` contains the issuer — here also with a trailing slash, or the token endpoint's URL
  *   (RFC 7523 §3 allows it), as the client assertions of introspection are taken;
  * - `exp` more than ZITADEL's offset of one second ahead; `iat` present, at most that second in
- *   the future and at most an hour in the past;
+ *   the future and at most an hour in the past; `nbf`, when present, at most that second in the
+ *   future (RFC 7519 §4.1.5; zitadel/oidc ignores it, so ZITADEL takes an assertion before its time);
  * - `iss` = `sub` = the user id (ZITADEL takes the key from `iss` and the user from `sub` without
  *   comparing them; here a key only ever speaks for its own user);
  * - the key (`kid`) is the user's and unexpired, read from the store on every grant, so a removed
@@ -87,6 +88,9 @@ function readClaims(assertion: string, audiences: string[], nowS: number): Asser
   if (typeof iat !== 'number') throw refused('JWTPROF-1at0', 'the assertion does not say when it was issued ("iat")');
   if (iat > nowS + ASSERTION_CLOCK_SKEW_S) throw refused('JWTPROF-1at1', 'the assertion was issued in the future ("iat"): check the clock of the machine that signed it');
   if (iat < nowS - ASSERTION_MAX_AGE_S) throw refused('JWTPROF-1at2', 'the assertion was issued more than an hour ago ("iat"): sign a new one');
+  const { nbf } = claims;
+  if (nbf !== undefined && typeof nbf !== 'number') throw refused('JWTPROF-nbf0', 'the assertion\'s "nbf" is not a number of seconds');
+  if (typeof nbf === 'number' && nbf > nowS + ASSERTION_CLOCK_SKEW_S) throw refused('JWTPROF-nbf1', 'the assertion is not valid yet ("nbf" is in the future): check the clock of the machine that signed it');
   return { kid, alg, userId: sub, aud, exp, iat };
 }
 

@@ -11,7 +11,7 @@
  * (`user.machine.key.added` / `.removed`); RemoveUser removes them with the user.
  *
  * A key is a credential: adding and removing one load the user through
- * `machineUserForCredentials` / `userForCredentialChange` (guard.ts), so the caller must be allowed
+ * `machineUserToChange` / `userToChange` (guard.ts), so the caller must be allowed
  * to grant every membership the machine user holds.
  */
 import type { Store } from '../../store/store.js';
@@ -23,7 +23,7 @@ import { newId } from '../ids.js';
 import { keyExpiration, newKeyPair, rsaPublicKeyPem, type KeyType } from '../key-pairs.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { machineUserForCredentials, userForCredentialChange, userInContextOrg } from './guard.js';
+import { machineUserToChange, userToChange, userInContextOrg } from './guard.js';
 
 export interface MachineKeyView {
   id: string;
@@ -56,7 +56,7 @@ export async function addMachineKey(
   const pair = input.publicKey === undefined ? await newKeyPair() : { publicKey: rsaPublicKeyPem(input.publicKey), privateKey: undefined };
   const keyId = newId();
   return store.transaction(async (tx) => {
-    const user = await machineUserForCredentials(tx, ctx, userId, 'COMMAND-bnipwm1', 'keys');
+    const user = await machineUserToChange(tx, ctx, userId, 'COMMAND-bnipwm1', 'keys');
     const event = await tx.events.append({
       aggregateType: USER_AGGREGATE,
       aggregateId: user.id,
@@ -104,7 +104,7 @@ export async function getMachineKey(store: Store, ctx: RequestContext, userId: s
 export async function removeMachineKey(store: Store, ctx: RequestContext, userId: string, keyId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
-    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-bnipwm1');
+    const user = await userToChange(tx, ctx, userId, 'COMMAND-bnipwm1');
     const row = await tx.machineKeys.get(user.id, keyId);
     if (!row) throw notFound('COMMAND-4m77G', 'Errors.User.Machine.Key.NotFound: the key could not be found');
     const event = await tx.events.append({

@@ -10,7 +10,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { notFound } from '../errors.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { machineUserForCredentials } from './guard.js';
+import { machineUserToChange } from './guard.js';
 
 export async function generateMachineSecret(
   store: Store,
@@ -20,7 +20,7 @@ export async function generateMachineSecret(
   requirePermission(ctx, 'user.write');
   const clientSecret = generateToken();
   return store.transaction(async (tx) => {
-    const user = await machineUserForCredentials(tx, ctx, userId, 'COMMAND-x8910', 'client secrets');
+    const user = await machineUserToChange(tx, ctx, userId, 'COMMAND-x8910', 'client secrets');
     const existing = await tx.logins.machineSecrets.get(user.id);
     let clientId = existing?.clientId ?? user.userName;
     // User names are unique per organisation only; a clash with another organisation's machine
@@ -46,7 +46,7 @@ export async function generateMachineSecret(
 export async function removeMachineSecret(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
-    const user = await machineUserForCredentials(tx, ctx, userId, 'COMMAND-x8910', 'client secrets');
+    const user = await machineUserToChange(tx, ctx, userId, 'COMMAND-x8910', 'client secrets');
     if (!(await tx.logins.machineSecrets.get(user.id))) throw notFound('COMMAND-vtn2x', 'The machine user has no secret');
     const event = await tx.events.append({
       aggregateType: USER_AGGREGATE,

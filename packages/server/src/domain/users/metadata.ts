@@ -13,7 +13,7 @@ import { invalidArgument, notFound } from '../errors.js';
 import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
 import { isUnstorableText } from '../unstorable-text.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { userInContextOrg } from './guard.js';
+import { userInContextOrg, userToChange } from './guard.js';
 
 export const METADATA_VALUE_MAX_BYTES = 500_000;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -40,7 +40,8 @@ function checkEntry(key: string, value: string, field: string): string {
 }
 
 async function setAll(tx: Repositories, ctx: RequestContext, userId: string, entries: { key: string; value: string }[]): Promise<{ details: ObjectDetails }> {
-  const user = await userInContextOrg(tx, ctx, userId, 'META-ncnoQ');
+  // Metadata reaches tokens (`urn:zitadel:iam:user:metadata`): changing it needs authority over the user (guard.ts).
+  const user = await userToChange(tx, ctx, userId, 'META-ncnoQ');
   let event;
   for (const { key, value } of entries) {
     event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.metadata.set', payload: { key }, creator: ctx.caller.userId, resourceOwner: user.orgId });
@@ -95,7 +96,8 @@ export async function listUserMetadata(
 }
 
 async function removeKeys(tx: Repositories, ctx: RequestContext, userId: string, keys: string[]): Promise<{ details: ObjectDetails }> {
-  const user = await userInContextOrg(tx, ctx, userId, 'META-ncnoQ');
+  // Metadata reaches tokens (`urn:zitadel:iam:user:metadata`): changing it needs authority over the user (guard.ts).
+  const user = await userToChange(tx, ctx, userId, 'META-ncnoQ');
   let event;
   for (const key of keys) {
     if (!(await tx.userMetadata.get(user.id, key))) throw notFound('META-ubV6p', `Metadata not found: ${key}`);

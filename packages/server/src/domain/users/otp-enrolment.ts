@@ -7,7 +7,8 @@
  * the auth API (http/routes/auth-user-auth-factors.ts) go through here.
  *
  * A wrong code while setting up is refused and not counted toward the lockout policy, as in
- * ZITADEL: the person was just shown the secret, so there is nothing to guess.
+ * ZITADEL: the person was just shown the secret. It still goes through the code throttle
+ * (login/code-throttle.ts, kind 'otp_setup'), as every short code checked for a user does.
  */
 import { Secret, TOTP } from 'otpauth';
 import type { Repositories, Store } from '../../store/store.js';
@@ -15,6 +16,7 @@ import type { SecretBox } from '../../secrets/secret-box.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { matchingStep, TOTP_PERIOD_S } from '../login/totp.js';
+import { codeCheckTurn } from '../login/code-throttle.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { loginNameRules, loginNamesOf } from './login-names.js';
 import { openOtpSecret, sealOtpSecret } from './otp-secret.js';
@@ -87,18 +89,26 @@ export async function pendingOtpEnrolment(read: Repositories, box: SecretBox, ca
 
 /**
  * VerifyMyAuthFactorOTP: the app's code for the secret being set up makes it the user's second
- * factor. The code's time step counts as used (the same code cannot sign in right after).
+ * factor. The code's time step counts as used (the same code cannot sign in right after). A wrong
+ * code → 400 `EVENT-8isk2`, counted by the code throttle, whose refusal (too soon after wrong
+ * codes) is 429 `CODE-w41t1`; both are thrown after the transaction, which keeps the count.
  */
 export async function confirmOtpEnrolment(store: Store, box: SecretBox, userId: string, code: string, now = Date.now()): Promise<{ details: ObjectDetails }> {
   const trimmed = code.replace(/\s/g, '');
-  return store.transaction(async (tx) => {
+  const outcome = await store.transaction(async (tx) => {
     const user = await humanUser(tx, userId);
     if (await tx.logins.otpSecret(user.id)) throw failedPrecondition('COMMAND-qx4ls', 'The authenticator app (OTP) is already set up');
     const secret = await pendingOtpSecret(tx, box, user.id);
     if (!secret) throw notFound('COMMAND-3Mif9s', 'No authenticator app (OTP) is being set up; add one first');
-    const step = matchingStep(secret, trimmed, now);
-    if (step === undefined) throw invalidArgument('EVENT-8isk2', 'The code is invalid');
     const at = new Date(now);
+    const turn = await codeCheckTurn(tx, user.id, 'otp_setup', at);
+    if (turn.throttled) return { refused: turn.throttled };
+    const step = matchingStep(secret, trimmed, now);
+    if (step === undefined) {
+      await turn.failed();
+      return { refused: invalidArgument('EVENT-8isk2', 'The code is invalid') };
+    }
+    await turn.passed();
     const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.verified', payload: {}, creator: userId, resourceOwner: user.orgId }, at);
     await tx.logins.addOtpSecret(user.id, sealOtpSecret(box, secret), at);
     await tx.logins.setLastOtpStep(user.id, step, at);
@@ -106,6 +116,8 @@ export async function confirmOtpEnrolment(store: Store, box: SecretBox, userId: 
     await tx.users.change(user.id, {}, event.sequence, event.createdAt);
     return { details: changedDetails(event) };
   }, [[USER_AGGREGATE, userId]]);
+  if ('refused' in outcome) throw outcome.refused;
+  return outcome;
 }
 
 /** RemoveMyAuthFactorOTP: the app, set up or being set up, is removed; none → 404 `COMMAND-Hd9sd`. */

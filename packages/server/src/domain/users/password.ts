@@ -13,10 +13,10 @@ import { changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { checkCode, type CodeKind } from '../notifications/codes.js';
 import { queueUserMessage } from '../notifications/queue.js';
-import { CodeRefused } from './email.js';
+import { codeRefusal } from './email.js';
 import type { HumanData } from './view.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { userForCredentialChange, userInContextOrg } from './guard.js';
+import { userToChange, userInContextOrg } from './guard.js';
 import { checkPasswordComplexity } from './password-policy.js';
 import { findLoginUser } from '../login/password-login.js';
 
@@ -34,7 +34,7 @@ export async function setHumanPassword(
   const passwordHash = await hashPassword(input.password);
   const changeRequired = !input.noChangeRequired;
   return store.transaction(async (tx) => {
-    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-3M0fs');
+    const user = await userToChange(tx, ctx, userId, 'COMMAND-3M0fs');
     const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.password.changed', payload: { changeRequired }, creator: ctx.caller.userId, resourceOwner: user.orgId });
     await tx.users.change(user.id, { passwordHash, passwordChangeRequired: changeRequired }, event.sequence, event.createdAt);
     await tx.logins.clearFailures(user.id, 'password');
@@ -70,7 +70,7 @@ export async function requestPasswordReset(store: Store, ctx: RequestContext, us
   if (input.type !== undefined && input.type !== 'NOTIFICATION_TYPE_Email') throw invalidArgument('COMMAND-2n8fs', 'invalid type: only NOTIFICATION_TYPE_Email is supported (this service sends no SMS)');
   return store.transaction(async (tx) => {
     // Whoever reads the mail sets the password: as much a credential change as setting it.
-    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-2M9fs');
+    const user = await userToChange(tx, ctx, userId, 'COMMAND-2M9fs');
     if (user.type !== 'human') throw notFound('COMMAND-2M9fs', 'User could not be found (only a human user has a password)');
     if (user.state === 'USER_STATE_INITIAL') throw failedPrecondition('COMMAND-2M9gs', 'The user is not initialised yet: resend the initialisation mail instead');
     const email = (user.data as unknown as HumanData).email.email;
@@ -127,5 +127,5 @@ export async function resetPasswordWithCode(store: Store, instanceId: string, us
     await tx.logins.clearFailures(user.id, 'password');
     return undefined;
   }, [[USER_AGGREGATE, userId]]);
-  if (refused) throw new CodeRefused(refused);
+  if (refused) throw codeRefusal(refused);
 }

@@ -10,7 +10,7 @@ import { invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { machineUserForCredentials, userForCredentialChange, userInContextOrg } from './guard.js';
+import { machineUserToChange, userToChange, userInContextOrg } from './guard.js';
 
 export interface AddedToken {
   tokenId: string;
@@ -36,7 +36,7 @@ export async function addPersonalAccessToken(
   const tokenId = newId();
   const token = generateToken();
   return store.transaction(async (tx) => {
-    const user = await machineUserForCredentials(tx, ctx, userId, 'COMMAND-Dggw2', 'personal access tokens');
+    const user = await machineUserToChange(tx, ctx, userId, 'COMMAND-Dggw2', 'personal access tokens');
     const event = await tx.events.append({
       aggregateType: USER_AGGREGATE,
       aggregateId: user.id,
@@ -83,7 +83,7 @@ export async function removePersonalAccessToken(
 ): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
-    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-Dggw2');
+    const user = await userToChange(tx, ctx, userId, 'COMMAND-Dggw2');
     const token = await tx.tokens.getForUser(user.id, tokenId);
     if (!token) throw notFound('COMMAND-4m77G', 'Personal Access Token not found');
     const event = await tx.events.append({

@@ -9,7 +9,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { userForCredentialChange, userInContextOrg } from './guard.js';
+import { userToChange } from './guard.js';
 import type { AccessTokenType, Gender, HumanData, MachineData } from './view.js';
 
 export interface ProfileInput {
@@ -29,24 +29,19 @@ export interface MachineInput {
 
 const same = (a: object, b: object) => JSON.stringify(a, Object.keys(a).sort()) === JSON.stringify(b, Object.keys(b).sort());
 
-/**
- * How a change loads its user: who the user is (the profile) is any user writer's to change; how
- * the user is reached (phone) or gets tokens (machine settings) needs authority over the user.
- */
-type TargetLoader = typeof userInContextOrg;
-
 async function changeUser(
   store: Store,
   ctx: RequestContext,
   userId: string,
-  load: TargetLoader,
   type: 'human' | 'machine',
   change: (user: UserRow) => { data: Record<string, unknown>; event: string; payload: Record<string, unknown> } | undefined,
   unchanged: [id: string, message: string],
 ): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
   return store.transaction(async (tx) => {
-    const user = await load(tx, ctx, userId, 'COMMAND-5M0od');
+    // Who the user is counts as much as how it signs in: the profile reaches tokens and mails, so
+    // every change needs authority over the user (guard.ts).
+    const user = await userToChange(tx, ctx, userId, 'COMMAND-5M0od');
     // As ZITADEL: the human (or machine) aggregate of another kind of user does not exist.
     if (user.type !== type) throw notFound('COMMAND-5M0od', `User could not be found (not a ${type} user)`);
     const next = change(user);
@@ -58,7 +53,7 @@ async function changeUser(
 }
 
 export function updateHumanProfile(store: Store, ctx: RequestContext, userId: string, input: ProfileInput) {
-  return changeUser(store, ctx, userId, userInContextOrg, 'human', (user) => {
+  return changeUser(store, ctx, userId, 'human', (user) => {
     const data = user.data as unknown as HumanData;
     const profile: HumanData['profile'] = {
       firstName: input.firstName,
@@ -74,7 +69,7 @@ export function updateHumanProfile(store: Store, ctx: RequestContext, userId: st
 }
 
 export function updateMachine(store: Store, ctx: RequestContext, userId: string, input: MachineInput) {
-  return changeUser(store, ctx, userId, userForCredentialChange, 'machine', (user) => {
+  return changeUser(store, ctx, userId, 'machine', (user) => {
     const data = user.data as unknown as MachineData;
     const next: MachineData = {
       name: input.name,
@@ -95,7 +90,7 @@ const PHONE = /^\+[0-9 ()-]{3,49}$/;
 export function updateHumanPhone(store: Store, ctx: RequestContext, userId: string, input: { phone: string; isPhoneVerified?: boolean }) {
   const phone = input.phone.trim();
   if (!PHONE.test(phone)) throw invalidArgument('PHONE-so0wa', 'invalid phone: a global number starting with + (digits, spaces, parentheses and hyphens)');
-  return changeUser(store, ctx, userId, userForCredentialChange, 'human', (user) => {
+  return changeUser(store, ctx, userId, 'human', (user) => {
     const data = user.data as unknown as HumanData;
     const next = { phone, ...(input.isPhoneVerified ? { isPhoneVerified: true } : {}) };
     if (data.phone && same(next, data.phone)) return undefined;
@@ -105,7 +100,7 @@ export function updateHumanPhone(store: Store, ctx: RequestContext, userId: stri
 
 /** ZITADEL's RemoveHumanPhone. */
 export function removeHumanPhone(store: Store, ctx: RequestContext, userId: string) {
-  return changeUser(store, ctx, userId, userForCredentialChange, 'human', (user) => {
+  return changeUser(store, ctx, userId, 'human', (user) => {
     const { phone, ...rest } = user.data as unknown as HumanData;
     if (!phone) throw notFound('COMMAND-ieJ2e', 'The user has no phone');
     return { data: rest as unknown as Record<string, unknown>, event: 'user.human.phone.removed', payload: {} };

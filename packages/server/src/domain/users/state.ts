@@ -9,7 +9,7 @@ import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition } from '../errors.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { userForCredentialChange } from './guard.js';
+import { userToChange } from './guard.js';
 import type { UserState } from './view.js';
 
 interface Transition {
@@ -33,7 +33,7 @@ export async function changeUserState(store: Store, ctx: RequestContext, userId:
   requirePermission(ctx, 'user.write');
   const t: Transition = TRANSITIONS[change];
   return store.transaction(async (tx) => {
-    const user = await userForCredentialChange(tx, ctx, userId, 'COMMAND-m0gDf');
+    const user = await userToChange(tx, ctx, userId, 'COMMAND-m0gDf');
     if (!t.from.includes(user.state as UserState)) throw failedPrecondition(...t.refuse);
     const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: t.event, payload: {}, creator: ctx.caller.userId, resourceOwner: user.orgId });
     await tx.users.change(user.id, { state: t.to }, event.sequence, event.createdAt);

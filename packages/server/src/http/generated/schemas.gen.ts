@@ -236,7 +236,20 @@ export const zGcsLocation = z.object({
  * `verifySmsOtpMessages`, `verifyEmailOtpMessages`, `inviteUserMessages`. Other ZITADEL fields (policies,
  * domains, actions, API apps, metadata, IDP links, OIDC IDPs, project grants) are validated and
  * reported in the import's `errors` as not supported. Instance-specific (not in the document): event
- * history, sequences and dates, personal access tokens.
+ * history, sequences and dates.
+ *
+ * **Whole service accounts between instances of this service.** With `withKeys` the export adds two lists
+ * to each organisation, this service's extensions (ZITADEL's import ignores them):
+ * `identityServicePersonalAccessTokens` (`{tokenId, userId, expirationDate, tokenHash}`) and
+ * `identityServiceMachineSecrets` (`{userId, clientId, clientSecretHash}`), hashes as SHA-256 in base64url,
+ * as stored (the tokens and secrets themselves are never stored). Imported, a machine user authenticates at
+ * the target with its source's tokens and client secret. A credential whose machine user is not there, an
+ * expired token, a token id or hash that is another token's, and a client id another client holds are
+ * reported in `errors`. Every export gives user grants their id as `userGrants[].identityServiceGrantId`
+ * (kept by the import; a document without it gets new ids, as in ZITADEL), and marks the domain the
+ * exporting instance generated from the organisation's name (`<name>.<instance domain>`) with
+ * `domains[].identityServiceGenerated: true`: the import skips such a domain (outcome `SKIPPED`), the
+ * target having generated its own, rather than holding the source's domain name as a verified domain.
  *
  * **Keys survive a move.** `machineKeys` and `appKeys` (public keys) are imported with their ids and
  * expirations, for machine users and PRIVATE_KEY_JWT applications of the same organisation (in the
@@ -261,6 +274,9 @@ export const zGcsLocation = z.object({
  * `projectGrants[].state` (`PROJECT_GRANT_STATE_INACTIVE`) and, beside the grant's fields, `userGrants[].state`
  * (`USER_GRANT_STATE_INACTIVE`). The export writes it only for an inactive resource; on import an absent
  * or active state means active. ZITADEL's import ignores these fields.
+ *
+ * **A JWT provider's audience.** `jwtIdps[].idp.audience` (this service's, at most 200 characters) is what the
+ * provider's tokens' `aud` must contain; written only when set, absent or empty means no audience is checked.
  *
  * **Project grants' dependents under either organisation.** A project grant's members
  * (`projectGrantMembers`) and the user grants given through it (`userGrants[].projectGrantId`) are imported
@@ -332,7 +348,8 @@ export const zImportDataRequest = z.object({
     conflictPolicy: z.enum([
         'REPORT',
         'SKIP',
-        'OVERWRITE'
+        'OVERWRITE',
+        'FAIL'
     ]).optional(),
     dryRun: z.boolean().optional(),
     dataOrgs: zDataOrgs.optional(),
@@ -349,6 +366,21 @@ export const zImportDataRequest = z.object({
     data_orgs_gcs: zGcsLocation.optional(),
     dataOrgsv1Gcs: zGcsLocation.optional(),
     data_orgsv1_gcs: zGcsLocation.optional()
+});
+
+/**
+ * This service's extension: how many resources of the document were created, left unchanged (here as the
+ * document has them), changed (`conflictPolicy: OVERWRITE`), skipped (existing and left as they are under
+ * `conflictPolicy: SKIP`, or not this instance's to take, such as the domain the exporting instance
+ * generated for the organisation) and refused (each refusal is an entry of `errors`).
+ *
+ */
+export const zImportOutcomeCounts = z.object({
+    created: z.int(),
+    unchanged: z.int(),
+    changed: z.int(),
+    skipped: z.int(),
+    refused: z.int()
 });
 
 /**
@@ -370,12 +402,8 @@ export const zImportDataResponse = z.object({
         id: z.string(),
         message: z.string()
     })).optional(),
-    summary: z.object({
-        created: z.int(),
-        unchanged: z.int(),
-        changed: z.int(),
-        refused: z.int()
-    }),
+    summary: zImportOutcomeCounts,
+    summaryByType: z.record(z.string(), zImportOutcomeCounts).optional(),
     dryRun: z.boolean().optional(),
     resources: z.array(z.object({
         type: z.string(),
@@ -384,6 +412,7 @@ export const zImportDataResponse = z.object({
             'CREATED',
             'UNCHANGED',
             'CHANGED',
+            'SKIPPED',
             'REFUSED'
         ]),
         message: z.string().optional(),
@@ -433,7 +462,9 @@ export const zImportDataResponse = z.object({
             messageTexts: z.array(z.string()).optional(),
             domains: z.array(z.string()).optional(),
             machineKeys: z.array(z.string()).optional(),
-            appKeys: z.array(z.string()).optional()
+            appKeys: z.array(z.string()).optional(),
+            personalAccessTokens: z.array(z.string()).optional(),
+            machineSecrets: z.array(z.string()).optional()
         })).optional()
     })
 });
@@ -541,12 +572,17 @@ export const zAppKey = z.object({
  * from where the job keeps it, or the document from Cloud Storage) → `validating` (the whole document, as
  * ImportData validates it) → `importing` (one transaction per organisation) → `done`, `failed` or
  * `cancelled`. `progress` counts organisations and users of the document's organisations that are done
- * (imported, or skipped with their errors) of the totals, known once the document is validated.
+ * (imported, or skipped with their errors) of the totals, known once the document is validated; users done
+ * advance during an organisation's import, batch by batch (about 200 users; what a batch is in the
+ * organisation's open transaction, shown at most every 250 ms, by every process sharing the job's
+ * `DATA_DIR`; other processes see it at each organisation's end).
  * `committedOrgIds` lists the organisations whose transaction committed, each recorded in that transaction:
  * after a cancel or an interruption exactly these are in the target, each whole. `result` is ImportData's
  * answer once `done`; `error` says why a job `failed` (ImportData's error: a 400 naming the invalid path, a
- * timeout, …, or `IMPORT-j0b1n` when the process running it stopped after an organisation had committed)
- * or was `cancelled`.
+ * timeout, …, or `IMPORT-j0b1n` when the process running it stopped after an organisation had committed,
+ * or for the `IMPORT_JOB_MAX_ATTEMPTS`-th time) or was `cancelled`. A job whose process stopped is taken up
+ * again once its lease runs out (`IMPORT_JOB_LEASE_MS`), or at once by a process started on the same host
+ * after the one holding it died; its phase shows where the new run is from then on.
  *
  */
 export const zImportJob = z.object({
@@ -1406,7 +1442,8 @@ export const zNotification = z.object({
     messageType: z.enum([
         'verify_email',
         'init',
-        'password_reset'
+        'password_reset',
+        'registration_attempt'
     ]),
     userId: z.string(),
     orgId: z.string(),
@@ -1435,7 +1472,8 @@ export const zListNotificationsRequest = z.object({
     messageType: z.enum([
         'verify_email',
         'init',
-        'password_reset'
+        'password_reset',
+        'registration_attempt'
     ]).optional()
 });
 
@@ -1542,7 +1580,8 @@ export const zAddJWTIDPRequest = z.object({
     issuer: z.string().min(1).max(200),
     keysEndpoint: z.url().min(1).max(200).regex(/^[hH][tT][tT][pP][sS]?:\/\//),
     headerName: z.string().min(1).max(200),
-    autoRegister: z.boolean().optional()
+    autoRegister: z.boolean().optional(),
+    audience: z.string().max(200).optional()
 });
 
 export const zAddJWTIDPResponse = z.object({
@@ -1554,7 +1593,8 @@ export const zJWTConfig = z.object({
     jwtEndpoint: z.string(),
     issuer: z.string(),
     keysEndpoint: z.string(),
-    headerName: z.string()
+    headerName: z.string(),
+    audience: z.string()
 });
 
 /**
@@ -1673,13 +1713,14 @@ export const zUpdateIDPRequest = z.object({
 });
 
 /**
- * Replaces the provider's JWT settings; the same rules as when adding.
+ * Replaces the provider's JWT settings; the same rules as when adding, except that an absent `audience` keeps the current one (`""` removes it), so that an update over gRPC or Connect, which cannot name it, keeps the check.
  */
 export const zUpdateIDPJWTConfigRequest = z.object({
     jwtEndpoint: z.url().min(1).max(200).regex(/^[hH][tT][tT][pP][sS]?:\/\//),
     issuer: z.string().min(1).max(200),
     keysEndpoint: z.url().min(1).max(200).regex(/^[hH][tT][tT][pP][sS]?:\/\//),
-    headerName: z.string().min(1).max(200)
+    headerName: z.string().min(1).max(200),
+    audience: z.string().max(200).optional()
 });
 
 /**
@@ -5242,7 +5283,7 @@ export const loginRegisterSubmit_Path = z.object({
 });
 
 /**
- * Registered; the login policy asks for (forceMfa) or offers an authenticator app, so its setup page follows (with a skip button when only offered), as after a password.
+ * Accepted; "Check your inbox", naming the address the next step was mailed to, and a link back to the sign-in page.
  */
 export const loginRegisterSubmit_Response = z.string();
 

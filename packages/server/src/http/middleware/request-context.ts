@@ -16,7 +16,7 @@ export function requestIdOf(incoming: string | undefined): string {
 }
 
 /**
- * A REST call made in-process for an RPC (rpc/rpc-handler.ts), passed as `env.rpcCall`: the RPC
+ * A REST call made in-process for an RPC (rpc/rest-twin-call.ts), passed as `env.rpcCall`: the RPC
  * logs the call's one line itself (with its RPC name and status code), so this middleware only
  * hands the caller back.
  */

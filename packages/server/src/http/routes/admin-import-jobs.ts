@@ -59,13 +59,12 @@ export function registerAdminImportJobRoutes(app: OpenAPIHono<AppEnv>, deps: Rou
   route('ListImportJobs', async (c) => {
     // Where jobs cannot be started, they are not listed either: a client asking whether the target
     // runs jobs (the CLI) learns it here and uses ImportData instead.
-    documents();
-    const list = await listImportJobs(store, c.get('ctx'), c.req.valid('json'));
+    const list = await listImportJobs(store, c.get('ctx'), c.req.valid('json'), documents());
     // A job's answer (every imported id) is read from the store as it is sent (import-jobs.ts).
     return streamedJson<z.output<typeof zListImportJobsResponse>>(c, textStream(c, 'import jobs', jsonText(list)));
   });
   route('GetImportJob', async (c) => {
-    const job = await getImportJob(store, c.get('ctx'), c.req.valid('param').id);
+    const job = await getImportJob(store, c.get('ctx'), c.req.valid('param').id, settings?.documents);
     return streamedJson<z.output<typeof zGetImportJobResponse>>(c, textStream(c, 'import job', jsonText(job)));
   });
   route('CancelImportJob', async (c) => c.json(await cancelImportJob(store, c.get('ctx'), c.req.valid('param').id, settings?.documents), 200));

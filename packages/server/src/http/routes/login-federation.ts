@@ -43,7 +43,7 @@ import {
   type Outcome,
 } from '../../domain/federation/browser-state.js';
 import { mappedClaim, OIDC_CALLBACK_PATH, UpstreamError } from '../../domain/federation/oidc-upstream.js';
-import { isOidcIdp, oidcConfigOf } from '../../domain/idps/idp.js';
+import { isOidcIdp, jwtConfigOf, oidcConfigOf } from '../../domain/idps/idp.js';
 import { identityProvider, type IdentityProvider } from '../../domain/federation/providers.js';
 import { signInApp } from '../../domain/login/sign-in-app.js';
 import { ExternalTokenError, tokenFromHeader, validateProviderToken } from '../../domain/federation/jwt-token.js';
@@ -181,7 +181,7 @@ export function registerFederationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps)
     let outcome: Outcome;
     try {
       const token = tokenFromHeader((name) => c.req.header(name), idp.jwtHeaderName);
-      const claims = await validateProviderToken(token, { issuer: idp.jwtIssuer, keysEndpoint: idp.jwtKeysEndpoint, headerName: idp.jwtHeaderName }, deps.providerKeys);
+      const claims = await validateProviderToken(token, jwtConfigOf(idp), deps.providerKeys);
       outcome = await signInWithIdentity(store, deps.instanceId, idp, found.orgId, identityFromClaims(idp.id, claims));
     } catch (error) {
       if (error instanceof ExternalTokenError) {

@@ -12,6 +12,7 @@ import type { OidcUpstreams } from '../../domain/federation/oidc-upstream.js';
 import type { ProviderKeys } from '../../domain/federation/provider-keys.js';
 import { signInApp } from '../../domain/login/sign-in-app.js';
 import type { AccessTokenReader } from '../../oidc/access-tokens.js';
+import type { SlidingWindowLimit } from '../../domain/rate-limit.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import type { Store } from '../../store/store.js';
 import { signInStartPage } from '../../ui/start-pages.js';
@@ -32,6 +33,8 @@ export interface OidcRouteDeps {
   providerKeys: ProviderKeys;
   /** OIDC identity providers' upstream issuers (discovery cached per process). */
   oidcUpstreams: OidcUpstreams;
+  /** Accepted registration forms per client address (domain/login/registration.ts), kept across app rebuilds. */
+  registrations: SlidingWindowLimit;
 }
 
 export const FAILURE_TEXT = {
@@ -41,6 +44,8 @@ export const FAILURE_TEXT = {
   busy: 'Too many sign-ins are being checked right now. Please try again in a few seconds.',
   throttled: 'Too many sign-ins for this user or from this address are being checked right now. Please try again in a few seconds.',
 } as const;
+/** Added to the wrong-password answer where people register: a new account waits for its confirmed address. */
+export const UNCONFIRMED_HINT = 'Just created your account? Confirm your email address first: follow the link in the mail we sent you.';
 export const FAILURE_STATUS = { invalid_credentials: 401, locked: 403, inactive: 403, busy: 503, throttled: 429 } as const;
 
 export const node = (c: Context) => c.env as unknown as HttpBindings;

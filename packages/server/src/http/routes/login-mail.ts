@@ -7,6 +7,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { DomainError } from '../../domain/errors.js';
+import { CodeChecksThrottled, codeWaitText } from '../../domain/login/code-throttle.js';
 import { CodeRefused, emailVerificationState, initCodeOpen, initializeWithCode, mailVerificationAgainFromPage, verifyEmailWithCode } from '../../domain/users/email.js';
 import { SlidingWindowLimit } from '../../domain/rate-limit.js';
 import { hasNul } from '../../oidc/nul-guard.js';
@@ -21,6 +22,12 @@ const RESEND_WINDOW_MS = 15 * 60_000;
 
 const clean = (v: unknown) => (typeof v === 'string' && !hasNul(v) ? v.trim() : '');
 
+/** A code checked too soon after wrong ones (domain/login/code-throttle.ts): `Retry-After`, and what the page says. */
+function waitText(c: Context, error: CodeChecksThrottled): string {
+  c.header('Retry-After', String(error.retryAfterSeconds));
+  return codeWaitText(error.retryAfterSeconds, 'the code from the mail again');
+}
+
 export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instanceId: string) {
   // Each page wears the user's organisation's colours and links; a finished step leads on to the
   // login policy's defaultRedirectUri when one is set (page-look.ts).
@@ -33,6 +40,7 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instance
     try {
       await verifyEmailWithCode(store, userId, code);
     } catch (error) {
+      if (error instanceof CodeChecksThrottled) return c.html(verificationPage({ userId, orgId, error: waitText(c, error), look }), 429);
       if (!(error instanceof CodeRefused)) throw error;
       // A link used once already (the code is gone with it): nothing left to do but go on.
       if (error.check === 'none' && (await emailVerificationState(store, userId)) === 'verified') {
@@ -86,12 +94,13 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instance
     const password = typeof form.password === 'string' && !hasNul(form.password) ? form.password : '';
     const again = typeof form.passwordConfirmation === 'string' ? form.passwordConfirmation : '';
     const { look, continueTo } = await context(userId);
-    const page = (error: string, status: 400 | 404) => c.html(initPage({ userId, code, orgId, error, look }), status);
+    const page = (error: string, status: 400 | 404 | 429) => c.html(initPage({ userId, code, orgId, error, look }), status);
     if (!userId || !code || !password) return page('Enter the code and a password.', 400);
     if (password !== again) return page('The two passwords differ.', 400);
     try {
       await initializeWithCode(store, instanceId, userId, code, password);
     } catch (error) {
+      if (error instanceof CodeChecksThrottled) return page(waitText(c, error), 429);
       if (error instanceof CodeRefused) return page(error.message, error.check === 'none' ? 404 : 400);
       if (error instanceof DomainError) return page(error.message, 400);
       throw error;
@@ -116,12 +125,13 @@ export function registerMailPageRoutes(app: Hono<AppEnv>, store: Store, instance
     const password = typeof form.password === 'string' && !hasNul(form.password) ? form.password : '';
     const again = typeof form.passwordConfirmation === 'string' ? form.passwordConfirmation : '';
     const { look, continueTo } = await context(userId);
-    const page = (error: string, status: 400 | 404) => c.html(initPage({ userId, code, orgId, error, reset: true, look }), status);
+    const page = (error: string, status: 400 | 404 | 429) => c.html(initPage({ userId, code, orgId, error, reset: true, look }), status);
     if (!userId || !code || !password) return page('Enter the code and a new password.', 400);
     if (password !== again) return page('The two passwords differ.', 400);
     try {
       await resetPasswordWithCode(store, instanceId, userId, code, password);
     } catch (error) {
+      if (error instanceof CodeChecksThrottled) return page(waitText(c, error), 429);
       if (error instanceof CodeRefused) return page(error.message, error.check === 'none' ? 404 : 400);
       if (error instanceof DomainError) return page(error.message, 400);
       throw error;

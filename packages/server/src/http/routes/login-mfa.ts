@@ -9,6 +9,7 @@
 import type { Context, Hono } from 'hono';
 import QRCode from 'qrcode';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
+import { CodeChecksThrottled, codeWaitText } from '../../domain/login/code-throttle.js';
 import { signInLook, signInLookOrg } from '../../domain/login/page-look.js';
 import { skipSecondFactorSetup } from '../../domain/login/second-factor.js';
 import { secondFactorTexts } from '../../domain/texts/mfa-texts.js';
@@ -79,11 +80,15 @@ export function registerLoginMfaRoutes<P extends PendingSteps>(app: Hono<AppEnv>
     const { uid, pending, form } = s;
     const step = pending.steps[0] as SetupStep;
     const code = typeof form.code === 'string' ? form.code.replace(/\s/g, '') : '';
-    const again = async (error: string, status: 400 | 401) => c.html(await flow.pageFor(c, deps, step, uid, pending.userId, error), status);
+    const again = async (error: string, status: 400 | 401 | 429) => c.html(await flow.pageFor(c, deps, step, uid, pending.userId, error), status);
     if (!/^\d{6}$/.test(code)) return again('Enter the 6-digit code your authenticator app shows.', 400);
     try {
       await confirmOtpEnrolment(deps.store, deps.secrets, pending.userId, code);
     } catch (error) {
+      if (error instanceof CodeChecksThrottled) {
+        c.header('Retry-After', String(error.retryAfterSeconds));
+        return again(codeWaitText(error.retryAfterSeconds, 'the code your authenticator app shows then'), 429);
+      }
       // A wrong code (the page shows the same secret again), or the secret gone (the page starts a new one).
       if (error instanceof DomainError && (error.code === GrpcCode.InvalidArgument || error.code === GrpcCode.NotFound)) {
         return again('The code does not match. Check that the app shows this account and enter its current code.', 401);

@@ -1,20 +1,20 @@
 /**
  * Self-registration during a sign-in (ZITADEL's register page): `/ui/login/{uid}/register` shows the
- * form when the organisation's login policy has `allowRegister`, and refuses with a page that says
- * what to do otherwise (the login page then offers no link either). A registered person goes on
- * like one who gave a right password (login-steps.ts `afterPassword`: the steps a login policy asks
- * after the password, then back into the authorization), so the application that asked gets its code.
- * The rules are the domain's (domain/login/registration.ts).
+ * form when the login policies allow it (domain/login/registration.ts), and refuses with a page that
+ * says what to do otherwise (the login page then offers no link either). An accepted form is
+ * answered "check your inbox" whether the address was new or not (the mail says which); the person
+ * signs in once the address is confirmed. Too many accepted forms from one client address: 429 with
+ * a page that says when to try again. The rules are the domain's.
  */
 import type { Context, Hono } from 'hono';
 import { passwordRulesInWords, registerHuman, RegistrationRefused, registrationTarget } from '../../domain/login/registration.js';
+import { clientAddress } from '../client-address.js';
 import { signInLook } from '../../domain/login/page-look.js';
 import { loginLanguage, loginPageTexts } from '../../domain/texts/login-texts.js';
 import { requestedOrg } from '../../oidc/scopes.js';
-import { registerPage, registrationClosedPage, type RegisterPageView } from '../../ui/register-pages.js';
+import { registerPage, registrationClosedPage, registrationLimitedPage, registrationSentPage, type RegisterPageView } from '../../ui/register-pages.js';
 import type { AppEnv } from '../env.js';
 import { appOf, expiredPage, interactionOf, type Details, type OidcRouteDeps } from './login-flow.js';
-import { afterPassword } from './login-steps.js';
 
 const field = (form: Record<string, unknown>, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
 
@@ -26,7 +26,8 @@ export function registerRegistrationRoutes(app: Hono<AppEnv>, deps: OidcRouteDep
     const d = await interactionOf(provider, c, c.req.param('uid') ?? '');
     if (!d || d.prompt.name !== 'login') return undefined;
     const signInApp = await appOf(store, d);
-    const target = await registrationTarget(store.read, deps.instanceId, signInApp, requestedOrg(String(d.params.scope ?? '')));
+    const place = { app: signInApp, requested: requestedOrg(String(d.params.scope ?? '')) };
+    const target = await registrationTarget(store.read, deps.instanceId, place.app, place.requested);
     const [look, texts, passwordRules] = await Promise.all([
       signInLook(store.read, deps.instanceId, signInApp),
       loginPageTexts(store.read, deps.instanceId, target.orgId ?? signInApp?.orgId ?? deps.instanceId, loginLanguage(d.params.ui_locales)),
@@ -34,7 +35,7 @@ export function registerRegistrationRoutes(app: Hono<AppEnv>, deps: OidcRouteDep
     ]);
     const page = (view: Omit<RegisterPageView, 'uid' | 'look' | 'texts' | 'appName' | 'passwordRules'>) =>
       registerPage({ ...view, uid: d.uid, look, texts, appName: signInApp?.name, passwordRules });
-    return { d, target, look, page };
+    return { d, place, target, look, page };
   }
 
   const closed = (c: Context, d: Details, look: Awaited<ReturnType<typeof signInLook>>) => c.html(registrationClosedPage({ uid: d.uid, look }), 403);
@@ -56,24 +57,27 @@ export function registerRegistrationRoutes(app: Hono<AppEnv>, deps: OidcRouteDep
     if (password !== field(form, 'passwordConfirmation')) {
       return c.html(s.page({ ...entered, error: 'The two passwords differ. Enter the same password twice.', errorField: 'password' }), 400);
     }
-    let userId: string;
+    let outcome;
     try {
-      ({ userId } = await registerHuman(store, deps.secrets, deps.instanceId, s.target.orgId, { ...entered, password }));
+      const admit = () => deps.registrations.take(clientAddress(c, deps.trustProxy));
+      outcome = await registerHuman(store, deps.secrets, deps.instanceId, s.place, { ...entered, password }, admit);
     } catch (error) {
       if (!(error instanceof RegistrationRefused)) throw error;
       switch (error.reason) {
         case 'not_allowed':
           return closed(c, s.d, s.look);
-        case 'email_taken':
-          return c.html(s.page({ ...entered, error: error.message, errorField: 'email', signInInstead: true }), 409);
+        case 'rate_limited':
+          c.header('Retry-After', String(error.retryAfterSeconds));
+          return c.html(registrationLimitedPage({ uid: s.d.uid, retryAfterSeconds: error.retryAfterSeconds!, look: s.look }), 429);
         case 'weak_password':
           return c.html(s.page({ ...entered, error: `The password does not fit the rules: ${error.message}`, errorField: 'password' }), 400);
         default:
           return c.html(s.page({ ...entered, error: error.message, errorField: error.field }), 400);
       }
     }
-    c.get('logger')?.info('user registered at sign-in', { requestId: c.get('requestId'), userId, orgId: s.target.orgId });
-    // The person chose the password just now: as good as a right one.
-    return afterPassword(c, deps, s.d.uid, { userId, otpRequired: false, passwordChangeRequired: false });
+    // The log tells the operator which it was; the person is answered the same.
+    const logged = outcome.existing ? { existingUserId: outcome.userId, mailed: outcome.mailed ?? 'nothing' } : { userId: outcome.userId };
+    c.get('logger')?.info(outcome.existing ? 'registration for an existing account' : 'user registered at sign-in', { requestId: c.get('requestId'), orgId: s.target.orgId, ...logged });
+    return c.html(registrationSentPage({ uid: s.d.uid, email: entered.email.trim(), look: s.look }));
   });
 }

@@ -9,17 +9,25 @@
  * which checks, for which sign-in attempt, for five minutes. Nothing in the forms says who the user
  * is, so it cannot be changed; a link to an identity provider's identity that waits for the checks
  * travels in the same cookie (login-federation.ts).
+ *
+ * A browser whose session lacks only the second factor the login policy now requires (set after it
+ * signed in: domain/login/sign-in-standing.ts) is led to just that step (`leadToSecondFactor`): the
+ * same steps, starting from the session's user and what it gave, and the session's sign-in time kept
+ * (`signedInAt`), so that giving the factor extends no other check's lifetime.
  */
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { checkTotpLogin } from '../../domain/login/totp.js';
+import { codeWaitText } from '../../domain/login/code-throttle.js';
 import { linkIdentity, SignInRefused } from '../../domain/federation/sign-in.js';
 import { identityProvider } from '../../domain/federation/providers.js';
 import type { ExternalIdentity } from '../../domain/federation/browser-state.js';
 import { DomainError } from '../../domain/errors.js';
 import { changePasswordAtLogin } from '../../domain/users/password.js';
 import type { AppEnv } from '../env.js';
-import { appOf, expiredPage, interactionOf, node, type OidcRouteDeps } from './login-flow.js';
+import { appOf, expiredPage, interactionOf, node, type Details, type OidcRouteDeps } from './login-flow.js';
+import { signInStanding } from '../../domain/login/sign-in-standing.js';
+import { SECOND_FACTOR_REASON, type SecondFactorDetails } from '../../oidc/interaction-policy.js';
 import { loginPage, newPasswordPage, otpPage } from '../../ui/pages.js';
 import { signInLook, signInLookOrg } from '../../domain/login/page-look.js';
 import { secondFactorTexts } from '../../domain/texts/mfa-texts.js';
@@ -43,6 +51,8 @@ export interface Pending {
   amr: string[];
   /** Set when the password was given to link an identity provider's identity (login-federation.ts). */
   link?: ExternalIdentity;
+  /** An existing session's sign-in time (seconds), kept when it is led to a missing step; absent: now. */
+  signedInAt?: number;
   exp: number;
 }
 
@@ -103,7 +113,7 @@ async function finish(c: Context, deps: OidcRouteDeps, pending: Omit<Pending, 'e
   const to = await deps.provider.interactionResult(
     node(c).incoming,
     node(c).outgoing,
-    { login: { accountId: pending.userId, amr: pending.amr, remember: true } },
+    { login: { accountId: pending.userId, amr: pending.amr, remember: true, ...(pending.signedInAt !== undefined ? { ts: pending.signedInAt } : {}) } },
     { mergeWithLastSubmission: false },
   );
   return c.redirect(to, 303);
@@ -131,6 +141,25 @@ export async function afterFirstFactor(c: Context, deps: OidcRouteDeps, uid: str
     ...(passwordChangeRequired ? (['new-password'] as const) : []),
   ];
   return next(c, deps, { uid, userId, steps, amr, link });
+}
+
+/**
+ * The login page of an authorization whose only reason to ask is the second factor the login policy
+ * now requires of the browser's session (oidc/interaction-policy.ts): that step alone, as after a
+ * password, or the refusal where none can be set up; undefined where the page should ask for the
+ * whole sign-in. The rule is asked again here (the policy may have changed since the authorization).
+ */
+export async function leadToSecondFactor(c: Context, deps: OidcRouteDeps, d: Details): Promise<Response | undefined> {
+  const userId = d.session?.accountId;
+  if (!userId || d.prompt.reasons.length !== 1 || d.prompt.reasons[0] !== SECOND_FACTOR_REASON) return undefined;
+  const { signedInAt } = d.prompt.details as SecondFactorDetails;
+  const amr = d.session?.amr ?? [];
+  const standing = await signInStanding(deps.store.read, deps.instanceId, { userId, at: signedInAt, amr });
+  const pending = { uid: d.uid, userId, amr, signedInAt };
+  if (standing.stands) return finish(c, deps, pending);
+  if (standing.lacks === 'refused') return c.html(await secondFactorNotConfiguredPage(deps, d, userId), 403);
+  if (standing.lacks === 'sign-in') return undefined;
+  return next(c, deps, { ...pending, steps: [standing.lacks] });
 }
 
 export const OTP_FAILURE_TEXT = {
@@ -163,6 +192,11 @@ export function registerLoginStepRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) 
     const outcome = await checkTotpLogin(store, deps.secrets, deps.instanceId, pending.userId, code);
     if (!outcome.ok) {
       if (outcome.reason === 'invalid_code') return c.html(await pageFor(c, deps, 'otp', uid, pending.userId, OTP_FAILURE_TEXT.invalid_code), 401);
+      if (outcome.reason === 'throttled') {
+        // The steps stay: the person waits and enters the then current code on the same page.
+        c.header('Retry-After', String(outcome.throttled.retryAfterSeconds));
+        return c.html(await pageFor(c, deps, 'otp', uid, pending.userId, codeWaitText(outcome.throttled.retryAfterSeconds, 'the current code from your authenticator app')), 429);
+      }
       deleteCookie(c, PENDING_COOKIE, { path: cookiePath(uid) });
       return c.html(loginPage({ uid, error: OTP_FAILURE_TEXT[outcome.reason] }), OTP_FAILURE_STATUS[outcome.reason]);
     }

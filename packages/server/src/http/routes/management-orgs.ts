@@ -9,11 +9,16 @@ import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';
 
-export function registerManagementOrgRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
+export function registerManagementOrgRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps & { onRemovalStarted?: () => void }) {
   const { store } = deps;
   const route = routesOf(app, deps);
 
-  route('RemoveOrg', async (c) => c.json(await removeOrg(store, c.get('ctx')), 200));
+  route('RemoveOrg', async (c) => {
+    const removed = await removeOrg(store, c.get('ctx'));
+    // Its users and what is theirs go in the background (domain/orgs/removal.ts).
+    deps.onRemovalStarted?.();
+    return c.json(removed, 200);
+  });
 
   route('GetMyOrg', async (c) => c.json({ org: await getContextOrg(store, c.get('ctx')) }, 200));
 

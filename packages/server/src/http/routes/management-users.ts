@@ -2,7 +2,8 @@
  * Users of the organisation the request acts on: openapi/paths/management/users.yaml.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { addHumanUser, addMachineUser, importHumanUser, removeUser } from '../../domain/users/commands.js';
+import { addHumanUser, addMachineUser, importHumanUser } from '../../domain/users/commands.js';
+import { removeUser } from '../../domain/users/removal.js';
 import { getUserById, listUsers } from '../../domain/users/queries.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';

@@ -19,8 +19,8 @@ import { loginLanguage, loginPageTexts } from '../../domain/texts/login-texts.js
 import { hasNul } from '../../oidc/nul-guard.js';
 import { providersFor } from '../../domain/federation/sign-in.js';
 import { registerFederationRoutes } from './login-federation.js';
-import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, node, type Details, type OidcRouteDeps } from './login-flow.js';
-import { afterPassword, registerLoginStepRoutes } from './login-steps.js';
+import { appOf, expiredPage, FAILURE_STATUS, FAILURE_TEXT, interactionOf, UNCONFIRMED_HINT, node, type Details, type OidcRouteDeps } from './login-flow.js';
+import { afterPassword, leadToSecondFactor, registerLoginStepRoutes } from './login-steps.js';
 import { registerPasswordResetRoutes } from './login-password-reset.js';
 import { registerRegistrationRoutes } from './login-register.js';
 import { registrationTarget } from '../../domain/login/registration.js';
@@ -48,13 +48,16 @@ export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
       loginPageTexts(store.read, deps.instanceId, orgId, loginLanguage(d.params.ui_locales)),
       registrationTarget(store.read, deps.instanceId, app, requestedOrg(String(d.params.scope ?? ''))),
     ]);
+    // Where people register here, a wrong-password answer also reminds them that a new account
+    // signs in once its address is confirmed (said to everyone alike, so it tells nothing).
+    if (error === FAILURE_TEXT.invalid_credentials && registration.allowed) error = `${error} ${UNCONFIRMED_HINT}`;
     return c.html(loginPage({ uid: d.uid, loginName, error, appName: app?.name, providers, passwordForm: policy.allowUsernamePassword, passwordReset: policy.allowUsernamePassword && !policy.hidePasswordReset, register: registration.allowed, look, texts }), status);
   }
 
   app.get('/ui/login/:uid', async (c) => {
     const d = await details(c);
     if (!d) return expired(c);
-    if (d.prompt.name === 'login') return showLogin(c, d, String(d.params.login_hint ?? ''), undefined);
+    if (d.prompt.name === 'login') return (await leadToSecondFactor(c, deps, d)) ?? showLogin(c, d, String(d.params.login_hint ?? ''), undefined);
     if (d.prompt.name !== 'consent' || !d.session?.accountId) return expired(c);
     const refused = await projectAccessRefusal(store.read, String(d.params.client_id), d.session.accountId);
     if (refused) return c.html(messagePage('No access to this application', refused.message, await signInLook(store.read, deps.instanceId, await appOf(store, d), d.session.accountId)), 403);

@@ -39,9 +39,41 @@ export interface EventFilter {
  */
 export type AppendEvent = (event: NewEvent, at?: Date) => Promise<StoredEvent>;
 
-export function eventRepository(db: Db, t: Tables, append: AppendEvent) {
+/** Events of distinct aggregates, appended in the order given (a dialect's bulk statement). */
+export type AppendEvents = (events: readonly NewEvent[], at?: Date) => Promise<StoredEvent[]>;
+
+export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDistinct?: AppendEvents) {
   return {
     append,
+
+    /**
+     * Many events in the order given, as `append` would append them one after the other (what a
+     * cascade writes: an event per removed user, membership, grant). Where the dialect has a bulk
+     * statement, each run of events on distinct aggregates goes at once: an aggregate met again
+     * starts the next run, so every aggregate's sequences, and all positions, keep the given order.
+     */
+    async appendAll(events: readonly NewEvent[], at: Date = new Date()): Promise<StoredEvent[]> {
+      if (!appendDistinct) {
+        const stored: StoredEvent[] = [];
+        for (const event of events) stored.push(await append(event, at));
+        return stored;
+      }
+      const stored: StoredEvent[] = [];
+      let run: NewEvent[] = [];
+      const seen = new Set<string>();
+      for (const event of events) {
+        const key = `${event.aggregateType}\u0000${event.aggregateId}`;
+        if (seen.has(key)) {
+          stored.push(...(await appendDistinct(run, at)));
+          run = [];
+          seen.clear();
+        }
+        seen.add(key);
+        run.push(event);
+      }
+      if (run.length) stored.push(...(await appendDistinct(run, at)));
+      return stored;
+    },
 
     /** Whether the aggregate ever had an event: ids of removed objects stay taken (ZITADEL's rule). */
     async exists(aggregateType: string, aggregateId: string): Promise<boolean> {

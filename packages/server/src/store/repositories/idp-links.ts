@@ -47,8 +47,5 @@ export function idpLinkRepository(db: Db, t: Tables) {
     async removeByIdp(idpId: string): Promise<void> {
       await db.delete(l).where(eq(l.idpId, idpId));
     },
-    async removeByUser(userId: string): Promise<void> {
-      await db.delete(l).where(eq(l.userId, userId));
-    },
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lt, notInArray, or } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lt, notInArray, or } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import { selectPage, type PageQuery } from './search.js';
@@ -45,6 +45,17 @@ export function importJobRepository(db: Db, t: Tables, dialect: { skipLocked: bo
       const [before] = await db.select().from(j).where(eq(j.id, candidate.id)).limit(1);
       const taken = await db.update(j).set({ leaseOwner: owner, leaseUntil }).where(and(eq(j.id, candidate.id), due)).returning({ id: j.id });
       return taken.length === 1 ? before : undefined;
+    },
+    /** Running jobs of `node` whose lease has not run out, with its holder. */
+    async leasedRunning(node: string, now: Date): Promise<{ id: string; leaseOwner: string }[]> {
+      const rows = await db.select({ id: j.id, leaseOwner: j.leaseOwner }).from(j)
+        .where(and(eq(j.node, node), inArray(j.phase, [...RUNNING_IMPORT_PHASES]), gte(j.leaseUntil, now)));
+      return rows.flatMap((r) => (r.leaseOwner ? [{ id: r.id, leaseOwner: r.leaseOwner }] : []));
+    },
+    /** Ends `owner`'s lease now (its process is known to be gone): the job is due for `claim` at once. */
+    async expireLease(id: string, owner: string, at: Date): Promise<boolean> {
+      const rows = await db.update(j).set({ leaseUntil: at }).where(leased(id, owner)).returning({ id: j.id });
+      return rows.length === 1;
     },
     /** Extends the lease; undefined when `owner` no longer holds it, else whether a cancel was asked for. */
     async renewLease(id: string, owner: string, leaseUntil: Date): Promise<{ cancelRequested: boolean } | undefined> {

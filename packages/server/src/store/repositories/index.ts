@@ -6,7 +6,7 @@ import { authTables } from '../auth-writes.js';
 import { watchWrites } from '../watch-writes.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
-import { eventRepository, type AppendEvent, type NewEvent, type StoredEvent } from './events.js';
+import { eventRepository, type AppendEvent, type AppendEvents, type NewEvent, type StoredEvent } from './events.js';
 import { idpLinkRepository } from './idp-links.js';
 import { notificationRepository } from './notifications.js';
 import { importJobRepository } from './import-jobs.js';
@@ -25,7 +25,6 @@ import { orgRepository } from './orgs.js';
 import { orgDomainRepository } from './org-domains.js';
 import { projectRepository } from './projects.js';
 import { loginTextRepository, messageTextRepository, type MessageTextRow } from './texts.js';
-import { transactionTextMemo, type TextMemo } from './text-memo.js';
 import { tokenRepository } from './tokens.js';
 import { transferRepository } from './transfer.js';
 import { removalRepository } from './removal.js';
@@ -38,11 +37,11 @@ export interface RepositoryHooks {
   /** Called when a query that writes a table authentication reads is built (auth-writes.ts). */
   onAuthWrite?: () => void;
   /**
-   * Identifies the transaction running on the connection these repositories are bound to (it
-   * changes at every BEGIN). Given by PostgreSQL's store only: texts a transaction wrote are then
-   * remembered for its own later reads (text-memo.ts).
+   * Called when a query that writes `message_texts` is built (an import's insert, a removal; not the
+   * dialect's own text writes). PostgreSQL's transactions then forget the texts they remember
+   * (store/postgres-text-writes.ts).
    */
-  transaction?: () => number;
+  onMessageTextsWrite?: () => void;
 }
 
 /**
@@ -52,6 +51,8 @@ export interface RepositoryHooks {
  */
 export interface DialectStatements {
   appendEvent: AppendEvent;
+  /** Events of distinct aggregates at once (PostgreSQL: one round trip); without it, one at a time. */
+  appendEvents?: AppendEvents;
   /** Whether `select … for update skip locked` exists (PostgreSQL; SQLite has one writer anyway). */
   skipLocked?: boolean;
   /** Reading and writing one message text: the text write's fast path, each dialect's own SQL. */
@@ -73,24 +74,23 @@ export type TextState = Pick<MessageTextRow, 'ownerId' | 'messageType' | 'langua
 /**
  * The event as a text write answers with: its sequence and time, not its position (on PostgreSQL
  * a write may be held back and get its position only at the transaction's end, see
- * postgres-write-behind.ts).
+ * postgres-text-writes.ts).
  */
 export type AppendedEvent = Omit<StoredEvent, 'position'>;
 export type SetTextWithEvent = (event: NewEvent, text: TextState, at?: Date) => Promise<AppendedEvent>;
 
 export function createRepositories(base: Db, t: Tables, dialect: DialectStatements, hooks: RepositoryHooks = {}) {
-  const memo = hooks.transaction ? transactionTextMemo(hooks.transaction) : undefined;
   const auth = hooks.onAuthWrite ? { tables: authTables(t), onWrite: hooks.onAuthWrite } : undefined;
+  const { onMessageTextsWrite } = hooks;
   const db =
-    auth || memo
+    auth || onMessageTextsWrite
       ? watchWrites(base, (table) => {
           if (auth?.tables.has(table)) auth.onWrite();
-          // A write of texts the memo did not see (an import's insert, a removal): forget them all.
-          if (table === t.messageTexts) memo?.clear();
+          if (table === t.messageTexts) onMessageTextsWrite?.();
         })
       : base;
   return {
-    events: eventRepository(db, t, dialect.appendEvent),
+    events: eventRepository(db, t, dialect.appendEvent, dialect.appendEvents),
     instance: instanceRepository(db, t),
     idps: idpRepository(db, t),
     orgDomains: orgDomainRepository(db, t),
@@ -103,7 +103,7 @@ export function createRepositories(base: Db, t: Tables, dialect: DialectStatemen
     users: userRepository(db, t),
     tokens: tokenRepository(db, t),
     members: memberRepository(db, t),
-    messageTexts: textsWithEvents(db, t, dialect, memo),
+    messageTexts: textsWithEvents(db, t, dialect),
     loginTexts: loginTextRepository(db, t),
     projects: projectRepository(db, t),
     userGrants: userGrantRepository(db, t, { appendEvent: dialect.appendEvent, takeWithEvent: dialect.takeUserGrantWithEvent }),
@@ -126,39 +126,12 @@ export type Repositories = ReturnType<typeof createRepositories>;
  * its new state upserted (sequence and times from the event), in one statement where the dialect has
  * one, otherwise as the two calls every other write makes.
  */
-function textsWithEvents(db: Db, t: Tables, dialect: DialectStatements, memo?: TextMemo) {
+function textsWithEvents(db: Db, t: Tables, dialect: DialectStatements) {
   const texts = { ...messageTextRepository(db, t), ...dialect.messageTexts };
   const separately: SetTextWithEvent = async (event, text, at) => {
     const stored = await dialect.appendEvent(event, at);
     await texts.upsert({ ...text, sequence: stored.sequence, createdAt: text.createdAt ?? stored.createdAt, changedAt: stored.createdAt });
     return stored;
   };
-  const setWithEvent = dialect.setTextWithEvent ?? separately;
-  if (!memo) return { ...texts, setWithEvent };
-  return {
-    ...texts,
-    async get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined> {
-      return memo.get(ownerId, messageType, language) ?? texts.get(ownerId, messageType, language);
-    },
-    // Writes whose resulting row is not known exactly here (an upsert keeps an existing createdAt): forget it.
-    async upsert(row: MessageTextRow): Promise<void> {
-      memo.forget(row.ownerId, row.messageType, row.language);
-      await texts.upsert(row);
-    },
-    async remove(ownerId: string, messageType: string, language: string): Promise<void> {
-      memo.forget(ownerId, messageType, language);
-      await texts.remove(ownerId, messageType, language);
-    },
-    async update(...args: Parameters<typeof texts.update>): Promise<void> {
-      memo.forget(args[0], args[1], args[2]);
-      await texts.update(...args);
-    },
-    async setWithEvent(event: NewEvent, text: TextState, at?: Date): Promise<AppendedEvent> {
-      memo.forget(text.ownerId, text.messageType, text.language);
-      const stored = await setWithEvent(event, text, at);
-      // The row as the statement left it: a new row is created at the event's time, an existing one keeps its createdAt.
-      memo.remember({ ...text, sequence: stored.sequence, createdAt: text.createdAt ?? stored.createdAt, changedAt: stored.createdAt });
-      return stored;
-    },
-  };
+  return { ...texts, setWithEvent: dialect.setTextWithEvent ?? separately };
 }

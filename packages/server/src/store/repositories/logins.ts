@@ -4,8 +4,14 @@ import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import type { UserRow } from './users.js';
 
-/** The factors whose failed checks the lockout policy counts. */
-export type LoginFactor = 'password' | 'otp';
+/** The kinds of short codes whose wrong guesses are counted per user (domain/login/code-throttle.ts). */
+export type CodeKindCounted = 'otp' | 'otp_setup' | 'email_verification' | 'init' | 'password_reset';
+
+/** A user's wrong codes of one kind since the last right one, and when the last was given. */
+export interface CodeFailures {
+  count: number;
+  lastFailureAt: Date;
+}
 
 export type MachineSecretRow = Tables['machineSecrets']['$inferSelect'];
 
@@ -31,20 +37,41 @@ export function loginRepository(db: Db, t: Tables) {
         .innerJoin(t.orgs, eq(t.orgs.id, u.orgId))
         .where(eq(u.userNameKey, userNameKey));
     },
-    async failures(userId: string, factor: LoginFactor = 'password'): Promise<number> {
-      const table = factor === 'password' ? t.passwordFailures : t.otpChecks;
-      const [row] = await db.select({ count: table.count }).from(table).where(eq(table.userId, userId)).limit(1);
+    /** Failed password checks since the last success (the lockout policy's `maxPasswordAttempts`). */
+    async failures(userId: string): Promise<number> {
+      const [row] = await db.select({ count: t.passwordFailures.count }).from(t.passwordFailures).where(eq(t.passwordFailures.userId, userId)).limit(1);
       return row?.count ?? 0;
     },
-    async setFailures(userId: string, count: number, at: Date, factor: LoginFactor = 'password'): Promise<void> {
-      const table = factor === 'password' ? t.passwordFailures : t.otpChecks;
-      await db.insert(table).values({ userId, count, changedAt: at }).onConflictDoUpdate({ target: table.userId, set: { count, changedAt: at } });
+    async setFailures(userId: string, count: number, at: Date): Promise<void> {
+      await db.insert(t.passwordFailures).values({ userId, count, changedAt: at }).onConflictDoUpdate({ target: t.passwordFailures.userId, set: { count, changedAt: at } });
     },
-    /** Forgets the failed checks of one factor, or of every factor (an unlock). */
-    async clearFailures(userId: string, factor?: LoginFactor): Promise<void> {
-      if (factor !== 'otp') await db.delete(t.passwordFailures).where(eq(t.passwordFailures.userId, userId));
-      // The row also keeps the last accepted step, which must outlive the counter.
-      if (factor !== 'password') await db.update(t.otpChecks).set({ count: 0 }).where(eq(t.otpChecks.userId, userId));
+    /** Forgets the failed password checks, or (`'all'`, an unlock) those and every wrong code of the user. */
+    async clearFailures(userId: string, what: 'password' | 'all' = 'all'): Promise<void> {
+      await db.delete(t.passwordFailures).where(eq(t.passwordFailures.userId, userId));
+      if (what === 'all') await db.delete(t.codeCheckFailures).where(eq(t.codeCheckFailures.userId, userId));
+    },
+    codeFailures: {
+      async get(userId: string, kind: CodeKindCounted): Promise<CodeFailures | undefined> {
+        const f = t.codeCheckFailures;
+        const [row] = await db.select({ count: f.count, lastFailureAt: f.lastFailureAt }).from(f).where(and(eq(f.userId, userId), eq(f.kind, kind))).limit(1);
+        return row;
+      },
+      async set(userId: string, kind: CodeKindCounted, count: number, at: Date): Promise<void> {
+        const f = t.codeCheckFailures;
+        await db.insert(f).values({ userId, kind, count, lastFailureAt: at }).onConflictDoUpdate({ target: [f.userId, f.kind], set: { count, lastFailureAt: at } });
+      },
+      async clear(userId: string, kinds: CodeKindCounted[]): Promise<void> {
+        const f = t.codeCheckFailures;
+        await db.delete(f).where(and(eq(f.userId, userId), inArray(f.kind, kinds)));
+      },
+    },
+    /** Marks a user who registered itself at the login page (domain/login/registration.ts). */
+    async markSelfRegistered(userId: string, at: Date): Promise<void> {
+      await db.insert(t.selfRegistrations).values({ userId, createdAt: at }).onConflictDoNothing();
+    },
+    async isSelfRegistered(userId: string): Promise<boolean> {
+      const [row] = await db.select({ userId: t.selfRegistrations.userId }).from(t.selfRegistrations).where(eq(t.selfRegistrations.userId, userId)).limit(1);
+      return row !== undefined;
     },
     /** The time step of the user's last accepted TOTP code. */
     async lastOtpStep(userId: string): Promise<number | undefined> {
@@ -52,7 +79,7 @@ export function loginRepository(db: Db, t: Tables) {
       return row?.lastStep ?? undefined;
     },
     async setLastOtpStep(userId: string, lastStep: number, at: Date): Promise<void> {
-      await db.insert(t.otpChecks).values({ userId, count: 0, lastStep, changedAt: at }).onConflictDoUpdate({ target: t.otpChecks.userId, set: { lastStep, changedAt: at } });
+      await db.insert(t.otpChecks).values({ userId, lastStep, changedAt: at }).onConflictDoUpdate({ target: t.otpChecks.userId, set: { lastStep, changedAt: at } });
     },
     /** The user's TOTP secret (base32), if an authenticator app is set up. */
     async otpSecret(userId: string): Promise<string | undefined> {
@@ -85,13 +112,8 @@ export function loginRepository(db: Db, t: Tables) {
     async removeOtpSecret(userId: string): Promise<void> {
       await db.delete(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, userId));
       await db.delete(t.otpChecks).where(eq(t.otpChecks.userId, userId));
-    },
-    /** Everything signing in kept about a user (a removal): failed checks, TOTP secret, client secret. */
-    async removeByUser(userId: string): Promise<void> {
-      await db.delete(t.passwordFailures).where(eq(t.passwordFailures.userId, userId));
-      await db.delete(t.otpChecks).where(eq(t.otpChecks.userId, userId));
-      await db.delete(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, userId));
-      await db.delete(t.machineSecrets).where(eq(t.machineSecrets.userId, userId));
+      const f = t.codeCheckFailures;
+      await db.delete(f).where(and(eq(f.userId, userId), inArray(f.kind, ['otp', 'otp_setup'])));
     },
     async setUserState(userId: string, state: string, sequence: number, changedAt: Date): Promise<void> {
       await db.update(u).set({ state, sequence, changedAt }).where(eq(u.id, userId));

@@ -14,6 +14,8 @@ export function machineKeyRepository(db: Db, t: Tables) {
   // not two). The expiry is checked on the row (a placeholder cannot carry a Date on both dialects).
   const withUser = once(() =>
     db.select({ publicKey: k.publicKey, expiresAt: k.expiresAt, user: getTableColumns(t.users) }).from(k).innerJoin(t.users, eq(t.users.id, k.userId))
+      // A user of a removed organisation signs nothing in, though its rows may not be gone yet (users.ts).
+      .innerJoin(t.orgs, eq(t.orgs.id, t.users.orgId))
       .where(and(eq(k.userId, sql.placeholder('userId')), eq(k.id, sql.placeholder('keyId')))).limit(1).prepare('machine_keys_with_user'));
   return {
     async insert(row: MachineKeyRow): Promise<void> {
@@ -40,9 +42,6 @@ export function machineKeyRepository(db: Db, t: Tables) {
     },
     async remove(id: string): Promise<void> {
       await db.delete(k).where(eq(k.id, id));
-    },
-    async removeByUser(userId: string): Promise<void> {
-      await db.delete(k).where(eq(k.userId, userId));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, exists, inArray, or, sql } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
@@ -51,6 +51,27 @@ export function memberRepository(db: Db, t: Tables) {
     /** Every membership of the user, whatever its scope (to remove them with the user). */
     async listByUser(userId: string): Promise<MemberRow[]> {
       return db.select().from(t.members).where(eq(t.members.userId, userId));
+    },
+    /**
+     * Every membership held by a user of the organisation, whatever its scope: what removing the
+     * organisation would take from its users (domain/users/guard.ts). Memberships are few, an
+     * organisation's users may be many: the members are read, each user looked up by its key.
+     */
+    async heldByUsersOf(orgId: string): Promise<MemberRow[]> {
+      // `exists`, not a join: SQLite then reads the members and looks each user up, rather than
+      // reading the organisation's users (100,000 of them) and looking each one's memberships up.
+      return db
+        .select()
+        .from(t.members)
+        .where(exists(db.select({ one: sql`1` }).from(t.users).where(and(eq(t.users.id, t.members.userId), eq(t.users.orgId, orgId)))));
+    },
+    /** Every membership held by a user linked to the identity provider (domain/users/guard.ts); read as `heldByUsersOf`. */
+    async heldByUsersLinkedTo(idpId: string): Promise<MemberRow[]> {
+      const l = t.idpUserLinks;
+      return db
+        .select()
+        .from(t.members)
+        .where(exists(db.select({ one: sql`1` }).from(l).where(and(eq(l.userId, t.members.userId), eq(l.idpId, idpId)))));
     },
     /** Members of one scope with the user and organisation fields a member listing shows. */
     async search(

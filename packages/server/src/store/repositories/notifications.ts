@@ -80,13 +80,6 @@ export function notificationRepository(db: Db, t: Tables, dialect: { skipLocked:
     async removeCode(userId: string, kind: string): Promise<void> {
       await db.delete(t.userCodes).where(and(eq(t.userCodes.userId, userId), eq(t.userCodes.kind, kind)));
     },
-    async removeUserCodes(userId: string): Promise<void> {
-      await db.delete(t.userCodes).where(eq(t.userCodes.userId, userId));
-    },
-    /** A removed user's messages, sent or not: a worker holding one loses its lease and sends nothing. */
-    async removeUserMessages(userId: string): Promise<void> {
-      await db.delete(t.outbox).where(eq(t.outbox.userId, userId));
-    },
 
     // ---- SMTP providers ----
     async provider(id: string): Promise<SmtpProviderRow | undefined> {

@@ -79,16 +79,6 @@ export function oidcRepository(db: Db, t: Tables) {
           .from(p)
           .where(and(inArray(p.kind, kinds), sql`cast(${p.payload} as text) like '%"jti"%'`));
       },
-      /**
-       * What the provider keeps for a removed user: sessions, grants, codes and tokens naming it as
-       * the account, and the client-credentials tokens of its client id (which name no account: a
-       * later machine user given the same client id would otherwise inherit them). The payload is
-       * JSON on both dialects (`->>` is PostgreSQL's and SQLite's); no index: removals are rare.
-       */
-      async removeOfUser(userId: string, clientId?: string): Promise<void> {
-        const ofAccount = sql`${p.payload}->>'accountId' = ${userId}`;
-        await db.delete(p).where(clientId === undefined ? ofAccount : or(ofAccount, and(eq(p.kind, 'ClientCredentials'), sql`${p.payload}->>'clientId' = ${clientId}`)));
-      },
       async deleteExpired(now: Date): Promise<void> {
         await db.delete(p).where(lte(p.expiresAt, now));
       },

@@ -37,10 +37,5 @@ export function otpEnrolmentRepository(db: Db, t: Tables) {
     async setInitSkipped(userId: string, at: Date): Promise<void> {
       await db.insert(t.mfaInitSkips).values({ userId, skippedAt: at }).onConflictDoUpdate({ target: t.mfaInitSkips.userId, set: { skippedAt: at } });
     },
-    /** Everything kept about setting up a second factor (the user's removal). */
-    async removeByUser(userId: string): Promise<void> {
-      await db.delete(t.userOtpPending).where(eq(t.userOtpPending.userId, userId));
-      await db.delete(t.mfaInitSkips).where(eq(t.mfaInitSkips.userId, userId));
-    },
   };
 }

@@ -5,7 +5,7 @@ import type { Db } from '../store.js';
 
 export type MessageTextRow = Tables['messageTexts']['$inferSelect'];
 
-/** A copy a caller may change without changing what a cache serves next (text-memo.ts, sqlite-read-cache.ts). */
+/** A copy a caller may change without changing what a cache serves next (store/postgres-text-writes.ts, sqlite-read-cache.ts). */
 export const copyTextRow = (row: MessageTextRow): MessageTextRow => ({
   ...row,
   fields: { ...row.fields },

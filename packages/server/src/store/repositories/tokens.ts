@@ -26,6 +26,8 @@ export function tokenRepository(db: Db, t: Tables) {
       })
       .from(t.personalAccessTokens)
       .innerJoin(t.users, eq(t.users.id, t.personalAccessTokens.userId))
+      // A user of a removed organisation has no valid token, though its rows may not be gone yet (users.ts).
+      .innerJoin(t.orgs, eq(t.orgs.id, t.users.orgId))
       .where(eq(t.personalAccessTokens.tokenHash, sql.placeholder('tokenHash')))
       .limit(1)
       .prepare('tokens_owner_by_hash'),
@@ -62,9 +64,6 @@ export function tokenRepository(db: Db, t: Tables) {
     },
     async remove(id: string): Promise<void> {
       await db.delete(t.personalAccessTokens).where(eq(t.personalAccessTokens.id, id));
-    },
-    async removeByUser(userId: string): Promise<void> {
-      await db.delete(t.personalAccessTokens).where(eq(t.personalAccessTokens.userId, userId));
     },
   };
 }

@@ -73,6 +73,18 @@ export function transferRepository(db: Db, t: Tables) {
     async appKeysOf(orgId: string) {
       return db.select().from(t.appKeys).where(eq(t.appKeys.orgId, orgId)).orderBy(asc(t.appKeys.id));
     },
+    /** Personal access tokens of the organisation's users (their hashes: the tokens are never stored), by id. */
+    async tokensOf(orgId: string) {
+      const p = t.personalAccessTokens;
+      return db.select({ id: p.id, userId: p.userId, tokenHash: p.tokenHash, expiresAt: p.expiresAt }).from(p)
+        .innerJoin(t.users, eq(t.users.id, p.userId)).where(eq(t.users.orgId, orgId)).orderBy(asc(p.id));
+    },
+    /** Client secrets of the organisation's machine users (their hashes), by user id. */
+    async machineSecretsOf(orgId: string) {
+      const m = t.machineSecrets;
+      return db.select({ userId: m.userId, clientId: m.clientId, secretHash: m.secretHash }).from(m)
+        .innerJoin(t.users, eq(t.users.id, m.userId)).where(eq(t.users.orgId, orgId)).orderBy(asc(m.userId));
+    },
     /** The organisation's identity providers of both kinds, by id. */
     async idpsOf(orgId: string) {
       const i = t.idps;
@@ -142,6 +154,17 @@ export function transferRepository(db: Db, t: Tables) {
     existingIdpIds: (ids: string[]) => existing(t.idps.id, t.idps, ids),
     existingMachineKeyIds: (ids: string[]) => existing(t.machineKeys.id, t.machineKeys, ids),
     existingAppKeyIds: (ids: string[]) => existing(t.appKeys.id, t.appKeys, ids),
+    existingUserGrantIds: (ids: string[]) => existing(t.userGrants.id, t.userGrants, ids),
+    existingTokenIds: (ids: string[]) => existing(t.personalAccessTokens.id, t.personalAccessTokens, ids),
+    /** Token hashes among `hashes` held by personal access tokens here, with their token's id. */
+    async tokensByHash(hashes: string[]): Promise<Map<string, string>> {
+      const out = new Map<string, string>();
+      const p = t.personalAccessTokens;
+      await chunked([...new Set(hashes)], async (chunk) => {
+        for (const r of await db.select({ id: p.id, hash: p.tokenHash }).from(p).where(inArray(p.tokenHash, chunk))) out.set(r.hash, r.id);
+      });
+      return out;
+    },
     async existingProjectNames(orgId: string): Promise<Set<string>> {
       const rows = await db.select({ name: t.projects.name }).from(t.projects).where(eq(t.projects.orgId, orgId));
       return new Set(rows.map((r) => r.name));
@@ -205,6 +228,7 @@ export function transferRepository(db: Db, t: Tables) {
     insertIdps: (rows: Row<'idps'>[]) => chunked(rows, async (c) => void (await db.insert(t.idps).values(c))),
     insertMachineKeys: (rows: Row<'machineKeys'>[]) => chunked(rows, async (c) => void (await db.insert(t.machineKeys).values(c))),
     insertAppKeys: (rows: Row<'appKeys'>[]) => chunked(rows, async (c) => void (await db.insert(t.appKeys).values(c))),
+    insertTokens: (rows: Row<'personalAccessTokens'>[]) => chunked(rows, async (c) => void (await db.insert(t.personalAccessTokens).values(c))),
     insertUserGrants: (rows: Row<'userGrants'>[]) => chunked(rows, async (c) => void (await db.insert(t.userGrants).values(c))),
     insertMembers: (rows: Row<'members'>[]) => chunked(rows, async (c) => void (await db.insert(t.members).values(c))),
     insertMessageTexts: (rows: Row<'messageTexts'>[]) => chunked(rows, async (c) => void (await db.insert(t.messageTexts).values(c))),

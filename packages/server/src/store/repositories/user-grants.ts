@@ -68,10 +68,6 @@ export function userGrantRepository(db: Db, t: Tables, statements: { appendEvent
     async byProjectGrant(projectGrantId: string): Promise<UserGrantRow[]> {
       return db.select().from(g).where(eq(g.projectGrantId, projectGrantId));
     },
-    /** Every grant of the user, in any organisation (to remove them with the user). */
-    async byUser(userId: string): Promise<UserGrantRow[]> {
-      return db.select().from(g).where(eq(g.userId, userId));
-    },
     async insert(row: UserGrantRow): Promise<void> {
       await db.insert(g).values(row);
     },

@@ -21,9 +21,6 @@ export function userMetadataRepository(db: Db, t: Tables) {
     async remove(userId: string, keys: string[]): Promise<void> {
       if (keys.length) await db.delete(m).where(and(eq(m.userId, userId), inArray(m.key, keys)));
     },
-    async removeByUser(userId: string): Promise<void> {
-      await db.delete(m).where(eq(m.userId, userId));
-    },
     async list(userId: string, filter: { key?: TextMatch }, page: PageQuery): Promise<{ total: number; rows: UserMetadataRow[] }> {
       const conditions: (SQL | undefined)[] = [eq(m.userId, userId)];
       if (filter.key) conditions.push(textCondition(m.key, filter.key));

@@ -39,7 +39,7 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
     const slug = (projectNames.get(projectId) ?? projectId).toLowerCase().replace(/[^a-z0-9]+/g, '');
     let clientId = `${newId()}@${slug || 'project'}`;
     if (kept && takenClientIds.has(kept.clientId)) {
-      run.refuse(type, appId, msg('IMPORT-cl1d0', `client id "${kept.clientId}" is taken on this instance; the application was imported with the new client id ${clientId} and needs a new secret`));
+      run.clash(type, appId, msg('IMPORT-cl1d0', `client id "${kept.clientId}" is taken on this instance; the application was imported with the new client id ${clientId} and needs a new secret`));
     } else if (kept) {
       clientId = kept.clientId;
       takenClientIds.add(clientId);
@@ -57,7 +57,7 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
     const here = await tx.oidcApps.get(a.app.projectId, a.appId);
     // Another project's application (or another of the document's): refused under every policy.
     if ((!here || here.orgId !== orgId) && run.policy !== 'REPORT') {
-      return run.refuse(type, a.appId, msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting: the id is another application here'));
+      return run.clash(type, a.appId, msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting: the id is another application here'));
     }
     if (!run.exists(type, a.appId, msg('PROJECT-lxowmp', 'Errors.Project.App.AlreadyExisting')) || !here) return;
     const given = a.identityServiceClient;

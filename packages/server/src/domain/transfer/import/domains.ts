@@ -2,6 +2,10 @@
  * The organisation's domains, as the document has them; the one generated from its name here stays
  * (verified). A domain is normalised and checked against other organisations' verified and primary
  * domains as the API's domain commands do (domain/orgs/domains.ts), under the locks orgImportLocks takes.
+ * The domain the exporting instance generated (`<name>.<its instance domain>`, marked by this service's
+ * export with `identityServiceGenerated`) is that instance's, not the organisation's: it is skipped, as
+ * this instance generated its own when the organisation was created. A verified copy would hold the
+ * name against every other organisation here, and an unverified one would only be clutter.
  */
 import type { Repositories } from '../../../store/store.js';
 import { DomainError } from '../../errors.js';
@@ -13,6 +17,10 @@ export async function importDomains(tx: Repositories, domains: NonNullable<DataO
   const { orgId, stamp } = run;
   for (const d of domains) {
     run.check();
+    if (d.identityServiceGenerated) {
+      run.skipped('domain', `${orgId}_${d.domainName}`, msg('IMPORT-g3nd0', 'the domain the exporting instance generated for the organisation; this instance has generated its own'));
+      continue;
+    }
     let domain: string;
     try {
       domain = normaliseDomain(d.domainName ?? '');
@@ -22,7 +30,7 @@ export async function importDomains(tx: Repositories, domains: NonNullable<DataO
       continue;
     }
     if (d.isVerified && (await tx.orgDomains.verifiedElsewhere(domain, orgId))) {
-      run.refuse('domain', `${orgId}_${domain}`, msg('ORG-i2bsd', 'Another organisation has verified this domain'));
+      run.clash('domain', `${orgId}_${domain}`, msg('ORG-i2bsd', 'Another organisation has verified this domain'));
       continue;
     }
     const validationType = d.validationType ?? 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED';
@@ -38,10 +46,10 @@ export async function importDomains(tx: Repositories, domains: NonNullable<DataO
       }
       const primaryElsewhere = d.isPrimary ? await tx.orgs.getByPrimaryDomain(domain) : undefined;
       if (primaryElsewhere && primaryElsewhere.id !== orgId) {
-        run.refuse('domain', `${orgId}_${domain}`, msg('ORG-i2bsd', 'Another organisation uses this domain as its primary one; it was not made primary'));
+        run.clash('domain', `${orgId}_${domain}`, msg('ORG-i2bsd', 'Another organisation uses this domain as its primary one; it was not made primary'));
         continue;
       }
-      if (run.policy === 'REPORT') run.listed('domains', domain);
+      if (run.policy === 'REPORT' || run.policy === 'FAIL') run.listed('domains', domain);
       await run.overwrite(tx, {
         type: 'domain', id: `${orgId}_${domain}`, aggregate: ['org', orgId], eventType: 'org.domain.changed', payload: { domain },
         current: { isVerified: existing.isVerified, validationType: existing.validationType, ...(d.isPrimary ? { isPrimary: existing.isPrimary } : {}) },
@@ -56,7 +64,7 @@ export async function importDomains(tx: Repositories, domains: NonNullable<DataO
     await tx.orgDomains.insert({ orgId, domain, isVerified: Boolean(d.isVerified), isPrimary: false, validationType, validationToken: null, ...stamp });
     if (d.isPrimary) {
       const taken = await tx.orgs.getByPrimaryDomain(domain);
-      if (taken && taken.id !== orgId) run.refuse('domain', `${orgId}_${domain}`, msg('ORG-i2bsd', 'Another organisation uses this domain as its primary one; it was imported but not made primary'));
+      if (taken && taken.id !== orgId) run.clash('domain', `${orgId}_${domain}`, msg('ORG-i2bsd', 'Another organisation uses this domain as its primary one; it was imported but not made primary'));
       else await tx.orgDomains.setPrimary(orgId, domain, stamp.sequence, stamp.createdAt);
     }
     run.imported('domains', domain);

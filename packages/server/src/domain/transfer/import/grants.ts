@@ -3,7 +3,9 @@
  * A project grant gives another organisation of this instance roles of this organisation's project,
  * once per (project, organisation), as for AddProjectGrant (domain/projects/grants.ts); a user grant
  * gives a user roles of this organisation's project, or of a project granted to it, once per
- * (project, user), as for AddUserGrant (domain/user-grants/).
+ * (project, user), as for AddUserGrant (domain/user-grants/). A user grant keeps the id this service's
+ * export gives it (`identityServiceGrantId`; ZITADEL's AddUserGrantRequest has none, so a document
+ * from ZITADEL gets new ones): integrations that stored a grant's id keep finding it after a move.
  */
 import type { Repositories } from '../../../store/store.js';
 import { newId } from '../../ids.js';
@@ -37,7 +39,7 @@ export async function importProjectGrants(tx: Repositories, projectGrants: NonNu
     if ((givenId && takenProjectGrantIds.has(givenId)) || here) {
       // Not the grant of this project to that organisation under the document's id: refused under every policy.
       if ((!here || (givenId && here.id !== givenId)) && run.policy !== 'REPORT') {
-        run.refuse('project_grant', id, msg('V3-DKcYh', 'Errors.Project.Grant.AlreadyExists: the id is another project grant here'));
+        run.clash('project_grant', id, msg('V3-DKcYh', 'Errors.Project.Grant.AlreadyExists: the id is another project grant here'));
         continue;
       }
       if (!run.exists('project_grant', id, msg('V3-DKcYh', 'Errors.Project.Grant.AlreadyExists')) || !here) continue;
@@ -66,6 +68,7 @@ export async function importUserGrants(tx: Repositories, grants: NonNullable<Dat
   const { inThisOrg } = await run.projects(tx, grants.map((g) => g.projectId));
   const { userExists } = await run.users(tx, grants.map((g) => g.userId));
   const takenGrants = await tx.transfer.existingUserGrantKeys(orgId, grants.map((g) => g.userId));
+  const takenGrantIds = await tx.transfer.existingUserGrantIds(grants.flatMap((g) => (g.identityServiceGrantId ? [g.identityServiceGrantId] : [])));
   const allRoleKeys = await tx.transfer.existingRoleKeys([...new Set(grants.map((g) => g.projectId))]);
   const grantRows: Parameters<Repositories['transfer']['insertUserGrants']>[0] = [];
   for (const g of grants) {
@@ -106,8 +109,17 @@ export async function importUserGrants(tx: Repositories, grants: NonNullable<Dat
       run.refuse('user_grant', id, msg('COMMAND-mm9F4', `Errors.Project.Role.NotFound: ${missing.join(', ')}`));
       continue;
     }
+    // The grant is new here; the id the document gives it must be free (a grant that exists under
+    // another id, e.g. from an import that minted one, is found by its project and user above).
+    const givenId = g.identityServiceGrantId;
+    if (givenId && takenGrantIds.has(givenId)) {
+      run.clash('user_grant', id, msg('V3-DKcYh', `Errors.UserGrant.AlreadyExists: the id ${givenId} is another user grant here`));
+      continue;
+    }
+    const grantId = givenId || newId();
+    takenGrantIds.add(grantId);
     takenGrants.add(key);
-    grantRows.push({ id: newId(), orgId: owner, userId: g.userId, projectId: g.projectId, projectGrantId: projectGrant?.id ?? null, roleKeys: g.roleKeys ?? [], state: importedState(g.state, 'USER_GRANT_STATE_INACTIVE'), ...run.stamp });
+    grantRows.push({ id: grantId, orgId: owner, userId: g.userId, projectId: g.projectId, projectGrantId: projectGrant?.id ?? null, roleKeys: g.roleKeys ?? [], state: importedState(g.state, 'USER_GRANT_STATE_INACTIVE'), ...run.stamp });
     run.imported('userGrants', { projectId: g.projectId, userId: g.userId }, id);
   }
   await tx.transfer.insertUserGrants(grantRows);

@@ -34,10 +34,10 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
     const here = await tx.idps.get(idpId);
     // Another owner's provider, or one of another kind: refused under every policy.
     if ((!here || here.ownerId !== orgId || here.idpType !== wanted.idpType) && run.policy !== 'REPORT') {
-      return run.refuse(type, idpId, msg('V3-DKcYh', 'Errors.IDPConfig.AlreadyExists: the id is another identity provider here'));
+      return run.clash(type, idpId, msg('V3-DKcYh', 'Errors.IDPConfig.AlreadyExists: the id is another identity provider here'));
     }
     if (!run.exists(type, idpId, msg('V3-DKcYh', 'Errors.IDPConfig.AlreadyExists')) || !here) return;
-    if (here.nameKey !== wanted.nameKey && takenIdpNames.has(wanted.nameKey)) return run.refuse(type, idpId, msg('V3-DKcYh', 'Errors.IDPConfig.AlreadyExists'));
+    if (here.nameKey !== wanted.nameKey && takenIdpNames.has(wanted.nameKey)) return run.clash(type, idpId, msg('V3-DKcYh', 'Errors.IDPConfig.AlreadyExists'));
     takenIdpNames.add(wanted.nameKey);
     const { oidcClientSecretSealed: sealed, ...fields } = wanted;
     const current = Object.fromEntries(Object.keys(fields).map((key) => [key, here[key as keyof IdpRow]]));
@@ -54,7 +54,7 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
   const claimIdp = (type: string, idpId: string, name: string) => {
     const nameKey = name.toLowerCase();
     if (takenIdps.has(idpId) || takenIdpNames.has(nameKey)) {
-      run.refuse(type, idpId, msg('V3-DKcYh', 'Errors.IDPConfig.AlreadyExists'));
+      run.clash(type, idpId, msg('V3-DKcYh', 'Errors.IDPConfig.AlreadyExists'));
       return undefined;
     }
     takenIdps.add(idpId);
@@ -64,7 +64,7 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
   for (const i of jwtIdps) {
     const fields = {
       name: i.idp.name, nameKey: i.idp.name.toLowerCase(), stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED', autoRegister: i.idp.autoRegister ?? false,
-      jwtEndpoint: i.idp.jwtEndpoint, jwtIssuer: i.idp.issuer, jwtKeysEndpoint: i.idp.keysEndpoint, jwtHeaderName: i.idp.headerName,
+      jwtEndpoint: i.idp.jwtEndpoint, jwtIssuer: i.idp.issuer, jwtKeysEndpoint: i.idp.keysEndpoint, jwtHeaderName: i.idp.headerName, jwtAudience: i.idp.audience ?? '',
       idpType: 'IDP_TYPE_JWT', oidcConfig: null, oidcClientSecretSealed: null,
     };
     if (takenIdps.has(i.idpId)) {

@@ -55,6 +55,7 @@ export async function importMachineKeys(tx: Repositories, keys: NonNullable<Data
       if (c.exists(type, id, msg('COMMAND-091mops', 'Errors.User.Machine.Key.AlreadyExists'))) c.unchanged(type, id, KEYS_STAY);
       continue;
     }
+    if (!(await c.mayChangeUser(tx, type, id, user.id))) continue;
     const fields = keyFields(k, type, id, c);
     if (!fields) continue;
     taken.add(id);

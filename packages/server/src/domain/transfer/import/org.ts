@@ -6,6 +6,7 @@
 import type { AggregateLock, Repositories } from '../../../store/store.js';
 import { domainLock, orgPrimaryDomain } from '../../orgs/domain.js';
 import { normaliseDomain } from '../../orgs/domains.js';
+import { orgBeingRemoved } from '../../orgs/removal.js';
 import { loginNamesLock } from '../../users/login-names.js';
 import type { DataOrg } from '../document.js';
 import { msg, type OrgImport } from './report.js';
@@ -46,6 +47,10 @@ const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: s
  */
 export async function importOrganisation(tx: Repositories, org: DataOrg, run: OrgImport): Promise<boolean> {
   const { orgId } = run;
+  if (await orgBeingRemoved(tx, orgId)) {
+    run.refuse('org', orgId, msg('ORG-r3m0v', 'Errors.Org.NotFound: the organisation with this id is still being removed; import it again once it is gone'));
+    return false;
+  }
   const existingOrg = await tx.orgs.get(orgId);
   if (existingOrg) {
     // Imported into, under every policy. Its name is not overwritten: the name gives the
@@ -68,13 +73,13 @@ export async function importOrganisation(tx: Repositories, org: DataOrg, run: Or
   } else {
     const name = importedOrgName(org, orgId);
     if (await tx.orgs.getByNameKey(name.toLowerCase())) {
-      run.refuse('org', orgId, msg('ORG-3M9f2', `Errors.Org.AlreadyExists: the name "${name}" is taken by another organisation; its resources were not imported`));
+      run.clash('org', orgId, msg('ORG-3M9f2', `Errors.Org.AlreadyExists: the name "${name}" is taken by another organisation; its resources were not imported`));
       return false;
     }
     const instance = await tx.instance.get();
     const primaryDomain = orgPrimaryDomain(name, instance?.domain ?? 'localhost');
     if (await tx.orgs.getByPrimaryDomain(primaryDomain)) {
-      run.refuse('org', orgId, msg('ORG-3M9f3', `Errors.Org.Domain.AlreadyExists: ${primaryDomain}; its resources were not imported`));
+      run.clash('org', orgId, msg('ORG-3M9f3', `Errors.Org.Domain.AlreadyExists: ${primaryDomain}; its resources were not imported`));
       return false;
     }
     await tx.orgs.insert({

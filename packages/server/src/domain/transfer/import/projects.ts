@@ -24,13 +24,13 @@ export async function importProjects(tx: Repositories, projects: NonNullable<Dat
       const here = await tx.projects.get(p.projectId);
       // Another organisation's project (or another of the document's): refused under every policy.
       if ((!here || here.orgId !== orgId) && run.policy !== 'REPORT') {
-        run.refuse('project', p.projectId, msg('COMMAND-opamwu', `Errors.Project.AlreadyExisting: the id is ${here ? `a project of organisation ${here.orgId}` : 'another of the document\'s'} here`));
+        run.clash('project', p.projectId, msg('COMMAND-opamwu', `Errors.Project.AlreadyExisting: the id is ${here ? `a project of organisation ${here.orgId}` : 'another of the document\'s'} here`));
         continue;
       }
       if (!run.exists('project', p.projectId, msg('COMMAND-opamwu', 'Errors.Project.AlreadyExisting')) || !here) continue;
       // A new name must be free in the organisation, as for UpdateProject.
       if (here.name !== p.project.name && takenProjectNames.has(p.project.name)) {
-        run.refuse('project', p.projectId, msg('PROJECT-3M9f4', `Errors.Project.AlreadyExists: name "${p.project.name}" is taken in the organisation`));
+        run.clash('project', p.projectId, msg('PROJECT-3M9f4', `Errors.Project.AlreadyExists: name "${p.project.name}" is taken in the organisation`));
         continue;
       }
       const { name, projectRoleAssertion, projectRoleCheck, hasProjectCheck, privateLabelingSetting, state } = here;
@@ -45,7 +45,7 @@ export async function importProjects(tx: Repositories, projects: NonNullable<Dat
       continue;
     }
     if (takenProjectNames.has(p.project.name)) {
-      run.refuse('project', p.projectId, msg('PROJECT-3M9f4', `Errors.Project.AlreadyExists: name "${p.project.name}" is taken in the organisation`));
+      run.clash('project', p.projectId, msg('PROJECT-3M9f4', `Errors.Project.AlreadyExists: name "${p.project.name}" is taken in the organisation`));
       continue;
     }
     takenProjects.add(p.projectId);

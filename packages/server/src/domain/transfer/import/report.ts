@@ -1,13 +1,16 @@
 /**
  * What one organisation's import reports, shared by the per-resource modules beside this file:
  * the entries of `errors`, the ids of what was imported (`success.orgs[]`), each resource's outcome
- * (created, unchanged, changed, refused: the summary of every import and the list of a dry run),
+ * (created, unchanged, changed, skipped, refused: the summary of every import, per kind of resource,
+ * and the list of a dry run),
  * the deadline check run between steps, and what a resource that exists already becomes under the
  * request's conflict policy. One `OrgImport` per transaction run: the store may run a transaction
  * more than once, and only its last run's report counts.
  */
 import type { Repositories } from '../../../store/store.js';
+import type { RequestContext } from '../../context.js';
 import { DomainError, GrpcCode } from '../../errors.js';
+import { authorityOver } from '../../users/guard.js';
 import type { AnswerList } from '../answer-lists.js';
 
 export interface ImportError {
@@ -41,6 +44,9 @@ export interface ImportSuccessOrg {
   /** Ids of the imported machine keys and application keys (ZITADEL's names). */
   machineKeys?: AnswerList<string>;
   appKeys?: AnswerList<string>;
+  /** This service's: ids of the imported personal access tokens, and the machine users whose client secret was imported. */
+  personalAccessTokens?: AnswerList<string>;
+  machineSecrets?: AnswerList<string>;
 }
 
 export type ListKey = Exclude<keyof ImportSuccessOrg, 'orgId'>;
@@ -49,15 +55,16 @@ type Entry<K extends ListKey> = NonNullable<ImportSuccessOrg[K]> extends AnswerL
 /**
  * What an import does with a resource that exists already (the request's `conflictPolicy`):
  * REPORT (the default, ZITADEL's behaviour): left as it is and reported in `errors`;
- * SKIP: left as it is, no error; OVERWRITE: takes the document's values (states included), with one
- * change event per resource changed and the API's own event for a change of state.
+ * SKIP: left as it is, no error (outcome SKIPPED); OVERWRITE: takes the document's values (states
+ * included), with one change event per resource changed and the API's own event for a change of state;
+ * FAIL: the import stops there and nothing of it is written (import.ts runs it in one transaction).
  * A resource that clashes with a *different* one (another user of the same name, a client id
- * another application holds) is refused under every policy.
+ * another application holds) is refused under every policy (`clash`), and stops a FAIL import too.
  */
-export const CONFLICT_POLICIES = ['REPORT', 'SKIP', 'OVERWRITE'] as const;
+export const CONFLICT_POLICIES = ['REPORT', 'SKIP', 'OVERWRITE', 'FAIL'] as const;
 export type ConflictPolicy = (typeof CONFLICT_POLICIES)[number];
 
-export type Outcome = 'CREATED' | 'UNCHANGED' | 'CHANGED' | 'REFUSED';
+export type Outcome = 'CREATED' | 'UNCHANGED' | 'CHANGED' | 'SKIPPED' | 'REFUSED';
 
 /** One resource of the document and what the import did (or, in a dry run, would do) with it. */
 export interface ResourceOutcome {
@@ -70,14 +77,39 @@ export interface ResourceOutcome {
   fields?: string[];
 }
 
-export type OutcomeCounts = Record<'created' | 'unchanged' | 'changed' | 'refused', number>;
+export type OutcomeCounts = Record<'created' | 'unchanged' | 'changed' | 'skipped' | 'refused', number>;
 
-export const noOutcomes = (): OutcomeCounts => ({ created: 0, unchanged: 0, changed: 0, refused: 0 });
+export const noOutcomes = (): OutcomeCounts => ({ created: 0, unchanged: 0, changed: 0, skipped: 0, refused: 0 });
 
-/** Where one import's outcomes go: counted always, listed only when asked (a dry run). */
+/** Where one import's outcomes go: counted always, in all and per kind of resource; listed only when asked (a dry run). */
 export interface OutcomeSink {
   counts: OutcomeCounts;
+  /** The same counts per `type` of resource (`human_user`, `project`, …): what the CLI's summary shows. */
+  byType: Record<string, OutcomeCounts>;
   list?: AnswerList<ResourceOutcome>;
+}
+
+/** A sink that lists the outcomes in `list` (a dry run's), or only counts them. */
+export const newOutcomeSink = (list?: AnswerList<ResourceOutcome>): OutcomeSink => ({ counts: noOutcomes(), byType: {}, ...(list ? { list } : {}) });
+
+/** Adds `from`'s outcomes to `into`'s. */
+export function addOutcomes(into: OutcomeSink, from: OutcomeSink): void {
+  for (const key of Object.keys(into.counts) as (keyof OutcomeCounts)[]) into.counts[key] += from.counts[key];
+  for (const [type, counts] of Object.entries(from.byType)) {
+    const to = (into.byType[type] ??= noOutcomes());
+    for (const key of Object.keys(counts) as (keyof OutcomeCounts)[]) to[key] += counts[key];
+  }
+  if (from.list) into.list?.append(from.list);
+}
+
+/**
+ * A FAIL import met a resource that exists here, or clashes with one here: it stops, and its one
+ * transaction rolls back (import.ts), so nothing of it is written.
+ */
+export class ImportConflict extends DomainError {
+  constructor(readonly type: string, readonly resourceId: string, reason: string) {
+    super(GrpcCode.AlreadyExists, 'IMPORT-f41l0', `conflictPolicy FAIL: ${type} ${resourceId} exists already, or clashes with a resource that does (${reason}); the import stopped there and nothing was imported`);
+  }
 }
 
 /** The outcome type of each success list's entries (their id is the value, when a string). */
@@ -85,7 +117,7 @@ const TYPE_OF: Record<ListKey, string> = {
   humanUserIds: 'human_user', machineUserIds: 'machine_user', projectIds: 'project', projectRoles: 'project_role', oidcAppIds: 'oidc_app', apiAppIds: 'api_app',
   userGrants: 'user_grant', projectGrants: 'project_grant', projectGrantMembers: 'project_grant_member', orgMembers: 'org_member', projectMembers: 'project_member',
   jwtIdps: 'jwt_idp', oidcIpds: 'oidc_idp', userLinks: 'user_link', userMetadata: 'user_metadata', loginTexts: 'login_texts', messageTexts: 'message_text', domains: 'domain',
-  machineKeys: 'machine_user_key', appKeys: 'app_key',
+  machineKeys: 'machine_user_key', appKeys: 'app_key', personalAccessTokens: 'personal_access_token', machineSecrets: 'machine_secret',
 };
 
 /** A resource that exists, as the document wants it: compared field by field with what is here. */
@@ -142,15 +174,46 @@ export class OrgImport {
     /** Users named by references but neither in the document nor here: how many references each (→ the import's warnings). */
     readonly missingUsers: Map<string, number>,
     readonly policy: ConflictPolicy = 'REPORT',
-    readonly outcomes: OutcomeSink = { counts: noOutcomes() },
-    /** Who imports: the creator of the events an overwrite appends. */
-    readonly creator = '',
+    readonly outcomes: OutcomeSink = newOutcomeSink(),
+    /** Who imports: the creator of the events an overwrite appends, and whose authority over existing users counts. */
+    readonly importer: RequestContext,
   ) {
     this.stamp = { sequence: 0, createdAt: at, changedAt: at };
   }
 
+  get creator(): string {
+    return this.importer.caller.userId;
+  }
+
+  /**
+   * Users this run created: they hold nothing the importer could not grant. Only those `watchUsers`
+   * names, when it was called: a set of every user's id grew the server by tens of MiB for a
+   * million users (issue 49), and only the users the organisation's metadata, links and keys name
+   * are ever asked about.
+   */
+  private readonly createdUsers = new Set<string>();
+  private watched?: Set<string>;
+
+  /** Only these users are ever passed to `mayChangeUser`: the others created are not remembered. */
+  watchUsers(userIds: Iterable<string | undefined>): void {
+    this.watched = new Set([...userIds].filter((id): id is string => id !== undefined));
+  }
+
+  /**
+   * Whether the import may change (overwrite, or give metadata, links or keys to) this user: one it
+   * created, or an existing one over which the importer has authority as the API's commands require
+   * it (domain/users/guard.ts); else the resource is refused (`COMMAND-Auth0r`) and false.
+   */
+  async mayChangeUser(tx: Repositories, type: string, id: string, userId: string): Promise<boolean> {
+    if (this.createdUsers.has(userId) || (await authorityOver(tx, this.importer, userId))) return true;
+    this.refuse(type, id, msg('COMMAND-Auth0r', `No matching permissions found: user ${userId} holds roles the importer may not grant; it was not changed`));
+    return false;
+  }
+
   private record(outcome: ResourceOutcome): void {
-    this.outcomes.counts[outcome.outcome.toLowerCase() as keyof OutcomeCounts]++;
+    const key = outcome.outcome.toLowerCase() as keyof OutcomeCounts;
+    this.outcomes.counts[key]++;
+    (this.outcomes.byType[outcome.type] ??= noOutcomes())[key]++;
     this.outcomes.list?.push(outcome);
   }
 
@@ -165,6 +228,7 @@ export class OrgImport {
    * among the outcomes where the entry is not its id: as its errors would.
    */
   imported<K extends ListKey>(key: K, value: Entry<K>, id?: string, type = TYPE_OF[key]): void {
+    if ((key === 'humanUserIds' || key === 'machineUserIds') && (!this.watched || this.watched.has(value as string))) this.createdUsers.add(value as string);
     this.listed(key, value);
     this.record({ type, id: id ?? String(value), outcome: 'CREATED' });
   }
@@ -179,20 +243,35 @@ export class OrgImport {
     this.record({ type, id, outcome: 'CREATED' });
   }
 
-  /** The resource is here as the document has it, or the policy leaves it as it is. */
+  /** The resource is here as the document has it, or stays as it is here (a key is never changed). */
   unchanged(type: string, id: string, message?: string): void {
     this.record({ type, id, outcome: 'UNCHANGED', ...(message ? { message } : {}) });
   }
 
+  /** Not imported on purpose, and no error: what is here stays (SKIP), or the document's entry is not this instance's to take. */
+  skipped(type: string, id: string, message: string): void {
+    this.record({ type, id, outcome: 'SKIPPED', message });
+  }
+
   /**
-   * The resource exists here already. REPORT: refused with `message`; SKIP: left unchanged. True
-   * under OVERWRITE: the caller then hands the document's values to `overwrite`.
+   * The resource exists here already. REPORT: refused with `message`; SKIP: skipped; FAIL: the import
+   * stops (ImportConflict). True under OVERWRITE: the caller then hands the document's values to `overwrite`.
    */
   exists(type: string, id: string, message: string): boolean {
     if (this.policy === 'OVERWRITE') return true;
-    if (this.policy === 'SKIP') this.unchanged(type, id, msg('IMPORT-sk1p0', 'exists already; left as it is (conflictPolicy SKIP)'));
+    if (this.policy === 'FAIL') throw new ImportConflict(type, id, message);
+    if (this.policy === 'SKIP') this.skipped(type, id, msg('IMPORT-sk1p0', 'exists already; left as it is (conflictPolicy SKIP)'));
     else this.refuse(type, id, message);
     return false;
+  }
+
+  /**
+   * The resource clashes with a *different* one here (its id, name or client id is another's):
+   * refused under every policy, and under FAIL the import stops.
+   */
+  clash(type: string, id: string, message: string): void {
+    if (this.policy === 'FAIL') throw new ImportConflict(type, id, message);
+    this.refuse(type, id, message);
   }
 
   /**

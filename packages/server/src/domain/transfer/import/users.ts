@@ -43,12 +43,13 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
     const here = await tx.users.get(row.id);
     // Not this user: a removed user's id, or one of another organisation or kind; refused under every policy.
     if ((!here || here.orgId !== orgId || here.type !== row.type) && run.policy !== 'REPORT') {
-      return run.refuse(type, row.id, msg('COMMAND-ziuna', `Errors.User.AlreadyExisting: the id is ${here ? `a ${here.type} user of organisation ${here.orgId}` : 'a removed user\'s, or another of the document\'s'} here`));
+      return run.clash(type, row.id, msg('COMMAND-ziuna', `Errors.User.AlreadyExisting: the id is ${here ? `a ${here.type} user of organisation ${here.orgId}` : 'a removed user\'s, or another of the document\'s'} here`));
     }
     if (!run.exists(type, row.id, msg('COMMAND-ziuna', 'Errors.User.AlreadyExisting')) || !here) return;
     if (here.userName !== row.userName) {
-      return run.refuse(type, row.id, msg('IMPORT-usr4m', `the user is named "${here.userName}" here; an import does not rename a user`));
+      return run.clash(type, row.id, msg('IMPORT-usr4m', `the user is named "${here.userName}" here; an import does not rename a user`));
     }
+    if (!(await run.mayChangeUser(tx, type, row.id, row.id))) return;
     // What the document leaves out (a state, a password) stays as it is here.
     const pick = (u: typeof row) => ({ data: u.data, ...(given.state ? { state: u.state } : {}), ...(given.password ? { passwordHash: u.passwordHash, passwordChangeRequired: u.passwordChangeRequired } : {}) });
     await run.overwrite(tx, {
@@ -65,11 +66,11 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
   const claim = (type: string, id: string, userName: string): boolean => {
     const key = userName.toLowerCase();
     if (takenNames.has(key)) {
-      run.refuse(type, id, msg('COMMAND-k2unb', `Errors.User.AlreadyExists: user name "${userName}" is taken in the organisation`));
+      run.clash(type, id, msg('COMMAND-k2unb', `Errors.User.AlreadyExists: user name "${userName}" is taken in the organisation`));
       return false;
     }
     if (takenBare.has(key)) {
-      run.refuse(type, id, msg('COMMAND-k2unb', `Errors.User.AlreadyExists: login names carry no domain, and another organisation has a user named "${userName}"`));
+      run.clash(type, id, msg('COMMAND-k2unb', `Errors.User.AlreadyExists: login names carry no domain, and another organisation has a user named "${userName}"`));
       return false;
     }
     takenIds.add(id);
@@ -147,6 +148,7 @@ export async function importUserMetadata(tx: Repositories, metadata: NonNullable
       run.refuse('user_metadata', id, msg('META-ncnoQ', `Errors.User.NotFound: ${m.id} is no user of organisation ${orgId}`));
       continue;
     }
+    if (!(await run.mayChangeUser(tx, 'user_metadata', id, user.id))) continue;
     const value = Buffer.from(m.value.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('base64');
     const here = await tx.userMetadata.get(user.id, m.key);
     if (here) {
@@ -173,6 +175,7 @@ export async function importUserLinks(tx: Repositories, links: NonNullable<DataO
       run.refuse('user_link', id, msg('COMMAND-1M8fa', `Errors.User.NotFound: ${l.userId} is no human user of organisation ${orgId}`));
       continue;
     }
+    if (!(await run.mayChangeUser(tx, 'user_link', id, user.id))) continue;
     const idp = await tx.idps.get(l.idpId);
     if (!idp || (idp.ownerId !== orgId && idp.ownerType !== 'IDP_OWNER_TYPE_SYSTEM')) {
       run.refuse('user_link', id, msg('COMMAND-39Kd9', `Errors.IDPConfig.NotExisting: ${l.idpId} is no identity provider of organisation ${orgId} or of the instance`));
@@ -183,7 +186,7 @@ export async function importUserLinks(tx: Repositories, links: NonNullable<DataO
       // A link has nothing to overwrite: the same one is left as it is; one of another user is refused.
       if (run.exists('user_link', id, msg('COMMAND-4Jk3l', 'Errors.User.ExternalIDP.AlreadyExists'))) {
         if (here.userId === l.userId) run.unchanged('user_link', id);
-        else run.refuse('user_link', id, msg('COMMAND-4Jk3l', `Errors.User.ExternalIDP.AlreadyExists: the external user is linked to ${here.userId} here`));
+        else run.clash('user_link', id, msg('COMMAND-4Jk3l', `Errors.User.ExternalIDP.AlreadyExists: the external user is linked to ${here.userId} here`));
       }
       continue;
     }

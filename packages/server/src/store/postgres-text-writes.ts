@@ -1,32 +1,42 @@
 /**
- * On PostgreSQL, text writes to an aggregate this transaction already holds are held back and
- * sent together, as one statement, before anything else reaches the database.
+ * What a PostgreSQL transaction wrote of its message texts: read back from memory, and, once it
+ * holds the text's aggregate, held back and sent as one statement before anything else reaches
+ * the database (the memo and the write-behind, ARCHITECTURE.md "Repeated writes of one aggregate").
  *
- * Why: under load the store runs queued transactions in one BEGIN … COMMIT (group commit,
- * postgres.ts), and concurrent writes of one text (the bench's PUT, an operator's script) all
- * append to one aggregate. Each would otherwise be its own round trip while the group holds the
- * aggregate's `aggregate_sequences` row, and a round trip is mostly the system call that wakes
- * the database (BENCHMARKS.md round 11: 43 % of the write's CPU), paid while every later writer
- * of the aggregate waits.
+ * Why: group commit (postgres-group-commit.ts) runs queued transactions one after another in one
+ * BEGIN … COMMIT, and under load they are mostly writes of one text (every PUT of the verify-email
+ * text reads the current row to compute its event's diff, then writes). Each read and each write
+ * would be a round trip made while the group holds the aggregate's `aggregate_sequences` row, i.e.
+ * while every later writer waits; a round trip is mostly the system call that wakes the database
+ * (BENCHMARKS.md round 11: 43 % of the write's CPU). Measured in turns (BENCHMARKS.md round 24):
+ * the PUT by 50 connections costs 2.2–2.5× the CPU per request without the held writes, and a
+ * quarter more again without the memo as well; the held writes need the memo (a read sends them).
  *
- * Why it is safe:
- * - The first write of an aggregate in a transaction runs at once (postgres-hot-path.ts): it takes
- *   the aggregate's next sequence and, with it, the lock on its `aggregate_sequences` row until
- *   COMMIT. From then on nobody else can append to that aggregate, so the sequence of each later
- *   write in this transaction is known here: the previous one plus one. That is all a text write
- *   answers with (its sequence and time, see domain/texts/instance-texts.ts), so it can answer
- *   before the row is written.
+ * Why a remembered row is the one the database would return: every write of a text appends an
+ * event of its owner's aggregate in the same transaction (one statement, postgres-hot-path.ts),
+ * so the transaction holds that aggregate's sequence row until COMMIT and no other transaction can
+ * change the text before then. Writes of `message_texts` not seen here (an import's insert, a
+ * removal: the repositories report them, repositories/index.ts) forget every row.
+ * Rows are copied in and out, so a caller cannot change what the next one reads.
+ *
+ * Why holding writes back is safe:
+ * - The first write of an aggregate in a transaction runs at once: it takes the aggregate's next
+ *   sequence and, with it, the lock on its sequence row until COMMIT. From then on nobody else can
+ *   append to that aggregate, so the sequence of each later write in this transaction is the
+ *   previous one plus one. That is all a text write answers with (its sequence and time, see
+ *   domain/texts/instance-texts.ts), so it can answer before the row is written.
  * - Nothing else sees the database before the held writes: the connection's queries go through
- *   `flushFirst`, and the store flushes before COMMIT (postgres.ts). Reads of this transaction
- *   therefore see every write it made, in order.
- * - A failed flush fails the transaction: the store rolls it back and, for a group, runs each of
- *   its transactions again alone; a rollback discards what was held. Callers are answered only
+ *   `flushFirst`, and the connection flushes before COMMIT (postgres-connection.ts). Reads of this
+ *   transaction therefore see every write it made, in order.
+ * - A failed flush fails the transaction: it is rolled back and, for a group, each of its
+ *   transactions runs again alone; a rollback discards what was held. Callers are answered only
  *   after COMMIT, as before. The unique (aggregate, sequence) key of events stays the backstop.
- * - Everything is per transaction: what is held or known is dropped when the transaction changes.
+ * - Everything is per transaction: the connection starts every transaction with `reset`.
  */
 import type pg from 'pg';
 import type { NewEvent } from './repositories/events.js';
 import type { TextState } from './repositories/index.js';
+import { copyTextRow, type MessageTextRow } from './repositories/texts.js';
 import { INSERT_EVENT, INSERT_TEXT, TEXT_UPSERT } from './text-write-sql.js';
 
 interface HeldWrite {
@@ -37,7 +47,7 @@ interface HeldWrite {
 }
 
 const aggregateKey = (type: string, id: string) => `${type}\u0000${id}`;
-const textKey = (text: TextState) => `${text.ownerId}\u0000${text.messageType}\u0000${text.language}`;
+const textKey = (ownerId: string, messageType: string, language: string) => `${ownerId}\u0000${messageType}\u0000${language}`;
 
 /**
  * The held writes as one statement: the events in their order (positions follow sequences),
@@ -60,30 +70,46 @@ const FLUSH = {
          ${TEXT_UPSERT}`,
 };
 
-export class TextWriteBehind {
-  private transaction = Number.NaN;
+export class TransactionTextWrites {
   /** Aggregates whose sequence row this transaction holds, with the last sequence it appended. */
   private readonly held = new Map<string, number>();
   private writes: HeldWrite[] = [];
+  /** The texts this transaction wrote, as the database holds them (once the held writes are sent). */
+  private readonly rows = new Map<string, MessageTextRow>();
 
-  /** `currentTransaction()` identifies the transaction running on the connection (the store counts them). */
-  constructor(
-    private readonly client: pg.ClientBase,
-    private readonly currentTransaction: () => number,
-  ) {}
+  /** `client`: the connection itself, not the repositories' wrapper (which would flush first). */
+  constructor(private readonly client: pg.ClientBase) {}
 
-  /** Drops what belongs to an earlier transaction. */
-  private live(): void {
-    const now = this.currentTransaction();
-    if (now === this.transaction) return;
-    this.transaction = now;
+  /** A transaction starts, or ended without COMMIT: nothing is held or known. */
+  reset(): void {
     this.held.clear();
     this.writes = [];
+    this.rows.clear();
+  }
+
+  /** The row this transaction wrote, or undefined when it wrote none (then ask the database). */
+  read(ownerId: string, messageType: string, language: string): MessageTextRow | undefined {
+    const row = this.rows.get(textKey(ownerId, messageType, language));
+    return row && copyTextRow(row);
+  }
+
+  /** The row as a write of this transaction left it. */
+  wrote(row: MessageTextRow): void {
+    this.rows.set(textKey(row.ownerId, row.messageType, row.language), copyTextRow(row));
+  }
+
+  /** A write whose resulting row is not known exactly here (an upsert keeps an existing createdAt). */
+  forget(ownerId: string, messageType: string, language: string): void {
+    this.rows.delete(textKey(ownerId, messageType, language));
+  }
+
+  /** `message_texts` was written by a statement that is not a text write (an import's insert, a removal). */
+  forgetAll(): void {
+    this.rows.clear();
   }
 
   /** A statement of this transaction appended `sequence` to the aggregate (and so holds its row). */
   appended(aggregateType: string, aggregateId: string, sequence: number): void {
-    this.live();
     this.held.set(aggregateKey(aggregateType, aggregateId), sequence);
   }
 
@@ -92,7 +118,6 @@ export class TextWriteBehind {
    * sequence its event gets; undefined when the write must run now.
    */
   hold(event: NewEvent, text: TextState, at: Date): number | undefined {
-    this.live();
     const key = aggregateKey(event.aggregateType, event.aggregateId);
     const last = this.held.get(key);
     if (last === undefined) return undefined;
@@ -103,20 +128,19 @@ export class TextWriteBehind {
   }
 
   get pending(): number {
-    this.live();
     return this.writes.length;
   }
 
   /** Sends what is held (one statement); after it, the database has every write of this transaction. */
   async flush(): Promise<void> {
-    if (this.pending === 0) return;
+    if (this.writes.length === 0) return;
     const writes = this.writes;
     this.writes = [];
     const lastOf = new Map<string, HeldWrite>();
     const textOf = new Map<string, HeldWrite>();
     for (const write of writes) {
       lastOf.set(aggregateKey(write.event.aggregateType, write.event.aggregateId), write);
-      textOf.set(textKey(write.text), write);
+      textOf.set(textKey(write.text.ownerId, write.text.messageType, write.text.language), write);
     }
     const texts = [...textOf.values()];
     const lasts = [...lastOf.values()];
@@ -134,23 +158,17 @@ export class TextWriteBehind {
       ],
     });
   }
-
-  /** The transaction was rolled back: nothing held is written. */
-  discard(): void {
-    this.writes = [];
-    this.held.clear();
-  }
 }
 
 /**
  * The connection as its repositories see it: any query first sends the held writes, so every
  * read and write of the transaction comes after them.
  */
-export function flushFirst<C extends pg.ClientBase>(client: C, behind: TextWriteBehind): C {
+export function flushFirst<C extends pg.ClientBase>(client: C, texts: TransactionTextWrites): C {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const wrapped = Object.create(client) as C;
   Object.defineProperty(wrapped, 'query', {
-    value: (...args: unknown[]) => (behind.pending === 0 ? query(...args) : behind.flush().then(() => query(...args))),
+    value: (...args: unknown[]) => (texts.pending === 0 ? query(...args) : texts.flush().then(() => query(...args))),
   });
   return wrapped;
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "idps" ADD COLUMN "jwt_audience" text DEFAULT '' NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `idps` ADD `jwt_audience` text DEFAULT '' NOT NULL;
