@@ -27,6 +27,7 @@ import { writeGcsObject, type GcsOptions } from '../../storage/gcs.js';
 import { MESSAGE_TEXT_LISTS } from './document.js';
 import { ENUMS } from './enums.js';
 import { exportedState } from './import-states.js';
+import { orgHistoryJson, withUserHistories } from './history.js';
 import { orgPrimaryDomain } from '../orgs/domain.js';
 import { parseExportRequest, type ExportRequest } from './request.js';
 
@@ -159,11 +160,13 @@ export async function* exportDocument(
     const org = orgs[i];
     yield `${i ? ',' : ''}{"orgId":${JSON.stringify(org.id)},"org":${JSON.stringify({ name: org.name })},"orgState":${JSON.stringify(org.state)}`;
 
+    // The organisation's own events (`withHistory`: history.ts).
+    if (req.withHistory) yield* orgHistoryJson(read, org.id, CHUNK_CHARS);
+
     for (const type of ['human', 'machine'] as const) {
       yield* pagedList<UserRow>(`${type}Users`, (last) => read.transfer.usersPage(org.id, type, last?.id ?? '', PAGE), async (page) => {
-        if (type === 'machine') return machineUser;
-        const otp = req.withOtp ? await read.transfer.otpSecrets(page.map((u) => u.id)) : undefined;
-        return (u) => humanUser(u, req, otp?.has(u.id) ? openOtpSecret(secrets, otp.get(u.id)!) : undefined);
+        const toItem = type === 'machine' ? machineUser : await humanUsers(read, page, req, secrets);
+        return req.withHistory ? withUserHistories(read, page, toItem) : toItem;
       }, deadline);
     }
 
@@ -340,6 +343,12 @@ type UserRow = Awaited<ReturnType<Repositories['transfer']['usersPage']>>[number
 type GrantRow = Awaited<ReturnType<Repositories['transfer']['userGrantsPage']>>[number];
 type MetadataRow = Awaited<ReturnType<Repositories['userMetadata']['pageByOrg']>>[number];
 type LinkRow = Awaited<ReturnType<Repositories['idpLinks']['pageByOrg']>>[number];
+
+/** The item maker of a page of human users (their TOTP secrets read for the page at once). */
+async function humanUsers(read: Repositories, page: UserRow[], req: ExportRequest, secrets: SecretBox): Promise<(u: UserRow) => unknown> {
+  const otp = req.withOtp ? await read.transfer.otpSecrets(page.map((u) => u.id)) : undefined;
+  return (u) => humanUser(u, req, otp?.has(u.id) ? openOtpSecret(secrets, otp.get(u.id)!) : undefined);
+}
 
 function humanUser(u: UserRow, req: ExportRequest, otp: string | undefined) {
   const data = u.data as { profile?: Record<string, unknown>; email?: Record<string, unknown>; phone?: Record<string, unknown> };

@@ -28,6 +28,8 @@ export type PayloadKey = 'appId' | 'grantId';
 export interface EventFilter {
   aggregateTypes?: string[];
   aggregateId?: string;
+  /** Events of any of these aggregates (an export's page of users). */
+  aggregateIds?: string[];
   eventTypes?: string[];
   resourceOwner?: string;
   creator?: string;
@@ -106,6 +108,7 @@ export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDi
     async search(filter: EventFilter): Promise<{ events: StoredEvent[] }> {
       const conditions: SQL[] = [];
       if (filter.aggregateId) conditions.push(eq(t.events.aggregateId, filter.aggregateId));
+      if (filter.aggregateIds) conditions.push(inArray(t.events.aggregateId, filter.aggregateIds));
       if (filter.creator) conditions.push(eq(t.events.creator, filter.creator));
       if (filter.resourceOwner) conditions.push(eq(t.events.resourceOwner, filter.resourceOwner));
       if (filter.eventTypes?.length) conditions.push(inArray(t.events.type, filter.eventTypes));
