@@ -102,7 +102,7 @@ export async function* orgHistoryPages(read: Repositories, orgId: string): Async
 export async function userHistories(read: Repositories, userIds: string[]): Promise<Map<string, ReturnType<typeof toDocumentEvent>[]>> {
   const byUser = new Map<string, ReturnType<typeof toDocumentEvent>[]>();
   for (let offset = 0; userIds.length; offset += EVENT_PAGE) {
-    const { events } = await read.events.search({ aggregateTypes: ['user'], aggregateIds: userIds, limit: EVENT_PAGE, offset, asc: true });
+    const events = await read.events.ofAggregates('user', userIds, EVENT_PAGE, offset);
     for (const event of events) {
       let list = byUser.get(event.aggregateId);
       if (!list) byUser.set(event.aggregateId, (list = []));
