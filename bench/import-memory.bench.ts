@@ -14,7 +14,7 @@
  * 350,000 rather than 1,000,000: the Cloud Storage emulator (firebase-tools') accepts uploads up
  * to 130 MB, and 350,000 users are 117 MiB.
  * Environment: BENCH_CASES=10000:inline,190000:inline,350000:gcs (190,000 users are 64 MiB),
- * BENCH_KEEP=1.
+ * BENCH_KEEP=1, BENCH_HISTORY=1 (each user carries three events of its source's history: issue 51).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -35,6 +35,11 @@ const CASES = (process.env.BENCH_CASES ?? '10000:inline,190000:inline,350000:gcs
 /** Interval of the authenticated GETs sent while an import runs. */
 const PROBE_INTERVAL_MS = 10;
 const BCRYPT = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
+/** With BENCH_HISTORY=1: the user's history as an export `withHistory` writes it. */
+const history = (i: number) =>
+  process.env.BENCH_HISTORY === '1'
+    ? `,"identityServiceHistory":[{"type":"user.human.added","sequence":"1","createdAt":"2025-01-01T00:00:00.000Z","editorId":"100","payload":{"userName":"user${i}"}},{"type":"user.human.profile.changed","sequence":"2","createdAt":"2025-02-01T00:00:00.000Z","editorId":"100","payload":{"lastName":"Last"}},{"type":"user.human.password.changed","sequence":"3","createdAt":"2025-03-01T00:00:00.000Z","editorId":"u${i}"}]`
+    : '';
 
 /** A /proc/<pid>/status field in MiB (VmHWM: peak resident set; VmRSS: now). */
 function procMiB(pid: number | undefined | 'self', field: 'VmHWM' | 'VmRSS'): number {
@@ -49,7 +54,7 @@ function* documentParts(users: number): Generator<string> {
   const batch: string[] = [];
   for (let i = 0; i < users; i++) {
     batch.push(
-      `${i ? ',' : ''}{"userId":"u${i}","user":{"userName":"user${i}","profile":{"firstName":"First${i}","lastName":"Last","displayName":"First${i} Last","preferredLanguage":"en"},"email":{"email":"user${i}@example.com","isEmailVerified":true},"hashedPassword":{"value":"${BCRYPT}"}},"state":"USER_STATE_ACTIVE"}`,
+      `${i ? ',' : ''}{"userId":"u${i}","user":{"userName":"user${i}","profile":{"firstName":"First${i}","lastName":"Last","displayName":"First${i} Last","preferredLanguage":"en"},"email":{"email":"user${i}@example.com","isEmailVerified":true},"hashedPassword":{"value":"${BCRYPT}"}},"state":"USER_STATE_ACTIVE"${history(i)}}`,
     );
     if (batch.length === 1000) yield batch.splice(0).join('');
   }

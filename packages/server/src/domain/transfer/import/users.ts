@@ -11,7 +11,7 @@ import { USER_AGGREGATE } from '../../users/aggregate.js';
 import { queueUserMessage } from '../../notifications/queue.js';
 import { bareLoginOrgIds } from '../../users/login-names.js';
 import type { DataOrg } from '../document.js';
-import { historyStamp, importUserHistory } from '../history.js';
+import { historyStamp, importUserHistories, type UserHistory } from '../history.js';
 import { msg, stripUndefined, type OrgImport } from './report.js';
 
 export interface UserImportOptions {
@@ -39,7 +39,7 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
   const takenBare = bareOrgs.includes(orgId) ? await tx.transfer.existingUserNameKeysIn(bareOrgs.filter((id) => id !== orgId), names) : new Set<string>();
   const userRows: Parameters<Repositories['transfer']['insertUsers']>[0] = [];
   const otpRows: Parameters<Repositories['transfer']['insertOtpSecrets']>[0] = [];
-  const histories: Parameters<typeof importUserHistory>[1][] = [];
+  const histories: UserHistory[] = [];
   /** The document's user, when its id is taken here: left, refused or overwritten by the conflict policy. */
   const existing = async (type: string, row: Pick<UserRow, 'id' | 'type' | 'userName' | 'state' | 'data' | 'passwordHash' | 'passwordChangeRequired'>, given: { state: boolean; password: boolean }) => {
     const here = await tx.users.get(row.id);
@@ -129,7 +129,7 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
   }
   await tx.transfer.insertUsers(userRows);
   // The source's trail of each user created here, then the import's event (history.ts).
-  for (const user of histories) await importUserHistory(tx, user, run.creator, at);
+  await importUserHistories(tx, histories, run.creator, at);
   if (o.notifyUsers) {
     // ZITADEL's triggers, as for a user added through the API (users/commands.ts).
     for (const row of userRows) {
