@@ -11,7 +11,8 @@
  * The users are written straight into the store (the import's own bulk insert, in transactions of
  * 10,000), not through an import: a 1,000,000-user import document is over the request body limit,
  * and the import's memory is not what this measures. SQLite only (the export reads in keyset
- * pages on either store). Environment: BENCH_SIZES=10000,100000,1000000, BENCH_KEEP=1.
+ * pages on either store). Environment: BENCH_SIZES=10000,100000,1000000, BENCH_KEEP=1, BENCH_HISTORY=1
+ * (each user gets three events, and the export is asked `withHistory`: issue 51).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER_DIR = join(HERE, '..', 'packages', 'server');
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const BATCH = 10_000;
+const HISTORY = process.env.BENCH_HISTORY === '1';
+/** With BENCH_HISTORY: each seeded user's events, as the users API would have appended them. */
+const HISTORY_EVENTS = ['user.human.added', 'user.human.profile.changed', 'user.human.password.changed'];
 const BCRYPT = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
 
 /** A /proc/<pid>/status field in MiB (VmHWM: peak resident set; VmRSS: now). */
@@ -60,7 +64,12 @@ async function seedUsers(databaseUrl: string, orgId: string, from: number, total
           passwordHash: BCRYPT, passwordChangeRequired: false, sequence: 0, createdAt: at, changedAt: at,
         });
       }
-      await store.transaction((tx) => tx.transfer.insertUsers(rows));
+      await store.transaction(async (tx) => {
+        await tx.transfer.insertUsers(rows);
+        for (const type of HISTORY ? HISTORY_EVENTS : []) {
+          await tx.events.appendAll(rows.map((r) => ({ aggregateType: 'user', aggregateId: r.id, type, payload: type === 'user.human.added' ? { userName: r.userName } : {}, creator: 'bench', resourceOwner: orgId })), at);
+        }
+      });
     }
   } finally {
     await store.close();
@@ -90,7 +99,7 @@ async function main() {
         await fetch(`${server.baseUrl}/admin/v1/languages`, { headers }); // warm: authentication, routes
         const before = procMiB(server.proc.pid, 'VmRSS');
         const t = performance.now();
-        const res = await fetch(`${server.baseUrl}/admin/v1/export`, { method: 'POST', headers, body: JSON.stringify({ orgIds: [org.id], withPasswords: true, timeout: '30m', responseOutput: true }) });
+        const res = await fetch(`${server.baseUrl}/admin/v1/export`, { method: 'POST', headers, body: JSON.stringify({ orgIds: [org.id], withPasswords: true, ...(HISTORY ? { withHistory: true } : {}), timeout: '30m', responseOutput: true }) });
         if (res.status !== 200) throw new Error(`export answered ${res.status}: ${await res.text()}`);
         let bytes = 0;
         for await (const chunk of res.body!) bytes += chunk.byteLength;

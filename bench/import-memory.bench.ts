@@ -18,7 +18,7 @@
  * ids short (`u123`), zitadel (18 digits), uuid, auth0 (`auth0|…`), hex64 (64 characters), default
  * zitadel; orgs: how many organisations the users are spread over (default 1); store sqlite
  * (default) or postgres. Cloud Storage is a file server of this process (bench/support/gcs-file-server.ts):
- * the emulator takes 130 MB at most. BENCH_KEEP=1 keeps the work folders; BENCH_PROF=<folder> writes
+ * the emulator takes 130 MB at most. BENCH_KEEP=1 keeps the work folders; BENCH_HISTORY=1 gives each user three events of its source's history; BENCH_PROF=<folder> writes
  * the servers' CPU profiles there (--cpu-prof).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -41,6 +41,11 @@ const CLI = join(ROOT, 'packages', 'client', 'bin', 'identity-transfer.mjs');
 const PATHS = ['inline', 'gcs', 'job', 'cli-import', 'cli-migrate'] as const;
 type Path = (typeof PATHS)[number];
 const BCRYPT = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
+/** With BENCH_HISTORY=1: the user's history as an export `withHistory` writes it (three events; issue 51). */
+const history = (n: number, userId: string) =>
+  process.env.BENCH_HISTORY === '1'
+    ? `,"identityServiceHistory":[{"type":"user.human.added","sequence":"1","createdAt":"2025-01-01T00:00:00.000Z","editorId":"100","payload":{"userName":"user${n}"}},{"type":"user.human.profile.changed","sequence":"2","createdAt":"2025-02-01T00:00:00.000Z","editorId":"100","payload":{"lastName":"Last"}},{"type":"user.human.password.changed","sequence":"3","createdAt":"2025-03-01T00:00:00.000Z","editorId":"${userId}"}]`
+    : '';
 /** Interval of the authenticated GETs sent while an import runs. */
 const PROBE_INTERVAL_MS = 10;
 
@@ -88,7 +93,7 @@ async function writeDocument(file: string, c: Case): Promise<number> {
     const batch: string[] = [];
     for (let i = 0; i < perOrg && n < c.users; i++, n++) {
       batch.push(
-        `${i ? ',' : ''}{"userId":"${id(n)}","user":{"userName":"user${n}","profile":{"firstName":"First${n}","lastName":"Last","displayName":"First${n} Last","preferredLanguage":"en"},"email":{"email":"user${n}@example.com","isEmailVerified":true},"hashedPassword":{"value":"${BCRYPT}"}},"state":"USER_STATE_ACTIVE"}`,
+        `${i ? ',' : ''}{"userId":"${id(n)}","user":{"userName":"user${n}","profile":{"firstName":"First${n}","lastName":"Last","displayName":"First${n} Last","preferredLanguage":"en"},"email":{"email":"user${n}@example.com","isEmailVerified":true},"hashedPassword":{"value":"${BCRYPT}"}},"state":"USER_STATE_ACTIVE"${history(n, id(n))}}`,
       );
       if (batch.length === 1000) await write(batch.splice(0).join(''));
     }

@@ -5416,8 +5416,8 @@ export interface components {
          *     `verifyPhoneMessages`, `domainClaimedMessages`, `passwordlessRegistrationMessages`,
          *     `verifySmsOtpMessages`, `verifyEmailOtpMessages`, `inviteUserMessages`. Other ZITADEL fields (policies,
          *     domains, actions, API apps, metadata, IDP links, OIDC IDPs, project grants) are validated and
-         *     reported in the import's `errors` as not supported. Instance-specific (not in the document): event
-         *     history, sequences and dates.
+         *     reported in the import's `errors` as not supported. Instance-specific (not in the document unless the
+         *     export asks for `withHistory`, below): event history, sequences and dates.
          *
          *     **Whole service accounts between instances of this service.** With `withKeys` the export adds two lists
          *     to each organisation, this service's extensions (ZITADEL's import ignores them):
@@ -5431,6 +5431,16 @@ export interface components {
          *     exporting instance generated from the organisation's name (`<name>.<instance domain>`) with
          *     `domains[].identityServiceGenerated: true`: the import skips such a domain (outcome `SKIPPED`), the
          *     target having generated its own, rather than holding the source's domain name as a verified domain.
+         *
+         *     **History carried through a move.** A document exported with `withHistory` carries the source's events of
+         *     each user (`humanUsers[].identityServiceHistory`, `machineUsers[].identityServiceHistory`) and of the
+         *     organisation (`identityServiceOrgHistory`): lists of `{type, sequence, createdAt, editorId, payload}`, sequences
+         *     1, 2, 3 … without gaps, types of this service's trail (ListEventTypes) and of the object's aggregate. The
+         *     import gives each user and organisation it creates that history (types, sequences, dates and editors kept,
+         *     each payload marked `identityServiceImported: true`), followed by the import's own event (`user.data.imported`,
+         *     `org.data.imported`), so ListUserChanges and ListOrgChanges at the target show the source's history, then
+         *     the import. An object that exists already on the target keeps its own trail. A history with an unknown
+         *     event type, a gap, a repeated sequence or a date going back is a 400 naming its path, and nothing is written.
          *
          *     **Keys survive a move.** `machineKeys` and `appKeys` (public keys) are imported with their ids and
          *     expirations, for machine users and PRIVATE_KEY_JWT applications of the same organisation (in the
@@ -5503,6 +5513,16 @@ export interface components {
              */
             withKeys?: boolean;
             with_keys?: boolean;
+            /**
+             * @description Include each exported object's audit trail, this service's extensions: every user's events in its entry
+             *     (`humanUsers[].identityServiceHistory`, `machineUsers[].identityServiceHistory`) and the organisation's
+             *     own events (`identityServiceOrgHistory`), each `{type, sequence, createdAt, editorId, payload}` in
+             *     sequence order. Payloads carry no secrets (no command writes one into an event, and a field named like
+             *     a secret is left out), with or without the other options. Off by default: imported resources then
+             *     arrive without their event stream (description §4.5).
+             */
+            withHistory?: boolean;
+            with_history?: boolean;
             responseOutput?: boolean;
             response_output?: boolean;
             gcsOutput?: components["schemas"]["GcsLocation"];

@@ -1,14 +1,14 @@
 /**
  * identity-transfer: move organisations between identity-service (or ZITADEL) instances.
  *
- *   identity-transfer export  --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] [--with-keys] --out FILE
+ *   identity-transfer export  --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] [--with-keys] [--with-history] --out FILE
  *   identity-transfer import  --url URL --token PAT [--dry-run] [--conflict-policy P] [--timeout 30m] FILE
  *   identity-transfer migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]
- *                             [--with-passwords] [--with-otp] [--with-keys] [--dry-run] [--conflict-policy P] [--timeout 30m]
+ *                             [--with-passwords] [--with-otp] [--with-keys] [--with-history] [--dry-run] [--conflict-policy P] [--timeout 30m]
  *   identity-transfer verify  --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]
  *                             [--with-passwords] [--with-otp] [--with-keys] [--timeout 30m]
  *
- * The options are the API's (ExportData's withPasswords, withOtp, withKeys; ImportData's dryRun and
+ * The options are the API's (ExportData's withPasswords, withOtp, withKeys, withHistory; ImportData's dryRun and
  * conflictPolicy). Documents are streamed (never held whole in memory): export writes the response
  * body to the file as it arrives; import and migrate send `{"timeout":…,"dataOrgs":<document>}` as
  * a streamed request body, as an import job where the target runs them (its phase and counts shown
@@ -122,6 +122,8 @@ interface ExportOptions {
   withOtp: boolean;
   /** Machine and application keys, and machine users' token and secret hashes: service accounts keep working after a move. */
   withKeys: boolean;
+  /** Each user's and organisation's events: the target's change lists show the source's history, then the import. */
+  withHistory?: boolean;
   timeout?: string;
 }
 
@@ -130,7 +132,7 @@ async function startExport(url: string, token: string, opts: ExportOptions) {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({
-      orgIds: opts.orgs, withPasswords: opts.withPasswords, withOtp: opts.withOtp, ...(opts.withKeys ? { withKeys: true } : {}), responseOutput: true,
+      orgIds: opts.orgs, withPasswords: opts.withPasswords, withOtp: opts.withOtp, ...(opts.withKeys ? { withKeys: true } : {}), ...(opts.withHistory ? { withHistory: true } : {}), responseOutput: true,
       ...(opts.timeout ? { timeout: opts.timeout } : {}),
     }),
   });
@@ -325,7 +327,7 @@ const IMPORT_OPTIONS = [
 
 const COMMANDS = {
   export: {
-    synopsis: ['export --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] [--with-keys] --out FILE'],
+    synopsis: ['export --url URL --token PAT [--org ID…] [--with-passwords] [--with-otp] [--with-keys] [--with-history] --out FILE'],
     about: 'Writes the organisations of one instance to FILE (a ZITADEL import document).',
     options: [
       ['--url URL', 'the source service (e.g. http://source:8080)'],
@@ -334,6 +336,7 @@ const COMMANDS = {
       ['--with-passwords', "include users' password hashes (and client secrets' hashes)"],
       ['--with-otp', "include users' TOTP secrets"],
       ['--with-keys', "include machine and application public keys, and machine users' token and client secret hashes"],
+      ['--with-history', "include each user's and the organisation's events (no secrets), which an import puts before its own"],
       ['--timeout DURATION', "the service's time limit for the export (e.g. 10m)"],
       ['--out FILE', 'where to write the document, readable by you only (FILE.partial until it is complete)'],
     ],
@@ -350,7 +353,7 @@ const COMMANDS = {
     ],
   },
   migrate: {
-    synopsis: ['migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]', '[--with-passwords] [--with-otp] [--with-keys] [--dry-run] [--conflict-policy POLICY] [--timeout 30m]'],
+    synopsis: ['migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]', '[--with-passwords] [--with-otp] [--with-keys] [--with-history] [--dry-run] [--conflict-policy POLICY] [--timeout 30m]'],
     about: 'Streams an export of one instance into an import of another (nothing is written to disk).',
     options: [
       ['--from-url URL', 'the source service'],
@@ -361,6 +364,7 @@ const COMMANDS = {
       ['--with-passwords', "move users' password hashes (and client secrets' hashes)"],
       ['--with-otp', "move users' TOTP secrets"],
       ['--with-keys', 'move machine and application keys and machine users\' tokens and client secrets: service accounts keep working'],
+      ['--with-history', "move each user's and the organisation's events: the target's change lists show the source's history, then the import"],
       ...IMPORT_OPTIONS,
       ['--timeout DURATION', "the target's time limit for the import (default 30m)"],
     ],
@@ -437,7 +441,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     if (typeof v !== 'string' || !v) throw new UsageError(`--${String(name)} is required`);
     return v;
   };
-  const exportOpts: ExportOptions = { orgs: values.org ?? [], withPasswords: Boolean(values['with-passwords']), withOtp: Boolean(values['with-otp']), withKeys: Boolean(values['with-keys']), timeout: values.timeout };
+  const exportOpts: ExportOptions = { orgs: values.org ?? [], withPasswords: Boolean(values['with-passwords']), withOtp: Boolean(values['with-otp']), withKeys: Boolean(values['with-keys']), withHistory: Boolean(values['with-history']), timeout: values.timeout };
   const importOpts: ImportOptions = { timeout: values.timeout ?? '30m', dryRun: Boolean(values['dry-run']), conflictPolicy: conflictPolicy(values['conflict-policy']) };
   const notFor = (options: string[]) => {
     for (const option of options) if (values[option as keyof typeof values] !== undefined) throw new UsageError(`--${option} is not an option of ${command}\n\n${commandUsage(command)}`);
@@ -474,7 +478,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     return 0;
   }
   if (command === 'import') {
-    notFor(['with-passwords', 'with-otp', 'with-keys', 'org']);
+    notFor(['with-passwords', 'with-otp', 'with-keys', 'with-history', 'org']);
     const url = need('url');
     const token = need('token');
     const file = positionals[0];
@@ -503,7 +507,8 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     return summarise(io, await sendImport(io, to, toToken, counted(await startExport(from, fromToken, exportOpts), bar.add), importOpts, () => bar.done()), importOpts.dryRun);
   }
   if (command === 'verify') {
-    notFor(['dry-run', 'conflict-policy', 'out']);
+    // A history differs at the target by the import's own event: verify compares the objects, not their trails.
+    notFor(['dry-run', 'conflict-policy', 'out', 'with-history']);
     return verify(io, { url: need('from-url'), token: need('from-token') }, { url: need('to-url'), token: need('to-token') }, exportOpts);
   }
   throw new UsageError(`unknown command ${String(command)}; use export, import, migrate or verify`);
@@ -579,6 +584,7 @@ function parseCommandArgs(args: string[]) {
       'with-passwords': { type: 'boolean' },
       'with-otp': { type: 'boolean' },
       'with-keys': { type: 'boolean' },
+      'with-history': { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       'conflict-policy': { type: 'string' },
       out: { type: 'string' },

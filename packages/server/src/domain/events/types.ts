@@ -118,6 +118,7 @@ export const EVENT_TYPES: Readonly<Record<string, string>> = {
   'user.human.externalidp.cascade.removed': 'Identity provider link removed with the provider',
   'user.human.externallogin.check.succeeded': 'Signed in through an identity provider',
   'user.machine.added': 'Service user added',
+  'user.data.imported': 'User imported',
   'user.machine.changed': 'Service user changed',
   'user.machine.key.added': 'Key added',
   'user.machine.key.removed': 'Key removed',

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { hashCostProblem, HASH_COST_TOO_HIGH_ID, isSupportedPasswordHash, UNSUPPORTED_HASH } from '../users/hashed-password.js';
 import { ENUMS } from './enums.js';
+import { historySchema } from './history.js';
 import {
   base64Bytes,
   bool,
@@ -234,6 +235,8 @@ export const DataHumanUser = z.object({
   userId: id,
   user: HumanUser,
   state: protoEnum(ENUMS.UserState).optional(),
+  /** This service's extension: the user's events at the source (ExportData's `withHistory`, history.ts). */
+  identityServiceHistory: historySchema('user').optional(),
 });
 
 export const MachineUser = z.object({
@@ -247,6 +250,7 @@ export const DataMachineUser = z.object({
   userId: id,
   user: MachineUser,
   state: protoEnum(ENUMS.UserState).optional(),
+  identityServiceHistory: historySchema('user').optional(),
 });
 
 export const TriggerAction = z.object({ flowType: str, triggerType: str, actionIds: strList });
@@ -397,6 +401,8 @@ export const ORG_SINGLE_FIELDS = {
   passwordComplexityPolicy: PasswordComplexityPolicy,
   privacyPolicy: PrivacyPolicy,
   orgState: protoEnum(ENUMS.OrgState),
+  /** This service's extension: the organisation's own events at the source (`withHistory`, history.ts). */
+  identityServiceOrgHistory: historySchema('org'),
 } as const;
 
 /** List fields of DataOrg (v2) and the schema of one element. */

@@ -18,6 +18,7 @@ const ExportInput = z.object({
   withPasswords: z.boolean().optional(),
   withOtp: z.boolean().optional(),
   withKeys: z.boolean().optional(),
+  withHistory: z.boolean().optional(),
   responseOutput: z.boolean().optional(),
   gcsOutput: Gcs.optional(),
   timeout: z.string().optional(),
@@ -41,6 +42,8 @@ export interface ExportRequest {
   withOtp: boolean;
   /** Include machine users' and applications' public keys (`machineKeys`, `appKeys`); §2.8 leaves them out by default. */
   withKeys: boolean;
+  /** Include each exported user's and organisation's events (history.ts); left out by default, as ZITADEL's export does. */
+  withHistory: boolean;
   responseOutput: boolean;
   gcsOutput?: GcsLocation;
   timeoutMs: number;
@@ -107,6 +110,7 @@ export function parseExportRequest(raw: unknown): ExportRequest {
     withPasswords: input.withPasswords ?? false,
     withOtp: input.withOtp ?? false,
     withKeys: input.withKeys ?? false,
+    withHistory: input.withHistory ?? false,
     responseOutput: input.responseOutput ?? false,
     gcsOutput: input.gcsOutput,
     timeoutMs,

@@ -235,8 +235,8 @@ export const zGcsLocation = z.object({
  * `verifyPhoneMessages`, `domainClaimedMessages`, `passwordlessRegistrationMessages`,
  * `verifySmsOtpMessages`, `verifyEmailOtpMessages`, `inviteUserMessages`. Other ZITADEL fields (policies,
  * domains, actions, API apps, metadata, IDP links, OIDC IDPs, project grants) are validated and
- * reported in the import's `errors` as not supported. Instance-specific (not in the document): event
- * history, sequences and dates.
+ * reported in the import's `errors` as not supported. Instance-specific (not in the document unless the
+ * export asks for `withHistory`, below): event history, sequences and dates.
  *
  * **Whole service accounts between instances of this service.** With `withKeys` the export adds two lists
  * to each organisation, this service's extensions (ZITADEL's import ignores them):
@@ -250,6 +250,16 @@ export const zGcsLocation = z.object({
  * exporting instance generated from the organisation's name (`<name>.<instance domain>`) with
  * `domains[].identityServiceGenerated: true`: the import skips such a domain (outcome `SKIPPED`), the
  * target having generated its own, rather than holding the source's domain name as a verified domain.
+ *
+ * **History carried through a move.** A document exported with `withHistory` carries the source's events of
+ * each user (`humanUsers[].identityServiceHistory`, `machineUsers[].identityServiceHistory`) and of the
+ * organisation (`identityServiceOrgHistory`): lists of `{type, sequence, createdAt, editorId, payload}`, sequences
+ * 1, 2, 3 … without gaps, types of this service's trail (ListEventTypes) and of the object's aggregate. The
+ * import gives each user and organisation it creates that history (types, sequences, dates and editors kept,
+ * each payload marked `identityServiceImported: true`), followed by the import's own event (`user.data.imported`,
+ * `org.data.imported`), so ListUserChanges and ListOrgChanges at the target show the source's history, then
+ * the import. An object that exists already on the target keeps its own trail. A history with an unknown
+ * event type, a gap, a repeated sequence or a date going back is a 400 naming its path, and nothing is written.
  *
  * **Keys survive a move.** `machineKeys` and `appKeys` (public keys) are imported with their ids and
  * expirations, for machine users and PRIVATE_KEY_JWT applications of the same organisation (in the
@@ -307,6 +317,8 @@ export const zExportDataRequest = z.object({
     with_otp: z.boolean().optional(),
     withKeys: z.boolean().optional(),
     with_keys: z.boolean().optional(),
+    withHistory: z.boolean().optional(),
+    with_history: z.boolean().optional(),
     responseOutput: z.boolean().optional(),
     response_output: z.boolean().optional(),
     gcsOutput: zGcsLocation.optional(),

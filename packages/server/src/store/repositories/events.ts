@@ -102,6 +102,22 @@ export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDi
       return rows.length > 0;
     },
 
+    /**
+     * The events of these aggregates of one type (an export's page of users), aggregate by aggregate
+     * in sequence order: the order of the (type, id, sequence) index, so a page is read from the
+     * index alone (ordered by position, SQLite walked the whole log for every page).
+     */
+    async ofAggregates(aggregateType: string, aggregateIds: string[], limit: number, offset: number): Promise<StoredEvent[]> {
+      if (!aggregateIds.length) return [];
+      return db
+        .select()
+        .from(t.events)
+        .where(and(eq(t.events.aggregateType, aggregateType), inArray(t.events.aggregateId, aggregateIds)))
+        .orderBy(asc(t.events.aggregateType), asc(t.events.aggregateId), asc(t.events.sequence))
+        .limit(limit)
+        .offset(offset);
+    },
+
     /** A page of events (no count: the trail's readers page by cursor or offset, and counting the whole log costs). */
     async search(filter: EventFilter): Promise<{ events: StoredEvent[] }> {
       const conditions: SQL[] = [];

@@ -14,7 +14,8 @@ import { members } from './members.js';
 import { orgFields } from './org.js';
 import { policies } from './policies.js';
 import { projectRoles, projects } from './projects.js';
-import type { OrgExport, Section } from './section.js';
+import { orgHistoryJson } from '../history.js';
+import { CHUNK_CHARS, type OrgExport, type Section } from './section.js';
 import { loginTexts, messageTexts } from './texts.js';
 import { userLinks, userMetadata, users } from './users.js';
 
@@ -28,6 +29,8 @@ const SECTIONS: readonly Section[] = [
 /** The entry as JSON text, `,` before it unless it is the first. */
 export async function* exportOrgEntry(o: OrgExport, first: boolean): AsyncGenerator<string> {
   yield `${first ? '' : ','}{${orgFields(o.org)}`;
+  // The organisation's own events (`withHistory`: history.ts).
+  if (o.req.withHistory) yield* orgHistoryJson(o.read, o.org.id, CHUNK_CHARS);
   for (const section of SECTIONS) yield* section(o);
   yield '}';
 }

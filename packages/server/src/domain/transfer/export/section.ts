@@ -39,7 +39,7 @@ export const PAGE = 1000;
  * by one page per scavenge, ~60 MiB over 1,000,000 users, before V8 collected it (issue 14).
  * Chunks of 32 Ki characters are ordinary young objects and die in the scavenge after their write.
  */
-const CHUNK_CHARS = 32 * 1024;
+export const CHUNK_CHARS = 32 * 1024;
 
 /** `,"name":value`: one field after the ones before it. */
 export const field = (name: string, value: unknown) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
@@ -83,6 +83,7 @@ export async function* pagedList<R>(
   readPage: (after: R | undefined) => Promise<R[]>,
   itemsOf: (page: R[]) => ((row: R) => unknown) | Promise<(row: R) => unknown>,
   checkDeadline: () => void,
+  pageSize = PAGE,
 ): AsyncGenerator<string> {
   let opened = false;
   let after: R | undefined;
@@ -97,7 +98,7 @@ export async function* pagedList<R>(
     if (page.length === 0) break;
     if (yield* jsonChunks(opened ? ',' : `,${JSON.stringify(name)}:[`, page, await itemsOf(page))) opened = true;
     after = page[page.length - 1];
-    if (page.length < PAGE) break;
+    if (page.length < pageSize) break;
   }
   if (opened) yield ']';
 }

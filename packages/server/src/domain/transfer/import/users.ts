@@ -11,6 +11,7 @@ import { USER_AGGREGATE } from '../../users/aggregate.js';
 import { queueUserMessage } from '../../notifications/queue.js';
 import { bareLoginOrgIds } from '../../users/login-names.js';
 import type { DataOrg } from '../document.js';
+import { historyStamp, importUserHistories, type UserHistory } from '../history.js';
 import { msg, stripUndefined, type OrgImport } from './report.js';
 
 export interface UserImportOptions {
@@ -38,6 +39,7 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
   const takenBare = bareOrgs.includes(orgId) ? await tx.transfer.existingUserNameKeysIn(bareOrgs.filter((id) => id !== orgId), names) : new Set<string>();
   const userRows: Parameters<Repositories['transfer']['insertUsers']>[0] = [];
   const otpRows: Parameters<Repositories['transfer']['insertOtpSecrets']>[0] = [];
+  const histories: UserHistory[] = [];
   /** The document's user, when its id is taken here: left, refused or overwritten by the conflict policy. */
   const existing = async (type: string, row: Pick<UserRow, 'id' | 'type' | 'userName' | 'state' | 'data' | 'passwordHash' | 'passwordChangeRequired'>, given: { state: boolean; password: boolean }) => {
     const here = await tx.users.get(row.id);
@@ -89,7 +91,7 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
     const row = {
       id: h.userId, orgId, type: 'human' as const, userName: u.userName, userNameKey: u.userName.toLowerCase(), state,
       data: stripUndefined({ profile: stripUndefined(u.profile), email: stripUndefined(u.email), ...(u.phone ? { phone: stripUndefined(u.phone) } : {}) }),
-      passwordHash, passwordChangeRequired: Boolean(passwordHash && u.passwordChangeRequired), ...stamp,
+      passwordHash, passwordChangeRequired: Boolean(passwordHash && u.passwordChangeRequired), ...historyStamp(h.identityServiceHistory, stamp),
     };
     if (takenIds.has(h.userId)) {
       await existing('human_user', row, { state: givenState, password: Boolean(passwordHash) });
@@ -97,6 +99,7 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
     }
     if (!claim('human_user', h.userId, h.user.userName)) continue;
     userRows.push(row);
+    if (h.identityServiceHistory?.length) histories.push({ id: h.userId, orgId, history: h.identityServiceHistory });
     if (u.otpCode) otpRows.push({ userId: h.userId, secret: o.sealOtp(u.otpCode), createdAt: at });
     for (const link of u.idps ?? []) {
       run.refuse('user_link', `${h.userId}_${link.configId}`, msg('IMPORT-uNsup', 'IDP links are not supported by this service and were not imported'));
@@ -113,7 +116,7 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
       id: m.userId, orgId, type: 'machine' as const, userName: m.user.userName, userNameKey: m.user.userName.toLowerCase(),
       state: givenState ? m.state! : 'USER_STATE_ACTIVE',
       data: stripUndefined({ name: m.user.name, description: m.user.description, accessTokenType: m.user.accessTokenType ?? 'ACCESS_TOKEN_TYPE_BEARER' }),
-      passwordHash: null, passwordChangeRequired: false, ...stamp,
+      passwordHash: null, passwordChangeRequired: false, ...historyStamp(m.identityServiceHistory, stamp),
     };
     if (takenIds.has(m.userId)) {
       await existing('machine_user', row, { state: givenState, password: false });
@@ -121,9 +124,12 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
     }
     if (!claim('machine_user', m.userId, m.user.userName)) continue;
     userRows.push(row);
+    if (m.identityServiceHistory?.length) histories.push({ id: m.userId, orgId, history: m.identityServiceHistory });
     run.imported('machineUserIds', m.userId);
   }
   await tx.transfer.insertUsers(userRows);
+  // The source's trail of each user created here, then the import's event (history.ts).
+  await importUserHistories(tx, histories, run.creator, at);
   if (o.notifyUsers) {
     // ZITADEL's triggers, as for a user added through the API (users/commands.ts).
     for (const row of userRows) {
