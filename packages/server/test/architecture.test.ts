@@ -1,5 +1,5 @@
 /**
- * The layering ARCHITECTURE.md describes, checked on the sources' import statements (issue 32):
+ * The layering ARCHITECTURE.md describes ("Layers and where things live"), checked on the sources' import statements (issue 32):
  * the authorization server does not reach into the HTTP layer, the HTTP layer reaches the store
  * only through the domain (type imports of `Store` excepted: routes hand it to domain functions),
  * and route files do not import each other in a circle.
