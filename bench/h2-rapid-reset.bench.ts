@@ -19,7 +19,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HTTP2_PREFACE } from '../packages/server/src/protocol-sniff.js';
+import { HTTP2_PREFACE } from '../packages/server/src/transport/protocol-sniff.js';
 import { FRAME, getHeaderBlock, h2Frame } from '../packages/server/test/support/h2c.js';
 import { freePort, startChild, type Child } from './support/children.js';
 

@@ -1,6 +1,6 @@
 /**
  * Node's own floor for an RPC: the service's listener (HTTP/1.1 and h2c on one port,
- * src/http-server.ts) answering ZITADEL's SetDefaultVerifyEmailMessageText with no RPC library,
+ * src/transport/http-server.ts) answering ZITADEL's SetDefaultVerifyEmailMessageText with no RPC library,
  * no gateway, no app and no store: the request message decoded and an answer encoded with
  * protobuf-es, gRPC's five-byte frame and its status trailer written by hand. What 4.1 over gRPC
  * or Connect JSON cannot cost less than on node's HTTP/2 and HTTP/1.1 servers, whatever library
@@ -9,7 +9,7 @@
  */
 import { create, fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
 import { SetDefaultVerifyEmailMessageTextRequestSchema as Request, SetDefaultVerifyEmailMessageTextResponseSchema as Response } from '@zitadel/proto/zitadel/admin_pb.js';
-import { createLimitedHttpServer } from '../packages/server/src/http-server.js';
+import { createLimitedHttpServer } from '../packages/server/src/transport/http-server.js';
 
 const answer = () => create(Response, { details: { sequence: 1n } });
 

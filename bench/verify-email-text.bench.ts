@@ -30,7 +30,8 @@
  *                          `signin`: the whole authorization-code + PKCE sign-in (fresh browser, login form, password,
  *                          code, tokens) beside the hash floor (bench/hash-floor-server.ts), in turns (issue 34: ≥ 70 %);
  *                          `node20`: GET with a PAT and a client-credentials token on the project's Node 24 and on
- *                          Node 20 (BENCH_NODE20=/usr/bin/node; each on its own SQLite file), in turns
+ *                          Node 20 (BENCH_NODE20=/usr/bin/node; each on its own SQLite file), in turns; skipped, saying
+ *                          so, while better-sqlite3 has no build for that Node (scripts/sqlite-for-this-node.mjs)
  *                          BENCH_SIGNIN_CONCURRENCY=4 sign-ins in flight (one person each) and floor connections
  *   BENCH_JSON=results.json   also write the rows as JSON (target, store, req/s, p50, p99, CPU/req, errors)
  *   BENCH_LOG_LEVEL=warn   the server's LOG_LEVEL (info writes one line per request)
@@ -54,7 +55,7 @@
  * exactly one event. The throughput target is reported, not asserted: it depends on the machine.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +70,7 @@ import { measure, measureAlternating, pool, type LoadSettings, type Measurement 
 import { windowMeasurement } from './support/measurement.js';
 import { startPostgres, type BenchPostgres } from './support/postgres.js';
 import { renderTable, type Row } from './support/report.js';
+import { sqliteBuildFor } from '../packages/server/src/store/sqlite-native.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO = join(BENCH_DIR, '..');
@@ -101,6 +103,45 @@ const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boo
 const work = mkdtempSync(join(tmpdir(), 'identity-bench-'));
 const children: Child[] = [];
 let postgres: BenchPostgres | undefined;
+/** Every row measured so far: the table is printed from them even when the run fails later. */
+const rows: Row[] = [];
+/** The targets that could not run, each with its reason (printed when met and again under the table). */
+const skipped: string[] = [];
+
+/** One row's figures, printed as soon as they are measured. */
+function printRow(r: Row): void {
+  const cpu = r.m.serverCpuMs === undefined ? '' : `, server CPU ${Math.round(r.m.serverCpuMs * 1000)} µs/req`;
+  const failures = r.m.non2xx + r.m.errors > 0 ? `, ${r.m.non2xx} non-2xx, ${r.m.errors} errors` : '';
+  process.stdout.write(`  ${r.store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s, p50 ${r.m.p50.toFixed(1)} ms, p99 ${r.m.p99.toFixed(1)} ms${cpu}${failures}\n`);
+}
+
+function skip(target: string, reason: string): void {
+  skipped.push(`${target}: ${reason}`);
+  process.stdout.write(`  target ${target} skipped: ${reason}\n`);
+}
+
+/** Why a measurement could not run, in one line: the error's first line, and what the server log it names says last (a server that did not start says why there). */
+function reasonOf(error: unknown): string {
+  const message = String((error as Error)?.message ?? error).split('\n')[0];
+  const log = /see (\S+)$/.exec(message)?.[1];
+  // Its last line of its own: not a stack frame, not node's closing version line.
+  const said = log && existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((line) => line.trim() && !/^\s+at |^Node\.js v/.test(line)).at(-1) : undefined;
+  return said ? `${message}: ${said}` : message;
+}
+
+/**
+ * One target's measurement: its rows kept and printed at once. A target that cannot run (a server
+ * that does not start, a runtime without a build) says why and is skipped; the others go on.
+ */
+async function runTarget(target: string, store: string, measureRows: () => Promise<Row[]>): Promise<void> {
+  try {
+    const measured = await measureRows();
+    rows.push(...measured);
+    measured.forEach(printRow);
+  } catch (error) {
+    skip(`${target} (${store})`, reasonOf(error));
+  }
+}
 
 /** A full-replacement body; only the title differs from request to request, so every PUT is a change. */
 function textBody(title: string): string {
@@ -595,6 +636,20 @@ async function signInPerson(child: Child, patAuthorization: string): Promise<str
 /** The system's Node 20 for target `node20` (BENCH_NODE20, default /usr/bin/node). */
 const NODE20 = process.env.BENCH_NODE20 || '/usr/bin/node';
 
+/** Why target `node20` cannot run here, known before anything starts: no such Node, or no better-sqlite3 build for it. */
+function node20Unavailable(): string | undefined {
+  if (!existsSync(NODE20)) return `no Node at ${NODE20} (BENCH_NODE20)`;
+  let version: string;
+  let abi: string;
+  try {
+    [version, abi] = execFileSync(NODE20, ['-p', 'process.version + " " + process.versions.modules'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim().split(' ');
+  } catch (error) {
+    return `${NODE20} (BENCH_NODE20) does not run as a Node: ${String((error as Error).message).split('\n')[0]}`;
+  }
+  if (abi === process.versions.modules || existsSync(sqliteBuildFor(join(SERVER_DIR, '..', '..', 'node_modules'), abi))) return undefined;
+  return `better-sqlite3 has no build for Node ${version} (${NODE20}): run \`${NODE20} scripts/sqlite-for-this-node.mjs\` once (about a minute)`;
+}
+
 /**
  * Node 20 against the project's Node 24 (issue 34): the same service, each runtime on a fresh
  * SQLite file of its own (one process per SQLite file), in turns — an authenticated API GET with a
@@ -855,8 +910,12 @@ async function main() {
     `identity-service bench: ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per target, ` +
       `server ${SERVER_DIR}, LOG_LEVEL=${logLevel}${serverNodeArgs.length ? `, node ${serverNodeArgs.join(' ')}` : ''}; ${machine()}\n`,
   );
-  const rows: Row[] = [];
   for (const store of stores) if (store !== 'sqlite' && store !== 'postgres') throw new Error(`BENCH_STORES: unknown store ${store}`);
+  const node20Problem = targets.has('node20') ? node20Unavailable() : undefined;
+  if (node20Problem) {
+    targets.delete('node20');
+    skip('node20', node20Problem);
+  }
   if (stores.includes('postgres')) postgres = await startPostgres();
   const services: Service[] = [];
   for (const store of stores) services.push(await startService(store));
@@ -882,34 +941,25 @@ async function main() {
     ...(bare ? [readSide(bare, { url: bare.baseUrl + '/' }, BARE_TARGET, '-')] : []),
     ...(targets.has('read') ? services.map((s) => readSide(s.child, { url: s.child.baseUrl + TEXT_PATH, headers: { authorization: s.headers.authorization } }, READ_TARGET, s.store)) : []),
   ];
-  for (const sides of [reads, writes]) {
-    const measured = await inTurns(sides);
-    rows.push(...measured);
-    for (const r of measured) process.stdout.write(`  ${r.store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
-  }
+  await runTarget('bare, read', '-', () => inTurns(reads));
+  await runTarget('floor, bounds, write', '-', () => inTurns(writes));
 
   for (const service of services) {
     const { store, child, headers } = service;
-    const serverRows: Row[] = [];
-    if (targets.has('write2') && store === 'postgres') serverRows.push(await benchWriteTwoProcesses(service));
-    if (targets.has('tokens')) serverRows.push(...(await benchTokenKinds(child, headers.authorization, store)));
-    if (targets.has('oauth') && store === 'sqlite') serverRows.push(...(await benchOAuth(child, headers.authorization, store)));
-    if (targets.has('rpc')) serverRows.push(...(await benchRpc(service)));
-    if (targets.has('jwtprofile')) serverRows.push(...(await benchJwtProfile(service)));
-    if (targets.has('signin')) serverRows.push(...(await benchSignIn(child, headers.authorization, store)));
-    if (targets.has('node20') && store === 'sqlite') serverRows.push(...(await benchNodeVersions(service)));
-    rows.push(...serverRows);
-    for (const r of serverRows) process.stdout.write(`  ${store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
+    if (targets.has('write2') && store === 'postgres') await runTarget('write2', store, async () => [await benchWriteTwoProcesses(service)]);
+    if (targets.has('tokens')) await runTarget('tokens', store, () => benchTokenKinds(child, headers.authorization, store));
+    if (targets.has('oauth') && store === 'sqlite') await runTarget('oauth', store, () => benchOAuth(child, headers.authorization, store));
+    if (targets.has('rpc')) await runTarget('rpc', store, () => benchRpc(service));
+    if (targets.has('jwtprofile')) await runTarget('jwtprofile', store, () => benchJwtProfile(service));
+    if (targets.has('signin')) await runTarget('signin', store, () => benchSignIn(child, headers.authorization, store));
+    if (targets.has('node20') && store === 'sqlite') await runTarget('node20', store, () => benchNodeVersions(service));
   }
-  if (targets.has('grants')) {
-    const measured = await grantRemovalRows(services);
-    rows.push(...measured);
-    for (const r of measured) process.stdout.write(`  ${r.store}: ${r.target}: ${Math.round(r.m.requestsPerSecond)} req/s\n`);
-  }
+  if (targets.has('grants')) await runTarget('grants', stores.join(', '), () => grantRemovalRows(services));
   for (const child of children) await child.stop();
 
   const bareRps = rows.find((r) => r.target === BARE_TARGET)?.m.requestsPerSecond;
   process.stdout.write(`\n${renderTable(rows, bareRps)}\n\n`);
+  if (skipped.length) process.stdout.write(`skipped targets (they could not run):\n${skipped.map((line) => `  ${line}`).join('\n')}\n\n`);
   if (process.env.BENCH_JSON) {
     const json = rows.map((r) => ({
       target: r.target, store: r.store, requestsPerSecond: r.m.requestsPerSecond, p50Ms: r.m.p50, p99Ms: r.m.p99,
@@ -1117,6 +1167,8 @@ async function cleanup() {
 
 main()
   .catch((error) => {
+    // What was measured before the failure is not lost.
+    if (rows.length) process.stdout.write(`\nmeasured before the failure:\n${renderTable(rows, rows.find((r) => r.target === BARE_TARGET)?.m.requestsPerSecond)}\n\n`);
     process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exitCode = 1;
   })

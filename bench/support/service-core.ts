@@ -6,7 +6,7 @@
  */
 import { loadConfig } from '../../packages/server/src/config.js';
 import { bootstrapInstance } from '../../packages/server/src/domain/instance/bootstrap.js';
-import { writeAdminToken } from '../../packages/server/src/instance-files.js';
+import { writeAdminToken } from '../../packages/server/src/runtime/instance-files.js';
 import { openStore, type Store } from '../../packages/server/src/store/store.js';
 
 export interface ServiceCore {

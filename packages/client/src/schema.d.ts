@@ -2744,6 +2744,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/orgs/default": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's default organisation
+         * @description ZITADEL's GetDefaultOrg: the organisation the instance was created with (where the first start
+         *     put the `admin` user), the context organisation of callers without one of their own. Permission
+         *     `iam.read`. The path's `default` is a word, not an organisation id: it never reaches GetOrgByID.
+         */
+        get: operations["GetDefaultOrg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/orgs/{orgId}": {
         parameters: {
             query?: never;
@@ -4129,12 +4151,183 @@ export interface paths {
          * Search the audit trail
          * @description Every write appends its events in the same transaction, so this is the complete history of the
          *     instance, newest first unless `asc`. Filters (all optional, combined): `editorUserId`,
-         *     `aggregateTypes`, `aggregateId`, `eventTypes`, `resourceOwner`, and a creation-date window:
-         *     `range {since, until}` (both inclusive) or `from` (same as `range.since`). Paging: `limit`
-         *     (0 or omitted: 100, at most 1000) and `offset` (ZITADEL pages by a sequence cursor instead).
+         *     `aggregateTypes`, `aggregateId`, `eventTypes` (ListAggregateTypes and ListEventTypes list the
+         *     values), `resourceOwner`, `sequence` (a cursor over the aggregate's sequence: events after it
+         *     ascending, before it descending; with `aggregateId`), and creation dates: `range {since, until}`
+         *     (both inclusive), or `from` (deprecated twin: `creationDate`), where the reading starts — events
+         *     at or after it ascending, at or before it descending, as ZITADEL reads it. Paging: `limit` (0 or
+         *     omitted: 100, at most 1000), `offset` or the `sequence` cursor. The editor comes with its display
+         *     name; a payload's fields named like secrets read back as `[redacted]` (see Event).
          *     Permission `events.read` (IAM_OWNER, IAM_OWNER_VIEWER).
          */
         post: operations["ListEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/events/types/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The types of event the audit trail holds
+         * @description Every event type this service appends (the values of ListEvents' `eventTypes`), sorted, each with
+         *     its English text (`localized.key` is ZITADEL's i18n key `EventTypes.<type>`). The body is empty.
+         *     Permission `events.read`.
+         */
+        post: operations["ListEventTypes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/aggregates/types/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The types of aggregate the audit trail's events belong to
+         * @description Every aggregate type this service appends events to (the values of ListEvents' `aggregateTypes`),
+         *     sorted, each with its English text (`localized.key` is `AggregateTypes.<type>`). The body is
+         *     empty. Permission `events.read`.
+         */
+        post: operations["ListAggregateTypes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/users/{userId}/changes/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user's history
+         * @description The history of one object as ZITADEL's console shows it: the events of its aggregate in the
+         *     context organisation, each as a Change (date, event type with its text, sequence, editor with
+         *     display name and preferred login name, organisation). Paged by `query` (ChangeQuery: the
+         *     `sequence` cursor, `limit`, `asc`). As in ZITADEL, an id with no events in the organisation
+         *     answers an empty list, and a removed object's history stays readable.
+         *     ListUserChanges: the user's aggregate (profile, email, password, keys, state, …; its authorizations are
+         *     the `usergrant` aggregate's, see ListEvents).
+         *     Permission `user.read`.
+         */
+        post: operations["ListUserChanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/orgs/me/changes/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The context organisation's history
+         * @description The history of one object as ZITADEL's console shows it: the events of its aggregate in the
+         *     context organisation, each as a Change (date, event type with its text, sequence, editor with
+         *     display name and preferred login name, organisation). Paged by `query` (ChangeQuery: the
+         *     `sequence` cursor, `limit`, `asc`). As in ZITADEL, an id with no events in the organisation
+         *     answers an empty list, and a removed object's history stays readable.
+         *     ListOrgChanges: the organisation's aggregate (name, state, domains, members, policies, identity
+         *     providers, texts).
+         *     Permission `org.read`.
+         */
+        post: operations["ListOrgChanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/changes/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A project's history
+         * @description The history of one object as ZITADEL's console shows it: the events of its aggregate in the
+         *     context organisation, each as a Change (date, event type with its text, sequence, editor with
+         *     display name and preferred login name, organisation). Paged by `query` (ChangeQuery: the
+         *     `sequence` cursor, `limit`, `asc`). As in ZITADEL, an id with no events in the organisation
+         *     answers an empty list, and a removed object's history stays readable.
+         *     ListProjectChanges: the project's aggregate (settings, roles, members, grants, applications).
+         *     ZITADEL's REST gateway reads this call's query from the URL (`?query.sequence=…&query.limit=…&query.asc=true`,
+         *     no body); this service also takes the body `{"query": {…}}` of the other change lists, one or the other
+         *     (both → 400).
+         *     Permission `project.read` in the organisation, or through a role on this project.
+         */
+        post: operations["ListProjectChanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/projects/{projectId}/apps/{appId}/changes/_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An application's history
+         * @description The history of one object as ZITADEL's console shows it: the events of its aggregate in the
+         *     context organisation, each as a Change (date, event type with its text, sequence, editor with
+         *     display name and preferred login name, organisation). Paged by `query` (ChangeQuery: the
+         *     `sequence` cursor, `limit`, `asc`). As in ZITADEL, an id with no events in the organisation
+         *     answers an empty list, and a removed object's history stays readable.
+         *     ListAppChanges: the events of the application's project that name it (`appId`), as ZITADEL filters them.
+         *     ZITADEL's REST gateway reads this call's query from the URL (`?query.sequence=…&query.limit=…&query.asc=true`,
+         *     no body); this service also takes the body `{"query": {…}}` of the other change lists, one or the other
+         *     (both → 400).
+         *     Permission `project.app.read` in the organisation, or through a role on the application's project.
+         */
+        post: operations["ListAppChanges"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6910,18 +7103,21 @@ export interface components {
             grantedOrgName?: string;
             grantedOrgDomain?: string;
         };
-        /** @description One entry of the audit trail, in ZITADEL's ListEvents shape. */
+        /**
+         * @description One entry of the audit trail, in ZITADEL's ListEvents shape. Its payload is read back with every
+         *     field named like a secret (`…secret`, `…password`, `…hash`, `…code`, `…token`, `…privateKey`, …;
+         *     not flags such as `passwordSet`) replaced by `[redacted]`; no command writes a secret there anyway.
+         */
         Event: {
             editor: {
                 /** @description The user whose request wrote the event (`SYSTEM` for the first start). */
                 userId: string;
+                /** @description The editor's display name (a person's) or name (a service user's), while it is a user of the instance. */
+                displayName?: string;
             };
             aggregate: {
                 id: string;
-                type: {
-                    /** @example usergrant */
-                    type: string;
-                };
+                type: components["schemas"]["AggregateType"];
                 resourceOwner: string;
             };
             /** @description The event's number within its aggregate (uint64 as a string). */
@@ -6933,10 +7129,63 @@ export interface components {
             payload: {
                 [key: string]: unknown;
             };
-            type: {
-                /** @example user.grant.removed */
-                type: string;
-            };
+            type: components["schemas"]["EventType"];
+        };
+        /** @description A type of event this service appends, with its text (`localized.key` is `EventTypes.<type>`). */
+        EventType: {
+            /** @example user.human.added */
+            type: string;
+            localized: components["schemas"]["LocalizedMessage"];
+        };
+        /** @description A type of aggregate the audit trail's events belong to, with its text (`localized.key` is `AggregateTypes.<type>`). */
+        AggregateType: {
+            /** @example user */
+            type: string;
+            localized: components["schemas"]["LocalizedMessage"];
+        };
+        /**
+         * @description One change of an object, in ZITADEL's `zitadel.change.v1.Change` shape: an event of its history.
+         *     The editor is named by its display name and preferred login name while it is a user of the
+         *     instance; a removed user, or `SYSTEM` (the first start), by its id alone. No avatar: this service
+         *     keeps none, so `editorAvatarUrl` is never set. `eventType.key` is `EventTypes.<type>` (e.g.
+         *     `EventTypes.user.human.profile.changed`), `eventType.localizedMessage` its English text.
+         */
+        Change: {
+            /**
+             * Format: date-time
+             * @description When the event was written.
+             */
+            changeDate: string;
+            eventType: components["schemas"]["LocalizedMessage"];
+            /** @description The event's number within the object's aggregate (uint64 as a string); the cursor of the next page. */
+            sequence: string;
+            /** @example 69629023906488334 */
+            editorId: string;
+            /** @example Gigi Giraffe */
+            editorDisplayName?: string;
+            /** @example gigi@acme.example.com */
+            editorPreferredLoginName?: string;
+            editorAvatarUrl?: string;
+            /** @description The organisation the event belongs to. */
+            resourceOwnerId: string;
+        };
+        /**
+         * @description ZITADEL's ChangeQuery. `sequence` is a cursor: only changes past that sequence of the object's
+         *     aggregate in the order read (after it ascending, before it descending; 0 or omitted: from the
+         *     start), so a page's last `sequence` asks for the next page. It is a uint64 and may be sent as a
+         *     string (as ZITADEL emits it) or as a number. `limit` 0 or omitted means 1000, the most (ZITADEL's
+         *     v1 default). `asc`: oldest first (default: newest first).
+         */
+        ChangeQuery: {
+            sequence?: string | number;
+            limit?: number;
+            asc?: boolean;
+        };
+        ListChangesRequest: {
+            query?: components["schemas"]["ChangeQuery"];
+        };
+        ListChangesResponse: {
+            result: components["schemas"]["Change"][];
         };
         /** @description An OAuth 2.0 error (RFC 6749 §5.2), as the authorization server answers it. */
         OAuthError: {
@@ -7278,6 +7527,12 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The cursor (ChangeQuery's `sequence`), as ZITADEL's REST gateway reads it for the change lists whose rule has no body. */
+        ChangeQuerySequence: string;
+        /** @description ChangeQuery's `limit` (0 or omitted → 1000, at most 1000). */
+        ChangeQueryLimit: string;
+        /** @description ChangeQuery's `asc`. */
+        ChangeQueryAsc: "true" | "false";
         /** @description The project's id. */
         ProjectId: string;
         /** @description The application's id. */
@@ -12607,6 +12862,31 @@ export interface operations {
             default: components["responses"]["Unexpected"];
         };
     };
+    GetDefaultOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The default organisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        org: components["schemas"]["Org"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
     GetOrgByID: {
         parameters: {
             query?: never;
@@ -15466,6 +15746,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    sequence?: string | number;
                     limit?: number;
                     offset?: string | number;
                     asc?: boolean;
@@ -15493,6 +15774,12 @@ export interface operations {
                     };
                     /** Format: date-time */
                     from?: string;
+                    /**
+                     * Format: date-time
+                     * @deprecated
+                     * @description ZITADEL's deprecated name of `from`.
+                     */
+                    creationDate?: string;
                 };
             };
         };
@@ -15506,6 +15793,245 @@ export interface operations {
                     "application/json": {
                         events: components["schemas"]["Event"][];
                     };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The event types. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        eventTypes: components["schemas"]["EventType"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListAggregateTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The aggregate types. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        aggregateTypes: components["schemas"]["AggregateType"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListUserChanges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The user's id. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ListChangesRequest"];
+            };
+        };
+        responses: {
+            /** @description The changes, newest first unless `query.asc`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListChangesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListOrgChanges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ListChangesRequest"];
+            };
+        };
+        responses: {
+            /** @description The changes, newest first unless `query.asc`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListChangesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListProjectChanges: {
+        parameters: {
+            query?: {
+                /** @description The cursor (ChangeQuery's `sequence`), as ZITADEL's REST gateway reads it for the change lists whose rule has no body. */
+                "query.sequence"?: components["parameters"]["ChangeQuerySequence"];
+                /** @description ChangeQuery's `limit` (0 or omitted → 1000, at most 1000). */
+                "query.limit"?: components["parameters"]["ChangeQueryLimit"];
+                /** @description ChangeQuery's `asc`. */
+                "query.asc"?: components["parameters"]["ChangeQueryAsc"];
+            };
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ListChangesRequest"];
+            };
+        };
+        responses: {
+            /** @description The changes, newest first unless `query.asc`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListChangesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            default: components["responses"]["Unexpected"];
+        };
+    };
+    ListAppChanges: {
+        parameters: {
+            query?: {
+                /** @description The cursor (ChangeQuery's `sequence`), as ZITADEL's REST gateway reads it for the change lists whose rule has no body. */
+                "query.sequence"?: components["parameters"]["ChangeQuerySequence"];
+                /** @description ChangeQuery's `limit` (0 or omitted → 1000, at most 1000). */
+                "query.limit"?: components["parameters"]["ChangeQueryLimit"];
+                /** @description ChangeQuery's `asc`. */
+                "query.asc"?: components["parameters"]["ChangeQueryAsc"];
+            };
+            header?: {
+                /**
+                 * @description The organisation to act on. Absent: the organisation of the requesting user. Present: that
+                 *     organisation; the caller needs the permission there (an instance role, or a role in that
+                 *     organisation), otherwise 403. An organisation that does not exist also answers 403.
+                 *     ZITADEL's header name `x-zitadel-orgid` is accepted as an alias (scripts written for ZITADEL keep
+                 *     working); when both are sent, `x-service-orgid` wins.
+                 */
+                "x-service-orgid"?: components["parameters"]["OrgHeader"];
+            };
+            path: {
+                /** @description The project's id. */
+                projectId: components["parameters"]["ProjectId"];
+                /** @description The application's id. */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ListChangesRequest"];
+            };
+        };
+        responses: {
+            /** @description The changes, newest first unless `query.asc`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListChangesResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

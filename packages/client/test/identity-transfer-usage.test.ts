@@ -26,6 +26,7 @@ describe('identity-transfer help', () => {
     ['export', '--out'],
     ['import', '--timeout'],
     ['migrate', '--from-url'],
+    ['verify', '--with-passwords'],
   ] as const) {
     it(`${command} --help / -h / help ${command} print the command's usage and options, exit 0`, async () => {
       for (const argv of [[command, '--help'], [command, '-h'], ['help', command], [command, '--url', 'http://x', '--help']]) {
@@ -35,10 +36,18 @@ describe('identity-transfer help', () => {
         expect(text).toMatch(new RegExp(`^usage: identity-transfer ${command} `));
         expect(text).toContain(option);
         // Only this command's usage, with a line per option.
-        expect(text).not.toMatch(new RegExp(`identity-transfer (?!${command})(export|import|migrate) `));
+        expect(text).not.toMatch(new RegExp(`identity-transfer (?!${command})(export|import|migrate|verify) `));
       }
     });
   }
+
+  it("verify refuses the import's and export's own options (it writes nothing)", async () => {
+    for (const option of ['--dry-run', '--out=x.json', '--conflict-policy=SKIP']) {
+      await expect(main(['verify', '--from-url', 'http://a', '--from-token', 'a', '--to-url', 'http://b', '--to-token', 'b', option], capture())).rejects.toThrow(
+        new RegExp(`${option.split('=')[0]} is not an option of verify`),
+      );
+    }
+  });
 
   it('an unknown option is a usage error naming it and showing the command usage', async () => {
     await expect(main(['export', '--frobnicate'], capture())).rejects.toThrow(/unknown option '--frobnicate'[\s\S]*usage: identity-transfer export/i);

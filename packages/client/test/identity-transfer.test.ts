@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { createTestInstance, type TestInstance } from '@identity-service/server/test/support/instance.js';
 import { ImportJobWorker } from '@identity-service/server/src/background/import-job-worker.js';
-import { jobDocuments } from '@identity-service/server/src/domain/transfer/job-documents.js';
+import { jobDocuments } from '@identity-service/server/src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../src/cli/identity-transfer.js';

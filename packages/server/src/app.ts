@@ -20,6 +20,7 @@ import { RememberingRouter } from './http/remembering-router.js';
 import { requireAuth } from './http/middleware/authenticate.js';
 import { requestContext } from './http/middleware/request-context.js';
 import { registerAdminEventRoutes } from './http/routes/admin-events.js';
+import { registerManagementChangeRoutes } from './http/routes/management-changes.js';
 import { registerAdminIdpRoutes } from './http/routes/admin-idps.js';
 import { registerAdminTextRoutes, registerManagementTextRoutes } from './http/routes/admin-texts.js';
 import { registerMessageTextRoutes } from './http/routes/message-texts.js';
@@ -202,6 +203,7 @@ export function createApp(deps: AppDeps) {
   registerManagementProjectGrantRoutes(app, routeDeps);
   registerManagementUserGrantRoutes(app, routeDeps);
   registerAdminEventRoutes(app, routeDeps);
+  registerManagementChangeRoutes(app, routeDeps);
   registerAdminTransferRoutes(app, {
     ...routeDeps,
     gcs: deps.gcsEndpoint ? { endpoint: deps.gcsEndpoint } : undefined,

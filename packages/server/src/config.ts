@@ -3,7 +3,7 @@
  * start with a message naming the variable. No other module reads process.env.
  */
 import { z } from 'zod';
-import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './http-server.js';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './transport/http-server.js';
 import { LOG_LEVELS } from './log.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
 import type { OperatorKeySource } from './secrets/operator-key.js';
@@ -98,7 +98,8 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: Record<string, string | undefined>): Config {
+/** The process's environment unless a test hands in its own: the one place that reads process.env. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
@@ -159,6 +160,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
  * Where a command run through npm was started: npm runs a workspace's scripts in the package's
  * folder, so relative paths (DATA_DIR's default ./data) would otherwise name packages/server/data.
  */
-export function commandWorkingDirectory(env: Record<string, string | undefined>): string {
+export function commandWorkingDirectory(env: Record<string, string | undefined> = process.env): string {
   return env.INIT_CWD || process.cwd();
 }

@@ -5,18 +5,19 @@
 import { ConfigError, loadConfig } from './config.js';
 import { bootstrapInstance } from './domain/instance/bootstrap.js';
 import { createLogger } from './log.js';
-import { ensureNoAdminToken, InstanceFileError, writeAdminToken } from './instance-files.js';
+import { ensureNoAdminToken, InstanceFileError, writeAdminToken } from './runtime/instance-files.js';
 import { createServer } from './server.js';
 import { startBackgroundWork } from './background/index.js';
 import { openStore } from './store/store.js';
+import { openSqlite, SqliteBuildError } from './store/sqlite-native.js';
 import { loadOperatorSecretBox } from './secrets/operator-key.js';
 import { SecretKeyError } from './secrets/secret-box.js';
-import { jobDocuments } from './domain/transfer/job-documents.js';
+import { jobDocuments } from './domain/transfer/import/job-documents.js';
 
 async function main() {
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -24,6 +25,9 @@ async function main() {
     }
     throw error;
   }
+  // Before anything is written (the operator key, the store): a better-sqlite3 built for another
+  // Node is refused in one line saying which Node to start instead (SqliteBuildError, below).
+  if (config.store.dialect === 'sqlite') openSqlite(':memory:').close();
   const logger = createLogger(config.logLevel);
   let secrets;
   try {
@@ -53,7 +57,7 @@ async function main() {
     writeAdminToken(config.adminPatFile, instance.created.token);
   }
 
-  // Import jobs' requests wait in DATA_DIR/import-jobs (domain/transfer/job-documents.ts).
+  // Import jobs' requests wait in DATA_DIR/import-jobs (domain/transfer/import/job-documents.ts).
   const documents = jobDocuments(config.dataDir, secrets);
   let shuttingDown = false;
   const { server } = await createServer({
@@ -106,9 +110,9 @@ async function main() {
 }
 
 main().catch((error) => {
-  // The store's secrets do not open with this process's key, or a file of another instance is in
-  // the way: say so, without a stack.
-  if (error instanceof SecretKeyError || error instanceof InstanceFileError) {
+  // The store's secrets do not open with this process's key, a file of another instance is in the
+  // way, or better-sqlite3 is built for another Node than the one started: say so, without a stack.
+  if (error instanceof SecretKeyError || error instanceof InstanceFileError || error instanceof SqliteBuildError) {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }

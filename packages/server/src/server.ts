@@ -20,7 +20,7 @@ import { loadSpec } from './http/spec.js';
 import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
 import { DEFAULT_MAX_CONCURRENT_IMPORTS, DEFAULT_MAX_IMPORT_BODY_BYTES } from './http/routes/admin-transfer.js';
 import { createRpcHandler, isRpcPath } from './rpc/rpc-handler.js';
-import { createLimitedHttpServer, refuseDotSegments, requestPath, type ConnectionLimits, type NodeRequest, type NodeResponse, type RequestHandler, type ServiceServer } from './http-server.js';
+import { createLimitedHttpServer, refuseDotSegments, requestPath, type ConnectionLimits, type NodeRequest, type NodeResponse, type RequestHandler, type ServiceServer } from './transport/http-server.js';
 import { processSecretBox } from './secrets/secret-box.js';
 import { ProviderKeys } from './domain/federation/provider-keys.js';
 import { OidcUpstreams } from './domain/federation/oidc-upstream.js';

@@ -6,7 +6,8 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, UniqueViolation, type Store } from '../src/store/store.js';
+import { UniqueViolation } from '../src/domain/errors.js';
+import { openStore, type Store } from '../src/store/store.js';
 import { describeEachStore, openTestStore } from './support/instance.js';
 
 describeEachStore('concurrent transactions', (dialect) => {
@@ -20,9 +21,9 @@ describeEachStore('concurrent transactions', (dialect) => {
     cleanup();
   });
 
-  const event = (aggregateId: string, n = 0) => ({ aggregateType: 'ct', aggregateId, type: 'x', payload: { n }, creator: 'c', resourceOwner: 'o' });
+  const event = (aggregateId: string, n = 0) => ({ aggregateType: 'user', aggregateId, type: 'user.metadata.set', payload: { n }, creator: 'c', resourceOwner: 'o' });
   const count = async (aggregateId: string) =>
-    (await store.read.events.search({ aggregateId, limit: 100, offset: 0, asc: true })).total;
+    (await store.read.events.search({ aggregateId, limit: 100, offset: 0, asc: true })).events.length;
 
   it('a caller is answered only once its transaction is visible to readers', async () => {
     const seenAtResolve = await Promise.all(
@@ -86,7 +87,7 @@ describe('group commit on PostgreSQL', () => {
   it('a long transaction holds up only its own group: a write queued behind it is answered long before it ends', async () => {
     const { store, cleanup } = await openTestStore('postgres');
     try {
-      const event = (aggregateId: string) => ({ aggregateType: 'ct', aggregateId, type: 'x', payload: {}, creator: 'c', resourceOwner: 'o' });
+      const event = (aggregateId: string) => ({ aggregateType: 'user', aggregateId, type: 'user.metadata.set', payload: {}, creator: 'c', resourceOwner: 'o' });
       // An import-like transaction: 2 s before it appends and commits.
       const long = store.transaction(async (tx) => {
         await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -112,14 +113,14 @@ describe('group commit on PostgreSQL', () => {
     const other = new pg.Client({ connectionString: location.target });
     await other.connect();
     try {
-      const event = { aggregateType: 'ct', aggregateId: 'deadlock', type: 'x', payload: {}, creator: 'c', resourceOwner: 'o' };
+      const event = { aggregateType: 'user', aggregateId: 'deadlock', type: 'user.metadata.set', payload: {}, creator: 'c', resourceOwner: 'o' };
       await store.transaction((tx) => tx.events.append(event));
       await other.query('begin');
-      await other.query("select * from aggregate_sequences where aggregate_type = 'ct' and aggregate_id = 'deadlock' for update");
-      const mine = store.transaction((tx) => tx.events.append(event), [['ct', 'deadlock']]);
+      await other.query("select * from aggregate_sequences where aggregate_type = 'user' and aggregate_id = 'deadlock' for update");
+      const mine = store.transaction((tx) => tx.events.append(event), [['user', 'deadlock']]);
       // The store's transaction holds its advisory lock and waits for the row.
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const theirs = other.query("select pg_advisory_xact_lock(hashtextextended('ct:deadlock', 0))").then(() => other.query('commit'));
+      const theirs = other.query("select pg_advisory_xact_lock(hashtextextended('user:deadlock', 0))").then(() => other.query('commit'));
       await theirs;
       expect((await mine).sequence).toBe(2);
     } finally {
@@ -133,7 +134,7 @@ describe('group commit on PostgreSQL', () => {
 describeEachStore('closing a store', (dialect) => {
   it('lets the transactions already queued run and commit before the connections go', async () => {
     const { store, location, cleanup } = await openTestStore(dialect);
-    const event = (aggregateId: string) => ({ aggregateType: 'ct', aggregateId, type: 'x', payload: {}, creator: 'c', resourceOwner: 'o' });
+    const event = (aggregateId: string) => ({ aggregateType: 'user', aggregateId, type: 'user.metadata.set', payload: {}, creator: 'c', resourceOwner: 'o' });
     try {
       // One running (a request's transaction still at work), five queued behind it, then close (a shutdown).
       const running = store.transaction(async (tx) => {
@@ -147,7 +148,7 @@ describeEachStore('closing a store', (dialect) => {
       const reopened = await openStore(location);
       try {
         for (const id of ['close-running', ...queued.map((_, i) => `close-queued-${i}`)]) {
-          expect((await reopened.read.events.search({ aggregateId: id, limit: 10, offset: 0, asc: true })).total).toBe(1);
+          expect((await reopened.read.events.search({ aggregateId: id, limit: 10, offset: 0, asc: true })).events.length).toBe(1);
         }
       } finally {
         await reopened.close();

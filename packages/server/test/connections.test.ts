@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { clientAddressKey, DEFAULT_CONNECTION_LIMITS } from '../src/http-server.js';
+import { clientAddressKey, DEFAULT_CONNECTION_LIMITS } from '../src/transport/http-server.js';
 import { createServer } from '../src/server.js';
 import type { Dialect } from '../src/store/store.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';

@@ -41,12 +41,15 @@ describe.skipIf(!available)('/docs in headless Chromium', () => {
     rmSync(profileDir, { recursive: true, force: true });
   });
 
-  it('renders one entry per operation of the spec, with no failed requests', async () => {
-    const context = await chromium.launchPersistentContext(profileDir, {
+  const launch = () =>
+    chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM,
       headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
+
+  it('renders one entry per operation of the spec, with no failed requests', async () => {
+    const context = await launch();
     try {
       const page = await context.newPage();
       const failed: string[] = [];
@@ -81,4 +84,23 @@ describe.skipIf(!available)('/docs in headless Chromium', () => {
       await context.close();
     }
   });
+
+  // Issue 48.7: "Try it out" filled `offset` with a 30-digit number (swagger-ui's sample of the string
+  // branch's pattern); the spec's example makes it "0".
+  it('"Try it out" prefills a list request\'s paging with offset "0"', async () => {
+    const context = await launch();
+    try {
+      for (const [tag, operationId, paging] of [['Organizations', 'ListOrgs', (body: any) => body.query], ['Events', 'ListEvents', (body: any) => body]] as const) {
+        const page = await context.newPage();
+        await page.goto(`${base}/docs#/${tag}/${operationId}`);
+        const block = page.locator(`.opblock[id$="-${operationId}"]`);
+        await block.locator('.try-out__btn').click({ timeout: 20_000 });
+        const body = JSON.parse(await block.locator('textarea.body-param__text').inputValue());
+        expect(paging(body).offset, operationId).toBe('0');
+        await page.close();
+      }
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });

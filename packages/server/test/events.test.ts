@@ -35,8 +35,11 @@ describeEachStore('audit trail: POST /admin/v1/events/_search', (dialect) => {
     expect(typed.events).toHaveLength(1);
     const windowed = await (await search({ editorUserId: writer.userId, range: { since: before.toISOString(), until: new Date(Date.now() + 1000).toISOString() } })).json();
     expect(windowed.events).toHaveLength(3);
-    const future = await (await search({ editorUserId: writer.userId, from: new Date(Date.now() + 60_000).toISOString() })).json();
+    // `from` is where the reading starts (ZITADEL): at or after it oldest first, at or before it newest first.
+    const future = await (await search({ editorUserId: writer.userId, from: new Date(Date.now() + 60_000).toISOString(), asc: true })).json();
     expect(future.events).toEqual([]);
+    const upToNow = await (await search({ editorUserId: writer.userId, from: new Date(Date.now() + 60_000).toISOString() })).json();
+    expect(upToNow.events).toHaveLength(3);
     const owned = await (await search({ resourceOwner: 'nobody' })).json();
     expect(owned.events).toEqual([]);
   });

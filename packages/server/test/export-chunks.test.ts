@@ -13,7 +13,7 @@
  *   turn ran whole in one task, and V8's GC tasks (and every other request) waited for its end.
  */
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { exportDocument } from '../src/domain/transfer/export.js';
+import { exportDocument } from '../src/domain/transfer/export/export-data.js';
 import { parseExportRequest } from '../src/domain/transfer/request.js';
 import { processSecretBox } from '../src/secrets/secret-box.js';
 import { createTestInstance, describeEachStore, insertOrg, type TestInstance } from './support/instance.js';

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS } from '../src/http-server.js';
+import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS } from '../src/transport/http-server.js';
 import { createRequestHandler, type ServiceHandler } from '../src/server.js';
 import type { Dialect } from '../src/store/store.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';

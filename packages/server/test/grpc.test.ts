@@ -5,7 +5,7 @@
  * port, on both stores.
  *
  * gRPC needs HTTP/2 with prior knowledge, which the service's one port speaks beside HTTP/1.1
- * (src/http-server.ts): the HTTP/2 clients use the same port as the others.
+ * (src/transport/http-server.ts): the HTTP/2 clients use the same port as the others.
  */
 import { request as httpRequest } from 'node:http';
 import http2 from 'node:http2';
@@ -32,7 +32,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 const MAX_IMPORT_BODY_BYTES = 256 * 1024;
 
 /** The service's own port when it speaks HTTP/2 with prior knowledge, else an HTTP/2 server of the test around its handler. */
-/** The service's own port, which speaks HTTP/2 with prior knowledge beside HTTP/1.1 (src/http-server.ts). */
+/** The service's own port, which speaks HTTP/2 with prior knowledge beside HTTP/1.1 (src/transport/http-server.ts). */
 async function h2cBase(s: OidcTestServer): Promise<{ base: string; close: () => Promise<void> }> {
   expect(await speaksH2c(s.issuer)).toBe(true);
   return { base: s.issuer, close: async () => undefined };
@@ -339,6 +339,9 @@ describeEachStore('ZITADEL RPCs over gRPC, gRPC-web and Connect', (dialect) => {
     expect(Number(set.details?.sequence)).toBeGreaterThan(0);
     const custom = await admin.getCustomVerifyEmailMessageText({ language: 'fr' });
     expect(custom.customText?.title).toBe('Vérifier');
+    // Issue 48.3: GetDefaultOrg reached GetOrgByID with the id "default" (NOT_FOUND).
+    const defaultOrg = await admin.getDefaultOrg({});
+    expect(defaultOrg.org).toMatchObject({ id: s.t.defaultOrgId, name: expect.any(String) });
     const inB = { metadata: Metadata({ 'x-zitadel-orgid': orgB }) };
     const added = await management.addUserGrant({ userId: userB, projectId: projectB, roleKeys: ['reader'] }, inB);
     await management.removeUserGrant({ userId: userB, grantId: added.userGrantId }, inB);

@@ -9,7 +9,7 @@ import { parseDataOrgsV1 } from '../src/domain/transfer/v1.js';
 import { parseDataOrgs } from '../src/domain/transfer/validate.js';
 import { richDocument } from './support/transfer-documents.js';
 import { tempDir } from './support/temp-dir.js';
-import { jobDocuments } from '../src/domain/transfer/job-documents.js';
+import { jobDocuments } from '../src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '../src/secrets/secret-box.js';
 
 interface Failure {

@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ImportJobWorker } from '../src/background/import-job-worker.js';
-import { jobDocuments, type JobDocuments } from '../src/domain/transfer/job-documents.js';
+import { jobDocuments, type JobDocuments } from '../src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '../src/secrets/secret-box.js';
 import { createTestInstance, describeEachStore, DIALECTS, freshPostgresDatabase, insertMachineUserWithToken, type TestInstance } from './support/instance.js';
 import { buildServer, startServerProcess, stopServerProcess, type ServerProcess } from './support/server-process.js';

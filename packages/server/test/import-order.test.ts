@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importOrder, usersImportedLater } from '../src/domain/transfer/import-order.js';
+import { importOrder, usersImportedLater } from '../src/domain/transfer/import/order.js';
 import type { DataOrg } from '../src/domain/transfer/document.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
 

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { ORG_IMPORT_EVENT } from '../src/domain/transfer/import.js';
+import { ORG_IMPORT_EVENT } from '../src/domain/transfer/import/import-data.js';
 import { USER_BATCH } from '../src/domain/transfer/spooled-document.js';
 import { writeGcsObject } from '../src/storage/gcs.js';
 import { startGcsEmulator, type GcsEmulator } from './support/gcs-emulator.js';

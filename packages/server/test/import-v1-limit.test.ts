@@ -5,7 +5,7 @@
  * `dataOrgs` as the way to import more, and nothing is written.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MAX_V1_DOCUMENT_BYTES } from '../src/domain/transfer/import.js';
+import { MAX_V1_DOCUMENT_BYTES } from '../src/domain/transfer/import/import-data.js';
 import { writeGcsObject } from '../src/storage/gcs.js';
 import { startGcsEmulator, type GcsEmulator } from './support/gcs-emulator.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';

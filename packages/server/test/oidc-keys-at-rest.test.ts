@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadOrCreateKeys, readKeys, rotateKeys } from '../src/oidc/keys.js';
-import { resealSecrets } from '../src/secrets/reseal.js';
+import { resealSecrets } from '../src/commands/resealers.js';
 import { openOtpSecret, sealOtpSecret } from '../src/domain/users/otp-secret.js';
 import { SMTP_PASSWORD_PURPOSE } from '../src/domain/notifications/smtp-providers.js';
 import { createSecretBox, generateKeyText, parseKey, SecretKeyError } from '../src/secrets/secret-box.js';

@@ -94,6 +94,23 @@ describeEachStore('organisations', (dialect) => {
     expect((await badMethod.json()).message).toContain('queries[0].nameQuery.method');
   });
 
+  // Issue 48.3: "default" was taken as an organisation id (404 QUERY-1Nf8s).
+  it("GET /admin/v1/orgs/default (ZITADEL's GetDefaultOrg): the instance's default organisation, with iam.read", async () => {
+    const res = await t.call('GET', '/admin/v1/orgs/default');
+    expect(res.status).toBe(200);
+    const { org } = await res.json();
+    expect(org).toMatchObject({ id: t.defaultOrgId, state: 'ORG_STATE_ACTIVE', details: { resourceOwner: t.defaultOrgId } });
+    expect(org).toEqual((await (await t.call('GET', `/admin/v1/orgs/${t.defaultOrgId}`)).json()).org);
+    // Another organisation made later is not the default.
+    const other = (await (await addOrg('Not The Default')).json()).id;
+    expect((await (await t.call('GET', '/admin/v1/orgs/default')).json()).org.id).not.toBe(other);
+
+    const owner = await insertMachineUserWithToken(t, { orgRoles: ['ORG_OWNER'] });
+    expect((await t.call('GET', '/admin/v1/orgs/default', { token: owner.token })).status).toBe(403);
+    const viewer = await insertMachineUserWithToken(t, { instanceRoles: ['IAM_OWNER_VIEWER'] });
+    expect((await t.call('GET', '/admin/v1/orgs/default', { token: viewer.token })).status).toBe(200);
+  });
+
   it('GET /admin/v1/orgs/{orgId}: 404 when missing, 403 without iam.read', async () => {
     const missing = await t.call('GET', '/admin/v1/orgs/123');
     expect(missing.status).toBe(404);

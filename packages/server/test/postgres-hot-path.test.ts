@@ -49,11 +49,11 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
   });
 
   it('the store appends through it inside transactions, and a rolled-back append leaves no gap', async () => {
-    const append = () => store.transaction((tx) => tx.events.append({ aggregateType: 't', aggregateId: 'agg-3', type: 'x', payload: {}, creator: 'c', resourceOwner: 'o' }));
+    const append = () => store.transaction((tx) => tx.events.append({ aggregateType: 'user', aggregateId: 'agg-3', type: 'user.metadata.set', payload: {}, creator: 'c', resourceOwner: 'o' }));
     expect((await append()).sequence).toBe(1);
     await expect(
       store.transaction(async (tx) => {
-        await tx.events.append({ aggregateType: 't', aggregateId: 'agg-3', type: 'x', payload: {}, creator: 'c', resourceOwner: 'o' });
+        await tx.events.append({ aggregateType: 'user', aggregateId: 'agg-3', type: 'user.metadata.set', payload: {}, creator: 'c', resourceOwner: 'o' });
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');

@@ -119,10 +119,10 @@ describe('PostgreSQL: text writes held back within a transaction', () => {
     await begin();
     await repos.messageTexts.setWithEvent(event('wb-2'), text('wb-2', { title: 'a' }));
     await repos.messageTexts.setWithEvent(event('wb-2'), text('wb-2', { title: 'b' }));
-    const appended = await repos.events.append({ ...event('wb-2'), type: 'instance.other' });
+    const appended = await repos.events.append({ ...event('wb-2'), type: 'instance.customtext.template.removed' });
     expect(appended.sequence).toBe(3);
     await commit();
-    expect((await eventsOf('wb-2')).map((e) => [e.sequence, e.type])).toEqual([[1, 'instance.customtext.set'], [2, 'instance.customtext.set'], [3, 'instance.other']]);
+    expect((await eventsOf('wb-2')).map((e) => [e.sequence, e.type])).toEqual([[1, 'instance.customtext.set'], [2, 'instance.customtext.set'], [3, 'instance.customtext.template.removed']]);
   });
 
   it('a rollback leaves nothing, and the next transaction holds nothing back until it holds the aggregate', async () => {

@@ -127,6 +127,10 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
     expect(new URL(page.url()).pathname).toMatch(/^\/ui\/login\/[^/]+\/register$/);
     expect(await page.textContent('h1')).toBe('Create your account');
     expect(await page.textContent('#password-rules')).toBe('At least 8 characters, with a lower-case letter, an upper-case letter, a digit and a symbol.');
+    // Issue 48.7: the rules overlapped the password input (a negative top margin meant for another line).
+    const [input, rules, next] = await Promise.all(['#password', '#password-rules', 'label[for=passwordConfirmation]'].map((sel) => page.locator(sel).boundingBox()));
+    expect(rules!.y, 'the rules start below the password input').toBeGreaterThanOrEqual(input!.y + input!.height);
+    expect(rules!.y + rules!.height, 'and end above the next label').toBeLessThanOrEqual(next!.y);
 
     // The organisation's complexity policy (ZITADEL's default: upper, lower, digit, symbol, 8).
     await page.fill('#firstName', 'Rita');

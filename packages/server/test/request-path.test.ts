@@ -1,10 +1,10 @@
 /**
- * requestPath (src/http-server.ts) skips URL parsing for plain request targets: for every target it
+ * requestPath (src/transport/http-server.ts) skips URL parsing for plain request targets: for every target it
  * must give what `new URL(target, base).pathname` gives, which decides whether a request goes to
  * the authorization server or to the API.
  */
 import { expect, it } from 'vitest';
-import { requestPath } from '../src/http-server.js';
+import { requestPath } from '../src/transport/http-server.js';
 
 const targets = [
   '/', '/admin/v1/languages', '/oauth/v2/token', '/oauth/v2/token?x=1', '/oidc/v1/userinfo?a=b?c',

@@ -80,12 +80,12 @@ describe('SQLite hot path and drizzle repositories', () => {
 
   it('the store uses the hot path inside its transactions (one commit holds text and event)', async () => {
     await store.transaction(async (tx) => {
-      const event = await tx.events.append({ aggregateType: 'instance', aggregateId: 'agg-3', type: 'x', payload: {}, creator: 'u', resourceOwner: 'o' });
+      const event = await tx.events.append({ aggregateType: 'instance', aggregateId: 'agg-3', type: 'instance.customtext.set', payload: {}, creator: 'u', resourceOwner: 'o' });
       await tx.messageTexts.upsert({ ...row('it', 'in tx'), sequence: event.sequence });
     });
     await expect(
       store.transaction(async (tx) => {
-        await tx.events.append({ aggregateType: 'instance', aggregateId: 'agg-3', type: 'x', payload: {}, creator: 'u', resourceOwner: 'o' });
+        await tx.events.append({ aggregateType: 'instance', aggregateId: 'agg-3', type: 'instance.customtext.set', payload: {}, creator: 'u', resourceOwner: 'o' });
         await tx.messageTexts.upsert({ ...row('it', 'rolled back'), sequence: 99 });
         throw new Error('boom');
       }),

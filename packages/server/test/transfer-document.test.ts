@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../src/domain/errors.js';
 import { DEFAULT_TRANSFER_TIMEOUT_MS, parseGoDuration } from '../src/domain/transfer/duration.js';
-import { normaliseKeysInPlace, toLowerCamel } from '../src/domain/transfer/keys.js';
+import { normaliseKeysInPlace, toLowerCamel } from '../src/domain/transfer/json-names.js';
 import { parseDataOrgs } from '../src/domain/transfer/validate.js';
 import { parseDataOrgsV1, ZITADEL_INSTANCE_DEFAULTS } from '../src/domain/transfer/v1.js';
 

@@ -168,7 +168,7 @@ describeEachStore('states through export and import (issue 30)', (dialect) => {
     x.projectGrantMembers = [member];
     const underProject = await importDoc(b, base);
     expect(underProject.errors).toBeUndefined();
-    // X names Y's users, so Y is imported first (import-order.ts).
+    // X names Y's users, so Y is imported first (domain/transfer/import/order.ts).
     expect(underProject.success.orgs.find((o: { orgId: string }) => o.orgId === `${p}00`)).toMatchObject({ userGrants: [{ projectId: `${p}11`, userId: `${p}51` }], projectGrantMembers: [{ projectId: `${p}11`, grantId: `${p}40`, userId: `${p}52` }] });
 
     for (const t of [a, b]) {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { IMPORT_EVENT, ORG_IMPORT_EVENT } from '../src/domain/transfer/import.js';
+import { IMPORT_EVENT, ORG_IMPORT_EVENT } from '../src/domain/transfer/import/import-data.js';
 import { createTestInstance, describeEachStore, insertMachineUserWithToken, type TestInstance } from './support/instance.js';
 import { startGcsEmulator, type GcsEmulator } from './support/gcs-emulator.js';
 import { BCRYPT, richDocument, TOTP } from './support/transfer-documents.js';

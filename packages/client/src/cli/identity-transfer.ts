@@ -5,6 +5,8 @@
  *   identity-transfer import  --url URL --token PAT [--dry-run] [--conflict-policy P] [--timeout 30m] FILE
  *   identity-transfer migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]
  *                             [--with-passwords] [--with-otp] [--with-keys] [--dry-run] [--conflict-policy P] [--timeout 30m]
+ *   identity-transfer verify  --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]
+ *                             [--with-passwords] [--with-otp] [--with-keys] [--timeout 30m]
  *
  * The options are the API's (ExportData's withPasswords, withOtp, withKeys; ImportData's dryRun and
  * conflictPolicy). Documents are streamed (never held whole in memory): export writes the response
@@ -14,12 +16,15 @@
  * change, and every few seconds while users advance), else to ImportData. Progress (bytes) is shown
  * on a terminal; every import ends with a summary per kind of resource (created, updated,
  * unchanged, skipped, failed) and a last line that says plainly whether anything was written.
+ * verify compares the two instances' exports resource by resource (verify.ts) and lists every
+ * difference; exit 0 when they agree, 1 when they differ.
  * Exit codes: 0 done, 1 the service refused, a job failed, or any resource failed (a dry run's too), 2 usage.
  */
 import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
+import { compareExports, describeComparison } from './verify.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -360,6 +365,21 @@ const COMMANDS = {
       ['--timeout DURATION', "the target's time limit for the import (default 30m)"],
     ],
   },
+  verify: {
+    synopsis: ['verify --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]', '[--with-passwords] [--with-otp] [--with-keys] [--timeout DURATION]'],
+    about: 'Compares the organisations of two instances resource by resource (a digest of each) and lists every difference; exit 0 when they agree, 1 when not.',
+    options: [
+      ['--from-url URL', 'the source service'],
+      ['--from-token PAT', 'a token of the source with iam.read'],
+      ['--to-url URL', 'the target service'],
+      ['--to-token PAT', 'a token of the target with iam.read'],
+      ['--org ID', 'an organisation to compare (repeat for several; all when omitted)'],
+      ['--with-passwords', "also compare password hashes and client secrets' hashes (never printed)"],
+      ['--with-otp', 'also compare TOTP secrets (never printed)'],
+      ['--with-keys', "also compare machine and application keys, and machine users' token and secret hashes (never printed)"],
+      ['--timeout DURATION', "each service's time limit for its export (e.g. 10m)"],
+    ],
+  },
 } as const;
 
 type Command = keyof typeof COMMANDS;
@@ -394,7 +414,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     io.stdout(USAGE);
     return command === undefined ? 2 : 0;
   }
-  if (!isCommand(command)) throw new UsageError(`unknown command ${command}; use export, import or migrate (identity-transfer --help)`);
+  if (!isCommand(command)) throw new UsageError(`unknown command ${command}; use export, import, migrate or verify (identity-transfer --help)`);
   const args = attachTokenValues(rest);
   // Help wins over everything else on the line (also over missing or unknown options).
   if (args.includes('--help') || args.includes('-h')) {
@@ -481,7 +501,55 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const bar = progress(io, 'migrating');
     return summarise(io, await sendImport(io, to, toToken, counted(await startExport(from, fromToken, exportOpts), bar.add), importOpts, () => bar.done()), importOpts.dryRun);
   }
-  throw new UsageError(`unknown command ${String(command)}; use export, import or migrate`);
+  if (command === 'verify') {
+    notFor(['dry-run', 'conflict-policy', 'out']);
+    return verify(io, { url: need('from-url'), token: need('from-token') }, { url: need('to-url'), token: need('to-token') }, exportOpts);
+  }
+  throw new UsageError(`unknown command ${String(command)}; use export, import, migrate or verify`);
+}
+
+/** Which of the organisations asked for the target does not have (GetOrgByID answers 404): its export would refuse them all. */
+async function orgsNotAt(url: string, token: string, orgIds: string[]): Promise<string[]> {
+  const missing: string[] = [];
+  for (const id of new Set(orgIds)) {
+    const res = await request(`${base(url)}/admin/v1/orgs/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
+    if (res.status === 404) missing.push(id);
+    else if (!res.ok) throw await failure(res);
+    await res.body?.cancel();
+  }
+  return missing;
+}
+
+/** What the exports carry besides the resources' plain fields, as the summary says it. */
+function comparedSecrets(opts: ExportOptions): string {
+  const secrets = [opts.withPasswords && 'password and client secret hashes', opts.withOtp && 'TOTP secrets', opts.withKeys && 'keys, token and machine secret hashes'].filter(Boolean);
+  return secrets.length ? `with ${secrets.join(', ')}` : 'without secrets: --with-passwords, --with-otp, --with-keys compare them too';
+}
+
+/**
+ * verify: the same export asked of both instances, compared as they stream in (verify.ts). An
+ * organisation the target lacks is reported as missing (its export would refuse it), not an error;
+ * one the source lacks is a usage mistake and refused as export refuses it.
+ */
+async function verify(io: CliIo, from: { url: string; token: string }, to: { url: string; token: string }, opts: ExportOptions): Promise<number> {
+  const missingOrgs = await orgsNotAt(to.url, to.token, opts.orgs);
+  const source = await startExport(from.url, from.token, opts);
+  const present = opts.orgs.filter((id) => !missingOrgs.includes(id));
+  let target: AsyncIterable<Uint8Array>;
+  try {
+    // Every organisation asked for is missing at the target: nothing to ask it for (no --org would mean all of them).
+    target = opts.orgs.length && !present.length ? Readable.from([Buffer.from('{"orgs":[]}')]) : await startExport(to.url, to.token, { ...opts, orgs: present });
+  } catch (error) {
+    // The target refused (a wrong token, say): the source's answer, started already, is not read.
+    await (source as unknown as ReadableStream).cancel().catch(() => {});
+    throw error;
+  }
+  const bar = progress(io, 'comparing');
+  const comparison = await compareExports(counted(source, bar.add), target, missingOrgs);
+  bar.done();
+  const { lines, agree } = describeComparison(comparison, comparedSecrets(opts));
+  for (const line of lines) io.stdout(line);
+  return agree ? 0 : 1;
 }
 
 function parseCommandArgs(args: string[]) {

@@ -23,6 +23,10 @@ export function orgAdminScenarios(h: () => Harness) {
     const get = await admin.GET('/admin/v1/orgs/{orgId}', { params: { path: { orgId: id } } });
     expect(get.data?.org.name).toBe(name);
     expect((await admin.GET('/admin/v1/orgs/{orgId}', { params: { path: { orgId: 'missing' } } })).response.status).toBe(404);
+
+    const defaultOrg = await admin.GET('/admin/v1/orgs/default');
+    expect(defaultOrg.response.status).toBe(200);
+    expect(defaultOrg.data?.org.id).toBe(h().instance.defaultOrgId);
   });
 
   it('orgs: 401 without a token, 403 without the permission', async () => {
@@ -30,10 +34,12 @@ export function orgAdminScenarios(h: () => Harness) {
     expect((await anonymous.POST('/management/v1/orgs', { body: { name: 'x' } })).response.status).toBe(401);
     expect((await anonymous.POST('/admin/v1/orgs/_search', { body: {} })).response.status).toBe(401);
     expect((await anonymous.GET('/admin/v1/orgs/{orgId}', { params: { path: { orgId: 'x' } } })).response.status).toBe(401);
+    expect((await anonymous.GET('/admin/v1/orgs/default')).response.status).toBe(401);
 
     const { client } = await h().userWithRoles({ org: ['ORG_OWNER'] });
     expect((await client.POST('/management/v1/orgs', { body: { name: unique('Denied') } })).response.status).toBe(403);
     expect((await client.POST('/admin/v1/orgs/_search', { body: {} })).response.status).toBe(403);
     expect((await client.GET('/admin/v1/orgs/{orgId}', { params: { path: { orgId: h().instance.defaultOrgId } } })).response.status).toBe(403);
+    expect((await client.GET('/admin/v1/orgs/default')).response.status).toBe(403);
   });
 }

@@ -9,7 +9,7 @@ import {
   type TestInstance,
 } from '@identity-service/server/test/support/instance.js';
 import type { AppDeps } from '@identity-service/server/src/app.js';
-import { jobDocuments } from '@identity-service/server/src/domain/transfer/job-documents.js';
+import { jobDocuments } from '@identity-service/server/src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
 import { tempDir } from '@identity-service/server/test/support/temp-dir.js';
 import { recordingFetch } from './ledger.js';

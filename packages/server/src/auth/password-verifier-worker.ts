@@ -5,7 +5,7 @@
  * of libuv's thread pool (shared with file and DNS work) for seconds.
  */
 import { parentPort } from 'node:worker_threads';
-import { lowerThisThreadsPriority } from '../worker-threads.js';
+import { lowerThisThreadsPriority } from '../runtime/worker-threads.js';
 import { verifyPasswordInThisThread } from './password-hashes.js';
 
 /**

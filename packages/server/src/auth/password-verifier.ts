@@ -35,7 +35,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../worker-threads.js';
+import { startModuleWorker } from '../runtime/worker-threads.js';
 import { costlierThanDefault, hashCostProblem } from './hash-cost.js';
 import { passwordHashFormat, type PasswordCheck } from './password-hashes.js';
 import type { VerifyAnswer, VerifyRequest } from './password-verifier-worker.js';

@@ -1,5 +1,5 @@
 /**
- * Runs import jobs (domain/transfer/import-jobs.ts), one at a time per process, with several
+ * Runs import jobs (domain/transfer/import/jobs.ts), one at a time per process, with several
  * processes on one database. A round leases the oldest job of this node (the processes sharing
  * this DATA_DIR, where the jobs' files are) that is queued, or whose lease ran out; the lease is
  * renewed every `pollMs`, which is also when a cancel is seen. Run once: on PostgreSQL the
@@ -19,17 +19,17 @@
  *
  * Progress: organisations done and users done are written to the job's row at each organisation's
  * end, and users done also as each batch of users is imported, into the file beside the job's
- * document (job-progress.ts): the row cannot be written while the organisation's transaction holds
+ * document (import/job-progress.ts): the row cannot be written while the organisation's transaction holds
  * SQLite's writer.
  */
 import type { RequestContext } from '../domain/context.js';
 import { DomainError, GrpcCode, permissionDenied } from '../domain/errors.js';
 import { Permissions } from '../domain/permissions.js';
-import { importData } from '../domain/transfer/import.js';
-import type { ImportJobPhase } from '../domain/transfer/import-jobs.js';
-import { openJobDocument, removeJobDocument, type JobDocuments } from '../domain/transfer/job-documents.js';
+import { importData } from '../domain/transfer/import/import-data.js';
+import type { ImportJobPhase } from '../domain/transfer/import/jobs.js';
+import { openJobDocument, removeJobDocument, type JobDocuments } from '../domain/transfer/import/job-documents.js';
 import { createSpool, type Spool } from '../domain/transfer/spool.js';
-import { liveProgressWriter } from '../domain/transfer/job-progress.js';
+import { liveProgressWriter } from '../domain/transfer/import/job-progress.js';
 import { holderIsGone, newLeaseOwner } from './lease-holders.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -153,7 +153,7 @@ export class ImportJobWorker {
     const update = async (change: Partial<ImportJobRow>) => {
       if (!(await store.transaction((tx) => tx.importJobs.update(job.id, this.owner, { ...change, changedAt: new Date() })))) throw new LeaseLost();
     };
-    // Users done as they go (job-progress.ts); gone before the job is seen ended.
+    // Users done as they go (import/job-progress.ts); gone before the job is seen ended.
     const live = liveProgressWriter(documents, job.id, this.owner);
     const end = async (phase: ImportJobPhase, outcome: { result?: Record<string, unknown>; error?: ErrorBody }) => {
       await live.close();
@@ -215,7 +215,7 @@ export class ImportJobWorker {
       // The job's request is read as a stream like ImportData's spooled body, from a spool of the
       // job's own (with the document's parts), removed when the job ends.
       spool = await createSpool();
-      // Sealed at rest (job-documents.ts): opened into the spool, where the import reads it.
+      // Sealed at rest (import/job-documents.ts): opened into the spool, where the import reads it.
       const requestFile = await openJobDocument(documents, job.documentFile!, job.id, spool.file('request.json'));
       const result = await importData(store, ctx, { requestFile, spool }, {
         gcs: this.o.gcs, secrets: this.o.secrets, maxBytes: this.o.maxBytes, signal: controller.signal,

@@ -12,6 +12,9 @@ const UNSTORABLE = /[\u0000\p{Cs}]/u;
 export const isUnstorableText = (s: string): boolean => UNSTORABLE.test(s);
 const isUnstorable = isUnstorableText;
 
+/** U+0000 alone: no login name, password, id or code holds one, and PostgreSQL cannot look one up. */
+export const hasNul = (value: string): boolean => value.includes('\u0000');
+
 /**
  * The path of the first string (value or object key) in `value` that cannot be stored, or
  * undefined. Iterative: a deeply nested document must not overflow the stack.

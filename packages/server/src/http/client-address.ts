@@ -12,7 +12,7 @@
 import { isIPv6 } from 'node:net';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
-import { clientAddressKey } from '../http-server.js';
+import { clientAddressKey } from '../transport/http-server.js';
 
 export function clientAddress(c: Context, trustProxy: boolean | undefined): string {
   const socketAddress = (c.env as unknown as HttpBindings).incoming?.socket?.remoteAddress ?? '';

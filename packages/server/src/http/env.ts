@@ -1,5 +1,5 @@
 import type { RequestContext } from '../domain/context.js';
-import type { ImportInput } from '../domain/transfer/import.js';
+import type { ImportInput } from '../domain/transfer/import/import-data.js';
 import type { Logger } from '../log.js';
 
 /** What middleware puts on the Hono context for the handlers after it. */

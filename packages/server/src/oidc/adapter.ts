@@ -16,7 +16,8 @@ import { AuthCache } from '../auth/auth-cache.js';
 import { hashToken } from '../auth/tokens.js';
 import type { Store } from '../store/store.js';
 import type { OidcPayloadRow } from '../store/repositories/oidc.js';
-import { hasNul, nulPayloadError } from './nul-guard.js';
+import { hasNul } from '../domain/unstorable-text.js';
+import { nulPayloadError } from './nul-guard.js';
 
 export type ClientLookup = (clientId: string) => Promise<AdapterPayload | undefined>;
 

@@ -6,7 +6,7 @@
  * carries no `amr`, and with an app's code after it only `otp`.
  *
  * What a sign-in checked is recorded in the authorization server's session in this service's own
- * words (`pwd`, `otp`, `mfa`, `fed`: http/routes/login-steps.ts), which the login policy's check
+ * words (`pwd`, `otp`, `mfa`, `fed`: domain/login/steps.ts), which the login policy's check
  * lifetimes and its forced second factor read (domain/login/check-lifetimes.ts, sign-in-standing.ts);
  * tokens get ZITADEL's values from them here, the one place they are translated.
  */

@@ -11,7 +11,7 @@
  */
 import { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { NodeRequest, NodeResponse } from '../http-server.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 
 /** oidc-provider's limit on a form body (lib/shared/selective_body.js). */
 export const FORM_BODY_LIMIT = 56 * 1024;

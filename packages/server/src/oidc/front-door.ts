@@ -19,7 +19,7 @@
  * authenticates with its Authorization header — and every other request reach the library as they came.
  */
 import type Provider from 'oidc-provider';
-import type { NodeRequest, NodeResponse } from '../http-server.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import type { Logger } from '../log.js';
 import { clientAssertionJudge, presentedAssertion, withClientAssertion } from './client-assertions.js';
 import type { OAuthClients } from './clients.js';

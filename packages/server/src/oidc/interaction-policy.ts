@@ -7,24 +7,17 @@
  * is issued — an application redirecting a signed-in browser never reaches the login pages otherwise.
  *
  * Two reasons, one rule: `check_lifetime` (the whole sign-in again) and `second_factor` (the login
- * leads the session to just the missing step: http/routes/login-steps.ts `leadToSecondFactor`, which
+ * leads the session to just the missing step: domain/login/steps.ts `leadToSecondFactor`, which
  * reads the step and the sign-in's time from the prompt's details). With `prompt=none` either is
  * oidc-provider's `interaction_required`.
  */
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
-import { signInStanding, type SignInStanding } from '../domain/login/sign-in-standing.js';
+import { SECOND_FACTOR_REASON, signInStanding, type SecondFactorDetails, type SignInStanding } from '../domain/login/sign-in-standing.js';
 import type { Store } from '../store/store.js';
 
 const { Check, base } = interactionPolicy;
 
 export const CHECK_LIFETIME_REASON = 'check_lifetime';
-export const SECOND_FACTOR_REASON = 'second_factor';
-
-/** What `second_factor` leaves in the prompt's details for the login page. */
-export type SecondFactorDetails = {
-  /** When the session's sign-in was made (its `loginTs`), kept through the step. */
-  signedInAt?: number;
-};
 
 export function signInPolicy(store: Store, instanceId: string) {
   // Both checks ask the rule once per authorization request.

@@ -18,7 +18,7 @@
  * Tokens are oidc-provider's working state, not domain state: issuing one appends no event, as for
  * every other grant (adapter.ts).
  */
-import type { NodeResponse } from '../http-server.js';
+import type { NodeResponse } from '../transport/http-server.js';
 import type Provider from 'oidc-provider';
 import type { AdapterPayload, Client, ResourceServer, ResourceServerInstance } from 'oidc-provider';
 import { DomainError, GrpcCode } from '../domain/errors.js';

@@ -6,7 +6,7 @@
  * failed client authentication needs to be diagnosed). At `debug`, each issued grant is logged
  * with its client, grant type and scopes.
  */
-import type { NodeRequest, NodeResponse } from '../http-server.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import type Provider from 'oidc-provider';
 import type { Logger } from '../log.js';
 import { ROUTES } from './provider.js';

@@ -13,7 +13,7 @@ import type { DescMethodUnary, DescService, Message } from '@bufbuild/protobuf';
 import { ConnectError, createConnectRouter, createContextKey, createContextValues, type HandlerContext } from '@connectrpc/connect';
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
-import type { NodeRequest, NodeResponse } from '../http-server.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { withSpecGrpcMessages } from './grpc-status.js';
 import type { ReflectionRequest } from './reflection-descriptors.js';
 import { REFLECTION_VERSIONS, ReflectionCatalog, reflectionImplementation } from './reflection.js';

@@ -8,7 +8,7 @@
 import { fromJsonString, toBinary, toJsonString, type DescMessage, type Message } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseContentType, parseTimeout } from '@connectrpc/connect/protocol-connect';
-import type { NodeRequest, NodeResponse } from '../http-server.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { header } from './rpc-call.js';
 import { decodeBinary, MAX_TIMEOUT_MS, readBody, type UnaryOutcome, type UnaryProtocol } from './unary-rpc.js';
 

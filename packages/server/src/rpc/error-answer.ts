@@ -6,7 +6,7 @@
  */
 import type { ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
-import type { NodeRequest, NodeResponse } from '../http-server.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { grpcStatusFields } from './grpc-status.js';
 import { header, requestRead, type RpcCall } from './rpc-call.js';
 

@@ -11,7 +11,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { encodeEnvelope } from '@connectrpc/connect/protocol';
 import { parseTimeout } from '@connectrpc/connect/protocol-grpc';
 import type { Http2ServerResponse } from 'node:http2';
-import type { NodeRequest, NodeResponse } from '../http-server.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { grpcStatusFields } from './grpc-status.js';
 import { header } from './rpc-call.js';
 import { decodeBinary, MAX_TIMEOUT_MS, readBody, type UnaryOutcome, type UnaryProtocol } from './unary-rpc.js';

@@ -7,7 +7,7 @@
  */
 import { ConnectError } from '@connectrpc/connect';
 import type { App } from '../app.js';
-import type { NodeRequest, NodeResponse } from '../http-server.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { writeRpcError } from './error-answer.js';
 import { rpcErrorOfRestAnswer } from './rest-mapping.js';
 import { restHeaders } from './rest-twin-call.js';

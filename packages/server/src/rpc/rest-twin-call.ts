@@ -9,7 +9,7 @@
 import type { DescMessage, Message } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { DomainError, GrpcCode } from '../domain/errors.js';
-import type { NodeRequest } from '../http-server.js';
+import type { NodeRequest } from '../transport/http-server.js';
 import { answerText, inProcessRequest } from './in-process-request.js';
 import { messageOfRestAnswer, restRequestOf, rpcErrorOfDomainError, rpcErrorOfRestAnswer } from './rest-mapping.js';
 import { header, type RpcCall, type RpcRoute } from './rpc-call.js';

@@ -15,7 +15,7 @@ import { Code } from '@connectrpc/connect';
 import type { UniversalHandler } from '@connectrpc/connect/protocol';
 import { DomainError, GrpcCode } from '../domain/errors.js';
 import { requestIdOf } from '../http/middleware/request-context.js';
-import type { NodeRequest, NodeResponse, RequestHandler } from '../http-server.js';
+import type { NodeRequest, NodeResponse, RequestHandler } from '../transport/http-server.js';
 import type { Logger } from '../log.js';
 import { connectHandlers, serveWithConnect } from './connect-handlers.js';
 import { plainConnectUnary } from './connect-unary.js';

@@ -16,7 +16,7 @@
  */
 import { fromBinary, type DescMessage, type Message } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
-import type { NodeRequest, NodeResponse } from '../http-server.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { callRestTwin } from './rest-twin-call.js';
 import { requestRead, type RpcCall, type RpcRoute } from './rpc-call.js';
 

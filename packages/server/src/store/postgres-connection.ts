@@ -17,7 +17,8 @@ import { postgresHotPath } from './postgres-hot-path.js';
 import { oneQueryAtATime, type SerialQueries } from './postgres-serial-queries.js';
 import { flushFirst, TransactionTextWrites } from './postgres-text-writes.js';
 import type { Tables } from './schema.js';
-import { createRepositories, type Db, type Repositories } from './store.js';
+import { createRepositories, type Repositories } from './repositories/index.js';
+import type { Db } from './store.js';
 
 export class TransactionConnection {
   readonly repositories: Repositories;

@@ -13,7 +13,7 @@
  * (aggregate, sequence) key fired or PostgreSQL rolled it back to break a deadlock. And more than
  * one runner: a group that stalls (an import) lets another start (MAX_RUNNERS, STALLED_MS).
  */
-import { UniqueViolation } from './store.js';
+import { UniqueViolation } from '../domain/errors.js';
 import type { TransactionConnection } from './postgres-connection.js';
 import type { Repositories } from './repositories/index.js';
 

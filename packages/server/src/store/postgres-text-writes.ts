@@ -24,7 +24,7 @@
  *   sequence and, with it, the lock on its sequence row until COMMIT. From then on nobody else can
  *   append to that aggregate, so the sequence of each later write in this transaction is the
  *   previous one plus one. That is all a text write answers with (its sequence and time, see
- *   domain/texts/instance-texts.ts), so it can answer before the row is written.
+ *   domain/texts/custom-message-texts.ts), so it can answer before the row is written.
  * - Nothing else sees the database before the held writes: the connection's queries go through
  *   `flushFirst`, and the connection flushes before COMMIT (postgres-connection.ts). Reads of this
  *   transaction therefore see every write it made, in order.

@@ -17,7 +17,9 @@ import { transactionConnections } from './postgres-connection.js';
 import { groupCommitQueue } from './postgres-group-commit.js';
 import { postgresHotPath } from './postgres-hot-path.js';
 import { defineTables } from './schema.js';
-import { createRepositories, lockKeys, type Db, type Store } from './store.js';
+import { lockKeys } from './lock-keys.js';
+import { createRepositories } from './repositories/index.js';
+import type { Db, Store } from './store.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'postgres');
 /** Arbitrary but fixed: the key of the advisory lock that serialises start-up work. */

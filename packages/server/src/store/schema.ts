@@ -347,7 +347,7 @@ export function defineTables(c: ColumnFactory) {
   );
 
   /**
-   * Imports run as jobs (domain/transfer/import-jobs.ts): the request as it came is spooled to a
+   * Imports run as jobs (domain/transfer/import/jobs.ts): the request as it came is spooled to a
    * private file under the receiving process's DATA_DIR (`documentFile`, in the folder whose
    * `node` id it carries); the worker (background/import-job-worker.ts) of a process of that node
    * leases a queued job, runs the import and writes its phase and progress here. Working state,

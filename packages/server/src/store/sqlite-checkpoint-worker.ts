@@ -4,16 +4,15 @@
  * message, SQLite's answer sent back. PASSIVE never waits for the writer or a reader; what it
  * cannot copy yet is left for the next checkpoint.
  */
-import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { lowerThisThreadsPriority } from '../worker-threads.js';
+import { lowerThisThreadsPriority } from '../runtime/worker-threads.js';
 import type { CheckpointAnswer } from './sqlite-checkpointer.js';
-import { sqliteNativeOptions } from './sqlite-native.js';
+import { openSqlite } from './sqlite-native.js';
 
 // Copying the log is disk work that can wait: the thread answering requests goes first.
 lowerThisThreadsPriority(10);
 
-const conn = new Database((workerData as { path: string }).path, sqliteNativeOptions());
+const conn = openSqlite((workerData as { path: string }).path);
 conn.pragma('busy_timeout = 5000');
 const checkpoint = conn.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 

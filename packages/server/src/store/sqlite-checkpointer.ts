@@ -13,7 +13,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { startModuleWorker } from '../worker-threads.js';
+import { startModuleWorker } from '../runtime/worker-threads.js';
 
 /** A group of transactions that kept the writer this long hands its checkpoint to the worker. */
 export const LONG_TRANSACTION_MS = 250;

@@ -8,7 +8,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { refuseAuthWrite } from './auth-writes.js';
@@ -16,13 +16,15 @@ import { sqliteColumns } from './columns.js';
 import { WalCheckpointer } from './sqlite-checkpointer.js';
 import { defineTables } from './schema.js';
 import { sqliteHotPath } from './sqlite-hot-path.js';
-import { sqliteNativeOptions } from './sqlite-native.js';
-import { createRepositories, UniqueViolation, type Db, type Store } from './store.js';
+import { openSqlite } from './sqlite-native.js';
+import { UniqueViolation } from '../domain/errors.js';
+import { createRepositories } from './repositories/index.js';
+import type { Db, Store } from './store.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'sqlite');
 
 function connect(path: string) {
-  const conn = new Database(path, sqliteNativeOptions());
+  const conn = openSqlite(path);
   conn.pragma('journal_mode = WAL');
   conn.pragma('synchronous = NORMAL');
   conn.pragma('busy_timeout = 5000');

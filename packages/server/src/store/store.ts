@@ -39,14 +39,6 @@ export interface Store {
 /** An aggregate a command locks: its type and id (`['user', userId]`). */
 export type AggregateLock = readonly [aggregateType: string, aggregateId: string];
 
-/** Lock keys in one order (sorted, without duplicates), so two transactions never wait on each other in a cycle. */
-export function lockKeys(locks: readonly AggregateLock[] | undefined): string[] {
-  return [...new Set((locks ?? []).map(([type, id]) => `${type}:${id}`))].sort();
-}
-
-// Thrown by both stores when a write loses a race on a unique key; defined with the domain's errors.
-export { UniqueViolation } from '../domain/errors.js';
-
 export { createRepositories, type Repositories };
 
 export interface StoreLocation {

@@ -11,7 +11,7 @@ export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.c
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem;color:#222}
 label{display:block;margin-top:1rem}input{width:100%;padding:.5rem;box-sizing:border-box;font-size:1rem}
-button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#a00;border:1px solid #a00;padding:.6rem;margin-top:1rem}.app{color:#555;margin-top:-.5rem}
+button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#a00;border:1px solid #a00;padding:.6rem;margin-top:1rem}.app{color:#555;margin-top:-.5rem}.hint{margin:.35rem 0 0;font-size:.9rem;opacity:.75}
 .providers{margin-top:2rem;border-top:1px solid #ddd}a.button{display:inline-block;margin-top:1rem;padding:.6rem 1.2rem;background:#333;color:#fff;text-decoration:none;border-radius:4px}.provider{display:block;width:100%;margin-top:.6rem;background:#fff;border:1px solid #888}`;
 
 function themeCss(label: Label): string {

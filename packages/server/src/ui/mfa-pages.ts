@@ -5,21 +5,12 @@
  * styled by its label policy (layout.ts).
  */
 import type { PageLook } from '../domain/login/page-look.js';
-import { BUILT_IN_SECOND_FACTOR_TEXTS, type SecondFactorTexts } from '../domain/texts/mfa-texts.js';
+import type { OtpSetupStepView } from '../domain/login/pages.js';
+import { BUILT_IN_SECOND_FACTOR_TEXTS } from '../domain/texts/mfa-texts.js';
 import { escapeHtml, layout } from './layout.js';
 
-export interface OtpSetupView {
-  uid: string;
-  /** The QR code of the `otpauth://` URI, as an SVG element (drawn by the qrcode library, no user text in it). */
-  qrSvg: string;
-  /** The secret in base32, for typing it into the app. */
-  secret: string;
-  /** Forced by the login policy (no skip button). */
-  required: boolean;
-  error?: string;
-  texts?: SecondFactorTexts;
-  look?: PageLook;
-}
+/** The setup step's view (domain/login/pages.ts), its `otpauth://` URI drawn as a QR code (an SVG element made by the qrcode library, no user text in it). */
+export type OtpSetupView = Omit<OtpSetupStepView, 'url'> & { qrSvg: string };
 
 /** Groups of four characters, as apps show secrets for typing. */
 const grouped = (secret: string) => secret.replace(/(.{4})(?=.)/g, '$1 ');

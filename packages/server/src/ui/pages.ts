@@ -1,35 +1,18 @@
 /**
- * The pages of the login UI and of the authorization server, rendered on the server: the login
- * routes (http/routes/login-*.ts, oidc-ui.ts) and oidc-provider's hooks (oidc/provider.ts) both
- * render through here. The frame and the styling are ui/layout.ts.
+ * The pages of the login UI and of the authorization server, rendered on the server: the login's
+ * (what each shows is domain/login/pages.ts; login-pages.ts picks the function) and oidc-provider's
+ * hooks' (oidc/provider.ts). The frame and the styling are ui/layout.ts.
  */
 import type { PageLook } from '../domain/login/page-look.js';
-import { BUILT_IN_LOGIN_PAGE_TEXTS, type LoginPageTexts } from '../domain/texts/login-texts.js';
-import { BUILT_IN_SECOND_FACTOR_TEXTS, type SecondFactorTexts } from '../domain/texts/mfa-texts.js';
+import type { LinkView, LoginFormView, LoginPages } from '../domain/login/pages.js';
+import { BUILT_IN_LOGIN_PAGE_TEXTS } from '../domain/texts/login-texts.js';
+import { BUILT_IN_SECOND_FACTOR_TEXTS } from '../domain/texts/mfa-texts.js';
 import { escapeHtml, layout } from './layout.js';
 
 export type { PageLook };
 
-export interface LoginPageView {
-  uid: string;
-  loginName?: string;
-  error?: string;
-  /** The application the user signs in to. */
-  appName?: string;
-  /** Identity providers offered beside the password form (domain/federation/). */
-  providers?: { id: string; name: string }[];
-  /** The login policy's `allowUsernamePassword` (default true). */
-  passwordForm?: boolean;
-  /** Offer "Forgot your password?" (the login policy's `hidePasswordReset` off). */
-  passwordReset?: boolean;
-  /** Offer self-registration (the login policy's `allowRegister`; http/routes/login-register.ts). */
-  register?: boolean;
-  /** The page's strings (the organisation's login texts; domain/texts/login-texts.ts). */
-  texts?: LoginPageTexts;
-  look?: PageLook;
-}
 
-export function loginPage({ uid, loginName = '', error, appName, providers = [], passwordForm = true, passwordReset = false, register = false, look, texts = BUILT_IN_LOGIN_PAGE_TEXTS }: LoginPageView): string {
+export function loginPage({ uid, loginName = '', error, appName, providers = [], passwordForm = true, passwordReset = false, register = false, look, texts = BUILT_IN_LOGIN_PAGE_TEXTS }: LoginFormView): string {
   const alert = error ? `<p class="error" role="alert" id="login-error">${escapeHtml(error)}</p>` : '';
   // Which application the user signs in to, so a phishing page is easier to tell apart.
   const to = appName ? `<p class="app">to continue to <strong id="app-name">${escapeHtml(appName)}</strong></p>` : '';
@@ -62,7 +45,7 @@ ${form}${external}${register ? `<p class="register">No account yet? <a id="regis
  * here yet; the person signs in with an existing account's password to link the two. `state` is the
  * sealed identity (domain/federation/browser-state.ts).
  */
-export function linkPage(view: { uid: string; state: string; providerName: string; externalUserName: string; reason: 'no-auto-register' | 'user-name-taken'; loginName?: string; error?: string; look?: PageLook }): string {
+export function linkPage(view: LinkView): string {
   const alert = view.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(view.error)}</p>` : '';
   const why =
     view.reason === 'user-name-taken'
@@ -144,8 +127,8 @@ export function donePage(title: string, text: string, next: string, options: { l
   return layout(title, `<h1>${escapeHtml(title)}</h1><p id="done">${escapeHtml(text)}</p>${onward}`, options.look);
 }
 
-/** The step for a user with an authenticator app (http/routes/login-steps.ts). */
-export function otpPage(view: { uid: string; error?: string; look?: PageLook; texts?: SecondFactorTexts }): string {
+/** The step for a user with an authenticator app (domain/login/steps.ts). */
+export function otpPage(view: LoginPages['otp']): string {
   const alert = view.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(view.error)}</p>` : '';
   const texts = view.texts ?? BUILT_IN_SECOND_FACTOR_TEXTS;
   return layout(
@@ -160,8 +143,8 @@ export function otpPage(view: { uid: string; error?: string; look?: PageLook; te
   );
 }
 
-/** The step for a user who must choose a new password (http/routes/login-steps.ts). */
-export function newPasswordPage(view: { uid: string; error?: string; look?: PageLook }): string {
+/** The step for a user who must choose a new password (domain/login/steps.ts). */
+export function newPasswordPage(view: LoginPages['new-password']): string {
   const alert = view.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(view.error)}</p>` : '';
   return layout(
     'Choose a new password',
@@ -176,7 +159,7 @@ export function newPasswordPage(view: { uid: string; error?: string; look?: Page
 }
 
 /** Email verification without a code in the link (or after a wrong one): a form for the code. */
-export function verificationPage(view: { userId: string; orgId?: string; error?: string; notice?: string; resend?: boolean; look?: PageLook }): string {
+export function verificationPage(view: LoginPages['verification']): string {
   const alert = view.error ? `<p class="error" role="alert" id="page-error">${escapeHtml(view.error)}</p>` : '';
   const notice = view.notice ? `<p role="status" id="page-notice">${escapeHtml(view.notice)}</p>` : '';
   // A used, expired or lost code: a new mail is the way on (ZITADEL's page offers it too).
@@ -198,7 +181,7 @@ export function verificationPage(view: { userId: string; orgId?: string; error?:
 }
 
 /** ZITADEL's user initialisation: choose a password with the init mail's code. */
-export function initPage(view: { userId: string; code: string; orgId?: string; error?: string; reset?: boolean; look?: PageLook }): string {
+export function initPage(view: LoginPages['set-password']): string {
   const alert = view.error ? `<p class="error" role="alert" id="page-error">${escapeHtml(view.error)}</p>` : '';
   // The same form sets the first password (ZITADEL's user initialisation) and a new one after a reset mail.
   const [title, lead, action, button] = view.reset
@@ -218,8 +201,8 @@ export function initPage(view: { userId: string; code: string; orgId?: string; e
   );
 }
 
-/** "Forgot your password?": the login name to send the reset mail for (http/routes/login-password-reset.ts). */
-export function forgotPasswordPage(view: { uid: string; loginName?: string; error?: string; sent?: boolean; look?: PageLook }): string {
+/** "Forgot your password?": the login name to send the reset mail for (domain/login/password-reset-form.ts). */
+export function forgotPasswordPage(view: LoginPages['forgot-password']): string {
   const back = `<p><a id="back" href="/ui/login/${encodeURIComponent(view.uid)}">Back to the sign-in page</a></p>`;
   if (view.sent) {
     return layout(

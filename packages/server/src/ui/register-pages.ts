@@ -1,27 +1,12 @@
 /**
- * The registration page of the login (http/routes/login-register.ts) and its refusal, worded by the
+ * The registration page of the login (domain/login/register-form.ts) and its refusal, worded by the
  * organisation's login texts (the RegistrationUser screen) and styled by its label policy like
  * every other page (layout.ts).
  */
 import type { PageLook } from '../domain/login/page-look.js';
-import { BUILT_IN_LOGIN_PAGE_TEXTS, type LoginPageTexts } from '../domain/texts/login-texts.js';
+import type { RegisterPageView } from '../domain/login/pages.js';
+import { BUILT_IN_LOGIN_PAGE_TEXTS } from '../domain/texts/login-texts.js';
 import { escapeHtml, layout } from './layout.js';
-
-export interface RegisterPageView {
-  uid: string;
-  firstName?: string;
-  lastName?: string;
-  email?: string;
-  /** Shown above the form, with `errorField` the input it is about (focused, marked invalid). */
-  error?: string;
-  errorField?: 'firstName' | 'lastName' | 'email' | 'password';
-  /** The application the user signs in to. */
-  appName?: string;
-  /** What the organisation's complexity policy asks of a password, in words. */
-  passwordRules?: string;
-  texts?: LoginPageTexts;
-  look?: PageLook;
-}
 
 export function registerPage(view: RegisterPageView): string {
   const texts = view.texts ?? BUILT_IN_LOGIN_PAGE_TEXTS;
@@ -38,8 +23,8 @@ export function registerPage(view: RegisterPageView): string {
 <label for="firstName">${escapeHtml(texts.firstnameLabel)}</label><input id="firstName" name="firstName" autocomplete="given-name" required maxlength="200" value="${escapeHtml(view.firstName ?? '')}"${invalid('firstName')}${focusFirst}>
 <label for="lastName">${escapeHtml(texts.lastnameLabel)}</label><input id="lastName" name="lastName" autocomplete="family-name" required maxlength="200" value="${escapeHtml(view.lastName ?? '')}"${invalid('lastName')}>
 <label for="email">${escapeHtml(texts.emailLabel)}</label><input id="email" name="email" type="email" autocomplete="email" required maxlength="200" value="${escapeHtml(view.email ?? '')}"${invalid('email')}>
-<label for="password">${escapeHtml(texts.registrationPasswordLabel)}</label><input id="password" name="password" type="password" autocomplete="new-password" required${invalid('password')}>
-${view.passwordRules ? `<p class="app" id="password-rules">${escapeHtml(view.passwordRules)}</p>` : ''}
+<label for="password">${escapeHtml(texts.registrationPasswordLabel)}</label><input id="password" name="password" type="password" autocomplete="new-password" required${view.passwordRules ? ' aria-describedby="password-rules"' : ''}${invalid('password')}>
+${view.passwordRules ? `<p class="hint" id="password-rules">${escapeHtml(view.passwordRules)}</p>` : ''}
 <label for="passwordConfirmation">${escapeHtml(texts.passwordConfirmLabel)}</label><input id="passwordConfirmation" name="passwordConfirmation" type="password" autocomplete="new-password" required>
 <button type="submit">${escapeHtml(texts.registrationNextButtonText)}</button>
 </form>

@@ -15,7 +15,7 @@ import { newId } from '../../src/domain/ids.js';
 import { openStore, type Dialect, type Store, type StoreLocation } from '../../src/store/store.js';
 import type {} from './global-postgres.js'; // the typing of inject('postgresUrl')
 import { tempDir } from './temp-dir.js';
-import { jobDocuments } from '../../src/domain/transfer/job-documents.js';
+import { jobDocuments } from '../../src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
 
 export const DIALECTS: Dialect[] = ['sqlite', 'postgres'];

@@ -12,11 +12,11 @@ import type { OidcAppInput } from '../../src/domain/apps/oidc-config.js';
 import type { Logger } from '../../src/log.js';
 import type { SigningAlgorithm } from '../../src/oidc/keys.js';
 import { createRequestHandler, type ServiceHandler } from '../../src/server.js';
-import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS, type RequestHandler, type ServiceServer } from '../../src/http-server.js';
+import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS, type RequestHandler, type ServiceServer } from '../../src/transport/http-server.js';
 import type { Dialect } from '../../src/store/store.js';
 import { createTestInstance, type TestInstance } from './instance.js';
 import { tempDir } from './temp-dir.js';
-import { jobDocuments } from '../../src/domain/transfer/job-documents.js';
+import { jobDocuments } from '../../src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { ImportJobWorker } from '../../src/background/import-job-worker.js';
 

@@ -16,7 +16,7 @@ import { addedDetails, changedDetails, type ObjectDetails } from '../details.js'
 import { failedPrecondition } from '../errors.js';
 import { newId } from '../ids.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
-import { APP_LOCK, appNotFound, checkName } from './oidc-apps.js';
+import { APP_LOCK, appNotFound, checkName } from './app-basics.js';
 
 export const API_AUTH_METHOD_TYPES = ['API_AUTH_METHOD_TYPE_BASIC', 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT'] as const;
 export type ApiAuthMethodType = (typeof API_AUTH_METHOD_TYPES)[number];

@@ -4,12 +4,12 @@
  */
 import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { Store } from '../../store/store.js';
-import { APP_LOCK } from './oidc-apps.js';
+import { APP_LOCK, appNotFound, checkName } from './app-basics.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition, invalidArgument } from '../errors.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
-import { appNotFound, checkName, needsSecret } from './oidc-apps.js';
+import { needsSecret } from './oidc-apps.js';
 import { storedOidcConfig } from './oidc-config.js';
 import { isApiApp } from './api-apps.js';
 

@@ -20,7 +20,7 @@ import { keyExpiration, newKeyPair, type KeyType } from '../key-pairs.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
 import { apiConfigOf, isApiApp } from './api-apps.js';
-import { APP_LOCK, appNotFound } from './oidc-apps.js';
+import { APP_LOCK, appNotFound } from './app-basics.js';
 import { storedOidcConfig } from './oidc-config.js';
 
 export interface AppKeyView {

@@ -5,14 +5,12 @@
  */
 import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { Store } from '../../store/store.js';
-
-/** Commands on one application run one after the other (Store.transaction's locks). */
-export const APP_LOCK = 'app';
 import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
-import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors.js';
+import { failedPrecondition, invalidArgument, permissionDenied } from '../errors.js';
 import { apiConfigOf, isApiApp, type ApiConfigView } from './api-apps.js';
+import { APP_LOCK, appNotFound, checkName } from './app-basics.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
@@ -39,8 +37,6 @@ export interface AppView {
   apiConfig?: ApiConfigView;
 }
 
-export const appNotFound = () => notFound('APP-ij33f', 'App not found');
-
 const PROBLEM_TEXT: Record<string, string> = {
   'Application.OIDC.V1.Code.RedirectURIs.HttpOnlyForDevMode': 'Redirect URIs with http are only allowed in development mode.',
   'Application.OIDC.V1.Native.RedirectURIs.InvalidScheme': 'Native apps need a custom scheme or http on a loopback address.',
@@ -55,12 +51,6 @@ function compliance(config: OidcAppConfig): { noneCompliant: boolean; compliance
 
 /** BASIC and POST authenticate with the client secret; NONE (public) and PRIVATE_KEY_JWT (app-keys.ts) have none. */
 export const needsSecret = (config: OidcAppConfig) => config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_BASIC' || config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_POST';
-
-export function checkName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 200) throw invalidArgument('PROJECT-39mfs', 'Errors.Project.App.Invalid: name must have 1 to 200 characters');
-  return trimmed;
-}
 
 export function toAppView(row: OidcAppRow): AppView {
   const base = { id: row.id, details: viewDetails(row, row.orgId), state: row.state as AppView['state'], name: row.name };

@@ -53,10 +53,13 @@ export function identityFromClaims(idpId: string, payload: Record<string, unknow
   return { idpId, externalUserId: sub, externalUserName: String(name), ...(displayName ? { displayName } : {}), claims };
 }
 
-/** Active providers a sign-in for `orgId` offers: the organisation's own and the instance's. */
-export async function providersFor(store: Store, orgId: string, instanceId: string): Promise<IdpRow[]> {
+/**
+ * Active providers a sign-in for `orgId` offers: the organisation's own and the instance's.
+ * `policyOf`: the login policies the caller has read already (the login page reads one for more).
+ */
+export async function providersFor(store: Store, orgId: string, instanceId: string, policyOf = (id: string) => login.effective(store.read, instanceId, id)): Promise<IdpRow[]> {
   // The login policy of the organisation decides whether providers are offered, and which.
-  const policy = await login.effective(store.read, instanceId, orgId);
+  const policy = await policyOf(orgId);
   if (!policy.allowExternalIdp) return [];
   const listed = new Set(policy.idps.map((i) => i.idpId));
   const { rows } = await store.read.idps.search({ ownerIds: [orgId, instanceId], sortBy: 'name', offset: 0, limit: 50, asc: true });

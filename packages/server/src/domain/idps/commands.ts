@@ -14,10 +14,10 @@
 import { cascadeIdpRemoval } from '../federation/links.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
-import { alreadyExists, failedPrecondition, notFound } from '../errors.js';
+import { alreadyExists, failedPrecondition, notFound, UniqueViolation } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireAuthorityOverUsersLinkedTo } from '../users/guard.js';
-import { UniqueViolation, type AggregateLock, type Repositories, type Store } from '../../store/store.js';
+import type { AggregateLock, Repositories, Store } from '../../store/store.js';
 import type { IdpChange, IdpRow } from '../../store/repositories/idps.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import {
@@ -333,7 +333,7 @@ export async function removeIdp(store: Store, ctx: RequestContext, scope: IdpSco
   }, [[IDP_LOCK, idpId]]);
 }
 
-/** Re-seals OIDC providers' client secrets sealed with an earlier operator key (secrets/reseal.ts). */
+/** Re-seals OIDC providers' client secrets sealed with an earlier operator key (commands/resealers.ts). */
 export async function resealIdpClientSecrets(store: Store, secrets: SecretBox): Promise<number> {
   return store.transaction(async (tx) => {
     let count = 0;

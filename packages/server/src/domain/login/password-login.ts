@@ -31,7 +31,7 @@ export type LoginOutcome =
    * `otpRequired`: the user has an authenticator app, whose code comes next (totp.ts);
    * `passwordChangeRequired`: the user must choose a new password before the sign-in goes on.
    */
-  | { ok: true; userId: string; rehashed: boolean; otpRequired: boolean; passwordChangeRequired: boolean }
+  | { ok: true; userId: string; orgId: string; rehashed: boolean; otpRequired: boolean; passwordChangeRequired: boolean }
   | {
       ok: false;
       reason: 'invalid_credentials' | 'locked' | 'inactive' | 'busy' | 'throttled';
@@ -119,7 +119,7 @@ export async function checkPasswordLogin(
       await tx.logins.setUserState(user.id, current.state, event.sequence, at);
     }
     const otpRequired = (await tx.logins.otpSecret(user.id)) !== undefined;
-    return { ok: true, userId: user.id, rehashed: !!newHash, otpRequired, passwordChangeRequired: current.passwordChangeRequired } as const;
+    return { ok: true, userId: user.id, orgId: current.orgId, rehashed: !!newHash, otpRequired, passwordChangeRequired: current.passwordChangeRequired } as const;
     // The user's lock: the failure count is read, then written, so checks of one user (in any
     // process) must take turns, else two read the same count and the lock comes late and twice.
   }, [[USER_AGGREGATE, user.id]]);

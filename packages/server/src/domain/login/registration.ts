@@ -49,12 +49,16 @@ export interface RegistrationTarget {
   allowed: boolean;
 }
 
-/** Where a person registering during this sign-in would become a user, and whether that organisation allows it. */
+/**
+ * Where a person registering during this sign-in would become a user, and whether that organisation
+ * allows it. `policyOf`: the login policies the caller has read already.
+ */
 export async function registrationTarget(
   read: Repositories,
   instanceId: string,
   app: { orgId: string } | undefined,
   requested: { orgId?: string; primaryDomain?: string } | undefined,
+  policyOf = (id: string) => login.effective(read, instanceId, id),
 ): Promise<RegistrationTarget> {
   let orgId: string | undefined;
   if (requested?.orgId || requested?.primaryDomain) {
@@ -67,7 +71,7 @@ export async function registrationTarget(
   if (!orgId) return { allowed: false };
   // Where the account goes, and the application's organisation, whose sign-in this is.
   const deciding = [...new Set([orgId, ...(app ? [app.orgId] : [])])];
-  const policies = await Promise.all(deciding.map((id) => login.effective(read, instanceId, id)));
+  const policies = await Promise.all(deciding.map((id) => policyOf(id)));
   return { orgId, allowed: policies.every((p) => p.allowRegister) };
 }
 

@@ -45,11 +45,21 @@ export function requiredSecondFactor(policy: Login, hasApp: boolean, first: Firs
   return undefined;
 }
 
-export async function secondFactorStep(read: Repositories, instanceId: string, user: { id: string; orgId: string }, first: FirstFactor, now = Date.now()): Promise<SecondFactorStep> {
-  const [policy, secret] = await Promise.all([login.effective(read, instanceId, user.orgId), read.logins.otpSecret(user.id)]);
-  const required = requiredSecondFactor(policy, secret !== undefined, first);
+/**
+ * `hasApp`: whether the user has an authenticator app, when the caller has just read it (the
+ * password check has, in its transaction): not read again.
+ */
+export async function secondFactorStep(
+  read: Repositories,
+  instanceId: string,
+  user: { id: string; orgId: string },
+  first: FirstFactor,
+  { hasApp, now = Date.now() }: { hasApp?: boolean; now?: number } = {},
+): Promise<SecondFactorStep> {
+  const [policy, app] = await Promise.all([login.effective(read, instanceId, user.orgId), hasApp ?? read.logins.otpSecret(user.id).then((secret) => secret !== undefined)]);
+  const required = requiredSecondFactor(policy, app, first);
   if (required) return required;
-  if (secret || first !== 'password' || !policy.secondFactors.includes(OTP)) return 'none';
+  if (app || first !== 'password' || !policy.secondFactors.includes(OTP)) return 'none';
   const lifetimeMs = (durationSeconds(policy.mfaInitSkipLifetime) ?? 0) * 1000;
   if (lifetimeMs === 0) return 'none';
   const skipped = await read.otpEnrolment.initSkippedAt(user.id);

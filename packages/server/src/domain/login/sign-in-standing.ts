@@ -35,6 +35,15 @@ export type SignInStanding =
   /** A second factor is forced and none can be set up: no sign-in of this user stands. */
   | { stands: false; lacks: 'refused' };
 
+/** The login prompt's reason for a session that lacks only the second factor (oidc/interaction-policy.ts; steps.ts leads it there). */
+export const SECOND_FACTOR_REASON = 'second_factor';
+
+/** What `second_factor` leaves in the prompt's details for the login page. */
+export type SecondFactorDetails = {
+  /** When the session's sign-in was made (its `loginTs`), kept through the step. */
+  signedInAt?: number;
+};
+
 export interface StandingOptions {
   nowMs?: number;
   /**

@@ -1,7 +1,7 @@
 /**
  * The second factor users already have: a TOTP authenticator app (RFC 6238: SHA-1, 6 digits, 30 s,
  * as ZITADEL sets them up and exports them with `withOtp`). After the password, a user with a
- * secret is asked for the app's code (http/routes/login-steps.ts). Failed codes count
+ * secret is asked for the app's code (steps.ts). Failed codes count
  * toward the lockout policy's `maxOtpAttempts`, as failed passwords toward `maxPasswordAttempts`,
  * and go through the code throttle (code-throttle.ts), whatever that policy says.
  *

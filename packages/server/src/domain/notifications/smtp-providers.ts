@@ -12,7 +12,6 @@ import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '.
 import { failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
-import { INSTANCE_AGGREGATE } from '../texts/instance-texts.js';
 import { parseSmtpHost, SMTP_PASSWORD_PURPOSE, smtpTransport } from './transports.js';
 
 export { SMTP_PASSWORD_PURPOSE };
@@ -42,6 +41,8 @@ export interface SmtpConfigView {
   replyToAddress: string;
 }
 
+/** The aggregate of the instance, whose events these are. */
+const INSTANCE_AGGREGATE = 'instance';
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const notFoundError = () => notFound('SMTP-7nQTp', 'SMTP configuration not found');
 
@@ -224,7 +225,7 @@ export async function testSmtpSettings(
   return {};
 }
 
-/** Re-seals SMTP passwords sealed with an earlier operator key (secrets/reseal.ts). */
+/** Re-seals SMTP passwords sealed with an earlier operator key (commands/resealers.ts). */
 export async function resealSmtpPasswords(store: Store, secrets: SecretBox): Promise<number> {
   return store.transaction(async (tx) => {
     let count = 0;

@@ -50,6 +50,15 @@ export async function listOrgs(
   return { details: listDetails(total, at), result: rows.map(toOrgView) };
 }
 
+/** The instance's default organisation, the one it was created with (admin API GetDefaultOrg, `iam.read`). */
+export async function getDefaultOrg(store: Store, ctx: RequestContext): Promise<OrgView> {
+  requirePermission(ctx, 'iam.read');
+  const instance = await store.read.instance.get();
+  const org = instance && (await store.read.orgs.get(instance.defaultOrgId));
+  if (!org) throw notFound('QUERY-1Nf8s', 'Organisation not found');
+  return toOrgView(org);
+}
+
 /** Any organisation of the instance by id (admin API, `iam.read`). */
 export async function getOrgById(store: Store, ctx: RequestContext, orgId: string): Promise<OrgView> {
   requirePermission(ctx, 'iam.read');

@@ -10,7 +10,7 @@ import type { Repositories, Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, viewDetails, type ObjectDetails } from '../details.js';
 import { notFound } from '../errors.js';
-import type { TextScope } from './instance-texts.js';
+import type { TextScope } from './text-scope.js';
 
 /** The page's strings and the (screen, field) of ZITADEL's login texts each is taken from. */
 const FIELDS = {

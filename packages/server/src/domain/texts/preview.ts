@@ -20,7 +20,8 @@ import { TEMPLATE_VARIABLES } from '../notifications/template.js';
 import { currentMailRoute, defaultSender, mailDropTransport, smtpTransport, type Delivery, type OutgoingMail } from '../notifications/transports.js';
 import type { SlidingWindowLimit } from '../rate-limit.js';
 import { userInContextOrg } from '../users/guard.js';
-import { checkTemplates, type TextScope } from './instance-texts.js';
+import { checkTemplates } from './custom-message-texts.js';
+import type { TextScope } from './text-scope.js';
 import { withoutEmpty, type MessageTextFields } from './message-text.js';
 
 /** The kinds of mail the service sends, by the path segment of their text (ZITADEL's). */

@@ -9,7 +9,7 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../../worker-threads.js';
+import { startModuleWorker } from '../../runtime/worker-threads.js';
 import { DomainError, GrpcCode } from '../errors.js';
 import type { DataOrg } from './document.js';
 import type { Spool } from './spool.js';

@@ -5,7 +5,7 @@
  *   - a request's top-level fields (`timeout`, `dataOrgsGcs`, …) except the document itself;
  *   - each organisation's single fields (`orgId`, `org`, each policy), one at a time;
  *   - each element of an organisation's lists (`humanUsers[i]`, `projects[i]`, …), one at a time.
- * Keys are normalised to lowerCamelCase as they come (keys.ts); values are handed on raw, for the
+ * Keys are normalised to lowerCamelCase as they come (json-names.ts); values are handed on raw, for the
  * sink to normalise and validate. A read of 256 KiB is processed at a time, and after each the
  * event loop gets its turn (other requests are served while a large document is read).
  */
@@ -15,7 +15,7 @@ import { Assembler } from 'stream-json/core/assembler.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { invalidArgument } from '../errors.js';
-import { toLowerCamel } from './keys.js';
+import { toLowerCamel } from './json-names.js';
 import { isOrgListField, type OrgListField } from './validate.js';
 
 export interface DocumentSink {

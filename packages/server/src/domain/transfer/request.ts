@@ -7,7 +7,7 @@ import { invalidArgument } from '../errors.js';
 import type { GcsLocation } from '../../storage/gcs.js';
 import { DEFAULT_TRANSFER_TIMEOUT_MS, MAX_TRANSFER_TIMEOUT_MS, parseGoDuration } from './duration.js';
 import { CONFLICT_POLICIES, type ConflictPolicy } from './import/report.js';
-import { normaliseKeysInPlace } from './keys.js';
+import { normaliseKeysInPlace } from './json-names.js';
 import { ProblemList } from './validate.js';
 
 const Gcs = z.object({ bucket: z.string().min(1), path: z.string().min(1), serviceaccountJson: z.string().min(1) });

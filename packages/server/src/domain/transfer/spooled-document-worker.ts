@@ -9,8 +9,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { DomainError } from '../errors.js';
-import { lowerThisThreadsPriority } from '../../worker-threads.js';
-import { toLowerCamel } from './keys.js';
+import { lowerThisThreadsPriority } from '../../runtime/worker-threads.js';
+import { toLowerCamel } from './json-names.js';
 import { readSpooledParts, readSpooledUsers, SPOOLED_DOCUMENT, spoolDocument, type UserBatch } from './spooled-document.js';
 import { v1TooLarge } from './v1.js';
 import type { ReaderAnswer, ReaderRequest, SerializedError } from './document-reader.js';

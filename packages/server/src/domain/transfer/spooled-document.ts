@@ -6,7 +6,7 @@
  * part as it comes, with the same rules and problem paths as validate.ts; each organisation's parts
  * go, normalised, to two files of the spool: its users (`org-<i>.users.jsonl`, one per line) and
  * everything else (`org-<i>.jsonl`). What stays in memory is each organisation's skeleton: the ids
- * the import's order and locks need (import-order.ts, orgImportLocks), no user's data.
+ * the import's order and locks need (import/order.ts, orgImportLocks), no user's data.
  *
  * Pass 2 (readSpooledParts, readSpooledUsers) reads one organisation back: its parts whole, its
  * users in batches. The lines are validated again as they are read (they passed once; this gives
@@ -20,13 +20,13 @@ import { DomainError, GrpcCode } from '../errors.js';
 import { formatPath } from '../zod-issues.js';
 import type { DataOrg, DataOrgs } from './document.js';
 import { readDocumentStream } from './document-stream.js';
-import { normaliseKeysInPlace } from './keys.js';
+import { normaliseKeysInPlace } from './json-names.js';
 import type { LineWriter as LineWriterT, Spool } from './spool.js';
 import { LineWriter } from './spool.js';
 import { checkStorableText, isOrgListField, ProblemList, validateOrgField, validateOrgItem, type OrgListField } from './validate.js';
 
 /**
- * Users of one organisation imported per batch (import-org.ts, `userBatches`): bounds the memory of
+ * Users of one organisation imported per batch (import/org-entry.ts, `userBatches`): bounds the memory of
  * its largest list. Small on purpose: what a batch allocates on the server's thread (rows, the
  * statements) is alive while it is written, and the less of it a young-generation collection finds
  * alive, the less V8 promotes to the old generation and the less it grows the young one (1,000 per

@@ -15,7 +15,7 @@ import { DomainError, GrpcCode, invalidArgument } from '../errors.js';
 import { ENUMS } from './enums.js';
 import { bool, protoEnum, runes, strList } from './fields.js';
 import type { DataOrg, DataOrgs } from './document.js';
-import { normaliseKeysInPlace } from './keys.js';
+import { normaliseKeysInPlace } from './json-names.js';
 import { checkStorableText, ProblemList, validateDataOrgs } from './validate.js';
 import { formatPath } from '../zod-issues.js';
 

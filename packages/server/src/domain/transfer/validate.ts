@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { invalidArgument, type DomainError } from '../errors.js';
 import { findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '../unstorable-text.js';
 import { ORG_LIST_FIELDS, ORG_SINGLE_FIELDS, type DataOrg, type DataOrgs } from './document.js';
-import { normaliseKeysInPlace } from './keys.js';
+import { normaliseKeysInPlace } from './json-names.js';
 import { describeZodIssue, formatPath } from '../zod-issues.js';
 
 const MAX_REPORTED = 5;

@@ -3,7 +3,7 @@
  * VerifyMyAuthFactorOTP): a new secret is made and shown once (as an `otpauth://` URI for a QR code,
  * and as text), kept sealed as "not ready" (`user_otp_pending`), and becomes the user's second
  * factor (`user_otp_secrets`, what the login checks: domain/login/totp.ts) when the user sends a
- * code the app computed from it. Both the login's enrolment step (http/routes/login-mfa.ts) and
+ * code the app computed from it. Both the login's enrolment step (domain/login/otp-setup-step.ts) and
  * the auth API (http/routes/auth-user-auth-factors.ts) go through here.
  *
  * A wrong code while setting up is refused and not counted toward the lockout policy, as in
@@ -154,7 +154,7 @@ export async function listOwnAuthFactors(store: Store, userId: string): Promise<
   return { result: user?.type === 'human' ? await authFactorsOf(store.read, userId) : [] };
 }
 
-/** After the operator key was rotated: secrets waiting for their first code sealed with the current key (secrets/reseal.ts). */
+/** After the operator key was rotated: secrets waiting for their first code sealed with the current key (commands/resealers.ts). */
 export async function resealPendingOtpSecrets(store: Store, box: SecretBox): Promise<number> {
   const stale = (await store.read.otpEnrolment.allPending()).filter((row) => box.isStale(row.secret));
   if (stale.length) {

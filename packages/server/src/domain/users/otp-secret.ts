@@ -29,7 +29,7 @@ export async function sealPlainOtpSecrets(store: Store, box: SecretBox): Promise
   }
 }
 
-/** Re-seals secrets sealed with an earlier operator key (secrets/reseal.ts). */
+/** Re-seals secrets sealed with an earlier operator key (commands/resealers.ts). */
 export async function resealOtpSecrets(store: Store, box: SecretBox): Promise<number> {
   let count = await sealPlainOtpSecrets(store, box);
   let after = '';

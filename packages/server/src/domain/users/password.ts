@@ -1,7 +1,7 @@
 /**
  * Setting a human's password: by an administrator (ZITADEL's v1 SetHumanPassword; by default the
  * user must change it at the next sign-in) and by the user at the login page when asked to
- * (`passwordChangeRequired`, http/routes/login-steps.ts) or with a mailed reset code
+ * (`passwordChangeRequired`, domain/login/steps.ts) or with a mailed reset code
  * (http/routes/login-mail.ts). Every new password is checked against the
  * effective password complexity policy of the user's organisation and stored as argon2id, replacing
  * whatever hash the user was imported with; the failed-check counter starts again.

@@ -5,11 +5,12 @@
  * user of the same name would get its machine client id (`name@domain`), or inherit its
  * client-credentials tokens.
  */
-import type { StoredEvent } from '../../store/repositories/events.js';
+import type { NewEvent, StoredEvent } from '../../store/repositories/events.js';
 import type { MemberRow, MemberScope } from '../../store/repositories/members.js';
 import type { Repositories, Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
+import { PROJECT_AGGREGATE } from '../projects/access.js';
 import { removeUserGrantsWithin } from '../user-grants/cascade.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { userToChange } from './guard.js';
@@ -53,8 +54,24 @@ export async function removeUsersWithin(tx: Repositories, creator: string, users
   return events;
 }
 
-/** Memberships removed with their user (or its organisation): one `<scope>.member.cascade.removed` each, on the scope's aggregate. */
+/**
+ * Memberships removed with their user (or its organisation): one `<scope>.member.cascade.removed`
+ * each, on the scope's aggregate. A project grant has no aggregate of its own: its members' events
+ * go to the project's (`project.grant.member.cascade.removed`, as when the grant itself goes), so
+ * the project's history shows them.
+ */
 export async function removeMembershipsWithin(tx: Repositories, creator: string, memberships: readonly MemberRow[]): Promise<void> {
-  await tx.events.appendAll(memberships.map((m) => ({ aggregateType: m.scopeType, aggregateId: m.scopeId, type: `${m.scopeType}.member.cascade.removed`, payload: { userId: m.userId }, creator, resourceOwner: m.resourceOwner })));
+  const grantIds = [...new Set(memberships.filter((m) => m.scopeType === 'project_grant').map((m) => m.scopeId))];
+  const grants = new Map((await Promise.all(grantIds.map((id) => tx.projectGrants.get(id)))).flatMap((g) => (g ? [[g.id, g] as const] : [])));
+  const events: NewEvent[] = memberships.flatMap((m): NewEvent[] => {
+    if (m.scopeType !== 'project_grant') {
+      return [{ aggregateType: m.scopeType, aggregateId: m.scopeId, type: `${m.scopeType}.member.cascade.removed`, payload: { userId: m.userId }, creator, resourceOwner: m.resourceOwner }];
+    }
+    const grant = grants.get(m.scopeId);
+    // A grant's members go with the grant (projects/removal.ts): a membership outliving it has no project to tell.
+    if (!grant) return [];
+    return [{ aggregateType: PROJECT_AGGREGATE, aggregateId: grant.projectId, type: 'project.grant.member.cascade.removed', payload: { grantId: grant.id, userId: m.userId }, creator, resourceOwner: grant.orgId }];
+  });
+  await tx.events.appendAll(events);
   for (const m of memberships) await tx.members.remove(m.scopeType as MemberScope, m.scopeId, m.userId);
 }

@@ -1891,26 +1891,86 @@ export const zUserGrant = z.object({
 });
 
 /**
- * One entry of the audit trail, in ZITADEL's ListEvents shape.
+ * A type of event this service appends, with its text (`localized.key` is `EventTypes.<type>`).
+ */
+export const zEventType = z.object({
+    type: z.string(),
+    localized: zLocalizedMessage
+});
+
+/**
+ * A type of aggregate the audit trail's events belong to, with its text (`localized.key` is `AggregateTypes.<type>`).
+ */
+export const zAggregateType = z.object({
+    type: z.string(),
+    localized: zLocalizedMessage
+});
+
+/**
+ * One entry of the audit trail, in ZITADEL's ListEvents shape. Its payload is read back with every
+ * field named like a secret (`…secret`, `…password`, `…hash`, `…code`, `…token`, `…privateKey`, …;
+ * not flags such as `passwordSet`) replaced by `[redacted]`; no command writes a secret there anyway.
+ *
  */
 export const zEvent = z.object({
     editor: z.object({
-        userId: z.string()
+        userId: z.string(),
+        displayName: z.string().optional()
     }),
     aggregate: z.object({
         id: z.string(),
-        type: z.object({
-            type: z.string()
-        }),
+        type: zAggregateType,
         resourceOwner: z.string()
     }),
     sequence: z.string().regex(/^[0-9]+$/),
     position: z.string().regex(/^[0-9]+$/),
     creationDate: z.iso.datetime({ offset: true }),
     payload: z.record(z.string(), z.unknown()),
-    type: z.object({
-        type: z.string()
-    })
+    type: zEventType
+});
+
+/**
+ * One change of an object, in ZITADEL's `zitadel.change.v1.Change` shape: an event of its history.
+ * The editor is named by its display name and preferred login name while it is a user of the
+ * instance; a removed user, or `SYSTEM` (the first start), by its id alone. No avatar: this service
+ * keeps none, so `editorAvatarUrl` is never set. `eventType.key` is `EventTypes.<type>` (e.g.
+ * `EventTypes.user.human.profile.changed`), `eventType.localizedMessage` its English text.
+ *
+ */
+export const zChange = z.object({
+    changeDate: z.iso.datetime({ offset: true }),
+    eventType: zLocalizedMessage,
+    sequence: z.string().regex(/^[0-9]+$/),
+    editorId: z.string(),
+    editorDisplayName: z.string().optional(),
+    editorPreferredLoginName: z.string().optional(),
+    editorAvatarUrl: z.string().optional(),
+    resourceOwnerId: z.string()
+});
+
+/**
+ * ZITADEL's ChangeQuery. `sequence` is a cursor: only changes past that sequence of the object's
+ * aggregate in the order read (after it ascending, before it descending; 0 or omitted: from the
+ * start), so a page's last `sequence` asks for the next page. It is a uint64 and may be sent as a
+ * string (as ZITADEL emits it) or as a number. `limit` 0 or omitted means 1000, the most (ZITADEL's
+ * v1 default). `asc`: oldest first (default: newest first).
+ *
+ */
+export const zChangeQuery = z.object({
+    sequence: z.union([
+        z.string().regex(/^[0-9]{1,20}$/),
+        z.int().gte(0)
+    ]).optional(),
+    limit: z.int().gte(0).lte(1000).optional(),
+    asc: z.boolean().optional()
+});
+
+export const zListChangesRequest = z.object({
+    query: zChangeQuery.optional()
+});
+
+export const zListChangesResponse = z.object({
+    result: z.array(zChange)
 });
 
 /**
@@ -2076,6 +2136,21 @@ export const zUpdateIDPOIDCConfigRequestWritable = z.object({
     displayNameMapping: zOIDCMappingField.optional(),
     usernameMapping: zOIDCMappingField.optional()
 });
+
+/**
+ * The cursor (ChangeQuery's `sequence`), as ZITADEL's REST gateway reads it for the change lists whose rule has no body.
+ */
+export const zChangeQuerySequence = z.string().regex(/^[0-9]{1,20}$/);
+
+/**
+ * ChangeQuery's `limit` (0 or omitted → 1000, at most 1000).
+ */
+export const zChangeQueryLimit = z.string().regex(/^[0-9]{1,10}$/);
+
+/**
+ * ChangeQuery's `asc`.
+ */
+export const zChangeQueryAsc = z.enum(['true', 'false']);
 
 /**
  * The project's id.
@@ -3834,6 +3909,13 @@ export const listOrgs_Body = zListOrgsRequest;
  */
 export const listOrgs_Response = zListOrgsResponse;
 
+/**
+ * The default organisation.
+ */
+export const getDefaultOrg_Response = z.object({
+    org: zOrg
+});
+
 export const getOrgById_Path = z.object({
     orgId: z.string()
 });
@@ -4905,6 +4987,10 @@ export const generateMachineSecret_Response = z.object({
 });
 
 export const listEvents_Body = z.object({
+    sequence: z.union([
+        z.string().regex(/^[0-9]{1,20}$/),
+        z.int().gte(0)
+    ]).optional(),
     limit: z.int().gte(0).lte(1000).optional(),
     offset: z.union([
         z.string().regex(/^[0-9]+$/),
@@ -4920,7 +5006,8 @@ export const listEvents_Body = z.object({
         since: z.iso.datetime({ offset: true }).optional(),
         until: z.iso.datetime({ offset: true }).optional()
     }).optional(),
-    from: z.iso.datetime({ offset: true }).optional()
+    from: z.iso.datetime({ offset: true }).optional(),
+    creationDate: z.iso.datetime({ offset: true }).optional()
 });
 
 /**
@@ -4929,6 +5016,93 @@ export const listEvents_Body = z.object({
 export const listEvents_Response = z.object({
     events: z.array(zEvent)
 });
+
+export const listEventTypes_Body = z.strictObject({});
+
+/**
+ * The event types.
+ */
+export const listEventTypes_Response = z.object({
+    eventTypes: z.array(zEventType)
+});
+
+export const listAggregateTypes_Body = z.strictObject({});
+
+/**
+ * The aggregate types.
+ */
+export const listAggregateTypes_Response = z.object({
+    aggregateTypes: z.array(zAggregateType)
+});
+
+export const listUserChanges_Body = zListChangesRequest;
+
+export const listUserChanges_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+export const listUserChanges_Path = z.object({
+    userId: z.string()
+});
+
+/**
+ * The changes, newest first unless `query.asc`.
+ */
+export const listUserChanges_Response = zListChangesResponse;
+
+export const listOrgChanges_Body = zListChangesRequest;
+
+export const listOrgChanges_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+/**
+ * The changes, newest first unless `query.asc`.
+ */
+export const listOrgChanges_Response = zListChangesResponse;
+
+export const listProjectChanges_Body = zListChangesRequest;
+
+export const listProjectChanges_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+export const listProjectChanges_Path = z.object({
+    projectId: z.string().min(1).max(200)
+});
+
+export const listProjectChanges_Query = z.object({
+    'query.sequence': z.string().regex(/^[0-9]{1,20}$/).optional(),
+    'query.limit': z.string().regex(/^[0-9]{1,10}$/).optional(),
+    'query.asc': z.enum(['true', 'false']).optional()
+});
+
+/**
+ * The changes, newest first unless `query.asc`.
+ */
+export const listProjectChanges_Response = zListChangesResponse;
+
+export const listAppChanges_Body = zListChangesRequest;
+
+export const listAppChanges_Headers = z.object({
+    'x-service-orgid': z.string().max(200).optional()
+});
+
+export const listAppChanges_Path = z.object({
+    projectId: z.string().min(1).max(200),
+    appId: z.string().min(1).max(200)
+});
+
+export const listAppChanges_Query = z.object({
+    'query.sequence': z.string().regex(/^[0-9]{1,20}$/).optional(),
+    'query.limit': z.string().regex(/^[0-9]{1,10}$/).optional(),
+    'query.asc': z.enum(['true', 'false']).optional()
+});
+
+/**
+ * The changes, newest first unless `query.asc`.
+ */
+export const listAppChanges_Response = zListChangesResponse;
 
 /**
  * The provider's metadata.

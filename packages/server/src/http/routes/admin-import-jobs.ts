@@ -6,8 +6,8 @@
 import { Readable } from 'node:stream';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { invalidArgument, unavailable } from '../../domain/errors.js';
-import { cancelImportJob, getImportJob, listImportJobs, startImportJob } from '../../domain/transfer/import-jobs.js';
-import { DocumentTooLarge, type JobDocuments } from '../../domain/transfer/job-documents.js';
+import { cancelImportJob, getImportJob, listImportJobs, startImportJob } from '../../domain/transfer/import/jobs.js';
+import { DocumentTooLarge, type JobDocuments } from '../../domain/transfer/import/job-documents.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { bodyTooLarge, respondError } from '../errors.js';

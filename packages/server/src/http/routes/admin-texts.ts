@@ -2,7 +2,8 @@
  * Instance message texts (description §4.1): openapi/paths/admin/text-verifyemail.yaml.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { getDefaultMessageText, getInstanceMessageText, getOrgDefaultMessageText, orgTexts, resetInstanceMessageText, setInstanceMessageText } from '../../domain/texts/instance-texts.js';
+import { getDefaultMessageText, getMessageText, getOrgDefaultMessageText, resetMessageText, setMessageText } from '../../domain/texts/custom-message-texts.js';
+import { orgTexts } from '../../domain/texts/text-scope.js';
 import { MESSAGE_TYPES } from '../../domain/texts/message-text.js';
 import { SUPPORTED_LANGUAGES } from '../../domain/languages.js';
 import type { RouteDeps } from '../deps.js';
@@ -15,12 +16,12 @@ export function registerAdminTextRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDep
 
   route('SetDefaultVerifyEmailMessageText', async (c) => {
     const { language } = c.req.valid('param');
-    const result = await setInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, language, c.req.valid('json'));
+    const result = await setMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, language, c.req.valid('json'));
     return c.json(result, 200);
   });
 
   route('GetCustomVerifyEmailMessageText', async (c) => {
-    const customText = await getInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
+    const customText = await getMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
     return c.json({ customText }, 200);
   });
 
@@ -30,7 +31,7 @@ export function registerAdminTextRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDep
   });
 
   route('ResetCustomVerifyEmailMessageTextToDefault', async (c) => {
-    const result = await resetInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
+    const result = await resetMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language);
     return c.json(result, 200);
   });
 
@@ -42,13 +43,13 @@ export function registerManagementTextRoutes(app: OpenAPIHono<AppEnv>, deps: Rou
   const { store } = deps;
   const route = routesOf(app, deps);
   route('SetCustomVerifyEmailMessageText', async (c) =>
-    c.json(await setInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, c.req.valid('json'), orgTexts(c.get('ctx'))), 200),
+    c.json(await setMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, c.req.valid('json'), orgTexts(c.get('ctx'))), 200),
   );
   route('GetOrgCustomVerifyEmailMessageText', async (c) =>
-    c.json({ customText: await getInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, orgTexts(c.get('ctx'))) }, 200),
+    c.json({ customText: await getMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, orgTexts(c.get('ctx'))) }, 200),
   );
   route('ResetOrgCustomVerifyEmailMessageTextToDefault', async (c) =>
-    c.json(await resetInstanceMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, orgTexts(c.get('ctx'))), 200),
+    c.json(await resetMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, orgTexts(c.get('ctx'))), 200),
   );
   route('GetOrgDefaultVerifyEmailMessageText', async (c) =>
     c.json({ customText: await getOrgDefaultMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language) }, 200),

@@ -1,52 +1,27 @@
 /**
- * What every login route shares (oidc-ui.ts, login-steps.ts, login-federation.ts,
- * login-password-reset.ts): their dependencies, the sign-in attempt of this browser, the
- * application it is for, the words for a failed password check. Kept apart so that the routes
- * import it and not each other.
+ * What every login route shares (oidc-ui.ts, login-*.ts): their dependencies, the browser's sign-in
+ * attempt read from oidc-provider, the form as strings, and `answer`, which applies a login flow's
+ * outcome (domain/login/flow.ts) to the response — a page rendered by ui/, a redirect, a refusal,
+ * the sign-in handed to oidc-provider; cookies set or dropped; a log line. A route reads the
+ * request, calls one flow and answers: the flows live in the domain.
  */
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { deleteCookie, setCookie } from 'hono/cookie';
 import type Provider from 'oidc-provider';
-import type { PasswordVerifier } from '../../auth/password-verifier.js';
-import type { OidcUpstreams } from '../../domain/federation/oidc-upstream.js';
-import type { ProviderKeys } from '../../domain/federation/provider-keys.js';
-import { signInApp } from '../../domain/login/sign-in-app.js';
+import { EXPIRED, type LoginDeps, type LoginOutcome, type SignInAttempt } from '../../domain/login/flow.js';
 import type { AccessTokenReader } from '../../oidc/access-tokens.js';
-import type { SlidingWindowLimit } from '../../domain/rate-limit.js';
-import type { SecretBox } from '../../secrets/secret-box.js';
-import type { Store } from '../../store/store.js';
-import { signInStartPage } from '../../ui/start-pages.js';
+import { requestedOrg } from '../../oidc/scopes.js';
+import { renderLoginPage } from '../../ui/login-pages.js';
+import type { AppEnv } from '../env.js';
 
-export interface OidcRouteDeps {
+export interface OidcRouteDeps extends LoginDeps {
   provider: Provider;
-  store: Store;
   readAccessToken: AccessTokenReader;
-  issuer: string;
-  /** The bounded pool password checks run in (default: the process's own). */
-  passwordVerifier?: PasswordVerifier;
   /** Behind the TLS-terminating proxy: a client's address is the last X-Forwarded-For entry (client-address.ts). */
   trustProxy?: boolean;
-  instanceId: string;
-  /** Seals what a sign-in through an identity provider carries through the browser. */
-  secrets: SecretBox;
-  /** Identity providers' signing keys, cached per process. */
-  providerKeys: ProviderKeys;
-  /** OIDC identity providers' upstream issuers (discovery cached per process). */
-  oidcUpstreams: OidcUpstreams;
-  /** Accepted registration forms per client address (domain/login/registration.ts), kept across app rebuilds. */
-  registrations: SlidingWindowLimit;
 }
-
-export const FAILURE_TEXT = {
-  invalid_credentials: 'The login name or the password is wrong.',
-  locked: 'This user is locked after too many failed attempts. Ask an administrator to unlock it.',
-  inactive: 'This user is not active.',
-  busy: 'Too many sign-ins are being checked right now. Please try again in a few seconds.',
-  throttled: 'Too many sign-ins for this user or from this address are being checked right now. Please try again in a few seconds.',
-} as const;
-/** Added to the wrong-password answer where people register: a new account waits for its confirmed address. */
-export const UNCONFIRMED_HINT = 'Just created your account? Confirm your email address first: follow the link in the mail we sent you.';
-export const FAILURE_STATUS = { invalid_credentials: 401, locked: 403, inactive: 403, busy: 503, throttled: 429 } as const;
 
 export const node = (c: Context) => c.env as unknown as HttpBindings;
 
@@ -62,10 +37,66 @@ export async function interactionOf(provider: Provider, c: Context, uid: string)
   }
 }
 
-/** The OIDC application a sign-in is for (a machine client has none), and so its organisation. */
-export async function appOf(store: Store, d: Details) {
-  return signInApp(store, d.params.client_id);
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/** An interaction as the login flows read it. */
+export function attemptFrom(d: Details): SignInAttempt {
+  const session = d.session ? { accountId: d.session.accountId, amr: d.session.amr } : undefined;
+  return {
+    uid: d.uid,
+    clientId: text(d.params.client_id) ?? '',
+    uiLocales: text(d.params.ui_locales),
+    loginHint: String(d.params.login_hint ?? ''),
+    requestedOrg: requestedOrg(String(d.params.scope ?? '')),
+    prompt: { name: d.prompt.name, reasons: d.prompt.reasons, details: d.prompt.details as Record<string, unknown> },
+    ...(session ? { session } : {}),
+  };
 }
 
-/** A sign-in attempt this browser no longer has: what happened, and the way on (ui/start-pages.ts). */
-export const expiredPage = (c: Context) => c.html(signInStartPage({ expired: true }), 400);
+/** The sign-in attempt of the route's `:uid` in this browser when it asks for a sign-in (prompt `login`). */
+async function loginAttempt(deps: OidcRouteDeps, c: Context): Promise<SignInAttempt | undefined> {
+  const d = await interactionOf(deps.provider, c, c.req.param('uid') ?? '');
+  return d && d.prompt.name === 'login' ? attemptFrom(d) : undefined;
+}
+
+/** The posted form's text fields; undefined when the body does not parse (the user's mistake, not the server's). */
+export async function formOf(c: Context): Promise<Record<string, string> | undefined> {
+  const body = await c.req.parseBody().catch(() => undefined);
+  if (!body) return undefined;
+  return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
+/**
+ * Applies a login flow's outcome to the response. `deps` (the sign-in's routes have them) sets
+ * cookies on the issuer's scheme and hands a sign-in to oidc-provider; the mail's pages need neither.
+ */
+export async function answer(c: Context<AppEnv>, outcome: LoginOutcome, deps?: OidcRouteDeps): Promise<Response> {
+  const withDeps = () => deps ?? fail('a login outcome with cookies or a sign-in needs the sign-in routes\' dependencies');
+  for (const cookie of outcome.cookies ?? []) {
+    if ('remove' in cookie) deleteCookie(c, cookie.name, { path: cookie.path });
+    else setCookie(c, cookie.name, cookie.value, { path: cookie.path, httpOnly: true, sameSite: 'Lax', secure: withDeps().issuer.startsWith('https:'), maxAge: cookie.maxAgeSeconds });
+  }
+  if (outcome.log) c.get('logger')?.[outcome.log.level](outcome.log.message, { requestId: c.get('requestId'), ...outcome.log.fields });
+  if ('redirect' in outcome) return c.redirect(outcome.redirect, outcome.status);
+  if ('signIn' in outcome) {
+    const { userId, amr, signedInAt } = outcome.signIn;
+    const login = { accountId: userId, amr, remember: true, ...(signedInAt !== undefined ? { ts: signedInAt } : {}) };
+    const to = await withDeps().provider.interactionResult(node(c).incoming, node(c).outgoing, { login }, { mergeWithLastSubmission: false });
+    return c.redirect(to, 303);
+  }
+  if ('refusal' in outcome) return c.html(await renderLoginPage({ name: 'refusal', ...outcome.refusal }), outcome.status);
+  if (outcome.retryAfterSeconds !== undefined) c.header('Retry-After', String(outcome.retryAfterSeconds));
+  return c.html(await renderLoginPage(outcome.page), (outcome.status ?? 200) as ContentfulStatusCode);
+}
+
+const fail = (message: string): never => {
+  throw new Error(message);
+};
+
+/** A route of a sign-in attempt's step: the flow's outcome for the attempt, or the expired page without one. */
+export const forAttempt =
+  (deps: OidcRouteDeps, flow: (attempt: SignInAttempt, c: Context<AppEnv>) => Promise<LoginOutcome>) =>
+  async (c: Context<AppEnv>): Promise<Response> => {
+    const attempt = await loginAttempt(deps, c);
+    return answer(c, attempt ? await flow(attempt, c) : EXPIRED, deps);
+  };

@@ -3,7 +3,7 @@
  * openapi/paths/management/text-login.yaml.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { instanceTexts, orgTexts } from '../../domain/texts/instance-texts.js';
+import { instanceTexts, orgTexts } from '../../domain/texts/text-scope.js';
 import { getDefaultLoginTexts, getLoginTexts, resetLoginTexts, setLoginTexts } from '../../domain/texts/login-texts.js';
 import type { RequestContext } from '../../domain/context.js';
 import type { RouteDeps } from '../deps.js';

@@ -4,7 +4,7 @@
  * openapi/paths/management/text-previews.yaml. The rules are in domain/texts/preview.ts.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { instanceTexts, orgTexts } from '../../domain/texts/instance-texts.js';
+import { instanceTexts, orgTexts } from '../../domain/texts/text-scope.js';
 import { MAIL_KIND_BY_SEGMENT, previewMessageText, testMessageText } from '../../domain/texts/preview.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';

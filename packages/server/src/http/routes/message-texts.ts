@@ -6,7 +6,8 @@
  * Registered after the verify-email routes, whose literal paths therefore win.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { getDefaultMessageText, getInstanceMessageText, getOrgDefaultMessageText, orgTexts, resetInstanceMessageText, setInstanceMessageText } from '../../domain/texts/instance-texts.js';
+import { getDefaultMessageText, getMessageText, getOrgDefaultMessageText, resetMessageText, setMessageText } from '../../domain/texts/custom-message-texts.js';
+import { orgTexts } from '../../domain/texts/text-scope.js';
 import { MESSAGE_TYPE_BY_SEGMENT, type MessageTypeSegment } from '../../domain/texts/message-text.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
@@ -25,15 +26,15 @@ export function registerMessageTextRoutes(app: OpenAPIHono<AppEnv>, deps: RouteD
 
     route(ids.set, async (c) => {
       const { messageType, language } = c.req.valid('param');
-      return c.json(await setInstanceMessageText(store, c.get('ctx'), typed(messageType), language, c.req.valid('json'), scope(c.get('ctx'))), 200);
+      return c.json(await setMessageText(store, c.get('ctx'), typed(messageType), language, c.req.valid('json'), scope(c.get('ctx'))), 200);
     });
     route(ids.get, async (c) => {
       const { messageType, language } = c.req.valid('param');
-      return c.json({ customText: await getInstanceMessageText(store, c.get('ctx'), typed(messageType), language, scope(c.get('ctx'))) }, 200);
+      return c.json({ customText: await getMessageText(store, c.get('ctx'), typed(messageType), language, scope(c.get('ctx'))) }, 200);
     });
     route(ids.reset, async (c) => {
       const { messageType, language } = c.req.valid('param');
-      return c.json(await resetInstanceMessageText(store, c.get('ctx'), typed(messageType), language, scope(c.get('ctx'))), 200);
+      return c.json(await resetMessageText(store, c.get('ctx'), typed(messageType), language, scope(c.get('ctx'))), 200);
     });
     route(ids.def, async (c) => {
       const { messageType, language } = c.req.valid('param');

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -17,6 +17,14 @@ export interface StoredEvent extends NewEvent {
   createdAt: Date;
 }
 
+/** The top-level payload fields a search may match: an application's or a project grant's events on their project. */
+export type PayloadKey = 'appId' | 'grantId';
+
+/**
+ * What the trail's readers ask for (ListEvents, the change lists; later the history an export
+ * carries). Every field but paging is optional and they combine. Ordered by position (the log's
+ * order, which within one aggregate is its sequence order).
+ */
 export interface EventFilter {
   aggregateTypes?: string[];
   aggregateId?: string;
@@ -25,10 +33,19 @@ export interface EventFilter {
   creator?: string;
   from?: Date;
   until?: Date;
+  /**
+   * ZITADEL's change cursor: only events past this aggregate sequence in the order read (greater
+   * when ascending, smaller when descending). Meaningful within one aggregate.
+   */
+  sequenceBeyond?: number;
+  /** Only events whose payload's field has this (string) value. */
+  payload?: { key: PayloadKey; value: string };
   limit: number;
   offset: number;
   asc: boolean;
 }
+
+const PAYLOAD_KEYS: readonly PayloadKey[] = ['appId', 'grantId'];
 
 /**
  * Appends one event with the aggregate's next sequence; must run inside a transaction. Each
@@ -85,7 +102,8 @@ export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDi
       return rows.length > 0;
     },
 
-    async search(filter: EventFilter): Promise<{ total: number; events: StoredEvent[] }> {
+    /** A page of events (no count: the trail's readers page by cursor or offset, and counting the whole log costs). */
+    async search(filter: EventFilter): Promise<{ events: StoredEvent[] }> {
       const conditions: SQL[] = [];
       if (filter.aggregateId) conditions.push(eq(t.events.aggregateId, filter.aggregateId));
       if (filter.creator) conditions.push(eq(t.events.creator, filter.creator));
@@ -94,16 +112,21 @@ export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDi
       if (filter.from) conditions.push(gte(t.events.createdAt, filter.from));
       if (filter.until) conditions.push(lte(t.events.createdAt, filter.until));
       if (filter.aggregateTypes?.length) conditions.push(inArray(t.events.aggregateType, filter.aggregateTypes));
-      const where = and(...conditions);
-      const [{ total }] = await db.select({ total: count() }).from(t.events).where(where);
+      if (filter.sequenceBeyond) conditions.push((filter.asc ? gt : lt)(t.events.sequence, filter.sequenceBeyond));
+      if (filter.payload) {
+        // `->>` reads a field as text alike on PostgreSQL's jsonb and SQLite's (3.38+) JSON text. The
+        // key is one of ours, never the caller's (it is written into the statement).
+        if (!PAYLOAD_KEYS.includes(filter.payload.key)) throw new Error(`not a searchable payload key: ${filter.payload.key}`);
+        conditions.push(sql`${t.events.payload} ->> ${sql.raw(`'${filter.payload.key}'`)} = ${filter.payload.value}`);
+      }
       const events = await db
         .select()
         .from(t.events)
-        .where(where)
+        .where(and(...conditions))
         .orderBy(filter.asc ? asc(t.events.position) : desc(t.events.position))
         .limit(filter.limit)
         .offset(filter.offset);
-      return { total: Number(total), events };
+      return { events };
     },
   };
 }

@@ -9,7 +9,7 @@ export type ImportJobRow = Tables['importJobs']['$inferSelect'];
 export const RUNNING_IMPORT_PHASES = ['reading', 'validating', 'importing'] as const;
 const ENDED = ['done', 'failed', 'cancelled'];
 
-/** Import jobs (domain/transfer/import-jobs.ts, background/import-job-worker.ts). */
+/** Import jobs (domain/transfer/import/jobs.ts, background/import-job-worker.ts). */
 export function importJobRepository(db: Db, t: Tables, dialect: { skipLocked: boolean }) {
   const j = t.importJobs;
   /**

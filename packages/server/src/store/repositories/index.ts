@@ -31,6 +31,7 @@ import { removalRepository } from './removal.js';
 import { userGrantRepository, type TakeUserGrant } from './user-grants.js';
 import { projectGrantRepository } from './project-grants.js';
 import { userRepository } from './users.js';
+import { registeredEventsOnly } from './registered-events.js';
 
 /** What the store (store/postgres.ts, store/sqlite.ts) wants to hear from its repositories. */
 export interface RepositoryHooks {
@@ -79,7 +80,8 @@ export type TextState = Pick<MessageTextRow, 'ownerId' | 'messageType' | 'langua
 export type AppendedEvent = Omit<StoredEvent, 'position'>;
 export type SetTextWithEvent = (event: NewEvent, text: TextState, at?: Date) => Promise<AppendedEvent>;
 
-export function createRepositories(base: Db, t: Tables, dialect: DialectStatements, hooks: RepositoryHooks = {}) {
+export function createRepositories(base: Db, t: Tables, statements: DialectStatements, hooks: RepositoryHooks = {}) {
+  const dialect = registeredEventsOnly(statements);
   const auth = hooks.onAuthWrite ? { tables: authTables(t), onWrite: hooks.onAuthWrite } : undefined;
   const { onMessageTextsWrite } = hooks;
   const db =

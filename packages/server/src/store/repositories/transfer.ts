@@ -4,6 +4,7 @@
  * 100,000 users is a few hundred statements rather than a few hundred thousand.
  */
 import { and, asc, eq, gt, inArray, notInArray, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -16,7 +17,7 @@ export function transferRepository(db: Db, t: Tables) {
   const chunked = async <T>(items: T[], fn: (chunk: T[]) => Promise<void>) => {
     for (let i = 0; i < items.length; i += TRANSFER_BATCH) await fn(items.slice(i, i + TRANSFER_BATCH));
   };
-  const existing = async (column: any, table: any, ids: string[], extra?: SQL): Promise<Set<string>> => {
+  const existing = async (column: PgColumn, table: PgTable, ids: string[], extra?: SQL): Promise<Set<string>> => {
     const found = new Set<string>();
     await chunked([...new Set(ids)], async (chunk) => {
       const rows = await db.select({ v: column }).from(table).where(and(inArray(column, chunk), extra));
@@ -60,7 +61,8 @@ export function transferRepository(db: Db, t: Tables) {
       const r = t.projectRoles;
       return db.select().from(r).where(eq(r.orgId, orgId)).orderBy(asc(r.projectId), asc(r.roleKey));
     },
-    async oidcAppsOf(orgId: string) {
+    /** The organisation's applications of both kinds (API applications are rows of the same table), by id. */
+    async appsOf(orgId: string) {
       return db.select().from(t.oidcApps).where(eq(t.oidcApps.orgId, orgId)).orderBy(asc(t.oidcApps.id));
     },
     /**

@@ -21,6 +21,11 @@ export function userRepository(db: Db, t: Tables) {
       const [row] = await byId().execute({ id });
       return row;
     },
+    /** Users by id, in no order (the editors of a page of events); users of removed organisations are not found. */
+    async byIds(ids: readonly string[]): Promise<UserRow[]> {
+      if (!ids.length) return [];
+      return db.select().from(t.users).where(and(inArray(t.users.id, [...ids]), ofLiveOrg()));
+    },
     async insert(row: UserRow): Promise<void> {
       await db.insert(t.users).values(row);
     },

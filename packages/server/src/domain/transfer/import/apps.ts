@@ -12,7 +12,7 @@ import { PROJECT_AGGREGATE } from '../../projects/access.js';
 import type { DataOrg } from '../document.js';
 import { msg, stripUndefined, type OrgImport } from './report.js';
 import { generateToken, hashToken } from '../../../auth/tokens.js';
-import { importedState } from '../import-states.js';
+import { importedState } from '../resource-states.js';
 
 export interface AppImportInput {
   oidcApps: NonNullable<DataOrg['oidcApps']>;

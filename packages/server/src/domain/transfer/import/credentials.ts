@@ -4,7 +4,7 @@
  * SHA-256 hashes this service stores, so that the personal access tokens and client secrets made at
  * the source authenticate at the target unchanged. Each belongs to a machine user of this
  * organisation (imported now or before). Run in the organisation's transaction after its users, like
- * the keys (../import-org.ts). As every imported resource, a credential gets no event of its own.
+ * the keys (org-entry.ts). As every imported resource, a credential gets no event of its own.
  * A token is never changed (as through the API: made or removed), so an existing one stays; a
  * client secret is replaced under OVERWRITE (GenerateMachineSecret's event), its client id never.
  */

@@ -15,8 +15,8 @@ import { USER_GRANT_AGGREGATE, cascadeGrantRoles } from '../../user-grants/casca
 import type { ProjectGrantRow } from '../../../store/repositories/project-grants.js';
 import type { UserGrantRow } from '../../../store/repositories/user-grants.js';
 import { msg, roleSet, type OrgImport } from './report.js';
-import { importedState } from '../import-states.js';
-import { listedUnderEitherOrg } from '../import-grant-owner.js';
+import { importedState } from '../resource-states.js';
+import { listedUnderEitherOrg } from './grant-parties.js';
 
 export async function importProjectGrants(tx: Repositories, projectGrants: NonNullable<DataOrg['projectGrants']>, run: OrgImport): Promise<void> {
   const { orgId } = run;

@@ -8,7 +8,7 @@ import type { Repositories } from '../../../store/store.js';
 import { oidcRowFields } from '../../idps/commands.js';
 import type { DataOrg } from '../document.js';
 import { msg, type OrgImport } from './report.js';
-import { importedState } from '../import-states.js';
+import { importedState } from '../resource-states.js';
 
 export interface IdpImportInput {
   jwtIdps: NonNullable<DataOrg['jwtIdps']>;

@@ -1,7 +1,7 @@
 /**
  * An organisation's keys in an import (ZITADEL's `machineKeys` and `appKeys`): public keys only,
  * with their ids and expirations, so key files made before the move keep working after it. Run
- * in the organisation's transaction after its users and applications (../import-org.ts). As every
+ * in the organisation's transaction after its users and applications (org-entry.ts). As every
  * imported resource, a key gets no event of its own (the organisation's `org.data.imported` is the
  * record); a key that exists already is reported and skipped, so a second run adds nothing.
  */

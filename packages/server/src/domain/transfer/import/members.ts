@@ -9,7 +9,7 @@ import { ORG_ROLES, PROJECT_GRANT_ROLES, PROJECT_ROLES } from '../../permissions
 import type { DataOrg } from '../document.js';
 import { PROJECT_AGGREGATE } from '../../projects/access.js';
 import { msg, roleSet, type OrgImport } from './report.js';
-import { listedUnderEitherOrg } from '../import-grant-owner.js';
+import { listedUnderEitherOrg } from './grant-parties.js';
 
 export interface MemberImportInput {
   orgMembers: NonNullable<DataOrg['orgMembers']>;

@@ -15,7 +15,7 @@ import { msg, type OrgImport } from './report.js';
 export const importedOrgName = (org: DataOrg, orgId: string) => (org.org?.name ?? orgId).trim() || orgId;
 
 /**
- * What the organisation's transaction must lock before importOrg checks anything (ARCHITECTURE.md,
+ * What the organisation's transaction must lock before importOrgEntry checks anything (ARCHITECTURE.md,
  * "Locks before checks"): the instance's login names (its users' names are checked against other
  * organisations' when login names carry no domain) and every domain it brings or is given (each
  * checked against other organisations' verified and primary domains), as the API's commands do.
@@ -36,7 +36,7 @@ export function orgImportLocks(org: DataOrg, instanceId: string, instanceDomain:
 }
 
 /** Fields of DataOrg this service does not hold: each entry is reported, never silently dropped. */
-const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: any, orgId: string) => string; why?: string }> = {
+const UNSUPPORTED_LISTS: Record<string, { type: string; id: (item: Record<string, string>, orgId: string) => string; why?: string }> = {
   actions: { type: 'action', id: (a) => a.actionId, why: 'actions are scripts, and this service does not run scripts: this action was not imported (its flow runs without it)' },
   triggerActions: { type: 'trigger_action', id: (a) => `${a.flowType}_${a.triggerType}`, why: 'actions are scripts, and this service does not run scripts: this trigger was not imported' },
 };
@@ -89,7 +89,7 @@ export async function importOrganisation(tx: Repositories, org: DataOrg, run: Or
   }
 
   for (const [field, spec] of Object.entries(UNSUPPORTED_LISTS)) {
-    for (const item of ((org as Record<string, unknown[]>)[field] ?? [])) {
+    for (const item of ((org as Record<string, Record<string, string>[]>)[field] ?? [])) {
       run.refuse(spec.type, spec.id(item, orgId), msg('IMPORT-uNsup', spec.why ?? `${field} are not supported by this service; this entry was not imported`));
     }
   }

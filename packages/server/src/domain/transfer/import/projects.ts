@@ -7,7 +7,7 @@ import type { Repositories } from '../../../store/store.js';
 import { PROJECT_AGGREGATE } from '../../projects/access.js';
 import type { DataOrg } from '../document.js';
 import { msg, type OrgImport } from './report.js';
-import { importedState } from '../import-states.js';
+import { importedState } from '../resource-states.js';
 
 /** Imports the projects; answers the names of those imported now, by id (apps' client ids use them). */
 export async function importProjects(tx: Repositories, projects: NonNullable<DataOrg['projects']>, run: OrgImport): Promise<Map<string, string>> {

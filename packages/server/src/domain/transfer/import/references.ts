@@ -1,8 +1,8 @@
 /**
  * The parts of an organisation that name users or other organisations: project grants, user grants
  * and memberships. Imported with the organisation, or, when they name users of organisations
- * imported later in the same import (import-order.ts), after every organisation in a transaction
- * of their own (import.ts).
+ * imported later in the same import (order.ts), after every organisation in a transaction
+ * of their own (import-data.ts).
  */
 import type { Repositories } from '../../../store/store.js';
 import type { DataOrg } from '../document.js';
@@ -16,8 +16,8 @@ export type OrgReferences = Pick<DataOrg, 'userGrants' | 'orgMembers' | 'project
 
 /**
  * User grants and memberships of one organisation, whose users may belong to it, to an
- * organisation imported before, or to the target instance already. Run inside importOrg, and
- * again on its own (in a transaction of its own) for references importOrg deferred.
+ * organisation imported before, or to the target instance already. Run inside importOrgEntry, and
+ * again on its own (in a transaction of its own) for references importOrgEntry deferred.
  */
 export async function importReferences(tx: Repositories, refs: OrgReferences, run: OrgImport): Promise<void> {
   run.check();
@@ -30,7 +30,7 @@ export async function importReferences(tx: Repositories, refs: OrgReferences, ru
  * The references of `org` to import with it, and those to import after every organisation: the
  * ones naming users of organisations imported later, project grants (their granted organisation
  * may come later) and the user grants given through a project grant (which must exist first;
- * import.ts imports every project grant before the other deferred references).
+ * import-data.ts imports every project grant before the other deferred references).
  */
 export function splitReferences(org: DataOrg, importedLater: ((userId: string) => boolean) | undefined): { now: OrgReferences; later?: OrgReferences } {
   const now: OrgReferences = {};

@@ -55,7 +55,7 @@ type Entry<K extends ListKey> = NonNullable<ImportSuccessOrg[K]> extends (infer 
  * REPORT (the default, ZITADEL's behaviour): left as it is and reported in `errors`;
  * SKIP: left as it is, no error (outcome SKIPPED); OVERWRITE: takes the document's values (states
  * included), with one change event per resource changed and the API's own event for a change of state;
- * FAIL: the import stops there and nothing of it is written (import.ts runs it in one transaction).
+ * FAIL: the import stops there and nothing of it is written (import-data.ts runs it in one transaction).
  * A resource that clashes with a *different* one (another user of the same name, a client id
  * another application holds) is refused under every policy (`clash`), and stops a FAIL import too.
  */
@@ -101,7 +101,7 @@ export function addOutcomes(into: OutcomeSink, from: OutcomeSink): void {
 
 /**
  * A FAIL import met a resource that exists here, or clashes with one here: it stops, and its one
- * transaction rolls back (import.ts), so nothing of it is written.
+ * transaction rolls back (import-data.ts), so nothing of it is written.
  */
 export class ImportConflict extends DomainError {
   constructor(readonly type: string, readonly resourceId: string, reason: string) {

@@ -83,7 +83,7 @@ export async function importTexts(tx: Repositories, org: DataOrg, run: OrgImport
           run.unchanged(type, id);
           continue;
         }
-        // The API's event (domain/texts/instance-texts.ts).
+        // The API's event (domain/texts/custom-message-texts.ts).
         await run.overwrite(tx, {
           type, id, aggregate: ['org', orgId], eventType: 'org.customtext.set', payload: { template: messageType, language },
           current: { fields: stripUndefined(here.fields as Record<string, unknown>) }, wanted: { fields: stripUndefined(fields) },

@@ -1,0 +1,166 @@
+/**
+ * Where import jobs keep their requests until they have run: one private file per job (mode 0600,
+ * in a folder of mode 0700) under the instance's DATA_DIR, written as the request arrives and
+ * never held whole in memory. A file rather than a database column: documents run to hundreds of
+ * MiB (a column would be read back whole, double the database's writes and bloat SQLite's file and
+ * PostgreSQL's WAL), and the import reads a file on disk as a stream. The folder has a `node` id
+ * (a random id written once beside the files): a job names the node that holds its file, and only
+ * processes that share the folder (the same DATA_DIR) take it.
+ *
+ * A request holds secrets (plain passwords, identity providers' client secrets, password hashes)
+ * and may wait on disk for a while, so it is encrypted at rest like every other secret: AES-256-GCM
+ * under a key of its own, that key sealed by the operator's SecretBox (secrets/secret-box.ts) and
+ * written at the head of the file. The job's id is bound as associated data: one job's file cannot
+ * stand in for another's. When the job runs, the file is opened into the import's private spool
+ * (the import reads its request as a stream, twice), and the tag is checked before it is used.
+ *
+ * File: "isjd1\n" <sealed data key> "\n" <12-byte IV> <ciphertext> <16-byte tag>.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { SecretBox } from '../../../secrets/secret-box.js';
+import { failedPrecondition } from '../../errors.js';
+import { SPOOL_FILE_MODE } from '../spool.js';
+
+export interface JobDocuments {
+  /** The folder of the files. */
+  dir: string;
+  /** The folder's id, stored with each job. */
+  node: string;
+  /** Seals each file's key: the operator's key, which every process sharing the folder has. */
+  secrets: SecretBox;
+}
+
+const MAGIC = 'isjd1\n';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_PURPOSE = 'import-job-document';
+
+const NODE_FILE = 'node-id';
+
+/** The folder under `dataDir` (created on first use, 0700) and its node id (made on first use). */
+export function jobDocuments(dataDir: string, secrets: SecretBox): JobDocuments {
+  const dir = join(dataDir, 'import-jobs');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, NODE_FILE);
+  try {
+    writeFileSync(file, `${randomBytes(12).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    // Made by an earlier start or another process of this folder: theirs is the id.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return { dir, node: readFileSync(file, 'utf8').trim(), secrets };
+}
+
+/** The body was longer than allowed; nothing is kept. */
+export class DocumentTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the request is larger than ${maxBytes} bytes`);
+  }
+}
+
+/**
+ * Writes `body`, encrypted, to the job's new file (never an existing one) and returns the body's
+ * length; beyond `maxBytes` the file is removed and DocumentTooLarge thrown, as is any failure of
+ * the stream.
+ */
+export async function writeJobDocument(place: JobDocuments, jobId: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<{ file: string; bytes: number }> {
+  const file = `${jobId}.json.sealed`;
+  const path = join(place.dir, file);
+  const dataKey = randomBytes(32);
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', dataKey, iv);
+  cipher.setAAD(Buffer.from(jobId, 'utf8'));
+  let bytes = 0;
+  const limit = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      done(bytes > maxBytes ? new DocumentTooLarge(maxBytes) : null, chunk);
+    },
+  });
+  const out = createWriteStream(path, { flags: 'wx', mode: SPOOL_FILE_MODE });
+  try {
+    out.write(`${MAGIC}${place.secrets.seal(dataKey, KEY_PURPOSE)}\n`);
+    out.write(iv);
+    // The tag follows the ciphertext: written once the cipher has seen the whole body.
+    const withTag = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        done(null, chunk);
+      },
+      flush(done) {
+        done(null, cipher.getAuthTag());
+      },
+    });
+    await pipeline(body, limit, cipher, withTag, out);
+  } catch (error) {
+    out.destroy();
+    rmSync(path, { force: true });
+    throw error;
+  }
+  return { file, bytes };
+}
+
+/** The job's file does not open (altered, truncated, of another job, or sealed with a key this process lacks): the job fails with this. */
+const unopenable = (why: string) => failedPrecondition('IMPORT-s3a1d', `the job's document does not open: ${why}`);
+
+/**
+ * Decrypts the job's file to `target` (a new 0600 file in the import's private spool) and checks
+ * its tag: only a whole, unaltered request of this job comes out; else `target` is removed and
+ * the job's error thrown. Answers the file the import reads: `target`, or for a job queued before
+ * requests were sealed (a `.json` file), that file itself.
+ */
+export async function openJobDocument(place: JobDocuments, file: string, jobId: string, target: string): Promise<string> {
+  const path = join(place.dir, file);
+  if (!file.endsWith('.sealed')) return path;
+  const { dataKey, iv, bodyStart, tag, size } = await readFrame(path, place.secrets);
+  const decipher = createDecipheriv('aes-256-gcm', dataKey, iv);
+  decipher.setAAD(Buffer.from(jobId, 'utf8'));
+  decipher.setAuthTag(tag);
+  try {
+    const ciphertextStart = bodyStart;
+    const ciphertextEnd = size - TAG_BYTES;
+    const source = ciphertextEnd > ciphertextStart ? createReadStream(path, { start: ciphertextStart, end: ciphertextEnd - 1 }) : [Buffer.alloc(0)];
+    await pipeline(source, decipher, createWriteStream(target, { flags: 'wx', mode: SPOOL_FILE_MODE }));
+    return target;
+  } catch (error) {
+    rmSync(target, { force: true });
+    // OpenSSL's words for a wrong tag.
+    throw unopenable(/authenticate/.test((error as Error).message) ? 'it was altered, or belongs to another job' : (error as Error).message);
+  }
+}
+
+/** The file's sealed key (opened), IV and tag, and where its ciphertext starts. */
+async function readFrame(path: string, secrets: SecretBox) {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    // The sealed key is a short line (about 100 characters): 1 KiB holds the whole header.
+    const head = Buffer.alloc(Math.min(1024, size));
+    await handle.read(head, 0, head.length, 0);
+    const end = head.indexOf(0x0a, MAGIC.length);
+    if (!head.subarray(0, MAGIC.length).equals(Buffer.from(MAGIC)) || end < 0 || size < end + 1 + IV_BYTES + TAG_BYTES) {
+      throw unopenable('it is not a sealed request (truncated?)');
+    }
+    let dataKey: Buffer;
+    try {
+      dataKey = secrets.open(head.subarray(MAGIC.length, end).toString('utf8'), KEY_PURPOSE);
+    } catch (error) {
+      throw unopenable((error as Error).message);
+    }
+    const iv = Buffer.alloc(IV_BYTES);
+    await handle.read(iv, 0, IV_BYTES, end + 1);
+    const tag = Buffer.alloc(TAG_BYTES);
+    await handle.read(tag, 0, TAG_BYTES, size - TAG_BYTES);
+    return { dataKey, iv, bodyStart: end + 1 + IV_BYTES, tag, size };
+  } finally {
+    await handle.close();
+  }
+}
+
+export function removeJobDocument(place: JobDocuments, file: string | null | undefined): void {
+  if (file) rmSync(join(place.dir, file), { force: true });
+}
