@@ -1,40 +1,71 @@
 /**
- * Import memory and responsiveness against the document's size (issues 14, 30): the server as its
- * own process, an organisation of N users (bcrypt hashes, as a migration carries them),
- * `POST /admin/v1/import` inline or through Cloud Storage (`data_orgs_gcs`, a GCS emulator over
- * HTTP). Reported per case: the server's peak RSS (VmHWM of a process started fresh for each
- * import, on a fresh SQLite file), its RSS before, the time, the document's size, and the latency
- * of authenticated GETs sent every 10 ms while the import runs (p50, p99, max, count).
- *
- * Targets (issue 30): peak − before ≤ 256 MiB for 350,000 users through Cloud Storage, ≤ 128 MiB
- * for a 64 MiB document inline; p99 of the GETs during the 64 MiB import ≤ 100 ms.
+ * Imports at scale (issues 14, 30, 49): the server as its own process (`dist/main.js`, as `npm
+ * start` runs it) on a fresh store, one import per case, by any path a migration takes:
+ *   inline       POST /admin/v1/import with the document in the body (streamed from a file)
+ *   gcs          POST /admin/v1/import naming a Cloud Storage object (`dataOrgsGcs`)
+ *   job          POST /admin/v1/import/jobs with the document in the body, then GetImportJob until done
+ *   cli-import   `identity-transfer import FILE` (a job where the target has them)
+ *   cli-migrate  `identity-transfer migrate` from a second server holding the users (imported there first)
+ * Reported per case: the import's duration and users per second, the server's RSS before it and its
+ * peak (VmHWM of a process started fresh for the case) and their difference, the latency of small
+ * authenticated GETs sent every 10 ms meanwhile (p50, p99, max), and for the CLI its own peak RSS.
+ * Users carry bcrypt hashes (a migration carries them; nothing is hashed). Targets (issue 49): peak −
+ * before ≤ 256 MiB on every path, p99 ≤ 100 ms, ≥ 2,000 users/s.
  *
  *   npm run bench:import-memory          (from the repo root)
  *
- * 350,000 rather than 1,000,000: the Cloud Storage emulator (firebase-tools') accepts uploads up
- * to 130 MB, and 350,000 users are 117 MiB.
- * Environment: BENCH_CASES=10000:inline,190000:inline,350000:gcs (190,000 users are 64 MiB),
- * BENCH_KEEP=1.
+ * BENCH_CASES: comma-separated `users:path[:ids[:orgs[:store]]]`, e.g. `1000000:gcs:zitadel:1:postgres`;
+ * ids short (`u123`), zitadel (18 digits), uuid, auth0 (`auth0|…`), hex64 (64 characters), default
+ * zitadel; orgs: how many organisations the users are spread over (default 1); store sqlite
+ * (default) or postgres. Cloud Storage is a file server of this process (bench/support/gcs-file-server.ts):
+ * the emulator takes 130 MB at most. BENCH_KEEP=1 keeps the work folders; BENCH_PROF=<folder> writes
+ * the servers' CPU profiles there (--cpu-prof).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startGcsEmulator } from '../packages/server/test/support/gcs-emulator.js';
-import { writeGcsObject } from '../packages/server/src/storage/gcs.js';
+import { dummyServiceAccountBase64 } from '../packages/server/test/support/gcs-emulator.js';
 import { freePort, startChild, type Child } from './support/children.js';
-import { probeWhile } from './support/probes.js';
+import { startGcsFileServer, type GcsFileServer } from './support/gcs-file-server.js';
+import { startPostgres, type BenchPostgres } from './support/postgres.js';
+import { probeWhile, type ProbeLatencies } from './support/probes.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const SERVER_DIR = join(HERE, '..', 'packages', 'server');
-const CASES = (process.env.BENCH_CASES ?? '10000:inline,190000:inline,350000:gcs').split(',').map((c) => {
-  const [users, via] = c.split(':');
-  return { users: Number(users), inline: via !== 'gcs' };
-});
+const ROOT = join(HERE, '..');
+const SERVER_DIR = join(ROOT, 'packages', 'server');
+const CLI = join(ROOT, 'packages', 'client', 'bin', 'identity-transfer.mjs');
+const PATHS = ['inline', 'gcs', 'job', 'cli-import', 'cli-migrate'] as const;
+type Path = (typeof PATHS)[number];
+const BCRYPT = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
 /** Interval of the authenticated GETs sent while an import runs. */
 const PROBE_INTERVAL_MS = 10;
-const BCRYPT = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
+
+const ID_SHAPES = {
+  short: (n: number) => `u${n}`,
+  zitadel: (n: number) => String(219387465738291000n + BigInt(n)),
+  uuid: (n: number) => `6f1c2e4a-9b7d-4c3e-8a2f-${n.toString(16).padStart(12, '0')}`,
+  auth0: (n: number) => `auth0|5f7c8ec7c33c6c${n.toString(16).padStart(10, '0')}`,
+  hex64: (n: number) => `${n.toString(16).padStart(16, '0')}9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822c`,
+};
+type Shape = keyof typeof ID_SHAPES;
+
+interface Case {
+  users: number;
+  path: Path;
+  ids: Shape;
+  orgs: number;
+  store: 'sqlite' | 'postgres';
+}
+
+const CASES: Case[] = (process.env.BENCH_CASES ?? '10000:inline,190000:inline,350000:gcs').split(',').map((spec) => {
+  const [users, path = 'inline', ids = 'zitadel', orgs = '1', store = 'sqlite'] = spec.split(':');
+  if (!PATHS.includes(path as Path) || !(ids in ID_SHAPES) || (store !== 'sqlite' && store !== 'postgres')) throw new Error(`bad case ${spec}`);
+  return { users: Number(users), path: path as Path, ids: ids as Shape, orgs: Number(orgs), store };
+});
 
 /** A /proc/<pid>/status field in MiB (VmHWM: peak resident set; VmRSS: now). */
 function procMiB(pid: number | undefined | 'self', field: 'VmHWM' | 'VmRSS'): number {
@@ -43,103 +74,213 @@ function procMiB(pid: number | undefined | 'self', field: 'VmHWM' | 'VmRSS'): nu
   return kib / 1024;
 }
 
-/** The organisation's document (`dataOrgs`), in pieces, so the client never holds it whole for Cloud Storage. */
-function* documentParts(users: number): Generator<string> {
-  yield '{"orgs":[{"orgId":"900","org":{"name":"Import memory"},"humanUsers":[';
-  const batch: string[] = [];
-  for (let i = 0; i < users; i++) {
-    batch.push(
-      `${i ? ',' : ''}{"userId":"u${i}","user":{"userName":"user${i}","profile":{"firstName":"First${i}","lastName":"Last","displayName":"First${i} Last","preferredLanguage":"en"},"email":{"email":"user${i}@example.com","isEmailVerified":true},"hashedPassword":{"value":"${BCRYPT}"}},"state":"USER_STATE_ACTIVE"}`,
-    );
-    if (batch.length === 1000) yield batch.splice(0).join('');
+/** The document (`{"orgs": […]}`) written to `file` as it is generated: `users` spread over `orgs` organisations. */
+async function writeDocument(file: string, c: Case): Promise<number> {
+  const out = createWriteStream(file);
+  const id = ID_SHAPES[c.ids];
+  const write = async (text: string) => {
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  await write('{"orgs":[');
+  const perOrg = Math.ceil(c.users / c.orgs);
+  for (let o = 0, n = 0; o < c.orgs; o++) {
+    await write(`${o ? ',' : ''}{"orgId":"${id(900_000_000 + o)}","org":{"name":"Bench ${o}"},"humanUsers":[`);
+    const batch: string[] = [];
+    for (let i = 0; i < perOrg && n < c.users; i++, n++) {
+      batch.push(
+        `${i ? ',' : ''}{"userId":"${id(n)}","user":{"userName":"user${n}","profile":{"firstName":"First${n}","lastName":"Last","displayName":"First${n} Last","preferredLanguage":"en"},"email":{"email":"user${n}@example.com","isEmailVerified":true},"hashedPassword":{"value":"${BCRYPT}"}},"state":"USER_STATE_ACTIVE"}`,
+      );
+      if (batch.length === 1000) await write(batch.splice(0).join(''));
+    }
+    await write(`${batch.join('')}]}`);
   }
-  yield batch.join('');
-  yield ']}]}';
+  await write(']}');
+  out.end();
+  await once(out, 'finish');
+  return statSync(file).size;
 }
 
-/**
- * The server as `npm start` runs it: the build (dist/), compiled first if its sources changed.
- * Not from the sources through tsx: tsx compiles every module again in each worker thread (the
- * import's reader, the checkpointer), memory a deployed server never spends.
- */
-async function startServer(work: string, gcsEndpoint: string): Promise<Child> {
+async function startServer(work: string, name: string, c: Case, gcsEndpoint: string, pg?: BenchPostgres): Promise<Child> {
   const port = await freePort();
+  const database = c.store === 'postgres' ? await pg!.createDatabase(`bench_${name}_${Date.now()}`) : join(work, `${name}.db`);
   return startChild({
     args: ['dist/main.js'],
     cwd: SERVER_DIR,
     env: {
-      PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: join(work, 'identity.db'), ADMIN_PAT_FILE: join(work, 'admin.pat'), LOG_LEVEL: 'warn',
-      ENCRYPTION_KEY_FILE: join(work, 'encryption.key'), STORAGE_EMULATOR_HOST: gcsEndpoint,
+      PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: database, DATA_DIR: join(work, `${name}-data`), ADMIN_PAT_FILE: join(work, `${name}.pat`),
+      ENCRYPTION_KEY_FILE: join(work, 'encryption.key'), LOG_LEVEL: 'warn', STORAGE_EMULATOR_HOST: gcsEndpoint, TMPDIR: work,
+      MAX_IMPORT_BODY_BYTES: String(1024 * 1024 * 1024),
+      // The probes open a connection each while earlier ones wait (100 per address by default).
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000',
+      ...(process.env.BENCH_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROF}` } : {}),
     },
     port,
     readyPath: '/readyz',
-    logFile: join(work, 'server.log'),
+    logFile: join(work, `${name}.log`),
   });
 }
 
-interface Result {
-  users: number;
-  via: 'inline' | 'Cloud Storage';
+/** A request without client-side time limits (fetch gives up on headers after 300 s); the body from `body`, the answer as text. */
+function post(url: string, token: string, body: AsyncIterable<Buffer | string> | string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (typeof body === 'string') return void req.end(body);
+    (async () => {
+      for await (const chunk of body) if (!req.write(chunk)) await once(req, 'drain');
+      req.end();
+    })().catch(reject);
+  });
+}
+
+/** `{"timeout":…,"dataOrgs":<the file>}`, streamed. */
+async function* inlineBody(file: string) {
+  yield '{"timeout":"2h","dataOrgs":';
+  yield* createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>;
+  yield '}';
+}
+
+/** Runs the CLI to its end: its exit code, output and peak RSS (sampled from /proc while it runs). */
+async function runCli(args: string[]): Promise<{ code: number | null; output: string; peakMiB: number }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => (output += String(d)));
+  child.stderr.on('data', (d) => (output += String(d)));
+  let peakMiB = 0;
+  const sampler = setInterval(() => {
+    try {
+      const now = procMiB(child.pid, 'VmHWM');
+      if (Number.isFinite(now)) peakMiB = Math.max(peakMiB, now);
+    } catch {
+      // ended
+    }
+  }, 100);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearInterval(sampler);
+  return { code, output, peakMiB };
+}
+
+/** Polls the job until it ends (a poll every 500 ms, as the CLI's): its answer. */
+async function awaitJob(base: string, token: string, id: string): Promise<{ phase: string; result?: ImportAnswer; error?: unknown }> {
+  for (;;) {
+    const res = await fetch(`${base}/admin/v1/import/jobs/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    const { job } = (await res.json()) as { job: { phase: string; result?: ImportAnswer; error?: unknown } };
+    if (['done', 'failed', 'cancelled'].includes(job.phase)) return job;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+type ImportAnswer = { success?: { orgs?: { humanUserIds?: string[] }[] }; errors?: unknown[] };
+const importedUsers = (answer: ImportAnswer) => (answer.success?.orgs ?? []).reduce((n, o) => n + (o.humanUserIds?.length ?? 0), 0);
+
+interface Result extends Case {
   mib: number;
   seconds: number;
   before: number;
   peak: number;
-  probes: { p50: number; p99: number; max: number; count: number; failed: number };
+  cliPeak?: number;
+  probes: ProbeLatencies;
+  /** The machine's 1-minute load average as the import started and as it ended (a shared machine: 2 cores). */
+  load: [number, number];
+}
+
+/** One case: a fresh server (and for migrate a source server holding the users), the import, the figures. */
+async function runCase(c: Case, gcs: GcsFileServer, pg?: BenchPostgres): Promise<Result> {
+  const work = mkdtempSync(join(tmpdir(), 'identity-import-bench-'));
+  const servers: Child[] = [];
+  try {
+    const file = join(work, 'document.json');
+    const bytes = await writeDocument(file, c);
+    const object = `doc-${c.users}-${c.ids}-${c.orgs}.json`;
+    gcs.serve('migrations', object, file);
+    const location = { bucket: 'migrations', path: object, serviceaccountJson: dummyServiceAccountBase64() };
+    const token = (name: string) => readFileSync(join(work, `${name}.pat`), 'utf8').trim();
+
+    let source: Child | undefined;
+    if (c.path === 'cli-migrate') {
+      source = await startServer(work, 'source', c, gcs.endpoint, pg);
+      servers.push(source);
+      const res = await post(`${source.baseUrl}/admin/v1/import`, token('source'), JSON.stringify({ timeout: '2h', dataOrgsGcs: location }));
+      if (res.status !== 200) throw new Error(`the source's import answered ${res.status}: ${res.text.slice(0, 300)}`);
+    }
+    const server = await startServer(work, 'target', c, gcs.endpoint, pg);
+    servers.push(server);
+    const admin = token('target');
+    const headers = { authorization: `Bearer ${admin}` };
+    await fetch(`${server.baseUrl}/admin/v1/languages`, { headers }); // warm: authentication, routes
+    const before = procMiB(server.proc.pid, 'VmRSS');
+    const loadBefore = loadavg()[0];
+    const t = performance.now();
+    const stopProbes = probeWhile(`${server.baseUrl}/admin/v1/languages`, headers, PROBE_INTERVAL_MS);
+    let imported = 0;
+    let cliPeak: number | undefined;
+    if (c.path === 'inline' || c.path === 'gcs') {
+      const body = c.path === 'inline' ? inlineBody(file) : JSON.stringify({ timeout: '2h', dataOrgsGcs: location });
+      const res = await post(`${server.baseUrl}/admin/v1/import`, admin, body);
+      if (res.status !== 200) throw new Error(`import answered ${res.status}: ${res.text.slice(0, 300)}`);
+      imported = importedUsers(JSON.parse(res.text) as ImportAnswer);
+    } else if (c.path === 'job') {
+      const res = await post(`${server.baseUrl}/admin/v1/import/jobs`, admin, inlineBody(file));
+      if (res.status !== 200) throw new Error(`StartImportJob answered ${res.status}: ${res.text.slice(0, 300)}`);
+      const job = await awaitJob(server.baseUrl, admin, (JSON.parse(res.text) as { id: string }).id);
+      if (job.phase !== 'done') throw new Error(`the job ended ${job.phase}: ${JSON.stringify(job.error)}`);
+      imported = importedUsers(job.result!);
+    } else {
+      const args = c.path === 'cli-import'
+        ? ['import', '--url', server.baseUrl, '--token', admin, '--timeout', '2h', file]
+        : ['migrate', '--from-url', source!.baseUrl, '--from-token', token('source'), '--to-url', server.baseUrl, '--to-token', admin, '--with-passwords', '--timeout', '2h',
+          // The bench's organisations, not the source's default one (the target has its own "Default").
+          ...Array.from({ length: c.orgs }, (_, o) => ['--org', ID_SHAPES[c.ids](900_000_000 + o)]).flat()];
+      const cli = await runCli(args);
+      if (cli.code !== 0) throw new Error(`the CLI exited with ${cli.code}: ${cli.output.slice(-500)}`);
+      cliPeak = cli.peakMiB;
+      // The CLI's summary: a line per kind of resource, "human_user  <created>  <updated>  …".
+      imported = Number(/^human_user\s+(\d+)/m.exec(cli.output)?.[1] ?? 0);
+    }
+    const seconds = (performance.now() - t) / 1000;
+    const probes = await stopProbes();
+    const peak = procMiB(server.proc.pid, 'VmHWM');
+    if (imported !== c.users) throw new Error(`${imported} users imported of ${c.users}`);
+    return { ...c, mib: bytes / 1048576, seconds, before, peak, cliPeak, probes, load: [loadBefore, loadavg()[0]] };
+  } finally {
+    for (const s of servers) await s.stop();
+    if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+  }
 }
 
 async function main() {
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-changed'], { cwd: SERVER_DIR, stdio: 'inherit' });
-  const gcs = await startGcsEmulator();
+  const gcs = await startGcsFileServer();
+  const pg = CASES.some((c) => c.store === 'postgres') ? await startPostgres() : undefined;
   const results: Result[] = [];
   try {
-    for (const { users: size, inline } of CASES) {
-      const work = mkdtempSync(join(tmpdir(), 'identity-import-mem-'));
+    for (const c of CASES) {
+      let r: Result;
       try {
-        let bytes = 0;
-        for (const part of documentParts(size)) bytes += Buffer.byteLength(part);
-        let body: string;
-        if (inline) {
-          body = `{"timeout":"30m","dataOrgs":${[...documentParts(size)].join('')}}`;
-        } else {
-          const location = { bucket: 'migrations', path: `org-${size}.json`, serviceaccountJson: gcs.serviceAccountBase64 };
-          await writeGcsObject(location, documentParts(size), { endpoint: gcs.endpoint, contentType: 'application/json' });
-          body = JSON.stringify({ timeout: '30m', data_orgs_gcs: location });
-        }
-        const server = await startServer(work, gcs.endpoint);
-        try {
-          const headers = { authorization: `Bearer ${readFileSync(join(work, 'admin.pat'), 'utf8').trim()}`, 'content-type': 'application/json' };
-          await fetch(`${server.baseUrl}/admin/v1/languages`, { headers }); // warm: authentication, routes
-          const before = procMiB(server.proc.pid, 'VmRSS');
-          const t = performance.now();
-          const stopProbes = probeWhile(`${server.baseUrl}/admin/v1/languages`, { authorization: headers.authorization }, PROBE_INTERVAL_MS);
-          const res = await fetch(`${server.baseUrl}/admin/v1/import`, { method: 'POST', headers, body });
-          const answer = (await res.json()) as { success?: { orgs?: { humanUserIds?: string[] }[] } };
-          const probes = await stopProbes();
-          if (res.status !== 200 || answer.success?.orgs?.[0]?.humanUserIds?.length !== size) {
-            throw new Error(`import of ${size} answered ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
-          }
-          const seconds = (performance.now() - t) / 1000;
-          const peak = procMiB(server.proc.pid, 'VmHWM');
-          const result: Result = { users: size, via: inline ? 'inline' : 'Cloud Storage', mib: bytes / 1048576, seconds, before, peak, probes };
-          results.push(result);
-          console.log(`  import of ${size.toLocaleString('en')} users (${result.via}, ${result.mib.toFixed(1)} MiB): ${seconds.toFixed(1)} s; server RSS before ${before.toFixed(1)} MiB, peak ${peak.toFixed(1)} MiB; GETs meanwhile p99 ${probes.p99.toFixed(1)} ms (${probes.count})`);
-        } finally {
-          await server.stop();
-        }
-      } finally {
-        if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+        r = await runCase(c, gcs, pg);
+      } catch (error) {
+        // A long series goes on: the failure is reported with its case.
+        console.log(`  ${c.users.toLocaleString('en')} users (${c.ids} ids, ${c.orgs} org(s), ${c.path}, ${c.store}) FAILED: ${(error as Error).message}`);
+        continue;
       }
+      results.push(r);
+      console.log(`  ${r.users.toLocaleString('en')} users (${r.ids} ids, ${r.orgs} org(s), ${r.path}, ${r.store}): ${r.seconds.toFixed(1)} s, ${Math.round(r.users / r.seconds)} users/s; server RSS +${(r.peak - r.before).toFixed(1)} MiB; GETs p99 ${r.probes.p99.toFixed(1)} ms; load ${r.load.map((l) => l.toFixed(2)).join(' → ')}`);
     }
   } finally {
     await gcs.stop();
+    await pg?.stop();
   }
-  console.log('\n| users | via | document MiB | import s | server RSS before MiB | server peak RSS MiB | peak − before MiB | GETs during import: p50 / p99 / max ms (n, failed) |');
-  console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |');
+  console.log('\n| users | ids | orgs | path | store | document MiB | import s | users/s | server RSS before MiB | peak MiB | peak − before MiB | GETs meanwhile p50 / p99 / max ms (n, failed) | CLI peak RSS MiB | load avg (1 min) start → end |');
+  console.log('| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |');
   for (const r of results) {
     const p = r.probes;
-    console.log(`| ${r.users.toLocaleString('en')} | ${r.via} | ${r.mib.toFixed(1)} | ${r.seconds.toFixed(1)} | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | ${(r.peak - r.before).toFixed(1)} | ${p.p50.toFixed(1)} / ${p.p99.toFixed(1)} / ${p.max.toFixed(1)} (${p.count}, ${p.failed}) |`);
+    console.log(`| ${r.users.toLocaleString('en')} | ${r.ids} | ${r.orgs.toLocaleString('en')} | ${r.path} | ${r.store} | ${r.mib.toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(r.users / r.seconds).toLocaleString('en')} | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | ${(r.peak - r.before).toFixed(1)} | ${p.p50.toFixed(1)} / ${p.p99.toFixed(1)} / ${p.max.toFixed(1)} (${p.count}, ${p.failed}) | ${r.cliPeak?.toFixed(1) ?? '–'} | ${r.load.map((l) => l.toFixed(2)).join(' → ')} |`);
   }
-  console.log(`\nclient (this process) peak RSS: ${procMiB('self', 'VmHWM').toFixed(1)} MiB`);
 }
 
 main().catch((error) => {

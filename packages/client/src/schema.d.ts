@@ -7685,7 +7685,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
+            /**
+             * @description Too large to import as it is, so not worth retrying: the body is larger than `MAX_IMPORT_BODY_BYTES`, a
+             *     version-1 document larger than 64 MiB, or a Cloud Storage object larger than allowed (code 8); or one
+             *     organisation's parts other than its users (grants, memberships, metadata, …) are more than an import's
+             *     reader may hold (`IMPORT-r34d3r`, code 3): split them over several imports of that organisation. Users
+             *     have no such limit.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /**
              * @description As many imports as the server serves at once (`MAX_CONCURRENT_IMPORTS`, 2 by default) are
              *     running; retry later (`Retry-After`). Answered before the body is read (code 8).

@@ -13,6 +13,7 @@ import { openSqlite, SqliteBuildError } from './store/sqlite-native.js';
 import { loadOperatorSecretBox } from './secrets/operator-key.js';
 import { SecretKeyError } from './secrets/secret-box.js';
 import { jobDocuments } from './domain/transfer/import/job-documents.js';
+import { removeLeftoverSpools } from './domain/transfer/spool.js';
 
 async function main() {
   let config;
@@ -59,6 +60,10 @@ async function main() {
 
   // Import jobs' requests wait in DATA_DIR/import-jobs (domain/transfer/import/job-documents.ts).
   const documents = jobDocuments(config.dataDir, secrets);
+  // What imports of a process that stopped without cleaning up (kill -9) left under TMPDIR:
+  // sealed files nothing can open any more (domain/transfer/spool.ts); those of running processes stay.
+  const leftovers = await removeLeftoverSpools();
+  if (leftovers.length) logger.info('removed the files of interrupted imports', { folders: leftovers });
   let shuttingDown = false;
   const { server } = await createServer({
     store,

@@ -6,12 +6,11 @@
  * turn of the loop per batch, an import of 190,000 users held the loop for 100–300 ms at a time
  * (10–30 batches) and every request sent meanwhile waited that long (BENCHMARKS.md, issue 30).
  */
-import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/domain/errors.js';
 import { acquireReader, DocumentReader, releaseReader } from '../src/domain/transfer/document-reader.js';
 import { MAX_VALUE_DEPTH } from '../src/domain/transfer/document-stream.js';
-import { createSpool, type Spool } from '../src/domain/transfer/spool.js';
+import { createSpool, spoolTo, type Spool } from '../src/domain/transfer/spool.js';
 import { BCRYPT } from './support/transfer-documents.js';
 
 const USERS = 200;
@@ -25,6 +24,9 @@ function busy(ms: number): void {
     // the server's thread writing a batch: no turn of the event loop
   }
 }
+
+/** `text` as a sealed file of `spool`, as the import's route writes a body. */
+const sealedIn = async (spool: Spool, name: string, text: string) => (await spoolTo(spool, name, [Buffer.from(text)], Number.POSITIVE_INFINITY, () => new Error('too large'))).file;
 
 describe("the import's document reader", () => {
   let spool: Spool;
@@ -43,8 +45,7 @@ describe("the import's document reader", () => {
       userId: `u${i}`,
       user: { userName: `user${i}`, profile: { firstName: 'A', lastName: 'B' }, email: { email: `user${i}@example.com`, isEmailVerified: true }, hashedPassword: { value: BCRYPT } },
     }));
-    const file = spool.file('document.json');
-    writeFileSync(file, JSON.stringify({ orgs: [{ orgId: 'o1', org: { name: 'Reader' }, humanUsers }] }));
+    const file = await sealedIn(spool, 'document.json', JSON.stringify({ orgs: [{ orgId: 'o1', org: { name: 'Reader' }, humanUsers }] }));
     const document = await reader.spool({ file, shape: 'document', spool });
     expect(document.problems.count).toBe(0);
 
@@ -89,8 +90,7 @@ describe("the import's document reader", () => {
     const read = async (text: string, shape: 'request' | 'document') => {
       const own = await createSpool();
       try {
-        const file = own.file('document.json');
-        writeFileSync(file, text);
+        const file = await sealedIn(own, 'document.json', text);
         return await reader.spool({ file, shape, spool: own });
       } finally {
         await own.remove();
@@ -109,8 +109,7 @@ describe("the import's document reader", () => {
   });
 
   it('a reader whose import ended cleanly serves the next import; one left with a stream open, or stopped, is not handed out again', async () => {
-    const file = spool.file('small.json');
-    writeFileSync(file, JSON.stringify({ orgs: [{ orgId: 'o1', org: { name: 'Small' }, humanUsers: [{ userId: 'u1', user: { userName: 'u1', profile: { firstName: 'A', lastName: 'B' }, email: { email: 'u1@example.com' } } }] }] }));
+    const file = await sealedIn(spool, 'small.json', JSON.stringify({ orgs: [{ orgId: 'o1', org: { name: 'Small' }, humanUsers: [{ userId: 'u1', user: { userName: 'u1', profile: { firstName: 'A', lastName: 'B' }, email: { email: 'u1@example.com' } } }] }] }));
     const readAll = async (reader: DocumentReader, own: Spool) => {
       const read = await reader.spool({ file, shape: 'document', spool: own });
       let users = 0;

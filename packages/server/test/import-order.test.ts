@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importOrder, usersImportedLater } from '../src/domain/transfer/import/order.js';
+import { importedLater, outlineOf, planImport, userKey } from '../src/domain/transfer/import/order.js';
 import type { DataOrg } from '../src/domain/transfer/document.js';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
 
@@ -13,6 +13,14 @@ const org = (id: string, users: string[], grantsTo: string[] = []) =>
     userGrants: grantsTo.map((u) => ({ userId: u, projectId: `${id}-p`, roleKeys: ['r'] })),
   }) as unknown as DataOrg;
 
+const importOrder = (orgs: DataOrg[]) => planImport(orgs.map(outlineOf)).order.map((i) => orgs[i]);
+/** For each organisation in import order: whether a user id is of an organisation after it. */
+const usersImportedLater = (ordered: DataOrg[]) => {
+  const plan = planImport(ordered.map(outlineOf));
+  expect(plan.order).toEqual(ordered.map((_, i) => i));
+  return ordered.map((_, position) => importedLater(plan, position));
+};
+
 describe('importOrder', () => {
   it('puts the organisation of a referenced user first, otherwise keeps document order', () => {
     const ids = (orgs: DataOrg[]) => importOrder(orgs).map((o) => o.orgId);
@@ -21,6 +29,27 @@ describe('importOrder', () => {
     expect(ids([org('a', ['a1'], ['c1']), org('b', ['b1']), org('c', ['c1'], ['b1'])])).toEqual(['b', 'c', 'a']);
     // Both ways: one direction can be served (b's users exist when a imports).
     expect(ids([org('a', ['a1'], ['b1']), org('b', ['b1'], ['a1'])])).toEqual(['b', 'a']);
+  });
+});
+
+describe('import order at scale', () => {
+  it('a chain of 20,000 organisations, each naming a user of the next, is ordered without running out of stack', () => {
+    const orgs = Array.from({ length: 20_000 }, (_, i) => org(`c${i}`, [`c${i}-u`], i + 1 < 20_000 ? [`c${i + 1}-u`] : []));
+    const order = importOrder(orgs).map((o) => o.orgId);
+    expect(order[0]).toBe('c19999');
+    expect(order.at(-1)).toBe('c0');
+  });
+
+  it('ids of every shape are keyed alike in every thread; ids that share a key only defer a reference, never lose it', () => {
+    expect(userKey('219387465738291028')).toBe(userKey('219387465738291028'));
+    expect(userKey('auth0|5f7c8ec7c33c6c004bbafe82')).not.toBe(userKey('auth0|5f7c8ec7c33c6c004bbafe83'));
+    // Two different ids with one key (FNV-1a 32): the earlier organisation defers references to either.
+    const [x, y] = ['costarring', 'liquid'];
+    expect(userKey(x)).toBe(userKey(y));
+    const later = usersImportedLater([org('first', ['f1']), org('second', [x])]);
+    expect(later[0](x)).toBe(true);
+    expect(later[0](y)).toBe(true);
+    expect(later[0]('f1')).toBe(false);
   });
 });
 

@@ -19,13 +19,14 @@
  *
  * Progress: organisations done and users done are written to the job's row at each organisation's
  * end, and users done also as each batch of users is imported, into the file beside the job's
- * document (import/job-progress.ts): the row cannot be written while the organisation's transaction holds
+ * document (job-progress.ts): the row cannot be written while the organisation's transaction holds
  * SQLite's writer.
  */
 import type { RequestContext } from '../domain/context.js';
 import { DomainError, GrpcCode, permissionDenied } from '../domain/errors.js';
 import { Permissions } from '../domain/permissions.js';
-import { importData } from '../domain/transfer/import/import-data.js';
+import { importData, type ImportDataResponse } from '../domain/transfer/import/import-data.js';
+import { jsonText } from '../domain/transfer/answer-lists.js';
 import type { ImportJobPhase } from '../domain/transfer/import/jobs.js';
 import { openJobDocument, removeJobDocument, type JobDocuments } from '../domain/transfer/import/job-documents.js';
 import { createSpool, type Spool } from '../domain/transfer/spool.js';
@@ -153,11 +154,19 @@ export class ImportJobWorker {
     const update = async (change: Partial<ImportJobRow>) => {
       if (!(await store.transaction((tx) => tx.importJobs.update(job.id, this.owner, { ...change, changedAt: new Date() })))) throw new LeaseLost();
     };
-    // Users done as they go (import/job-progress.ts); gone before the job is seen ended.
+    // Users done as they go (job-progress.ts); gone before the job is seen ended.
     const live = liveProgressWriter(documents, job.id, this.owner);
-    const end = async (phase: ImportJobPhase, outcome: { result?: Record<string, unknown>; error?: ErrorBody }) => {
+    const end = async (phase: ImportJobPhase, outcome: { result?: ImportDataResponse; error?: ErrorBody }) => {
       await live.close();
-      await update({ phase, ...outcome, documentFile: null, leaseOwner: null, leaseUntil: null, finishedAt: new Date() });
+      const { result, ...rest } = outcome;
+      const at = new Date();
+      const ended = await store.transaction(async (tx) => {
+        if (!(await tx.importJobs.update(job.id, this.owner, { phase, ...rest, documentFile: null, leaseOwner: null, leaseUntil: null, finishedAt: at, changedAt: at }))) return false;
+        // The answer with the end, whole or not at all, written from the spool a part at a time.
+        if (result) await tx.importJobs.saveResult(job.id, jsonText(result));
+        return true;
+      });
+      if (!ended) throw new LeaseLost();
       removeJobDocument(documents, job.documentFile);
       logger?.info('import job ended', { jobId: job.id, phase, ...(outcome.error ? { error: outcome.error.message } : {}) });
     };
@@ -212,12 +221,12 @@ export class ImportJobWorker {
     try {
       const ctx = await this.creatorContext(job);
       if (controller.signal.aborted) throw new DomainError(GrpcCode.Canceled, 'IMPORT-j0bc1', 'cancelled');
-      // The job's request is read as a stream like ImportData's spooled body, from a spool of the
-      // job's own (with the document's parts), removed when the job ends.
+      // The job's request is read as a stream like ImportData's spooled body, sealed as it waits
+      // (job-documents.ts, checked whole first), with a spool of the job's own for the
+      // document's parts, removed when the job ends.
+      const request = await openJobDocument(documents, job.documentFile!, job.id);
       spool = await createSpool();
-      // Sealed at rest (import/job-documents.ts): opened into the spool, where the import reads it.
-      const requestFile = await openJobDocument(documents, job.documentFile!, job.id, spool.file('request.json'));
-      const result = await importData(store, ctx, { requestFile, spool }, {
+      const result = await importData(store, ctx, { request, spool }, {
         gcs: this.o.gcs, secrets: this.o.secrets, maxBytes: this.o.maxBytes, signal: controller.signal,
         onPhase: (phase, totals) => later({ phase, ...(totals ? { orgsTotal: totals.orgs, usersTotal: totals.users } : {}) }),
         onProgress: (progress) => {
@@ -235,7 +244,7 @@ export class ImportJobWorker {
       this.current = undefined;
       await writes;
       if (lost) throw new LeaseLost();
-      await end('done', { result: result as unknown as Record<string, unknown> });
+      await end('done', { result });
     } catch (error) {
       clearInterval(heartbeat);
       this.current = undefined;

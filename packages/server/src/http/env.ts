@@ -11,5 +11,7 @@ export interface AppEnv {
     ctx: RequestContext;
     /** ImportData's body, spooled to a private file before the handler runs (routes/admin-transfer.ts). */
     importRequest: ImportInput;
+    /** The handler's answer reads from the import's spool and removes it when sent (routes/admin-transfer.ts). */
+    importSpoolKept?: boolean;
   };
 }

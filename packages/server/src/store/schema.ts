@@ -374,8 +374,7 @@ export function defineTables(c: ColumnFactory) {
       usersTotal: c.int('users_total'),
       /** Organisations whose transaction committed, each recorded in that same transaction. */
       committedOrgIds: c.json<string[]>('committed_org_ids').notNull(),
-      /** ImportData's answer, once done. */
-      result: c.json<Record<string, unknown>>('result'),
+      /** (ImportData's answer, once done, is in import_job_results.) */
       /** Why it failed or was cancelled: `{code, id, message}` as the API's error body says it. */
       error: c.json<{ code: number; id: string; message: string }>('error'),
       /** Runs begun (a run interrupted before any organisation committed starts again). */
@@ -389,6 +388,21 @@ export function defineTables(c: ColumnFactory) {
       finishedAt: c.time('finished_at'),
     },
     (t) => [c.index('import_jobs_node_phase').on(t.node, t.phase, t.createdAt)],
+  );
+
+  /**
+   * ImportData's answer of a job that is done, as JSON text in parts of about 1 MiB, written with
+   * the job's end and read a part at a time: an answer lists every imported id (tens of MiB for a
+   * million users), which a JSON column would give back whole to every GetImportJob.
+   */
+  const importJobResults = c.table(
+    'import_job_results',
+    {
+      jobId: c.text('job_id').notNull(),
+      part: c.int('part').notNull(),
+      text: c.text('text').notNull(),
+    },
+    (t) => [c.primaryKey({ columns: [t.jobId, t.part] })],
   );
 
   /**
@@ -707,7 +721,7 @@ export function defineTables(c: ColumnFactory) {
   return {
     events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, projectGrants, idps,
     oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks, codeCheckFailures, selfRegistrations,
-    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, importJobs, userCodes, userMetadata, policies, orgDomains,
+    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, importJobs, importJobResults, userCodes, userMetadata, policies, orgDomains,
     userOtpPending, mfaInitSkips, orgRemovals,
   };
 }

@@ -13,19 +13,22 @@ import { startModuleWorker } from '../../runtime/worker-threads.js';
 import { DomainError, GrpcCode } from '../errors.js';
 import type { DataOrg } from './document.js';
 import type { Spool } from './spool.js';
-import { SPOOLED_DOCUMENT, type OrgSource, type ProblemSummary, type SpooledOrg, type UserBatch } from './spooled-document.js';
+import type { ImportFile, SealedFile } from './sealed-file.js';
+import type { ImportPlan } from './import/order.js';
+import { SPOOLED_DOCUMENT, type DocumentSources, type OrgSource, type ProblemSummary, type SpooledOrg, type UserBatch } from './spooled-document.js';
 
 /**
  * The reader's heap: small, so that its garbage is collected early (the process's RSS grows by
- * about this much while an import reads), and large enough for the skeletons of ~1,000,000 users
- * (their ids, spooled-document.ts) and a batch of users.
+ * about this much while an import reads), and large enough for a batch of users and one
+ * organisation's parts other than its users. What it keeps per user (the outline's keys,
+ * import/order.ts) is in typed arrays, outside this heap: a few bytes each.
  */
 export const READER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
 
 export type ReaderRequest = { id: number } & (
-  | { op: 'spool'; file: string; shape: 'request' | 'document'; spoolDir: string; refuseV1: boolean }
-  | { op: 'parts'; restFile: string }
-  | { op: 'users'; stream: number; usersFile: string; size: number }
+  | { op: 'spool'; file: ImportFile; shape: 'request' | 'document'; spoolDir: string; spoolKey: Uint8Array; refuseV1: boolean }
+  | { op: 'parts'; restFile: SealedFile }
+  | { op: 'users'; stream: number; usersFile: SealedFile; size: number }
   | { op: 'endUsers'; stream: number }
 );
 
@@ -47,14 +50,14 @@ interface SpoolAnswer {
   found: boolean;
   problems: { count: number; error?: SerializedError };
   orgs: SpooledOrg[];
+  plan: ImportPlan;
 }
 
 /** SpooledDocument with the organisations read back through the reader. */
-export interface ReadDocument {
+export interface ReadDocument extends DocumentSources {
   envelope: Record<string, unknown>;
   found: boolean;
   problems: ProblemSummary;
-  orgs: OrgSource[];
 }
 
 type Request = ReaderRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
@@ -120,12 +123,13 @@ export class DocumentReader {
   }
 
   /** Pass 1 of `file` into `spool` (spooled-document.ts spoolDocument, in the worker). */
-  async spool(input: { file: string; shape: 'request' | 'document'; spool: Spool; refuseV1?: boolean }): Promise<ReadDocument> {
-    const read = (await this.call({ op: 'spool', file: input.file, shape: input.shape, spoolDir: input.spool.dir, refuseV1: input.refuseV1 ?? false })) as SpoolAnswer;
+  async spool(input: { file: ImportFile; shape: 'request' | 'document'; spool: Spool; refuseV1?: boolean }): Promise<ReadDocument> {
+    const { file, shape, spool } = input;
+    const read = (await this.call({ op: 'spool', file, shape, spoolDir: spool.dir, spoolKey: spool.key, refuseV1: input.refuseV1 ?? false })) as SpoolAnswer;
     const envelope = read.documentKey ? { ...read.envelope, [read.documentKey]: SPOOLED_DOCUMENT } : read.envelope;
     const { count, error } = read.problems;
     const problems: ProblemSummary = { count, toError: () => deserializeError(error!) as DomainError };
-    return { envelope, found: read.found, problems, orgs: read.orgs.map((org) => this.source(org)) };
+    return { envelope, found: read.found, problems, orgs: read.orgs.map((org) => this.source(org)), plan: read.plan };
   }
 
   /** Ends the worker (and with it any reading in progress); safe to call twice. */
@@ -161,6 +165,7 @@ export class DocumentReader {
     const reader = this;
     return {
       skeleton: org.skeleton,
+      users: org.users,
       hasPlainPasswords: org.hasPlainPasswords,
       parts: async () => (await reader.call({ op: 'parts', restFile: org.restFile })) as DataOrg,
       async *userBatches(size: number) {
@@ -221,10 +226,17 @@ function deserializeError(error: SerializedError): Error {
   return error.domain ? new DomainError(error.domain.code, error.domain.id, error.message) : new Error(error.message);
 }
 
-/** The reader ran out of its heap: a document whose organisations' skeletons need more (a 413 like a body over its limit would need a number). */
+/**
+ * The reader ran out of its heap. What it holds whole is one organisation's parts other than its
+ * users (its users are read a batch at a time, and a few bytes per user are kept outside its heap)
+ * and any single value: a document that needs more can never be read as it is, so this is bad
+ * input (413 from ImportData, routes/admin-transfer.ts), never "try again later".
+ */
 const tooMuchForReader = () =>
   new DomainError(
-    GrpcCode.ResourceExhausted,
+    GrpcCode.InvalidArgument,
     'IMPORT-r34d3r',
-    `the document needs more than the ${READER_LIMITS.maxOldGenerationSizeMb} MiB an import's reader may hold (about 1,000,000 users per organisation); split it into several imports`,
+    `the document needs more than the ${READER_LIMITS.maxOldGenerationSizeMb} MiB an import's reader may hold: an organisation's parts other than its users ` +
+      '(projects, applications, grants, memberships, metadata, texts) are read whole, as is each single value; split the organisation\'s user grants, ' +
+      'memberships or metadata over several imports of the same organisation (users are not limited: a million per organisation is fine)',
   );

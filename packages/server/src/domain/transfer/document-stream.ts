@@ -1,5 +1,5 @@
 /**
- * Reads an import request or document from a file as a stream of its parts, never whole
+ * Reads an import request or document from a (sealed) file as a stream of its parts, never whole
  * (ARCHITECTURE.md, "Imports in bounded memory"): stream-json's tokenizer turns the text into
  * tokens, and this walker assembles only the small values it hands to the sink —
  *   - a request's top-level fields (`timeout`, `dataOrgsGcs`, …) except the document itself;
@@ -9,7 +9,6 @@
  * sink to normalise and validate. A read of 256 KiB is processed at a time, and after each the
  * event loop gets its turn (other requests are served while a large document is read).
  */
-import { createReadStream } from 'node:fs';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Assembler } from 'stream-json/core/assembler.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
@@ -17,6 +16,7 @@ import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { invalidArgument } from '../errors.js';
 import { toLowerCamel } from './json-names.js';
 import { isOrgListField, type OrgListField } from './validate.js';
+import { openSealed, type ImportFile } from './sealed-file.js';
 
 export interface DocumentSink {
   /** A top-level field of a request (not the document): called before its value is read, may throw. */
@@ -51,7 +51,7 @@ type Frame =
  * Walks `file`: a request (`{timeout, dataOrgs: {orgs: […]}, …}`) or a document (`{orgs: […]}`).
  * Syntax errors become 400 (`IMPORT-js0n1`).
  */
-export async function readDocumentStream(file: string, shape: 'request' | 'document', sink: DocumentSink): Promise<void> {
+export async function readDocumentStream(file: ImportFile, shape: 'request' | 'document', sink: DocumentSink): Promise<void> {
   const tokenize = jsonParser({ packValues: true, streamValues: false });
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const walker = new Walker(shape, sink);
@@ -62,8 +62,8 @@ export async function readDocumentStream(file: string, shape: 'request' | 'docum
     else walker.token(out as Token);
   };
   try {
-    for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK_BYTES })) {
-      feed(decoder.decode(chunk as Buffer, { stream: true }));
+    for await (const chunk of openSealed(file, READ_CHUNK_BYTES)) {
+      feed(decoder.decode(chunk, { stream: true }));
       await sink.afterChunk?.();
       await yieldToEventLoop();
     }

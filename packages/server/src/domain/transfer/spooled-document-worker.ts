@@ -11,6 +11,7 @@ import { parentPort } from 'node:worker_threads';
 import { DomainError } from '../errors.js';
 import { lowerThisThreadsPriority } from '../../runtime/worker-threads.js';
 import { toLowerCamel } from './json-names.js';
+import { spoolIn } from './spool.js';
 import { readSpooledParts, readSpooledUsers, SPOOLED_DOCUMENT, spoolDocument, type UserBatch } from './spooled-document.js';
 import { v1TooLarge } from './v1.js';
 import type { ReaderAnswer, ReaderRequest, SerializedError } from './document-reader.js';
@@ -23,15 +24,21 @@ const streams = new Map<number, AsyncGenerator<UserBatch>>();
 
 port.on('message', (req: ReaderRequest) => {
   void answer(req).then(
-    (result) => send({ id: req.id, result }),
+    (result) => send({ id: req.id, result }, transferable(result)),
     (error: unknown) => send({ id: req.id, error: serializeError(error) }),
   );
 });
 
+/** The plan's directory (8 bytes per user) is moved to the server's thread, not copied. */
+function transferable(result: unknown): ArrayBuffer[] {
+  const directory = (result as { plan?: { directory?: Float64Array } } | null)?.plan?.directory;
+  return directory?.byteLength ? [directory.buffer as ArrayBuffer] : [];
+}
+
 /** Every request gets an answer: one that cannot be sent (not cloneable) is answered with why, never left waiting. */
-function send(message: ReaderAnswer): void {
+function send(message: ReaderAnswer, transfer: ArrayBuffer[] = []): void {
   try {
-    port.postMessage(message);
+    port.postMessage(message, transfer);
   } catch (error) {
     port.postMessage({ id: message.id, error: serializeError(error) } satisfies ReaderAnswer);
   }
@@ -40,8 +47,8 @@ function send(message: ReaderAnswer): void {
 async function answer(req: ReaderRequest): Promise<unknown> {
   switch (req.op) {
     case 'spool': {
-      const { file, shape, spoolDir, refuseV1 } = req;
-      const spool = { dir: spoolDir, file: (name: string) => `${spoolDir}/${name}`, remove: async () => {} };
+      const { file, shape, spoolDir, spoolKey, refuseV1 } = req;
+      const spool = spoolIn(spoolDir, spoolKey);
       const read = await spoolDocument({
         file, shape, spool,
         beforeEnvelopeValue: (key) => {
@@ -51,7 +58,7 @@ async function answer(req: ReaderRequest): Promise<unknown> {
       const documentKey = Object.keys(read.envelope).find((key) => read.envelope[key] === SPOOLED_DOCUMENT);
       if (documentKey) delete read.envelope[documentKey];
       const problems = read.problems.count > 0 ? { count: read.problems.count, error: serializeError(read.problems.toError()) } : { count: 0 };
-      return { envelope: read.envelope, documentKey, found: read.found, problems, orgs: read.orgs };
+      return { envelope: read.envelope, documentKey, found: read.found, problems, orgs: read.orgs, plan: read.plan };
     }
     case 'parts':
       return readSpooledParts(req.restFile);

@@ -5,28 +5,30 @@
  * Pass 1 (spoolDocument) reads the document as a stream (document-stream.ts) and validates each
  * part as it comes, with the same rules and problem paths as validate.ts; each organisation's parts
  * go, normalised, to two files of the spool: its users (`org-<i>.users.jsonl`, one per line) and
- * everything else (`org-<i>.jsonl`). What stays in memory is each organisation's skeleton: the ids
- * the import's order and locks need (import/order.ts, orgImportLocks), no user's data.
+ * everything else (`org-<i>.jsonl`). What stays in memory is each organisation's skeleton (its id,
+ * name and domains: what its locks need, orgImportLocks), the number of its users and its outline
+ * (import/order.ts: 32-bit keys of its users' ids and of the ids its grants and memberships name,
+ * what the import's order needs), never a user's id or data. At the end the order is planned here.
  *
  * Pass 2 (readSpooledParts, readSpooledUsers) reads one organisation back: its parts whole, its
  * users in batches. The lines are validated again as they are read (they passed once; this gives
  * the typed values). Both passes run in the import's reader thread (document-reader.ts), which
  * hands the server's thread an OrgSource per organisation.
  */
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { DomainError, GrpcCode } from '../errors.js';
 import { formatPath } from '../zod-issues.js';
 import type { DataOrg, DataOrgs } from './document.js';
 import { readDocumentStream } from './document-stream.js';
 import { normaliseKeysInPlace } from './json-names.js';
-import type { LineWriter as LineWriterT, Spool } from './spool.js';
-import { LineWriter } from './spool.js';
+import { LineWriter, type Spool } from './spool.js';
+import { openSealed, readSealed, type ImportFile, type SealedFile } from './sealed-file.js';
+import { OutlineBuilder, outlineOf, planImport, REFERENCE_LISTS, type ImportPlan } from './import/order.js';
 import { checkStorableText, isOrgListField, ProblemList, validateOrgField, validateOrgItem, type OrgListField } from './validate.js';
 
 /**
- * Users of one organisation imported per batch (import/org-entry.ts, `userBatches`): bounds the memory of
+ * Users of one organisation imported per batch (import-org.ts, `userBatches`): bounds the memory of
  * its largest list. Small on purpose: what a batch allocates on the server's thread (rows, the
  * statements) is alive while it is written, and the less of it a young-generation collection finds
  * alive, the less V8 promotes to the old generation and the less it grows the young one (1,000 per
@@ -35,22 +37,16 @@ import { checkStorableText, isOrgListField, ProblemList, validateOrgField, valid
 export const USER_BATCH = 200;
 
 const USER_LISTS = new Set<string>(['humanUsers', 'machineUsers']);
-/** Lists whose ids the skeleton keeps: users (the import's order), references to users (the order), domains (the locks). */
-const SKELETON_IDS: Partial<Record<OrgListField, 'userId' | 'domainName'>> = {
-  humanUsers: 'userId',
-  machineUsers: 'userId',
-  userGrants: 'userId',
-  orgMembers: 'userId',
-  projectMembers: 'userId',
-  domains: 'domainName',
-};
+const REFERENCES = new Set<string>(REFERENCE_LISTS);
 
 export type UserBatch = Pick<DataOrg, 'humanUsers' | 'machineUsers'>;
 
 /** One organisation of a validated document, wherever it is kept. */
 export interface OrgSource {
-  /** orgId, org.name and the ids of SKELETON_IDS: what ordering and locking need. */
+  /** orgId, org.name and its domains' names: what its locks need (orgImportLocks). */
   readonly skeleton: DataOrg;
+  /** How many users it brings (an import job's totals). */
+  readonly users: number;
   /** Whether a human user comes with a plain `password` (hashed before the organisation's transaction). */
   readonly hasPlainPasswords: boolean;
   /** Everything but the users (single fields and the other lists). */
@@ -59,25 +55,34 @@ export interface OrgSource {
   userBatches(size: number): AsyncIterable<UserBatch>;
 }
 
+/** The organisations of a validated document, and the order they are imported in. */
+export interface DocumentSources {
+  orgs: OrgSource[];
+  plan: ImportPlan;
+}
+
 /** A document already in memory (the v1 format, bounded by its own limit): the same interface. */
-export function inMemorySources(doc: DataOrgs): OrgSource[] {
-  return doc.orgs.map((org) => {
-    const { humanUsers = [], machineUsers = [], ...parts } = org;
-    return {
-      skeleton: org,
-      hasPlainPasswords: humanUsers.some(hasPlainPassword),
-      parts: async () => parts,
-      async *userBatches(size: number) {
-        for (let i = 0; i < humanUsers.length; i += size) yield { humanUsers: humanUsers.slice(i, i + size) };
-        for (let i = 0; i < machineUsers.length; i += size) yield { machineUsers: machineUsers.slice(i, i + size) };
-      },
-    };
-  });
+export function inMemorySources(doc: DataOrgs): DocumentSources {
+  return { orgs: doc.orgs.map(inMemorySource), plan: planImport(doc.orgs.map(outlineOf)) };
+}
+
+function inMemorySource(org: DataOrg): OrgSource {
+  const { humanUsers = [], machineUsers = [], ...parts } = org;
+  return {
+    skeleton: org,
+    users: humanUsers.length + machineUsers.length,
+    hasPlainPasswords: humanUsers.some(hasPlainPassword),
+    parts: async () => parts,
+    async *userBatches(size: number) {
+      for (let i = 0; i < humanUsers.length; i += size) yield { humanUsers: humanUsers.slice(i, i + size) };
+      for (let i = 0; i < machineUsers.length; i += size) yield { machineUsers: machineUsers.slice(i, i + size) };
+    },
+  };
 }
 
 /** What spoolDocument needs to know about the file it reads. */
 export interface SpoolDocumentInput {
-  file: string;
+  file: ImportFile;
   /** A whole request (`{timeout, dataOrgs, …}`) or a document (`{orgs}`). */
   shape: 'request' | 'document';
   spool: Spool;
@@ -88,11 +93,12 @@ export interface SpoolDocumentInput {
 /** One organisation as pass 1 left it: its skeleton in memory, its parts in two files of the spool. */
 export interface SpooledOrg {
   skeleton: DataOrg;
+  users: number;
   hasPlainPasswords: boolean;
   /** Its single fields and lists other than the users, one JSON line each (readSpooledParts). */
-  restFile: string;
+  restFile: SealedFile;
   /** Its users, one JSON line each (readSpooledUsers). */
-  usersFile: string;
+  usersFile: SealedFile;
 }
 
 /** The problems pass 1 found: how many, and the 400 naming the first. */
@@ -109,6 +115,8 @@ export interface SpooledDocument {
   /** Problems of the document (none written to the spool's files are used then). */
   problems: ProblemSummary;
   orgs: SpooledOrg[];
+  /** The order of `orgs` (planned once the document is read without problems). */
+  plan: ImportPlan;
 }
 
 /** Stands in the request's fields for the document read from it as a stream. */
@@ -120,8 +128,9 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
   const problems = new ProblemList();
   const envelope: Record<string, unknown> = {};
   const orgs: SpooledOrg[] = [];
+  const outlines: OutlineBuilder[] = [];
   let found = input.shape === 'document';
-  let current: { skeleton: Record<string, unknown>; seen: Set<string>; rest: LineWriterT; users: LineWriterT; base: (string | number)[] } | undefined;
+  let current: { skeleton: Record<string, unknown>; outline: OutlineBuilder; seen: Set<string>; rest: LineWriter; users: LineWriter; base: (string | number)[] } | undefined;
   const closing: Promise<void>[] = [];
   // Text no store can keep is named from the body's root (`dataOrgs.orgs[0]…`), as for any other
   // request body; the document's own problems from the document's (`orgs[0]…`), as before.
@@ -145,10 +154,10 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
       else problems.add(formatPath(path), 'expected object');
     },
     orgStart(index) {
-      const rest = spool.file(`org-${index}.jsonl`);
-      const users = spool.file(`org-${index}.users.jsonl`);
-      current = { skeleton: {}, seen: new Set(), rest: new LineWriter(rest), users: new LineWriter(users), base: ['orgs', index] };
-      orgs[index] = { skeleton: current.skeleton as DataOrg, hasPlainPasswords: false, restFile: rest, usersFile: users };
+      const rest = spool.sealed(`org-${index}.jsonl`);
+      const users = spool.sealed(`org-${index}.users.jsonl`);
+      current = { skeleton: {}, outline: (outlines[index] = new OutlineBuilder()), seen: new Set(), rest: new LineWriter(rest), users: new LineWriter(users), base: ['orgs', index] };
+      orgs[index] = { skeleton: current.skeleton as DataOrg, users: 0, hasPlainPasswords: false, restFile: rest, usersFile: users };
     },
     orgField(_index, key, value) {
       const org = current!;
@@ -162,8 +171,8 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
       }
       const parsed = validateOrgField(key, value, problems, org.base) as Record<string, unknown> | string | undefined;
       if (parsed === undefined) return;
-      if (key === 'orgId') org.skeleton.orgId = parsed;
-      if (key === 'org') org.skeleton.org = { name: (parsed as { name?: string }).name };
+      if (key === 'orgId') org.skeleton.orgId = detached(parsed as string);
+      if (key === 'org') org.skeleton.org = { name: detached((parsed as { name?: string }).name) };
       if (problems.count === 0) org.rest.write(JSON.stringify(['f', key, value]));
     },
     orgList(_index, key) {
@@ -176,10 +185,16 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
       checkStorableText(value, problems, [...textBase, ...path]);
       const parsed = validateOrgItem(key, value, problems, path) as Record<string, string> | undefined;
       if (parsed === undefined) return;
-      if (key === 'humanUsers' && hasPlainPassword(parsed as never)) orgs[index].hasPlainPasswords = true;
-      const idField = SKELETON_IDS[key];
-      if (idField) ((org.skeleton[key] ??= []) as Record<string, string>[]).push({ [idField]: parsed[idField] });
       if (problems.count > 0) return; // the document is refused: nothing more to keep
+      if (key === 'humanUsers' && hasPlainPassword(parsed as never)) orgs[index].hasPlainPasswords = true;
+      if (USER_LISTS.has(key)) {
+        org.outline.addUser(parsed.userId);
+        orgs[index].users++;
+      } else if (REFERENCES.has(key)) {
+        org.outline.addReference(parsed.userId);
+      } else if (key === 'domains') {
+        ((org.skeleton.domains ??= []) as { domainName: string }[]).push({ domainName: detached(parsed.domainName)! });
+      }
       (USER_LISTS.has(key) ? org.users : org.rest).write(JSON.stringify(['i', key, value]));
     },
     orgEnd() {
@@ -198,7 +213,18 @@ export async function spoolDocument(input: SpoolDocumentInput): Promise<SpooledD
     return Promise.allSettled(closing);
   });
   await Promise.all(closing);
-  return { envelope, found, problems, orgs };
+  const plan = problems.count === 0 ? planImport(outlines.map((o) => o.build())) : { order: [], directory: new Float64Array(0) };
+  return { envelope, found, problems, orgs, plan };
+}
+
+/**
+ * A copy of `text` that keeps nothing else alive. A string V8 cuts out of a longer one (13
+ * characters or more: ZITADEL's 18-digit ids, UUIDs) may be a slice that holds the whole longer
+ * one, here the 256 KiB read it came from: kept per user, they kept the whole document in memory
+ * (a 48 MiB reader ran out at ~70,000 users with 18-digit ids, not with short ones).
+ */
+function detached(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : Buffer.from(text, 'utf16le').toString('utf16le');
 }
 
 /** A field named twice in one organisation (`humanUsers` and `human_users`, or a repeated key) is refused. */
@@ -214,9 +240,9 @@ function firstTime(seen: Set<string>, key: string, problems: ProblemList, base: 
 const hasPlainPassword = (h: NonNullable<DataOrg['humanUsers']>[number]) => Boolean(h.user.password && !h.user.hashedPassword?.value);
 
 /** Pass 2: an organisation's parts other than its users, read back whole. */
-export async function readSpooledParts(restFile: string): Promise<DataOrg> {
+export async function readSpooledParts(restFile: SealedFile): Promise<DataOrg> {
   const org: Record<string, unknown> = {};
-  for (const line of (await readFile(restFile, 'utf8')).split('\n')) {
+  for (const line of (await readSealed(restFile)).toString('utf8').split('\n')) {
     if (!line) continue;
     const [kind, key, value] = JSON.parse(line) as ['f' | 'i', string, unknown];
     if (kind === 'f') org[key] = revalidate((p) => validateOrgField(key, value, p, []));
@@ -226,9 +252,9 @@ export async function readSpooledParts(restFile: string): Promise<DataOrg> {
 }
 
 /** Pass 2: an organisation's users read back, `size` at a time (human users first, then machine users). */
-export async function* readSpooledUsers(usersFile: string, size: number): AsyncGenerator<UserBatch> {
+export async function* readSpooledUsers(usersFile: SealedFile, size: number): AsyncGenerator<UserBatch> {
   let batch: { humanUsers: unknown[]; machineUsers: unknown[]; n: number } = { humanUsers: [], machineUsers: [], n: 0 };
-  const lines = createInterface({ input: createReadStream(usersFile), crlfDelay: Infinity });
+  const lines = createInterface({ input: Readable.from(openSealed(usersFile, 64 * 1024)), crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line) continue;
     const [, key, value] = JSON.parse(line) as ['i', 'humanUsers' | 'machineUsers', unknown];

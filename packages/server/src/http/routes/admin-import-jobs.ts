@@ -3,17 +3,20 @@
  * The start streams its body to the job's file (the spec's body schema is documented, not applied
  * here: the job validates the request when it runs), under ImportData's body limit.
  */
-import { Readable } from 'node:stream';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { z } from 'zod';
+import type { zGetImportJobResponse, zListImportJobsResponse } from '../generated/schemas.gen.js';
 import { invalidArgument, unavailable } from '../../domain/errors.js';
 import { cancelImportJob, getImportJob, listImportJobs, startImportJob } from '../../domain/transfer/import/jobs.js';
 import { DocumentTooLarge, type JobDocuments } from '../../domain/transfer/import/job-documents.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { bodyTooLarge, respondError } from '../errors.js';
+import { requestBody } from '../request-body.js';
 import { OPERATIONS } from '../generated/operations.gen.js';
 import { routesOf } from '../operation.js';
-import { importBodyLimit, mayImport } from './admin-transfer.js';
+import { importBodyLimit, mayImport, streamedJson, textStream } from './admin-transfer.js';
+import { jsonText } from '../../domain/transfer/answer-lists.js';
 
 export const START_IMPORT_JOB_PATH = OPERATIONS.StartImportJob.path;
 
@@ -39,10 +42,10 @@ export function registerAdminImportJobRoutes(app: OpenAPIHono<AppEnv>, deps: Rou
     async (c) => {
       const type = c.req.header('content-type');
       if (type !== undefined && !JSON_CONTENT.test(type)) throw invalidArgument('IMPORT-j0b15', `the request must be application/json (got ${type})`);
-      const body = c.req.raw.body;
+      const body = requestBody(c);
       if (!body) throw invalidArgument('IMPORT-d4t40', 'no data: give exactly one of dataOrgs, dataOrgsv1, dataOrgsGcs, dataOrgsv1Gcs');
       try {
-        const started = await startImportJob(store, c.get('ctx'), Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>), { documents: documents(), maxBytes: maxBodyBytes });
+        const started = await startImportJob(store, c.get('ctx'), body, { documents: documents(), maxBytes: maxBodyBytes });
         settings?.onStarted?.();
         return c.json(started, 200);
       } catch (error) {
@@ -56,8 +59,13 @@ export function registerAdminImportJobRoutes(app: OpenAPIHono<AppEnv>, deps: Rou
   route('ListImportJobs', async (c) => {
     // Where jobs cannot be started, they are not listed either: a client asking whether the target
     // runs jobs (the CLI) learns it here and uses ImportData instead.
-    return c.json(await listImportJobs(store, c.get('ctx'), c.req.valid('json'), documents()), 200);
+    const list = await listImportJobs(store, c.get('ctx'), c.req.valid('json'), documents());
+    // A job's answer (every imported id) is read from the store as it is sent (import/jobs.ts).
+    return streamedJson<z.output<typeof zListImportJobsResponse>>(c, textStream(c, 'import jobs', jsonText(list)));
   });
-  route('GetImportJob', async (c) => c.json(await getImportJob(store, c.get('ctx'), c.req.valid('param').id, settings?.documents), 200));
+  route('GetImportJob', async (c) => {
+    const job = await getImportJob(store, c.get('ctx'), c.req.valid('param').id, settings?.documents);
+    return streamedJson<z.output<typeof zGetImportJobResponse>>(c, textStream(c, 'import job', jsonText(job)));
+  });
   route('CancelImportJob', async (c) => c.json(await cancelImportJob(store, c.get('ctx'), c.req.valid('param').id, settings?.documents), 200));
 }

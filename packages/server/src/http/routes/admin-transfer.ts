@@ -8,18 +8,19 @@ import type { JSONParsed } from 'hono/utils/types';
 import type { z } from 'zod';
 import { requirePermission } from '../../domain/context.js';
 import { ConcurrencyGate, concurrencyLimit } from '../middleware/concurrency-limit.js';
-import { bodyLimit } from 'hono/body-limit';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
 import { exportData } from '../../domain/transfer/export/export-data.js';
 import { importData } from '../../domain/transfer/import/import-data.js';
 import { createSpool, spoolTo } from '../../domain/transfer/spool.js';
+import { jsonText } from '../../domain/transfer/answer-lists.js';
 import type { OnTransferProgress } from '../../domain/transfer/progress.js';
 import type { GcsOptions } from '../../storage/gcs.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { bodyTooLarge, respondError } from '../errors.js';
+import { requestBody } from '../request-body.js';
 import { OPERATIONS } from '../generated/operations.gen.js';
-import type { zExportDataResponse } from '../generated/schemas.gen.js';
+import type { zExportDataResponse, zImportDataResponse } from '../generated/schemas.gen.js';
 import { routesOf } from '../operation.js';
 
 /**
@@ -47,9 +48,19 @@ export const mayImport: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** The import's own body limit; app.ts exempts the import path from the global one. */
-export function importBodyLimit(maxBytes: number) {
-  return bodyLimit({ maxSize: maxBytes, onError: (c) => respondError(c, bodyTooLarge(maxBytes), 413) });
+/**
+ * The import's own body limit (app.ts exempts the import's paths from the global one): a body
+ * that declares a larger length is refused before it is read; one streamed without a length is
+ * counted by whoever writes it to disk (spoolTo, writeJobDocument), which stops at the limit.
+ * Not hono's bodyLimit: without a declared length it reads the whole body into memory before
+ * the route runs (the CLI streams its documents: a million users were hundreds of MiB there).
+ */
+export function importBodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && Number(declared) > maxBytes) return respondError(c, bodyTooLarge(maxBytes), 413);
+    await next();
+  };
 }
 
 /**
@@ -62,20 +73,21 @@ function spoolImportBody(maxBytes: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const spool = await createSpool();
     try {
-      const requestFile = spool.file('request.json');
+      let request;
       try {
-        await spoolTo(requestFile, (c.req.raw.body ?? []) as AsyncIterable<Uint8Array>, maxBytes, () => bodyTooLarge(maxBytes));
+        ({ file: request } = await spoolTo(spool, 'request.json', requestBody(c) ?? [], maxBytes, () => bodyTooLarge(maxBytes)));
       } catch (error) {
         if (error instanceof DomainError && error.id === 'API-B0dy5') return respondError(c, error, 413);
         throw error;
       }
-      c.set('importRequest', { requestFile, spool });
+      c.set('importRequest', { request, spool });
       const headers = new Headers(c.req.raw.headers);
       headers.delete('content-length');
       c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: '{}', signal: c.req.raw.signal });
       await next();
     } finally {
-      await spool.remove();
+      // Unless the answer, still being sent, reads from it (it removes the spool at its end).
+      if (!c.get('importSpoolKept')) await spool.remove();
     }
   };
 }
@@ -87,40 +99,25 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, deps: Tran
   route('ExportData', async (c) => {
     const result = await exportData(store, c.get('ctx'), c.req.valid('json'), { gcs, secrets, onProgress: logProgress(c) });
     if (!result.body) return c.json({ gcsOutput: result.gcsOutput }, 200);
-    const iterator = result.body[Symbol.asyncIterator]();
-    const encoder = new TextEncoder();
-    const logger = c.get('logger');
-    const requestId = c.get('requestId');
-    // Pull-based: the next chunk is read from the store only when the client takes the last.
-    const stream = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const { value, done } = await iterator.next();
-          if (done) controller.close();
-          else controller.enqueue(encoder.encode(value));
-        } catch (error) {
-          // Headers are gone: the only honest signal left is an aborted, incomplete body.
-          logger?.error('export aborted', { requestId, error: String(error) });
-          controller.error(error);
-        }
-      },
-      async cancel() {
-        await iterator.return?.(undefined);
-      },
-    });
-    return streamedJson<ExportDataResponse>(c, stream);
+    return streamedJson<ExportDataResponse>(c, textStream(c, 'export', result.body));
   });
 
   route(
     'ImportData',
     async (c) => {
+      const input = c.get('importRequest');
+      let answer;
       try {
-        return c.json(await importData(store, c.get('ctx'), c.get('importRequest'), { gcs, secrets, onProgress: logProgress(c) }), 200);
+        answer = await importData(store, c.get('ctx'), input, { gcs, secrets, onProgress: logProgress(c) });
       } catch (error) {
-        // A document over its limit (a version-1 one, or one from storage) is the same failure as a body over it.
-        if (error instanceof DomainError && (error.id === 'GCS-t00B1g' || error.id === 'IMPORT-v1b1g')) return respondError(c, error, 413);
+        // A document over its limit (a version-1 one, or one from storage, or more than the reader
+        // may hold) is the same failure as a body over it: it can never succeed as it is.
+        if (error instanceof DomainError && TOO_LARGE.includes(error.id)) return respondError(c, error, 413);
         throw error;
       }
+      // The answer's lists are read from the spool as the answer is written: the spool goes when it is sent.
+      c.set('importSpoolKept', true);
+      return streamedJson<ImportDataResponse>(c, textStream(c, 'import answer', jsonText(answer), () => input.spool.remove()));
     },
     // Who calls (route adds the authentication), and whether it may import, before a byte of its
     // body is read; then a bounded number of imports at once, each body to a file as it arrives.
@@ -129,12 +126,54 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, deps: Tran
 }
 
 type ExportDataResponse = z.output<typeof zExportDataResponse>;
+type ImportDataResponse = z.output<typeof zImportDataResponse>;
+
+/** Failures of an import that no retry mends, answered 413 (with what to do in the message). */
+const TOO_LARGE = ['GCS-t00B1g', 'IMPORT-v1b1g', 'IMPORT-r34d3r'];
+
+/**
+ * A body of text pieces, pulled: the next piece is made only when the client has taken the last.
+ * `end` runs once the body is sent, failed or was abandoned by the client.
+ */
+export function textStream(c: Context<AppEnv>, what: string, pieces: AsyncIterable<string>, end?: () => Promise<void>): ReadableStream<Uint8Array> {
+  const iterator = pieces[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  const logger = c.get('logger');
+  const requestId = c.get('requestId');
+  let ended = false;
+  const finish = async () => {
+    if (ended) return;
+    ended = true;
+    await end?.().catch((error) => logger?.warn(`${what}: clean-up failed`, { requestId, error: String(error) }));
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await iterator.next();
+        if (done) {
+          // What the body read is cleaned up before the client sees its end.
+          await finish();
+          controller.close();
+        } else controller.enqueue(encoder.encode(value));
+      } catch (error) {
+        // Headers are gone: the only honest signal left is an aborted, incomplete body.
+        logger?.error(`${what} aborted`, { requestId, error: String(error) });
+        controller.error(error);
+        await finish();
+      }
+    },
+    async cancel() {
+      await iterator.return?.(undefined);
+      await finish();
+    },
+  });
+}
 
 /**
  * A JSON document of the operation's 200 shape, streamed as it is produced: the answer `c.json`
  * would give, which `c.body` cannot say (hence the assertion).
  */
-function streamedJson<T>(c: Context<AppEnv>, stream: ReadableStream<Uint8Array>) {
+export function streamedJson<T>(c: Context<AppEnv>, stream: ReadableStream<Uint8Array>) {
   return c.body(stream, 200, { 'content-type': 'application/json' }) as Response as Response & TypedResponse<JSONParsed<T>, 200, 'json'>;
 }
 

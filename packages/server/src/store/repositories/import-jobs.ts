@@ -8,10 +8,13 @@ export type ImportJobRow = Tables['importJobs']['$inferSelect'];
 /** The phases in which a job is being worked on (by the process holding its lease). */
 export const RUNNING_IMPORT_PHASES = ['reading', 'validating', 'importing'] as const;
 const ENDED = ['done', 'failed', 'cancelled'];
+/** Characters of a job's answer per row of import_job_results. */
+const RESULT_PART_CHARS = 1024 * 1024;
 
 /** Import jobs (domain/transfer/import/jobs.ts, background/import-job-worker.ts). */
 export function importJobRepository(db: Db, t: Tables, dialect: { skipLocked: boolean }) {
   const j = t.importJobs;
+  const r = t.importJobResults;
   /**
    * Every write of a worker names its lease: a worker whose lease another one took, or whose job
    * was cancelled before it began, writes nothing.
@@ -75,6 +78,26 @@ export function importJobRepository(db: Db, t: Tables, dialect: { skipLocked: bo
     async changeIfPhase(id: string, phase: string, change: Partial<ImportJobRow>): Promise<boolean> {
       const rows = await db.update(j).set(change).where(and(eq(j.id, id), eq(j.phase, phase))).returning({ id: j.id });
       return rows.length === 1;
+    },
+    /** The job's answer, written as JSON text in parts of RESULT_PART_CHARS (in the transaction that ends the job). */
+    async saveResult(id: string, text: AsyncIterable<string>): Promise<void> {
+      let part = 0;
+      let buffer = '';
+      for await (const piece of text) {
+        buffer += piece;
+        if (buffer.length < RESULT_PART_CHARS) continue;
+        await db.insert(r).values({ jobId: id, part: part++, text: buffer });
+        buffer = '';
+      }
+      if (buffer || part === 0) await db.insert(r).values({ jobId: id, part, text: buffer });
+    },
+    /** The job's answer as JSON text, read a part at a time (nothing when it has none). */
+    async *resultText(id: string): AsyncGenerator<string> {
+      for (let part = 0; ; part++) {
+        const [row] = await db.select({ text: r.text }).from(r).where(and(eq(r.jobId, id), eq(r.part, part))).limit(1);
+        if (!row) return;
+        yield row.text;
+      }
     },
     /** A caller's change (a cancel), with its event's sequence. */
     async change(id: string, change: Partial<ImportJobRow>): Promise<void> {

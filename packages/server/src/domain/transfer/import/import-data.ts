@@ -14,13 +14,13 @@ import { OIDC_CLIENT_SECRET_PURPOSE } from '../../idps/idp.js';
 import { hashPassword } from '../../../auth/passwords.js';
 import { verifyPassword } from '../../../auth/password-verifier.js';
 import type { AggregateLock, Repositories, Store } from '../../../store/store.js';
-import { stat, readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { gcsError, readGcsObject, type GcsOptions } from '../../../storage/gcs.js';
 import { requirePermission, type RequestContext } from '../../context.js';
 import { DomainError, GrpcCode } from '../../errors.js';
 import type { DataOrg } from '../document.js';
-import { importOrder, usersImportedLater } from './order.js';
+import { importedLater } from './order.js';
 import { importOrgEntry, type OrgImportContext } from './org-entry.js';
 import { orgImportLocks } from './org.js';
 import { importReferences, type OrgReferences } from './references.js';
@@ -30,8 +30,10 @@ import { parseImportRequest } from '../request.js';
 import { MAX_V1_DOCUMENT_BYTES, parseDataOrgsV1, v1TooLarge } from '../v1.js';
 import { parseDataOrgs } from '../validate.js';
 import { spoolTo, type Spool } from '../spool.js';
+import { AnswerSpill, type AnswerList } from '../answer-lists.js';
+import { plainBytes, readSealed, type ImportFile, type SealedFile } from '../sealed-file.js';
 import { acquireReader, releaseReader, type DocumentReader } from '../document-reader.js';
-import { inMemorySources, SPOOLED_DOCUMENT, USER_BATCH, type OrgSource } from '../spooled-document.js';
+import { inMemorySources, SPOOLED_DOCUMENT, USER_BATCH, type DocumentSources, type OrgSource } from '../spooled-document.js';
 
 export interface ImportDeps {
   gcs?: GcsOptions;
@@ -56,12 +58,18 @@ export interface ImportDeps {
  * caller removes the spool afterwards.
  */
 export interface ImportInput {
-  requestFile: string;
+  /** The request, sealed in the spool (or a job's file, job-documents.ts). */
+  request: ImportFile;
   spool: Spool;
 }
 
+/**
+ * ImportData's answer. Its lists that grow with the document (ids, errors, a dry run's outcomes)
+ * are answer lists (answer-lists.ts), in the spool once they grow: write it with `jsonText`
+ * before the spool is removed.
+ */
 export interface ImportDataResponse {
-  errors?: ImportError[];
+  errors?: AnswerList<ImportError>;
   warnings?: ImportError[];
   success: { orgs?: ImportSuccessOrg[] };
   /** How many resources of the document were created, left unchanged, changed, skipped, refused. */
@@ -70,7 +78,7 @@ export interface ImportDataResponse {
   summaryByType: Record<string, OutcomeCounts>;
   /** A dry run's answer: nothing was written; `resources` says what the import would do with each. */
   dryRun?: true;
-  resources?: ResourceOutcome[];
+  resources?: AnswerList<ResourceOutcome>;
 }
 
 export { MAX_V1_DOCUMENT_BYTES };
@@ -84,40 +92,40 @@ export const ORG_IMPORT_EVENT = 'org.data.imported';
  * where each organisation is kept: the spool for the current format, memory for the version-1
  * one. 400 naming the first invalid paths.
  */
-async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { readonly aborted: boolean }, reader: DocumentReader): Promise<{ orgs: OrgSource[]; timeoutMs: number; notifyUsers: boolean; conflictPolicy: ConflictPolicy; dryRun: boolean }> {
+async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { readonly aborted: boolean }, reader: DocumentReader): Promise<{ doc: DocumentSources; timeoutMs: number; notifyUsers: boolean; conflictPolicy: ConflictPolicy; dryRun: boolean }> {
   const { spool } = input;
   // Reading and validating are one pass over the file (spooled-document.ts).
   deps.onPhase?.('validating');
-  const requestBytes = (await stat(input.requestFile)).size;
+  const requestBytes = plainBytes(input.request, (await stat(input.request.path)).size);
   // A dataOrgsv1 in a body over its limit is refused before its value is read.
-  const read = await reader.spool({ file: input.requestFile, shape: 'request', spool, refuseV1: requestBytes > MAX_V1_DOCUMENT_BYTES });
+  const read = await reader.spool({ file: input.request, shape: 'request', spool, refuseV1: requestBytes > MAX_V1_DOCUMENT_BYTES });
   // The request's own mistakes (no document, two of them, a bad timeout) before the document's.
   const req = parseImportRequest(read.envelope);
   const meta = { timeoutMs: req.timeoutMs, notifyUsers: req.notifyUsers, conflictPolicy: req.conflictPolicy, dryRun: req.dryRun };
   // Problems of the request's fields and of a document read with it (the only one it can carry).
   if (read.problems.count > 0) throw read.problems.toError();
   if (req.source.kind === 'inline') {
-    if (req.source.version === 1) return { orgs: inMemorySources(parseDataOrgsV1(req.source.data)), ...meta };
+    if (req.source.version === 1) return { doc: inMemorySources(parseDataOrgsV1(req.source.data)), ...meta };
     // Not an object (so not read as a stream): refused by the same validation.
-    if (req.source.data !== SPOOLED_DOCUMENT) return { orgs: inMemorySources(parseDataOrgs(req.source.data)), ...meta };
-    return { orgs: read.orgs, ...meta };
+    if (req.source.data !== SPOOLED_DOCUMENT) return { doc: inMemorySources(parseDataOrgs(req.source.data)), ...meta };
+    return { doc: read, ...meta };
   }
   const { location, version } = req.source;
   const maxBytes = version === 1 ? MAX_V1_DOCUMENT_BYTES : deps.maxBytes;
-  const file = spool.file('document.json');
+  let file: SealedFile;
   try {
     const object = await readGcsObject(location, { ...deps.gcs, maxBytes });
-    await spoolTo(file, object, Number.POSITIVE_INFINITY, () => new Error('unreachable: readGcsObject counts'));
+    ({ file } = await spoolTo(spool, 'document.json', object, Number.POSITIVE_INFINITY, () => new Error('unreachable: readGcsObject counts')));
   } catch (error) {
     const failure = gcsError(error, location);
     // A v1 object past its own limit: say why it has one, and what has none.
     throw version === 1 && failure.id === 'GCS-t00B1g' ? v1TooLarge(`gs://${location.bucket}/${location.path} (dataOrgsv1Gcs, a version-1 document)`, 'dataOrgsGcs') : failure;
   }
   if (signal.aborted) throw timeoutError(req.timeoutMs, []);
-  if (version === 1) return { orgs: inMemorySources(parseDataOrgsV1(await readFile(file, 'utf8'))), ...meta };
+  if (version === 1) return { doc: inMemorySources(parseDataOrgsV1((await readSealed(file)).toString('utf8'))), ...meta };
   const doc = await reader.spool({ file, shape: 'document', spool });
   if (doc.problems.count > 0) throw doc.problems.toError();
-  return { orgs: doc.orgs, ...meta };
+  return { doc, ...meta };
 }
 
 /** What the import's flow (importDocument) needs besides the store and the document. */
@@ -133,6 +141,8 @@ interface ImportRun {
   listOutcomes: boolean;
   /** Hash plain passwords (a dry run only needs to know there is one). */
   hashPlain: (plain: string) => Promise<string>;
+  /** Where the answer's lists are kept. */
+  spill: AnswerSpill;
   onProgress?: OnTransferProgress;
   onOrgUsersProgress?: OnOrgUsersProgress;
   onOrgCommit?: ImportDeps['onOrgCommit'];
@@ -151,7 +161,9 @@ export async function importData(store: Store, ctx: RequestContext, input: Impor
   // The document is read in a worker thread while the import runs (document-reader.ts).
   const reader = acquireReader();
   try {
-    return await importRead(store, ctx, await loadDocument(input, deps, signal, reader), deps, signal, started, (at) => (deadline = at));
+    const spill = new AnswerSpill(input.spool.sealed('answer.records'));
+    input.spool.onRemove(() => spill.close());
+    return await importRead(store, ctx, await loadDocument(input, deps, signal, reader), deps, spill, signal, started, (at) => (deadline = at));
   } finally {
     await releaseReader(reader);
   }
@@ -159,26 +171,27 @@ export async function importData(store: Store, ctx: RequestContext, input: Impor
 
 /** importData once its document is read and validated (pass 2). */
 async function importRead(
-  store: Store, ctx: RequestContext, read: Awaited<ReturnType<typeof loadDocument>>, deps: ImportDeps,
+  store: Store, ctx: RequestContext, read: Awaited<ReturnType<typeof loadDocument>>, deps: ImportDeps, spill: AnswerSpill,
   signal: { readonly aborted: boolean }, started: number, setDeadline: (at: number) => void,
 ): Promise<ImportDataResponse> {
-  const { orgs: sources, timeoutMs, notifyUsers, conflictPolicy, dryRun } = read;
+  const { doc, timeoutMs, notifyUsers, conflictPolicy, dryRun } = read;
+  const sources = doc.orgs;
   const secrets = deps.secrets ?? processSecretBox();
-  deps.onPhase?.('importing', { orgs: sources.length, users: sources.reduce((n, source) => n + usersOf(source.skeleton), 0) });
+  deps.onPhase?.('importing', { orgs: sources.length, users: sources.reduce((n, source) => n + source.users, 0) });
   setDeadline(started + timeoutMs);
   if (signal.aborted) throw timeoutError(timeoutMs, []);
   const run: ImportRun = {
-    ctx, secrets, signal, started, timeoutMs, notifyUsers, policy: conflictPolicy, listOutcomes: dryRun,
+    ctx, secrets, signal, started, timeoutMs, notifyUsers, policy: conflictPolicy, listOutcomes: dryRun, spill,
     onProgress: deps.onProgress, onOrgUsersProgress: deps.onOrgUsersProgress, onOrgCommit: deps.onOrgCommit,
     // A dry run's stand-in: which hash a new password gets changes no outcome, only that it has one.
     hashPlain: dryRun ? async () => DRY_RUN_HASH : hashPassword,
   };
-  if (!dryRun && conflictPolicy !== 'FAIL') return importDocument(store, sources, run);
+  if (!dryRun && conflictPolicy !== 'FAIL') return importDocument(store, doc, run);
   const instanceDomain = (await store.read.instance.get())?.domain ?? 'localhost';
   // The skeletons carry the names and domains the locks are taken on (spooled-document.ts).
   const locks = sources.flatMap((source) => orgImportLocks(source.skeleton, ctx.instanceId, instanceDomain));
-  if (dryRun) return { ...(await inOneTransaction(store, locks, run, (inside, r) => importDocument(inside, sources, r), 'roll back')), dryRun: true };
-  return inOneTransaction(store, locks, run, (inside, r) => importDocument(inside, sources, r), 'commit');
+  if (dryRun) return { ...(await inOneTransaction(store, locks, run, (inside, r) => importDocument(inside, doc, r), 'roll back')), dryRun: true };
+  return inOneTransaction(store, locks, run, (inside, r) => importDocument(inside, doc, r), 'commit');
 }
 
 const DRY_RUN_HASH = '(dry run)';
@@ -245,31 +258,31 @@ async function plainPasswordHashes(store: ImportStore, source: OrgSource, run: I
 }
 
 /** The organisations of `doc`, each in a transaction of its own, then the references deferred between them. */
-async function importDocument(store: ImportStore, sources: OrgSource[], run: ImportRun): Promise<ImportDataResponse> {
+async function importDocument(store: ImportStore, doc: DocumentSources, run: ImportRun): Promise<ImportDataResponse> {
   const { ctx, secrets, signal, started, timeoutMs, notifyUsers } = run;
-  const newSink = (): OutcomeSink => newOutcomeSink(run.listOutcomes);
+  const newSink = (): OutcomeSink => newOutcomeSink(run.listOutcomes ? run.spill.list() : undefined);
   const outcomes = newSink();
-  const errors: ImportError[] = [];
+  const errors = run.spill.list<ImportError>();
   const missingUsers = new Map<string, number>();
   const orgs: ImportSuccessOrg[] = [];
   const timedOut = () => timeoutError(timeoutMs, orgs.map((o) => o.orgId));
   // Set once, at the first start: the suffix of the organisations' generated domains.
   const instanceDomain = (await store.read.instance.get())?.domain ?? 'localhost';
   try {
-    // The order and the locks come from the skeletons (ids only); each organisation is read back
-    // from where it is kept when its turn comes (spooled-document.ts), its users a batch at a time.
-    const sourceOf = new Map(sources.map((source) => [source.skeleton, source]));
-    const ordered = importOrder(sources.map((source) => source.skeleton));
-    const later = usersImportedLater(ordered);
+    // The order was planned as the document was read (order.ts), the locks come from the
+    // skeletons; each organisation is read back from where it is kept when its turn comes
+    // (spooled-document.ts), its users a batch at a time.
+    const { order } = doc.plan;
     const deferred: { success: ImportSuccessOrg; refs: OrgReferences }[] = [];
-    for (const [index, org] of ordered.entries()) {
-      const source = sourceOf.get(org)!;
+    for (const [index, orgIndex] of order.entries()) {
+      const source = doc.orgs[orgIndex];
+      const org = source.skeleton;
       const plainHashes = await plainPasswordHashes(store, source, run, timedOut);
-      const orgErrors: ImportError[] = [];
+      let orgErrors = run.spill.list<ImportError>();
       const orgMissingUsers = new Map<string, number>();
       let orgOutcomes = newSink();
       const context: OrgImportContext = {
-        instanceId: ctx.instanceId, org: await source.parts(), userBatches: () => source.userBatches(USER_BATCH), plainHashes, signal, errors: orgErrors, importedLater: later[index], onTimeout: timedOut, missingUsers: orgMissingUsers, notifyUsers,
+        instanceId: ctx.instanceId, org: await source.parts(), userBatches: () => source.userBatches(USER_BATCH), plainHashes, signal, errors: orgErrors, importedLater: importedLater(doc.plan, index), onTimeout: timedOut, missingUsers: orgMissingUsers, notifyUsers,
         sealOtp: (base32) => sealOtpSecret(secrets, base32),
         sealIdpSecret: (clientSecret) => secrets.seal(clientSecret, OIDC_CLIENT_SECRET_PURPOSE),
         isIdpSecret: (sealed, clientSecret) => {
@@ -285,7 +298,7 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
       const done = await store.transaction(async (tx) => {
         // The store may run a transaction more than once (a group that failed runs each of its
         // transactions again alone): what one reports starts afresh on every run.
-        orgErrors.length = 0;
+        context.errors = orgErrors = run.spill.list();
         orgMissingUsers.clear();
         context.outcomes = orgOutcomes = newSink();
         context.deferred = undefined;
@@ -296,12 +309,12 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
         if (imported) await run.onOrgCommit?.(tx, imported.orgId);
         return imported;
       }, orgImportLocks(org, ctx.instanceId, instanceDomain));
-      errors.push(...orgErrors);
+      errors.append(orgErrors);
       addCounts(missingUsers, orgMissingUsers);
       addOutcomes(outcomes, orgOutcomes);
       if (done) orgs.push(done);
       if (done && context.deferred) deferred.push({ success: done, refs: context.deferred });
-      run.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: index + 1, total: ordered.length, users: usersOf(org), elapsedMs: Math.round(performance.now() - started) });
+      run.onProgress?.({ step: 'import', orgId: done?.orgId ?? org.orgId ?? '', done: index + 1, total: order.length, users: source.users, elapsedMs: Math.round(performance.now() - started) });
       // Other requests get their turn between organisations.
       await yieldToEventLoop();
     }
@@ -315,7 +328,7 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
     for (const pass of passes) {
       for (const { success, refs } of pass) {
         if (!Object.values(refs).some((list) => list?.length)) continue;
-        const refErrors: ImportError[] = [];
+        let refErrors = run.spill.list<ImportError>();
         const check = () => {
           if (signal.aborted) throw timedOut();
         };
@@ -325,17 +338,20 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
         let refOutcomes = newSink();
         await store.transaction((tx) => {
           // Afresh on every run, as the organisation's own.
-          refErrors.length = 0;
+          refErrors = run.spill.list();
           refMissingUsers.clear();
           added = { orgId: success.orgId };
           refOutcomes = newSink();
           return importReferences(tx, refs, new OrgImport(success.orgId, new Date(), refErrors, added, check, refMissingUsers, run.policy, refOutcomes, ctx));
         });
-        errors.push(...refErrors);
+        errors.append(refErrors);
         addCounts(missingUsers, refMissingUsers);
         addOutcomes(outcomes, refOutcomes);
         for (const key of ['userGrants', 'orgMembers', 'projectMembers', 'projectGrants', 'projectGrantMembers'] as const) {
-          if (added[key]) (success[key] as unknown[]) = [...(success[key] ?? []), ...added[key]];
+          const more = added[key] as AnswerList<unknown> | undefined;
+          if (!more) continue;
+          if (success[key]) (success[key] as AnswerList<unknown>).append(more);
+          else (success as unknown as Record<string, unknown>)[key] = more;
         }
       }
     }
@@ -359,9 +375,6 @@ async function importDocument(store: ImportStore, sources: OrgSource[], run: Imp
     summary: outcomes.counts, summaryByType: outcomes.byType, ...(outcomes.list ? { resources: outcomes.list } : {}),
   };
 }
-
-/** The users of an organisation entry (its skeleton keeps their ids; an import job's progress counts them). */
-const usersOf = (org: DataOrg) => (org.humanUsers?.length ?? 0) + (org.machineUsers?.length ?? 0);
 
 /** Adds the counts of `from` to those of `into`. */
 function addCounts(into: Map<string, number>, from: Map<string, number>): void {

@@ -9,22 +9,20 @@
  *
  * A request holds secrets (plain passwords, identity providers' client secrets, password hashes)
  * and may wait on disk for a while, so it is encrypted at rest like every other secret: AES-256-GCM
- * under a key of its own, that key sealed by the operator's SecretBox (secrets/secret-box.ts) and
- * written at the head of the file. The job's id is bound as associated data: one job's file cannot
- * stand in for another's. When the job runs, the file is opened into the import's private spool
- * (the import reads its request as a stream, twice), and the tag is checked before it is used.
+ * under a key of its own (sealed-file.ts), that key sealed by the operator's SecretBox
+ * (secrets/secret-box.ts) and written at the head of the file. The job's id is bound as associated
+ * data: one job's file cannot stand in for another's. When the job runs, the file is checked whole
+ * (its tag) and then read by the import as it is, sealed: its plaintext is never on disk.
  *
  * File: "isjd1\n" <sealed data key> "\n" <12-byte IV> <ciphertext> <16-byte tag>.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { SecretBox } from '../../../secrets/secret-box.js';
 import { failedPrecondition } from '../../errors.js';
-import { SPOOL_FILE_MODE } from '../spool.js';
+import { IV_BYTES, SealedFileError, SealedWriter, TAG_BYTES, verifySealed, type ImportFile, type SealedFile } from '../sealed-file.js';
 
 export interface JobDocuments {
   /** The folder of the files. */
@@ -36,8 +34,6 @@ export interface JobDocuments {
 }
 
 const MAGIC = 'isjd1\n';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 const KEY_PURPOSE = 'import-job-document';
 
 const NODE_FILE = 'node-id';
@@ -72,30 +68,17 @@ export async function writeJobDocument(place: JobDocuments, jobId: string, body:
   const file = `${jobId}.json.sealed`;
   const path = join(place.dir, file);
   const dataKey = randomBytes(32);
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', dataKey, iv);
-  cipher.setAAD(Buffer.from(jobId, 'utf8'));
+  const head = Buffer.from(`${MAGIC}${place.secrets.seal(dataKey, KEY_PURPOSE)}\n`);
+  const out = new SealedWriter({ path, key: dataKey, aad: jobId, offset: head.length }, { head });
   let bytes = 0;
-  const limit = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      bytes += chunk.length;
-      done(bytes > maxBytes ? new DocumentTooLarge(maxBytes) : null, chunk);
-    },
-  });
-  const out = createWriteStream(path, { flags: 'wx', mode: SPOOL_FILE_MODE });
   try {
-    out.write(`${MAGIC}${place.secrets.seal(dataKey, KEY_PURPOSE)}\n`);
-    out.write(iv);
-    // The tag follows the ciphertext: written once the cipher has seen the whole body.
-    const withTag = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        done(null, chunk);
-      },
-      flush(done) {
-        done(null, cipher.getAuthTag());
-      },
-    });
-    await pipeline(body, limit, cipher, withTag, out);
+    for await (const chunk of body) {
+      bytes += chunk.byteLength;
+      if (bytes > maxBytes) throw new DocumentTooLarge(maxBytes);
+      out.write(chunk);
+      await out.drained();
+    }
+    await out.close();
   } catch (error) {
     out.destroy();
     rmSync(path, { force: true });
@@ -108,33 +91,24 @@ export async function writeJobDocument(place: JobDocuments, jobId: string, body:
 const unopenable = (why: string) => failedPrecondition('IMPORT-s3a1d', `the job's document does not open: ${why}`);
 
 /**
- * Decrypts the job's file to `target` (a new 0600 file in the import's private spool) and checks
- * its tag: only a whole, unaltered request of this job comes out; else `target` is removed and
- * the job's error thrown. Answers the file the import reads: `target`, or for a job queued before
- * requests were sealed (a `.json` file), that file itself.
+ * The job's file as the import reads it (sealed, sealed-file.ts), once its key has opened and its
+ * tag is checked over the whole file: only a whole, unaltered request of this job is used, else
+ * the job's error is thrown. A job queued before requests were sealed (a `.json` file) is read as it is.
  */
-export async function openJobDocument(place: JobDocuments, file: string, jobId: string, target: string): Promise<string> {
+export async function openJobDocument(place: JobDocuments, file: string, jobId: string): Promise<ImportFile> {
   const path = join(place.dir, file);
-  if (!file.endsWith('.sealed')) return path;
-  const { dataKey, iv, bodyStart, tag, size } = await readFrame(path, place.secrets);
-  const decipher = createDecipheriv('aes-256-gcm', dataKey, iv);
-  decipher.setAAD(Buffer.from(jobId, 'utf8'));
-  decipher.setAuthTag(tag);
+  if (!file.endsWith('.sealed')) return { path };
+  const sealed: SealedFile = { path, aad: jobId, ...(await readHead(path, place.secrets)) };
   try {
-    const ciphertextStart = bodyStart;
-    const ciphertextEnd = size - TAG_BYTES;
-    const source = ciphertextEnd > ciphertextStart ? createReadStream(path, { start: ciphertextStart, end: ciphertextEnd - 1 }) : [Buffer.alloc(0)];
-    await pipeline(source, decipher, createWriteStream(target, { flags: 'wx', mode: SPOOL_FILE_MODE }));
-    return target;
+    await verifySealed(sealed);
   } catch (error) {
-    rmSync(target, { force: true });
-    // OpenSSL's words for a wrong tag.
-    throw unopenable(/authenticate/.test((error as Error).message) ? 'it was altered, or belongs to another job' : (error as Error).message);
+    throw unopenable(error instanceof SealedFileError ? 'it was altered, or belongs to another job' : (error as Error).message);
   }
+  return sealed;
 }
 
-/** The file's sealed key (opened), IV and tag, and where its ciphertext starts. */
-async function readFrame(path: string, secrets: SecretBox) {
+/** The file's data key (opened) and where its IV begins. */
+async function readHead(path: string, secrets: SecretBox): Promise<{ key: Buffer; offset: number }> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
@@ -145,17 +119,11 @@ async function readFrame(path: string, secrets: SecretBox) {
     if (!head.subarray(0, MAGIC.length).equals(Buffer.from(MAGIC)) || end < 0 || size < end + 1 + IV_BYTES + TAG_BYTES) {
       throw unopenable('it is not a sealed request (truncated?)');
     }
-    let dataKey: Buffer;
     try {
-      dataKey = secrets.open(head.subarray(MAGIC.length, end).toString('utf8'), KEY_PURPOSE);
+      return { key: secrets.open(head.subarray(MAGIC.length, end).toString('utf8'), KEY_PURPOSE), offset: end + 1 };
     } catch (error) {
       throw unopenable((error as Error).message);
     }
-    const iv = Buffer.alloc(IV_BYTES);
-    await handle.read(iv, 0, IV_BYTES, end + 1);
-    const tag = Buffer.alloc(TAG_BYTES);
-    await handle.read(tag, 0, TAG_BYTES, size - TAG_BYTES);
-    return { dataKey, iv, bodyStart: end + 1 + IV_BYTES, tag, size };
   } finally {
     await handle.close();
   }

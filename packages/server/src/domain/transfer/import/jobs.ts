@@ -15,7 +15,7 @@ import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '.
 import { failedPrecondition, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { listDetails, toPage, type ListQueryInput } from '../../list.js';
-import type { ImportDataResponse } from './import-data.js';
+import { RawJson } from '../answer-lists.js';
 import { removeJobDocument, writeJobDocument, type JobDocuments } from './job-documents.js';
 import { readLiveProgress, type LiveJobProgress } from './job-progress.js';
 
@@ -39,7 +39,8 @@ export interface ImportJobView {
   documentBytes: string;
   creatorId: string;
   attempts: number;
-  result?: ImportDataResponse;
+  /** ImportData's answer, read from where the job keeps it as the view is written (import_job_results). */
+  result?: RawJson;
   error?: { code: number; id: string; message: string };
   startDate?: string;
   endDate?: string;
@@ -47,7 +48,7 @@ export interface ImportJobView {
 }
 
 /** `live`: the progress the running job keeps beside its document (job-progress.ts), used while the lease that wrote it holds the job. */
-export function importJobView(row: ImportJobRow, instanceId: string, live?: LiveJobProgress): ImportJobView {
+export function importJobView(store: Store, row: ImportJobRow, instanceId: string, live?: LiveJobProgress): ImportJobView {
   const current = live && live.owner === row.leaseOwner && (RUNNING_IMPORT_PHASES as readonly string[]).includes(row.phase) ? live : row;
   return {
     id: row.id,
@@ -63,8 +64,8 @@ export function importJobView(row: ImportJobRow, instanceId: string, live?: Live
     documentBytes: String(row.documentBytes),
     creatorId: row.creatorId,
     attempts: row.attempts,
-    // Written by the worker from importData's answer.
-    ...(row.result ? { result: row.result as unknown as ImportDataResponse } : {}),
+    // Written by the worker from importData's answer, with the job's end.
+    ...(row.phase === 'done' ? { result: new RawJson(() => store.read.importJobs.resultText(row.id)) } : {}),
     ...(row.error ? { error: row.error } : {}),
     ...(row.startedAt ? { startDate: row.startedAt.toISOString() } : {}),
     ...(row.finishedAt ? { endDate: row.finishedAt.toISOString() } : {}),
@@ -96,7 +97,7 @@ export async function startImportJob(store: Store, ctx: RequestContext, body: As
       await tx.importJobs.insert({
         id, creatorId: ctx.caller.userId, creatorOrgId: ctx.caller.orgId, phase: 'queued', cancelRequested: false,
         node: options.documents.node, documentFile: file, documentBytes: bytes,
-        orgsDone: 0, orgsTotal: null, usersDone: 0, usersTotal: null, committedOrgIds: [], result: null, error: null,
+        orgsDone: 0, orgsTotal: null, usersDone: 0, usersTotal: null, committedOrgIds: [], error: null,
         attempts: 0, leaseOwner: null, leaseUntil: null,
         sequence: appended.sequence, createdAt: appended.createdAt, changedAt: appended.createdAt, startedAt: null, finishedAt: null,
       });
@@ -116,14 +117,14 @@ async function existingJob(store: Store, id: string): Promise<ImportJobRow> {
 }
 
 /** The job as the API shows it: with the progress its run keeps beside its document, when it runs on this node (`documents`). */
-async function viewOf(row: ImportJobRow, instanceId: string, documents?: JobDocuments): Promise<ImportJobView> {
+async function viewOf(store: Store, row: ImportJobRow, instanceId: string, documents?: JobDocuments): Promise<ImportJobView> {
   const running = documents && row.node === documents.node && (RUNNING_IMPORT_PHASES as readonly string[]).includes(row.phase);
-  return importJobView(row, instanceId, running ? await readLiveProgress(documents, row.id) : undefined);
+  return importJobView(store, row, instanceId, running ? await readLiveProgress(documents, row.id) : undefined);
 }
 
 export async function getImportJob(store: Store, ctx: RequestContext, id: string, documents?: JobDocuments): Promise<{ job: ImportJobView }> {
   requirePermission(ctx, 'iam.write');
-  return { job: await viewOf(await existingJob(store, id), ctx.instanceId, documents) };
+  return { job: await viewOf(store, await existingJob(store, id), ctx.instanceId, documents) };
 }
 
 /** ListImportJobs: oldest first (or newest with `asc: false`). */
@@ -131,7 +132,7 @@ export async function listImportJobs(store: Store, ctx: RequestContext, input: {
   requirePermission(ctx, 'iam.write');
   const at = new Date();
   const { total, rows } = await store.read.importJobs.search(toPage(input.query));
-  return { details: listDetails(total, at), result: await Promise.all(rows.map((row) => viewOf(row, ctx.instanceId, documents))) };
+  return { details: listDetails(total, at), result: await Promise.all(rows.map((row) => viewOf(store, row, ctx.instanceId, documents))) };
 }
 
 /**

@@ -22,6 +22,7 @@ import { importPolicies } from './policies.js';
 import { importProjectRoles, importProjects } from './projects.js';
 import { importReferences, splitReferences, type OrgReferences } from './references.js';
 import { OrgImport, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeSink } from './report.js';
+import type { AnswerList } from '../answer-lists.js';
 import { importTexts } from './texts.js';
 import { importUserLinks, importUserMetadata, importUsers } from './users.js';
 
@@ -52,7 +53,7 @@ export interface OrgImportContext {
   /** Expired deadline (checked between steps; the transaction then rolls back). */
   signal: { readonly aborted: boolean };
   onTimeout: () => DomainError;
-  errors: ImportError[];
+  errors: AnswerList<ImportError>;
   /**
    * Users of organisations imported later in this import (order.ts): grants and
    * memberships naming them are not imported with the organisation but handed back in
@@ -74,6 +75,8 @@ export async function importOrgEntry(tx: Repositories, c: OrgImportContext): Pro
   };
   const orgId = org.orgId ?? newId();
   const run = new OrgImport(orgId, new Date(), c.errors, { orgId }, check, c.missingUsers, c.policy, c.outcomes, c.importer);
+  // The users whose authority is asked about (mayChangeUser): those the metadata, links and keys below name.
+  run.watchUsers([...(org.userMetadata ?? []).map((m) => m.id), ...(org.userLinks ?? []).map((l) => l.userId), ...(org.machineKeys ?? []).map((k) => k.userId)]);
 
   if (!(await importOrganisation(tx, org, run))) return undefined;
   await importDomains(tx, org.domains ?? [], run);

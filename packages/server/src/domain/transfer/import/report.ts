@@ -11,6 +11,7 @@ import type { Repositories } from '../../../store/store.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError, GrpcCode } from '../../errors.js';
 import { authorityOver } from '../../users/guard.js';
+import type { AnswerList } from '../answer-lists.js';
 
 export interface ImportError {
   type: string;
@@ -18,37 +19,38 @@ export interface ImportError {
   message: string;
 }
 
+/** What one organisation's import brought in: ZITADEL's lists of ids (held as answer lists: answer-lists.ts). */
 export interface ImportSuccessOrg {
   orgId: string;
-  humanUserIds?: string[];
-  machineUserIds?: string[];
-  projectIds?: string[];
-  projectRoles?: string[];
-  oidcAppIds?: string[];
-  apiAppIds?: string[];
-  userGrants?: { projectId: string; userId: string }[];
-  projectGrants?: { grantId: string; projectId: string; orgId: string }[];
-  projectGrantMembers?: { projectId: string; grantId: string; userId: string }[];
-  orgMembers?: string[];
-  projectMembers?: { projectId: string; userId: string }[];
-  jwtIdps?: string[];
+  humanUserIds?: AnswerList<string>;
+  machineUserIds?: AnswerList<string>;
+  projectIds?: AnswerList<string>;
+  projectRoles?: AnswerList<string>;
+  oidcAppIds?: AnswerList<string>;
+  apiAppIds?: AnswerList<string>;
+  userGrants?: AnswerList<{ projectId: string; userId: string }>;
+  projectGrants?: AnswerList<{ grantId: string; projectId: string; orgId: string }>;
+  projectGrantMembers?: AnswerList<{ projectId: string; grantId: string; userId: string }>;
+  orgMembers?: AnswerList<string>;
+  projectMembers?: AnswerList<{ projectId: string; userId: string }>;
+  jwtIdps?: AnswerList<string>;
   /** ZITADEL's field name (sic). */
-  oidcIpds?: string[];
-  userLinks?: { userId: string; externalUserId: string; displayName: string; idpId: string }[];
-  userMetadata?: { userId: string; key: string }[];
-  loginTexts?: string[];
-  messageTexts?: string[];
-  domains?: string[];
+  oidcIpds?: AnswerList<string>;
+  userLinks?: AnswerList<{ userId: string; externalUserId: string; displayName: string; idpId: string }>;
+  userMetadata?: AnswerList<{ userId: string; key: string }>;
+  loginTexts?: AnswerList<string>;
+  messageTexts?: AnswerList<string>;
+  domains?: AnswerList<string>;
   /** Ids of the imported machine keys and application keys (ZITADEL's names). */
-  machineKeys?: string[];
-  appKeys?: string[];
+  machineKeys?: AnswerList<string>;
+  appKeys?: AnswerList<string>;
   /** This service's: ids of the imported personal access tokens, and the machine users whose client secret was imported. */
-  personalAccessTokens?: string[];
-  machineSecrets?: string[];
+  personalAccessTokens?: AnswerList<string>;
+  machineSecrets?: AnswerList<string>;
 }
 
-type ListKey = Exclude<keyof ImportSuccessOrg, 'orgId'>;
-type Entry<K extends ListKey> = NonNullable<ImportSuccessOrg[K]> extends (infer E)[] ? E : never;
+export type ListKey = Exclude<keyof ImportSuccessOrg, 'orgId'>;
+type Entry<K extends ListKey> = NonNullable<ImportSuccessOrg[K]> extends AnswerList<infer E> ? E : never;
 
 /**
  * What an import does with a resource that exists already (the request's `conflictPolicy`):
@@ -84,10 +86,11 @@ export interface OutcomeSink {
   counts: OutcomeCounts;
   /** The same counts per `type` of resource (`human_user`, `project`, …): what the CLI's summary shows. */
   byType: Record<string, OutcomeCounts>;
-  list?: ResourceOutcome[];
+  list?: AnswerList<ResourceOutcome>;
 }
 
-export const newOutcomeSink = (list: boolean): OutcomeSink => ({ counts: noOutcomes(), byType: {}, ...(list ? { list: [] } : {}) });
+/** A sink that lists the outcomes in `list` (a dry run's), or only counts them. */
+export const newOutcomeSink = (list?: AnswerList<ResourceOutcome>): OutcomeSink => ({ counts: noOutcomes(), byType: {}, ...(list ? { list } : {}) });
 
 /** Adds `from`'s outcomes to `into`'s. */
 export function addOutcomes(into: OutcomeSink, from: OutcomeSink): void {
@@ -96,7 +99,7 @@ export function addOutcomes(into: OutcomeSink, from: OutcomeSink): void {
     const to = (into.byType[type] ??= noOutcomes());
     for (const key of Object.keys(counts) as (keyof OutcomeCounts)[]) to[key] += counts[key];
   }
-  if (from.list) into.list?.push(...from.list);
+  if (from.list) into.list?.append(from.list);
 }
 
 /**
@@ -163,14 +166,15 @@ export class OrgImport {
   constructor(
     readonly orgId: string,
     readonly at: Date,
-    readonly errors: ImportError[],
+    /** This run's errors; the organisation's lists of ids are made beside it (answer-lists.ts). */
+    readonly errors: AnswerList<ImportError>,
     readonly ok: ImportSuccessOrg,
     /** Throws when the import's deadline has passed (the transaction then rolls back). */
     readonly check: () => void,
     /** Users named by references but neither in the document nor here: how many references each (→ the import's warnings). */
     readonly missingUsers: Map<string, number>,
     readonly policy: ConflictPolicy = 'REPORT',
-    readonly outcomes: OutcomeSink = newOutcomeSink(false),
+    readonly outcomes: OutcomeSink = newOutcomeSink(),
     /** Who imports: the creator of the events an overwrite appends, and whose authority over existing users counts. */
     readonly importer: RequestContext,
   ) {
@@ -181,8 +185,19 @@ export class OrgImport {
     return this.importer.caller.userId;
   }
 
-  /** Users this run created: they hold nothing the importer could not grant. */
+  /**
+   * Users this run created: they hold nothing the importer could not grant. Only those `watchUsers`
+   * names, when it was called: a set of every user's id grew the server by tens of MiB for a
+   * million users (issue 49), and only the users the organisation's metadata, links and keys name
+   * are ever asked about.
+   */
   private readonly createdUsers = new Set<string>();
+  private watched?: Set<string>;
+
+  /** Only these users are ever passed to `mayChangeUser`: the others created are not remembered. */
+  watchUsers(userIds: Iterable<string | undefined>): void {
+    this.watched = new Set([...userIds].filter((id): id is string => id !== undefined));
+  }
 
   /**
    * Whether the import may change (overwrite, or give metadata, links or keys to) this user: one it
@@ -213,14 +228,14 @@ export class OrgImport {
    * among the outcomes where the entry is not its id: as its errors would.
    */
   imported<K extends ListKey>(key: K, value: Entry<K>, id?: string, type = TYPE_OF[key]): void {
-    if (key === 'humanUserIds' || key === 'machineUserIds') this.createdUsers.add(value as string);
+    if ((key === 'humanUserIds' || key === 'machineUserIds') && (!this.watched || this.watched.has(value as string))) this.createdUsers.add(value as string);
     this.listed(key, value);
     this.record({ type, id: id ?? String(value), outcome: 'CREATED' });
   }
 
   /** Listed in the organisation's success entry, its outcome noted apart. */
   listed<K extends ListKey>(key: K, value: Entry<K>): void {
-    ((this.ok[key] ??= [] as never) as unknown[]).push(value);
+    ((this.ok[key] ??= this.errors.sibling() as never) as AnswerList<Entry<K>>).push(value);
   }
 
   /** A resource without a success list of its own (the organisation, a policy) was created. */
