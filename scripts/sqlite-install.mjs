@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm ci`'s build of better-sqlite3 (the root `prepare`, before the server is compiled): for the
- * Node that runs npm's scripts, which is the Node `npm start` and `npm test` run on (README
- * "Runtime"). better-sqlite3's own install script is not run (package.json `allowScripts`): it
+ * Node that runs npm's scripts, which is the Node `npm start` and `npm test` run on
+ * (docs/runtime.md). better-sqlite3's own install script is not run (package.json `allowScripts`): it
  * would compile against whatever `nodedir` the machine configures. Kept when it already runs here
  * (an npm that ran the package's script anyway, or a second `npm install`).
  */

@@ -93,9 +93,9 @@ describe('identity-transfer CLI', () => {
     expect(user?.passwordHash).toMatch(/^\$2a\$10\$/);
   });
 
-  it("runs the README's migration example between two fresh instances with no errors", async () => {
+  it("runs the migration example of docs/migration.md between two fresh instances with no errors", async () => {
     // As a new user does it: an organisation created through the API on the source (its creator, the
-    // source's administrator, becomes ORG_OWNER), a user and a grant; then the README's commands.
+    // source's administrator, becomes ORG_OWNER), a user and a grant; then the guide's commands.
     const source = await start();
     const target = await start();
     try {
@@ -113,7 +113,7 @@ describe('identity-transfer CLI', () => {
       const user = await api(source, 'POST', '/management/v1/users/human/_import', { userName: 'ann', profile: { firstName: 'Ann', lastName: 'A' }, email: { email: 'ann@example.com', isEmailVerified: true } }, orgId);
       expect((await api(source, 'POST', `/management/v1/users/${user.body.userId}/grants`, { projectId: project.body.id, roleKeys: ['buyer'] }, orgId)).status).toBe(200);
 
-      // The README's curl example: export the organisations to move, import the document.
+      // The guide's curl example: export the organisations to move, import the document.
       const exported = await api(source, 'POST', '/admin/v1/export', { org_ids: [orgId], with_passwords: true, with_otp: true, timeout: '10m', response_output: true });
       const imported = await api(target, 'POST', '/admin/v1/import', { timeout: '10m', data_orgs: exported.body });
       expect(imported.status).toBe(200);
@@ -136,7 +136,7 @@ describe('identity-transfer CLI', () => {
         await fresh.instance.close();
       }
 
-      // The README's CLI example, into a third fresh instance.
+      // The guide's CLI example, into a third fresh instance.
       const third = await start();
       try {
         const io = capture();

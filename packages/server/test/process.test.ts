@@ -155,7 +155,7 @@ describe('the server process', () => {
 
   it('a second instance started with the first one\'s DATA_DIR on an empty store stops (exit 2), naming the token file, DATA_DIR and ADMIN_PAT_FILE; the file is untouched and the store still empty', async () => {
     const dir = tempDir('identity-proc-');
-    // As the README shows: the first instance on SQLite in ./data, the second with only DATABASE_URL changed.
+    // As docs/postgresql.md shows: the first instance on SQLite in ./data, the second with only DATABASE_URL changed.
     const data = join(dir, 'data');
     const first = await start({ DATA_DIR: data, ENCRYPTION_KEY_FILE: join(data, 'encryption.key') });
     expect(await stop(first)).toBe(0);

