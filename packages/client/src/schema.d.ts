@@ -5487,6 +5487,17 @@ export interface components {
             gcs_output?: components["schemas"]["GcsLocation"];
             /** @example 10m */
             timeout?: string;
+            /**
+             * @description This service's, for continuous sync (`identity-transfer sync`): an event log position (the
+             *     `checkpoint` of the previous answer). The document then holds only what the chosen organisations'
+             *     events after it touched (users, user grants and their metadata, links and credentials; the
+             *     organisation's other resources whole when any of them changed; organisations without a change left
+             *     out), and the answer adds `checkpoint` and `removed`. `"0"`: the whole organisations, with the
+             *     checkpoint (a sync's first copy).
+             * @example 48213
+             */
+            changedSince?: string | number;
+            changed_since?: string | number;
         };
         /**
          * @description With `responseOutput`: the document `{"orgs": [...]}`, streamed (preceded by `gcsOutput` when both
@@ -5507,6 +5518,20 @@ export interface components {
                 /** @description Size of the written object (uint64 as a string). */
                 bytes: string;
             };
+            /**
+             * @description With `changedSince`: the event log position this answer covers (every change up to it is in it); ask
+             *     the next one `changedSince` it. A decimal string, as 64-bit numbers are written.
+             */
+            checkpoint?: string;
+            /** @description With `changedSince`, what was removed since, per organisation (user grants with their user). */
+            removed?: {
+                orgId: string;
+                userIds: string[];
+                userGrants: {
+                    userId: string;
+                    userGrantId: string;
+                }[];
+            }[];
             orgs?: {
                 [key: string]: unknown;
             }[];

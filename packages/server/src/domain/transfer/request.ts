@@ -21,6 +21,8 @@ const ExportInput = z.object({
   responseOutput: z.boolean().optional(),
   gcsOutput: Gcs.optional(),
   timeout: z.string().optional(),
+  /** An event log position (changes.ts), a decimal string as ZITADEL writes 64-bit numbers; a number is taken too. */
+  changedSince: z.union([z.string().regex(/^\d{1,15}$/, 'a position: a decimal number'), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)]).optional(),
 });
 
 const ImportInput = z.object({
@@ -44,6 +46,8 @@ export interface ExportRequest {
   responseOutput: boolean;
   gcsOutput?: GcsLocation;
   timeoutMs: number;
+  /** Only what changed after this event log position, with the removals and the new checkpoint (changes.ts); 0: everything, with the checkpoint. */
+  changedSince?: number;
 }
 
 export type ImportSource =
@@ -110,6 +114,7 @@ export function parseExportRequest(raw: unknown): ExportRequest {
     responseOutput: input.responseOutput ?? false,
     gcsOutput: input.gcsOutput,
     timeoutMs,
+    changedSince: input.changedSince === undefined ? undefined : Number(input.changedSince),
   };
 }
 

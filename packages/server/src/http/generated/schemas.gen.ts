@@ -311,7 +311,15 @@ export const zExportDataRequest = z.object({
     response_output: z.boolean().optional(),
     gcsOutput: zGcsLocation.optional(),
     gcs_output: zGcsLocation.optional(),
-    timeout: z.string().optional()
+    timeout: z.string().optional(),
+    changedSince: z.union([
+        z.string().regex(/^[0-9]{1,15}$/),
+        z.int().gte(0).lte(9007199254740991)
+    ]).optional(),
+    changed_since: z.union([
+        z.string().regex(/^[0-9]{1,15}$/),
+        z.int().gte(0).lte(9007199254740991)
+    ]).optional()
 });
 
 /**
@@ -333,6 +341,15 @@ export const zExportDataResponse = z.object({
         path: z.string(),
         bytes: z.string()
     }).optional(),
+    checkpoint: z.string().optional(),
+    removed: z.array(z.object({
+        orgId: z.string(),
+        userIds: z.array(z.string()),
+        userGrants: z.array(z.object({
+            userId: z.string(),
+            userGrantId: z.string()
+        }))
+    })).optional(),
     orgs: z.array(z.record(z.string(), z.unknown())).optional()
 });
 

@@ -102,6 +102,25 @@ export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDi
       return rows.length > 0;
     },
 
+    /**
+     * What changed after `position` up to `upTo` in the organisations `owners` (all when omitted), in log order,
+     * at most `limit` (an incremental export: domain/transfer/changes.ts); only what that needs of each event.
+     */
+    async touchedSince(position: number, upTo: number, owners: readonly string[] | undefined, limit: number) {
+      return db
+        .select({ position: t.events.position, aggregateType: t.events.aggregateType, aggregateId: t.events.aggregateId, type: t.events.type, payload: t.events.payload, resourceOwner: t.events.resourceOwner })
+        .from(t.events)
+        .where(and(gt(t.events.position, position), lte(t.events.position, upTo), owners ? inArray(t.events.resourceOwner, [...owners]) : undefined))
+        .orderBy(asc(t.events.position))
+        .limit(limit);
+    },
+
+    /** The highest position in the log (0 when empty): an incremental export's checkpoint when nothing changed. */
+    async lastPosition(): Promise<number> {
+      const rows = await db.select({ position: sql<number>`max(${t.events.position})` }).from(t.events);
+      return Number(rows[0]?.position ?? 0);
+    },
+
     /** A page of events (no count: the trail's readers page by cursor or offset, and counting the whole log costs). */
     async search(filter: EventFilter): Promise<{ events: StoredEvent[] }> {
       const conditions: SQL[] = [];
