@@ -48,10 +48,13 @@ const newOrgChanges = (): OrgChanges => ({ userIds: new Set(), userGrantIds: new
 
 /** What changed in `orgIds` (all organisations when undefined) after `since`. */
 export async function readChanges(read: Repositories, orgIds: readonly string[] | undefined, since: number): Promise<Changes> {
-  const last = await read.events.lastPosition();
-  if (since === 0) return { checkpoint: last };
+  // Read before the events and the state: everything up to it is in what is read after.
+  const settled = await read.events.settledPosition();
+  const last = settled ?? (await read.events.lastPosition());
+  if (since === 0) return { checkpoint: settled ?? 0 };
   const events = await read.events.touchedSince(since, last, orgIds, MAX_CHANGED_EVENTS);
-  const checkpoint = events.length === MAX_CHANGED_EVENTS ? events[events.length - 1].position : Math.max(last, since);
+  // Not settled (a writer still running below the last position): the checkpoint stays, what was read is answered all the same.
+  const checkpoint = settled === undefined ? since : events.length === MAX_CHANGED_EVENTS ? events[events.length - 1].position : Math.max(last, since);
   const orgs = new Map<string, OrgChanges>();
   for (const e of events) {
     let org = orgs.get(e.resourceOwner);

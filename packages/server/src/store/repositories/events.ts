@@ -59,7 +59,12 @@ export type AppendEvent = (event: NewEvent, at?: Date) => Promise<StoredEvent>;
 /** Events of distinct aggregates, appended in the order given (a dialect's bulk statement). */
 export type AppendEvents = (events: readonly NewEvent[], at?: Date) => Promise<StoredEvent[]>;
 
-export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDistinct?: AppendEvents) {
+export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDistinct?: AppendEvents, settled?: () => Promise<number | undefined>) {
+  /** The highest position in the log (0 when empty). */
+  async function lastPosition(): Promise<number> {
+    const rows = await db.select({ position: sql<number>`max(${t.events.position})` }).from(t.events);
+    return Number(rows[0]?.position ?? 0);
+  }
   return {
     append,
 
@@ -115,10 +120,15 @@ export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDi
         .limit(limit);
     },
 
-    /** The highest position in the log (0 when empty): an incremental export's checkpoint when nothing changed. */
-    async lastPosition(): Promise<number> {
-      const rows = await db.select({ position: sql<number>`max(${t.events.position})` }).from(t.events);
-      return Number(rows[0]?.position ?? 0);
+    lastPosition,
+
+    /**
+     * The highest position below which no event can still appear (an incremental export's
+     * checkpoint); undefined when a transaction that may hold a lower one is still running
+     * (PostgreSQL, postgres-settled-position.ts). SQLite commits in position order: the last.
+     */
+    async settledPosition(): Promise<number | undefined> {
+      return settled ? settled() : lastPosition();
     },
 
     /** A page of events (no count: the trail's readers page by cursor or offset, and counting the whole log costs). */
