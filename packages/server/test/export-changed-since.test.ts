@@ -93,6 +93,15 @@ describeEachStore('the incremental export (changedSince)', (dialect) => {
     // Nothing since: no organisation, the same checkpoint.
     const idle = await exportSince(third.checkpoint);
     expect(idle).toMatchObject({ checkpoint: third.checkpoint, removed: [], orgs: [] });
+
+    // An import writes one event for the organisation, none per user it creates: the organisation comes whole.
+    const importedId = '318446427791228931';
+    const imported = await json(await t.call('POST', '/admin/v1/import', { body: { timeout: '30s', dataOrgs: { orgs: [{ orgId, org: { name: 'Sync Source' }, humanUsers: [{
+      userId: importedId, user: { userName: 'imported.user', profile: { firstName: 'Imported', lastName: 'Sync' }, email: { email: 'imported@example.com', isEmailVerified: true } },
+    }] }] } } }));
+    expect(imported.success.orgs[0].humanUserIds).toEqual([importedId]);
+    const afterImport = await exportSince(idle.checkpoint);
+    expect(afterImport.orgs[0].humanUsers!.map((u) => u.userId).sort()).toEqual([changed, untouched, created, importedId].sort());
   });
 
   it('refuses a checkpoint that is not a position with a 400, as other bad input', async () => {

@@ -20,6 +20,7 @@
 import type { Repositories } from '../../store/store.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
 import { USER_GRANT_AGGREGATE } from '../user-grants/cascade.js';
+import { ORG_IMPORT_EVENT } from './import.js';
 
 /** Most events one incremental export reads; past it the checkpoint stops at the last one read and the next export goes on from there. */
 export const MAX_CHANGED_EVENTS = 5000;
@@ -33,6 +34,11 @@ export interface OrgChanges {
   userGrantIds: Set<string>;
   /** Whether anything else of the organisation changed (its projects, applications, policies…). */
   orgLevel: boolean;
+  /**
+   * An import into the organisation: it writes one event for the organisation, none for each
+   * resource it creates, so the organisation is answered whole.
+   */
+  whole: boolean;
   removedUserIds: Set<string>;
   removedUserGrants: Map<string, { userId: string; userGrantId: string }>;
 }
@@ -44,7 +50,7 @@ export interface Changes {
   orgs?: Map<string, OrgChanges>;
 }
 
-const newOrgChanges = (): OrgChanges => ({ userIds: new Set(), userGrantIds: new Set(), orgLevel: false, removedUserIds: new Set(), removedUserGrants: new Map() });
+const newOrgChanges = (): OrgChanges => ({ userIds: new Set(), userGrantIds: new Set(), orgLevel: false, whole: false, removedUserIds: new Set(), removedUserGrants: new Map() });
 
 /** What changed in `orgIds` (all organisations when undefined) after `since`. */
 export async function readChanges(read: Repositories, orgIds: readonly string[] | undefined, since: number): Promise<Changes> {
@@ -72,6 +78,7 @@ export async function readChanges(read: Repositories, orgIds: readonly string[] 
       } else org.userGrantIds.add(e.aggregateId);
     } else {
       org.orgLevel = true;
+      if (e.type === ORG_IMPORT_EVENT) org.whole = true;
     }
   }
   return { checkpoint, orgs };
@@ -94,13 +101,16 @@ export function narrowedReads(read: Repositories, changes: Changes, requestOrgId
   if (!touched) return read;
   const of = (orgId: string) => touched.get(orgId) ?? newOrgChanges();
   const orgLevel = (orgId: string) => of(orgId).orgLevel;
-  const users = (orgId: string) => [...of(orgId).userIds];
+  /** The users to answer: undefined for all of them (an organisation answered whole). */
+  const users = (orgId: string) => (of(orgId).whole ? undefined : [...of(orgId).userIds]);
+  const grants = (orgId: string) => (of(orgId).whole ? undefined : [...of(orgId).userGrantIds]);
+  const none = (ids: string[] | undefined) => ids !== undefined && ids.length === 0;
   const whenOrgLevel = <A extends unknown[], R>(fn: (orgId: string, ...rest: A) => Promise<R[]>) =>
     (orgId: string, ...rest: A): Promise<R[]> => (orgLevel(orgId) ? fn(orgId, ...rest) : Promise.resolve([]));
   /** A machine user's credentials: all when the organisation's level changed, else only the touched users'. */
   const ofTouchedUsers = <R extends { userId: string }>(fn: (orgId: string) => Promise<R[]>) => async (orgId: string): Promise<R[]> => {
     const rows = await fn(orgId);
-    if (orgLevel(orgId)) return rows;
+    if (orgLevel(orgId) || of(orgId).whole) return rows;
     const ids = of(orgId).userIds;
     return rows.filter((r) => ids.has(r.userId));
   };
@@ -110,11 +120,8 @@ export function narrowedReads(read: Repositories, changes: Changes, requestOrgId
     transfer: {
       ...t,
       orgsToExport: async (ids, excluded) => (await t.orgsToExport(ids, excluded)).filter((o) => touched.has(o.id) && (of(o.id).orgLevel || of(o.id).userIds.size || of(o.id).userGrantIds.size)),
-      usersPage: async (orgId, type, afterId, limit) => (users(orgId).length ? t.usersPage(orgId, type, afterId, limit, users(orgId)) : []),
-      userGrantsPage: async (orgId, _userOrgIds, afterId, limit) => {
-        const ids = [...of(orgId).userGrantIds];
-        return ids.length ? t.userGrantsPage(orgId, [...requestOrgIds], afterId, limit, ids) : [];
-      },
+      usersPage: async (orgId, type, afterId, limit) => (none(users(orgId)) ? [] : t.usersPage(orgId, type, afterId, limit, users(orgId))),
+      userGrantsPage: async (orgId, _userOrgIds, afterId, limit) => (none(grants(orgId)) ? [] : t.userGrantsPage(orgId, [...requestOrgIds], afterId, limit, grants(orgId))),
       projectsOf: whenOrgLevel(t.projectsOf),
       projectRolesOf: whenOrgLevel(t.projectRolesOf),
       oidcAppsOf: whenOrgLevel(t.oidcAppsOf),
@@ -130,7 +137,7 @@ export function narrowedReads(read: Repositories, changes: Changes, requestOrgId
     orgDomains: { ...read.orgDomains, list: whenOrgLevel(read.orgDomains.list) },
     policies: { ...read.policies, get: async (ownerId, kind) => (orgLevel(ownerId) ? read.policies.get(ownerId, kind) : undefined) },
     projectGrants: { ...read.projectGrants, ownedBy: whenOrgLevel(read.projectGrants.ownedBy) },
-    userMetadata: { ...read.userMetadata, pageByOrg: async (orgId, after, limit) => (users(orgId).length ? read.userMetadata.pageByOrg(orgId, after, limit, users(orgId)) : []) },
-    idpLinks: { ...read.idpLinks, pageByOrg: async (orgId, after, limit) => (users(orgId).length ? read.idpLinks.pageByOrg(orgId, after, limit, users(orgId)) : []) },
+    userMetadata: { ...read.userMetadata, pageByOrg: async (orgId, after, limit) => (none(users(orgId)) ? [] : read.userMetadata.pageByOrg(orgId, after, limit, users(orgId))) },
+    idpLinks: { ...read.idpLinks, pageByOrg: async (orgId, after, limit) => (none(users(orgId)) ? [] : read.idpLinks.pageByOrg(orgId, after, limit, users(orgId))) },
   };
 }
