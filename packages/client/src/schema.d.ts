@@ -5497,6 +5497,12 @@ export interface components {
              * @example 48213
              */
             changedSince?: string | number;
+            /**
+             * @description With `changedSince`: the caller's own changes do not count (what only the caller changed is left out). A
+             *     sync asks its target what changed there besides its own writes.
+             */
+            changedByOthers?: boolean;
+            changed_by_others?: boolean;
             changed_since?: string | number;
         };
         /**

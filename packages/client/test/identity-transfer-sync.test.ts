@@ -14,11 +14,11 @@ import { checkPasswordLogin } from '@identity-service/server/src/domain/login/pa
 import { checkTotpLogin, totpCode } from '@identity-service/server/src/domain/login/totp.js';
 import { confirmOtpEnrolment, startOtpEnrolment } from '@identity-service/server/src/domain/users/otp-enrolment.js';
 import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
-import { describeEachStore } from '@identity-service/server/test/support/instance.js';
+import { describeEachStore, insertMachineUserWithToken } from '@identity-service/server/test/support/instance.js';
 import { startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main, type CliIo } from '../src/cli/identity-transfer.js';
-import { sync } from '../src/cli/sync.js';
+import { sync, type SyncOptions } from '../src/cli/sync.js';
 
 function capture(): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -172,5 +172,58 @@ describeEachStore('identity-transfer sync against running services', (dialect) =
       second?.child.kill('SIGTERM');
       if (second) expect(await second.exited).toBe(0);
     }
+  }, 90_000);
+
+  it('a user changed at the target and at the source: the source wins (OVERWRITE), the target\u2019s stays (SKIP), is listed (REPORT), or the round stops (FAIL)', async () => {
+    // The sync writes at the target as its own service user: the admin's changes there are local ones.
+    const follower = await insertMachineUserWithToken(target.t, { instanceRoles: ['IAM_OWNER'] });
+    const file = join(dir, 'policies.json');
+    const round = async (conflictPolicy: SyncOptions['conflictPolicy']) => {
+      const io = capture();
+      const code = await sync(io, {
+        from: { url: source.issuer, token: source.t.adminToken }, to: { url: target.issuer, token: follower.token }, orgs: [orgId],
+        withPasswords: true, withOtp: true, withKeys: false, conflictPolicy, checkpointFile: file, intervalMs: 0, once: true, timeout: '1m',
+      });
+      return { code, io };
+    };
+    const erin = await addHuman('erin');
+    const copied = await round('OVERWRITE');
+    expect(copied.code, copied.io.err.join('\n')).toBe(0);
+    const firstName = async (s: OidcTestServer, id: string) => (await userAt(s, id)).body.user.human.profile.firstName as string;
+    const rename = async (s: OidcTestServer, id: string, name: string) =>
+      expect((await s.api('PUT', `/management/v1/users/${id}/profile`, { firstName: name, lastName: 'Sync' }, undefined, inOrg())).status).toBe(200);
+    expect(await firstName(target, erin)).toBe('erin');
+
+    for (const policy of ['SKIP', 'REPORT', 'FAIL', 'OVERWRITE'] as const) {
+      const other = await addHuman(`only-source-${policy.toLowerCase()}`);
+      await rename(target, erin, `Target-${policy}`);
+      await rename(source, erin, `Source-${policy}`);
+      const before = readFileSync(file, 'utf8');
+      const { code, io } = await round(policy);
+      if (policy === 'FAIL') {
+        expect(code).toBe(1);
+        expect(io.err).toContain(`changed at the target too: user ${erin}`);
+        expect(await firstName(target, erin)).toBe(`Target-${policy}`);
+        // Nothing of the round: neither the other user nor a new checkpoint.
+        expect((await userAt(target, other)).status).toBe(404);
+        expect(readFileSync(file, 'utf8')).toBe(before);
+        // Resolved at the target by hand (taking the source's), the next round goes on.
+        await rename(target, erin, `Source-${policy}`);
+        expect((await round('OVERWRITE')).code).toBe(0);
+        expect((await userAt(target, other)).status).toBe(200);
+        continue;
+      }
+      expect(code, io.err.join('\n')).toBe(0);
+      expect(await firstName(target, erin)).toBe(policy === 'OVERWRITE' ? `Source-${policy}` : `Target-${policy}`);
+      // What only the source changed arrives under every policy.
+      expect((await userAt(target, other)).status).toBe(200);
+      if (policy === 'REPORT') expect(io.err).toEqual([`changed at the target too, kept there: user ${erin}`]);
+      else expect(io.err).toEqual([]);
+      if (policy === 'OVERWRITE') expect(io.out).toContain(`changed at the target too, overwritten with the source's: user ${erin}`);
+    }
+    // A change at the target alone is no conflict and stays: the source did not touch it.
+    await rename(target, erin, 'Target-only');
+    expect((await round('REPORT')).io.err).toEqual([]);
+    expect(await firstName(target, erin)).toBe('Target-only');
   }, 90_000);
 });

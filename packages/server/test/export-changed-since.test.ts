@@ -93,6 +93,11 @@ describeEachStore('the incremental export (changedSince)', (dialect) => {
     // Nothing since: no organisation, the same checkpoint.
     const idle = await exportSince(third.checkpoint);
     expect(idle).toMatchObject({ checkpoint: third.checkpoint, removed: [], orgs: [] });
+    // The caller's own changes do not count with changedByOthers: the admin made all of them.
+    const byOthers = await json(await t.call('POST', '/admin/v1/export', { body: { orgIds: [orgId], changedSince: first.checkpoint, changedByOthers: true, responseOutput: true } }));
+    expect(byOthers).toMatchObject({ checkpoint: third.checkpoint, removed: [], orgs: [] });
+    // Beyond the log's end: nothing, and the log's last position (how sync reads its target's).
+    expect(await exportSince('999999999999999')).toMatchObject({ checkpoint: third.checkpoint, removed: [], orgs: [] });
 
     // An import writes one event for the organisation, none per user it creates: the organisation comes whole.
     const importedId = '318446427791228931';

@@ -13,10 +13,11 @@
  * ("0"), is the whole organisations, as migrate.
  *
  * Secrets travel as in a full move: `--with-passwords`, `--with-otp`, `--with-keys` are the
- * export's options. What a local change at the target becomes is the import's conflict policy:
- * OVERWRITE (the source wins), SKIP (a resource that exists at the target is left, so only new
- * ones arrive), REPORT (as SKIP, each one listed), FAIL (the round stops, nothing of it written,
- * and sync exits 1).
+ * export's options. A resource changed at the target too since the sync last wrote there (the
+ * target's own incremental export from its position then, also kept in the file) is a conflict,
+ * which the conflict policy decides (sync-conflicts.ts): OVERWRITE (default) the source wins, SKIP
+ * the target's stays, REPORT as SKIP and each one listed, FAIL the round is not applied and sync
+ * exits 1. The first copy goes to the import under the policy itself, as migrate's would.
  *
  * A round that fails on the network or a 5xx is tried again after the interval (a follower
  * outlives a restart of either side); a refusal (4xx: a wrong token, an unknown organisation)
@@ -25,6 +26,16 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CliIo } from './identity-transfer.js';
+import { conflictsOf, touchedBy, withoutConflicts, type ChangesAnswer } from './sync-conflicts.js';
+
+/** Where a sync is: the source's position applied, and the target's position after the sync's last writes. */
+export interface SyncState {
+  checkpoint: string;
+  targetCheckpoint?: string;
+}
+
+/** Beyond any log's end: an incremental export from it answers only the log's last position. */
+const END_OF_LOG = '999999999999999';
 
 export interface SyncEndpoint {
   url: string;
@@ -48,12 +59,6 @@ export interface SyncOptions {
   timeout: string;
   /** Ends the loop after the round under way (SIGINT, SIGTERM). */
   signal?: AbortSignal;
-}
-
-interface ChangesAnswer {
-  checkpoint: string;
-  removed: { orgId: string; userIds: string[]; userGrants: { userId: string; userGrantId: string }[] }[];
-  orgs: { orgId: string }[];
 }
 
 interface ImportAnswer {
@@ -88,27 +93,28 @@ async function refusedOrRetried(res: Response, what: string): Promise<Error> {
   return res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429 ? new Refused(error) : new Error(error);
 }
 
-/** The checkpoint in the file, "0" when there is none yet (the first round copies everything). */
-export function readCheckpoint(file: string): string {
+/** The state in the file; checkpoint "0" when there is none yet (the first round copies everything). */
+export function readCheckpoint(file: string): SyncState {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '0';
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { checkpoint: '0' };
     throw error;
   }
-  const checkpoint = (JSON.parse(text) as { checkpoint?: unknown }).checkpoint;
-  if (typeof checkpoint !== 'string' || !/^\d+$/.test(checkpoint)) throw new Refused(`${file} holds no checkpoint`);
-  return checkpoint;
+  const { checkpoint, targetCheckpoint } = JSON.parse(text) as { checkpoint?: unknown; targetCheckpoint?: unknown };
+  const position = (v: unknown) => typeof v === 'string' && /^\d+$/.test(v);
+  if (!position(checkpoint) || (targetCheckpoint !== undefined && !position(targetCheckpoint))) throw new Refused(`${file} holds no checkpoint`);
+  return { checkpoint: checkpoint as string, ...(targetCheckpoint === undefined ? {} : { targetCheckpoint: targetCheckpoint as string }) };
 }
 
 /** Written to a side file, flushed to disk, renamed over the file: the old checkpoint or the new one, whenever the process dies. */
-export function writeCheckpoint(file: string, checkpoint: string, source: string, orgs: string[]): void {
+export function writeCheckpoint(file: string, state: SyncState, source: string, orgs: string[]): void {
   const side = `${file}.tmp`;
   rmSync(side, { force: true });
   const fd = openSync(side, 'wx', 0o600);
   try {
-    writeSync(fd, `${JSON.stringify({ checkpoint, source: base(source), orgs, at: new Date().toISOString() })}\n`);
+    writeSync(fd, `${JSON.stringify({ ...state, source: base(source), orgs, at: new Date().toISOString() })}\n`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -148,29 +154,67 @@ async function applyRemovals(io: CliIo, to: SyncEndpoint, removed: ChangesAnswer
   return { users, grants };
 }
 
-/** One round: what changed since `since`, applied to the target; the new checkpoint. */
-export async function syncRound(io: CliIo, opts: SyncOptions, since: string): Promise<string> {
-  const res = await call(opts.from, 'POST', '/admin/v1/export', {
-    orgIds: opts.orgs, changedSince: since, responseOutput: true, timeout: opts.timeout,
-    withPasswords: opts.withPasswords, withOtp: opts.withOtp, ...(opts.withKeys ? { withKeys: true } : {}),
+/** An instance's incremental export of the followed organisations (secrets only from the source). */
+async function changesAt(endpoint: SyncEndpoint, opts: SyncOptions, since: string, secrets: boolean, byOthers = false): Promise<ChangesAnswer> {
+  const res = await call(endpoint, 'POST', '/admin/v1/export', {
+    orgIds: opts.orgs, changedSince: since, responseOutput: true, timeout: opts.timeout, ...(byOthers ? { changedByOthers: true } : {}),
+    ...(secrets ? { withPasswords: opts.withPasswords, withOtp: opts.withOtp, ...(opts.withKeys ? { withKeys: true } : {}) } : {}),
   });
-  if (!res.ok) throw await refusedOrRetried(res, 'the source refused the export');
+  const side = endpoint === opts.from ? 'source' : 'target';
+  if (!res.ok) throw await refusedOrRetried(res, `the ${side} refused the export`);
   const changes = (await res.json()) as ChangesAnswer;
-  if (typeof changes.checkpoint !== 'string') throw new Refused('the source answers no checkpoint: it does not offer changedSince (identity-service with issue 51 needed)');
+  if (typeof changes.checkpoint !== 'string') throw new Refused(`the ${side} answers no checkpoint: it does not offer changedSince (identity-service with issue 51 needed)`);
+  return changes;
+}
+
+/**
+ * What the source changed, less what the policy keeps of the target's local changes (sync-conflicts.ts).
+ * FAIL: a Refused error, nothing applied.
+ */
+function resolveConflicts(io: CliIo, opts: SyncOptions, changes: ChangesAnswer, local: ChangesAnswer): ChangesAnswer {
+  const conflicts = conflictsOf(touchedBy(changes), touchedBy(local));
+  if (!conflicts.length) return changes;
+  const listed = conflicts.map((c) => `${c.type} ${c.id}`);
+  if (opts.conflictPolicy === 'OVERWRITE') {
+    io.stdout(`changed at the target too, overwritten with the source's: ${listed.join(', ')}`);
+    return changes;
+  }
+  if (opts.conflictPolicy === 'FAIL') {
+    for (const line of listed) io.stderr(`changed at the target too: ${line}`);
+    throw new Refused(`${conflicts.length} resource(s) changed at the target too; nothing of this round applied (conflict policy FAIL)`);
+  }
+  if (opts.conflictPolicy === 'REPORT') for (const line of listed) io.stderr(`changed at the target too, kept there: ${line}`);
+  else io.stdout(`changed at the target too, kept there: ${conflicts.length} resource(s)`);
+  return withoutConflicts(changes, conflicts);
+}
+
+/** One round: what changed since the state's checkpoint, applied to the target; the new state. */
+export async function syncRound(io: CliIo, opts: SyncOptions, state: SyncState): Promise<SyncState> {
+  const fromSource = await changesAt(opts.from, opts, state.checkpoint, true);
+  // The first copy goes to the import under the policy itself, as migrate's would; later rounds meet
+  // what changed at the target since the last one other than by this sync (its token's user) here,
+  // and the import then takes the rest.
+  const first = state.targetCheckpoint === undefined;
+  const local = first ? undefined : await changesAt(opts.to, opts, state.targetCheckpoint!, false, true);
+  const changes = local ? resolveConflicts(io, opts, fromSource, local) : fromSource;
+  const policy = first ? opts.conflictPolicy : 'OVERWRITE';
   if (changes.orgs.length) {
-    const imported = await call(opts.to, 'POST', '/admin/v1/import', { timeout: opts.timeout, conflictPolicy: opts.conflictPolicy, dataOrgs: { orgs: changes.orgs } });
+    const imported = await call(opts.to, 'POST', '/admin/v1/import', { timeout: opts.timeout, conflictPolicy: policy, dataOrgs: { orgs: changes.orgs } });
     if (!imported.ok) {
       // FAIL: a resource the target changed stopped the import; nothing of it was written.
       throw imported.status === 409 || opts.conflictPolicy === 'FAIL' ? new Refused((await refusedOrRetried(imported, 'the target refused the import')).message) : await refusedOrRetried(imported, 'the target refused the import');
     }
     const answer = (await imported.json()) as ImportAnswer;
+    if (policy === 'FAIL' && answer.errors?.length) throw new Refused(`the target refused the first copy: ${answer.errors.length} error(s)`);
     const s = answer.summary;
     if (s) io.stdout(`applied ${changes.orgs.length} organisation(s): ${s.created} created, ${s.changed} changed, ${s.unchanged} unchanged, ${s.skipped ?? 0} skipped, ${s.refused} refused`);
     // What the target holds differently and the policy kept (REPORT), or refused: said, never silently.
     for (const e of answer.errors ?? []) io.stderr(`not applied: ${e.type} ${e.id}: ${e.message}`);
   }
   await applyRemovals(io, opts.to, changes.removed);
-  return changes.checkpoint;
+  // After the first copy (the organisations exist there now): the target's position, from which its local changes count.
+  const targetCheckpoint = local ? local.checkpoint : (await changesAt(opts.to, opts, END_OF_LOG, false, true)).checkpoint;
+  return { checkpoint: fromSource.checkpoint, targetCheckpoint };
 }
 
 const pause = (ms: number, signal?: AbortSignal) =>
@@ -182,15 +226,15 @@ const pause = (ms: number, signal?: AbortSignal) =>
 
 /** The loop: rounds until stopped (or one with `once`). Exit code: 0 stopped, 1 refused. */
 export async function sync(io: CliIo, opts: SyncOptions): Promise<number> {
-  let checkpoint = readCheckpoint(opts.checkpointFile);
-  io.stdout(checkpoint === '0' ? 'sync: no checkpoint yet, copying the organisation(s) whole' : `sync: resuming after position ${checkpoint}`);
+  let state = readCheckpoint(opts.checkpointFile);
+  io.stdout(state.checkpoint === '0' ? 'sync: no checkpoint yet, copying the organisation(s) whole' : `sync: resuming after position ${state.checkpoint}`);
   for (;;) {
     try {
-      const next = await syncRound(io, opts, checkpoint);
-      if (next !== checkpoint) {
+      const next = await syncRound(io, opts, state);
+      if (next.checkpoint !== state.checkpoint || next.targetCheckpoint !== state.targetCheckpoint) {
         writeCheckpoint(opts.checkpointFile, next, opts.from.url, opts.orgs);
-        io.stdout(`checkpoint ${next}`);
-        checkpoint = next;
+        io.stdout(`checkpoint ${next.checkpoint}`);
+        state = next;
       }
     } catch (error) {
       if (error instanceof Refused) {

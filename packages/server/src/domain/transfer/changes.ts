@@ -52,15 +52,20 @@ export interface Changes {
 
 const newOrgChanges = (): OrgChanges => ({ userIds: new Set(), userGrantIds: new Set(), orgLevel: false, whole: false, removedUserIds: new Set(), removedUserGrants: new Map() });
 
-/** What changed in `orgIds` (all organisations when undefined) after `since`. */
-export async function readChanges(read: Repositories, orgIds: readonly string[] | undefined, since: number): Promise<Changes> {
+/**
+ * What changed in `orgIds` (all organisations when undefined) after `since`; changes made by
+ * `notBy` (a user id) do not count: a sync asks its target what changed there other than by itself.
+ */
+export async function readChanges(read: Repositories, orgIds: readonly string[] | undefined, since: number, notBy?: string): Promise<Changes> {
   // Read before the events and the state: everything up to it is in what is read after.
   const settled = await read.events.settledPosition();
   const last = settled ?? (await read.events.lastPosition());
   if (since === 0) return { checkpoint: settled ?? 0 };
-  const events = await read.events.touchedSince(since, last, orgIds, MAX_CHANGED_EVENTS);
-  // Not settled (a writer still running below the last position): the checkpoint stays, what was read is answered all the same.
-  const checkpoint = settled === undefined ? since : events.length === MAX_CHANGED_EVENTS ? events[events.length - 1].position : Math.max(last, since);
+  const events = await read.events.touchedSince(since, last, orgIds, MAX_CHANGED_EVENTS, notBy);
+  // Not settled (a writer still running below the last position): the checkpoint stays, what was
+  // read is answered all the same. A `since` beyond the log's end answers nothing and the log's
+  // last position (how a sync reads its target's, sync.ts).
+  const checkpoint = settled === undefined ? Math.min(since, last) : events.length === MAX_CHANGED_EVENTS ? events[events.length - 1].position : last;
   const orgs = new Map<string, OrgChanges>();
   for (const e of events) {
     let org = orgs.get(e.resourceOwner);

@@ -416,7 +416,7 @@ export async function exportData(store: Store, ctx: RequestContext, raw: unknown
   let changes = '';
   if (req.changedSince !== undefined) {
     const exported = (await store.read.transfer.orgsToExport(req.orgIds, req.excludedOrgIds)).map((o) => o.id);
-    const changed = await readChanges(store.read, req.orgIds || req.excludedOrgIds.length ? exported : undefined, req.changedSince);
+    const changed = await readChanges(store.read, req.orgIds || req.excludedOrgIds.length ? exported : undefined, req.changedSince, req.changedByOthers ? ctx.caller.userId : undefined);
     read = narrowedReads(store.read, changed, exported);
     changes = changesPrefix(changed);
   }

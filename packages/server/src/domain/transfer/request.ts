@@ -22,6 +22,7 @@ const ExportInput = z.object({
   gcsOutput: Gcs.optional(),
   timeout: z.string().optional(),
   /** An event log position (changes.ts), a decimal string as ZITADEL writes 64-bit numbers; a number is taken too. */
+  changedByOthers: z.boolean().optional(),
   changedSince: z.union([z.string().regex(/^\d{1,15}$/, 'a position: a decimal number'), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)]).optional(),
 });
 
@@ -48,6 +49,8 @@ export interface ExportRequest {
   timeoutMs: number;
   /** Only what changed after this event log position, with the removals and the new checkpoint (changes.ts); 0: everything, with the checkpoint. */
   changedSince?: number;
+  /** With changedSince: the caller's own changes do not count (a sync asking its target what changed there besides its own writes). */
+  changedByOthers: boolean;
 }
 
 export type ImportSource =
@@ -115,6 +118,7 @@ export function parseExportRequest(raw: unknown): ExportRequest {
     gcsOutput: input.gcsOutput,
     timeoutMs,
     changedSince: input.changedSince === undefined ? undefined : Number(input.changedSince),
+    changedByOthers: input.changedByOthers ?? false,
   };
 }
 

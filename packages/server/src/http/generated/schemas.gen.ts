@@ -316,6 +316,8 @@ export const zExportDataRequest = z.object({
         z.string().regex(/^[0-9]{1,15}$/),
         z.int().gte(0).lte(9007199254740991)
     ]).optional(),
+    changedByOthers: z.boolean().optional(),
+    changed_by_others: z.boolean().optional(),
     changed_since: z.union([
         z.string().regex(/^[0-9]{1,15}$/),
         z.int().gte(0).lte(9007199254740991)

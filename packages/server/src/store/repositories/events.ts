@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -109,13 +109,13 @@ export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDi
 
     /**
      * What changed after `position` up to `upTo` in the organisations `owners` (all when omitted), in log order,
-     * at most `limit` (an incremental export: domain/transfer/changes.ts); only what that needs of each event.
+     * at most `limit`, none by `notBy` (an incremental export: domain/transfer/changes.ts); only what that needs of each event.
      */
-    async touchedSince(position: number, upTo: number, owners: readonly string[] | undefined, limit: number) {
+    async touchedSince(position: number, upTo: number, owners: readonly string[] | undefined, limit: number, notBy?: string) {
       return db
         .select({ position: t.events.position, aggregateType: t.events.aggregateType, aggregateId: t.events.aggregateId, type: t.events.type, payload: t.events.payload, resourceOwner: t.events.resourceOwner })
         .from(t.events)
-        .where(and(gt(t.events.position, position), lte(t.events.position, upTo), owners ? inArray(t.events.resourceOwner, [...owners]) : undefined))
+        .where(and(gt(t.events.position, position), lte(t.events.position, upTo), owners ? inArray(t.events.resourceOwner, [...owners]) : undefined, notBy ? ne(t.events.creator, notBy) : undefined))
         .orderBy(asc(t.events.position))
         .limit(limit);
     },
