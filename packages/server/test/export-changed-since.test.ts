@@ -3,6 +3,7 @@
  * the chosen organisations' events after the checkpoint touched, the removals since, and the
  * checkpoint to ask from next time; nothing changed before the checkpoint appears.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestInstance, describeEachStore, type TestInstance } from './support/instance.js';
 
@@ -107,6 +108,32 @@ describeEachStore('the incremental export (changedSince)', (dialect) => {
     expect(imported.success.orgs[0].humanUserIds).toEqual([importedId]);
     const afterImport = await exportSince(idle.checkpoint);
     expect(afterImport.orgs[0].humanUsers!.map((u) => u.userId).sort()).toEqual([changed, untouched, created, importedId].sort());
+  });
+
+  it.runIf(dialect === 'postgres')('never moves the checkpoint past a writer still in flight below the last visible position (PostgreSQL commits out of order)', async () => {
+    const held = await addHuman(orgId, 'held.user');
+    const start = await exportSince('999999999999999');
+    // A transaction takes a position and stays open; a later change commits past it.
+    const client = new pg.Client({ connectionString: t.location.target });
+    await client.connect();
+    try {
+      await client.query('begin');
+      await client.query(
+        "insert into events (aggregate_type, aggregate_id, sequence, type, payload, creator, resource_owner, created_at) values ('user', $1, 1000, 'user.human.profile.changed', '{}', 'TEST', $2, now())",
+        [held, orgId],
+      );
+      const later = await addHuman(orgId, 'later.user');
+      const during = await exportSince(start.checkpoint);
+      // What committed is answered, but the checkpoint stays where it was: the held position is below it.
+      expect(during.orgs[0].humanUsers!.map((u) => u.userId)).toEqual([later]);
+      expect(during.checkpoint).toBe(start.checkpoint);
+      await client.query('commit');
+      const after = await exportSince(during.checkpoint);
+      expect(after.orgs[0].humanUsers!.map((u) => u.userId).sort()).toEqual([held, later].sort());
+      expect(Number(after.checkpoint)).toBeGreaterThan(Number(start.checkpoint));
+    } finally {
+      await client.end();
+    }
   });
 
   it('refuses a checkpoint that is not a position with a 400, as other bad input', async () => {
