@@ -5529,6 +5529,23 @@ export interface components {
             gcs_output?: components["schemas"]["GcsLocation"];
             /** @example 10m */
             timeout?: string;
+            /**
+             * @description This service's, for continuous sync (`identity-transfer sync`): an event log position (the
+             *     `checkpoint` of the previous answer). The document then holds only what the chosen organisations'
+             *     events after it touched (users, user grants and their metadata, links and credentials; the
+             *     organisation's other resources whole when any of them changed; organisations without a change left
+             *     out), and the answer adds `checkpoint` and `removed`. `"0"`: the whole organisations, with the
+             *     checkpoint (a sync's first copy).
+             * @example 48213
+             */
+            changedSince?: string | number;
+            /**
+             * @description With `changedSince`: the caller's own changes do not count (what only the caller changed is left out). A
+             *     sync asks its target what changed there besides its own writes.
+             */
+            changedByOthers?: boolean;
+            changed_by_others?: boolean;
+            changed_since?: string | number;
         };
         /**
          * @description With `responseOutput`: the document `{"orgs": [...]}`, streamed (preceded by `gcsOutput` when both
@@ -5549,6 +5566,20 @@ export interface components {
                 /** @description Size of the written object (uint64 as a string). */
                 bytes: string;
             };
+            /**
+             * @description With `changedSince`: the event log position this answer covers (every change up to it is in it); ask
+             *     the next one `changedSince` it. A decimal string, as 64-bit numbers are written.
+             */
+            checkpoint?: string;
+            /** @description With `changedSince`, what was removed since, per organisation (user grants with their user). */
+            removed?: {
+                orgId: string;
+                userIds: string[];
+                userGrants: {
+                    userId: string;
+                    userGrantId: string;
+                }[];
+            }[];
             orgs?: {
                 [key: string]: unknown;
             }[];

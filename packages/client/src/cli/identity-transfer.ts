@@ -7,6 +7,8 @@
  *                             [--with-passwords] [--with-otp] [--with-keys] [--with-history] [--dry-run] [--conflict-policy P] [--timeout 30m]
  *   identity-transfer verify  --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]
  *                             [--with-passwords] [--with-otp] [--with-keys] [--timeout 30m]
+ *   identity-transfer sync    --from-url URL --from-token PAT --to-url URL --to-token PAT --org ID… --checkpoint FILE
+ *                             [--with-passwords] [--with-otp] [--with-keys] [--conflict-policy P] [--interval 1s] [--once]
  *
  * The options are the API's (ExportData's withPasswords, withOtp, withKeys, withHistory; ImportData's dryRun and
  * conflictPolicy). Documents are streamed (never held whole in memory): export writes the response
@@ -17,7 +19,8 @@
  * on a terminal; every import ends with a summary per kind of resource (created, updated,
  * unchanged, skipped, failed) and a last line that says plainly whether anything was written.
  * verify compares the two instances' exports resource by resource (verify.ts) and lists every
- * difference; exit 0 when they agree, 1 when they differ.
+ * difference; exit 0 when they agree, 1 when they differ. sync copies organisations once and then
+ * follows the source, round after round, from a checkpoint kept in a file (sync.ts).
  * Exit codes: 0 done, 1 the service refused, a job failed, or any resource failed (a dry run's too), 2 usage.
  */
 import { closeSync, createReadStream, createWriteStream, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -25,6 +28,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { compareExports, describeComparison } from './verify.js';
+import { sync } from './sync.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -384,6 +388,25 @@ const COMMANDS = {
       ['--timeout DURATION', "each service's time limit for its export (e.g. 10m)"],
     ],
   },
+  sync: {
+    synopsis: ['sync --from-url URL --from-token PAT --to-url URL --to-token PAT --org ID… --checkpoint FILE', '[--with-passwords] [--with-otp] [--with-keys] [--conflict-policy POLICY] [--interval 1s] [--once] [--timeout 30m]'],
+    about: 'Copies organisations once, then follows the source: each change applied to the target within about the interval, resumable from the checkpoint in FILE.',
+    options: [
+      ['--from-url URL', 'the source service'],
+      ['--from-token PAT', 'a token of the source with iam.read'],
+      ['--to-url URL', 'the target service'],
+      ['--to-token PAT', 'a token of the target with iam.write'],
+      ['--org ID', 'an organisation to follow (repeat for several)'],
+      ['--checkpoint FILE', 'where the position reached is kept (written atomically); absent: start with a whole copy'],
+      ['--with-passwords', "carry users' password hashes (and client secrets' hashes)"],
+      ['--with-otp', "carry users' TOTP secrets"],
+      ['--with-keys', "carry machine and application keys and machine users' tokens and client secrets"],
+      ['--conflict-policy POLICY', 'a resource changed at the target too: OVERWRITE (default: the source wins), SKIP (kept), REPORT (kept and listed), FAIL (stop, exit 1)'],
+      ['--interval DURATION', 'the pause between rounds (default 1s; ms, s or m)'],
+      ['--once', 'one round, then exit'],
+      ['--timeout DURATION', "each service's time limit for a round's export and import (default 30m)"],
+    ],
+  },
 } as const;
 
 type Command = keyof typeof COMMANDS;
@@ -418,7 +441,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     io.stdout(USAGE);
     return command === undefined ? 2 : 0;
   }
-  if (!isCommand(command)) throw new UsageError(`unknown command ${command}; use export, import, migrate or verify (identity-transfer --help)`);
+  if (!isCommand(command)) throw new UsageError(`unknown command ${command}; use export, import, migrate, verify or sync (identity-transfer --help)`);
   const args = attachTokenValues(rest);
   // Help wins over everything else on the line (also over missing or unknown options).
   if (args.includes('--help') || args.includes('-h')) {
@@ -506,12 +529,29 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const bar = progress(io, 'migrating');
     return summarise(io, await sendImport(io, to, toToken, counted(await startExport(from, fromToken, exportOpts), bar.add), importOpts, () => bar.done()), importOpts.dryRun);
   }
+  if (command === 'sync') {
+    notFor(['dry-run', 'out']);
+    if (!exportOpts.orgs.length) throw new UsageError('--org is required: sync follows the organisations named');
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+    try {
+      return await sync(io, {
+        from: { url: need('from-url'), token: need('from-token') }, to: { url: need('to-url'), token: need('to-token') },
+        orgs: exportOpts.orgs, withPasswords: exportOpts.withPasswords, withOtp: exportOpts.withOtp, withKeys: exportOpts.withKeys,
+        conflictPolicy: importOpts.conflictPolicy ?? 'OVERWRITE', checkpointFile: need('checkpoint'), intervalMs: interval(values.interval),
+        once: Boolean(values.once), timeout: values.timeout ?? '30m', signal: stop.signal,
+      });
+    } finally {
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    }
+  }
   if (command === 'verify') {
     // A history differs at the target by the import's own event: verify compares the objects, not their trails.
     notFor(['dry-run', 'conflict-policy', 'out', 'with-history']);
     return verify(io, { url: need('from-url'), token: need('from-token') }, { url: need('to-url'), token: need('to-token') }, exportOpts);
   }
-  throw new UsageError(`unknown command ${String(command)}; use export, import, migrate or verify`);
+  throw new UsageError(`unknown command ${String(command)}; use export, import, migrate, verify or sync`);
 }
 
 /** Which of the organisations asked for the target does not have (GetOrgByID answers 404): its export would refuse them all. */
@@ -589,6 +629,9 @@ function parseCommandArgs(args: string[]) {
       'conflict-policy': { type: 'string' },
       out: { type: 'string' },
       timeout: { type: 'string' },
+      checkpoint: { type: 'string' },
+      interval: { type: 'string' },
+      once: { type: 'boolean' },
     },
   });
 }
@@ -599,6 +642,14 @@ function conflictPolicy(value: string | undefined): ConflictPolicy | undefined {
   const policy = value.toUpperCase();
   if (!(CONFLICT_POLICIES as readonly string[]).includes(policy)) throw new UsageError(`--conflict-policy ${value}: use one of ${CONFLICT_POLICIES.join(', ')}`);
   return policy as ConflictPolicy;
+}
+
+/** `--interval`: "500ms", "2s", "1m" (default 1s). */
+function interval(value: string | undefined): number {
+  if (value === undefined) return 1000;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value);
+  if (!m) throw new UsageError(`--interval ${value}: a duration such as 500ms, 1s or 1m`);
+  return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 's' ? 1000 : 60_000);
 }
 
 /** Options whose value is a secret the user pastes as it is. */

@@ -19,6 +19,7 @@ import { postgresHotPath } from './postgres-hot-path.js';
 import { defineTables } from './schema.js';
 import { lockKeys } from './lock-keys.js';
 import { createRepositories } from './repositories/index.js';
+import { postgresSettledPosition } from './postgres-settled-position.js';
 import type { Db, Store } from './store.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'postgres');
@@ -56,7 +57,7 @@ export async function openPostgresStore(url: string): Promise<Store> {
 
   return {
     dialect: 'postgres',
-    read: createRepositories(drizzle(pool) as unknown as Db, tables, postgresHotPath(pool), { onAuthWrite: refuseAuthWrite }),
+    read: createRepositories(drizzle(pool) as unknown as Db, tables, { ...postgresHotPath(pool), settledPosition: postgresSettledPosition(pool) }, { onAuthWrite: refuseAuthWrite }),
     transaction: (fn, locks) => transactions.run(fn, lockKeys(locks)),
     exclusive,
     authGeneration: () => authGeneration,

@@ -31,7 +31,7 @@ interface MessageTextRecord {
 }
 
 // SQLite has no data-modifying CTE: a text's event and state, a grant's read, event and removal, are calls one after the other (repositories/index.ts).
-export function sqliteHotPath(conn: Database.Database, options: { cacheReads?: { commits: () => number } } = {}): Required<Omit<DialectStatements, 'setTextWithEvent' | 'takeUserGrantWithEvent' | 'appendEvents'>> {
+export function sqliteHotPath(conn: Database.Database, options: { cacheReads?: { commits: () => number } } = {}): Required<Omit<DialectStatements, 'setTextWithEvent' | 'takeUserGrantWithEvent' | 'appendEvents' | 'settledPosition'>> {
   // Prepared on first use: the reader connection never runs the writes.
   let statements: ReturnType<typeof prepare> | undefined;
   const s = () => (statements ??= prepare(conn));

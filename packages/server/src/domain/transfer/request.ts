@@ -22,6 +22,9 @@ const ExportInput = z.object({
   responseOutput: z.boolean().optional(),
   gcsOutput: Gcs.optional(),
   timeout: z.string().optional(),
+  /** An event log position (changes.ts), a decimal string as ZITADEL writes 64-bit numbers; a number is taken too. */
+  changedByOthers: z.boolean().optional(),
+  changedSince: z.union([z.string().regex(/^\d{1,15}$/, 'a position: a decimal number'), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)]).optional(),
 });
 
 const ImportInput = z.object({
@@ -47,6 +50,10 @@ export interface ExportRequest {
   responseOutput: boolean;
   gcsOutput?: GcsLocation;
   timeoutMs: number;
+  /** Only what changed after this event log position, with the removals and the new checkpoint (changes.ts); 0: everything, with the checkpoint. */
+  changedSince?: number;
+  /** With changedSince: the caller's own changes do not count (a sync asking its target what changed there besides its own writes). */
+  changedByOthers: boolean;
 }
 
 export type ImportSource =
@@ -114,6 +121,8 @@ export function parseExportRequest(raw: unknown): ExportRequest {
     responseOutput: input.responseOutput ?? false,
     gcsOutput: input.gcsOutput,
     timeoutMs,
+    changedSince: input.changedSince === undefined ? undefined : Number(input.changedSince),
+    changedByOthers: input.changedByOthers ?? false,
   };
 }
 

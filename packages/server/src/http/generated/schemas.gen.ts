@@ -323,7 +323,17 @@ export const zExportDataRequest = z.object({
     response_output: z.boolean().optional(),
     gcsOutput: zGcsLocation.optional(),
     gcs_output: zGcsLocation.optional(),
-    timeout: z.string().optional()
+    timeout: z.string().optional(),
+    changedSince: z.union([
+        z.string().regex(/^[0-9]{1,15}$/),
+        z.int().gte(0).lte(9007199254740991)
+    ]).optional(),
+    changedByOthers: z.boolean().optional(),
+    changed_by_others: z.boolean().optional(),
+    changed_since: z.union([
+        z.string().regex(/^[0-9]{1,15}$/),
+        z.int().gte(0).lte(9007199254740991)
+    ]).optional()
 });
 
 /**
@@ -345,6 +355,15 @@ export const zExportDataResponse = z.object({
         path: z.string(),
         bytes: z.string()
     }).optional(),
+    checkpoint: z.string().optional(),
+    removed: z.array(z.object({
+        orgId: z.string(),
+        userIds: z.array(z.string()),
+        userGrants: z.array(z.object({
+            userId: z.string(),
+            userGrantId: z.string()
+        }))
+    })).optional(),
     orgs: z.array(z.record(z.string(), z.unknown())).optional()
 });
 

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 
@@ -59,7 +59,12 @@ export type AppendEvent = (event: NewEvent, at?: Date) => Promise<StoredEvent>;
 /** Events of distinct aggregates, appended in the order given (a dialect's bulk statement). */
 export type AppendEvents = (events: readonly NewEvent[], at?: Date) => Promise<StoredEvent[]>;
 
-export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDistinct?: AppendEvents) {
+export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDistinct?: AppendEvents, settled?: () => Promise<number | undefined>) {
+  /** The highest position in the log (0 when empty). */
+  async function lastPosition(): Promise<number> {
+    const rows = await db.select({ position: sql<number>`max(${t.events.position})` }).from(t.events);
+    return Number(rows[0]?.position ?? 0);
+  }
   return {
     append,
 
@@ -116,6 +121,30 @@ export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDi
         .orderBy(asc(t.events.aggregateType), asc(t.events.aggregateId), asc(t.events.sequence))
         .limit(limit)
         .offset(offset);
+    },
+
+    /**
+     * What changed after `position` up to `upTo` in the organisations `owners` (all when omitted), in log order,
+     * at most `limit`, none by `notBy` (an incremental export: domain/transfer/changes.ts); only what that needs of each event.
+     */
+    async touchedSince(position: number, upTo: number, owners: readonly string[] | undefined, limit: number, notBy?: string) {
+      return db
+        .select({ position: t.events.position, aggregateType: t.events.aggregateType, aggregateId: t.events.aggregateId, type: t.events.type, payload: t.events.payload, resourceOwner: t.events.resourceOwner })
+        .from(t.events)
+        .where(and(gt(t.events.position, position), lte(t.events.position, upTo), owners ? inArray(t.events.resourceOwner, [...owners]) : undefined, notBy ? ne(t.events.creator, notBy) : undefined))
+        .orderBy(asc(t.events.position))
+        .limit(limit);
+    },
+
+    lastPosition,
+
+    /**
+     * The highest position below which no event can still appear (an incremental export's
+     * checkpoint); undefined when a transaction that may hold a lower one is still running
+     * (PostgreSQL, postgres-settled-position.ts). SQLite commits in position order: the last.
+     */
+    async settledPosition(): Promise<number | undefined> {
+      return settled ? settled() : lastPosition();
     },
 
     /** A page of events (no count: the trail's readers page by cursor or offset, and counting the whole log costs). */

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
 import type { Db } from '../store.js';
 import type { PageQuery } from './search.js';
@@ -36,11 +36,11 @@ export function idpLinkRepository(db: Db, t: Tables) {
       return db.select().from(l).where(eq(l.idpId, idpId));
     },
     /** The organisation's links after `after` (by user, provider, identity), `limit` at most: the export's keyset pages. */
-    async pageByOrg(orgId: string, after: Pick<IdpLinkRow, 'userId' | 'idpId' | 'externalUserId'> | undefined, limit: number): Promise<IdpLinkRow[]> {
+    async pageByOrg(orgId: string, after: Pick<IdpLinkRow, 'userId' | 'idpId' | 'externalUserId'> | undefined, limit: number, onlyUserIds?: readonly string[]): Promise<IdpLinkRow[]> {
       return db
         .select()
         .from(l)
-        .where(and(eq(l.orgId, orgId), after ? sql`(${l.userId}, ${l.idpId}, ${l.externalUserId}) > (${after.userId}, ${after.idpId}, ${after.externalUserId})` : undefined))
+        .where(and(eq(l.orgId, orgId), onlyUserIds ? inArray(l.userId, [...onlyUserIds]) : undefined, after ? sql`(${l.userId}, ${l.idpId}, ${l.externalUserId}) > (${after.userId}, ${after.idpId}, ${after.externalUserId})` : undefined))
         .orderBy(asc(l.userId), asc(l.idpId), asc(l.externalUserId))
         .limit(limit);
     },

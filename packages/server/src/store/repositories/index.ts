@@ -54,6 +54,8 @@ export interface DialectStatements {
   appendEvent: AppendEvent;
   /** Events of distinct aggregates at once (PostgreSQL: one round trip); without it, one at a time. */
   appendEvents?: AppendEvents;
+  /** The log's last position no transaction can still fill in below (postgres-settled-position.ts); without it, the last position read. */
+  settledPosition?: () => Promise<number | undefined>;
   /** Whether `select … for update skip locked` exists (PostgreSQL; SQLite has one writer anyway). */
   skipLocked?: boolean;
   /** Reading and writing one message text: the text write's fast path, each dialect's own SQL. */
@@ -92,7 +94,7 @@ export function createRepositories(base: Db, t: Tables, statements: DialectState
         })
       : base;
   return {
-    events: eventRepository(db, t, dialect.appendEvent, dialect.appendEvents),
+    events: eventRepository(db, t, dialect.appendEvent, dialect.appendEvents, dialect.settledPosition),
     instance: instanceRepository(db, t),
     idps: idpRepository(db, t),
     orgDomains: orgDomainRepository(db, t),

@@ -36,13 +36,13 @@ export function transferRepository(db: Db, t: Tables) {
         .where(and(ids && ids.length ? inArray(o.id, ids) : undefined, excluded.length ? notInArray(o.id, excluded) : undefined))
         .orderBy(asc(o.id));
     },
-    /** Users of one type of an organisation with id > `afterId`, by id. */
-    async usersPage(orgId: string, type: 'human' | 'machine', afterId: string, limit: number) {
+    /** Users of one type of an organisation with id > `afterId`, by id; only those of `onlyIds` when given (an incremental export). */
+    async usersPage(orgId: string, type: 'human' | 'machine', afterId: string, limit: number, onlyIds?: readonly string[]) {
       const u = t.users;
       return db
         .select()
         .from(u)
-        .where(and(eq(u.orgId, orgId), eq(u.type, type), afterId ? gt(u.id, afterId) : undefined))
+        .where(and(eq(u.orgId, orgId), eq(u.type, type), onlyIds ? inArray(u.id, [...onlyIds]) : undefined, afterId ? gt(u.id, afterId) : undefined))
         .orderBy(asc(u.id))
         .limit(limit);
     },
@@ -93,13 +93,13 @@ export function transferRepository(db: Db, t: Tables) {
       return db.select().from(i).where(and(eq(i.ownerId, orgId), eq(i.ownerType, 'IDP_OWNER_TYPE_ORG'))).orderBy(asc(i.id));
     },
     /** User grants owned by the organisation whose user belongs to one of `userOrgIds`, paged by id. */
-    async userGrantsPage(orgId: string, userOrgIds: string[], afterId: string, limit: number) {
+    async userGrantsPage(orgId: string, userOrgIds: string[], afterId: string, limit: number, onlyIds?: readonly string[]) {
       const g = t.userGrants;
       return db
         .select({ grant: g })
         .from(g)
         .innerJoin(t.users, eq(t.users.id, g.userId))
-        .where(and(eq(g.orgId, orgId), inArray(t.users.orgId, userOrgIds), afterId ? gt(g.id, afterId) : undefined))
+        .where(and(eq(g.orgId, orgId), inArray(t.users.orgId, userOrgIds), onlyIds ? inArray(g.id, [...onlyIds]) : undefined, afterId ? gt(g.id, afterId) : undefined))
         .orderBy(asc(g.id))
         .limit(limit);
     },

@@ -35,11 +35,11 @@ export function userMetadataRepository(db: Db, t: Tables) {
       return db.select().from(m).where(eq(m.userId, userId)).orderBy(asc(m.key));
     },
     /** The organisation's values after `after` (by user, then key), `limit` at most: the export's keyset pages. */
-    async pageByOrg(orgId: string, after: Pick<UserMetadataRow, 'userId' | 'key'> | undefined, limit: number): Promise<UserMetadataRow[]> {
+    async pageByOrg(orgId: string, after: Pick<UserMetadataRow, 'userId' | 'key'> | undefined, limit: number, onlyUserIds?: readonly string[]): Promise<UserMetadataRow[]> {
       return db
         .select()
         .from(m)
-        .where(and(eq(m.orgId, orgId), after ? sql`(${m.userId}, ${m.key}) > (${after.userId}, ${after.key})` : undefined))
+        .where(and(eq(m.orgId, orgId), onlyUserIds ? inArray(m.userId, [...onlyUserIds]) : undefined, after ? sql`(${m.userId}, ${m.key}) > (${after.userId}, ${after.key})` : undefined))
         .orderBy(asc(m.userId), asc(m.key))
         .limit(limit);
     },

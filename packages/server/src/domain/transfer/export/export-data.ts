@@ -23,6 +23,7 @@ import type { Repositories, Store } from '../../../store/store.js';
 import { writeGcsObject, type GcsOptions } from '../../../storage/gcs.js';
 import { parseExportRequest, type ExportRequest } from '../request.js';
 import { exportOrgEntry } from './org-entry.js';
+import { changesPrefix, narrowedReads, readChanges } from '../changes.js';
 
 export interface ExportDeps {
   gcs?: GcsOptions;
@@ -86,10 +87,19 @@ export async function exportData(store: Store, ctx: RequestContext, raw: unknown
   await requireNamedOrgs(store, req.orgIds);
   // A Go duration may be below a millisecond ("1ns"); the timer takes whole milliseconds only.
   const signal = AbortSignal.timeout(Math.ceil(req.timeoutMs));
+  // An incremental export (changes.ts): the same document, written from reads narrowed to what changed.
+  let read = store.read;
+  let changes = '';
+  if (req.changedSince !== undefined) {
+    const exported = (await store.read.transfer.orgsToExport(req.orgIds, req.excludedOrgIds)).map((o) => o.id);
+    const changed = await readChanges(store.read, req.orgIds || req.excludedOrgIds.length ? exported : undefined, req.changedSince, req.changedByOthers ? ctx.caller.userId : undefined);
+    read = narrowedReads(store.read, changed, exported);
+    changes = changesPrefix(changed);
+  }
   let gcsOutput: ExportResult['gcsOutput'];
   if (req.gcsOutput) {
     try {
-      const { bytes } = await writeGcsObject(req.gcsOutput, exportDocument(store.read, req, signal, deps.secrets ?? processSecretBox(), '', deps.onProgress), { ...deps.gcs, signal });
+      const { bytes } = await writeGcsObject(req.gcsOutput, exportDocument(read, req, signal, deps.secrets ?? processSecretBox(), changes, deps.onProgress), { ...deps.gcs, signal });
       gcsOutput = { bucket: req.gcsOutput.bucket, path: req.gcsOutput.path, bytes: String(bytes) };
     } catch (error) {
       if (signal.aborted) throw timedOut(req.timeoutMs);
@@ -97,6 +107,6 @@ export async function exportData(store: Store, ctx: RequestContext, raw: unknown
     }
   }
   if (!req.responseOutput) return { gcsOutput, signal };
-  const prefix = gcsOutput ? `"gcsOutput":${JSON.stringify(gcsOutput)},` : '';
-  return { gcsOutput, body: exportDocument(store.read, req, signal, deps.secrets ?? processSecretBox(), prefix, deps.onProgress), signal };
+  const prefix = (gcsOutput ? `"gcsOutput":${JSON.stringify(gcsOutput)},` : '') + changes;
+  return { gcsOutput, body: exportDocument(read, req, signal, deps.secrets ?? processSecretBox(), prefix, deps.onProgress), signal };
 }

@@ -9,7 +9,7 @@
  * under the FAIL policy the same import in one transaction that a conflict rolls back (inOneTransaction).
  */
 import { processSecretBox, type SecretBox } from '../../../secrets/secret-box.js';
-import { sealOtpSecret } from '../../users/otp-secret.js';
+import { openOtpSecret, sealOtpSecret } from '../../users/otp-secret.js';
 import { OIDC_CLIENT_SECRET_PURPOSE } from '../../idps/idp.js';
 import { hashPassword } from '../../../auth/passwords.js';
 import { verifyPassword } from '../../../auth/password-verifier.js';
@@ -284,6 +284,13 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
       const context: OrgImportContext = {
         instanceId: ctx.instanceId, org: await source.parts(), userBatches: () => source.userBatches(USER_BATCH), plainHashes, signal, errors: orgErrors, importedLater: importedLater(doc.plan, index), onTimeout: timedOut, missingUsers: orgMissingUsers, notifyUsers,
         sealOtp: (base32) => sealOtpSecret(secrets, base32),
+        openOtp: (stored) => {
+          try {
+            return openOtpSecret(secrets, stored);
+          } catch {
+            return undefined; // sealed under a key no longer held: the document's replaces it
+          }
+        },
         sealIdpSecret: (clientSecret) => secrets.seal(clientSecret, OIDC_CLIENT_SECRET_PURPOSE),
         isIdpSecret: (sealed, clientSecret) => {
           try {

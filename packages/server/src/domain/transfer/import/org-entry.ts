@@ -40,6 +40,8 @@ export interface OrgImportContext {
   plainHashes: Map<string, string>;
   /** Seals a TOTP secret for the store (domain/users/otp-secret.ts). */
   sealOtp: (base32: string) => string;
+  /** Opens a stored TOTP secret (undefined: sealed under a key no longer held). */
+  openOtp?: (stored: string) => string | undefined;
   /** Seals an OIDC identity provider's client secret for the store (domain/idps/idp.ts). */
   sealIdpSecret: (clientSecret: string) => string;
   /** Whether a sealed identity provider's client secret is this one. */
@@ -82,7 +84,7 @@ export async function importOrgEntry(tx: Repositories, c: OrgImportContext): Pro
   await importDomains(tx, org.domains ?? [], run);
   await importPolicies(tx, org, run);
   check();
-  const userOptions = { instanceId: c.instanceId, plainHashes: c.plainHashes, sealOtp: c.sealOtp, notifyUsers: c.notifyUsers };
+  const userOptions = { instanceId: c.instanceId, plainHashes: c.plainHashes, sealOtp: c.sealOtp, openOtp: c.openOtp, notifyUsers: c.notifyUsers };
   await importUsers(tx, org, run, userOptions);
   check();
   // Batch by batch, in this same transaction: a later batch sees the users of the earlier ones.

@@ -21,6 +21,8 @@ export interface UserImportOptions {
   plainHashes: Map<string, string>;
   /** Seals a TOTP secret for the store (domain/users/otp-secret.ts). */
   sealOtp: (base32: string) => string;
+  /** Opens a stored TOTP secret, to compare an existing user's with the document's (OVERWRITE). */
+  openOtp?: (stored: string) => string | undefined;
   /** Queue the verification / init mail for each imported human that needs one (the request's `notifyUsers`). */
   notifyUsers?: boolean;
 }
@@ -41,7 +43,7 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
   const otpRows: Parameters<Repositories['transfer']['insertOtpSecrets']>[0] = [];
   const histories: UserHistory[] = [];
   /** The document's user, when its id is taken here: left, refused or overwritten by the conflict policy. */
-  const existing = async (type: string, row: Pick<UserRow, 'id' | 'type' | 'userName' | 'state' | 'data' | 'passwordHash' | 'passwordChangeRequired'>, given: { state: boolean; password: boolean }) => {
+  const existing = async (type: string, row: Pick<UserRow, 'id' | 'type' | 'userName' | 'state' | 'data' | 'passwordHash' | 'passwordChangeRequired'>, given: { state: boolean; password: boolean; otp?: string }) => {
     const here = await tx.users.get(row.id);
     // Not this user: a removed user's id, or one of another organisation or kind; refused under every policy.
     if ((!here || here.orgId !== orgId || here.type !== row.type) && run.policy !== 'REPORT') {
@@ -52,13 +54,23 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
       return run.clash(type, row.id, msg('IMPORT-usr4m', `the user is named "${here.userName}" here; an import does not rename a user`));
     }
     if (!(await run.mayChangeUser(tx, type, row.id, row.id))) return;
-    // What the document leaves out (a state, a password) stays as it is here.
-    const pick = (u: typeof row) => ({ data: u.data, ...(given.state ? { state: u.state } : {}), ...(given.password ? { passwordHash: u.passwordHash, passwordChangeRequired: u.passwordChangeRequired } : {}) });
+    // What the document leaves out (a state, a password, a TOTP secret) stays as it is here. A TOTP
+    // secret the document brings replaces this one (a second factor set up at a sync's source); the
+    // event names the field, never the secret.
+    const otpHere = given.otp === undefined ? undefined : await tx.logins.otpSecret(row.id);
+    const pick = (u: typeof row, otp: string | undefined) => ({
+      data: u.data, ...(given.state ? { state: u.state } : {}), ...(given.password ? { passwordHash: u.passwordHash, passwordChangeRequired: u.passwordChangeRequired } : {}),
+      ...(given.otp === undefined ? {} : { otp: otp ?? null }),
+    });
     await run.overwrite(tx, {
       type, id: row.id, aggregate: [USER_AGGREGATE, row.id], eventType: `user.${row.type}.changed`,
-      current: pick(here), wanted: pick(row),
+      current: pick(here, otpHere === undefined ? undefined : o.openOtp?.(otpHere)), wanted: pick(row, given.otp),
       stateEvent: (to, from) => userStateEvent(to, from) ?? `user.${row.type}.changed`,
-      apply: async (change, at) => {
+      apply: async ({ otp, ...change }, at) => {
+        if (typeof otp === 'string') {
+          if (otpHere !== undefined) await tx.logins.removeOtpSecret(row.id);
+          await tx.logins.addOtpSecret(row.id, o.sealOtp(otp), at.changedAt);
+        }
         await tx.users.change(row.id, change, at.sequence, at.changedAt);
         // Unlocked: the failed checks the lockout policy counted are forgotten, as UnlockUser does.
         if (here.state === 'USER_STATE_LOCKED' && change.state === 'USER_STATE_ACTIVE') await tx.logins.clearFailures(row.id);
@@ -94,7 +106,7 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
       passwordHash, passwordChangeRequired: Boolean(passwordHash && u.passwordChangeRequired), ...historyStamp(h.identityServiceHistory, stamp),
     };
     if (takenIds.has(h.userId)) {
-      await existing('human_user', row, { state: givenState, password: Boolean(passwordHash) });
+      await existing('human_user', row, { state: givenState, password: Boolean(passwordHash), otp: u.otpCode || undefined });
       continue;
     }
     if (!claim('human_user', h.userId, h.user.userName)) continue;

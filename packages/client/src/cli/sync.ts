@@ -1,0 +1,252 @@
+/**
+ * identity-transfer sync (issue 51): copies organisations once, then follows the source, applying
+ * each change to the target within about the poll interval.
+ *
+ * Each round asks the source for what changed since the checkpoint (ExportData's `changedSince`,
+ * an event log position: the server's domain/transfer/changes.ts), imports that document into the
+ * target under the conflict policy (OVERWRITE unless told otherwise: a resource the source changed
+ * takes the source's values, an unchanged one is left as it is, so a round applied twice changes
+ * nothing), removes at the target the users and user grants the source removed, and only then
+ * writes the new checkpoint to its file (a side file renamed over it: a kill at any moment leaves
+ * the old checkpoint or the new one, never half of one). After a kill the next start repeats at most
+ * the round that was cut off, which the import makes harmless. The first round, from no checkpoint
+ * ("0"), is the whole organisations, as migrate.
+ *
+ * Secrets travel as in a full move: `--with-passwords`, `--with-otp`, `--with-keys` are the
+ * export's options. A resource changed at the target too since the sync last wrote there (the
+ * target's own incremental export from its position then, also kept in the file) is a conflict,
+ * which the conflict policy decides (sync-conflicts.ts): OVERWRITE (default) the source wins, SKIP
+ * the target's stays, REPORT as SKIP and each one listed, FAIL the round is not applied and sync
+ * exits 1. The first copy goes to the import under the policy itself, as migrate's would.
+ *
+ * A round that fails on the network or a 5xx is tried again after the interval (a follower
+ * outlives a restart of either side); a refusal (4xx: a wrong token, an unknown organisation)
+ * ends sync with exit 1.
+ */
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { CliIo } from './identity-transfer.js';
+import { conflictsOf, touchedBy, withoutConflicts, type ChangesAnswer } from './sync-conflicts.js';
+
+/** Where a sync is: the source's position applied, and the target's position after the sync's last writes. */
+export interface SyncState {
+  checkpoint: string;
+  targetCheckpoint?: string;
+}
+
+/** Beyond any log's end: an incremental export from it answers only the log's last position. */
+const END_OF_LOG = '999999999999999';
+
+export interface SyncEndpoint {
+  url: string;
+  token: string;
+}
+
+export interface SyncOptions {
+  from: SyncEndpoint;
+  to: SyncEndpoint;
+  orgs: string[];
+  withPasswords: boolean;
+  withOtp: boolean;
+  withKeys: boolean;
+  conflictPolicy: 'REPORT' | 'SKIP' | 'OVERWRITE' | 'FAIL';
+  /** The checkpoint's file. */
+  checkpointFile: string;
+  intervalMs: number;
+  /** One round and stop (a cron job, or a test). */
+  once: boolean;
+  /** Each request's time limit at the services (a Go duration). */
+  timeout: string;
+  /** Ends the loop after the round under way (SIGINT, SIGTERM). */
+  signal?: AbortSignal;
+}
+
+interface ImportAnswer {
+  errors?: { type: string; id: string; message: string }[];
+  summary?: { created: number; changed: number; unchanged: number; skipped?: number; refused: number };
+}
+
+/** A refusal: not tried again. */
+class Refused extends Error {}
+
+const base = (url: string) => url.replace(/\/+$/, '');
+
+async function call(endpoint: SyncEndpoint, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const res = await fetch(`${base(endpoint.url)}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${endpoint.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10 * 60_000),
+  });
+  return res;
+}
+
+async function refusedOrRetried(res: Response, what: string): Promise<Error> {
+  const text = await res.text();
+  let message = text.slice(0, 500);
+  try {
+    message = (JSON.parse(text) as { message?: string }).message ?? message;
+  } catch {
+    // not JSON: the text as it is
+  }
+  const error = `${what}: ${res.status} ${message}`;
+  return res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429 ? new Refused(error) : new Error(error);
+}
+
+/** The state in the file; checkpoint "0" when there is none yet (the first round copies everything). */
+export function readCheckpoint(file: string): SyncState {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { checkpoint: '0' };
+    throw error;
+  }
+  const { checkpoint, targetCheckpoint } = JSON.parse(text) as { checkpoint?: unknown; targetCheckpoint?: unknown };
+  const position = (v: unknown) => typeof v === 'string' && /^\d+$/.test(v);
+  if (!position(checkpoint) || (targetCheckpoint !== undefined && !position(targetCheckpoint))) throw new Refused(`${file} holds no checkpoint`);
+  return { checkpoint: checkpoint as string, ...(targetCheckpoint === undefined ? {} : { targetCheckpoint: targetCheckpoint as string }) };
+}
+
+/** Written to a side file, flushed to disk, renamed over the file: the old checkpoint or the new one, whenever the process dies. */
+export function writeCheckpoint(file: string, state: SyncState, source: string, orgs: string[]): void {
+  const side = `${file}.tmp`;
+  rmSync(side, { force: true });
+  const fd = openSync(side, 'wx', 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify({ ...state, source: base(source), orgs, at: new Date().toISOString() })}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(side, file);
+  // The rename itself reaches the disk with the directory's entry.
+  const dir = openSync(dirname(file), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+}
+
+/** Removes what the source removed; what the target no longer has is already as it should be. */
+async function applyRemovals(io: CliIo, to: SyncEndpoint, removed: ChangesAnswer['removed']): Promise<{ users: number; grants: number }> {
+  let users = 0;
+  let grants = 0;
+  for (const org of removed) {
+    const inOrg = { 'x-zitadel-orgid': org.orgId };
+    const gone = new Set(org.userIds);
+    for (const g of org.userGrants) {
+      if (gone.has(g.userId)) continue; // goes with its user
+      const res = await call(to, 'DELETE', `/management/v1/users/${encodeURIComponent(g.userId)}/grants/${encodeURIComponent(g.userGrantId)}`, undefined, inOrg);
+      if (res.ok) grants++;
+      else if (res.status !== 404) throw await refusedOrRetried(res, `removing user grant ${g.userGrantId} at the target`);
+      else await res.body?.cancel();
+    }
+    for (const userId of org.userIds) {
+      const res = await call(to, 'DELETE', `/management/v1/users/${encodeURIComponent(userId)}`, undefined, inOrg);
+      if (res.ok) users++;
+      else if (res.status !== 404) throw await refusedOrRetried(res, `removing user ${userId} at the target`);
+      else await res.body?.cancel();
+    }
+  }
+  if (users || grants) io.stdout(`removed at the target: ${users} user(s), ${grants} user grant(s)`);
+  return { users, grants };
+}
+
+/** An instance's incremental export of the followed organisations (secrets only from the source). */
+async function changesAt(endpoint: SyncEndpoint, opts: SyncOptions, since: string, secrets: boolean, byOthers = false): Promise<ChangesAnswer> {
+  const res = await call(endpoint, 'POST', '/admin/v1/export', {
+    orgIds: opts.orgs, changedSince: since, responseOutput: true, timeout: opts.timeout, ...(byOthers ? { changedByOthers: true } : {}),
+    ...(secrets ? { withPasswords: opts.withPasswords, withOtp: opts.withOtp, ...(opts.withKeys ? { withKeys: true } : {}) } : {}),
+  });
+  const side = endpoint === opts.from ? 'source' : 'target';
+  if (!res.ok) throw await refusedOrRetried(res, `the ${side} refused the export`);
+  const changes = (await res.json()) as ChangesAnswer;
+  if (typeof changes.checkpoint !== 'string') throw new Refused(`the ${side} answers no checkpoint: it does not offer changedSince (identity-service with issue 51 needed)`);
+  return changes;
+}
+
+/**
+ * What the source changed, less what the policy keeps of the target's local changes (sync-conflicts.ts).
+ * FAIL: a Refused error, nothing applied.
+ */
+function resolveConflicts(io: CliIo, opts: SyncOptions, changes: ChangesAnswer, local: ChangesAnswer): ChangesAnswer {
+  const conflicts = conflictsOf(touchedBy(changes), touchedBy(local));
+  if (!conflicts.length) return changes;
+  const listed = conflicts.map((c) => `${c.type} ${c.id}`);
+  if (opts.conflictPolicy === 'OVERWRITE') {
+    io.stdout(`changed at the target too, overwritten with the source's: ${listed.join(', ')}`);
+    return changes;
+  }
+  if (opts.conflictPolicy === 'FAIL') {
+    for (const line of listed) io.stderr(`changed at the target too: ${line}`);
+    throw new Refused(`${conflicts.length} resource(s) changed at the target too; nothing of this round applied (conflict policy FAIL)`);
+  }
+  if (opts.conflictPolicy === 'REPORT') for (const line of listed) io.stderr(`changed at the target too, kept there: ${line}`);
+  else io.stdout(`changed at the target too, kept there: ${conflicts.length} resource(s)`);
+  return withoutConflicts(changes, conflicts);
+}
+
+/** One round: what changed since the state's checkpoint, applied to the target; the new state. */
+export async function syncRound(io: CliIo, opts: SyncOptions, state: SyncState): Promise<SyncState> {
+  const fromSource = await changesAt(opts.from, opts, state.checkpoint, true);
+  // The first copy goes to the import under the policy itself, as migrate's would; later rounds meet
+  // what changed at the target since the last one other than by this sync (its token's user) here,
+  // and the import then takes the rest.
+  const first = state.targetCheckpoint === undefined;
+  const local = first ? undefined : await changesAt(opts.to, opts, state.targetCheckpoint!, false, true);
+  const changes = local ? resolveConflicts(io, opts, fromSource, local) : fromSource;
+  const policy = first ? opts.conflictPolicy : 'OVERWRITE';
+  if (changes.orgs.length) {
+    const imported = await call(opts.to, 'POST', '/admin/v1/import', { timeout: opts.timeout, conflictPolicy: policy, dataOrgs: { orgs: changes.orgs } });
+    if (!imported.ok) {
+      // FAIL: a resource the target changed stopped the import; nothing of it was written.
+      throw imported.status === 409 || opts.conflictPolicy === 'FAIL' ? new Refused((await refusedOrRetried(imported, 'the target refused the import')).message) : await refusedOrRetried(imported, 'the target refused the import');
+    }
+    const answer = (await imported.json()) as ImportAnswer;
+    if (policy === 'FAIL' && answer.errors?.length) throw new Refused(`the target refused the first copy: ${answer.errors.length} error(s)`);
+    const s = answer.summary;
+    if (s) io.stdout(`applied ${changes.orgs.length} organisation(s): ${s.created} created, ${s.changed} changed, ${s.unchanged} unchanged, ${s.skipped ?? 0} skipped, ${s.refused} refused`);
+    // What the target holds differently and the policy kept (REPORT), or refused: said, never silently.
+    for (const e of answer.errors ?? []) io.stderr(`not applied: ${e.type} ${e.id}: ${e.message}`);
+  }
+  await applyRemovals(io, opts.to, changes.removed);
+  // After the first copy (the organisations exist there now): the target's position, from which its local changes count.
+  const targetCheckpoint = local ? local.checkpoint : (await changesAt(opts.to, opts, END_OF_LOG, false, true)).checkpoint;
+  return { checkpoint: fromSource.checkpoint, targetCheckpoint };
+}
+
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+/** The loop: rounds until stopped (or one with `once`). Exit code: 0 stopped, 1 refused. */
+export async function sync(io: CliIo, opts: SyncOptions): Promise<number> {
+  let state = readCheckpoint(opts.checkpointFile);
+  io.stdout(state.checkpoint === '0' ? 'sync: no checkpoint yet, copying the organisation(s) whole' : `sync: resuming after position ${state.checkpoint}`);
+  for (;;) {
+    try {
+      const next = await syncRound(io, opts, state);
+      if (next.checkpoint !== state.checkpoint || next.targetCheckpoint !== state.targetCheckpoint) {
+        writeCheckpoint(opts.checkpointFile, next, opts.from.url, opts.orgs);
+        io.stdout(`checkpoint ${next.checkpoint}`);
+        state = next;
+      }
+    } catch (error) {
+      if (error instanceof Refused) {
+        io.stderr(`sync: ${error.message}`);
+        return 1;
+      }
+      // The network or a 5xx: the same round again after the interval, from the same checkpoint.
+      io.stderr(`sync: ${error instanceof Error ? error.message : String(error)}; trying again`);
+      if (opts.once) return 1;
+    }
+    if (opts.once || opts.signal?.aborted) return 0;
+    await pause(opts.intervalMs, opts.signal);
+    if (opts.signal?.aborted) return 0;
+  }
+}
