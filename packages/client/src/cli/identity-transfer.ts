@@ -29,6 +29,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { compareExports, describeComparison } from './verify.js';
 import { sync } from './sync.js';
+import { base, failure, request } from './http.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -80,45 +81,6 @@ async function* counted(source: AsyncIterable<Uint8Array | string>, onBytes: (n:
   }
 }
 
-/** Why a connection failed, from Node's error code (fetch reports only "fetch failed", the code is in `cause`). */
-function connectionReason(error: unknown): string {
-  let cause: unknown = error;
-  // undici nests: TypeError('fetch failed') → cause (a system or TLS error), sometimes one level deeper.
-  for (let i = 0; i < 3 && cause instanceof Error && !(cause as { code?: unknown }).code && cause.cause; i++) cause = cause.cause;
-  const code = String((cause as { code?: unknown })?.code ?? '');
-  const message = cause instanceof Error ? cause.message : String(cause);
-  if (code === 'ECONNREFUSED') return 'connection refused (is the service running on that port?)';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'EAI_FAIL') return `host name not found (DNS: ${code})`;
-  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'connection timed out';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `connection closed by the other side (${code})`;
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host unreachable (${code})`;
-  if (/^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH)/.test(code)) return `TLS failed (${code}: ${message})`;
-  return code ? `${code}: ${message}` : message;
-}
-
-/** fetch, with a failure to connect reported as "cannot reach <origin>: <reason>". */
-async function request(url: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, init);
-  } catch (error) {
-    if (error instanceof TypeError && error.message === 'fetch failed') {
-      throw new Error(`cannot reach ${new URL(url).origin}: ${connectionReason(error)}`);
-    }
-    throw error;
-  }
-}
-
-async function failure(res: Response): Promise<Error> {
-  const text = await res.text();
-  try {
-    const body = JSON.parse(text) as { message?: string };
-    return new Error(`${res.status}: ${body.message ?? text}`);
-  } catch {
-    return new Error(`${res.status}: ${text.slice(0, 500)}`);
-  }
-}
-
-const base = (url: string) => url.replace(/\/+$/, '');
 
 interface ExportOptions {
   orgs: string[];

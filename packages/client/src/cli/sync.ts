@@ -25,6 +25,7 @@
  */
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { answerMessage, base, request } from './http.js';
 import type { CliIo } from './identity-transfer.js';
 import { conflictsOf, touchedBy, withoutConflicts, type ChangesAnswer } from './sync-conflicts.js';
 
@@ -69,10 +70,8 @@ interface ImportAnswer {
 /** A refusal: not tried again. */
 class Refused extends Error {}
 
-const base = (url: string) => url.replace(/\/+$/, '');
-
 async function call(endpoint: SyncEndpoint, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  const res = await fetch(`${base(endpoint.url)}${path}`, {
+  const res = await request(`${base(endpoint.url)}${path}`, {
     method,
     headers: { authorization: `Bearer ${endpoint.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -82,14 +81,7 @@ async function call(endpoint: SyncEndpoint, method: string, path: string, body?:
 }
 
 async function refusedOrRetried(res: Response, what: string): Promise<Error> {
-  const text = await res.text();
-  let message = text.slice(0, 500);
-  try {
-    message = (JSON.parse(text) as { message?: string }).message ?? message;
-  } catch {
-    // not JSON: the text as it is
-  }
-  const error = `${what}: ${res.status} ${message}`;
+  const error = `${what}: ${res.status} ${answerMessage(await res.text())}`;
   return res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429 ? new Refused(error) : new Error(error);
 }
 
