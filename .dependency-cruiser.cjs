@@ -64,7 +64,7 @@ module.exports = {
     {
       name: 'http-imports-only-the-store-type',
       severity: 'error',
-      comment: 'From store/store.ts, http/ imports types only (test/architecture.test.ts also checks that the type is Store).',
+      comment: 'From store/store.ts, http/ imports types only (test/project/architecture.test.ts also checks that the type is Store).',
       from: { path: `${SRC}http/` },
       to: { path: `${SRC}store/store\\.ts$`, dependencyTypesNot: ['type-only'] },
     },

@@ -82,7 +82,7 @@ let lightweightCache: symbol | undefined;
  * first builds undici's Response around a web stream: ~8 % of an RPC's CPU (BENCHMARKS.md round 21).
  * A string body is read from the lightweight cache instead, as node-server's writer reads REST
  * answers; anything else (a stream, or a node-server that no longer keeps it) through `text()`.
- * test/in-process-request.test.ts notices when the cache is no longer found.
+ * test/rpc/in-process-request.test.ts notices when the cache is no longer found.
  */
 export function answerText(response: Response): Promise<string> {
   lightweightCache ??= Object.getOwnPropertySymbols(response).find((key) => key.description === LIGHTWEIGHT_CACHE);

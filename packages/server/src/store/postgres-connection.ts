@@ -101,7 +101,7 @@ export class TransactionConnection {
  * What a transaction's connection is made of: the repositories on top of the queue that sends their
  * queries one at a time, each after the held text writes (`flushFirst`), and the texts the
  * transaction wrote. Exported for the tests that count a transaction's round trips on a client of
- * their own (test/postgres-write-behind.test.ts, test/text-memo.test.ts).
+ * their own (test/store/postgres-write-behind.test.ts, test/store/text-memo.test.ts).
  */
 export function connectionParts<C extends pg.ClientBase>(client: C, tables: Tables, onAuthWrite?: () => void) {
   const texts = new TransactionTextWrites(client);

@@ -5,7 +5,7 @@
  * take the next sequence until COMMIT (events.ts), so every round trip inside that window is
  * paid by every writer after them. Taking the sequence and inserting the event in one statement
  * (a data-modifying CTE; SQLite has none, see sqlite-hot-path.ts for its own reasons) takes one
- * round trip out of the window. test/postgres-hot-path.test.ts checks its rows through drizzle's reads.
+ * round trip out of the window. test/store/postgres-hot-path.test.ts checks its rows through drizzle's reads.
  */
 import type pg from 'pg';
 import type { NewEvent, StoredEvent } from './repositories/events.js';

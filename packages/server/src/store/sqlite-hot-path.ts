@@ -9,7 +9,7 @@
  *
  * The SQL and the value mapping follow the drizzle schema exactly (schema.ts with
  * columns.ts' SQLite factory: times as integer milliseconds, JSON as text), so rows written
- * here read back the same through drizzle and the other way round; test/sqlite-hot-path.test.ts
+ * here read back the same through drizzle and the other way round; test/store/sqlite-hot-path.test.ts
  * checks that. A change to these tables' columns must change this file too.
  */
 import type Database from 'better-sqlite3';

@@ -5,7 +5,7 @@
  * `message_texts`, `events` or `aggregate_sequences` is named in one place besides schema.ts.
  * The pieces are plain SQL that SQLite and PostgreSQL read alike (`excluded` included); each
  * statement adds its dialect's placeholders (`?` on SQLite, `$n::type` on PostgreSQL).
- * test/sqlite-hot-path.test.ts and test/postgres-hot-path.test.ts hold the rows to drizzle's schema.
+ * test/store/sqlite-hot-path.test.ts and test/store/postgres-hot-path.test.ts hold the rows to drizzle's schema.
  */
 
 export const TEXT_COLUMNS = 'owner_id, message_type, language, fields, sequence, created_at, changed_at';

@@ -14,7 +14,7 @@
  * `requireAuthorityOverUsersOf` / `authorityOver`; so does a change of an identity provider, which
  * changes how its linked users sign in (`requireAuthorityOverUsersLinkedTo`). The check itself (`ungrantable`) is not
  * exported: nothing can change a user without passing it.
- * test/authorization-matrix.test.ts lists these operations (and every other write of the API,
+ * test/http/authorization-matrix.test.ts lists these operations (and every other write of the API,
  * each classified), so a new one cannot go unchecked.
  */
 import type { Repositories } from '../../store/store.js';

@@ -22,7 +22,7 @@ export type TakeUserGrant = (id: string, orgId: string, userId: string, removal:
 
 /**
  * The payload of a grant's removal event: the grant's user and project. PostgreSQL's one-statement
- * removal builds the same in SQL (postgres-hot-path.ts; test/postgres-hot-path.test.ts compares them).
+ * removal builds the same in SQL (postgres-hot-path.ts; test/store/postgres-hot-path.test.ts compares them).
  */
 export const removedGrantPayload = (userId: string, projectId: string) => ({ userId, projectId });
 
