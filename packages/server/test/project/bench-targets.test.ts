@@ -2,7 +2,7 @@
  * `npm run bench` on a fresh clone (issue 48.6): its `node20` target died when better-sqlite3 had no
  * build for that Node, after the other targets had run, and every figure measured before was lost.
  * Now a target that cannot run says why and is skipped, the others go on, and each row's figures are
- * printed as they are measured. Runs the real bench (bench/verify-email-text.bench.ts) for one short
+ * printed as they are measured. Runs the real bench (bench/run.bench.ts) for one short
  * read on SQLite beside a `node20` that cannot run.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -26,7 +26,7 @@ function nodeWithoutBuild(): string | undefined {
 }
 
 async function runBench(node20: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/verify-email-text.bench.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.bench.ts'], {
     cwd: REPO,
     env: { ...process.env, BENCH_STORES: 'sqlite', BENCH_TARGETS: 'read,node20', BENCH_DURATION: '1', BENCH_WARMUP: '0', BENCH_CONNECTIONS: '2', BENCH_NODE20: node20 },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 /**
  * A browser stand-in for the login pages over real HTTP, and the sign-in through the login form.
- * No test framework here: the bench (bench/verify-email-text.bench.ts, userinfo) signs a person in
+ * No test framework here: the bench (bench/targets/oauth.ts and sign-in.ts) signs a person in
  * the same way the tests do.
  */
 import { request as httpRequest } from 'node:http';
