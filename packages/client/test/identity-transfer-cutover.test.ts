@@ -1,20 +1,22 @@
 /**
  * Cut-over without failed sign-ins (issue 51), as docs/sync-and-cut-over.md tells a person to do it:
  * people sign in at the source (the login form, then openid-client redeeming the code) while
- * `identity-transfer sync` — the real CLI process — makes the target follow it; meanwhile a
- * password is changed and a person is added at the source. Then the switch: the source stops taking
- * writes, sync catches up until `identity-transfer verify` finds no difference, sync is stopped, and
- * the same people sign in at the target with the same relying party (its client id came along),
- * the same login names (both instances serve one domain, as the target takes the source's over) and
- * their current passwords. No sign-in fails, at the source or at the target; the old password of
- * the person who changed it is refused at the target. Each store on either side: SQLite → PostgreSQL
- * and PostgreSQL → SQLite.
+ * `identity-transfer sync` — the real CLI process — makes the target follow it; one of them gives
+ * her authenticator app's code after the password; meanwhile a password is changed and a person is
+ * added at the source. Then the switch: the source stops taking writes, sync catches up until
+ * `identity-transfer verify` finds no difference, sync is stopped, and the same people sign in at
+ * the target with the same relying party (its client id came along), the same login names (both
+ * instances serve one domain, as the target takes the source's over), their current passwords and
+ * the same app. No sign-in fails, at the source or at the target; the old password of the person
+ * who changed it is refused at the target. Each store on either side: SQLite → PostgreSQL and
+ * PostgreSQL → SQLite.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dialect } from '@identity-service/server/src/store/store.js';
+import { totpCode } from '@identity-service/server/src/domain/login/totp.js';
 import { insertMachineUserWithToken } from '@identity-service/server/test/support/instance.js';
 import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
 import * as oc from 'openid-client';
@@ -24,12 +26,16 @@ const BIN = new URL('../bin/identity-transfer.mjs', import.meta.url).pathname;
 const REDIRECT = 'http://127.0.0.1:1/callback';
 /** Both instances serve one domain: the target takes the source's over at the switch, so login names stay. */
 const DOMAIN = 'login.cutover.example';
+/** Erin's authenticator app, as ZITADEL exports it (base32). */
+const ERIN_APP = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
 interface Person {
   name: string;
   userId: string;
   loginName: string;
   password: string;
+  /** The authenticator app's secret of a person who has one: the login asks for its code after the password. */
+  app?: string;
 }
 
 interface Attempt {
@@ -74,30 +80,40 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
   const inOrg = () => ({ 'x-service-orgid': orgId });
 
   /** A person added at the source as an administrator would, with the password they sign in with. */
-  const addPerson = async (name: string, password: string): Promise<Person> => {
+  const addPerson = async (name: string, password: string, app?: string): Promise<Person> => {
     const res = await source.api('POST', '/management/v1/users/human/_import', {
       userName: name, profile: { firstName: name, lastName: 'Cutover' }, email: { email: `${name}@cutover.example.com`, isEmailVerified: true }, password, passwordChangeRequired: false,
+      ...(app ? { otpCode: app } : {}),
     }, undefined, inOrg());
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const userId = res.body.userId as string;
     expect(userId).toMatch(/^\d{18}$/);
     const loginName = (await source.api('GET', `/management/v1/users/${userId}`, undefined, undefined, inOrg())).body.user.preferredLoginName as string;
-    return { name, userId, loginName, password };
+    return { name, userId, loginName, password, ...(app ? { app } : {}) };
   };
 
   /**
    * One sign-in as a person makes it: the relying party's authorization request, the login form
    * with login name and password, then openid-client redeeming the code (PKCE) and checking the ID
-   * token, whose subject must be the person.
+   * token, whose subject must be the person. A person with an authenticator app gives the code the
+   * app shows at `codeAt` (ms; a code is taken once, for a later step than the last one taken).
    */
-  const signIn = async (at: 'source' | 'target', person: Person, password = person.password): Promise<Attempt> => {
+  const signIn = async (at: 'source' | 'target', person: Person, password = person.password, codeAt = Date.now()): Promise<Attempt> => {
     const server = at === 'source' ? source : target;
     const attempt = (ok: boolean, detail: string): Attempt => ({ at, who: person.name, ok, detail });
     try {
       const config = await oc.discovery(new URL(server.issuer), clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
       const verifier = oc.randomPKCECodeVerifier();
       const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid profile', code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-      const signedIn = await loginThroughForm(new Browser(), url.href, REDIRECT, person.loginName, password);
+      const browser = new Browser();
+      let signedIn = await loginThroughForm(browser, url.href, REDIRECT, person.loginName, password);
+      if (person.app) {
+        // The password alone must not sign in someone who has an app: the app came along, or the sign-in is wrong.
+        const codeForm = /<form method="post" action="([^"]+\/otp)"/.exec(signedIn.page?.html ?? '')?.[1];
+        if (!codeForm) return attempt(false, signedIn.callback ? 'signed in without the app\'s code' : `login page ${signedIn.page?.status}: ${textOf(signedIn.page?.html ?? '')}`);
+        const coded = await browser.follow(new URL(codeForm, server.issuer).href, REDIRECT, { form: { code: totpCode(person.app, codeAt) } });
+        signedIn = coded.location ? { callback: coded.location } : { page: { status: coded.res.status, html: await coded.res.text(), headers: coded.res.headers } };
+      }
       if (!signedIn.callback) return attempt(false, `login page ${signedIn.page?.status}: ${textOf(signedIn.page?.html ?? '')}`);
       const tokens = await oc.authorizationCodeGrant(config, signedIn.callback, { pkceCodeVerifier: verifier });
       const sub = tokens.claims()?.sub;
@@ -127,6 +143,7 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
 
   it('people sign in at the source while the target follows, and at the target after the switch: no sign-in fails', async () => {
     const people = [await addPerson('ann', 'Ann-Pass-1!'), await addPerson('bob', 'Bob-Pass-1!'), await addPerson('carl', 'Carl-Pass-1!')];
+    const erin = await addPerson('erin', 'Erin-Pass-1!', ERIN_APP);
     const attempts: Attempt[] = [];
     // The sync writes at the target as a service user of its own (its changes are not "local" ones).
     const follower = await insertMachineUserWithToken(target.t, { instanceRoles: ['IAM_OWNER'] });
@@ -142,6 +159,8 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
       const oldBobPassword = bob.password;
       for (let round = 0; round < 4; round++) {
         for (const person of people) attempts.push(await signIn('source', person));
+        // Erin signs in with her app's code twice: a step before now, then now's (the login takes each step once).
+        if (round === 0 || round === 2) attempts.push(await signIn('source', erin, erin.password, Date.now() - (round === 0 ? 30_000 : 0)));
         if (round === 1) {
           // Bob's password is changed at the source; from now on he signs in with the new one.
           expect((await source.api('POST', `/management/v1/users/${bob.userId}/password`, { password: 'Bob-Pass-2!', noChangeRequired: true }, undefined, inOrg())).status).toBe(200);
@@ -170,6 +189,8 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
 
       // 4. Traffic goes to the target: the same people, the same relying party, their current passwords.
       for (const person of people) attempts.push(await signIn('target', person));
+      // Erin's app gives a code the target takes (the next step: later than any she gave the source).
+      attempts.push(await signIn('target', erin, erin.password, Date.now() + 30_000));
       // Bob's old password is refused there, as it was at the source after the change.
       expect(await signIn('target', bob, oldBobPassword)).toMatchObject({ ok: false, detail: expect.stringContaining('login page 401') });
     } finally {
@@ -177,7 +198,7 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
     }
 
     expect(attempts.filter((a) => !a.ok)).toEqual([]);
-    for (const person of people) expect(attempts.filter((a) => a.who === person.name && a.at === 'target'), person.name).toHaveLength(1);
-    expect(attempts.filter((a) => a.at === 'source')).toHaveLength(4 * 3 + 1);
+    for (const person of [...people, erin]) expect(attempts.filter((a) => a.who === person.name && a.at === 'target'), person.name).toHaveLength(1);
+    expect(attempts.filter((a) => a.at === 'source')).toHaveLength(4 * 3 + 1 + 2);
   }, 150_000);
 });
