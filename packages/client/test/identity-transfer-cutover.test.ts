@@ -8,7 +8,8 @@
  * the target with the same relying party (its client id came along), the same login names (both
  * instances serve one domain, as the target takes the source's over), their current passwords and
  * the same app. No sign-in fails, at the source or at the target; the old password of the person
- * who changed it is refused at the target. Each store on either side: SQLite → PostgreSQL and
+ * who changed it is refused at the target, and so is an access token the source issued (tokens do
+ * not travel: people signed in at the source sign in again). Each store on either side: SQLite → PostgreSQL and
  * PostgreSQL → SQLite.
  */
 import { spawn } from 'node:child_process';
@@ -43,6 +44,8 @@ interface Attempt {
   who: string;
   ok: boolean;
   detail: string;
+  /** The access token the relying party got. */
+  accessToken?: string;
 }
 
 /** The real CLI as its own process, its output kept. */
@@ -117,7 +120,7 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
       if (!signedIn.callback) return attempt(false, `login page ${signedIn.page?.status}: ${textOf(signedIn.page?.html ?? '')}`);
       const tokens = await oc.authorizationCodeGrant(config, signedIn.callback, { pkceCodeVerifier: verifier });
       const sub = tokens.claims()?.sub;
-      return sub === person.userId ? attempt(true, 'signed in') : attempt(false, `ID token for ${sub}`);
+      return sub === person.userId ? { ...attempt(true, 'signed in'), accessToken: tokens.access_token } : attempt(false, `ID token for ${sub}`);
     } catch (error) {
       return attempt(false, error instanceof Error ? error.message : String(error));
     }
@@ -193,6 +196,11 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
       attempts.push(await signIn('target', erin, erin.password, Date.now() + 30_000));
       // Bob's old password is refused there, as it was at the source after the change.
       expect(await signIn('target', bob, oldBobPassword)).toMatchObject({ ok: false, detail: expect.stringContaining('login page 401') });
+      // Tokens do not travel: an access token of the source, good there, is refused by the target (the person signs in again, above).
+      const fromSource = attempts.find((a) => a.at === 'source' && a.ok)!.accessToken!;
+      const userinfo = async (s: OidcTestServer) => (await fetch(`${s.issuer}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${fromSource}` } })).status;
+      expect(await userinfo(source)).toBe(200);
+      expect(await userinfo(target)).toBe(401);
     } finally {
       if (!syncStopped) sync.child.kill('SIGKILL');
     }
