@@ -99,9 +99,10 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
    * One sign-in as a person makes it: the relying party's authorization request, the login form
    * with login name and password, then openid-client redeeming the code (PKCE) and checking the ID
    * token, whose subject must be the person. A person with an authenticator app gives the code the
-   * app shows at `codeAt` (ms; a code is taken once, for a later step than the last one taken).
+   * app shows `codeShift` ms from the moment it is typed (the login takes codes one step either side
+   * of now, each step once and after the last one taken).
    */
-  const signIn = async (at: 'source' | 'target', person: Person, password = person.password, codeAt = Date.now()): Promise<Attempt> => {
+  const signIn = async (at: 'source' | 'target', person: Person, password = person.password, codeShift = 0): Promise<Attempt> => {
     const server = at === 'source' ? source : target;
     const attempt = (ok: boolean, detail: string): Attempt => ({ at, who: person.name, ok, detail });
     try {
@@ -114,7 +115,7 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
         // The password alone must not sign in someone who has an app: the app came along, or the sign-in is wrong.
         const codeForm = /<form method="post" action="([^"]+\/otp)"/.exec(signedIn.page?.html ?? '')?.[1];
         if (!codeForm) return attempt(false, signedIn.callback ? 'signed in without the app\'s code' : `login page ${signedIn.page?.status}: ${textOf(signedIn.page?.html ?? '')}`);
-        const coded = await browser.follow(new URL(codeForm, server.issuer).href, REDIRECT, { form: { code: totpCode(person.app, codeAt) } });
+        const coded = await browser.follow(new URL(codeForm, server.issuer).href, REDIRECT, { form: { code: totpCode(person.app, Date.now() + codeShift) } });
         signedIn = coded.location ? { callback: coded.location } : { page: { status: coded.res.status, html: await coded.res.text(), headers: coded.res.headers } };
       }
       if (!signedIn.callback) return attempt(false, `login page ${signedIn.page?.status}: ${textOf(signedIn.page?.html ?? '')}`);
@@ -163,7 +164,7 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
       for (let round = 0; round < 4; round++) {
         for (const person of people) attempts.push(await signIn('source', person));
         // Erin signs in with her app's code twice: a step before now, then now's (the login takes each step once).
-        if (round === 0 || round === 2) attempts.push(await signIn('source', erin, erin.password, Date.now() - (round === 0 ? 30_000 : 0)));
+        if (round === 0 || round === 2) attempts.push(await signIn('source', erin, erin.password, round === 0 ? -30_000 : 0));
         if (round === 1) {
           // Bob's password is changed at the source; from now on he signs in with the new one.
           expect((await source.api('POST', `/management/v1/users/${bob.userId}/password`, { password: 'Bob-Pass-2!', noChangeRequired: true }, undefined, inOrg())).status).toBe(200);
@@ -193,7 +194,7 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
       // 4. Traffic goes to the target: the same people, the same relying party, their current passwords.
       for (const person of people) attempts.push(await signIn('target', person));
       // Erin's app gives a code the target takes (the next step: later than any she gave the source).
-      attempts.push(await signIn('target', erin, erin.password, Date.now() + 30_000));
+      attempts.push(await signIn('target', erin, erin.password, 30_000));
       // Bob's old password is refused there, as it was at the source after the change.
       expect(await signIn('target', bob, oldBobPassword)).toMatchObject({ ok: false, detail: expect.stringContaining('login page 401') });
       // Tokens do not travel: an access token of the source, good there, is refused by the target (the person signs in again, above).
