@@ -6,7 +6,7 @@
 import { and, asc, eq, gt, inArray, notInArray, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 
 type Row<K extends keyof Tables> = Tables[K]['$inferInsert'];
 
