@@ -37,6 +37,7 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import type { GcsOptions } from '../storage/gcs.js';
 import type { ImportJobRow } from '../store/repositories/import-jobs.js';
 import type { Store } from '../store/store.js';
+import { WakeablePause } from './wakeable-pause.js';
 
 export interface ImportJobWorkerOptions {
   store: Store;
@@ -66,7 +67,7 @@ type ErrorBody = { code: number; id: string; message: string };
 export class ImportJobWorker {
   private running = false;
   private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly pause = new WakeablePause();
   /** Stops the job in progress when the process stops. */
   private current?: AbortController;
   private stopping = false;
@@ -92,13 +93,7 @@ export class ImportJobWorker {
           this.o.logger?.error('import job round failed', { error: (error as Error).message });
         }
         if (!ran && this.running) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, this.o.pollMs);
-            this.wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
+          await this.pause.sleep(this.o.pollMs);
         }
       }
     })();
@@ -106,7 +101,7 @@ export class ImportJobWorker {
 
   /** Looks for a job now (a job was just started in this process). */
   poke(): void {
-    this.wake?.();
+    this.pause.wake();
   }
 
   /**
@@ -118,7 +113,7 @@ export class ImportJobWorker {
     this.running = false;
     this.stopping = true;
     this.current?.abort();
-    this.wake?.();
+    this.pause.wake();
     await this.loop;
   }
 

@@ -10,6 +10,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { continueOrgRemoval, type BatchBudget } from '../domain/orgs/removal.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
+import { WakeablePause } from './wakeable-pause.js';
 
 export interface OrgRemovalWorkerOptions {
   store: Store;
@@ -23,7 +24,7 @@ export interface OrgRemovalWorkerOptions {
 export class OrgRemovalWorker {
   private running = false;
   private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly pause = new WakeablePause();
   private poked = false;
 
   constructor(private readonly o: OrgRemovalWorkerOptions) {}
@@ -40,14 +41,7 @@ export class OrgRemovalWorker {
           this.o.logger?.error('organisation removal failed; it goes on at the next look', { error: (error as Error).message });
         }
         if (this.running && !this.poked) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, this.o.pollMs ?? 30_000);
-            timer.unref();
-            this.wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
+          await this.pause.sleep(this.o.pollMs ?? 30_000, { unref: true });
         }
       }
     })();
@@ -56,13 +50,13 @@ export class OrgRemovalWorker {
   /** An organisation's removal was just started in this process. */
   poke(): void {
     this.poked = true;
-    this.wake?.();
+    this.pause.wake();
   }
 
   /** Stops after the transaction in progress; what is left is taken up at the next start. */
   async stop(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.pause.wake();
     await this.loop;
   }
 

@@ -19,6 +19,7 @@ import type { Logger } from '../log.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { OutboxRow, SmtpProviderRow } from '../store/repositories/notifications.js';
 import type { Store } from '../store/store.js';
+import { WakeablePause } from './wakeable-pause.js';
 
 export interface OutboxWorkerOptions {
   store: Store;
@@ -46,7 +47,7 @@ class LeaseLost extends Error {}
 export class OutboxWorker {
   private running = false;
   private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly pause = new WakeablePause();
   private smtp?: { key: string; send: Transport; close: () => void };
   private readonly drop: Transport;
   private readonly o: Required<Omit<OutboxWorkerOptions, 'logger'>> & { logger?: Logger };
@@ -71,13 +72,7 @@ export class OutboxWorker {
           this.o.logger?.error('outbox round failed', { error: (error as Error).message });
         }
         if (handled < this.o.batchSize && this.running) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, this.o.pollMs);
-            this.wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
+          await this.pause.sleep(this.o.pollMs);
         }
       }
     })();
@@ -86,7 +81,7 @@ export class OutboxWorker {
   /** Stops after the round in progress (its sends finish and are recorded). */
   async stop(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.pause.wake();
     await this.loop;
     this.smtp?.close();
     this.smtp = undefined;

@@ -5,26 +5,12 @@
  * can be dropped from ENCRYPTION_KEYS_PREVIOUS. Safe to run while servers are running and to run
  * again (what already uses the current key is left alone).
  */
-import { commandWorkingDirectory, loadConfig } from '../config.js';
-import { loadOperatorSecretBox } from '../secrets/operator-key.js';
+import { runCommand } from './command.js';
 import { resealSecrets } from './resealers.js';
-import { openStore } from '../store/store.js';
 
-async function run() {
-  // npm runs workspace scripts in the package's folder: relative paths are the caller's.
-  process.chdir(commandWorkingDirectory());
-  const config = loadConfig();
-  const { box } = loadOperatorSecretBox(config.encryptionKey);
-  const store = await openStore(config.store);
-  try {
+runCommand(({ box, withStore }) =>
+  withStore(async (store) => {
     const counts = await resealSecrets(store, box);
     for (const [what, count] of Object.entries(counts)) process.stdout.write(`re-sealed ${count} ${what} with encryption key ${box.keyId}\n`);
-  } finally {
-    await store.close();
-  }
-}
-
-run().catch((error) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+  }),
+);

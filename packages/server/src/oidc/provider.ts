@@ -151,12 +151,21 @@ function pinOriginToIssuer(provider: Provider, issuer: string): void {
 }
 
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
-  const { store, issuer, instanceId, clients } = deps;
-  const keys = deps.keys.current;
   // The provider is rebuilt when the keys change (server.ts): the newest key's algorithm holds for its life.
-  const alg = signingAlgorithm(keys);
+  const alg = signingAlgorithm(deps.keys.current);
+  const provider = new Provider(deps.issuer, providerConfiguration(deps, alg));
+  pinOriginToIssuer(provider, deps.issuer);
+  signingAlgorithms.set(provider, alg);
+  replaceModelMethods(provider);
+  addRequestSteps(provider, deps);
+  return provider;
+}
 
-  const configuration: Configuration = {
+/** What oidc-provider is told: paths, scopes and claims, our storage and keys, and the hooks below. */
+function providerConfiguration(deps: OidcProviderDeps, alg: SigningAlgorithm): Configuration {
+  const { store, instanceId, clients } = deps;
+  const keys = deps.keys.current;
+  return {
     // Client assertions are judged by the front door (client-assertions.ts): oidc-provider verifies only relayed ones.
     adapter: storeAdapter(store, async (clientId) => clients.relay.withRelayKey(await clients.find(clientId))),
     clockTolerance: CLOCK_TOLERANCE,
@@ -188,38 +197,60 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     interactions: { policy: signInPolicy(store, instanceId), url: (_ctx, interaction) => `/ui/login/${interaction.uid}` },
     ttl: { ...TTL },
     conformIdTokenClaims: true,
-    features: {
-      devInteractions: { enabled: false },
-      introspection: {
-        enabled: true,
-        // A public client may look at its own tokens only; a confidential client at any.
-        allowedPolicy: (ctx, client, token) => client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
+    features: providerFeatures(store, alg),
+    ...grantAndAccountHooks(store, instanceId),
+    ...accessTokenHooks(store),
+    async renderError(ctx, out) {
+      const error = String(out.error ?? 'server_error');
+      // A redirect URI the app registered but may not use without devMode is not "unregistered":
+      // say why it is refused and what to change.
+      const params = (ctx.oidc?.params ?? {}) as Record<string, unknown>;
+      const nextStep = error === 'invalid_redirect_uri' ? await refusedRedirectReason(store, params.client_id, params.redirect_uri).catch(() => undefined) : undefined;
+      ctx.type = 'html';
+      ctx.body = errorPage(error, out.error_description ? String(out.error_description) : undefined, nextStep);
+    },
+  };
+}
+
+/** The library's features: which are on, and our pages and resource server where it asks. */
+function providerFeatures(store: Store, alg: SigningAlgorithm): Configuration['features'] {
+  return {
+    devInteractions: { enabled: false },
+    introspection: {
+      enabled: true,
+      // A public client may look at its own tokens only; a confidential client at any.
+      allowedPolicy: (ctx, client, token) => client.clientAuthMethod !== 'none' || token.clientId === ctx.oidc.client?.clientId,
+    },
+    revocation: { enabled: true },
+    clientCredentials: { enabled: true },
+    // Our own pages (no external assets, as the login page) instead of the library's defaults.
+    rpInitiatedLogout: {
+      enabled: true,
+      async logoutSource(ctx, form) {
+        ctx.type = 'html';
+        ctx.body = logoutPage(form, ctx.host); // the issuer's host (pinOriginToIssuer)
       },
-      revocation: { enabled: true },
-      clientCredentials: { enabled: true },
-      // Our own pages (no external assets, as the login page) instead of the library's defaults.
-      rpInitiatedLogout: {
-        enabled: true,
-        async logoutSource(ctx, form) {
-          ctx.type = 'html';
-          ctx.body = logoutPage(form, ctx.host); // the issuer's host (pinOriginToIssuer)
-        },
-        async postLogoutSuccessSource(ctx) {
-          ctx.type = 'html';
-          ctx.body = messagePage('Signed out', 'You are signed out. You can close this window.');
-        },
-      },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: (_ctx, _client, oneOf) => (oneOf?.length ? oneOf[0] : RESOURCE),
-        useGrantedResource: () => true,
-        getResourceServerInfo: async (ctx, resource, client) => {
-          if (resource !== RESOURCE) throw new errors.InvalidTarget();
-          const entities = ctx.oidc.entities as { RefreshToken?: { scope?: string }; AuthorizationCode?: { scope?: string } };
-          return resourceServerInfo(store, alg, client.clientId, client.metadata() as ClientExtras, String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
-        },
+      async postLogoutSuccessSource(ctx) {
+        ctx.type = 'html';
+        ctx.body = messagePage('Signed out', 'You are signed out. You can close this window.');
       },
     },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: (_ctx, _client, oneOf) => (oneOf?.length ? oneOf[0] : RESOURCE),
+      useGrantedResource: () => true,
+      getResourceServerInfo: async (ctx, resource, client) => {
+        if (resource !== RESOURCE) throw new errors.InvalidTarget();
+        const entities = ctx.oidc.entities as { RefreshToken?: { scope?: string }; AuthorizationCode?: { scope?: string } };
+        return resourceServerInfo(store, alg, client.clientId, client.metadata() as ClientExtras, String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
+      },
+    },
+  };
+}
+
+/** Who the grant and the account are: first-party consent, and the person a grant acts for. */
+function grantAndAccountHooks(store: Store, instanceId: string): Pick<Configuration, 'loadExistingGrant' | 'findAccount'> {
+  return {
     // Our applications are first-party: consent is granted without asking, for what was requested.
     async loadExistingGrant(ctx) {
       const { client, session, params } = ctx.oidc;
@@ -266,6 +297,12 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         },
       };
     },
+  };
+}
+
+/** What every access token carries: the reserved claims, and a JWT's audience, subject and times. */
+function accessTokenHooks(store: Store): Pick<Configuration, 'extraTokenClaims' | 'formats'> {
+  return {
     // Runs on every access token minted (code exchange, refresh, client credentials), so roles
     // always reflect the grants at that moment. JWTs carry these claims; opaque tokens keep them
     // for introspection.
@@ -294,20 +331,11 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         },
       },
     },
-    async renderError(ctx, out) {
-      const error = String(out.error ?? 'server_error');
-      // A redirect URI the app registered but may not use without devMode is not "unregistered":
-      // say why it is refused and what to change.
-      const params = (ctx.oidc?.params ?? {}) as Record<string, unknown>;
-      const nextStep = error === 'invalid_redirect_uri' ? await refusedRedirectReason(store, params.client_id, params.redirect_uri).catch(() => undefined) : undefined;
-      ctx.type = 'html';
-      ctx.body = errorPage(error, out.error_description ? String(out.error_description) : undefined, nextStep);
-    },
   };
+}
 
-  const provider = new Provider(issuer, configuration);
-  pinOriginToIssuer(provider, issuer);
-  signingAlgorithms.set(provider, alg);
+/** Where no configuration serves: the client secret's comparison and the ID token's claims. */
+function replaceModelMethods(provider: Provider): void {
   // Two methods of this provider's own model classes (each provider makes its own: neither the
   // library's modules nor another provider are touched) are replaced, where no configuration serves:
   // - Client#compareClientSecret: secrets are stored as hashes. Overriding it is the library's way
@@ -333,7 +361,11 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     if (methods.length) payload.amr = methods;
     return payload;
   };
+}
 
+/** Steps before the library's own, on this provider's requests. */
+function addRequestSteps(provider: Provider, deps: OidcProviderDeps): void {
+  const { store, instanceId, issuer, clients } = deps;
   // offline_access is dropped unless consent is prompted for (OIDC Core 11); ZITADEL issues
   // refresh tokens without it, so the prompt is added and answered automatically. This runs before
   // the library has checked anything, so a parameter may be repeated (an array): then the query is
@@ -360,6 +392,4 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   // Client credentials with `openid` answer an ID token too, as ZITADEL's do (machine-id-token.ts).
   const idTokenForClientCredentials = clientCredentialsIdToken({ store, instanceId });
   provider.use((ctx, next) => (ctx.path === ROUTES.token ? idTokenForClientCredentials(ctx as KoaContextWithOIDC, next) : next()));
-
-  return provider;
 }

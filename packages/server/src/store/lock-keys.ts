@@ -1,4 +1,4 @@
-import type { AggregateLock } from './store.js';
+import type { AggregateLock } from './store-types.js';
 
 /** Lock keys in one order (sorted, without duplicates), so two transactions never wait on each other in a cycle. */
 export function lockKeys(locks: readonly AggregateLock[] | undefined): string[] {

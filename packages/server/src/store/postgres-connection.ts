@@ -18,7 +18,7 @@ import { oneQueryAtATime, type SerialQueries } from './postgres-serial-queries.j
 import { flushFirst, TransactionTextWrites } from './postgres-text-writes.js';
 import type { Tables } from './schema.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
-import type { Db } from './store.js';
+import type { Db } from './db.js';
 
 export class TransactionConnection {
   readonly repositories: Repositories;

@@ -20,7 +20,8 @@ import { defineTables } from './schema.js';
 import { lockKeys } from './lock-keys.js';
 import { createRepositories } from './repositories/index.js';
 import { postgresSettledPosition } from './postgres-settled-position.js';
-import type { Db, Store } from './store.js';
+import type { Db } from './db.js';
+import type { Store } from './store-types.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'postgres');
 /** Arbitrary but fixed: the key of the advisory lock that serialises start-up work. */

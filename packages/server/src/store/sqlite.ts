@@ -19,7 +19,8 @@ import { sqliteHotPath } from './sqlite-hot-path.js';
 import { openSqlite } from './sqlite-native.js';
 import { UniqueViolation } from '../domain/errors.js';
 import { createRepositories } from './repositories/index.js';
-import type { Db, Store } from './store.js';
+import type { Db } from './db.js';
+import type { Store } from './store-types.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'sqlite');
 

@@ -7,7 +7,7 @@
  *
  * A prepared statement (prepared.ts) is built once: writes that must be seen are not prepared.
  */
-import type { Db } from './store.js';
+import type { Db } from './db.js';
 
 export function watchWrites(db: Db, onWrite: (table: unknown) => void): Db {
   const watched = Object.create(db) as Db;

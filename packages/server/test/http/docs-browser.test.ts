@@ -3,27 +3,20 @@
  * /openapi.json from this process (no CDN) and renders every operation.
  * Skips loudly where Chromium is not installed; CI installs it.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/http/spec.js';
+import { chromiumAvailable, chromiumProfile, type ChromiumProfile } from '../support/chromium.js';
 import { createTestInstance, type TestInstance } from '../support/instance.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.warn(`\n*** SKIPPING the Chromium /docs test: no browser at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ***\n`);
-}
+const available = chromiumAvailable('/docs test');
 
 describe.skipIf(!available)('/docs in headless Chromium', () => {
   let t: TestInstance;
   let server: ServerType;
   let base: string;
-  let profileDir: string;
+  let profile: ChromiumProfile;
 
   beforeAll(async () => {
     t = await createTestInstance('sqlite');
@@ -33,20 +26,15 @@ describe.skipIf(!available)('/docs in headless Chromium', () => {
         resolve();
       });
     });
-    profileDir = mkdtempSync(join(tmpdir(), 'chromium-docs-'));
+    profile = chromiumProfile('chromium-docs-');
   });
   afterAll(async () => {
     await new Promise((r) => server?.close(r));
     await t?.close();
-    rmSync(profileDir, { recursive: true, force: true });
+    profile?.remove();
   });
 
-  const launch = () =>
-    chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+  const launch = () => profile.launch();
 
   it('renders one entry per operation of the spec, with no failed requests', async () => {
     const context = await launch();

@@ -17,7 +17,7 @@ import { describeEachStore } from '../support/instance.js';
 import { readDroppedMail } from '../support/mail.js';
 import { OutboxWorker } from '../../src/background/outbox-worker.js';
 import { tempDir } from '../support/temp-dir.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from '../support/oidc-server.js';
+import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 const PASSWORD = 'Passw0rd-Codes!';
@@ -34,8 +34,7 @@ describeEachStore('one throttle on short codes, whatever the lockout policy', (d
 
   beforeAll(async () => {
     s = await startOidcServer(dialect);
-    const project = (await s.api('POST', '/management/v1/projects', { name: 'codes' })).body.id;
-    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('codes', REDIRECT))).body.clientId;
+    clientId = await publicClientInNewProject(s, { name: 'codes' }, 'codes', REDIRECT);
     // The instance's lockout policy as ZITADEL ships it: wrong codes never lock.
     expect(Number((await s.api('GET', '/admin/v1/policies/lockout')).body.policy.maxOtpAttempts ?? 0)).toBe(0);
   }, 60_000);

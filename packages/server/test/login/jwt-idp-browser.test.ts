@@ -5,49 +5,37 @@
  * code yields tokens for the auto-registered user with the role an administrator granted.
  * Skips loudly where Chromium is not installed; CI installs it.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { once } from 'node:events';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import * as oc from 'openid-client';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, chromiumProfile, startRedirectTarget, type ChromiumProfile, type RedirectTarget } from '../support/chromium.js';
 import { startJwtIssuer, startLegacyProxy, type JwtIssuer, type LegacyProxy } from '../support/jwt-idp.js';
 import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.warn(`\n*** SKIPPING the Chromium identity-provider test: no browser at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ***\n`);
-}
+const available = chromiumAvailable('identity-provider test');
 
 describe.skipIf(!available)('signing in through a JWT identity provider in headless Chromium', () => {
   let s: OidcTestServer;
   let jwt: JwtIssuer;
   let proxy: LegacyProxy;
-  let callback: Server;
+  let callback: RedirectTarget;
   let redirectUri: string;
-  let profileDir: string;
+  let profile: ChromiumProfile;
 
   beforeAll(async () => {
     s = await startOidcServer('sqlite');
     jwt = await startJwtIssuer();
     proxy = await startLegacyProxy(s.issuer, 'authorization');
-    callback = createServer((_req, res) => res.end('signed in'));
-    callback.listen(0, '127.0.0.1');
-    await once(callback, 'listening');
-    redirectUri = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
-    profileDir = mkdtempSync(join(tmpdir(), 'chromium-idp-'));
+    callback = await startRedirectTarget('/callback');
+    redirectUri = callback.uri;
+    profile = chromiumProfile('chromium-idp-');
   });
   afterAll(async () => {
-    await new Promise((r) => callback?.close(r));
+    await callback?.close();
     await proxy?.close();
     await jwt?.close();
     await s?.close();
-    rmSync(profileDir, { recursive: true, force: true });
+    profile?.remove();
   });
 
   it('picks the provider, is auto-registered, lands with a code; the tokens carry the granted role', async () => {
@@ -62,11 +50,7 @@ describe.skipIf(!available)('signing in through a JWT identity provider in headl
     proxy.setToken(await jwt.sign({ sub: 'portal-7', email: 'grace@portal.example', email_verified: true, given_name: 'Grace', family_name: 'Hopper' }));
 
     const config = await oc.discovery(new URL(s.issuer), app.body.clientId, undefined, oc.ClientSecretBasic(app.body.clientSecret), { execute: [oc.allowInsecureRequests] });
-    const context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const context = await profile.launch();
     const signIn = async () => {
       const verifier = oc.randomPKCECodeVerifier();
       const state = oc.randomState();

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from '../support/oidc-server.js';
+import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 const PASSWORD = 'Passw0rd-Lock!';
@@ -19,8 +19,7 @@ describeEachStore('lockout policy and user state', (dialect) => {
     // The environment's value seeds the instance default: 5.
     s = await startOidcServer(dialect, { maxPasswordAttempts: 5 });
     orgId = (await s.api('POST', '/management/v1/orgs', { name: `lock-${Date.now()}` })).body.id;
-    const project = (await s.api('POST', '/management/v1/projects', { name: 'lock' }, undefined, inOrg())).body.id;
-    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('lock', REDIRECT), undefined, inOrg())).body.clientId;
+    clientId = await publicClientInNewProject(s, { name: 'lock' }, 'lock', REDIRECT, inOrg());
   }, 60_000);
   afterAll(() => s?.close());
 

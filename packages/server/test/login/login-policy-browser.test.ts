@@ -5,32 +5,23 @@
  * screenshot is written to the test output (its path is printed). A posted password is refused.
  * Skips loudly where Chromium is not installed; CI installs it.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from '../support/oidc-server.js';
+import { chromiumAvailable, chromiumProfile, screenshot, type ChromiumProfile } from '../support/chromium.js';
+import { Browser, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.warn(`\n*** SKIPPING the Chromium login-policy test: no browser at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ***\n`);
-}
+const available = chromiumAvailable('login-policy test');
 const REDIRECT = 'http://127.0.0.1:1/cb';
-/** Where screenshots go: the test output, kept after the run. */
-const OUTPUT = join(tmpdir(), 'identity-service-test-output');
 
 describe.skipIf(!available)('the login page under the organisation\'s login, privacy and label policies (Chromium)', () => {
   let s: OidcTestServer;
-  let profileDir: string;
+  let profile: ChromiumProfile;
   let signInUrl: string;
   const orgId = `${Date.now() % 1_000_000_000}3`;
   const inOrg = { 'x-service-orgid': orgId };
 
   beforeAll(async () => {
     s = await startOidcServer('sqlite');
-    profileDir = mkdtempSync(join(tmpdir(), 'chromium-policy-'));
+    profile = chromiumProfile('chromium-policy-');
     expect((await s.api('POST', '/admin/v1/import', { timeout: '1m', data_orgs: { orgs: [{ orgId, org: { name: 'Branded' } }] } })).status).toBe(200);
     const idp = async (name: string) => (await s.api('POST', '/management/v1/idps/jwt', {
       name, jwtEndpoint: 'https://legacy.example/jwt', issuer: 'https://legacy.example', keysEndpoint: 'https://legacy.example/keys', headerName: 'authorization', autoRegister: true,
@@ -46,29 +37,21 @@ describe.skipIf(!available)('the login page under the organisation\'s login, pri
     expect((await s.api('POST', '/management/v1/policies/label', {
       primaryColor: '#aa0000', backgroundColor: '#ffeecc', fontColor: '#102030', themeMode: 'THEME_MODE_LIGHT',
     }, undefined, inOrg)).status).toBe(200);
-    const project = (await s.api('POST', '/management/v1/projects', { name: 'branded', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, undefined, inOrg)).body.id;
-    const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('Branded app', REDIRECT), undefined, inOrg)).body.clientId;
+    const clientId = await publicClientInNewProject(s, { name: 'branded', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, 'Branded app', REDIRECT, inOrg);
     signInUrl = authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT });
   }, 60_000);
   afterAll(async () => {
     await s?.close();
-    rmSync(profileDir, { recursive: true, force: true });
+    profile?.remove();
   });
 
   it('offers only the listed provider, no password form; shows the privacy links and the label colours', async () => {
-    const context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const context = await profile.launch();
     try {
       const page = await context.newPage();
       await page.goto(signInUrl);
       await page.waitForSelector('h1');
-      mkdirSync(OUTPUT, { recursive: true });
-      const shot = join(OUTPUT, `login-policy-${Date.now()}.png`);
-      await page.screenshot({ path: shot, fullPage: true });
-      console.log(`login page screenshot: ${shot}`);
+      await screenshot(page, 'login-policy', 'login page');
 
       expect(await page.locator('#password').count()).toBe(0);
       expect(await page.locator('button.provider').allTextContents()).toEqual(['Company portal']);

@@ -4,7 +4,7 @@
  * request asks for (`ui_locales`), field by field over the built-in ones.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, startOidcServer, type OidcTestServer, publicClient, authorizeUrl } from '../support/oidc-server.js';
+import { Browser, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
 import { describeEachStore } from '../support/instance.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
@@ -37,8 +37,7 @@ describeEachStore('login texts on the login page', (dialect) => {
       }] },
     });
     expect(imported.body.errors ?? []).toEqual([]);
-    const project = (await s.api('POST', '/management/v1/projects', { name: 'worded' }, undefined, inOrg)).body.id;
-    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('Worded app', REDIRECT), undefined, inOrg)).body.clientId;
+    clientId = await publicClientInNewProject(s, { name: 'worded' }, 'Worded app', REDIRECT, inOrg);
   }, 60_000);
   afterAll(async () => {
     await s?.close();

@@ -10,32 +10,22 @@
  *   `mfaInitSkipLifetime` (5 s here), and offered again after it.
  * Skips loudly where Chromium is not installed; CI installs it.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { once } from 'node:events';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser as Chromium, type Page } from 'playwright-core';
+import type { Browser as Chromium, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/domain/login/totp.js';
+import { chromiumAvailable, launchChromium, screenshot, startRedirectTarget, type RedirectTarget } from '../support/chromium.js';
 import { DIALECTS } from '../support/instance.js';
-import { authorizeUrl, publicClient, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { authorizeUrl, startOidcServer, type OidcTestServer, publicClientInNewProject } from '../support/oidc-server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.warn(`\n*** SKIPPING the Chromium second-factor tests: no browser at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ***\n`);
-}
+const available = chromiumAvailable('second-factor tests');
 const PASSWORD = 'Passw0rd-Second!';
-const OUTPUT = join(tmpdir(), 'identity-service-test-output');
 const SKIP_LIFETIME_MS = 5_000;
 
 for (const dialect of DIALECTS) {
   describe.skipIf(!available)(`the login policy's second factor in Chromium [${dialect}]`, () => {
     let s: OidcTestServer;
     let chrome: Chromium;
-    let callback: Server;
+    let callback: RedirectTarget;
     let redirect: string;
     const stamp = `${Date.now() % 1_000_000_000}`;
     const forcedOrg = `${stamp}5`;
@@ -46,10 +36,8 @@ for (const dialect of DIALECTS) {
 
     beforeAll(async () => {
       s = await startOidcServer(dialect);
-      callback = createServer((_req, res) => res.end('signed in'));
-      callback.listen(0, '127.0.0.1');
-      await once(callback, 'listening');
-      redirect = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/cb`;
+      callback = await startRedirectTarget('/cb');
+      redirect = callback.uri;
       const human = (userId: string, userName: string) => ({
         userId, user: { userName, profile: { firstName: userName, lastName: 'Test' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD },
       });
@@ -79,18 +67,13 @@ for (const dialect of DIALECTS) {
       expect((await s.api('PUT', '/management/v1/text/login/en', { initMfaOtpText: { title: 'Protect your Forced account' } }, undefined, inForced)).status).toBe(200);
       for (const orgId of [forcedOrg, offeringOrg]) {
         const headers = { 'x-service-orgid': orgId };
-        const project = (await s.api('POST', '/management/v1/projects', { name: 'mfa', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, undefined, headers)).body.id;
-        clients[orgId] = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('mfa', redirect), undefined, headers)).body.clientId;
+        clients[orgId] = await publicClientInNewProject(s, { name: 'mfa', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, 'mfa', redirect, headers);
       }
-      chrome = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      });
+      chrome = await launchChromium();
     }, 90_000);
     afterAll(async () => {
       await chrome?.close();
-      await new Promise((r) => callback?.close(r));
+      await callback?.close();
       await s?.close();
     });
 
@@ -115,10 +98,7 @@ for (const dialect of DIALECTS) {
 
     it('forceMfa: the first sign-in sets up an app (QR code and secret shown, no skip) before any code is issued', async () => {
       const page = await afterPassword(forcedOrg, 'mia');
-      mkdirSync(OUTPUT, { recursive: true });
-      const shot = join(OUTPUT, `mfa-setup-${dialect}-${Date.now()}.png`);
-      await page.screenshot({ path: shot, fullPage: true });
-      console.log(`second-factor setup screenshot: ${shot}`);
+      await screenshot(page, `mfa-setup-${dialect}`, 'second-factor setup');
 
       expect(new URL(page.url()).pathname).toMatch(/^\/ui\/login\//);
       expect(await page.textContent('h1')).toBe('Protect your Forced account');

@@ -6,7 +6,8 @@
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp as createApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createOidcApp as createApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 
@@ -45,10 +46,7 @@ describeEachStore('login page with imported password hashes', (dialect) => {
   }, 120_000);
   afterAll(() => s?.close());
 
-  const login = async (loginName: string, password: string) => {
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
-    return loginThroughForm(new Browser(), url.href, REDIRECT, loginName, password);
-  };
+  const login = (loginName: string, password: string) => signInThroughForm(config, REDIRECT, loginName, password, { scope: 'openid' });
 
   for (const format of Object.keys(HASHES)) {
     it(`${format}: logs in with the known password${REHASHED.has(format) ? ' and is re-hashed with argon2id' : ''}`, async () => {

@@ -5,7 +5,7 @@
  * the login policy's defaultRedirectUri is where the page leads (no application is waiting).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from '../support/oidc-server.js';
+import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
 import { linkIn, outboxWorkerFor, readDroppedMail } from '../support/mail.js';
 import { describeEachStore } from '../support/instance.js';
 
@@ -34,8 +34,7 @@ describeEachStore('password reset from the login page', (dialect) => {
       }] },
     });
     expect(imported.body.errors ?? []).toEqual([]);
-    const project = (await s.api('POST', '/management/v1/projects', { name: 'branded', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, undefined, inOrg)).body.id;
-    const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('Branded app', REDIRECT), undefined, inOrg)).body.clientId;
+    const clientId = await publicClientInNewProject(s, { name: 'branded', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, 'Branded app', REDIRECT, inOrg);
     signInUrl = authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT });
   }, 60_000);
   afterAll(async () => {

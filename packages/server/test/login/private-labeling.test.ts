@@ -5,7 +5,7 @@
  * organisation's until the user is known, then the user's organisation's.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from '../support/oidc-server.js';
+import { Browser, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
 import { describeEachStore } from '../support/instance.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
@@ -19,8 +19,7 @@ describeEachStore('private labeling at sign-in', (dialect) => {
 
   /** An app of a project with this setting; the colour of its login page and of the step after the password. */
   const colours = async (setting?: string) => {
-    const project = (await s.api('POST', '/management/v1/projects', { name: `p-${setting ?? 'none'}`, ...(setting ? { privateLabelingSetting: setting } : {}) }, undefined, inApp)).body.id;
-    const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('app', REDIRECT), undefined, inApp)).body.clientId;
+    const clientId = await publicClientInNewProject(s, { name: `p-${setting ?? 'none'}`, ...(setting ? { privateLabelingSetting: setting } : {}) }, 'app', REDIRECT, inApp);
     const url = new URL(authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT }));
     const browser = new Browser();
     const loginUrl = new URL((await browser.request(url.href)).headers.get('location')!, s.issuer).href;

@@ -8,24 +8,15 @@
  * the pages a person reaches without an application (`/`, `/ui/login`, an expired sign-in).
  * Skips loudly where Chromium is not installed; CI installs it.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { once } from 'node:events';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import * as oc from 'openid-client';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { chromiumAvailable, chromiumProfile, startRedirectTarget, type ChromiumProfile, type RedirectTarget } from '../support/chromium.js';
 import { describeEachStore } from '../support/instance.js';
 import { linkIn, outboxWorkerFor, startSmtpSink, type SmtpSink } from '../support/mail.js';
-import { authorizeUrl, Browser, importHuman, loginThroughForm, publicClient, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { authorizeUrl, Browser, importHuman, loginThroughForm, startOidcServer, type OidcTestServer, publicClientInNewProject } from '../support/oidc-server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.warn(`\n*** SKIPPING the Chromium registration test: no browser at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ***\n`);
-}
+const available = chromiumAvailable('registration test');
 const STRONG = 'Regist3r-Passw0rd!';
 /** Short enough to wait out in a test, long enough for a sign-in and the next authorization within it. */
 const LIFETIME_S = 4;
@@ -39,9 +30,9 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
   }
   let s: OidcTestServer;
   let sink: SmtpSink;
-  let callback: Server;
+  let callback: RedirectTarget;
   let redirectUri: string;
-  let profileDir: string;
+  let profile: ChromiumProfile | undefined;
   let context: BrowserContext;
   let open: { clientId: string; orgId: string };
   let closed: { clientId: string; orgId: string };
@@ -54,10 +45,7 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
     // straight on to the application (the offer has its own tests: mfa-login-browser.test.ts).
     const policy = await s.api('POST', '/management/v1/policies/login', { allowUsernamePassword: true, mfaInitSkipLifetime: '0s', ...loginPolicy }, undefined, inOrg(orgId));
     expect(policy.status, JSON.stringify(policy.body)).toBe(200);
-    const project = (await s.api('POST', '/management/v1/projects', { name }, undefined, inOrg(orgId))).body.id;
-    const app = await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient(`${name} app`, redirectUri), undefined, inOrg(orgId));
-    expect(app.status, JSON.stringify(app.body)).toBe(200);
-    return { orgId, clientId: app.body.clientId as string };
+    return { orgId, clientId: await publicClientInNewProject(s, { name }, `${name} app`, redirectUri, inOrg(orgId)) };
   }
 
   /** openid-client's authorization request for `clientId`, and how to redeem what comes back. */
@@ -92,29 +80,23 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
   beforeAll(async () => {
     s = await startOidcServer(dialect, { registrationsPerAddressPerHour: REGISTRATIONS_PER_HOUR });
     sink = await startSmtpSink();
-    callback = createServer((_req, res) => res.end('signed in'));
-    callback.listen(0, '127.0.0.1');
-    await once(callback, 'listening');
-    redirectUri = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
+    callback = await startRedirectTarget('/callback');
+    redirectUri = callback.uri;
     const smtp = await s.api('POST', '/admin/v1/smtp', { senderAddress: 'noreply@identity.example', senderName: 'Identity', tls: false, host: `127.0.0.1:${sink.port}` });
     expect(smtp.status, JSON.stringify(smtp.body)).toBe(200);
     expect((await s.api('POST', `/admin/v1/smtp/${smtp.body.id}/_activate`)).status).toBe(200);
     open = await orgWithApp('Open', { allowRegister: true });
     closed = await orgWithApp('Closed', { allowRegister: false });
     quick = await orgWithApp('Quick', { allowRegister: false, passwordCheckLifetime: `${LIFETIME_S}s`, secondFactorCheckLifetime: `${LIFETIME_S}s` });
-    profileDir = mkdtempSync(join(tmpdir(), `chromium-register-${dialect}-`));
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    profile = chromiumProfile(`chromium-register-${dialect}-`);
+    context = await profile.launch();
   }, 90_000);
   afterAll(async () => {
     await context?.close();
-    await new Promise((r) => callback?.close(r));
+    await callback?.close();
     await sink?.close();
     await s?.close();
-    if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+    profile?.remove();
   });
 
   it('registers where allowed: a weak password is refused on the form; an accepted form says to check the inbox; the account signs in once its address is confirmed; a taken email gets the same page and its owner a notice', async () => {

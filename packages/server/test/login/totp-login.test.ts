@@ -8,7 +8,7 @@ import { totpCode } from '../../src/domain/login/totp.js';
 import { sealPlainOtpSecrets } from '../../src/domain/users/otp-secret.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from '../support/oidc-server.js';
+import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 const PASSWORD = 'Passw0rd-Totp!';
@@ -42,8 +42,7 @@ describeEachStore('TOTP at the login page', (dialect) => {
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
     expect(imported.body.errors ?? []).toEqual([]);
     userId = `${orgId}1`;
-    const project = (await s.api('POST', '/management/v1/projects', { name: 'totp' }, undefined, inOrg())).body.id;
-    clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, publicClient('totp', REDIRECT), undefined, inOrg())).body.clientId;
+    clientId = await publicClientInNewProject(s, { name: 'totp' }, 'totp', REDIRECT, inOrg());
   }, 60_000);
   afterAll(() => s?.close());
 

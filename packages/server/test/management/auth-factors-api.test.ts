@@ -9,7 +9,8 @@ import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { totpCode } from '../../src/domain/login/totp.js';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 const PASSWORD = 'Passw0rd-Factors!';
@@ -21,12 +22,7 @@ describeEachStore('the signed-in user\'s own authenticator app (auth API)', (dia
   let userId: string;
   let token: string;
 
-  const signIn = async () => {
-    const verifier = oc.randomPKCECodeVerifier();
-    const state = oc.randomState();
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: API_SCOPE, state, code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-    return { result: await loginThroughForm(new Browser(), url.href, REDIRECT, 'fiona', PASSWORD), verifier, state };
-  };
+  const signIn = () => signInThroughForm(config, REDIRECT, 'fiona', PASSWORD, { scope: API_SCOPE }, { state: true });
   const me = (method: string, path: string, body?: unknown, bearer = token) => s.api(method, `/auth/v1/users/me/auth_factors${path}`, body, bearer);
   const events = async () =>
     (await s.api('POST', '/admin/v1/events/_search', { aggregateId: userId, asc: true })).body.events.map((e: any) => e.type.type).filter((t: string) => t.startsWith('user.human.mfa'));
@@ -37,9 +33,9 @@ describeEachStore('the signed-in user\'s own authenticator app (auth API)', (dia
     const app = await createOidcApp(s, project, { name: 'factors', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true });
     config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
     userId = await importHuman(s, 'fiona', { password: PASSWORD });
-    const { result, verifier, state } = await signIn();
+    const result = await signIn();
     expect(result.callback, result.page?.html.slice(0, 300)).toBeTruthy();
-    token = (await oc.authorizationCodeGrant(config, result.callback!, { pkceCodeVerifier: verifier, expectedState: state })).access_token;
+    token = (await result.redeem()).access_token;
   }, 60_000);
   afterAll(() => s?.close());
 
@@ -86,8 +82,8 @@ describeEachStore('the signed-in user\'s own authenticator app (auth API)', (dia
 
     // The next sign-in asks for the app's code after the password.
     const next = await signIn();
-    expect(next.result.callback).toBeUndefined();
-    expect(next.result.page?.html).toMatch(/<form method="post" action="[^"]+\/otp">/);
+    expect(next.callback).toBeUndefined();
+    expect(next.page?.html).toMatch(/<form method="post" action="[^"]+\/otp">/);
 
     const removed = await me('DELETE', '/otp');
     expect(removed.status).toBe(200);

@@ -17,7 +17,8 @@ import { OrgRemovalWorker } from '../../src/background/org-removal-worker.js';
 import { continueOrgRemoval } from '../../src/domain/orgs/removal.js';
 import { describeEachStore, createTestInstance } from '../support/instance.js';
 import { leftovers } from '../support/leftovers.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { Browser, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 import { BCRYPT } from '../support/transfer-documents.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
@@ -134,15 +135,11 @@ describeEachStore('removing an organisation (issue 47)', (dialect) => {
       const alice = await human(orgId, 'alice');
       const domain = (await ok('GET', '/management/v1/orgs/me', undefined, inOrg(orgId))).org.primaryDomain;
       const config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
-      const signIn = async (browser: Browser) => {
-        const verifier = oc.randomPKCECodeVerifier();
-        const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid offline_access', prompt: 'consent', code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-        return { verifier, login: await loginThroughForm(browser, url.href, REDIRECT, `alice@${domain}`, PASSWORD) };
-      };
+      const signIn = (browser: Browser) => signInThroughForm(config, REDIRECT, `alice@${domain}`, PASSWORD, { scope: 'openid offline_access', prompt: 'consent' }, { browser });
       const browser = new Browser();
       const first = await signIn(browser);
-      expect(first.login.callback, first.login.page?.html.slice(0, 300)).toBeDefined();
-      const tokens = await oc.authorizationCodeGrant(config, first.login.callback!, { pkceCodeVerifier: first.verifier, idTokenExpected: true });
+      expect(first.callback, first.page?.html.slice(0, 300)).toBeDefined();
+      const tokens = await first.redeem(first.callback, { idTokenExpected: true });
       // robot: an instance owner with a token, a client secret and a client-credentials token.
       const robot = await machine(orgId, 'robot');
       await ok('POST', '/admin/v1/members', { userId: robot, roles: ['IAM_OWNER'] });
@@ -177,8 +174,8 @@ describeEachStore('removing an organisation (issue 47)', (dialect) => {
       expect((await asRobot(robotAccess)).status).toBe(401);
       expect((await clientCredentials()).status).toBe(401);
       await expect(oc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toThrow();
-      expect((await signIn(browser)).login.callback).toBeUndefined();
-      expect((await signIn(new Browser())).login.callback).toBeUndefined();
+      expect((await signIn(browser)).callback).toBeUndefined();
+      expect((await signIn(new Browser())).callback).toBeUndefined();
       expect((await s.api('GET', '/management/v1/orgs/me', undefined, undefined, inOrg(orgId))).status).toBe(403);
       expect((await s.api('GET', `/management/v1/users/${alice}`)).status).toBe(404);
       expect(await iamMembers()).not.toContain(robot);

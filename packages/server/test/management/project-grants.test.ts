@@ -8,7 +8,8 @@
 import { decodeJwt } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 import { describeEachStore } from '../support/instance.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
@@ -31,11 +32,9 @@ describeEachStore('project grants', (dialect) => {
 
   /** Bert signs in to A's application asking for roles; the roles claim of the ID token. */
   const rolesInNewToken = async (scope = `openid ${ROLES}`) => {
-    const verifier = oc.randomPKCECodeVerifier();
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope, code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-    const signedIn = await loginThroughForm(new Browser(), url.href, REDIRECT, `bert@other-${stamp}.localhost`, PASSWORD);
+    const signedIn = await signInThroughForm(config, REDIRECT, `bert@other-${stamp}.localhost`, PASSWORD, { scope });
     expect(signedIn.callback, signedIn.page?.html).toBeTruthy();
-    const tokens = await oc.authorizationCodeGrant(config, signedIn.callback!, { pkceCodeVerifier: verifier });
+    const tokens = await signedIn.redeem();
     const info = await (await fetch(`${s.issuer}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json();
     // The app asserts roles in its ID token and access token (idTokenRoleAssertion,
     // accessTokenRoleAssertion): both carry the user's roles, with or without a roles scope
@@ -49,8 +48,7 @@ describeEachStore('project grants', (dialect) => {
 
   /** Bert's sign-in when it does not reach the application: the page shown. */
   const signInPage = async () => {
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
-    const refused = await loginThroughForm(new Browser(), url.href, REDIRECT, `bert@other-${stamp}.localhost`, PASSWORD);
+    const refused = await signInThroughForm(config, REDIRECT, `bert@other-${stamp}.localhost`, PASSWORD, { scope: 'openid' });
     expect(refused.callback).toBeUndefined();
     return refused.page!;
   };

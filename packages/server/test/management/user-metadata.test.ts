@@ -5,7 +5,8 @@
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -66,10 +67,8 @@ describeEachStore('user metadata', (dialect) => {
       name: 'meta', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true,
     }, undefined, inOrg());
     const config = await oc.discovery(new URL(s.issuer), app.body.clientId, undefined, oc.ClientSecretBasic(app.body.clientSecret), { execute: [oc.allowInsecureRequests] });
-    const verifier = oc.randomPKCECodeVerifier();
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid urn:zitadel:iam:user:metadata', code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-    const signedIn = await loginThroughForm(new Browser(), url.href, REDIRECT, 'meta', 'Passw0rd-Meta!');
-    const tokens = await oc.authorizationCodeGrant(config, signedIn.callback!, { pkceCodeVerifier: verifier });
+    const signedIn = await signInThroughForm(config, REDIRECT, 'meta', 'Passw0rd-Meta!', { scope: 'openid urn:zitadel:iam:user:metadata' });
+    const tokens = await signedIn.redeem();
     const info = await (await fetch(`${s.issuer}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json();
     // ZITADEL's claim encodes each value as base64url without padding (userinfo.go: base64.RawURLEncoding).
     expect(info['urn:zitadel:iam:user:metadata']).toEqual({ plan: Buffer.from('premium').toString('base64url') });

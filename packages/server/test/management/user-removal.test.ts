@@ -8,7 +8,8 @@ import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
 import { leftovers } from '../support/leftovers.js';
-import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 
 const AUD = 'urn:service:iam:org:project:id:service:aud';
 const REDIRECT = 'http://127.0.0.1:1/callback';
@@ -81,11 +82,9 @@ describeEachStore('removing a user removes everything that belongs to it', (dial
     const userId = await importHuman(s, 'leaver', { password: PASSWORD });
     // A session, a grant and opaque access and refresh tokens in the provider's storage.
     const config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
-    const verifier = oc.randomPKCECodeVerifier();
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid offline_access', prompt: 'consent', code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-    const login = await loginThroughForm(new Browser(), url.href, REDIRECT, `leaver@${org.body.org.primaryDomain}`, PASSWORD);
+    const login = await signInThroughForm(config, REDIRECT, `leaver@${org.body.org.primaryDomain}`, PASSWORD, { scope: 'openid offline_access', prompt: 'consent' });
     expect(login.callback, login.page?.html.slice(0, 300)).toBeDefined();
-    const tokens = await oc.authorizationCodeGrant(config, login.callback!, { pkceCodeVerifier: verifier, idTokenExpected: true });
+    const tokens = await login.redeem(login.callback, { idTokenExpected: true });
     expect(tokens.refresh_token).toBeDefined();
     // What signing in and the mail keep: failed checks, an authenticator app, a queued mail and its code, metadata.
     await s.t.store.transaction(async (tx) => {

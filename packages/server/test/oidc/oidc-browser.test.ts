@@ -3,42 +3,30 @@
  * driven by playwright-core. Fills the form, submits, and lands on the redirect URI with a code.
  * Skips loudly where Chromium is not installed; CI installs it.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { once } from 'node:events';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import * as oc from 'openid-client';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, chromiumProfile, startRedirectTarget, type ChromiumProfile, type RedirectTarget } from '../support/chromium.js';
 import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.warn(`\n*** SKIPPING the Chromium login test: no browser at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ***\n`);
-}
+const available = chromiumAvailable('login test');
 
 describe.skipIf(!available)('login page in headless Chromium', () => {
   let s: OidcTestServer;
-  let callback: Server;
+  let callback: RedirectTarget;
   let redirectUri: string;
-  let profileDir: string;
+  let profile: ChromiumProfile;
 
   beforeAll(async () => {
     s = await startOidcServer('sqlite');
     // The application's redirect URI: a page that just says it got the code.
-    callback = createServer((_req, res) => res.end('signed in'));
-    callback.listen(0, '127.0.0.1');
-    await once(callback, 'listening');
-    redirectUri = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
-    profileDir = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
+    callback = await startRedirectTarget('/callback');
+    redirectUri = callback.uri;
+    profile = chromiumProfile('chromium-profile-');
   });
   afterAll(async () => {
-    await new Promise((r) => callback?.close(r));
+    await callback?.close();
     await s?.close();
-    rmSync(profileDir, { recursive: true, force: true });
+    profile?.remove();
   });
 
   it('fill the form, submit, land on the redirect URI with a code; a wrong password shows the message', async () => {
@@ -54,11 +42,7 @@ describe.skipIf(!available)('login page in headless Chromium', () => {
       code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
     });
 
-    const context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const context = await profile.launch();
     try {
       const page = await context.newPage();
       await page.goto(url.href);

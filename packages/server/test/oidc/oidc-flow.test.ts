@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OidcAppInput } from '../../src/domain/apps/oidc-config.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp as createApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createOidcApp as createApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const AUD = 'urn:service:iam:org:project:id:service:aud';
@@ -31,18 +32,7 @@ async function publicClient(s: OidcTestServer, clientId: string): Promise<Flow> 
 }
 
 async function codeFlow(s: OidcTestServer, flow: Flow, loginName: string, password: string, scope: string) {
-  const verifier = oc.randomPKCECodeVerifier();
-  const state = oc.randomState();
-  const url = oc.buildAuthorizationUrl(flow.config, {
-    redirect_uri: REDIRECT,
-    scope,
-    state,
-    code_challenge: await oc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  });
-  const result = await loginThroughForm(new Browser(), url.href, REDIRECT, loginName, password);
-  if (!result.callback) throw new Error(`login did not reach the redirect URI: ${result.page?.status} ${result.page?.html.slice(0, 300)}`);
-  return oc.authorizationCodeGrant(flow.config, result.callback, { pkceCodeVerifier: verifier, expectedState: state });
+  return (await signInThroughForm(flow.config, REDIRECT, loginName, password, { scope }, { state: true })).redeem();
 }
 
 describeEachStore('OAuth / OIDC end to end', (dialect) => {
@@ -171,8 +161,7 @@ describeEachStore('OAuth / OIDC end to end', (dialect) => {
   });
 
   it('a wrong password shows the form again with a clear message', async () => {
-    const url = oc.buildAuthorizationUrl(spa.config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
-    const result = await loginThroughForm(new Browser(), url.href, REDIRECT, 'alice', 'wrong');
+    const result = await signInThroughForm(spa.config, REDIRECT, 'alice', 'wrong', { scope: 'openid' });
     expect(result.callback).toBeUndefined();
     expect(result.page?.status).toBe(401);
     expect(result.page?.html).toContain('The login name or the password is wrong.');

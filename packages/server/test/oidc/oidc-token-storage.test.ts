@@ -8,7 +8,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hashToken } from '../../src/auth/tokens.js';
 import { hashLegacyTokenKeys } from '../../src/oidc/adapter.js';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const AUD = 'urn:service:iam:org:project:id:service:aud';
@@ -40,18 +41,10 @@ describeEachStore('OAuth tokens at rest', (dialect) => {
   afterAll(() => s?.close());
 
   async function signIn() {
-    const verifier = oc.randomPKCECodeVerifier();
-    const url = oc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: `openid offline_access ${AUD}`,
-      prompt: 'consent',
-      code_challenge: await oc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const { callback } = await loginThroughForm(new Browser(), url.href, REDIRECT, loginName, PASSWORD);
+    const { callback, redeem } = await signInThroughForm(config, REDIRECT, loginName, PASSWORD, { scope: `openid offline_access ${AUD}`, prompt: 'consent' });
     if (!callback) throw new Error('login did not reach the redirect URI');
     const code = callback.searchParams.get('code')!;
-    const tokens = await oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
+    const tokens = await redeem(callback);
     return { code, tokens };
   }
 

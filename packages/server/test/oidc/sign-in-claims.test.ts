@@ -11,7 +11,8 @@ import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { totpCode } from '../../src/domain/login/totp.js';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Cl4ims-Passw0rd!';
@@ -44,11 +45,9 @@ describeEachStore('how a person signed in, in ID tokens and introspection', (dia
 
   /** Code + PKCE through the login form; `code` answers the authenticator app's step if one is asked. */
   async function signIn(config: oc.Configuration, loginName: string, scope: string, code?: string) {
-    const verifier = oc.randomPKCECodeVerifier();
-    const state = oc.randomState();
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope, state, code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
     const browser = new Browser();
-    let result = await loginThroughForm(browser, url.href, REDIRECT, loginName, PASSWORD);
+    const signedIn = await signInThroughForm(config, REDIRECT, loginName, PASSWORD, { scope }, { state: true, browser });
+    let result: { callback?: URL; page?: { html: string } } = signedIn;
     if (!result.callback && code) {
       const action = /<form method="post" action="([^"]+\/otp)"/.exec(result.page?.html ?? '')?.[1];
       expect(action, result.page?.html.slice(0, 300)).toBeTruthy();
@@ -56,7 +55,7 @@ describeEachStore('how a person signed in, in ID tokens and introspection', (dia
       result = { callback: answered.location };
     }
     expect(result.callback, result.page?.html.slice(0, 300)).toBeTruthy();
-    return oc.authorizationCodeGrant(config, result.callback!, { pkceCodeVerifier: verifier, expectedState: state });
+    return signedIn.redeem(result.callback);
   }
 
   it('discovery lists amr and auth_time among the claims', () => {

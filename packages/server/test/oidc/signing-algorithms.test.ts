@@ -19,7 +19,8 @@ import { rotateKeys } from '../../src/oidc/keys.js';
 import { createRequestHandler } from '../../src/server.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const API_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud';
@@ -65,11 +66,9 @@ describeEachStore('token-signing algorithms', (dialect) => {
   /** A person's tokens through the login form, exchanged by openid-client (which checks the ID token's alg against discovery). */
   async function personTokens() {
     const config = await oc.discovery(new URL(s.issuer), clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
-    const verifier = oc.randomPKCECodeVerifier();
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: `openid profile ${API_SCOPE}`, code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-    const signedIn = await loginThroughForm(new Browser(), url.href, REDIRECT, 'erin', PASSWORD);
+    const signedIn = await signInThroughForm(config, REDIRECT, 'erin', PASSWORD, { scope: `openid profile ${API_SCOPE}` });
     expect(signedIn.callback, signedIn.page?.html.slice(0, 300)).toBeTruthy();
-    return { config, tokens: await oc.authorizationCodeGrant(config, signedIn.callback!, { pkceCodeVerifier: verifier }) };
+    return { config, tokens: await signedIn.redeem() };
   }
 
   /** The machine user's JWT-profile grant with `openid`, as @zitadel/node asks for it. */

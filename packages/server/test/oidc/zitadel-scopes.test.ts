@@ -9,7 +9,8 @@ import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { OidcAppInput } from '../../src/domain/apps/oidc-config.js';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createOidcApp, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
@@ -36,12 +37,9 @@ describeEachStore("ZITADEL's reserved scopes and claims", (dialect) => {
   let introspector: oc.Configuration;
 
   async function signIn(config: oc.Configuration, loginName: string, scope: string) {
-    const verifier = oc.randomPKCECodeVerifier();
-    const state = oc.randomState();
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope, state, code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-    const result = await loginThroughForm(new Browser(), url.href, REDIRECT, loginName, PASSWORD);
+    const result = await signInThroughForm(config, REDIRECT, loginName, PASSWORD, { scope }, { state: true });
     if (!result.callback) return { refused: result.page! };
-    return { tokens: await oc.authorizationCodeGrant(config, result.callback, { pkceCodeVerifier: verifier, expectedState: state }) };
+    return { tokens: await result.redeem() };
   }
   async function tokensFor(config: oc.Configuration, loginName: string, scope: string) {
     const { tokens, refused } = await signIn(config, loginName, scope);

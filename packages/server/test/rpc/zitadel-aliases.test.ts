@@ -8,7 +8,8 @@ import { decodeJwt } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
@@ -39,18 +40,9 @@ describeEachStore("ZITADEL's scopes, claims and header", (dialect) => {
   afterAll(() => s?.close());
 
   it("a client asking ZITADEL's scopes gets the API audience and its roles under ZITADEL's claim name", async () => {
-    const verifier = oc.randomPKCECodeVerifier();
-    const state = oc.randomState();
-    const url = oc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: `openid profile ${Z_AUD} urn:zitadel:iam:org:project:id:${otherProjectId}:aud ${Z_ROLES}`,
-      state,
-      code_challenge: await oc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const result = await loginThroughForm(new Browser(), url.href, REDIRECT, 'zara', PASSWORD);
+    const result = await signInThroughForm(config, REDIRECT, 'zara', PASSWORD, { scope: `openid profile ${Z_AUD} urn:zitadel:iam:org:project:id:${otherProjectId}:aud ${Z_ROLES}` }, { state: true });
     expect(result.callback, result.page?.html.slice(0, 300)).toBeTruthy();
-    const tokens = await oc.authorizationCodeGrant(config, result.callback!, { pkceCodeVerifier: verifier, expectedState: state });
+    const tokens = await result.redeem();
     const at = decodeJwt(tokens.access_token);
     expect(at.aud).toEqual(expect.arrayContaining([projectId, otherProjectId, 'service']));
     expect(at[Z_ROLES]).toEqual({ reader: { [orgId]: expect.any(String) } });

@@ -12,7 +12,8 @@ import { clientKey } from '../../src/http/client-address.js';
 import { checkPasswordLogin } from '../../src/domain/login/password-login.js';
 import { createLogger } from '../../src/log.js';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { signInThroughForm } from '../support/code-flow.js';
 
 // glibc crypt(3) through Python's `crypt.crypt('password', '$6$rounds=1000000$Sl0wS4lt')`: the
 // sha512-crypt bound (1,000,000 rounds), about 2 s of work.
@@ -258,10 +259,7 @@ describeEachStore('the login page while password checks are busy, and with a has
     await s?.close();
   });
 
-  const login = async (loginName: string, password: string) => {
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
-    return loginThroughForm(new Browser(), url.href, REDIRECT, loginName, password);
-  };
+  const login = (loginName: string, password: string) => signInThroughForm(config, REDIRECT, loginName, password, { scope: 'openid' });
   const failures = async () => (await s.t.store.read.events.search({ aggregateId: userId, limit: 100, offset: 0, asc: true })).events.filter((e) => e.type === 'user.human.password.check.failed').length;
 
   it('answers 503 "try again" with Retry-After, and counts no failed attempt, while every check slot is taken', async () => {
@@ -323,10 +321,7 @@ describeEachStore('the login page: a flood from one address leaves room for the 
     await s?.close();
   });
 
-  const login = async (browser: Browser, loginName: string, password: string) => {
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
-    return loginThroughForm(browser, url.href, REDIRECT, loginName, password);
-  };
+  const login = (browser: Browser, loginName: string, password: string) => signInThroughForm(config, REDIRECT, loginName, password, { scope: 'openid' }, { browser });
 
   it('127.0.0.2 sending more wrong passwords than the queue holds gets 429 beyond its share; 127.0.0.1 still signs in', async () => {
     const flood = Promise.all(Array.from({ length: FLOOD }, (_, i) => login(new Browser({ localAddress: '127.0.0.2' }), `flooded-${i}`, 'wrong')));
@@ -362,10 +357,7 @@ describeEachStore('the login page: one address flooding costly hashes over many 
   let s: OidcTestServer;
   let config: oc.Configuration;
   let alone = 0;
-  async function login(browser: Browser, loginName: string, password: string) {
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
-    return loginThroughForm(browser, url.href, REDIRECT, loginName, password);
-  }
+  const login = (browser: Browser, loginName: string, password: string) => signInThroughForm(config, REDIRECT, loginName, password, { scope: 'openid' }, { browser });
 
   beforeAll(async () => {
     s = await startOidcServer(dialect, { passwordVerifier: verifier });

@@ -5,21 +5,14 @@
  * is durable and visible to readers.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UniqueViolation } from '../../src/domain/errors.js';
 import { openStore, type Store } from '../../src/store/store.js';
-import { describeEachStore, openTestStore } from '../support/instance.js';
+import { describeEachStore, openStoreForSuite, openTestStore } from '../support/instance.js';
 
 describeEachStore('concurrent transactions', (dialect) => {
   let store: Store;
-  let cleanup: () => void;
-  beforeAll(async () => {
-    ({ store, cleanup } = await openTestStore(dialect));
-  });
-  afterAll(async () => {
-    await store.close();
-    cleanup();
-  });
+  openStoreForSuite(dialect, (opened) => (store = opened));
 
   const event = (aggregateId: string, n = 0) => ({ aggregateType: 'user', aggregateId, type: 'user.metadata.set', payload: { n }, creator: 'c', resourceOwner: 'o' });
   const count = async (aggregateId: string) =>

@@ -13,8 +13,8 @@ import { postgresHotPath } from '../../src/store/postgres-hot-path.js';
 import { createRepositories, type Repositories } from '../../src/store/repositories/index.js';
 import { drizzleMessageTexts } from '../support/drizzle-texts.js';
 import { defineTables } from '../../src/store/schema.js';
-import { openStore, type Db, type Store } from '../../src/store/store.js';
-import { freshPostgresDatabase } from '../support/instance.js';
+import type { Db, Store } from '../../src/store/store.js';
+import { openTestStore } from '../support/instance.js';
 
 describe('PostgreSQL hot path and drizzle repositories', () => {
   let store: Store;
@@ -23,8 +23,9 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
   let hot: ReturnType<typeof postgresHotPath>;
 
   beforeAll(async () => {
-    const url = await freshPostgresDatabase();
-    store = await openStore({ dialect: 'postgres', target: url }); // migrates
+    const opened = await openTestStore('postgres'); // migrates
+    store = opened.store;
+    const url = opened.location.target;
     client = new pg.Client({ connectionString: url });
     await client.connect();
     hot = postgresHotPath(client);

@@ -15,9 +15,9 @@ import { postgresHotPath } from '../../src/store/postgres-hot-path.js';
 import type { TransactionTextWrites } from '../../src/store/postgres-text-writes.js';
 import { createRepositories, type Repositories } from '../../src/store/repositories/index.js';
 import { defineTables } from '../../src/store/schema.js';
-import { openStore, type Db, type Store } from '../../src/store/store.js';
+import type { Db, Store } from '../../src/store/store.js';
 import { countedPostgres, type CountedPostgres } from '../support/counted-postgres.js';
-import { freshPostgresDatabase } from '../support/instance.js';
+import { openTestStore } from '../support/instance.js';
 
 const event = (owner: string, payload: Record<string, unknown> = {}) => ({
   aggregateType: 'instance', aggregateId: owner, type: 'instance.customtext.set', payload, creator: 'u', resourceOwner: owner,
@@ -143,7 +143,7 @@ describe('PostgreSQL: text writes held back within a transaction', () => {
 describe('PostgreSQL store: held writes in group commits', () => {
   let store: Store;
   beforeAll(async () => {
-    store = await openStore({ dialect: 'postgres', target: await freshPostgresDatabase() });
+    ({ store } = await openTestStore('postgres'));
   });
   afterAll(async () => {
     await store.close();

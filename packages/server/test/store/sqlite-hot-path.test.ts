@@ -3,9 +3,6 @@
  * upsert and the event append. It must read and write the rows drizzle's schema describes: what one
  * writes, the other (test/support/drizzle-texts.ts for texts) reads back unchanged.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,11 +10,12 @@ import { sqliteColumns } from '../../src/store/columns.js';
 import { createRepositories, type Repositories } from '../../src/store/repositories/index.js';
 import { defineTables } from '../../src/store/schema.js';
 import { sqliteHotPath } from '../../src/store/sqlite-hot-path.js';
-import { openStore, type Db, type Store } from '../../src/store/store.js';
+import type { Db, Store } from '../../src/store/store.js';
+import { openTestStore } from '../support/instance.js';
 import { drizzleMessageTexts } from '../support/drizzle-texts.js';
 
 describe('SQLite hot path and drizzle repositories', () => {
-  let dir: string;
+  let cleanup: () => void;
   let store: Store;
   let conn: Database.Database;
   /** The drizzle repositories (texts included), on their own connection; events are appended only by the hot path. */
@@ -26,9 +24,9 @@ describe('SQLite hot path and drizzle repositories', () => {
   let hot: ReturnType<typeof sqliteHotPath>;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'identity-hot-path-'));
-    const path = join(dir, 'identity.db');
-    store = await openStore({ dialect: 'sqlite', target: path }); // migrates
+    const opened = await openTestStore('sqlite'); // migrates
+    ({ store, cleanup } = opened);
+    const path = opened.location.target;
     conn = new Database(path);
     hot = sqliteHotPath(conn);
     const db = drizzle(conn) as unknown as Db;
@@ -38,7 +36,7 @@ describe('SQLite hot path and drizzle repositories', () => {
   afterAll(async () => {
     conn.close();
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    cleanup();
   });
 
   const row = (language: string, title: string) => ({

@@ -3,33 +3,31 @@
  * after this process's commits at once; after another process's (`PRAGMA data_version`, asked once
  * per event-loop turn) from the next turn on.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteReadCache } from '../../src/store/sqlite-read-cache.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
+import { openTestStore } from '../support/instance.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('SQLite reads kept until the database changes', () => {
-  let dir: string;
+  let cleanup: () => void;
   let file: string;
   let store: Store;
   /** Another connection to the file: what another process would write. */
   let other: Database.Database;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'read-cache-'));
-    file = join(dir, 'identity.db');
-    store = await openStore({ dialect: 'sqlite', target: file });
+    const opened = await openTestStore('sqlite');
+    ({ store, cleanup } = opened);
+    file = opened.location.target;
     other = new Database(file);
   });
   afterAll(async () => {
     other.close();
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    cleanup();
   });
 
   it('reads again after a commit of this process at once, after another connection\'s from the next turn', async () => {

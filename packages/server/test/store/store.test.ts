@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { bootstrapInstance } from '../../src/domain/instance/bootstrap.js';
 import { openStore, type Store } from '../../src/store/store.js';
-import { describeEachStore, freshPostgresDatabase, openTestStore } from '../support/instance.js';
+import { describeEachStore, freshPostgresDatabase, openStoreForSuite } from '../support/instance.js';
 
 describeEachStore('the store and its event log', (dialect) => {
   let store: Store;
-  let cleanup: () => void;
-  beforeAll(async () => {
-    ({ store, cleanup } = await openTestStore(dialect));
-  });
-  afterAll(async () => {
-    await store.close();
-    cleanup();
-  });
+  openStoreForSuite(dialect, (opened) => (store = opened));
 
   it('a transaction that fails writes neither state nor events', async () => {
     await expect(

@@ -16,7 +16,7 @@ import { createRepositories, type Repositories } from '../../src/store/repositor
 import { defineTables } from '../../src/store/schema.js';
 import type { Db, Store } from '../../src/store/store.js';
 import { countedPostgres, type CountedPostgres } from '../support/counted-postgres.js';
-import { describeEachStore, openTestStore } from '../support/instance.js';
+import { describeEachStore, openStoreForSuite } from '../support/instance.js';
 
 const row = (fields: Record<string, string>, sequence = 1) => ({
   ownerId: 'o', messageType: 'VerifyEmail', language: 'en', fields,
@@ -115,14 +115,7 @@ describe('PostgreSQL: a text written in a transaction is read back without a que
 
 describeEachStore('concurrent writes of one text', (dialect) => {
   let store: Store;
-  let cleanup: () => void;
-  beforeAll(async () => {
-    ({ store, cleanup } = await openTestStore(dialect));
-  });
-  afterAll(async () => {
-    await store.close();
-    cleanup();
-  });
+  openStoreForSuite(dialect, (opened) => (store = opened));
 
   it('each event records the change from the state the write before it left, as a write alone would', async () => {
     const owner = `concurrent-${dialect}`;

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { describe, inject } from 'vitest';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
 import { createApp, type AppDeps } from '../../src/app.js';
 import { hashToken, generateToken, NO_EXPIRY } from '../../src/auth/tokens.js';
 import { bootstrapInstance } from '../../src/domain/instance/bootstrap.js';
@@ -66,6 +66,22 @@ export async function openTestStore(dialect: Dialect): Promise<{ store: Store; l
     location,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * A fresh store for the suite this is called in (openTestStore): opened before its tests and handed
+ * to `use`, closed and removed after them.
+ */
+export function openStoreForSuite(dialect: Dialect, use: (store: Store) => void): void {
+  let opened: Awaited<ReturnType<typeof openTestStore>> | undefined;
+  beforeAll(async () => {
+    opened = await openTestStore(dialect);
+    use(opened.store);
+  });
+  afterAll(async () => {
+    await opened?.store.close();
+    opened?.cleanup();
+  });
 }
 
 /** `instanceDomain`: the instance's domain, suffix of its organisations' generated domains (EXTERNAL_URL's host at a first start). */

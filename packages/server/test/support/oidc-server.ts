@@ -138,6 +138,24 @@ export function publicClient(name: string, redirectUri: string): OidcAppInput & 
   return { name, redirectUris: [redirectUri], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true };
 }
 
+/**
+ * What a test of the login starts from: a new project (`project`: its name and settings) with one
+ * public client redirecting to `redirectUri`, in the organisation `headers` names (`x-service-orgid`;
+ * the admin's own without). Returns the client's id.
+ */
+export async function publicClientInNewProject(
+  s: OidcTestServer,
+  project: { name: string; privateLabelingSetting?: string },
+  appName: string,
+  redirectUri: string,
+  headers?: Record<string, string>,
+): Promise<string> {
+  const projectId = (await s.api('POST', '/management/v1/projects', project, undefined, headers)).body.id;
+  const app = await s.api('POST', `/management/v1/projects/${projectId}/apps/oidc`, publicClient(appName, redirectUri), undefined, headers);
+  expect(app.status, JSON.stringify(app.body)).toBe(200);
+  return app.body.clientId as string;
+}
+
 /** An OIDC app through the domain function, as the admin (the HTTP API has its own tests). */
 export async function createOidcApp(s: OidcTestServer, projectId: string, input: OidcAppInput & { name: string }) {
   const ctx = await authenticate(s.t.store, [personalAccessTokenVerifier(s.t.store)], s.t.instanceId, `Bearer ${s.t.adminToken}`, undefined);

@@ -55,12 +55,29 @@ export type PolicyView<S> = S & { details: Partial<ObjectDetails>; isDefault: bo
 
 const sameSettings = (a: object, b: object) => JSON.stringify(a, Object.keys(a).sort()) === JSON.stringify(b, Object.keys(b).sort());
 
+/** What reading a kind's settings needs of it: its row kind and its built-in default. */
+type StoredKind<T extends object> = Pick<PolicyKind<T, never, object>, 'kind' | 'builtIn'>;
+
+/** The settings a row holds, the built-in ones filling what it lacks; undefined without a row. */
+const storedSettings = <T extends object>(k: StoredKind<T>, row: PolicyRow | undefined) => (row ? ({ ...k.builtIn, ...(row.settings as T) } as T) : undefined);
+
+async function instancePolicyOf<T extends object>(k: StoredKind<T>, read: Repositories, instanceId: string) {
+  const row = await read.policies.get(instanceId, k.kind);
+  return { policy: storedSettings(k, row) ?? k.builtIn, row };
+}
+
+/**
+ * The policy of kind `k` that applies to users of `orgId`: its own, else the instance's. A function
+ * of the kind alone, so a module the kind's change hooks call (users/login-names.ts for the domain
+ * policy) reads it without importing those operations back.
+ */
+export async function effectivePolicy<T extends object>(k: StoredKind<T>, read: Repositories, instanceId: string, orgId: string): Promise<T> {
+  return storedSettings(k, await read.policies.get(orgId, k.kind)) ?? (await instancePolicyOf(k, read, instanceId)).policy;
+}
+
 export function policyOperations<T extends object, Input, S extends object>(k: PolicyKind<T, Input, S>) {
-  const settingsOf = (row: PolicyRow | undefined) => (row ? ({ ...k.builtIn, ...(row.settings as T) } as T) : undefined);
-  const instancePolicy = async (read: Repositories, instanceId: string) => {
-    const row = await read.policies.get(instanceId, k.kind);
-    return { policy: settingsOf(row) ?? k.builtIn, row };
-  };
+  const settingsOf = (row: PolicyRow | undefined) => storedSettings(k, row);
+  const instancePolicy = (read: Repositories, instanceId: string) => instancePolicyOf(k, read, instanceId);
   const view = (policy: T, isDefault: boolean, details: Partial<ObjectDetails>): PolicyView<S> => ({ details, ...k.show(policy), isDefault });
 
   async function getDefault(store: Store, ctx: RequestContext, permission = 'iam.policy.read'): Promise<{ policy: PolicyView<S> }> {
@@ -125,8 +142,7 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
   return {
     kind: k,
     /** The policy that applies to users of `orgId`: its own, else the instance's. */
-    effective: async (read: Repositories, instanceId: string, orgId: string): Promise<T> =>
-      settingsOf(await read.policies.get(orgId, k.kind)) ?? (await instancePolicy(read, instanceId)).policy,
+    effective: (read: Repositories, instanceId: string, orgId: string): Promise<T> => effectivePolicy(k, read, instanceId, orgId),
     getDefault,
     updateDefault,
     getOrg,

@@ -6,10 +6,11 @@
  */
 import type { Store } from '../../store/store.js';
 import { requirePermission, type RequestContext } from '../context.js';
-import { changedDetails, type ObjectDetails } from '../details.js';
+import type { ObjectDetails } from '../details.js';
 import { notFound } from '../errors.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { userToChange, userInContextOrg } from './guard.js';
+import { removeOtpOf } from './otp-enrolment.js';
 
 /** ZITADEL's user.v1.AuthFactor, as far as this service has factors. */
 export interface AuthFactorView {
@@ -29,10 +30,6 @@ export async function removeHumanAuthFactorOtp(store: Store, ctx: RequestContext
   return store.transaction(async (tx) => {
     const user = await userToChange(tx, ctx, userId, 'COMMAND-5M0ds');
     if (!(await tx.logins.otpSecret(user.id))) throw notFound('COMMAND-3Mif9s', 'The user has no authenticator app (OTP) set up');
-    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.removed', payload: {}, creator: ctx.caller.userId, resourceOwner: user.orgId });
-    await tx.logins.removeOtpSecret(user.id);
-    await tx.otpEnrolment.removePending(user.id);
-    await tx.users.change(user.id, {}, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
+    return removeOtpOf(tx, user, ctx.caller.userId);
   }, [[USER_AGGREGATE, userId]]);
 }

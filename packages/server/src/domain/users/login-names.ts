@@ -12,7 +12,8 @@
 import type { Repositories } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
 import { alreadyExists } from '../errors.js';
-import { domain as domainPolicy } from '../policies/domain.js';
+import { domainKind } from '../policies/domain-kind.js';
+import { effectivePolicy } from '../policies/policy.js';
 
 export interface LoginNameRules {
   mustBeDomain: boolean;
@@ -33,7 +34,7 @@ export function loginNamesOf(userName: string, rules: LoginNameRules): LoginName
 
 export async function loginNameRules(read: Repositories, instanceId: string, orgId: string): Promise<LoginNameRules> {
   const [policy, org, domains] = await Promise.all([
-    domainPolicy.effective(read, instanceId, orgId),
+    effectivePolicy(domainKind, read, instanceId, orgId),
     read.orgs.get(orgId),
     read.orgDomains.list(orgId),
   ]);
@@ -71,9 +72,9 @@ export const loginNamesLock = (instanceId: string) => ['login_names', instanceId
 
 /** Organisations whose effective domain policy has `userLoginMustBeDomain` off. */
 export async function bareLoginOrgIds(read: Repositories, instanceId: string): Promise<string[]> {
-  const rows = await read.policies.listKind(domainPolicy.kind.kind);
+  const rows = await read.policies.listKind(domainKind.kind);
   const own = new Map(rows.map((r) => [r.ownerId, (r.settings as { userLoginMustBeDomain?: boolean }).userLoginMustBeDomain !== false]));
-  const instanceMustBeDomain = own.get(instanceId) ?? domainPolicy.kind.builtIn.userLoginMustBeDomain;
+  const instanceMustBeDomain = own.get(instanceId) ?? domainKind.builtIn.userLoginMustBeDomain;
   if (instanceMustBeDomain) return rows.filter((r) => r.ownerId !== instanceId && own.get(r.ownerId) === false).map((r) => r.ownerId);
   return (await read.orgs.allIds()).filter((id) => own.get(id) !== true);
 }

@@ -127,12 +127,20 @@ export async function removeOwnOtp(store: Store, userId: string): Promise<{ deta
     const ready = await tx.logins.otpSecret(user.id);
     const pending = await tx.otpEnrolment.pending(user.id);
     if (!ready && !pending) throw notFound('COMMAND-Hd9sd', 'The user has no authenticator app (OTP)');
-    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.removed', payload: {}, creator: userId, resourceOwner: user.orgId });
-    await tx.logins.removeOtpSecret(user.id);
-    await tx.otpEnrolment.removePending(user.id);
-    await tx.users.change(user.id, {}, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
+    return removeOtpOf(tx, user, userId);
   }, [[USER_AGGREGATE, userId]]);
+}
+
+/**
+ * The authenticator app's removal, whoever asks (the user, or an administrator: auth-factors.ts):
+ * its event, the secret and any set-up in progress gone, in the caller's transaction.
+ */
+export async function removeOtpOf(tx: Repositories, user: { id: string; orgId: string }, creator: string): Promise<{ details: ObjectDetails }> {
+  const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.removed', payload: {}, creator, resourceOwner: user.orgId });
+  await tx.logins.removeOtpSecret(user.id);
+  await tx.otpEnrolment.removePending(user.id);
+  await tx.users.change(user.id, {}, event.sequence, event.createdAt);
+  return { details: changedDetails(event) };
 }
 
 /** ZITADEL's user.v1.AuthFactor, as far as this service has factors: the authenticator app. */

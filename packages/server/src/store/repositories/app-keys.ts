@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 import type { PageQuery } from './orgs.js';
 
 export type AppKeyRow = Tables['appKeys']['$inferSelect'];

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 import { selectPage, textCondition, type PageQuery, type TextMatch } from './search.js';
 
 export type IdpRow = Tables['idps']['$inferSelect'];

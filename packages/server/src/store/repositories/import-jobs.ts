@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, inArray, lt, notInArray, or } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 import { selectPage, type PageQuery } from './search.js';
 
 export type ImportJobRow = Tables['importJobs']['$inferSelect'];

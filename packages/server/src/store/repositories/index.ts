@@ -5,8 +5,8 @@
 import { authTables } from '../auth-writes.js';
 import { watchWrites } from '../watch-writes.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
-import { eventRepository, type AppendEvent, type AppendEvents, type NewEvent, type StoredEvent } from './events.js';
+import type { Db } from '../db.js';
+import { eventRepository } from './events.js';
 import { idpLinkRepository } from './idp-links.js';
 import { notificationRepository } from './notifications.js';
 import { importJobRepository } from './import-jobs.js';
@@ -24,14 +24,17 @@ import { oidcRepository } from './oidc.js';
 import { orgRepository } from './orgs.js';
 import { orgDomainRepository } from './org-domains.js';
 import { projectRepository } from './projects.js';
-import { loginTextRepository, messageTextRepository, type MessageTextRow } from './texts.js';
+import { loginTextRepository, messageTextRepository } from './texts.js';
 import { tokenRepository } from './tokens.js';
 import { transferRepository } from './transfer.js';
 import { removalRepository } from './removal.js';
-import { userGrantRepository, type TakeUserGrant } from './user-grants.js';
+import { userGrantRepository } from './user-grants.js';
 import { projectGrantRepository } from './project-grants.js';
 import { userRepository } from './users.js';
 import { registeredEventsOnly } from './registered-events.js';
+import type { DialectStatements, SetTextWithEvent } from './dialect-statements.js';
+
+export type { AppendedEvent, DialectStatements, MessageTextStatements, SetTextWithEvent, TextState } from './dialect-statements.js';
 
 /** What the store (store/postgres.ts, store/sqlite.ts) wants to hear from its repositories. */
 export interface RepositoryHooks {
@@ -44,43 +47,6 @@ export interface RepositoryHooks {
    */
   onMessageTextsWrite?: () => void;
 }
-
-/**
- * Statements a dialect runs without drizzle: the event append (each dialect has its own, see
- * AppendEvent) and, on SQLite, the text read and upsert, which replace the drizzle methods of the
- * same name and must behave identically (sqlite-hot-path.ts; a test holds them to it).
- */
-export interface DialectStatements {
-  appendEvent: AppendEvent;
-  /** Events of distinct aggregates at once (PostgreSQL: one round trip); without it, one at a time. */
-  appendEvents?: AppendEvents;
-  /** The log's last position no transaction can still fill in below (postgres-settled-position.ts); without it, the last position read. */
-  settledPosition?: () => Promise<number | undefined>;
-  /** Whether `select … for update skip locked` exists (PostgreSQL; SQLite has one writer anyway). */
-  skipLocked?: boolean;
-  /** Reading and writing one message text: the text write's fast path, each dialect's own SQL. */
-  messageTexts: MessageTextStatements;
-  /** A text's new state and its event in one statement (PostgreSQL: one round trip less per text write). */
-  setTextWithEvent?: SetTextWithEvent;
-  /** A user grant's removal with its event in one statement (PostgreSQL: one round trip per removal instead of two). */
-  takeUserGrantWithEvent?: TakeUserGrant;
-}
-
-export interface MessageTextStatements {
-  get(ownerId: string, messageType: string, language: string): Promise<MessageTextRow | undefined>;
-  /** A new row as given; an existing one gets the given fields, sequence and change time (its creation time stays). */
-  upsert(row: MessageTextRow): Promise<void>;
-}
-
-/** The text's state as set; its sequence and times come from the event. `createdAt`: the row's, when it exists. */
-export type TextState = Pick<MessageTextRow, 'ownerId' | 'messageType' | 'language' | 'fields'> & { createdAt?: Date };
-/**
- * The event as a text write answers with: its sequence and time, not its position (on PostgreSQL
- * a write may be held back and get its position only at the transaction's end, see
- * postgres-text-writes.ts).
- */
-export type AppendedEvent = Omit<StoredEvent, 'position'>;
-export type SetTextWithEvent = (event: NewEvent, text: TextState, at?: Date) => Promise<AppendedEvent>;
 
 export function createRepositories(base: Db, t: Tables, statements: DialectStatements, hooks: RepositoryHooks = {}) {
   const dialect = registeredEventsOnly(statements);

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, like, not, sql } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 import type { UserRow } from './users.js';
 
 /** The kinds of short codes whose wrong guesses are counted per user (domain/login/code-throttle.ts). */

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 import type { PageQuery } from './orgs.js';
 
 export type OidcAppRow = Tables['oidcApps']['$inferSelect'];

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 
 export type OidcPayloadRow = Tables['oidcPayloads']['$inferSelect'];
 export type OidcKeyRow = Tables['oidcKeys']['$inferSelect'];

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 
 export type PolicyRow = Tables['policies']['$inferSelect'];
 

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, or } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 import { selectPage, type PageQuery } from './search.js';
 
 export type ProjectGrantRow = Tables['projectGrants']['$inferSelect'];

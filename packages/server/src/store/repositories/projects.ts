@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 import { selectPage, textCondition, type TextMatch } from './search.js';
 
 export type ProjectRow = Tables['projects']['$inferSelect'];

@@ -4,7 +4,7 @@
  * appended under a type ListEventTypes does not know.
  */
 import { assertRegisteredEvent } from '../../domain/events/types.js';
-import type { DialectStatements } from './index.js';
+import type { DialectStatements } from './dialect-statements.js';
 
 export function registeredEventsOnly(dialect: DialectStatements): DialectStatements {
   const { appendEvent, appendEvents, setTextWithEvent, takeUserGrantWithEvent } = dialect;

@@ -1,6 +1,6 @@
 import { and, asc, eq, getTableColumns, inArray, sql, type Column } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 
 export type OrgRemovalRow = Tables['orgRemovals']['$inferSelect'];
 

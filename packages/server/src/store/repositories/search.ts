@@ -6,7 +6,7 @@
  */
 import { asc, count, desc, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 
 /** Paging of a search (the domain's defaults and limits are in domain/list.ts). */
 export interface PageQuery {

@@ -6,7 +6,7 @@
 import { and, asc, eq, gt, inArray, notInArray, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 
 type Row<K extends keyof Tables> = Tables[K]['$inferInsert'];
 
@@ -14,20 +14,17 @@ type Row<K extends keyof Tables> = Tables[K]['$inferInsert'];
 export const TRANSFER_BATCH = 500;
 
 export function transferRepository(db: Db, t: Tables) {
-  const chunked = async <T>(items: T[], fn: (chunk: T[]) => Promise<void>) => {
-    for (let i = 0; i < items.length; i += TRANSFER_BATCH) await fn(items.slice(i, i + TRANSFER_BATCH));
-  };
-  const existing = async (column: PgColumn, table: PgTable, ids: string[], extra?: SQL): Promise<Set<string>> => {
-    const found = new Set<string>();
-    await chunked([...new Set(ids)], async (chunk) => {
-      const rows = await db.select({ v: column }).from(table).where(and(inArray(column, chunk), extra));
-      for (const r of rows as { v: string }[]) found.add(r.v);
-    });
-    return found;
-  };
+  return { ...exportReads(db, t), ...importExistenceChecks(db, t), ...importInserts(db, t) };
+}
 
+/** `fn` on `items` in slices of TRANSFER_BATCH, one after the other. */
+async function chunked<T>(items: T[], fn: (chunk: T[]) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += TRANSFER_BATCH) await fn(items.slice(i, i + TRANSFER_BATCH));
+}
+
+/** Keyset-paged and per-organisation reads of the export. */
+function exportReads(db: Db, t: Tables) {
   return {
-    // ---- export ----
     async orgsToExport(ids: string[] | undefined, excluded: string[]) {
       const o = t.orgs;
       return db
@@ -130,8 +127,21 @@ export function transferRepository(db: Db, t: Tables) {
     async loginTextsOf(ownerId: string) {
       return db.select().from(t.loginTexts).where(eq(t.loginTexts.ownerId, ownerId)).orderBy(asc(t.loginTexts.language));
     },
+  };
+}
 
-    // ---- import: existence checks (ids that already exist) ----
+/** The import's existence checks: which of the ids (names, keys) it would write exist already. */
+function importExistenceChecks(db: Db, t: Tables) {
+  const existing = async (column: PgColumn, table: PgTable, ids: string[], extra?: SQL): Promise<Set<string>> => {
+    const found = new Set<string>();
+    await chunked([...new Set(ids)], async (chunk) => {
+      const rows = await db.select({ v: column }).from(table).where(and(inArray(column, chunk), extra));
+      for (const r of rows as { v: string }[]) found.add(r.v);
+    });
+    return found;
+  };
+
+  return {
     /** Ids of users, and of removed users (whose events remain): neither may be imported again. */
     async existingUserIds(ids: string[]): Promise<Set<string>> {
       const live = await existing(t.users.id, t.users, ids);
@@ -220,8 +230,12 @@ export function transferRepository(db: Db, t: Tables) {
       const rows = await db.select({ l: t.loginTexts.language }).from(t.loginTexts).where(eq(t.loginTexts.ownerId, ownerId));
       return new Set(rows.map((r) => r.l));
     },
+  };
+}
 
-    // ---- import: batched inserts ----
+/** The import's inserts, TRANSFER_BATCH rows a statement. */
+function importInserts(db: Db, t: Tables) {
+  return {
     insertUsers: (rows: Row<'users'>[]) => chunked(rows, async (c) => void (await db.insert(t.users).values(c))),
     insertOtpSecrets: (rows: Row<'userOtpSecrets'>[]) => chunked(rows, async (c) => void (await db.insert(t.userOtpSecrets).values(c))),
     insertProjects: (rows: Row<'projects'>[]) => chunked(rows, async (c) => void (await db.insert(t.projects).values(c))),

@@ -1,7 +1,7 @@
 import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 import type { AppendEvent, NewEvent, StoredEvent } from './events.js';
 import { selectPage } from './search.js';
 

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 import { textCondition, type PageQuery, type TextMatch } from './search.js';
 
 export type UserMetadataRow = Tables['userMetadata']['$inferSelect'];

@@ -1,7 +1,7 @@
 import { and, eq, exists, inArray, ne, sql } from 'drizzle-orm';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../store.js';
+import type { Db } from '../db.js';
 import { selectPage, textCondition, type PageQuery, type TextMatch } from './search.js';
 
 export type UserRow = Tables['users']['$inferSelect'];
