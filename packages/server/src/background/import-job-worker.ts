@@ -218,9 +218,10 @@ export class ImportJobWorker {
       if (controller.signal.aborted) throw new DomainError(GrpcCode.Canceled, 'IMPORT-j0bc1', 'cancelled');
       // The job's request is read as a stream like ImportData's spooled body, sealed as it waits
       // (job-documents.ts, checked whole first), with a spool of the job's own for the
-      // document's parts, removed when the job ends.
-      const request = await openJobDocument(documents, job.documentFile!, job.id);
+      // document's parts, removed when the job ends; made first, since the import's heap bound
+      // holds as long as its spool exists (spool.ts), the check of the whole file included.
       spool = await createSpool();
+      const request = await openJobDocument(documents, job.documentFile!, job.id);
       const result = await importData(store, ctx, { request, spool }, {
         gcs: this.o.gcs, secrets: this.o.secrets, maxBytes: this.o.maxBytes, signal: controller.signal,
         onPhase: (phase, totals) => later({ phase, ...(totals ? { orgsTotal: totals.orgs, usersTotal: totals.users } : {}) }),

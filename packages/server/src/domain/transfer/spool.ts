@@ -16,6 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { boundHeapGrowth } from '../../runtime/heap-growth.js';
 import { SealedWriter, SPOOL_FILE_MODE, type SealedFile } from './sealed-file.js';
 
 export { SPOOL_FILE_MODE };
@@ -36,10 +37,17 @@ export interface Spool {
   remove(): Promise<void>;
 }
 
+/**
+ * An import's spool: made when it starts (ImportData's body, a job's run) and removed once its
+ * answer is written, so it also marks how long the import runs: the main thread's heap growth is
+ * bounded for that long (runtime/heap-growth.ts).
+ */
 export async function createSpool(parent: string = tmpdir()): Promise<Spool> {
   const dir = await mkdtemp(join(parent, PREFIX));
   writeFileSync(join(dir, OWNER_FILE), JSON.stringify(thisProcess()), { flag: 'wx', mode: SPOOL_FILE_MODE });
-  return spoolIn(dir, randomBytes(32));
+  const spool = spoolIn(dir, randomBytes(32));
+  spool.onRemove(boundHeapGrowth());
+  return spool;
 }
 
 /** A spool made elsewhere (another thread), from its folder and key. */

@@ -20,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { boundHeapGrowth } from '../../../runtime/heap-growth.js';
 import type { SecretBox } from '../../../secrets/secret-box.js';
 import { failedPrecondition } from '../../errors.js';
 import { IV_BYTES, SealedFileError, SealedWriter, TAG_BYTES, verifySealed, type ImportFile, type SealedFile } from '../sealed-file.js';
@@ -71,6 +72,8 @@ export async function writeJobDocument(place: JobDocuments, jobId: string, body:
   const head = Buffer.from(`${MAGIC}${place.secrets.seal(dataKey, KEY_PURPOSE)}\n`);
   const out = new SealedWriter({ path, key: dataKey, aad: jobId, offset: head.length }, { head });
   let bytes = 0;
+  // Hundreds of MiB pass through as buffers: bounded like the import's own reading (runtime/heap-growth.ts).
+  const releaseHeap = boundHeapGrowth();
   try {
     for await (const chunk of body) {
       bytes += chunk.byteLength;
@@ -83,6 +86,8 @@ export async function writeJobDocument(place: JobDocuments, jobId: string, body:
     out.destroy();
     rmSync(path, { force: true });
     throw error;
+  } finally {
+    releaseHeap();
   }
   return { file, bytes };
 }
