@@ -106,7 +106,8 @@ module.exports = {
     {
       name: 'transport-below-the-other-adapters',
       severity: 'error',
-      comment: 'transport/ (connections, HTTP/1.1 and h2c) serves the other adapters. Exception: http/errors.ts, whose error body it answers for what node refuses before any handler runs (431, 408, 400).',
+      comment:
+        'transport/ (connections, HTTP/1.1 and h2c) serves the other adapters. Exception: http/errors.ts, whose error body it answers for what node refuses before any handler runs (431, 408, 400).',
       from: { path: `${SRC}transport/` },
       to: { path: `${SRC}(http|rpc|oidc|ui|background)/`, pathNot: `${SRC}http/errors\\.ts$` },
     },

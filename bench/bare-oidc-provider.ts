@@ -14,7 +14,7 @@
  * as the end of a code flow would store it, and written to the file named by USERINFO_TOKEN_FILE.
  */
 import { writeFileSync } from 'node:fs';
-import { generateKeyPair, exportJWK } from 'jose';
+import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 
 const port = Number(process.env.PORT);

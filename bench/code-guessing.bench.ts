@@ -19,12 +19,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Browser, loginThroughForm } from '../packages/server/test/support/browser.js';
 import * as oc from 'openid-client';
 import { loadConfig } from '../packages/server/src/config.js';
-import { openStore } from '../packages/server/src/store/store.js';
+import { checkTotpLogin, TOTP_WINDOW, totpCode } from '../packages/server/src/domain/login/totp.js';
 import { loadOperatorSecretBox } from '../packages/server/src/secrets/operator-key.js';
-import { checkTotpLogin, totpCode, TOTP_WINDOW } from '../packages/server/src/domain/login/totp.js';
+import { openStore } from '../packages/server/src/store/store.js';
+import { Browser, loginThroughForm } from '../packages/server/test/support/browser.js';
 import { freePort, startChild } from './support/children.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -41,8 +41,13 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), 'identity-code-guessing-'));
   const port = await freePort();
   const env = {
-    PORT: String(port), HOST: '127.0.0.1', EXTERNAL_URL: `http://127.0.0.1:${port}`, DATABASE_URL: join(work, 'identity.db'),
-    ADMIN_PAT_FILE: join(work, 'admin.pat'), LOG_LEVEL: 'warn', ENCRYPTION_KEY_FILE: join(work, 'encryption.key'),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    EXTERNAL_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: join(work, 'identity.db'),
+    ADMIN_PAT_FILE: join(work, 'admin.pat'),
+    LOG_LEVEL: 'warn',
+    ENCRYPTION_KEY_FILE: join(work, 'encryption.key'),
   };
   const server = await startChild({ args: ['--import', 'tsx', 'src/main.ts'], cwd: SERVER_DIR, env, port, readyPath: '/readyz', logFile: join(work, 'server.log') });
   let http: { answered: number; lookedAt: number; refused: number; other: Record<string, number> };
@@ -55,15 +60,26 @@ async function main() {
       if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
       return res.json() as Promise<Record<string, any>>;
     };
-    const human = async (userName: string) => (await api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'Bench', lastName: userName }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD, otpCode: SECRET,
-    })).userId as string;
+    const human = async (userName: string) =>
+      (
+        await api('POST', '/management/v1/users/human/_import', {
+          userName,
+          profile: { firstName: 'Bench', lastName: userName },
+          email: { email: `${userName}@example.com`, isEmailVerified: true },
+          password: PASSWORD,
+          otpCode: SECRET,
+        })
+      ).userId as string;
     await human('victim');
     clockUser = await human('victim-clock');
     dayUser = await human('victim-day');
     const project = await api('POST', '/management/v1/projects', { name: 'guessing' });
     const app = await api('POST', `/management/v1/projects/${project.id}/apps/oidc`, {
-      name: 'guessing', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+      name: 'guessing',
+      redirectUris: [REDIRECT],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
     });
     const config = await oc.discovery(new URL(server.baseUrl), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
     const challenge = await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier());
@@ -76,16 +92,18 @@ async function main() {
     if (!action) throw new Error('no code form after the password');
     http = { answered: 0, lookedAt: 0, refused: 0, other: {} };
     const end = Date.now() + SECONDS * 1000;
-    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-      while (Date.now() < end) {
-        const r = await browser.request(server.baseUrl + action, { form: { code: wrongAt(Date.now()) } });
-        await r.arrayBuffer();
-        http.answered++;
-        if (r.status === 401) http.lookedAt++;
-        else if (r.status === 429) http.refused++;
-        else http.other[r.status] = (http.other[r.status] ?? 0) + 1;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (Date.now() < end) {
+          const r = await browser.request(server.baseUrl + action, { form: { code: wrongAt(Date.now()) } });
+          await r.arrayBuffer();
+          http.answered++;
+          if (r.status === 401) http.lookedAt++;
+          else if (r.status === 429) http.refused++;
+          else http.other[r.status] = (http.other[r.status] ?? 0) + 1;
+        }
+      }),
+    );
   } finally {
     await server.stop();
   }
@@ -105,7 +123,7 @@ async function main() {
   const day: number[] = [];
   try {
     for (let s = 0; s < 3600; s++) if ((await guess(clockUser!, t0 + s * 1000)) === 0) firstHour++;
-    for (let at = t0; at < t0 + 24 * 3_600_000;) {
+    for (let at = t0; at < t0 + 24 * 3_600_000; ) {
       const wait = await guess(dayUser!, at);
       if (wait === 0) day.push(at - t0);
       at += Math.max(wait, 1) * 1000;
@@ -118,9 +136,15 @@ async function main() {
   const perGuess = (2 * TOTP_WINDOW + 1) / 1e6;
   const perHour = 1 - (1 - perGuess) ** lastHour;
   const hoursTo50 = Math.log(0.5) / Math.log(1 - perHour);
-  console.log(`\nover HTTP, ${IN_FLIGHT} in flight for ${SECONDS} s: ${http!.answered} wrong codes answered, ${http!.lookedAt} looked at (401), ${http!.refused} refused unlooked-at (429)${Object.keys(http!.other).length ? `, other: ${JSON.stringify(http!.other)}` : ''}`);
-  console.log(`a guess every second of a bench clock: ${firstHour} looked at in the first hour; guessing again as Retry-After says: ${day.filter((ms) => ms < 3_600_000).length} in the first hour, ${lastHour} in the 24th, ${day.length} in 24 hours`);
-  console.log(`steady: ${lastHour} guesses an hour, each ${(2 * TOTP_WINDOW + 1)} in 10^6 → ${(perHour * 100).toFixed(4)} % an hour, 50 % after ${Math.round(hoursTo50).toLocaleString('en')} hours (${(hoursTo50 / 24 / 365).toFixed(1)} years)`);
+  console.log(
+    `\nover HTTP, ${IN_FLIGHT} in flight for ${SECONDS} s: ${http!.answered} wrong codes answered, ${http!.lookedAt} looked at (401), ${http!.refused} refused unlooked-at (429)${Object.keys(http!.other).length ? `, other: ${JSON.stringify(http!.other)}` : ''}`,
+  );
+  console.log(
+    `a guess every second of a bench clock: ${firstHour} looked at in the first hour; guessing again as Retry-After says: ${day.filter((ms) => ms < 3_600_000).length} in the first hour, ${lastHour} in the 24th, ${day.length} in 24 hours`,
+  );
+  console.log(
+    `steady: ${lastHour} guesses an hour, each ${2 * TOTP_WINDOW + 1} in 10^6 → ${(perHour * 100).toFixed(4)} % an hour, 50 % after ${Math.round(hoursTo50).toLocaleString('en')} hours (${(hoursTo50 / 24 / 365).toFixed(1)} years)`,
+  );
 }
 
 main().catch((error) => {

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Repositories } from '../packages/server/src/store/store.js';
-import { freePort, startChild, type Child } from './support/children.js';
+import { type Child, freePort, startChild } from './support/children.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER_DIR = join(HERE, '..', 'packages', 'server');
@@ -59,15 +59,27 @@ async function seedUsers(databaseUrl: string, orgId: string, from: number, total
       const rows: Parameters<Repositories['transfer']['insertUsers']>[0] = [];
       for (let i = start; i < Math.min(total, start + BATCH); i++) {
         rows.push({
-          id: `u${i}`, orgId, type: 'human', userName: `user${i}`, userNameKey: `user${i}`, state: 'USER_STATE_ACTIVE',
+          id: `u${i}`,
+          orgId,
+          type: 'human',
+          userName: `user${i}`,
+          userNameKey: `user${i}`,
+          state: 'USER_STATE_ACTIVE',
           data: { profile: { firstName: `First${i}`, lastName: 'Last', displayName: `First${i} Last`, preferredLanguage: 'en' }, email: { email: `user${i}@example.com`, isEmailVerified: true } },
-          passwordHash: BCRYPT, passwordChangeRequired: false, sequence: 0, createdAt: at, changedAt: at,
+          passwordHash: BCRYPT,
+          passwordChangeRequired: false,
+          sequence: 0,
+          createdAt: at,
+          changedAt: at,
         });
       }
       await store.transaction(async (tx) => {
         await tx.transfer.insertUsers(rows);
         for (const type of HISTORY ? HISTORY_EVENTS : []) {
-          await tx.events.appendAll(rows.map((r) => ({ aggregateType: 'user', aggregateId: r.id, type, payload: type === 'user.human.added' ? { userName: r.userName } : {}, creator: 'bench', resourceOwner: orgId })), at);
+          await tx.events.appendAll(
+            rows.map((r) => ({ aggregateType: 'user', aggregateId: r.id, type, payload: type === 'user.human.added' ? { userName: r.userName } : {}, creator: 'bench', resourceOwner: orgId })),
+            at,
+          );
         }
       });
     }
@@ -99,14 +111,20 @@ async function main() {
         await fetch(`${server.baseUrl}/admin/v1/languages`, { headers }); // warm: authentication, routes
         const before = procMiB(server.proc.pid, 'VmRSS');
         const t = performance.now();
-        const res = await fetch(`${server.baseUrl}/admin/v1/export`, { method: 'POST', headers, body: JSON.stringify({ orgIds: [org.id], withPasswords: true, ...(HISTORY ? { withHistory: true } : {}), timeout: '30m', responseOutput: true }) });
+        const res = await fetch(`${server.baseUrl}/admin/v1/export`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ orgIds: [org.id], withPasswords: true, ...(HISTORY ? { withHistory: true } : {}), timeout: '30m', responseOutput: true }),
+        });
         if (res.status !== 200) throw new Error(`export answered ${res.status}: ${await res.text()}`);
         let bytes = 0;
         for await (const chunk of res.body!) bytes += chunk.byteLength;
         const seconds = (performance.now() - t) / 1000;
         const peak = procMiB(server.proc.pid, 'VmHWM');
         results.push({ users: size, seconds, mib: bytes / 1048576, before, peak });
-        console.log(`  export of ${size.toLocaleString('en')} users: ${seconds.toFixed(1)} s, ${(bytes / 1048576).toFixed(1)} MiB; server RSS before ${before.toFixed(1)} MiB, peak ${peak.toFixed(1)} MiB`);
+        console.log(
+          `  export of ${size.toLocaleString('en')} users: ${seconds.toFixed(1)} s, ${(bytes / 1048576).toFixed(1)} MiB; server RSS before ${before.toFixed(1)} MiB, peak ${peak.toFixed(1)} MiB`,
+        );
       } finally {
         await server.stop();
       }

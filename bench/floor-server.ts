@@ -57,12 +57,21 @@ async function writeGroup() {
     const previous: Record<string, string | undefined> = current?.fields ?? {};
     const set = Object.fromEntries(Object.entries(fields).filter(([key, value]) => previous[key] !== value));
     const event = await write.appendEvent({
-      aggregateType: 'instance', aggregateId: OWNER, type: 'instance.customtext.set',
-      payload: { template: 'VerifyEmail', language: 'en', set, removed: [] }, creator: 'admin', resourceOwner: OWNER,
+      aggregateType: 'instance',
+      aggregateId: OWNER,
+      type: 'instance.customtext.set',
+      payload: { template: 'VerifyEmail', language: 'en', set, removed: [] },
+      creator: 'admin',
+      resourceOwner: OWNER,
     });
     await write.messageTexts.upsert({
-      ownerId: OWNER, messageType: 'VerifyEmail', language: 'en', fields, sequence: event.sequence,
-      createdAt: current?.createdAt ?? event.createdAt, changedAt: event.createdAt,
+      ownerId: OWNER,
+      messageType: 'VerifyEmail',
+      language: 'en',
+      fields,
+      sequence: event.sequence,
+      createdAt: current?.createdAt ?? event.createdAt,
+      changedAt: event.createdAt,
     });
     control.release.run();
     answers.push([res, JSON.stringify({ details: { sequence: String(event.sequence), changeDate: event.createdAt.toISOString(), resourceOwner: OWNER } })]);
@@ -79,7 +88,9 @@ createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
-    createHash('sha256').update(req.headers.authorization ?? '').digest('base64url');
+    createHash('sha256')
+      .update(req.headers.authorization ?? '')
+      .digest('base64url');
     pending.push({ fields: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, string>, res });
     if (pending.length === 1) setImmediate(() => void writeGroup());
   });

@@ -13,7 +13,7 @@
  * BENCH_PATH=/.well-known/openid-configuration (what each reset stream asks for), BENCH_KEEP=1.
  */
 import { fork } from 'node:child_process';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HTTP2_PREFACE } from '../packages/server/src/transport/protocol-sniff.js';
 import { FRAME, getHeaderBlock, h2Frame } from '../packages/server/test/support/h2c.js';
-import { freePort, startChild, type Child } from './support/children.js';
+import { type Child, freePort, startChild } from './support/children.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER_DIR = join(HERE, '..', 'packages', 'server');
@@ -117,8 +117,13 @@ async function main() {
     args: ['--import', 'tsx', 'src/main.ts'],
     cwd: SERVER_DIR,
     env: {
-      PORT: String(port), HOST: '127.0.0.1', EXTERNAL_URL: `http://127.0.0.1:${port}`, DATABASE_URL: join(work, 'identity.db'),
-      ADMIN_PAT_FILE: patFile, LOG_LEVEL: 'warn', ENCRYPTION_KEY_FILE: join(work, 'encryption.key'),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      EXTERNAL_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: join(work, 'identity.db'),
+      ADMIN_PAT_FILE: patFile,
+      LOG_LEVEL: 'warn',
+      ENCRYPTION_KEY_FILE: join(work, 'encryption.key'),
     },
     port,
     readyPath: '/readyz',
@@ -150,9 +155,14 @@ async function main() {
     const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 1 : 0) : '-');
     const base = baseline.sort((a, b) => a - b);
     const att = flooded.sort((a, b) => a - b);
-    const goaways = Object.entries(stats.goaways).map(([code, n]) => `${n}× code ${code}`).join(', ') || 'none';
+    const goaways =
+      Object.entries(stats.goaways)
+        .map(([code, n]) => `${n}× code ${code}`)
+        .join(', ') || 'none';
     console.log(`\n${CONNECTIONS} attacker connections from ${ATTACKER} (reconnecting when closed), HEADERS GET ${PATH} + RST_STREAM for ${FLOOD_SECONDS} s`);
-    console.log('| normal client alone p50 / p99 / max ms | during the flood p50 / p99 / max ms | requests during | failed | resets sent | connections opened | GOAWAYs | log lines | server cores busy |');
+    console.log(
+      '| normal client alone p50 / p99 / max ms | during the flood p50 / p99 / max ms | requests during | failed | resets sent | connections opened | GOAWAYs | log lines | server cores busy |',
+    );
     console.log('| ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: |');
     console.log(
       `| ${ms(quantile(base, 0.5))} / ${ms(quantile(base, 0.99))} / ${ms(base.at(-1) ?? NaN)} | ${ms(quantile(att, 0.5))} / ${ms(quantile(att, 0.99))} / ${ms(att.at(-1) ?? NaN)} | ${att.length} | ${JSON.stringify(failures)} | ${stats.resets} | ${stats.connections} | ${goaways} | ${logged} | ${cores.toFixed(2)} |`,

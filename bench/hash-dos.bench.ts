@@ -20,16 +20,17 @@
  * BENCH_ATTACK_CONCURRENCY=4 (requests each one-account attacker keeps in flight; the cross-account
  * one keeps 10), BENCH_SIGNERS=2 (others signing in at once), BENCH_KEEP=1 (keep the work dir).
  */
-import { hashSync } from '@node-rs/argon2';
+
 import { pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hashSync } from '@node-rs/argon2';
 import * as oc from 'openid-client';
-import { Browser, loginThroughForm } from '../packages/server/test/support/browser.js';
 import { hashCostProblem } from '../packages/server/src/auth/hash-cost.js';
-import { freePort, startChild, type Child } from './support/children.js';
+import { Browser, loginThroughForm } from '../packages/server/test/support/browser.js';
+import { type Child, freePort, startChild } from './support/children.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER_DIR = join(HERE, '..', 'packages', 'server');
@@ -142,8 +143,7 @@ function oneAccount(kind: string): Attack {
   return {
     label,
     victims: [{ userName: 'victim', hash: make() }],
-    loops: (server, config, over, statuses) =>
-      ATTACKERS.flatMap((address) => Array.from({ length: ATTACK_CONCURRENCY }, () => attackLoop(server, config, address, over, statuses))),
+    loops: (server, config, over, statuses) => ATTACKERS.flatMap((address) => Array.from({ length: ATTACK_CONCURRENCY }, () => attackLoop(server, config, address, over, statuses))),
   };
 }
 
@@ -153,8 +153,7 @@ function crossAccount(): Attack {
   return {
     label: `${CROSS.accounts} accounts at the CPU bounds (bcrypt 15, sha512-crypt 1,000,000, pbkdf2-sha1 5,000,000), ${CROSS.inFlight} in flight from ${CROSS.address}`,
     victims,
-    loops: (server, config, over, statuses) =>
-      Array.from({ length: CROSS.inFlight }, () => attackLoop(server, config, CROSS.address, over, statuses, () => victims[next++ % victims.length].userName)),
+    loops: (server, config, over, statuses) => Array.from({ length: CROSS.inFlight }, () => attackLoop(server, config, CROSS.address, over, statuses, () => victims[next++ % victims.length].userName)),
   };
 }
 
@@ -169,8 +168,13 @@ async function run(work: string, name: string, attack: Attack): Promise<Run> {
     args: ['--import', 'tsx', 'src/main.ts'],
     cwd: SERVER_DIR,
     env: {
-      PORT: String(port), HOST: '127.0.0.1', EXTERNAL_URL: `http://127.0.0.1:${port}`, DATABASE_URL: join(work, `${name}.db`),
-      ADMIN_PAT_FILE: patFile, LOG_LEVEL: 'warn', ENCRYPTION_KEY_FILE: join(work, 'encryption.key'),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      EXTERNAL_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: join(work, `${name}.db`),
+      ADMIN_PAT_FILE: patFile,
+      LOG_LEVEL: 'warn',
+      ENCRYPTION_KEY_FILE: join(work, 'encryption.key'),
     },
     port,
     readyPath: '/readyz',
@@ -178,14 +182,22 @@ async function run(work: string, name: string, attack: Attack): Promise<Run> {
   });
   try {
     const authorization = `Bearer ${readFileSync(patFile, 'utf8').trim()}`;
-    const human = (userName: string, secret: Record<string, unknown>) => api(server, authorization, 'POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'Bench', lastName: userName }, email: { email: `${userName}@example.com`, isEmailVerified: true }, ...secret,
-    });
+    const human = (userName: string, secret: Record<string, unknown>) =>
+      api(server, authorization, 'POST', '/management/v1/users/human/_import', {
+        userName,
+        profile: { firstName: 'Bench', lastName: userName },
+        email: { email: `${userName}@example.com`, isEmailVerified: true },
+        ...secret,
+      });
     for (const victim of attack.victims) await human(victim.userName, { hashedPassword: { value: victim.hash } });
     for (let i = 0; i < OTHERS; i++) await human(`other-${i}`, { password: PASSWORD });
     const project = await api(server, authorization, 'POST', '/management/v1/projects', { name: 'hash-dos' });
     const app = await api(server, authorization, 'POST', `/management/v1/projects/${project.id}/apps/oidc`, {
-      name: 'hash-dos', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+      name: 'hash-dos',
+      redirectUris: [REDIRECT],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
     });
     const config = await oc.discovery(new URL(server.baseUrl), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
 
@@ -233,17 +245,33 @@ async function main() {
     if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
   }
   const ms = (v: number) => (Number.isFinite(v) ? `${Math.round(v)}` : '-');
-  console.log(`\none account: ${ATTACKERS.length} attackers × ${ATTACK_CONCURRENCY} requests in flight; across accounts: one address, ${CROSS.inFlight} in flight; ${ATTACK_SECONDS} s each; ${SIGNERS} others signing in at once (${OTHERS} accounts)\n`);
-  console.log('| attacked | others alone p50 / p99 ms | during the attack p50 / p99 / max ms | sign-ins during | others refused | attackers 401 / 429 / 503 | server cores busy | server RSS before / peak MiB |');
+  console.log(
+    `\none account: ${ATTACKERS.length} attackers × ${ATTACK_CONCURRENCY} requests in flight; across accounts: one address, ${CROSS.inFlight} in flight; ${ATTACK_SECONDS} s each; ${SIGNERS} others signing in at once (${OTHERS} accounts)\n`,
+  );
+  console.log(
+    '| attacked | others alone p50 / p99 ms | during the attack p50 / p99 / max ms | sign-ins during | others refused | attackers 401 / 429 / 503 | server cores busy | server RSS before / peak MiB |',
+  );
   console.log('| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |');
   for (const r of runs) {
     const base = [...r.baseline].sort((a, b) => a - b);
     const att = [...r.attacked].sort((a, b) => a - b);
-    const refused = Object.entries(r.failures).map(([s, n]) => `${n}× ${s}`).join(', ') || 'none';
+    const refused =
+      Object.entries(r.failures)
+        .map(([s, n]) => `${n}× ${s}`)
+        .join(', ') || 'none';
     const a = r.attackStatuses;
-    console.log(`| ${r.hash} | ${ms(quantile(base, 0.5))} / ${ms(quantile(base, 0.99))} | ${ms(quantile(att, 0.5))} / ${ms(quantile(att, 0.99))} / ${ms(att[att.length - 1])} | ${att.length} | ${refused} | ${a[401] ?? 0} / ${a[429] ?? 0} / ${a[503] ?? 0} | ${r.cores.toFixed(2)} | ${r.rssBefore.toFixed(0)} / ${r.rssPeak.toFixed(0)} |`);
+    console.log(
+      `| ${r.hash} | ${ms(quantile(base, 0.5))} / ${ms(quantile(base, 0.99))} | ${ms(quantile(att, 0.5))} / ${ms(quantile(att, 0.99))} / ${ms(att[att.length - 1])} | ${att.length} | ${refused} | ${a[401] ?? 0} / ${a[429] ?? 0} / ${a[503] ?? 0} | ${r.cores.toFixed(2)} | ${r.rssBefore.toFixed(0)} / ${r.rssPeak.toFixed(0)} |`,
+    );
   }
-  const worstP99 = Math.max(...runs.map((r) => quantile([...r.attacked].sort((a, b) => a - b), 0.99)));
+  const worstP99 = Math.max(
+    ...runs.map((r) =>
+      quantile(
+        [...r.attacked].sort((a, b) => a - b),
+        0.99,
+      ),
+    ),
+  );
   const worstPeak = Math.max(...runs.map((r) => r.rssPeak));
   console.log(`\ntarget (others' p99 during the attack ≤ 2,000 ms): ${worstP99 <= 2000 ? 'met' : 'NOT met'} (worst ${ms(worstP99)} ms); server peak RSS ${worstPeak.toFixed(0)} MiB`);
 }

@@ -6,8 +6,8 @@
  * generator's connections wait rather than being refused: this measures what the hash allows.
  */
 import { createServer } from 'node:http';
-import { hashPassword } from '../packages/server/src/auth/passwords.js';
 import { PasswordVerifier } from '../packages/server/src/auth/password-verifier.js';
+import { hashPassword } from '../packages/server/src/auth/passwords.js';
 
 export const FLOOR_PASSWORD = 'Bench-Passw0rd!';
 const verifier = new PasswordVerifier({ maxQueued: 1000, maxQueuedPerClient: 1000 });

@@ -22,17 +22,17 @@
  * the servers' CPU profiles there (--cpu-prof).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dummyServiceAccountBase64 } from '../packages/server/test/support/gcs-emulator.js';
-import { freePort, startChild, type Child } from './support/children.js';
-import { startGcsFileServer, type GcsFileServer } from './support/gcs-file-server.js';
-import { startPostgres, type BenchPostgres } from './support/postgres.js';
-import { probeWhile, type ProbeLatencies } from './support/probes.js';
+import { type Child, freePort, startChild } from './support/children.js';
+import { type GcsFileServer, startGcsFileServer } from './support/gcs-file-server.js';
+import { type BenchPostgres, startPostgres } from './support/postgres.js';
+import { type ProbeLatencies, probeWhile } from './support/probes.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -112,8 +112,15 @@ async function startServer(work: string, name: string, c: Case, gcsEndpoint: str
     args: ['dist/main.js'],
     cwd: SERVER_DIR,
     env: {
-      PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: database, DATA_DIR: join(work, `${name}-data`), ADMIN_PAT_FILE: join(work, `${name}.pat`),
-      ENCRYPTION_KEY_FILE: join(work, 'encryption.key'), LOG_LEVEL: 'warn', STORAGE_EMULATOR_HOST: gcsEndpoint, TMPDIR: work,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: database,
+      DATA_DIR: join(work, `${name}-data`),
+      ADMIN_PAT_FILE: join(work, `${name}.pat`),
+      ENCRYPTION_KEY_FILE: join(work, 'encryption.key'),
+      LOG_LEVEL: 'warn',
+      STORAGE_EMULATOR_HOST: gcsEndpoint,
+      TMPDIR: work,
       MAX_IMPORT_BODY_BYTES: String(1024 * 1024 * 1024),
       // The probes open a connection each while earlier ones wait (100 per address by default).
       HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000',
@@ -236,11 +243,25 @@ async function runCase(c: Case, gcs: GcsFileServer, pg?: BenchPostgres): Promise
       if (job.phase !== 'done') throw new Error(`the job ended ${job.phase}: ${JSON.stringify(job.error)}`);
       imported = importedUsers(job.result!);
     } else {
-      const args = c.path === 'cli-import'
-        ? ['import', '--url', server.baseUrl, '--token', admin, '--timeout', '2h', file]
-        : ['migrate', '--from-url', source!.baseUrl, '--from-token', token('source'), '--to-url', server.baseUrl, '--to-token', admin, '--with-passwords', '--timeout', '2h',
-          // The bench's organisations, not the source's default one (the target has its own "Default").
-          ...Array.from({ length: c.orgs }, (_, o) => ['--org', ID_SHAPES[c.ids](900_000_000 + o)]).flat()];
+      const args =
+        c.path === 'cli-import'
+          ? ['import', '--url', server.baseUrl, '--token', admin, '--timeout', '2h', file]
+          : [
+              'migrate',
+              '--from-url',
+              source!.baseUrl,
+              '--from-token',
+              token('source'),
+              '--to-url',
+              server.baseUrl,
+              '--to-token',
+              admin,
+              '--with-passwords',
+              '--timeout',
+              '2h',
+              // The bench's organisations, not the source's default one (the target has its own "Default").
+              ...Array.from({ length: c.orgs }, (_, o) => ['--org', ID_SHAPES[c.ids](900_000_000 + o)]).flat(),
+            ];
       const cli = await runCli(args);
       if (cli.code !== 0) throw new Error(`the CLI exited with ${cli.code}: ${cli.output.slice(-500)}`);
       cliPeak = cli.peakMiB;
@@ -274,17 +295,23 @@ async function main() {
         continue;
       }
       results.push(r);
-      console.log(`  ${r.users.toLocaleString('en')} users (${r.ids} ids, ${r.orgs} org(s), ${r.path}, ${r.store}): ${r.seconds.toFixed(1)} s, ${Math.round(r.users / r.seconds)} users/s; server RSS +${(r.peak - r.before).toFixed(1)} MiB; GETs p99 ${r.probes.p99.toFixed(1)} ms; load ${r.load.map((l) => l.toFixed(2)).join(' → ')}`);
+      console.log(
+        `  ${r.users.toLocaleString('en')} users (${r.ids} ids, ${r.orgs} org(s), ${r.path}, ${r.store}): ${r.seconds.toFixed(1)} s, ${Math.round(r.users / r.seconds)} users/s; server RSS +${(r.peak - r.before).toFixed(1)} MiB; GETs p99 ${r.probes.p99.toFixed(1)} ms; load ${r.load.map((l) => l.toFixed(2)).join(' → ')}`,
+      );
     }
   } finally {
     await gcs.stop();
     await pg?.stop();
   }
-  console.log('\n| users | ids | orgs | path | store | document MiB | import s | users/s | server RSS before MiB | peak MiB | peak − before MiB | GETs meanwhile p50 / p99 / max ms (n, failed) | CLI peak RSS MiB | load avg (1 min) start → end |');
+  console.log(
+    '\n| users | ids | orgs | path | store | document MiB | import s | users/s | server RSS before MiB | peak MiB | peak − before MiB | GETs meanwhile p50 / p99 / max ms (n, failed) | CLI peak RSS MiB | load avg (1 min) start → end |',
+  );
   console.log('| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |');
   for (const r of results) {
     const p = r.probes;
-    console.log(`| ${r.users.toLocaleString('en')} | ${r.ids} | ${r.orgs.toLocaleString('en')} | ${r.path} | ${r.store} | ${r.mib.toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(r.users / r.seconds).toLocaleString('en')} | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | ${(r.peak - r.before).toFixed(1)} | ${p.p50.toFixed(1)} / ${p.p99.toFixed(1)} / ${p.max.toFixed(1)} (${p.count}, ${p.failed}) | ${r.cliPeak?.toFixed(1) ?? '–'} | ${r.load.map((l) => l.toFixed(2)).join(' → ')} |`);
+    console.log(
+      `| ${r.users.toLocaleString('en')} | ${r.ids} | ${r.orgs.toLocaleString('en')} | ${r.path} | ${r.store} | ${r.mib.toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(r.users / r.seconds).toLocaleString('en')} | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | ${(r.peak - r.before).toFixed(1)} | ${p.p50.toFixed(1)} / ${p.p99.toFixed(1)} / ${p.max.toFixed(1)} (${p.count}, ${p.failed}) | ${r.cliPeak?.toFixed(1) ?? '–'} | ${r.load.map((l) => l.toFixed(2)).join(' → ')} |`,
+    );
   }
 }
 

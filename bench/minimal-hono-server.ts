@@ -12,14 +12,16 @@ import { Hono } from 'hono';
 import { personalAccessTokenVerifier } from '../packages/server/src/auth/authenticate.js';
 import { setMessageText } from '../packages/server/src/domain/texts/custom-message-texts.js';
 import { MESSAGE_TYPES } from '../packages/server/src/domain/texts/message-text.js';
-import { requireAuth } from '../packages/server/src/http/middleware/authenticate.js';
 import type { AppEnv } from '../packages/server/src/http/env.js';
+import { requireAuth } from '../packages/server/src/http/middleware/authenticate.js';
 import { openServiceCore } from './support/service-core.js';
 
 const { store, instanceId } = await openServiceCore();
 const app = new Hono<AppEnv>();
 app.get('/', (c) => c.json({ ready: true }));
-app.put('/admin/v1/text/message/verifyemail/:language', requireAuth(store, [personalAccessTokenVerifier(store)], () => instanceId), async (c) =>
-  c.json(await setMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.param('language'), await c.req.json()), 200),
+app.put(
+  '/admin/v1/text/message/verifyemail/:language',
+  requireAuth(store, [personalAccessTokenVerifier(store)], () => instanceId),
+  async (c) => c.json(await setMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.param('language'), await c.req.json()), 200),
 );
 serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' });

@@ -42,7 +42,14 @@ async function sink() {
   return { port: (server.server.address() as AddressInfo).port, received: () => received, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-interface Result { store: string; workers: number; messages: number; seconds: number; perSecond: number; cpuMsPerMessage: number }
+interface Result {
+  store: string;
+  workers: number;
+  messages: number;
+  seconds: number;
+  perSecond: number;
+  cpuMsPerMessage: number;
+}
 
 async function runCase(dialect: 'sqlite' | 'postgres', target: string, workers: number): Promise<Result> {
   const { openStore } = await import('../packages/server/src/store/store.js');
@@ -105,7 +112,7 @@ const table = [
   `## Outbox: queue to delivery over SMTP (bench/outbox.bench.ts)`,
   '',
   `${new Date().toISOString().slice(0, 10)}, ${process.platform}/${process.arch}, Node ${process.version}, ${MESSAGES.toLocaleString('en')} verification mails queued by`,
-  'imports, delivered through an activated SMTP provider to smtp-server on loopback (same process). Time from the workers\' start',
+  "imports, delivered through an activated SMTP provider to smtp-server on loopback (same process). Time from the workers' start",
   'until the server has received every mail; CPU is the whole process (workers, store client, SMTP server) per message.',
   '',
   '| store | workers | messages | seconds | messages/s | CPU ms/message |',

@@ -21,9 +21,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { freePort, startChild, type Child } from './support/children.js';
-import { startPostgres, type BenchPostgres } from './support/postgres.js';
-import { probeWhile, type ProbeLatencies } from './support/probes.js';
+import { type Child, freePort, startChild } from './support/children.js';
+import { type BenchPostgres, startPostgres } from './support/postgres.js';
+import { type ProbeLatencies, probeWhile } from './support/probes.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER_DIR = join(HERE, '..', 'packages', 'server');
@@ -56,7 +56,9 @@ function* usersBody(from: number, to: number): Generator<string> {
   for (let i = from; i < to; i += 1000) {
     const batch: string[] = [];
     for (let j = i; j < Math.min(to, i + 1000); j++) {
-      batch.push(`{"userId":"${userId(j)}","user":{"userName":"user${j}","profile":{"firstName":"First${j}","lastName":"Last"},"email":{"email":"user${j}@example.com","isEmailVerified":true},"hashedPassword":{"value":"${BCRYPT}"}},"state":"USER_STATE_ACTIVE"}`);
+      batch.push(
+        `{"userId":"${userId(j)}","user":{"userName":"user${j}","profile":{"firstName":"First${j}","lastName":"Last"},"email":{"email":"user${j}@example.com","isEmailVerified":true},"hashedPassword":{"value":"${BCRYPT}"}},"state":"USER_STATE_ACTIVE"}`,
+      );
     }
     yield (i > from ? ',' : '') + batch.join(',');
   }
@@ -124,8 +126,13 @@ async function runCase(store: 'sqlite' | 'postgres', postgres: BenchPostgres | u
       args: [...(process.env.BENCH_NODE_ARGS?.split(' ') ?? []), 'dist/main.js'],
       cwd: SERVER_DIR,
       env: {
-        PORT: String(port), HOST: '127.0.0.1', DATA_DIR: work, DATABASE_URL: target, LOG_LEVEL: 'info',
-        MAX_IMPORT_BODY_BYTES: String(512 * 1024 * 1024), ENCRYPTION_KEY_FILE: join(work, 'encryption.key'),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: work,
+        DATABASE_URL: target,
+        LOG_LEVEL: 'info',
+        MAX_IMPORT_BODY_BYTES: String(512 * 1024 * 1024),
+        ENCRYPTION_KEY_FILE: join(work, 'encryption.key'),
       },
       port,
       readyPath: '/readyz',
@@ -200,7 +207,9 @@ async function main() {
   console.log('| store | import s | DELETE answered ms | removal s | GETs before: p50 / p99 / max ms (n) | GETs during removal: p50 / p99 / max ms (n, failed) |');
   console.log('| --- | ---: | ---: | ---: | --- | --- |');
   for (const r of results) {
-    console.log(`| ${r.store} | ${f(r.importSeconds)} | ${f(r.deleteMs)} | ${f(r.removalSeconds)} | ${f(r.idle.p50)} / ${f(r.idle.p99)} / ${f(r.idle.max)} (${r.idle.count}) | ${f(r.during.p50)} / ${f(r.during.p99)} / ${f(r.during.max)} (${r.during.count}, ${r.during.failed}) |`);
+    console.log(
+      `| ${r.store} | ${f(r.importSeconds)} | ${f(r.deleteMs)} | ${f(r.removalSeconds)} | ${f(r.idle.p50)} / ${f(r.idle.p99)} / ${f(r.idle.max)} (${r.idle.count}) | ${f(r.during.p50)} / ${f(r.during.p99)} / ${f(r.during.max)} (${r.during.count}, ${r.during.failed}) |`,
+    );
   }
 }
 

@@ -22,8 +22,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, startChild, type Child } from './support/children.js';
-import { startPostgres, type BenchPostgres } from './support/postgres.js';
+import { type Child, freePort, startChild } from './support/children.js';
+import { type BenchPostgres, startPostgres } from './support/postgres.js';
 
 type Store = 'sqlite' | 'postgres';
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -102,11 +102,26 @@ async function runPair(from: Store, to: Store, postgres: BenchPostgres | undefin
   let sync: ReturnType<typeof spawn> | undefined;
   try {
     const humans = Array.from({ length: USERS }, (_, i) => ({
-      userId: userId(i), user: { userName: `p${i}`, profile: { firstName: 'w-1', lastName: 'Lag' }, email: { email: `p${i}@lag.example.com`, isEmailVerified: true } },
+      userId: userId(i),
+      user: { userName: `p${i}`, profile: { firstName: 'w-1', lastName: 'Lag' }, email: { email: `p${i}@lag.example.com`, isEmailVerified: true } },
     }));
     await call(source, 'POST', '/admin/v1/import', { timeout: '5m', dataOrgs: { orgs: [{ orgId: ORG_ID, org: { name: 'Sync lag' }, humanUsers: humans }] } });
 
-    const args = ['sync', '--from-url', source.url, '--from-token', source.token, '--to-url', target.url, '--to-token', target.token, '--org', ORG_ID, '--checkpoint', join(target.work, 'follow.json')];
+    const args = [
+      'sync',
+      '--from-url',
+      source.url,
+      '--from-token',
+      source.token,
+      '--to-url',
+      target.url,
+      '--to-token',
+      target.token,
+      '--org',
+      ORG_ID,
+      '--checkpoint',
+      join(target.work, 'follow.json'),
+    ];
     sync = spawn(process.execPath, [CLI, ...args, ...(INTERVAL ? ['--interval', INTERVAL] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
     // When each round that applied something ended (its `checkpoint N` line): their spacing is the interval plus a round's work.
     let roundEnds: number[] = [];
@@ -155,7 +170,11 @@ async function runPair(from: Store, to: Store, postgres: BenchPostgres | undefin
       writes.push(write);
       inFlight++;
       const request = newUser
-        ? call(source, 'POST', '/management/v1/users/human/_import', { userName: write.user, profile: { firstName: `w${i}`, lastName: 'Lag' }, email: { email: `${write.user}@lag.example.com`, isEmailVerified: true } })
+        ? call(source, 'POST', '/management/v1/users/human/_import', {
+            userName: write.user,
+            profile: { firstName: `w${i}`, lastName: 'Lag' },
+            email: { email: `${write.user}@lag.example.com`, isEmailVerified: true },
+          })
         : call(source, 'PUT', `/management/v1/users/${userId(i % USERS)}/profile`, { firstName: `w${i}`, lastName: 'Lag' });
       pending.push(request.then(() => void (write.acked = performance.now())).finally(() => inFlight--));
     }
@@ -167,9 +186,18 @@ async function runPair(from: Store, to: Store, postgres: BenchPostgres | undefin
     await polling;
     if (syncErr) console.log(`  sync said: ${syncErr.trim().slice(0, 500)}`);
     return {
-      pair: `${from} → ${to}`, writes: total, rate, rounds: roundEnds.length,
-      roundMs: roundEnds.slice(1).map((t, i) => t - roundEnds[i]).sort((a, b) => a - b),
-      lags: writes.filter((w) => w.seen !== undefined).map((w) => w.seen! - w.acked!).sort((a, b) => a - b),
+      pair: `${from} → ${to}`,
+      writes: total,
+      rate,
+      rounds: roundEnds.length,
+      roundMs: roundEnds
+        .slice(1)
+        .map((t, i) => t - roundEnds[i])
+        .sort((a, b) => a - b),
+      lags: writes
+        .filter((w) => w.seen !== undefined)
+        .map((w) => w.seen! - w.acked!)
+        .sort((a, b) => a - b),
       unseen: writes.filter((w) => w.seen === undefined).length,
     };
   } finally {
@@ -197,11 +225,15 @@ async function main() {
     await postgres?.stop();
   }
   const ms = (n: number) => Math.round(n).toLocaleString('en');
-  console.log(`\n${SECONDS} s of ${RATE} writes/s at the source (9 in 10 profile changes of ${USERS} users, 1 in 10 new users); sync --interval ${INTERVAL ?? 'default (1s)'}; target read every ${POLL_MS} ms\n`);
+  console.log(
+    `\n${SECONDS} s of ${RATE} writes/s at the source (9 in 10 profile changes of ${USERS} users, 1 in 10 new users); sync --interval ${INTERVAL ?? 'default (1s)'}; target read every ${POLL_MS} ms\n`,
+  );
   console.log('| source → target | writes (rate/s) | lag p50 ms | p95 ms | p99 ms | max ms | not seen | rounds: end to end p50 / max ms |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of results) {
-    console.log(`| ${r.pair} | ${r.writes} (${r.rate.toFixed(1)}) | ${ms(percentile(r.lags, 50))} | ${ms(percentile(r.lags, 95))} | ${ms(percentile(r.lags, 99))} | ${ms(r.lags.at(-1) ?? NaN)} | ${r.unseen} | ${ms(percentile(r.roundMs, 50))} / ${ms(r.roundMs.at(-1) ?? NaN)} |`);
+    console.log(
+      `| ${r.pair} | ${r.writes} (${r.rate.toFixed(1)}) | ${ms(percentile(r.lags, 50))} | ${ms(percentile(r.lags, 95))} | ${ms(percentile(r.lags, 99))} | ${ms(r.lags.at(-1) ?? NaN)} | ${r.unseen} | ${ms(percentile(r.roundMs, 50))} / ${ms(r.roundMs.at(-1) ?? NaN)} |`,
+    );
   }
 }
 

@@ -66,7 +66,13 @@ async function worker(store: string, target: string, hashes: boolean): Promise<C
   const exportSeconds = (performance.now() - t) / 1000;
   await s.close();
   return {
-    store, hashes, users: USERS, bodyMiB, importSeconds, exportSeconds, exportMiB: bytes / 1048576,
+    store,
+    hashes,
+    users: USERS,
+    bodyMiB,
+    importSeconds,
+    exportSeconds,
+    exportMiB: bytes / 1048576,
     // maxRSS is in KiB on Linux.
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
   };

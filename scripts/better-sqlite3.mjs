@@ -71,7 +71,7 @@ export function buildIn(dir) {
   const downloaded = spawnSync(process.execPath, ['--no-deprecation', prebuildInstall], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
   if (downloaded.status === 0) return 'downloaded';
   const headers = nodeHeadersDir();
-  console.log(`better-sqlite3: compiling for Node ${process.version} (ABI ${process.versions.modules}) against ${headers ? `${headers}/include/node` : "headers node-gyp downloads"} …`);
+  console.log(`better-sqlite3: compiling for Node ${process.version} (ABI ${process.versions.modules}) against ${headers ? `${headers}/include/node` : 'headers node-gyp downloads'} …`);
   const env = { ...process.env };
   delete env.npm_config_nodedir;
   const args = [npmNodeGyp(), 'rebuild', '--release', '--loglevel=warn', ...(headers ? [`--nodedir=${headers}`] : [])];

@@ -1,5 +1,5 @@
 /** Child processes on loopback: a free port, start, wait until answering, stop. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 

@@ -20,22 +20,24 @@ export async function measureFlows(flow: (i: number) => Promise<void>, concurren
   const end = windowStart + run.duration * 1000;
   let cpuAtStart: number | undefined;
   const timer = setTimeout(() => (cpuAtStart = cpu()), run.warmup * 1000);
-  await Promise.all(Array.from({ length: concurrency }, async (_, i) => {
-    while (performance.now() < end) {
-      const began = performance.now();
-      sent++;
-      try {
-        await flow(i);
-        ok++;
-        if (began >= windowStart || performance.now() >= windowStart) {
-          if (performance.now() <= end) latencies.push(performance.now() - began);
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, i) => {
+      while (performance.now() < end) {
+        const began = performance.now();
+        sent++;
+        try {
+          await flow(i);
+          ok++;
+          if (began >= windowStart || performance.now() >= windowStart) {
+            if (performance.now() <= end) latencies.push(performance.now() - began);
+          }
+        } catch (error) {
+          errors++;
+          firstError ??= error;
         }
-      } catch (error) {
-        errors++;
-        firstError ??= error;
       }
-    }
-  }));
+    }),
+  );
   clearTimeout(timer);
   const cpuAtEnd = cpu();
   if (firstError) process.stdout.write(`  sign-in failed ${errors} times, first: ${firstError instanceof Error ? firstError.message : String(firstError)}\n`);

@@ -8,8 +8,8 @@
  * A call counts as ok when its trailers say grpc-status 0; any other status, or a stream error,
  * counts as non-2xx / error.
  */
-import { connect, constants, type ClientHttp2Session } from 'node:http2';
-import { windowMeasurement, type LoadSettings, type Measurement } from './measurement.js';
+import { type ClientHttp2Session, connect, constants } from 'node:http2';
+import { type LoadSettings, type Measurement, windowMeasurement } from './measurement.js';
 
 export interface GrpcTarget {
   /** e.g. http://127.0.0.1:8080 */
@@ -89,17 +89,23 @@ export async function measureGrpc(target: GrpcTarget, settings: LoadSettings, se
 
   const sessionCount = Math.min(settings.connections, target.sessions ?? settings.connections);
   const sessions = await Promise.all(
-    Array.from({ length: sessionCount }, () => new Promise<ClientHttp2Session>((resolve, reject) => {
-      const session = connect(target.origin);
-      session.once('connect', () => resolve(session));
-      session.once('error', reject);
-    })),
+    Array.from(
+      { length: sessionCount },
+      () =>
+        new Promise<ClientHttp2Session>((resolve, reject) => {
+          const session = connect(target.origin);
+          session.once('connect', () => resolve(session));
+          session.once('error', reject);
+        }),
+    ),
   );
   // Call loops dealt out over the sessions in turn (50 over 1: all on one).
-  await Promise.all(Array.from({ length: settings.connections }, async (_, i) => {
-    const session = sessions[i % sessionCount];
-    while (performance.now() < end && !session.closed && !session.destroyed) await call(session);
-  }));
+  await Promise.all(
+    Array.from({ length: settings.connections }, async (_, i) => {
+      const session = sessions[i % sessionCount];
+      while (performance.now() < end && !session.closed && !session.destroyed) await call(session);
+    }),
+  );
   clearTimeout(timer);
   const windowSeconds = (performance.now() - windowStart) / 1000;
   const cpuAtEnd = serverCpuSeconds?.();

@@ -5,8 +5,8 @@
  * Failures count over the whole run.
  */
 import autocannon, { type Options } from 'autocannon';
-import { measureGrpc, type GrpcTarget } from './h2-load.js';
-import { windowMeasurement, type LoadSettings, type Measurement } from './measurement.js';
+import { type GrpcTarget, measureGrpc } from './h2-load.js';
+import { type LoadSettings, type Measurement, windowMeasurement } from './measurement.js';
 
 export type { LoadSettings, Measurement };
 
@@ -21,11 +21,7 @@ const isGrpc = (target: Target | HttpTarget[]): target is GrpcTarget => !Array.i
  * split evenly between them, run at once, and counted together; `serverCpuSeconds` should then
  * sum the processes' CPU.
  */
-export async function measure(
-  target: Target | HttpTarget[],
-  settings: LoadSettings,
-  serverCpuSeconds?: () => number | undefined,
-): Promise<Measurement> {
+export async function measure(target: Target | HttpTarget[], settings: LoadSettings, serverCpuSeconds?: () => number | undefined): Promise<Measurement> {
   if (isGrpc(target)) return measureGrpc(target, settings, serverCpuSeconds);
   const targets = Array.isArray(target) ? target : [target];
   const latencies: number[] = [];
@@ -87,11 +83,7 @@ export function pool(parts: Measurement[]): Measurement {
  * window to the next; alternating puts both sides under the same drift, so their ratio is steadier
  * than two back-to-back runs give.
  */
-export async function measureAlternating(
-  targets: { target: Target | HttpTarget[]; serverCpuSeconds?: () => number | undefined }[],
-  settings: LoadSettings,
-  rounds = 4,
-): Promise<Measurement[]> {
+export async function measureAlternating(targets: { target: Target | HttpTarget[]; serverCpuSeconds?: () => number | undefined }[], settings: LoadSettings, rounds = 4): Promise<Measurement[]> {
   const parts: Measurement[][] = targets.map(() => []);
   const slice = { ...settings, duration: settings.duration / rounds, warmup: 0 };
   const warmups: Measurement[] = [];

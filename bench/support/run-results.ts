@@ -30,7 +30,13 @@ function reasonOf(error: unknown): string {
   const message = String((error as Error)?.message ?? error).split('\n')[0];
   const log = /see (\S+)$/.exec(message)?.[1];
   // Its last line of its own: not a stack frame, not node's closing version line.
-  const said = log && existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((line) => line.trim() && !/^\s+at |^Node\.js v/.test(line)).at(-1) : undefined;
+  const said =
+    log && existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((line) => line.trim() && !/^\s+at |^Node\.js v/.test(line))
+          .at(-1)
+      : undefined;
   return said ? `${message}: ${said}` : message;
 }
 
@@ -54,8 +60,14 @@ export function printResults(bareRps: number | undefined): void {
   if (skipped.length) process.stdout.write(`skipped targets (they could not run):\n${skipped.map((line) => `  ${line}`).join('\n')}\n\n`);
   if (process.env.BENCH_JSON) {
     const json = rows.map((r) => ({
-      target: r.target, store: r.store, requestsPerSecond: r.m.requestsPerSecond, p50Ms: r.m.p50, p99Ms: r.m.p99,
-      serverCpuMicrosPerRequest: r.m.serverCpuMs === undefined ? null : r.m.serverCpuMs * 1000, non2xx: r.m.non2xx, errors: r.m.errors,
+      target: r.target,
+      store: r.store,
+      requestsPerSecond: r.m.requestsPerSecond,
+      p50Ms: r.m.p50,
+      p99Ms: r.m.p99,
+      serverCpuMicrosPerRequest: r.m.serverCpuMs === undefined ? null : r.m.serverCpuMs * 1000,
+      non2xx: r.m.non2xx,
+      errors: r.m.errors,
       ...(r.eventsOk === undefined ? {} : { eventsOk: r.eventsOk }),
     }));
     writeFileSync(process.env.BENCH_JSON, `${JSON.stringify({ machine: machine(), settings, rows: json }, null, 2)}\n`);

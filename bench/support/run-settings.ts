@@ -28,7 +28,10 @@ export const settings: LoadSettings = {
   duration: int('BENCH_DURATION', 10),
   warmup: int('BENCH_WARMUP', 2),
 };
-export const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
+export const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 export const targets = new Set((process.env.BENCH_TARGETS ?? 'bare,floor,bounds,write,write2,read,tokens,oauth,jwtprofile,rpc,grants,signin,node20').split(',').map((s) => s.trim()));
 export const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
 export const serverNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);

@@ -23,21 +23,29 @@ async function importGrants(child: Child, patAuthorization: string, count: numbe
   for (let first = 0; first < count; first += PER_ORG) {
     const orgId = `${(Date.now() + first) % 1_000_000_000}7`;
     const projectId = `${orgId}0`;
-    const users = Array.from({ length: PER_ORG }, (_, i) => ({ userId: `${orgId}u${i}`, user: { userName: `g${i}`, profile: { firstName: 'G', lastName: String(i) }, email: { email: `g${i}@example.com`, isEmailVerified: true } } }));
+    const users = Array.from({ length: PER_ORG }, (_, i) => ({
+      userId: `${orgId}u${i}`,
+      user: { userName: `g${i}`, profile: { firstName: 'G', lastName: String(i) }, email: { email: `g${i}@example.com`, isEmailVerified: true } },
+    }));
     const doc = {
-      orgs: [{
-        orgId, org: { name: `Grants ${orgId}` },
-        projects: [{ projectId, project: { name: 'granted' } }],
-        projectRoles: [{ projectId, roleKey: 'reader', displayName: 'Reader' }],
-        humanUsers: users,
-        userGrants: users.map((u) => ({ userId: u.userId, projectId, roleKeys: ['reader'] })),
-      }],
+      orgs: [
+        {
+          orgId,
+          org: { name: `Grants ${orgId}` },
+          projects: [{ projectId, project: { name: 'granted' } }],
+          projectRoles: [{ projectId, roleKey: 'reader', displayName: 'Reader' }],
+          humanUsers: users,
+          userGrants: users.map((u) => ({ userId: u.userId, projectId, roleKeys: ['reader'] })),
+        },
+      ],
     };
     const imported = await apiCall(child, patAuthorization, 'POST', '/admin/v1/import', { timeout: '10m', data_orgs: doc });
     if (imported.errors?.length) throw new Error(`import: ${JSON.stringify(imported.errors.slice(0, 3))}`);
     for (let offset = 0; offset < PER_ORG; offset += 1000) {
       const page = await fetch(`${child.baseUrl}/management/v1/users/grants/_search`, {
-        method: 'POST', headers: { authorization: patAuthorization, 'content-type': 'application/json', 'x-service-orgid': orgId }, body: JSON.stringify({ query: { offset, limit: 1000 } }),
+        method: 'POST',
+        headers: { authorization: patAuthorization, 'content-type': 'application/json', 'x-service-orgid': orgId },
+        body: JSON.stringify({ query: { offset, limit: 1000 } }),
       });
       grants.push(...((await page.json()) as { result: { id: string; userId: string }[] }).result.map((g) => ({ ...g, orgId })));
     }
@@ -62,13 +70,15 @@ async function grantRemovalSide(child: Child, patAuthorization: string, store: s
   return {
     target: {
       url: child.baseUrl,
-      requests: [{
-        method: 'DELETE',
-        setupRequest: (req) => {
-          const g = grants[next++] ?? { userId: 'none', id: 'exhausted', orgId: 'none' };
-          return { ...req, path: `/management/v1/users/${g.userId}/grants/${g.id}`, headers: { authorization: patAuthorization, 'x-service-orgid': g.orgId } };
+      requests: [
+        {
+          method: 'DELETE',
+          setupRequest: (req) => {
+            const g = grants[next++] ?? { userId: 'none', id: 'exhausted', orgId: 'none' };
+            return { ...req, path: `/management/v1/users/${g.userId}/grants/${g.id}`, headers: { authorization: patAuthorization, 'x-service-orgid': g.orgId } };
+          },
         },
-      }],
+      ],
     },
     serverCpuSeconds: child.cpuSeconds,
     row: async (m) => ({ target: `${GRANTS_TARGET}${label}`, store, m }),
@@ -100,7 +110,9 @@ export function grantVerdicts(rows: Row[]): string {
     const lite = cpu('sqlite');
     if (!pg || !lite) continue;
     const ratio = pg / lite;
-    lines.push(`  4.2 on PostgreSQL ÷ on SQLite${label ? ' (baseline)' : ''}, server CPU per request: ${Math.round(pg * 1000)} ÷ ${Math.round(lite * 1000)} µs = ${ratio.toFixed(2)}× (target ≤ 1.5×) → ${ratio <= 1.5 ? 'MET' : 'MISSED'}`);
+    lines.push(
+      `  4.2 on PostgreSQL ÷ on SQLite${label ? ' (baseline)' : ''}, server CPU per request: ${Math.round(pg * 1000)} ÷ ${Math.round(lite * 1000)} µs = ${ratio.toFixed(2)}× (target ≤ 1.5×) → ${ratio <= 1.5 ? 'MET' : 'MISSED'}`,
+    );
   }
   return lines.length ? `issue 34 4.2 target (in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }

@@ -27,16 +27,28 @@ const JWT_PROFILE_TARGETS = {
 
 /** The requests of one service's grants: client credentials and JWT-profile, each without and with `openid`. */
 async function grantRequests(child: Child, patAuthorization: string) {
-  const robot = await apiCall(child, patAuthorization, 'POST', '/management/v1/users/machine', { userName: `jwt-profile-robot-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' });
+  const robot = await apiCall(child, patAuthorization, 'POST', '/management/v1/users/machine', {
+    userName: `jwt-profile-robot-${Date.now()}`,
+    name: 'bench',
+    accessTokenType: 'ACCESS_TOKEN_TYPE_JWT',
+  });
   const secret = await apiCall(child, patAuthorization, 'PUT', `/management/v1/users/${robot.userId}/secret`, {});
   const key = await apiCall(child, patAuthorization, 'POST', `/management/v1/users/${robot.userId}/keys`, { type: 'KEY_TYPE_JSON' });
   const file = JSON.parse(Buffer.from(key.keyDetails, 'base64').toString('utf8')) as { keyId: string; key: string; userId: string };
   // One assertion, reused as @zitadel/node's ServiceAccount may (the server keeps no jti).
-  const assertion = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: file.keyId }).setIssuer(file.userId).setSubject(file.userId)
-    .setAudience(child.baseUrl).setIssuedAt().setExpirationTime('1h').sign(createPrivateKey(file.key));
+  const assertion = await new SignJWT({})
+    .setProtectedHeader({ alg: 'RS256', kid: file.keyId })
+    .setIssuer(file.userId)
+    .setSubject(file.userId)
+    .setAudience(child.baseUrl)
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(createPrivateKey(file.key));
   const api = 'urn:zitadel:iam:org:project:id:zitadel:aud';
   const post = (body: string, authorization?: string) => ({
-    url: `${child.baseUrl}/oauth/v2/token`, method: 'POST' as const, body,
+    url: `${child.baseUrl}/oauth/v2/token`,
+    method: 'POST' as const,
+    body,
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
   });
   const jwtBody = (scope: string) => new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, scope }).toString();
@@ -74,7 +86,9 @@ export async function benchJwtProfile(service: Service): Promise<Row[]> {
   const peer = await startHelper('bare-oidc-provider.ts', { log: `bare-oidc-jwt-profile-${store}.log`, readyPath: '/.well-known/openid-configuration' });
   try {
     const peerCc = {
-      url: `${peer.baseUrl}/token`, method: 'POST' as const, body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'api' }).toString(),
+      url: `${peer.baseUrl}/token`,
+      method: 'POST' as const,
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'api' }).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth('bench', 'bench-secret') },
     };
     const sides = [
@@ -88,7 +102,10 @@ export async function benchJwtProfile(service: Service): Promise<Row[]> {
       [JWT_PROFILE_TARGETS.jwtProfileEs256, es256.jwtProfile, es256Service.child],
       [JWT_PROFILE_TARGETS.jwtProfileOpenidEs256, es256.jwtProfileOpenid, es256Service.child],
     ] as const;
-    const measured = await measureAlternating(sides.map(([, target, server]) => ({ target, serverCpuSeconds: server.cpuSeconds })), settings);
+    const measured = await measureAlternating(
+      sides.map(([, target, server]) => ({ target, serverCpuSeconds: server.cpuSeconds })),
+      settings,
+    );
     return sides.map(([name], i) => ({ target: name, store: name === JWT_PROFILE_TARGETS.peerCc ? '-' : store, m: measured[i] }));
   } finally {
     await peer.stop();
@@ -117,8 +134,10 @@ export function jwtProfileVerdicts(rows: Row[]): string {
       const ours = cpu(jwtTarget, store);
       const theirs = cpu(ccTarget, store);
       if (!ours || !theirs) continue;
-      lines.push(`  ${store}, ${name}: JWT-profile grant ÷ the client-credentials grant of the same scopes, server CPU per grant: ${(ours / theirs).toFixed(2)}× (target ≤ 1.3×) → ${ours / theirs <= 1.3 ? 'MET' : 'MISSED'}` +
-        (peer ? `; ÷ the bare oidc-provider's client credentials: ${(ours / peer).toFixed(2)}×` : ''));
+      lines.push(
+        `  ${store}, ${name}: JWT-profile grant ÷ the client-credentials grant of the same scopes, server CPU per grant: ${(ours / theirs).toFixed(2)}× (target ≤ 1.3×) → ${ours / theirs <= 1.3 ? 'MET' : 'MISSED'}` +
+          (peer ? `; ÷ the bare oidc-provider's client credentials: ${(ours / peer).toFixed(2)}×` : ''),
+      );
     }
     if (peer) lines.push(`  ${store}: the service's client-credentials grant (without openid) ÷ the bare oidc-provider's: ${(cc / peer).toFixed(2)}×`);
   }

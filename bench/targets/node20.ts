@@ -23,7 +23,9 @@ export function node20Unavailable(): string | undefined {
   let version: string;
   let abi: string;
   try {
-    [version, abi] = execFileSync(NODE20, ['-p', 'process.version + " " + process.versions.modules'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim().split(' ');
+    [version, abi] = execFileSync(NODE20, ['-p', 'process.version + " " + process.versions.modules'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+      .trim()
+      .split(' ');
   } catch (error) {
     return `${NODE20} (BENCH_NODE20) does not run as a Node: ${String((error as Error).message).split('\n')[0]}`;
   }

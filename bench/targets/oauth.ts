@@ -35,42 +35,63 @@ export async function benchOAuth(child: Child, patAuthorization: string, store: 
   // Like for like with the peer's (scope `api`): one JWT access token. With `openid` the service also
   // signs an ID token, as ZITADEL does (oidc/machine-id-token.ts), which the peer never does.
   const tokenBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'urn:zitadel:iam:org:project:id:zitadel:aud' }).toString();
-  const ourToken = ((await (await fetch(ours.token, { method: 'POST', headers: { ...form, authorization: basicAuth(secret.clientId, secret.clientSecret) }, body: tokenBody })).json()) as { access_token: string }).access_token;
-  const bearerRobot = await apiCall(child, patAuthorization, 'POST', '/management/v1/users/machine', { userName: `oauth-opaque-${Date.now()}`, name: 'bench', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' });
+  const ourToken = (
+    (await (await fetch(ours.token, { method: 'POST', headers: { ...form, authorization: basicAuth(secret.clientId, secret.clientSecret) }, body: tokenBody })).json()) as { access_token: string }
+  ).access_token;
+  const bearerRobot = await apiCall(child, patAuthorization, 'POST', '/management/v1/users/machine', {
+    userName: `oauth-opaque-${Date.now()}`,
+    name: 'bench',
+    accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER',
+  });
   const bearerSecret = await apiCall(child, patAuthorization, 'PUT', `/management/v1/users/${bearerRobot.userId}/secret`, {});
-  const ourOpaque = ((await (await fetch(ours.token, { method: 'POST', headers: { ...form, authorization: basicAuth(bearerSecret.clientId, bearerSecret.clientSecret) }, body: tokenBody })).json()) as { access_token: string }).access_token;
+  const ourOpaque = (
+    (await (await fetch(ours.token, { method: 'POST', headers: { ...form, authorization: basicAuth(bearerSecret.clientId, bearerSecret.clientSecret) }, body: tokenBody })).json()) as {
+      access_token: string;
+    }
+  ).access_token;
 
   const peerTokenFile = join(work, 'bare-oidc-userinfo.token');
   const peer = await startHelper('bare-oidc-provider.ts', { log: 'bare-oidc.log', env: { USERINFO_TOKEN_FILE: peerTokenFile }, readyPath: '/.well-known/openid-configuration' });
   try {
     const peerAuth = basicAuth('bench', 'bench-secret');
     const peerTokenBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'api' }).toString();
-    const peerToken = ((await (await fetch(`${peer.baseUrl}/token`, { method: 'POST', headers: { ...form, authorization: peerAuth }, body: peerTokenBody })).json()) as { access_token: string }).access_token;
-    const peerOpaque = ((await (await fetch(`${peer.baseUrl}/token`, { method: 'POST', headers: { ...form, authorization: peerAuth }, body: `${peerTokenBody}&resource=urn%3Abench%3Aopaque` })).json()) as { access_token: string }).access_token;
+    const peerToken = ((await (await fetch(`${peer.baseUrl}/token`, { method: 'POST', headers: { ...form, authorization: peerAuth }, body: peerTokenBody })).json()) as { access_token: string })
+      .access_token;
+    const peerOpaque = (
+      (await (await fetch(`${peer.baseUrl}/token`, { method: 'POST', headers: { ...form, authorization: peerAuth }, body: `${peerTokenBody}&resource=urn%3Abench%3Aopaque` })).json()) as {
+        access_token: string;
+      }
+    ).access_token;
     if (ourToken.split('.').length !== 3 || peerToken.split('.').length !== 3) throw new Error('expected JWT access tokens from both');
     if (ourOpaque.includes('.') || peerOpaque.includes('.')) throw new Error('expected opaque access tokens from both');
     const post = (url: string, authorization: string, body: string) => ({ url, method: 'POST' as const, headers: { ...form, authorization }, body });
     // Each peer and the service in turns (measureAlternating): their ratio is what the issue's targets are.
     const peerSide = (target: Parameters<typeof measure>[0]) => ({ target, serverCpuSeconds: peer.cpuSeconds });
     const ourSide = (target: Parameters<typeof measure>[0]) => ({ target, serverCpuSeconds: child.cpuSeconds });
-    const [peerCc, ourCc] = await measureAlternating([
-      peerSide(post(`${peer.baseUrl}/token`, peerAuth, peerTokenBody)),
-      ourSide(post(ours.token, basicAuth(secret.clientId, secret.clientSecret), tokenBody)),
-    ], settings);
-    const [peerIntro, ourIntro, ourJwtIntro] = await measureAlternating([
-      peerSide(post(`${peer.baseUrl}/token/introspection`, peerAuth, new URLSearchParams({ token: peerOpaque }).toString())),
-      ourSide(post(ours.introspect, basicAuth(api.clientId, api.clientSecret), new URLSearchParams({ token: ourOpaque }).toString())),
-      ourSide(post(ours.introspect, basicAuth(api.clientId, api.clientSecret), new URLSearchParams({ token: ourToken }).toString())),
-    ], settings);
+    const [peerCc, ourCc] = await measureAlternating(
+      [peerSide(post(`${peer.baseUrl}/token`, peerAuth, peerTokenBody)), ourSide(post(ours.token, basicAuth(secret.clientId, secret.clientSecret), tokenBody))],
+      settings,
+    );
+    const [peerIntro, ourIntro, ourJwtIntro] = await measureAlternating(
+      [
+        peerSide(post(`${peer.baseUrl}/token/introspection`, peerAuth, new URLSearchParams({ token: peerOpaque }).toString())),
+        ourSide(post(ours.introspect, basicAuth(api.clientId, api.clientSecret), new URLSearchParams({ token: ourOpaque }).toString())),
+        ourSide(post(ours.introspect, basicAuth(api.clientId, api.clientSecret), new URLSearchParams({ token: ourToken }).toString())),
+      ],
+      settings,
+    );
     // Signed in only now: the login (password hashing in worker threads, sessions) is not part of the rows above.
     const personToken = await signInPerson(child, patAuthorization);
     const peerPersonToken = readFileSync(peerTokenFile, 'utf8');
     const peerInfo = await fetch(`${peer.baseUrl}/me`, { headers: { authorization: `Bearer ${peerPersonToken}` } });
     if (!peerInfo.ok) throw new Error(`the bare oidc-provider's userinfo answered ${peerInfo.status}: ${await peerInfo.text()}`);
-    const [peerUserinfo, ourUserinfo] = await measureAlternating([
-      peerSide({ url: `${peer.baseUrl}/me`, headers: { authorization: `Bearer ${peerPersonToken}` } }),
-      ourSide({ url: `${child.baseUrl}/oidc/v1/userinfo`, headers: { authorization: `Bearer ${personToken}` } }),
-    ], settings);
+    const [peerUserinfo, ourUserinfo] = await measureAlternating(
+      [
+        peerSide({ url: `${peer.baseUrl}/me`, headers: { authorization: `Bearer ${peerPersonToken}` } }),
+        ourSide({ url: `${child.baseUrl}/oidc/v1/userinfo`, headers: { authorization: `Bearer ${personToken}` } }),
+      ],
+      settings,
+    );
     return [
       { target: PEER_CC_TARGET, store: '-', m: peerCc },
       { target: OUR_CC_TARGET, store, m: ourCc },
@@ -95,15 +116,28 @@ async function signInPerson(child: Child, patAuthorization: string): Promise<str
   const userName = `bench-person-${Date.now()}`;
   const password = 'Bench-Passw0rd!';
   await apiCall(child, patAuthorization, 'POST', '/management/v1/users/human/_import', {
-    userName, profile: { firstName: 'Bench', lastName: 'Person' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password,
+    userName,
+    profile: { firstName: 'Bench', lastName: 'Person' },
+    email: { email: `${userName}@example.com`, isEmailVerified: true },
+    password,
   });
   const project = await apiCall(child, patAuthorization, 'POST', '/management/v1/projects', { name: `userinfo-bench-${Date.now()}` });
   const app = await apiCall(child, patAuthorization, 'POST', `/management/v1/projects/${project.id}/apps/oidc`, {
-    name: 'userinfo-bench', redirectUris: [redirectUri], appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+    name: 'userinfo-bench',
+    redirectUris: [redirectUri],
+    appType: 'OIDC_APP_TYPE_WEB',
+    authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+    devMode: true,
+    accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
   });
   const config = await oc.discovery(new URL(child.baseUrl), app.clientId, undefined, oc.ClientSecretBasic(app.clientSecret), { execute: [oc.allowInsecureRequests] });
   const verifier = oc.randomPKCECodeVerifier();
-  const url = oc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid profile email', code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const url = oc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: 'openid profile email',
+    code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
   const signedIn = await loginThroughForm(new Browser(), url.href, redirectUri, userName, password);
   if (!signedIn.callback) throw new Error(`the sign-in did not reach the redirect URI: ${signedIn.page?.status} ${signedIn.page?.html.slice(0, 300)}`);
   const tokens = await oc.authorizationCodeGrant(config, signedIn.callback, { pkceCodeVerifier: verifier });

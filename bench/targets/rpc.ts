@@ -23,7 +23,10 @@ const RPC_TARGETS = { grpc: '4.1 SetDefaultVerifyEmailMessageText over gRPC (HTT
 const RPC_CHANNEL_TARGET = '4.1 SetDefaultVerifyEmailMessageText over gRPC, one HTTP/2 session (as an SDK channel)';
 const NODE_RPC_CHANNEL_FLOOR_TARGET = "node's HTTP/2 server alone (no RPC library, no operation), gRPC, one HTTP/2 session";
 const RPC_FLOOR_TARGETS = { grpc: 'connect-node alone (an empty handler), gRPC (HTTP/2)', connect: 'connect-node alone (an empty handler), Connect JSON' } as const;
-const NODE_RPC_FLOOR_TARGETS = { grpc: "node's HTTP/2 server alone (no RPC library, no operation), gRPC", connect: "node's HTTP/1.1 server alone (no RPC library, no operation), Connect JSON" } as const;
+const NODE_RPC_FLOOR_TARGETS = {
+  grpc: "node's HTTP/2 server alone (no RPC library, no operation), gRPC",
+  connect: "node's HTTP/1.1 server alone (no RPC library, no operation), Connect JSON",
+} as const;
 let connectFloor: Child | undefined;
 let nodeRpcFloor: Child | undefined;
 
@@ -60,12 +63,14 @@ export async function benchRpc(service: Service): Promise<Row[]> {
   const connect: Side = {
     target: {
       url: child.baseUrl,
-      requests: [{
-        method: 'POST',
-        path: RPC_PATH,
-        headers: { authorization: headers.authorization, 'content-type': 'application/json', 'connect-protocol-version': '1' },
-        setupRequest: (req) => ({ ...req, body: JSON.stringify({ language: 'en', ...textFields(`connect ${runId} #${n++}`) }) }),
-      }],
+      requests: [
+        {
+          method: 'POST',
+          path: RPC_PATH,
+          headers: { authorization: headers.authorization, 'content-type': 'application/json', 'connect-protocol-version': '1' },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ language: 'en', ...textFields(`connect ${runId} #${n++}`) }) }),
+        },
+      ],
     },
     serverCpuSeconds: child.cpuSeconds,
     row: async (m) => ({ target: RPC_TARGETS.connect, store, m }),
@@ -73,9 +78,13 @@ export async function benchRpc(service: Service): Promise<Row[]> {
   // The library's floor, beside them in the first store's turns (it has no store).
   connectFloor ??= store === stores[0] ? await startRpcFloor('connect-floor-server.ts') : undefined;
   nodeRpcFloor ??= store === stores[0] ? await startRpcFloor('node-rpc-floor-server.ts') : undefined;
-  const floor = store === stores[0] && connectFloor && nodeRpcFloor
-    ? [...rpcFloorSides(connectFloor, headers.authorization, RPC_FLOOR_TARGETS), ...rpcFloorSides(nodeRpcFloor, headers.authorization, { ...NODE_RPC_FLOOR_TARGETS, grpcChannel: NODE_RPC_CHANNEL_FLOOR_TARGET })]
-    : [];
+  const floor =
+    store === stores[0] && connectFloor && nodeRpcFloor
+      ? [
+          ...rpcFloorSides(connectFloor, headers.authorization, RPC_FLOOR_TARGETS),
+          ...rpcFloorSides(nodeRpcFloor, headers.authorization, { ...NODE_RPC_FLOOR_TARGETS, grpcChannel: NODE_RPC_CHANNEL_FLOOR_TARGET }),
+        ]
+      : [];
   const measured = await inTurns([rest, grpc, grpcChannel, connect, ...floor]);
   const rows = measured.slice(0, 4);
   const after = await setText(child.baseUrl, headers, `rpc ${runId} after`);
@@ -91,10 +100,13 @@ export async function benchRpc(service: Service): Promise<Row[]> {
 
 function rpcFloorSides(floor: Child, authorization: string, names: { grpc: string; connect: string; grpcChannel?: string }): Side[] {
   const body = { language: 'en', ...textFields('floor') };
-  const grpcTarget = { origin: floor.baseUrl, path: RPC_PATH, headers: { authorization }, message: toBinary(SetDefaultVerifyEmailMessageTextRequestSchema, create(SetDefaultVerifyEmailMessageTextRequestSchema, body)) };
-  const channel: Side[] = names.grpcChannel
-    ? [{ target: { ...grpcTarget, sessions: 1 }, serverCpuSeconds: floor.cpuSeconds, row: async (m) => ({ target: names.grpcChannel!, store: '-', m }) }]
-    : [];
+  const grpcTarget = {
+    origin: floor.baseUrl,
+    path: RPC_PATH,
+    headers: { authorization },
+    message: toBinary(SetDefaultVerifyEmailMessageTextRequestSchema, create(SetDefaultVerifyEmailMessageTextRequestSchema, body)),
+  };
+  const channel: Side[] = names.grpcChannel ? [{ target: { ...grpcTarget, sessions: 1 }, serverCpuSeconds: floor.cpuSeconds, row: async (m) => ({ target: names.grpcChannel!, store: '-', m }) }] : [];
   return [
     {
       target: grpcTarget,
@@ -129,7 +141,10 @@ export function rpcVerdicts(rows: Row[]): string {
       lines.push(`  ${store}: 4.1 over ${shape.name} ÷ over REST, server CPU per call: ${ratio.toFixed(2)}× (target ≤ 1.3×) → ${ratio <= 1.3 ? 'MET' : 'MISSED'}`);
       // Unary calls no longer run through connect-node (src/rpc/unary-rpc.ts): node's own server is their floor.
       const nodeFloor = cpuOf(shape.nodeFloor);
-      if (nodeFloor) lines.push(`    (node's own server with no RPC library and no operation: ${(nodeFloor / rest).toFixed(2)}× the REST PUT's CPU; the gateway and the operation add ${Math.round((cpu - nodeFloor) * 1000)} µs to it, where the REST PUT costs ${Math.round(rest * 1000)} µs in all)`);
+      if (nodeFloor)
+        lines.push(
+          `    (node's own server with no RPC library and no operation: ${(nodeFloor / rest).toFixed(2)}× the REST PUT's CPU; the gateway and the operation add ${Math.round((cpu - nodeFloor) * 1000)} µs to it, where the REST PUT costs ${Math.round(rest * 1000)} µs in all)`,
+        );
       const connectFloor = shape.connectFloor ? cpuOf(shape.connectFloor) : undefined;
       if (connectFloor) lines.push(`    (connect-node alone with an empty handler, what unary calls went through until round 21: ${(connectFloor / rest).toFixed(2)}× the REST PUT's CPU)`);
     }

@@ -30,18 +30,32 @@ async function prepareSignIn(child: Child, patAuthorization: string): Promise<(i
   for (let i = 0; i < SIGNIN_CONCURRENCY; i++) {
     const userName = `signin-${stamp}-${i}`;
     await apiCall(child, patAuthorization, 'POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'Sign', lastName: 'In' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password,
+      userName,
+      profile: { firstName: 'Sign', lastName: 'In' },
+      email: { email: `${userName}@example.com`, isEmailVerified: true },
+      password,
     });
     people.push(userName);
   }
   const project = await apiCall(child, patAuthorization, 'POST', '/management/v1/projects', { name: `signin-bench-${stamp}` });
   const app = await apiCall(child, patAuthorization, 'POST', `/management/v1/projects/${project.id}/apps/oidc`, {
-    name: 'signin-bench', redirectUris: [redirectUri], appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+    name: 'signin-bench',
+    redirectUris: [redirectUri],
+    appType: 'OIDC_APP_TYPE_WEB',
+    authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+    devMode: true,
+    accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
   });
   const config = await oc.discovery(new URL(child.baseUrl), app.clientId, undefined, oc.ClientSecretBasic(app.clientSecret), { execute: [oc.allowInsecureRequests] });
   return async (i: number) => {
     const verifier = oc.randomPKCECodeVerifier();
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid profile email', code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: oc.randomState() });
+    const url = oc.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope: 'openid profile email',
+      code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state: oc.randomState(),
+    });
     const signedIn = await loginThroughForm(new Browser(), url.href, redirectUri, people[i], password);
     if (!signedIn.callback) throw new Error(`no code: ${signedIn.page?.status} ${signedIn.page?.html.replace(/\s+/g, ' ').slice(0, 200)}`);
     const tokens = await oc.authorizationCodeGrant(config, signedIn.callback, { pkceCodeVerifier: verifier, expectedState: url.searchParams.get('state')! });
@@ -96,7 +110,9 @@ export function signInVerdicts(rows: Row[]): string {
     const floor = rows[i - 1];
     if (i < 1 || floor?.target !== SIGNIN_TARGETS.floor) continue;
     const share = (100 * rows[i].m.requestsPerSecond) / floor.m.requestsPerSecond;
-    lines.push(`  ${store}: sign-ins/s ${rows[i].m.requestsPerSecond.toFixed(1)} = ${share.toFixed(1)} % of the hash floor's ${floor.m.requestsPerSecond.toFixed(1)} checks/s (target ≥ 70 %) → ${share >= 70 ? 'MET' : 'MISSED'}; server CPU per sign-in ${(rows[i].m.serverCpuMs ?? NaN).toFixed(1)} ms, per check ${(floor.m.serverCpuMs ?? NaN).toFixed(1)} ms`);
+    lines.push(
+      `  ${store}: sign-ins/s ${rows[i].m.requestsPerSecond.toFixed(1)} = ${share.toFixed(1)} % of the hash floor's ${floor.m.requestsPerSecond.toFixed(1)} checks/s (target ≥ 70 %) → ${share >= 70 ? 'MET' : 'MISSED'}; server CPU per sign-in ${(rows[i].m.serverCpuMs ?? NaN).toFixed(1)} ms, per check ${(floor.m.serverCpuMs ?? NaN).toFixed(1)} ms`,
+    );
   }
   return lines.length ? `issue 34 sign-in target (in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }

@@ -21,9 +21,12 @@ export async function benchTokenKinds(child: Child, patAuthorization: string, st
   if (jwt.split('.').length !== 3) throw new Error('the machine user did not get a JWT access token');
   // In turns: their ratio is the target.
   return inTurns(
-    ([['PAT', patAuthorization], ['JWT access token', `Bearer ${jwt}`]] as const).map(([kind, authorization]) =>
-      readSide(child, { url: `${child.baseUrl}/admin/v1/languages`, headers: { authorization } }, `GET /admin/v1/languages with a ${kind}`, store),
-    ),
+    (
+      [
+        ['PAT', patAuthorization],
+        ['JWT access token', `Bearer ${jwt}`],
+      ] as const
+    ).map(([kind, authorization]) => readSide(child, { url: `${child.baseUrl}/admin/v1/languages`, headers: { authorization } }, `GET /admin/v1/languages with a ${kind}`, store)),
   );
 }
 

@@ -84,11 +84,14 @@ export async function writeSide(servers: Child[], headers: Record<string, string
  * BENCH_VARIANTS: `name=dir,…`, other builds of packages/server whose PUT is measured in the same
  * turns as this checkout's (e.g. one without a mechanism whose worth is in question).
  */
-const VARIANTS = (process.env.BENCH_VARIANTS ?? '').split(',').filter(Boolean).map((entry) => {
-  const [name, dir] = entry.split('=');
-  if (!name || !dir) throw new Error(`BENCH_VARIANTS: expected name=dir, got ${entry}`);
-  return { name, dir };
-});
+const VARIANTS = (process.env.BENCH_VARIANTS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((entry) => {
+    const [name, dir] = entry.split('=');
+    if (!name || !dir) throw new Error(`BENCH_VARIANTS: expected name=dir, got ${entry}`);
+    return { name, dir };
+  });
 
 /**
  * One of the lower-bound servers (bench/without-framework-server.ts, bench/minimal-hono-server.ts):
@@ -112,9 +115,13 @@ export async function writeSides(services: Service[]): Promise<Side[]> {
     for (const { name, dir } of VARIANTS) for (const store of stores) variants.push({ ...(await startService(store, dir, `${store}-${name}`)), variant: name });
   }
   const floor = targets.has('floor') && stores.includes('sqlite') ? await startHelper('floor-server.ts', { log: 'floor.log', env: { DATABASE_FILE: join(work, 'floor.db') } }) : undefined;
-  const bounds = targets.has('bounds') && stores.includes('sqlite')
-    ? [[await startBound('without-framework-server.ts', 'without-framework'), WITHOUT_FRAMEWORK_TARGET], [await startBound('minimal-hono-server.ts', 'minimal-hono'), MINIMAL_HONO_TARGET]] as const
-    : [];
+  const bounds =
+    targets.has('bounds') && stores.includes('sqlite')
+      ? ([
+          [await startBound('without-framework-server.ts', 'without-framework'), WITHOUT_FRAMEWORK_TARGET],
+          [await startBound('minimal-hono-server.ts', 'minimal-hono'), MINIMAL_HONO_TARGET],
+        ] as const)
+      : [];
   return [
     ...(floor ? [await writeSide([floor], { authorization: 'Bearer not-checked', 'content-type': 'application/json' }, 'sqlite', FLOOR_TARGET)] : []),
     ...(await Promise.all(bounds.map(([bound, name]) => writeSide([bound.child], bound.headers, 'sqlite', name)))),
@@ -158,18 +165,23 @@ function issue14Targets(rows: Row[]): string {
   // CPU against the minimal Hono route carrying the same authentication and write (the bound the
   // design's HTTP stack allows), its p99 against the floor's in the same run.
   const minimalHono = cpu(MINIMAL_HONO_TARGET, 'sqlite');
-  check('SQLite PUT, server CPU per request ÷ the minimal Hono route\'s', ratio(sqlitePut, minimalHono), 1.2, '×');
+  check("SQLite PUT, server CPU per request ÷ the minimal Hono route's", ratio(sqlitePut, minimalHono), 1.2, '×');
   if (sqlitePut && minimalHono?.serverCpuMs) lines.push(`    (${Math.round(sqlitePut.serverCpuMs! * 1000)} ÷ ${Math.round(minimalHono.serverCpuMs * 1000)} µs)`);
-  if (sqlitePut && floor?.p99) check('SQLite PUT, p99 ÷ the floor\'s p99', sqlitePut.p99 / floor.p99, 1.5, '×');
+  if (sqlitePut && floor?.p99) check("SQLite PUT, p99 ÷ the floor's p99", sqlitePut.p99 / floor.p99, 1.5, '×');
   if (sqlitePut && floor?.p99) lines.push(`    (${sqlitePut.p99.toFixed(1)} ÷ ${floor.p99.toFixed(1)} ms)`);
   // Not targets: the bounds and the PUT against the floor's CPU.
-  for (const [name, target] of [['without an HTTP framework', WITHOUT_FRAMEWORK_TARGET], ['on a minimal Hono route', MINIMAL_HONO_TARGET], ['(the PUT itself)', writeTargetName()]]) {
+  for (const [name, target] of [
+    ['without an HTTP framework', WITHOUT_FRAMEWORK_TARGET],
+    ['on a minimal Hono route', MINIMAL_HONO_TARGET],
+    ['(the PUT itself)', writeTargetName()],
+  ]) {
     const bound = ratio(cpu(target, 'sqlite'), floor);
-    if (bound !== undefined) lines.push(`    (${target === writeTargetName() ? 'the service\'s PUT' : `lower bound: the service's authentication and write ${name}`}: ${bound.toFixed(2)}× the floor's CPU per request)`);
+    if (bound !== undefined)
+      lines.push(`    (${target === writeTargetName() ? "the service's PUT" : `lower bound: the service's authentication and write ${name}`}: ${bound.toFixed(2)}× the floor's CPU per request)`);
   }
-  check('SQLite authenticated GET, server CPU per request ÷ bare Hono\'s', ratio(cpu(READ_TARGET, 'sqlite'), cpu(BARE_TARGET, '-')), 3, '×');
-  if (postgresPut && sqlitePut) check('PostgreSQL PUT, requests/s as % of SQLite\'s', (100 * postgresPut.requestsPerSecond) / sqlitePut.requestsPerSecond, 35, ' %', true);
-  check('PostgreSQL PUT, server CPU per request ÷ SQLite\'s', ratio(postgresPut, sqlitePut), 2, '×');
+  check("SQLite authenticated GET, server CPU per request ÷ bare Hono's", ratio(cpu(READ_TARGET, 'sqlite'), cpu(BARE_TARGET, '-')), 3, '×');
+  if (postgresPut && sqlitePut) check("PostgreSQL PUT, requests/s as % of SQLite's", (100 * postgresPut.requestsPerSecond) / sqlitePut.requestsPerSecond, 35, ' %', true);
+  check("PostgreSQL PUT, server CPU per request ÷ SQLite's", ratio(postgresPut, sqlitePut), 2, '×');
   check('PostgreSQL PUT, p99', postgresPut?.p99, 25, ' ms');
   return lines.length ? `issue 14 targets, the SQLite PUT's as issue 34 restated them (measured in turns in this run; reported, not asserted):\n${lines.join('\n')}\n` : '';
 }

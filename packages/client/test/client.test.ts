@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createIdentityClient, IdentityApiError, unwrap, type ErrorBody } from '../src/index.js';
+import { createIdentityClient, type ErrorBody, IdentityApiError, unwrap } from '../src/index.js';
 
 // A tiny real HTTP handler standing in for the service: the client's own behaviour is under test
 // here (headers, error surfacing); the contract tests drive the real server through this client.

@@ -16,10 +16,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Dialect } from '@identity-service/server/src/store/store.js';
 import { totpCode } from '@identity-service/server/src/domain/login/totp.js';
+import type { Dialect } from '@identity-service/server/src/store/store.js';
 import { insertMachineUserWithToken } from '@identity-service/server/test/support/instance.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
+import { Browser, loginThroughForm, type OidcTestServer, startOidcServer } from '@identity-service/server/test/support/oidc-server.js';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -58,7 +58,12 @@ function cli(args: string[]) {
 }
 
 /** What a page says, without its markup (enough of it to tell why a sign-in failed). */
-const textOf = (html: string) => html.replace(/<style[\s\S]*?<\/style>|<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 300);
+const textOf = (html: string) =>
+  html
+    .replace(/<style[\s\S]*?<\/style>|<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 300);
 
 /** Polls `check` until it holds, failing after `ms`. */
 async function within(ms: number, check: () => Promise<boolean>): Promise<void> {
@@ -84,10 +89,20 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
 
   /** A person added at the source as an administrator would, with the password they sign in with. */
   const addPerson = async (name: string, password: string, app?: string): Promise<Person> => {
-    const res = await source.api('POST', '/management/v1/users/human/_import', {
-      userName: name, profile: { firstName: name, lastName: 'Cutover' }, email: { email: `${name}@cutover.example.com`, isEmailVerified: true }, password, passwordChangeRequired: false,
-      ...(app ? { otpCode: app } : {}),
-    }, undefined, inOrg());
+    const res = await source.api(
+      'POST',
+      '/management/v1/users/human/_import',
+      {
+        userName: name,
+        profile: { firstName: name, lastName: 'Cutover' },
+        email: { email: `${name}@cutover.example.com`, isEmailVerified: true },
+        password,
+        passwordChangeRequired: false,
+        ...(app ? { otpCode: app } : {}),
+      },
+      undefined,
+      inOrg(),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const userId = res.body.userId as string;
     expect(userId).toMatch(/^\d{18}$/);
@@ -114,7 +129,7 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
       if (person.app) {
         // The password alone must not sign in someone who has an app: the app came along, or the sign-in is wrong.
         const codeForm = /<form method="post" action="([^"]+\/otp)"/.exec(signedIn.page?.html ?? '')?.[1];
-        if (!codeForm) return attempt(false, signedIn.callback ? 'signed in without the app\'s code' : `login page ${signedIn.page?.status}: ${textOf(signedIn.page?.html ?? '')}`);
+        if (!codeForm) return attempt(false, signedIn.callback ? "signed in without the app's code" : `login page ${signedIn.page?.status}: ${textOf(signedIn.page?.html ?? '')}`);
         const coded = await browser.follow(new URL(codeForm, server.issuer).href, REDIRECT, { form: { code: totpCode(person.app, Date.now() + codeShift) } });
         signedIn = coded.location ? { callback: coded.location } : { page: { status: coded.res.status, html: await coded.res.text(), headers: coded.res.headers } };
       }
@@ -133,9 +148,19 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
     orgId = (await source.api('POST', '/management/v1/orgs', { name: 'Cutover Co' })).body.id;
     const projectId = (await source.api('POST', '/management/v1/projects', { name: 'portal' }, undefined, inOrg())).body.id;
     // The relying party people sign in to: a public client with PKCE (devMode: an http loopback redirect).
-    const app = await source.api('POST', `/management/v1/projects/${projectId}/apps/oidc`, {
-      name: 'portal-web', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-    }, undefined, inOrg());
+    const app = await source.api(
+      'POST',
+      `/management/v1/projects/${projectId}/apps/oidc`,
+      {
+        name: 'portal-web',
+        redirectUris: [REDIRECT],
+        appType: 'OIDC_APP_TYPE_USER_AGENT',
+        authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+        devMode: true,
+      },
+      undefined,
+      inOrg(),
+    );
     expect(app.status, JSON.stringify(app.body)).toBe(200);
     clientId = app.body.clientId;
   }, 120_000);
@@ -207,7 +232,11 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
     }
 
     expect(attempts.filter((a) => !a.ok)).toEqual([]);
-    for (const person of [...people, erin]) expect(attempts.filter((a) => a.who === person.name && a.at === 'target'), person.name).toHaveLength(1);
+    for (const person of [...people, erin])
+      expect(
+        attempts.filter((a) => a.who === person.name && a.at === 'target'),
+        person.name,
+      ).toHaveLength(1);
     expect(attempts.filter((a) => a.at === 'source')).toHaveLength(4 * 3 + 1 + 2);
   }, 150_000);
 });

@@ -4,9 +4,9 @@
  * and PostgreSQL: the target's ListUserChanges lists the source's changes, then the import's event.
  */
 import { describeEachStore } from '@identity-service/server/test/support/instance.js';
-import { startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '@identity-service/server/test/support/oidc-server.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { main, type CliIo } from '../src/cli/identity-transfer.js';
+import { type CliIo, main } from '../src/cli/identity-transfer.js';
 
 const quiet = (): CliIo => ({ tty: false, progressEveryMs: 0, stdout: () => undefined, stderr: () => undefined });
 
@@ -32,12 +32,18 @@ describeEachStore('identity-transfer migrate --with-history', (dialect) => {
   const changes = async (s: OidcTestServer) => {
     const res = await s.api('POST', `/management/v1/users/${userId}/changes/_search`, { query: { asc: true } }, undefined, { 'x-service-orgid': orgId });
     expect(res.status).toBe(200);
-    return (res.body.result as { eventType: { key: string }; sequence: string; changeDate: string; editorId: string }[])
-      .map((c) => ({ type: c.eventType.key, sequence: c.sequence, date: c.changeDate, editor: c.editorId }));
+    return (res.body.result as { eventType: { key: string }; sequence: string; changeDate: string; editorId: string }[]).map((c) => ({
+      type: c.eventType.key,
+      sequence: c.sequence,
+      date: c.changeDate,
+      editor: c.editorId,
+    }));
   };
 
   it("the target's change list is the source's, then the import", async () => {
-    await expect(main(['verify', '--from-url', source.issuer, '--from-token', 't', '--to-url', target.issuer, '--to-token', 't', '--with-history'], quiet())).rejects.toThrow(/--with-history is not an option of verify/);
+    await expect(main(['verify', '--from-url', source.issuer, '--from-token', 't', '--to-url', target.issuer, '--to-token', 't', '--with-history'], quiet())).rejects.toThrow(
+      /--with-history is not an option of verify/,
+    );
     const migrate = ['migrate', '--from-url', source.issuer, '--from-token', source.t.adminToken, '--to-url', target.issuer, '--to-token', target.t.adminToken, '--org', orgId, '--with-history'];
     expect(await main(migrate, quiet())).toBe(0);
     const before = await changes(source);

@@ -5,16 +5,17 @@
  * --dry-run, --conflict-policy, the job's progress as it goes, the summary per kind of resource
  * that says when nothing was written, and exit 1 on any failure.
  */
-import { ServiceAccount } from '@zitadel/node/dist/credentials/index.js';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as oc from 'openid-client';
 import { describeEachStore } from '@identity-service/server/test/support/instance.js';
-import { startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '@identity-service/server/test/support/oidc-server.js';
 import { BCRYPT } from '@identity-service/server/test/support/transfer-documents.js';
+import { ServiceAccount } from '@zitadel/node/dist/credentials/index.js';
+import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { main, type CliIo } from '../src/cli/identity-transfer.js';
+import { type CliIo, main } from '../src/cli/identity-transfer.js';
 
 function capture(): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -40,7 +41,20 @@ describeEachStore('identity-transfer options against a running service', (dialec
   let secret: { clientId: string; clientSecret: string };
   let keyFile: string;
   let dir: string;
-  const migrate = (...options: string[]) => ['migrate', '--from-url', source.issuer, '--from-token', source.t.adminToken, '--to-url', target.issuer, '--to-token', target.t.adminToken, '--org', orgId, ...options];
+  const migrate = (...options: string[]) => [
+    'migrate',
+    '--from-url',
+    source.issuer,
+    '--from-token',
+    source.t.adminToken,
+    '--to-url',
+    target.issuer,
+    '--to-token',
+    target.t.adminToken,
+    '--org',
+    orgId,
+    ...options,
+  ];
   const orgCount = async () => Number((await target.api('POST', '/admin/v1/orgs/_search', {})).body.details.totalResult);
 
   beforeAll(async () => {
@@ -126,15 +140,21 @@ describeEachStore('identity-transfer options against a running service', (dialec
     const users = 20_000;
     const file = join(dir, 'large.json');
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(file, JSON.stringify({
-      orgs: [{
-        orgId: '310000000000000000', org: { name: 'Large Co' },
-        humanUsers: Array.from({ length: users }, (_, u) => ({
-          userId: `31${String(u + 1).padStart(16, '0')}`,
-          user: { userName: `u${u}`, profile: { firstName: 'L', lastName: `U${u}` }, email: { email: `u${u}@large.example.com`, isEmailVerified: true }, hashedPassword: { value: BCRYPT } },
-        })),
-      }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        orgs: [
+          {
+            orgId: '310000000000000000',
+            org: { name: 'Large Co' },
+            humanUsers: Array.from({ length: users }, (_, u) => ({
+              userId: `31${String(u + 1).padStart(16, '0')}`,
+              user: { userName: `u${u}`, profile: { firstName: 'L', lastName: `U${u}` }, email: { email: `u${u}@large.example.com`, isEmailVerified: true }, hashedPassword: { value: BCRYPT } },
+            })),
+          },
+        ],
+      }),
+    );
     const io = capture();
     expect(await main(['import', '--url', target.issuer, '--token', target.t.adminToken, file], io)).toBe(0);
     const midway = io.err.filter((l) => /: importing: 0\/1 organisations, [1-9]\d*\/20000 users$/.test(l));

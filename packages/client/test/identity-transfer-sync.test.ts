@@ -15,10 +15,10 @@ import { checkTotpLogin, totpCode } from '@identity-service/server/src/domain/lo
 import { confirmOtpEnrolment, startOtpEnrolment } from '@identity-service/server/src/domain/users/otp-enrolment.js';
 import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
 import { describeEachStore, insertMachineUserWithToken } from '@identity-service/server/test/support/instance.js';
-import { startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '@identity-service/server/test/support/oidc-server.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { main, type CliIo } from '../src/cli/identity-transfer.js';
-import { sync, type SyncOptions } from '../src/cli/sync.js';
+import { type CliIo, main } from '../src/cli/identity-transfer.js';
+import { type SyncOptions, sync } from '../src/cli/sync.js';
 
 function capture(): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -49,9 +49,19 @@ describeEachStore('identity-transfer sync against running services', (dialect) =
   const inOrg = () => ({ 'x-service-orgid': orgId });
   const between = () => ['--from-url', source.issuer, '--from-token', source.t.adminToken, '--to-url', target.issuer, '--to-token', target.t.adminToken, '--org', orgId];
   const addHuman = async (userName: string) => {
-    const res = await source.api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: userName, lastName: 'Sync' }, email: { email: `${userName}@sync.example.com`, isEmailVerified: true }, password: PASSWORD, passwordChangeRequired: false,
-    }, undefined, inOrg());
+    const res = await source.api(
+      'POST',
+      '/management/v1/users/human/_import',
+      {
+        userName,
+        profile: { firstName: userName, lastName: 'Sync' },
+        email: { email: `${userName}@sync.example.com`, isEmailVerified: true },
+        password: PASSWORD,
+        passwordChangeRequired: false,
+      },
+      undefined,
+      inOrg(),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body.userId as string;
   };
@@ -90,8 +100,18 @@ describeEachStore('identity-transfer sync against running services', (dialect) =
     const io = capture();
     const stop = new AbortController();
     const running = sync(io, {
-      from: { url: source.issuer, token: source.t.adminToken }, to: { url: target.issuer, token: target.t.adminToken }, orgs: [orgId],
-      withPasswords: true, withOtp: true, withKeys: false, conflictPolicy: 'OVERWRITE', checkpointFile: join(dir, 'follow.json'), intervalMs: 200, once: false, timeout: '1m', signal: stop.signal,
+      from: { url: source.issuer, token: source.t.adminToken },
+      to: { url: target.issuer, token: target.t.adminToken },
+      orgs: [orgId],
+      withPasswords: true,
+      withOtp: true,
+      withKeys: false,
+      conflictPolicy: 'OVERWRITE',
+      checkpointFile: join(dir, 'follow.json'),
+      intervalMs: 200,
+      once: false,
+      timeout: '1m',
+      signal: stop.signal,
     });
     try {
       await within(10_000, async () => (await userAt(target, dave)).status === 200);
@@ -181,8 +201,17 @@ describeEachStore('identity-transfer sync against running services', (dialect) =
     const round = async (conflictPolicy: SyncOptions['conflictPolicy']) => {
       const io = capture();
       const code = await sync(io, {
-        from: { url: source.issuer, token: source.t.adminToken }, to: { url: target.issuer, token: follower.token }, orgs: [orgId],
-        withPasswords: true, withOtp: true, withKeys: false, conflictPolicy, checkpointFile: file, intervalMs: 0, once: true, timeout: '1m',
+        from: { url: source.issuer, token: source.t.adminToken },
+        to: { url: target.issuer, token: follower.token },
+        orgs: [orgId],
+        withPasswords: true,
+        withOtp: true,
+        withKeys: false,
+        conflictPolicy,
+        checkpointFile: file,
+        intervalMs: 0,
+        once: true,
+        timeout: '1m',
       });
       return { code, io };
     };

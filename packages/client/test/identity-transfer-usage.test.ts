@@ -4,7 +4,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { main, type CliIo } from '../src/cli/identity-transfer.js';
+import { type CliIo, main } from '../src/cli/identity-transfer.js';
 
 function capture(): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -29,7 +29,12 @@ describe('identity-transfer help', () => {
     ['verify', '--with-passwords'],
   ] as const) {
     it(`${command} --help / -h / help ${command} print the command's usage and options, exit 0`, async () => {
-      for (const argv of [[command, '--help'], [command, '-h'], ['help', command], [command, '--url', 'http://x', '--help']]) {
+      for (const argv of [
+        [command, '--help'],
+        [command, '-h'],
+        ['help', command],
+        [command, '--url', 'http://x', '--help'],
+      ]) {
         const io = capture();
         expect(await main(argv, io), argv.join(' ')).toBe(0);
         const text = io.out.join('\n');
@@ -60,9 +65,9 @@ describe('identity-transfer when the service cannot be reached', () => {
     await expect(main(['export', '--url', `http://127.0.0.1:${port}`, '--token', 't', '--out', '/tmp/never.json'], capture())).rejects.toThrow(
       new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}: connection refused`),
     );
-    await expect(
-      main(['migrate', '--from-url', `http://127.0.0.1:${port}`, '--from-token', 'a', '--to-url', 'http://127.0.0.1:1', '--to-token', 'b'], capture()),
-    ).rejects.toThrow(new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}: connection refused`));
+    await expect(main(['migrate', '--from-url', `http://127.0.0.1:${port}`, '--from-token', 'a', '--to-url', 'http://127.0.0.1:1', '--to-token', 'b'], capture())).rejects.toThrow(
+      new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}: connection refused`),
+    );
   });
 
   it('an unknown host: names the host and says the name did not resolve', async () => {

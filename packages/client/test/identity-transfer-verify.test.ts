@@ -6,9 +6,9 @@
  */
 import { Readable } from 'node:stream';
 import { describeEachStore } from '@identity-service/server/test/support/instance.js';
-import { startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '@identity-service/server/test/support/oidc-server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main, type CliIo } from '../src/cli/identity-transfer.js';
+import { type CliIo, main } from '../src/cli/identity-transfer.js';
 import { compareExports } from '../src/cli/verify.js';
 
 function capture(): CliIo & { out: string[]; err: string[] } {
@@ -30,7 +30,19 @@ describeEachStore('identity-transfer verify against running services', (dialect)
   let pat: string;
   const users: Record<'ann' | 'bob' | 'carl', string> = { ann: '', bob: '', carl: '' };
   const inOrg = () => ({ 'x-service-orgid': orgId });
-  const between = (...options: string[]) => ['--from-url', source.issuer, '--from-token', source.t.adminToken, '--to-url', target.issuer, '--to-token', target.t.adminToken, '--org', orgId, ...options];
+  const between = (...options: string[]) => [
+    '--from-url',
+    source.issuer,
+    '--from-token',
+    source.t.adminToken,
+    '--to-url',
+    target.issuer,
+    '--to-token',
+    target.t.adminToken,
+    '--org',
+    orgId,
+    ...options,
+  ];
   const verify = async (...options: string[]) => {
     const io = capture();
     const code = await main(['verify', ...between(...options)], io);
@@ -47,9 +59,19 @@ describeEachStore('identity-transfer verify against running services', (dialect)
     projectId = (await source.api('POST', '/management/v1/projects', { name: 'shop' }, undefined, inOrg())).body.id;
     expect((await source.api('POST', `/management/v1/projects/${projectId}/roles`, { roleKey: 'buyer', displayName: 'Buyer' }, undefined, inOrg())).status).toBe(200);
     for (const name of ['ann', 'bob', 'carl'] as const) {
-      const res = await source.api('POST', '/management/v1/users/human/_import', {
-        userName: name, profile: { firstName: name, lastName: 'Verify' }, email: { email: `${name}@verify.example.com`, isEmailVerified: true }, password: PASSWORD, passwordChangeRequired: false,
-      }, undefined, inOrg());
+      const res = await source.api(
+        'POST',
+        '/management/v1/users/human/_import',
+        {
+          userName: name,
+          profile: { firstName: name, lastName: 'Verify' },
+          email: { email: `${name}@verify.example.com`, isEmailVerified: true },
+          password: PASSWORD,
+          passwordChangeRequired: false,
+        },
+        undefined,
+        inOrg(),
+      );
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       users[name] = res.body.userId;
     }
@@ -70,7 +92,9 @@ describeEachStore('identity-transfer verify against running services', (dialect)
   it('after migrate the instances agree (exit 0): every resource compared by digest, the generated domains left aside', async () => {
     const { code, io } = await verify('--with-passwords', '--with-keys');
     expect(code, io.out.join('\n')).toBe(0);
-    expect(io.out).toEqual([expect.stringMatching(/^the instances agree: \d+ resource\(s\) of 1 organisation\(s\) compared by digest \(with password and client secret hashes, keys, token and machine secret hashes\)$/)]);
+    expect(io.out).toEqual([
+      expect.stringMatching(/^the instances agree: \d+ resource\(s\) of 1 organisation\(s\) compared by digest \(with password and client secret hashes, keys, token and machine secret hashes\)$/),
+    ]);
     // The organisation, 3 humans and a machine user, a project and its role, a grant, a policy, a token at least.
     expect(Number(/agree: (\d+)/.exec(io.out[0]!)![1])).toBeGreaterThanOrEqual(10);
     // Each instance generated its own domain for the organisation: not a difference.
@@ -129,22 +153,29 @@ describeEachStore('identity-transfer verify against running services', (dialect)
       expect.stringMatching(new RegExp(`^missing  org ${only}: not at the target \\(\\d+ resource\\(s\\) at the source\\)$`)),
       expect.stringMatching(/^the instances differ: 1 difference\(s\) \(1 organisation\(s\) missing at the target, 0 missing at the target, 0 extra at the target, 0 changed\)/),
     ]);
-    await expect(main(['verify', '--from-url', source.issuer, '--from-token', source.t.adminToken, '--to-url', target.issuer, '--to-token', target.t.adminToken, '--org', '999999999999999999'], capture())).rejects.toThrow(/^404: .*999999999999999999/);
+    await expect(
+      main(['verify', '--from-url', source.issuer, '--from-token', source.t.adminToken, '--to-url', target.issuer, '--to-token', target.t.adminToken, '--org', '999999999999999999'], capture()),
+    ).rejects.toThrow(/^404: .*999999999999999999/);
   }, 60_000);
 });
 
 describe('verify holds digests, not documents', () => {
   /** An export of one organisation with `users` users, cut into pieces of `size` bytes. */
   function* pieces(users: number, size: number, renamed = -1): Generator<Uint8Array> {
-    const doc = Buffer.from(JSON.stringify({
-      orgs: [{
-        orgId: '320000000000000000', org: { name: 'Pieces Co' },
-        humanUsers: Array.from({ length: users }, (_, i) => ({
-          userId: `32${String(i + 1).padStart(16, '0')}`,
-          user: { userName: `u${i}`, profile: { firstName: i === renamed ? 'Renamed' : `F${i}`, lastName: 'L' }, email: { email: `u${i}@pieces.example.com` } },
-        })),
-      }],
-    }));
+    const doc = Buffer.from(
+      JSON.stringify({
+        orgs: [
+          {
+            orgId: '320000000000000000',
+            org: { name: 'Pieces Co' },
+            humanUsers: Array.from({ length: users }, (_, i) => ({
+              userId: `32${String(i + 1).padStart(16, '0')}`,
+              user: { userName: `u${i}`, profile: { firstName: i === renamed ? 'Renamed' : `F${i}`, lastName: 'L' }, email: { email: `u${i}@pieces.example.com` } },
+            })),
+          },
+        ],
+      }),
+    );
     for (let at = 0; at < doc.length; at += size) yield doc.subarray(at, at + size);
   }
 
@@ -158,9 +189,21 @@ describe('verify holds digests, not documents', () => {
   });
 
   it("a ZITADEL source's document: the client ids and grant ids the import minted at the target are no difference, anything else is", async () => {
-    const org = (app: Record<string, unknown>, grant: Record<string, unknown>) => Readable.from([Buffer.from(JSON.stringify({
-      orgs: [{ orgId: '330000000000000000', org: { name: 'Z Co' }, oidcApps: [{ appId: '330000000000000001', app: { projectId: '330000000000000002', name: 'web' }, ...app }], userGrants: [{ userId: '330000000000000003', projectId: '330000000000000002', roleKeys: ['r'], ...grant }] }],
-    }))]);
+    const org = (app: Record<string, unknown>, grant: Record<string, unknown>) =>
+      Readable.from([
+        Buffer.from(
+          JSON.stringify({
+            orgs: [
+              {
+                orgId: '330000000000000000',
+                org: { name: 'Z Co' },
+                oidcApps: [{ appId: '330000000000000001', app: { projectId: '330000000000000002', name: 'web' }, ...app }],
+                userGrants: [{ userId: '330000000000000003', projectId: '330000000000000002', roleKeys: ['r'], ...grant }],
+              },
+            ],
+          }),
+        ),
+      ]);
     const minted = { identityServiceClient: { clientId: '330000000000000004' } };
     expect((await compareExports(org({}, {}), org(minted, { identityServiceGrantId: '330000000000000005' }))).differences).toEqual([]);
     // Both sides have a client id, and they differ: a difference.

@@ -7,13 +7,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
-import { createTestInstance, type TestInstance } from '@identity-service/server/test/support/instance.js';
+import { type ServerType, serve } from '@hono/node-server';
 import { ImportJobWorker } from '@identity-service/server/src/background/import-job-worker.js';
 import { jobDocuments } from '@identity-service/server/src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
+import { createTestInstance, type TestInstance } from '@identity-service/server/test/support/instance.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main, type CliIo } from '../src/cli/identity-transfer.js';
+import { type CliIo, main } from '../src/cli/identity-transfer.js';
 
 interface Running {
   instance: TestInstance;
@@ -37,9 +37,7 @@ async function start({ jobs = true } = {}): Promise<Running> {
     };
   }
   return new Promise((resolve) => {
-    const server = serve({ fetch: instance.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
-      resolve({ instance, server, url: `http://127.0.0.1:${info.port}` }),
-    );
+    const server = serve({ fetch: instance.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve({ instance, server, url: `http://127.0.0.1:${info.port}` }));
   });
 }
 
@@ -52,7 +50,18 @@ function capture(tty = false): CliIo & { out: string[]; err: string[] } {
 const org = (n: string) => ({
   orgId: `cli-${n}`,
   org: { name: `CLI ${n}` },
-  humanUsers: [{ userId: `cli-${n}-u`, user: { userName: 'h', profile: { firstName: 'H', lastName: 'U' }, email: { email: `h${n}@example.com`, isEmailVerified: true }, hashedPassword: { value: '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy' }, otpCode: 'JBSWY3DPEHPK3PXP' } }],
+  humanUsers: [
+    {
+      userId: `cli-${n}-u`,
+      user: {
+        userName: 'h',
+        profile: { firstName: 'H', lastName: 'U' },
+        email: { email: `h${n}@example.com`, isEmailVerified: true },
+        hashedPassword: { value: '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy' },
+        otpCode: 'JBSWY3DPEHPK3PXP',
+      },
+    },
+  ],
   machineUsers: [{ userId: `cli-${n}-m`, user: { userName: 'm', name: 'M' } }],
   projects: [{ projectId: `cli-${n}-p`, project: { name: 'P' } }],
   projectRoles: [{ projectId: `cli-${n}-p`, roleKey: 'r', displayName: 'R' }],
@@ -79,21 +88,42 @@ describe('identity-transfer CLI', () => {
 
   it('migrates two organisations between running instances, with progress and a summary', async () => {
     const io = capture(true);
-    const code = await main(['migrate', '--from-url', a.url, '--from-token', a.instance.adminToken, '--to-url', b.url, '--to-token', b.instance.adminToken, '--org', 'cli-1', '--org', 'cli-2', '--with-passwords', '--with-otp'], io);
+    const code = await main(
+      [
+        'migrate',
+        '--from-url',
+        a.url,
+        '--from-token',
+        a.instance.adminToken,
+        '--to-url',
+        b.url,
+        '--to-token',
+        b.instance.adminToken,
+        '--org',
+        'cli-1',
+        '--org',
+        'cli-2',
+        '--with-passwords',
+        '--with-otp',
+      ],
+      io,
+    );
     expect(code).toBe(0);
     // A line per kind of resource; the domain each source organisation has is the one the source generated (skipped: the target has its own).
     expect(io.out[0]).toMatch(/^\s+created {2}updated {2}unchanged {2}skipped {2}failed$/);
-    expect(io.out).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^human_user\s+2\s+0\s+0\s+0\s+0$/),
-      expect.stringMatching(/^user_grant\s+2\s+0\s+0\s+0\s+0$/),
-      expect.stringMatching(/^domain\s+0\s+0\s+0\s+2\s+0$/),
-    ]));
+    expect(io.out).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^human_user\s+2\s+0\s+0\s+0\s+0$/),
+        expect.stringMatching(/^user_grant\s+2\s+0\s+0\s+0\s+0$/),
+        expect.stringMatching(/^domain\s+0\s+0\s+0\s+2\s+0$/),
+      ]),
+    );
     expect(io.out.at(-1)).toMatch(/^imported into 2 organisation\(s\) \(cli-1, cli-2\): \d+ created, 0 updated, 0 unchanged, 2 skipped, 0 failed$/);
     const user = await b.instance.store.read.users.get('cli-2-u');
     expect(user?.passwordHash).toMatch(/^\$2a\$10\$/);
   });
 
-  it("runs the migration example of docs/migration.md between two fresh instances with no errors", async () => {
+  it('runs the migration example of docs/migration.md between two fresh instances with no errors', async () => {
     // As a new user does it: an organisation created through the API on the source (its creator, the
     // source's administrator, becomes ORG_OWNER), a user and a grant; then the guide's commands.
     const source = await start();
@@ -110,7 +140,13 @@ describe('identity-transfer CLI', () => {
       const orgId = created.body.id;
       const project = await api(source, 'POST', '/management/v1/projects', { name: 'shop' }, orgId);
       await api(source, 'POST', `/management/v1/projects/${project.body.id}/roles`, { roleKey: 'buyer', displayName: 'Buyer' }, orgId);
-      const user = await api(source, 'POST', '/management/v1/users/human/_import', { userName: 'ann', profile: { firstName: 'Ann', lastName: 'A' }, email: { email: 'ann@example.com', isEmailVerified: true } }, orgId);
+      const user = await api(
+        source,
+        'POST',
+        '/management/v1/users/human/_import',
+        { userName: 'ann', profile: { firstName: 'Ann', lastName: 'A' }, email: { email: 'ann@example.com', isEmailVerified: true } },
+        orgId,
+      );
       expect((await api(source, 'POST', `/management/v1/users/${user.body.userId}/grants`, { projectId: project.body.id, roleKeys: ['buyer'] }, orgId)).status).toBe(200);
 
       // The guide's curl example: export the organisations to move, import the document.
@@ -243,7 +279,9 @@ describe('identity-transfer CLI', () => {
     const file = join(dir, 'typo.json');
     await expect(main(['export', '--url', a.url, '--token', a.instance.adminToken, '--org', 'cli-1', '--org', 'cli-typo', '--out', file], capture())).rejects.toThrow(/^404: .*cli-typo/);
     expect(existsSync(file)).toBe(false);
-    await expect(main(['migrate', '--from-url', a.url, '--from-token', a.instance.adminToken, '--to-url', b.url, '--to-token', b.instance.adminToken, '--org', 'cli-typo'], capture())).rejects.toThrow(/^404: .*cli-typo/);
+    await expect(main(['migrate', '--from-url', a.url, '--from-token', a.instance.adminToken, '--to-url', b.url, '--to-token', b.instance.adminToken, '--org', 'cli-typo'], capture())).rejects.toThrow(
+      /^404: .*cli-typo/,
+    );
   });
 
   it('reports refusals and usage errors', async () => {

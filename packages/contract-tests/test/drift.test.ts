@@ -21,7 +21,14 @@ interface OperationShape {
 }
 
 function resolveSchema(doc: any, schema: any): any {
-  if (schema?.$ref) return resolveSchema(doc, schema.$ref.slice(2).split('/').reduce((n: any, p: string) => n[p], doc));
+  if (schema?.$ref)
+    return resolveSchema(
+      doc,
+      schema.$ref
+        .slice(2)
+        .split('/')
+        .reduce((n: any, p: string) => n[p], doc),
+    );
   return schema ?? {};
 }
 
@@ -62,7 +69,7 @@ describe('spec ↔ server routes', () => {
     expect(list(emitted)).toEqual(list(spec));
   });
 
-  it('every operation that reads a body documents the body limit\'s 413', () => {
+  it("every operation that reads a body documents the body limit's 413", () => {
     const undocumented = list(spec).filter((key) => {
       const [method, path] = key.split(' ');
       const op = spec.paths[path][method.toLowerCase()];

@@ -6,15 +6,15 @@
  * documented and match the spec, and every documented status of these operations must be seen.
  */
 import { createHash, createPrivateKey, randomBytes } from 'node:crypto';
-import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordVerifier } from '@identity-service/server/src/auth/password-verifier.js';
-import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
-import { startJwtIssuer, startLegacyProxy } from '@identity-service/server/test/support/jwt-idp.js';
-import { linkIn, outboxWorkerFor, readDroppedMail } from '@identity-service/server/test/support/mail.js';
 import { totpCode } from '@identity-service/server/src/domain/login/totp.js';
 import { rotateKeys } from '@identity-service/server/src/oidc/keys.js';
 import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
+import { startJwtIssuer, startLegacyProxy } from '@identity-service/server/test/support/jwt-idp.js';
+import { linkIn, outboxWorkerFor, readDroppedMail } from '@identity-service/server/test/support/mail.js';
+import { Browser, createOidcApp, importHuman, type OidcTestServer, startOidcServer } from '@identity-service/server/test/support/oidc-server.js';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingFetch, unexercised, violations } from './support/ledger.js';
 import { operations, servedOutsideApi } from './support/spec.js';
 
@@ -96,8 +96,12 @@ beforeAll(async () => {
   projectId = project.body.id;
   await s.api('POST', `/management/v1/projects/${projectId}/roles`, { roleKey: 'reader', displayName: 'Reader' });
   const publicApp = {
-    redirectUris: [REDIRECT], postLogoutRedirectUris: [AFTER_LOGOUT], appType: 'OIDC_APP_TYPE_USER_AGENT' as const, authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' as const,
-    grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE' as const, 'OIDC_GRANT_TYPE_REFRESH_TOKEN' as const], devMode: true,
+    redirectUris: [REDIRECT],
+    postLogoutRedirectUris: [AFTER_LOGOUT],
+    appType: 'OIDC_APP_TYPE_USER_AGENT' as const,
+    authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' as const,
+    grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE' as const, 'OIDC_GRANT_TYPE_REFRESH_TOKEN' as const],
+    devMode: true,
   };
   spaClientId = (await createOidcApp(s, projectId, { name: 'spa', ...publicApp, accessTokenType: 'OIDC_TOKEN_TYPE_JWT' })).clientId;
   opaqueClientId = (await createOidcApp(s, projectId, { name: 'opaque', ...publicApp, accessTokenType: 'OIDC_TOKEN_TYPE_BEARER' })).clientId;
@@ -109,9 +113,18 @@ beforeAll(async () => {
   await importHuman(s, 'olga', { password: PASSWORD, otpCode: OTP_SECRET });
   await importHuman(s, 'otto', { password: PASSWORD, otpCode: OTP_SECRET });
   // An authenticator app and a password to change (as an administrator's SetHumanPassword leaves it).
-  expect((await s.api('POST', '/management/v1/users/human/_import', {
-    userName: 'olav', profile: { firstName: 'O', lastName: 'Lav' }, email: { email: 'olav@example.com', isEmailVerified: true }, password: PASSWORD, otpCode: OTP_SECRET, passwordChangeRequired: true,
-  })).status).toBe(200);
+  expect(
+    (
+      await s.api('POST', '/management/v1/users/human/_import', {
+        userName: 'olav',
+        profile: { firstName: 'O', lastName: 'Lav' },
+        email: { email: 'olav@example.com', isEmailVerified: true },
+        password: PASSWORD,
+        otpCode: OTP_SECRET,
+        passwordChangeRequired: true,
+      })
+    ).status,
+  ).toBe(200);
   const robot = await s.api('POST', '/management/v1/users/machine', { userName: 'robot', name: 'Robot' });
   const secret = await s.api('PUT', `/management/v1/users/${robot.body.userId}/secret`);
   machine = { clientId: secret.body.clientId, clientSecret: secret.body.clientSecret };
@@ -217,7 +230,11 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     // Without a lockout (ZITADEL's default): after three wrong codes the next check waits (429, Retry-After).
     expect((await s.api('PUT', '/admin/v1/policies/lockout', { maxPasswordAttempts: 2, maxOtpAttempts: 0 })).status).toBe(200);
     const oona = await s.api('POST', '/management/v1/users/human/_import', {
-      userName: 'oona', profile: { firstName: 'O', lastName: 'Ona' }, email: { email: 'oona@example.com', isEmailVerified: true }, password: PASSWORD, otpCode: OTP_SECRET,
+      userName: 'oona',
+      profile: { firstName: 'O', lastName: 'Ona' },
+      email: { email: 'oona@example.com', isEmailVerified: true },
+      password: PASSWORD,
+      otpCode: OTP_SECRET,
     });
     expect(oona.status).toBe(200);
     const guesser = await passPassword('oona');
@@ -260,8 +277,15 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
     const robot = await s.api('POST', '/management/v1/users/machine', { userName: 'key-robot', name: 'Key robot', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' });
     const key = await s.api('POST', `/management/v1/users/${robot.body.userId}/keys`, { type: 'KEY_TYPE_JSON' });
     const file = JSON.parse(Buffer.from(key.body.keyDetails, 'base64').toString('utf8')) as { keyId: string; key: string; userId: string };
-    const sign = (aud: string) => new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: file.keyId }).setIssuer(file.userId).setSubject(file.userId)
-      .setAudience(aud).setIssuedAt().setExpirationTime('1h').sign(createPrivateKey(file.key));
+    const sign = (aud: string) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'RS256', kid: file.keyId })
+        .setIssuer(file.userId)
+        .setSubject(file.userId)
+        .setAudience(aud)
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(createPrivateKey(file.key));
     const grant = async (aud: string) => fetch(url('/oauth/v2/token'), form({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await sign(aud), scope: `openid ${AUD}` }));
     const ok = await grant(s.issuer);
     expect(ok.status).toBe(200);
@@ -331,12 +355,16 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
       const scope = await fetch(url('/oidc/v1/userinfo'), { method, headers: { authorization: `Bearer ${noOpenid.access_token}` } });
       expect(scope.status).toBe(403);
     }
-    const huge = await fetch(url('/oidc/v1/userinfo'), { method: 'POST', headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a='.padEnd(2 * 1024 * 1024, 'x') });
+    const huge = await fetch(url('/oidc/v1/userinfo'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a='.padEnd(2 * 1024 * 1024, 'x'),
+    });
     expect(huge.status).toBe(413);
     expect((await huge.json()).error).toBe('invalid_request');
   });
 
-  it('login page 403: the application\'s project refuses a user without a grant (projectRoleCheck)', async () => {
+  it("login page 403: the application's project refuses a user without a grant (projectRoleCheck)", async () => {
     const checked = (await s.api('POST', '/management/v1/projects', { name: 'role-checked', projectRoleCheck: true })).body.id;
     const app = await createOidcApp(s, checked, { name: 'checked', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true });
     await importHuman(s, 'petra', { password: PASSWORD });
@@ -373,7 +401,7 @@ describe('OAuth 2.0 / OpenID Connect operations on the real server', () => {
 });
 
 describe('sign-in through a JWT identity provider', () => {
-  it('provider button, the proxy\'s JWT endpoint, callback and link page, with their refusals', async () => {
+  it("provider button, the proxy's JWT endpoint, callback and link page, with their refusals", async () => {
     const issuer = await startJwtIssuer();
     const proxy = await startLegacyProxy(s.issuer, 'x-legacy');
     try {
@@ -472,7 +500,7 @@ describe('sign-in through a JWT identity provider', () => {
 });
 
 describe('sign-in through an OIDC identity provider', () => {
-  it('the provider button, the upstream\'s answer at the redirect URI, with its refusals', async () => {
+  it("the provider button, the upstream's answer at the redirect URI, with its refusals", async () => {
     // The upstream is a second instance of this service; its answers are checked against the spec too.
     const upstream = await startOidcServer('sqlite');
     let closed = false;
@@ -481,10 +509,23 @@ describe('sign-in through an OIDC identity provider', () => {
       const orgId = (await upstream.api('POST', '/management/v1/orgs', { name: 'upstream' })).body.id;
       const inUpstream = { 'x-service-orgid': orgId };
       const upstreamProject = (await upstream.api('POST', '/management/v1/projects', { name: 'partner' }, undefined, inUpstream)).body.id;
-      const client = (await upstream.api('POST', `/management/v1/projects/${upstreamProject}/apps/oidc`, {
-        name: 'identity-service', redirectUris: [callbackUri], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-        appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true,
-      }, undefined, inUpstream)).body;
+      const client = (
+        await upstream.api(
+          'POST',
+          `/management/v1/projects/${upstreamProject}/apps/oidc`,
+          {
+            name: 'identity-service',
+            redirectUris: [callbackUri],
+            responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+            grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+            appType: 'OIDC_APP_TYPE_WEB',
+            authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+            devMode: true,
+          },
+          undefined,
+          inUpstream,
+        )
+      ).body;
       await importHuman(upstream, 'erin', { password: PASSWORD });
       const oidcIdp = async (name: string, clientSecret = client.clientSecret, issuer = upstream.issuer) =>
         (await s.api('POST', '/management/v1/idps/oidc', { name, clientId: client.clientId, clientSecret, issuer, scopes: ['email'], autoRegister: true })).body.idpId as string;
@@ -507,7 +548,12 @@ describe('sign-in through an OIDC identity provider', () => {
         const toUpstream = chosen.headers.get('location')!;
         const loginPage = await a.browser.follow(toUpstream, callbackUri);
         const action = /<form method="post" action="([^"]+)"/.exec(await loginPage.res.text())![1];
-        const back = await pastSetupOffer(a.browser, await a.browser.follow(upstream.issuer + action.replace(/&amp;/g, '&'), callbackUri, { form: { loginName: 'erin', password: PASSWORD } }), upstream.issuer, callbackUri);
+        const back = await pastSetupOffer(
+          a.browser,
+          await a.browser.follow(upstream.issuer + action.replace(/&amp;/g, '&'), callbackUri, { form: { loginName: 'erin', password: PASSWORD } }),
+          upstream.issuer,
+          callbackUri,
+        );
         expect(back.location).toBeTruthy();
         return { ...a, back: back.location!.href, state: new URL(toUpstream).searchParams.get('state')! };
       };
@@ -635,7 +681,12 @@ describe('registration and the pages without an application', () => {
     expect((await new Browser().request(registerUrl)).status).toBe(400);
     expect((await browser.request(registerUrl, { form: person('reg@example.com', 'weak') })).status).toBe(400);
     expect((await browser.request(registerUrl, { form: person('x'.repeat(2 * 1024 * 1024)) })).status).toBe(413);
-    const taken = await s.api('POST', '/management/v1/users/human/_import', { userName: 'taken@example.com', profile: { firstName: 'T', lastName: 'K' }, email: { email: 'taken@example.com' }, password: PASSWORD });
+    const taken = await s.api('POST', '/management/v1/users/human/_import', {
+      userName: 'taken@example.com',
+      profile: { firstName: 'T', lastName: 'K' },
+      email: { email: 'taken@example.com' },
+      password: PASSWORD,
+    });
     expect(taken.status).toBe(200);
     // A taken address and a new one get the same page (the owner of the taken one is mailed instead).
     const sent = async (email: string) => {
@@ -691,11 +742,18 @@ describe('setting up an authenticator app at sign-in', () => {
     const forcedOrg = `${stamp}8`;
     const imported = await s.api('POST', '/admin/v1/import', {
       timeout: '1m',
-      data_orgs: { orgs: [{
-        orgId: forcedOrg, org: { name: `forced-${stamp}` },
-        loginPolicy: { allowUsernamePassword: true, forceMfa: true, secondFactors: ['SECOND_FACTOR_TYPE_OTP'] },
-        humanUsers: [{ userId: `${forcedOrg}1`, user: { userName: 'fred', profile: { firstName: 'F', lastName: 'Red' }, email: { email: 'fred@example.com', isEmailVerified: true }, password: PASSWORD } }],
-      }] },
+      data_orgs: {
+        orgs: [
+          {
+            orgId: forcedOrg,
+            org: { name: `forced-${stamp}` },
+            loginPolicy: { allowUsernamePassword: true, forceMfa: true, secondFactors: ['SECOND_FACTOR_TYPE_OTP'] },
+            humanUsers: [
+              { userId: `${forcedOrg}1`, user: { userName: 'fred', profile: { firstName: 'F', lastName: 'Red' }, email: { email: 'fred@example.com', isEmailVerified: true }, password: PASSWORD } },
+            ],
+          },
+        ],
+      },
     });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
     const passPassword = async (loginName: string) => {

@@ -3,13 +3,14 @@
  * against the hand-written spec, and fails when a documented operation × status pair was never
  * produced.
  */
-import { createServer } from 'node:http';
+
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scenarioGroups } from './scenarios/index.js';
 import { createHarness, type Harness } from './support/harness.js';
 import { unexercised, violations } from './support/ledger.js';
-import { scenarioGroups } from './scenarios/index.js';
 import { servedOutsideApi } from './support/spec.js';
 
 let harness: Harness;

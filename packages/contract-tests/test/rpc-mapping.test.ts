@@ -7,7 +7,7 @@
  */
 import { httpRuleOf, RPC_SERVICES, rpcTable } from '@identity-service/server/src/rpc/offered-rpcs.js';
 import { describe, expect, it } from 'vitest';
-import { deref, operations, servedOutsideApi, spec, type SpecOperation } from './support/spec.js';
+import { deref, operations, type SpecOperation, servedOutsideApi, spec } from './support/spec.js';
 
 /** The spec's operation a call to `template` (the RPC's REST path) reaches, literal paths first. */
 function specOperationFor(method: string, template: string): SpecOperation | undefined {

@@ -6,9 +6,9 @@
  * the tests); the test below also fails at run time when a component has no server schema.
  */
 import type { components } from '@identity-service/client';
-import type { z } from 'zod';
 import * as generated from '@identity-service/server/src/http/generated/schemas.gen.js';
 import { expect, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
 import { spec } from './support/spec.js';
 
 type ClientSchemas = components['schemas'];

@@ -14,7 +14,7 @@
  * `--spec FILE --out DIR` generate from another spec into another folder (the tests that prove a
  * changed limit is enforced after regeneration use it).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,7 +103,15 @@ function operationsModule(spec: Json, zod: string): string {
   for (const [, name] of zod.matchAll(/^export const (\w+)/gm)) exported.set(name.toLowerCase(), name);
   const schemaOf = (operationId: string, suffix: string) => exported.get(`${operationId}_${suffix}`.toLowerCase());
 
-  const deref = (node: any): any => (node?.$ref ? deref(node.$ref.slice(2).split('/').reduce((n: any, p: string) => n[p], spec)) : node);
+  const deref = (node: any): any =>
+    node?.$ref
+      ? deref(
+          node.$ref
+            .slice(2)
+            .split('/')
+            .reduce((n: any, p: string) => n[p], spec),
+        )
+      : node;
   const entries: string[] = [];
   for (const [path, item] of Object.entries<Json>(spec.paths)) {
     for (const method of METHODS) {

@@ -4,64 +4,64 @@
  */
 import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Handler, MiddlewareHandler } from 'hono';
-import { requestValidator, type ValidationHook } from './http/validate-request.js';
-import { bodyLimit } from './http/middleware/body-limit.js';
-import { messagePage } from './ui/pages.js';
 import { personalAccessTokenVerifier, type TokenVerifier } from './auth/authenticate.js';
 import { DomainError, GrpcCode } from './domain/errors.js';
-import { findUnstorableText } from './domain/unstorable-text.js';
-import type { RouteDeps } from './http/deps.js';
-import { registerMessageTextPreviewRoutes } from './http/routes/message-text-previews.js';
-import type { AppEnv } from './http/env.js';
-import { bodyTooLarge, respondError, toDomainError, unstorableTextError, validationError } from './http/errors.js';
-import { withStrictJsonBody } from './http/strict-bodies.js';
-import { createLogger, type Logger } from './log.js';
-import { RememberingRouter } from './http/remembering-router.js';
-import { requireAuth } from './http/middleware/authenticate.js';
-import { requestContext } from './http/middleware/request-context.js';
-import { registerAdminEventRoutes } from './http/routes/admin-events.js';
-import { registerManagementChangeRoutes } from './http/routes/management-changes.js';
-import { registerAdminIdpRoutes } from './http/routes/admin-idps.js';
-import { registerAdminTextRoutes, registerManagementTextRoutes } from './http/routes/admin-texts.js';
-import { registerMessageTextRoutes } from './http/routes/message-texts.js';
-import { registerLoginTextRoutes } from './http/routes/login-texts.js';
-import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
-import { DEFAULT_MAX_CONCURRENT_IMPORTS, DEFAULT_MAX_IMPORT_BODY_BYTES, IMPORT_PATH, registerAdminTransferRoutes } from './http/routes/admin-transfer.js';
-import { registerAdminImportJobRoutes, START_IMPORT_JOB_PATH, type ImportJobSettings } from './http/routes/admin-import-jobs.js';
-import { registerManagementAppRoutes } from './http/routes/management-apps.js';
-import { registerManagementUserSecretRoutes } from './http/routes/management-user-secrets.js';
-import { registerManagementIdpRoutes } from './http/routes/management-idps.js';
-import { registerManagementOrgRoutes } from './http/routes/management-orgs.js';
-import { registerAdminMemberRoutes } from './http/routes/admin-members.js';
-import { registerAdminOrgRoutes } from './http/routes/admin-orgs.js';
-import { registerManagementOrgMemberRoutes } from './http/routes/management-org-members.js';
-import { registerManagementUserPatRoutes } from './http/routes/management-user-pats.js';
-import { registerManagementUserKeyRoutes } from './http/routes/management-user-keys.js';
-import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
-import { registerManagementUserAuthFactorRoutes } from './http/routes/management-user-auth-factors.js';
-import { registerAuthUserAuthFactorRoutes } from './http/routes/auth-user-auth-factors.js';
-import { registerManagementUserChangeRoutes } from './http/routes/management-user-changes.js';
-import { registerManagementOrgDomainRoutes } from './http/routes/management-org-domains.js';
 import type { DomainCheckOptions } from './domain/orgs/domains.js';
-import { registerManagementUserEmailRoutes } from './http/routes/management-user-email.js';
-import { registerManagementUserMetadataRoutes } from './http/routes/management-user-metadata.js';
-import { registerPolicyRoutes } from './http/routes/policies.js';
-import { registerManagementUserStateRoutes } from './http/routes/management-user-state.js';
-import { registerAdminSmtpRoutes } from './http/routes/admin-smtp.js';
-import { registerManagementUserRoutes } from './http/routes/management-users.js';
-import { registerOidcRoutes } from './http/routes/oidc-ui.js';
-import type { OidcRouteDeps } from './http/routes/login-flow.js';
-import { registerMailPageRoutes } from './http/routes/login-mail.js';
-import { registerStartPageRoutes } from './http/routes/start-pages.js';
-import { registerManagementProjectRoutes } from './http/routes/management-projects.js';
-import { registerManagementProjectGrantRoutes } from './http/routes/management-project-grants.js';
-import { registerManagementUserGrantRoutes } from './http/routes/management-user-grants.js';
-import { registerSystemRoutes } from './http/routes/system.js';
-import { loadSpec } from './http/spec.js';
-import type { Store } from './store/store.js';
-import { processSecretBox, type SecretBox } from './secrets/secret-box.js';
 import { SlidingWindowLimit } from './domain/rate-limit.js';
 import { TEST_SENDS_PER_MINUTE } from './domain/texts/preview.js';
+import { findUnstorableText } from './domain/unstorable-text.js';
+import type { RouteDeps } from './http/deps.js';
+import type { AppEnv } from './http/env.js';
+import { bodyTooLarge, respondError, toDomainError, unstorableTextError, validationError } from './http/errors.js';
+import { requireAuth } from './http/middleware/authenticate.js';
+import { bodyLimit } from './http/middleware/body-limit.js';
+import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
+import { requestContext } from './http/middleware/request-context.js';
+import { RememberingRouter } from './http/remembering-router.js';
+import { registerAdminEventRoutes } from './http/routes/admin-events.js';
+import { registerAdminIdpRoutes } from './http/routes/admin-idps.js';
+import { type ImportJobSettings, registerAdminImportJobRoutes, START_IMPORT_JOB_PATH } from './http/routes/admin-import-jobs.js';
+import { registerAdminMemberRoutes } from './http/routes/admin-members.js';
+import { registerAdminOrgRoutes } from './http/routes/admin-orgs.js';
+import { registerAdminSmtpRoutes } from './http/routes/admin-smtp.js';
+import { registerAdminTextRoutes, registerManagementTextRoutes } from './http/routes/admin-texts.js';
+import { DEFAULT_MAX_CONCURRENT_IMPORTS, DEFAULT_MAX_IMPORT_BODY_BYTES, IMPORT_PATH, registerAdminTransferRoutes } from './http/routes/admin-transfer.js';
+import { registerAuthUserAuthFactorRoutes } from './http/routes/auth-user-auth-factors.js';
+import type { OidcRouteDeps } from './http/routes/login-flow.js';
+import { registerMailPageRoutes } from './http/routes/login-mail.js';
+import { registerLoginTextRoutes } from './http/routes/login-texts.js';
+import { registerManagementAppRoutes } from './http/routes/management-apps.js';
+import { registerManagementChangeRoutes } from './http/routes/management-changes.js';
+import { registerManagementIdpRoutes } from './http/routes/management-idps.js';
+import { registerManagementOrgDomainRoutes } from './http/routes/management-org-domains.js';
+import { registerManagementOrgMemberRoutes } from './http/routes/management-org-members.js';
+import { registerManagementOrgRoutes } from './http/routes/management-orgs.js';
+import { registerManagementProjectGrantRoutes } from './http/routes/management-project-grants.js';
+import { registerManagementProjectRoutes } from './http/routes/management-projects.js';
+import { registerManagementUserAuthFactorRoutes } from './http/routes/management-user-auth-factors.js';
+import { registerManagementUserChangeRoutes } from './http/routes/management-user-changes.js';
+import { registerManagementUserEmailRoutes } from './http/routes/management-user-email.js';
+import { registerManagementUserGrantRoutes } from './http/routes/management-user-grants.js';
+import { registerManagementUserIdpLinkRoutes } from './http/routes/management-user-idp-links.js';
+import { registerManagementUserKeyRoutes } from './http/routes/management-user-keys.js';
+import { registerManagementUserMetadataRoutes } from './http/routes/management-user-metadata.js';
+import { registerManagementUserPatRoutes } from './http/routes/management-user-pats.js';
+import { registerManagementUserSecretRoutes } from './http/routes/management-user-secrets.js';
+import { registerManagementUserStateRoutes } from './http/routes/management-user-state.js';
+import { registerManagementUserRoutes } from './http/routes/management-users.js';
+import { registerMessageTextPreviewRoutes } from './http/routes/message-text-previews.js';
+import { registerMessageTextRoutes } from './http/routes/message-texts.js';
+import { registerOidcRoutes } from './http/routes/oidc-ui.js';
+import { registerPolicyRoutes } from './http/routes/policies.js';
+import { registerStartPageRoutes } from './http/routes/start-pages.js';
+import { registerSystemRoutes } from './http/routes/system.js';
+import { loadSpec } from './http/spec.js';
+import { withStrictJsonBody } from './http/strict-bodies.js';
+import { requestValidator, type ValidationHook } from './http/validate-request.js';
+import { createLogger, type Logger } from './log.js';
+import { processSecretBox, type SecretBox } from './secrets/secret-box.js';
+import type { Store } from './store/store.js';
+import { messagePage } from './ui/pages.js';
 
 export interface AppDeps {
   store: Store;
@@ -212,9 +212,7 @@ export function createApp(deps: AppDeps) {
   });
   registerAdminImportJobRoutes(app, { ...routeDeps, settings: deps.importJobs, maxBodyBytes: deps.maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES });
 
-  const knownPaths = app.routes
-    .filter((r) => r.method !== 'ALL')
-    .map((r) => ({ method: r.method, pattern: pathPattern(r.path) }));
+  const knownPaths = app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, pattern: pathPattern(r.path) }));
   app.notFound((c) => {
     const allowed = [...new Set(knownPaths.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method))];
     if (allowed.length > 0) {
@@ -237,7 +235,12 @@ export type App = ReturnType<typeof createApp>;
 
 /** OpenAPI path (`/a/{id}`) → a regex for that path. */
 function specPathPattern(path: string): RegExp {
-  return new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
+  return new RegExp(
+    `^${path
+      .split(/\{[^}]+\}/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+')}$`,
+  );
 }
 
 /** Hono path (`/a/:id`) → a regex for that path, to answer 405 on a known path. */

@@ -3,12 +3,12 @@
  * start with a message naming the variable. No other module reads process.env.
  */
 import { z } from 'zod';
-import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './transport/http-server.js';
+import { DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR } from './domain/login/registration.js';
 import { LOG_LEVELS } from './log.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
 import type { OperatorKeySource } from './secrets/operator-key.js';
-import { parseDatabaseUrl, UnsupportedDatabaseUrl, type StoreLocation } from './store/store.js';
-import { DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR } from './domain/login/registration.js';
+import { parseDatabaseUrl, type StoreLocation, UnsupportedDatabaseUrl } from './store/store.js';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './transport/http-server.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -24,9 +24,17 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   EXTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Largest request body in bytes for ordinary calls. */
-  MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
   /** Largest body of POST /admin/v1/import (inline documents, spooled to disk); 512 MiB by default. */
-  MAX_IMPORT_BODY_BYTES: z.coerce.number().int().positive().default(512 * 1024 * 1024),
+  MAX_IMPORT_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(512 * 1024 * 1024),
   /** Import requests served at once; the next one answers 429 before its body is read. */
   MAX_CONCURRENT_IMPORTS: z.coerce.number().int().positive().default(2),
   /** How long an import job's lease lasts unrenewed: a job whose process died is taken up again this long after. */
@@ -149,7 +157,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     encryptionKey: {
       key: e.ENCRYPTION_KEY,
       keyFile: e.ENCRYPTION_KEY_FILE ?? inDataDir('encryption.key'),
-      previousKeys: (e.ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
+      previousKeys: (e.ENCRYPTION_KEYS_PREVIOUS ?? '')
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean),
     },
     mailDropDir: e.MAIL_DROP_DIR ?? inDataDir('mail'),
     signingKeyAlgorithm: e.SIGNING_KEY_ALGORITHM,

@@ -16,7 +16,6 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
   const at = (lvl: Exclude<LogLevel, 'silent'>) =>
     LOG_LEVELS.indexOf(lvl) < threshold
       ? () => undefined
-      : (msg: string, fields?: Record<string, unknown>) =>
-          write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n');
+      : (msg: string, fields?: Record<string, unknown>) => write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n');
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), isEnabled: (lvl) => LOG_LEVELS.indexOf(lvl) >= threshold };
 }

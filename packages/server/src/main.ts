@@ -2,18 +2,19 @@
  * The only place that reads the environment and listens: configuration → store (migrated) →
  * first-start bootstrap → HTTP server, and a graceful stop on SIGTERM/SIGINT.
  */
+
+import { startBackgroundWork } from './background/index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { bootstrapInstance } from './domain/instance/bootstrap.js';
-import { createLogger } from './log.js';
-import { ensureNoAdminToken, InstanceFileError, writeAdminToken } from './runtime/instance-files.js';
-import { createServer } from './server.js';
-import { startBackgroundWork } from './background/index.js';
-import { openStore } from './store/store.js';
-import { openSqlite, SqliteBuildError } from './store/sqlite-native.js';
-import { loadOperatorSecretBox } from './secrets/operator-key.js';
-import { SecretKeyError } from './secrets/secret-box.js';
 import { jobDocuments } from './domain/transfer/import/job-documents.js';
 import { removeLeftoverSpools } from './domain/transfer/spool.js';
+import { createLogger } from './log.js';
+import { ensureNoAdminToken, InstanceFileError, writeAdminToken } from './runtime/instance-files.js';
+import { loadOperatorSecretBox } from './secrets/operator-key.js';
+import { SecretKeyError } from './secrets/secret-box.js';
+import { createServer } from './server.js';
+import { openSqlite, SqliteBuildError } from './store/sqlite-native.js';
+import { openStore } from './store/store.js';
 
 async function main() {
   let config;
@@ -52,8 +53,7 @@ async function main() {
     // process create that file in the meantime (writeAdminToken never overwrites one), the token
     // is still not lost.
     process.stdout.write(
-      `\nFirst start: created the instance administrator (IAM_OWNER).\n` +
-        `Personal access token (shown once; also written to ${config.adminPatFile}):\n\n  ${instance.created.token}\n\n`,
+      `\nFirst start: created the instance administrator (IAM_OWNER).\n` + `Personal access token (shown once; also written to ${config.adminPatFile}):\n\n  ${instance.created.token}\n\n`,
     );
     writeAdminToken(config.adminPatFile, instance.created.token);
   }
@@ -88,8 +88,19 @@ async function main() {
   });
   // Background work (background/index.ts): the outbox's delivery, import jobs and removals of organisations, safe with several processes.
   const background = startBackgroundWork({
-    store, secrets, instanceId: instance.instanceId, externalUrl: config.externalUrl, mailDropDir: config.mailDropDir, logger,
-    importJobs: { documents, leaseMs: config.importJobLeaseMs, maxAttempts: config.importJobMaxAttempts, maxBytes: config.maxImportBodyBytes, gcs: config.gcsEndpoint ? { endpoint: config.gcsEndpoint } : undefined },
+    store,
+    secrets,
+    instanceId: instance.instanceId,
+    externalUrl: config.externalUrl,
+    mailDropDir: config.mailDropDir,
+    logger,
+    importJobs: {
+      documents,
+      leaseMs: config.importJobLeaseMs,
+      maxAttempts: config.importJobMaxAttempts,
+      maxBytes: config.maxImportBodyBytes,
+      gcs: config.gcsEndpoint ? { endpoint: config.gcsEndpoint } : undefined,
+    },
   });
   server.listen(config.port, config.host, () => {
     const address = server.address();

@@ -6,28 +6,37 @@
  */
 import { getRequestListener } from '@hono/node-server';
 import type Provider from 'oidc-provider';
-import { createApp, DEFAULT_MAX_BODY_BYTES, type App, type AppDeps } from './app.js';
+import { type App, type AppDeps, createApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
 import type { PasswordVerifier } from './auth/password-verifier.js';
-import type { LockoutPolicy } from './domain/login/password-login.js';
-import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-tokens.js';
-import { hashLegacyTokenKeys, startPayloadSweeper } from './oidc/adapter.js';
-import { KeyRing, loadOrCreateKeys, signingAlgorithm, type SigningAlgorithm } from './oidc/keys.js';
-import { sealPlainOtpSecrets } from './domain/users/otp-secret.js';
-import { oauthClients } from './oidc/clients.js';
-import { authorizationServerFrontDoor } from './oidc/front-door.js';
-import { createOidcProvider, ROUTES } from './oidc/provider.js';
-import { loadSpec } from './http/spec.js';
-import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
-import { DEFAULT_MAX_CONCURRENT_IMPORTS, DEFAULT_MAX_IMPORT_BODY_BYTES } from './http/routes/admin-transfer.js';
-import { createRpcHandler, isRpcPath } from './rpc/rpc-handler.js';
-import { createLimitedHttpServer, refuseDotSegments, requestPath, type ConnectionLimits, type NodeRequest, type NodeResponse, type RequestHandler, type ServiceServer } from './transport/http-server.js';
-import { processSecretBox } from './secrets/secret-box.js';
-import { ProviderKeys } from './domain/federation/provider-keys.js';
 import { OidcUpstreams } from './domain/federation/oidc-upstream.js';
+import { ProviderKeys } from './domain/federation/provider-keys.js';
+import type { LockoutPolicy } from './domain/login/password-login.js';
+import { DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR } from './domain/login/registration.js';
 import { seedLockoutDefault } from './domain/policies/lockout.js';
 import { SlidingWindowLimit } from './domain/rate-limit.js';
 import { TEST_SENDS_PER_MINUTE } from './domain/texts/preview.js';
-import { DEFAULT_REGISTRATIONS_PER_ADDRESS_PER_HOUR } from './domain/login/registration.js';
+import { sealPlainOtpSecrets } from './domain/users/otp-secret.js';
+import { ConcurrencyGate } from './http/middleware/concurrency-limit.js';
+import { DEFAULT_MAX_CONCURRENT_IMPORTS, DEFAULT_MAX_IMPORT_BODY_BYTES } from './http/routes/admin-transfer.js';
+import { loadSpec } from './http/spec.js';
+import { accessTokenReader, oauthAccessTokenVerifier } from './oidc/access-tokens.js';
+import { hashLegacyTokenKeys, startPayloadSweeper } from './oidc/adapter.js';
+import { oauthClients } from './oidc/clients.js';
+import { authorizationServerFrontDoor } from './oidc/front-door.js';
+import { KeyRing, loadOrCreateKeys, type SigningAlgorithm, signingAlgorithm } from './oidc/keys.js';
+import { createOidcProvider, ROUTES } from './oidc/provider.js';
+import { createRpcHandler, isRpcPath } from './rpc/rpc-handler.js';
+import { processSecretBox } from './secrets/secret-box.js';
+import {
+  type ConnectionLimits,
+  createLimitedHttpServer,
+  type NodeRequest,
+  type NodeResponse,
+  type RequestHandler,
+  refuseDotSegments,
+  requestPath,
+  type ServiceServer,
+} from './transport/http-server.js';
 
 export interface ServerDeps extends Omit<AppDeps, 'oidc'> {
   /** Connection timeouts and cap (DEFAULT_CONNECTION_LIMITS when omitted). */
@@ -129,8 +138,17 @@ export async function createRequestHandler(deps: ServerDeps): Promise<ServiceHan
       externalUrl: deps.externalUrl ?? issuer,
       tokenVerifiers: [...(deps.tokenVerifiers ?? []), oauthAccessTokenVerifier(readAccessToken, deps.store)],
       oidc: {
-        provider, store: deps.store, readAccessToken, issuer, passwordVerifier: deps.passwordVerifier, trustProxy: deps.trustProxy,
-        instanceId: deps.instanceId, secrets, providerKeys, oidcUpstreams, registrations,
+        provider,
+        store: deps.store,
+        readAccessToken,
+        issuer,
+        passwordVerifier: deps.passwordVerifier,
+        trustProxy: deps.trustProxy,
+        instanceId: deps.instanceId,
+        secrets,
+        providerKeys,
+        oidcUpstreams,
+        registrations,
       },
     });
     return { app, provider, oauth, hono: getRequestListener(app.fetch) };

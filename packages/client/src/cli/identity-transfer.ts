@@ -27,9 +27,9 @@ import { closeSync, createReadStream, createWriteStream, openSync, readSync, ren
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { compareExports, describeComparison } from './verify.js';
-import { sync } from './sync.js';
 import { base, failure, request } from './http.js';
+import { sync } from './sync.js';
+import { compareExports, describeComparison } from './verify.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -81,7 +81,6 @@ async function* counted(source: AsyncIterable<Uint8Array | string>, onBytes: (n:
   }
 }
 
-
 interface ExportOptions {
   orgs: string[];
   withPasswords: boolean;
@@ -98,7 +97,12 @@ async function startExport(url: string, token: string, opts: ExportOptions) {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({
-      orgIds: opts.orgs, withPasswords: opts.withPasswords, withOtp: opts.withOtp, ...(opts.withKeys ? { withKeys: true } : {}), ...(opts.withHistory ? { withHistory: true } : {}), responseOutput: true,
+      orgIds: opts.orgs,
+      withPasswords: opts.withPasswords,
+      withOtp: opts.withOtp,
+      ...(opts.withKeys ? { withKeys: true } : {}),
+      ...(opts.withHistory ? { withHistory: true } : {}),
+      responseOutput: true,
       ...(opts.timeout ? { timeout: opts.timeout } : {}),
     }),
   });
@@ -233,7 +237,13 @@ async function sendImport(io: CliIo, url: string, token: string, document: Async
 }
 
 /** The columns of the summary: the API's outcomes in a user's words. */
-const OUTCOME_COLUMNS = [['created', 'created'], ['changed', 'updated'], ['unchanged', 'unchanged'], ['skipped', 'skipped'], ['refused', 'failed']] as const;
+const OUTCOME_COLUMNS = [
+  ['created', 'created'],
+  ['changed', 'updated'],
+  ['unchanged', 'unchanged'],
+  ['skipped', 'skipped'],
+  ['refused', 'failed'],
+] as const;
 
 /**
  * The outcomes per kind of resource: the service's `summaryByType`, or for a service without it
@@ -274,7 +284,8 @@ function summarise(io: CliIo, result: ImportSummary, dryRun: boolean): number {
   const outcomes = OUTCOME_COLUMNS.map(([key, title]) => `${total[key]} ${title}`).join(', ');
   const written = total.created + total.changed;
   if (dryRun || result.dryRun) io.stdout(`dry run: nothing was written; the import would give ${outcomes}`);
-  else if (written === 0) io.stdout(`nothing was written: ${total.refused ? 'every resource of the document failed, or was there already' : 'every resource of the document was there already'} (${outcomes})`);
+  else if (written === 0)
+    io.stdout(`nothing was written: ${total.refused ? 'every resource of the document failed, or was there already' : 'every resource of the document was there already'} (${outcomes})`);
   else io.stdout(`imported into ${orgs.length} organisation(s) (${orgs.length <= 5 ? orgs.join(', ') : `${orgs.slice(0, 5).join(', ')}, …`}): ${outcomes}`);
 
   const errors = result.errors ?? [];
@@ -319,7 +330,10 @@ const COMMANDS = {
     ],
   },
   migrate: {
-    synopsis: ['migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]', '[--with-passwords] [--with-otp] [--with-keys] [--with-history] [--dry-run] [--conflict-policy POLICY] [--timeout 30m]'],
+    synopsis: [
+      'migrate --from-url URL --from-token PAT --to-url URL --to-token PAT [--org ID…]',
+      '[--with-passwords] [--with-otp] [--with-keys] [--with-history] [--dry-run] [--conflict-policy POLICY] [--timeout 30m]',
+    ],
     about: 'Streams an export of one instance into an import of another (nothing is written to disk).',
     options: [
       ['--from-url URL', 'the source service'],
@@ -329,7 +343,7 @@ const COMMANDS = {
       ['--org ID', 'an organisation to move (repeat for several; all when omitted)'],
       ['--with-passwords', "move users' password hashes (and client secrets' hashes)"],
       ['--with-otp', "move users' TOTP secrets"],
-      ['--with-keys', 'move machine and application keys and machine users\' tokens and client secrets: service accounts keep working'],
+      ['--with-keys', "move machine and application keys and machine users' tokens and client secrets: service accounts keep working"],
       ['--with-history', "move each user's and the organisation's events: the target's change lists show the source's history, then the import"],
       ...IMPORT_OPTIONS,
       ['--timeout DURATION', "the target's time limit for the import (default 30m)"],
@@ -351,7 +365,10 @@ const COMMANDS = {
     ],
   },
   sync: {
-    synopsis: ['sync --from-url URL --from-token PAT --to-url URL --to-token PAT --org ID… --checkpoint FILE', '[--with-passwords] [--with-otp] [--with-keys] [--conflict-policy POLICY] [--interval 1s] [--once] [--timeout 30m]'],
+    synopsis: [
+      'sync --from-url URL --from-token PAT --to-url URL --to-token PAT --org ID… --checkpoint FILE',
+      '[--with-passwords] [--with-otp] [--with-keys] [--conflict-policy POLICY] [--interval 1s] [--once] [--timeout 30m]',
+    ],
     about: 'Copies organisations once, then follows the source: each change applied to the target within about the interval, resumable from the checkpoint in FILE.',
     options: [
       ['--from-url URL', 'the source service'],
@@ -426,7 +443,14 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     if (typeof v !== 'string' || !v) throw new UsageError(`--${String(name)} is required`);
     return v;
   };
-  const exportOpts: ExportOptions = { orgs: values.org ?? [], withPasswords: Boolean(values['with-passwords']), withOtp: Boolean(values['with-otp']), withKeys: Boolean(values['with-keys']), withHistory: Boolean(values['with-history']), timeout: values.timeout };
+  const exportOpts: ExportOptions = {
+    orgs: values.org ?? [],
+    withPasswords: Boolean(values['with-passwords']),
+    withOtp: Boolean(values['with-otp']),
+    withKeys: Boolean(values['with-keys']),
+    withHistory: Boolean(values['with-history']),
+    timeout: values.timeout,
+  };
   const importOpts: ImportOptions = { timeout: values.timeout ?? '30m', dryRun: Boolean(values['dry-run']), conflictPolicy: conflictPolicy(values['conflict-policy']) };
   const notFor = (options: string[]) => {
     for (const option of options) if (values[option as keyof typeof values] !== undefined) throw new UsageError(`--${option} is not an option of ${command}\n\n${commandUsage(command)}`);
@@ -476,7 +500,14 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       const body = JSON.parse((await import('node:fs')).readFileSync(file, 'utf8')) as Record<string, unknown>;
       // The command line's options win over the file's fields (under either spelling).
       const given = requestFields({ ...importOpts, timeout: values.timeout ?? String(body.timeout ?? importOpts.timeout) });
-      for (const key of ['dry_run', 'conflict_policy']) if (Object.hasOwn(given, key.replace(/_(.)/, (_, c: string) => c.toUpperCase()))) delete body[key];
+      for (const key of ['dry_run', 'conflict_policy'])
+        if (
+          Object.hasOwn(
+            given,
+            key.replace(/_(.)/, (_, c: string) => c.toUpperCase()),
+          )
+        )
+          delete body[key];
       const text = JSON.stringify({ ...body, ...given });
       // A dry run asked for in the file is said by the answer (`dryRun: true`).
       return summarise(io, await sendImportRequest(io, url, token, [Buffer.from(text)], () => bar.done()), importOpts.dryRun);
@@ -499,10 +530,18 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
     try {
       return await sync(io, {
-        from: { url: need('from-url'), token: need('from-token') }, to: { url: need('to-url'), token: need('to-token') },
-        orgs: exportOpts.orgs, withPasswords: exportOpts.withPasswords, withOtp: exportOpts.withOtp, withKeys: exportOpts.withKeys,
-        conflictPolicy: importOpts.conflictPolicy ?? 'OVERWRITE', checkpointFile: need('checkpoint'), intervalMs: interval(values.interval),
-        once: Boolean(values.once), timeout: values.timeout ?? '30m', signal: stop.signal,
+        from: { url: need('from-url'), token: need('from-token') },
+        to: { url: need('to-url'), token: need('to-token') },
+        orgs: exportOpts.orgs,
+        withPasswords: exportOpts.withPasswords,
+        withOtp: exportOpts.withOtp,
+        withKeys: exportOpts.withKeys,
+        conflictPolicy: importOpts.conflictPolicy ?? 'OVERWRITE',
+        checkpointFile: need('checkpoint'),
+        intervalMs: interval(values.interval),
+        once: Boolean(values.once),
+        timeout: values.timeout ?? '30m',
+        signal: stop.signal,
       });
     } finally {
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal);

@@ -27,7 +27,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, write
 import { dirname } from 'node:path';
 import { answerMessage, base, request } from './http.js';
 import type { CliIo } from './identity-transfer.js';
-import { conflictsOf, touchedBy, withoutConflicts, type ChangesAnswer } from './sync-conflicts.js';
+import { type ChangesAnswer, conflictsOf, touchedBy, withoutConflicts } from './sync-conflicts.js';
 
 /** Where a sync is: the source's position applied, and the target's position after the sync's last writes. */
 export interface SyncState {
@@ -149,7 +149,11 @@ async function applyRemovals(io: CliIo, to: SyncEndpoint, removed: ChangesAnswer
 /** An instance's incremental export of the followed organisations (secrets only from the source). */
 async function changesAt(endpoint: SyncEndpoint, opts: SyncOptions, since: string, secrets: boolean, byOthers = false): Promise<ChangesAnswer> {
   const res = await call(endpoint, 'POST', '/admin/v1/export', {
-    orgIds: opts.orgs, changedSince: since, responseOutput: true, timeout: opts.timeout, ...(byOthers ? { changedByOthers: true } : {}),
+    orgIds: opts.orgs,
+    changedSince: since,
+    responseOutput: true,
+    timeout: opts.timeout,
+    ...(byOthers ? { changedByOthers: true } : {}),
     ...(secrets ? { withPasswords: opts.withPasswords, withOtp: opts.withOtp, ...(opts.withKeys ? { withKeys: true } : {}) } : {}),
   });
   const side = endpoint === opts.from ? 'source' : 'target';
@@ -194,7 +198,9 @@ export async function syncRound(io: CliIo, opts: SyncOptions, state: SyncState):
     const imported = await call(opts.to, 'POST', '/admin/v1/import', { timeout: opts.timeout, conflictPolicy: policy, dataOrgs: { orgs: changes.orgs } });
     if (!imported.ok) {
       // FAIL: a resource the target changed stopped the import; nothing of it was written.
-      throw imported.status === 409 || opts.conflictPolicy === 'FAIL' ? new Refused((await refusedOrRetried(imported, 'the target refused the import')).message) : await refusedOrRetried(imported, 'the target refused the import');
+      throw imported.status === 409 || opts.conflictPolicy === 'FAIL'
+        ? new Refused((await refusedOrRetried(imported, 'the target refused the import')).message)
+        : await refusedOrRetried(imported, 'the target refused the import');
     }
     const answer = (await imported.json()) as ImportAnswer;
     if (policy === 'FAIL' && answer.errors?.length) throw new Refused(`the target refused the first copy: ${answer.errors.length} error(s)`);

@@ -20,9 +20,9 @@
  * projects, applications and their client ids, grants' `identityServiceGrantId`, keys, tokens) is compared.
  */
 import { createHash } from 'node:crypto';
+import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { Assembler } from 'stream-json/core/assembler.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
-import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 
 /** One resource of a document, reduced to what the comparison needs. */
 export interface Resource {
@@ -89,7 +89,10 @@ const ignored = (field: string, item: Record<string, unknown>) => field === 'dom
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -395,7 +398,9 @@ export function describeComparison(c: Comparison, compared: string): { lines: st
   } else {
     const parts = [
       c.missingOrgs.size ? `${c.missingOrgs.size} organisation(s) missing at the target` : '',
-      `${count('missing')} missing at the target`, `${count('extra')} extra at the target`, `${count('changed')} changed`,
+      `${count('missing')} missing at the target`,
+      `${count('extra')} extra at the target`,
+      `${count('changed')} changed`,
     ].filter(Boolean);
     lines.push(`the instances differ: ${total} difference(s) (${parts.join(', ')}); ${scope}`);
   }

@@ -1,5 +1,5 @@
-import { expect, it } from 'vitest';
 import { insertOrg } from '@identity-service/server/test/support/instance.js';
+import { expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 
 const LONG = 'x'.repeat(201);
@@ -86,7 +86,8 @@ export function appScenarios(h: () => Harness) {
     expect((await inOther.POST(gen, a(web.data!.appId))).response.status).toBe(404);
 
     // AddAPIApp, RegenerateAPIClientSecret
-    const addApi = (body: { name: string; authMethodType?: 'API_AUTH_METHOD_TYPE_BASIC' | 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' }) => admin.POST('/management/v1/projects/{projectId}/apps/api', { ...p, body });
+    const addApi = (body: { name: string; authMethodType?: 'API_AUTH_METHOD_TYPE_BASIC' | 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' }) =>
+      admin.POST('/management/v1/projects/{projectId}/apps/api', { ...p, body });
     const api = await addApi({ name: 'contract-api' });
     expect(api.response.status).toBe(200);
     expect(api.data?.clientSecret).toBeTruthy();

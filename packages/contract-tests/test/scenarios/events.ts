@@ -32,7 +32,8 @@ export function eventScenarios(h: () => Harness) {
   it('the change lists of a user, the organisation, a project and an application: 200, 400, 401, 403', async () => {
     const { admin, anonymous, instance } = h();
     const project = (await admin.POST('/management/v1/projects', { body: { name: 'Contract history' } })).data!.id;
-    const app = (await admin.POST('/management/v1/projects/{projectId}/apps/api', { params: { path: { projectId: project } }, body: { name: 'api', authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' } })).data!.appId;
+    const app = (await admin.POST('/management/v1/projects/{projectId}/apps/api', { params: { path: { projectId: project } }, body: { name: 'api', authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' } }))
+      .data!.appId;
     const { client } = await h().userWithRoles({ org: ['ORG_SETTINGS_MANAGER'] });
     const { client: noOrgRead } = await h().userWithRoles({ org: ['ORG_PROJECT_CREATOR'] });
 
@@ -55,7 +56,10 @@ export function eventScenarios(h: () => Harness) {
     const projectChanges = await admin.POST('/management/v1/projects/{projectId}/changes/_search', { params: { path: { projectId: project }, query: { 'query.asc': 'true', 'query.limit': '1' } } });
     expect(projectChanges.response.status).toBe(200);
     expect(projectChanges.data?.result.map((c) => c.eventType.key)).toEqual(['EventTypes.project.added']);
-    expect((await admin.POST('/management/v1/projects/{projectId}/changes/_search', { params: { path: { projectId: project }, query: { 'query.limit': '1' } }, body: { query: { limit: 1 } } })).response.status).toBe(400);
+    expect(
+      (await admin.POST('/management/v1/projects/{projectId}/changes/_search', { params: { path: { projectId: project }, query: { 'query.limit': '1' } }, body: { query: { limit: 1 } } })).response
+        .status,
+    ).toBe(400);
     expect((await anonymous.POST('/management/v1/projects/{projectId}/changes/_search', { ...inProject, body: {} })).response.status).toBe(401);
     expect((await client.POST('/management/v1/projects/{projectId}/changes/_search', { ...inProject, body: {} })).response.status).toBe(403);
 

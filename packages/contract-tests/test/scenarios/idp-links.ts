@@ -12,13 +12,17 @@ export function idpLinkScenarios(h: () => Harness) {
       body: {
         timeout: '1m',
         data_orgs: {
-          orgs: [{
-            orgId,
-            org: { name: `links-${randomUUID().slice(0, 8)}` },
-            humanUsers: [{ userId, user: { userName: 'linked', profile: { firstName: 'Lin', lastName: 'Ked' }, email: { email: 'linked@example.com', isEmailVerified: true } } }],
-            jwtIdps: [{ idpId, idp: { name: 'Legacy', jwtEndpoint: 'https://legacy.example/jwt', issuer: 'https://legacy.example', keysEndpoint: 'https://legacy.example/keys', headerName: 'x-jwt' } }],
-            userLinks: [{ userId, idpId, idpName: 'Legacy', providedUserId: 'sub-1', providedUserName: 'lin', idpType: 'IDP_TYPE_JWT' }],
-          }],
+          orgs: [
+            {
+              orgId,
+              org: { name: `links-${randomUUID().slice(0, 8)}` },
+              humanUsers: [{ userId, user: { userName: 'linked', profile: { firstName: 'Lin', lastName: 'Ked' }, email: { email: 'linked@example.com', isEmailVerified: true } } }],
+              jwtIdps: [
+                { idpId, idp: { name: 'Legacy', jwtEndpoint: 'https://legacy.example/jwt', issuer: 'https://legacy.example', keysEndpoint: 'https://legacy.example/keys', headerName: 'x-jwt' } },
+              ],
+              userLinks: [{ userId, idpId, idpName: 'Legacy', providedUserId: 'sub-1', providedUserName: 'lin', idpType: 'IDP_TYPE_JWT' }],
+            },
+          ],
         },
       },
     });

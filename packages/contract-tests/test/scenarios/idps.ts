@@ -132,7 +132,10 @@ export function idpScenarios(h: () => Harness) {
     expect((await admin.POST('/admin/v1/idps/_search', { body: { sortingColumn: 'NOPE' as never } })).response.status).toBe(400);
 
     const { client: orgOwner } = await h().userWithRoles({ org: ['ORG_OWNER'] });
-    for (const [client, status] of [[anonymous, 401], [orgOwner, 403]] as const) {
+    for (const [client, status] of [
+      [anonymous, 401],
+      [orgOwner, 403],
+    ] as const) {
       const denied = await client.POST('/admin/v1/idps/jwt', { body: jwtIdp('n') });
       expect(denied.response.status).toBe(status);
       expectDeprecated(denied.response);
@@ -157,7 +160,10 @@ export function idpScenarios(h: () => Harness) {
     expectDeprecated(add.response);
     const idpId = add.data!.idpId;
     const read = await admin.GET('/management/v1/idps/{idpId}', idp(idpId));
-    expect(read.data?.idp).toMatchObject({ owner: 'IDP_OWNER_TYPE_ORG', oidcConfig: { clientId: 'partner-app', scopes: ['openid', 'email'], usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL', displayNameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED' } });
+    expect(read.data?.idp).toMatchObject({
+      owner: 'IDP_OWNER_TYPE_ORG',
+      oidcConfig: { clientId: 'partner-app', scopes: ['openid', 'email'], usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL', displayNameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED' },
+    });
     expect(JSON.stringify(read.data)).not.toContain('partner-secret');
 
     const config = { clientId: 'partner-app-2', issuer: 'https://partner.example.com' };
@@ -182,7 +188,10 @@ export function idpScenarios(h: () => Harness) {
     expect((await admin.POST('/admin/v1/idps/oidc', { body: oidcIdp('instance PARTNER') })).response.status).toBe(409);
 
     const { client: nobody } = await h().userWithRoles({});
-    for (const [client, status] of [[anonymous, 401], [nobody, 403]] as const) {
+    for (const [client, status] of [
+      [anonymous, 401],
+      [nobody, 403],
+    ] as const) {
       const denied = await client.POST('/management/v1/idps/oidc', { body: oidcIdp('n') });
       expect(denied.response.status).toBe(status);
       expectDeprecated(denied.response);

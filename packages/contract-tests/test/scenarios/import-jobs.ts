@@ -47,7 +47,12 @@ export function importJobScenarios(h: () => Harness) {
     expect((await viewer.POST(CANCEL, { params: { path: { id: '1' } } })).response.status).toBe(403);
 
     // Beyond the import's limit (the harness's: HARNESS_MAX_IMPORT_BODY_BYTES), counted as the body is written to the job's file.
-    const big = await h().fetch(JOBS, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: `{"dataOrgs":{"orgs":[]},"pad":"${'x'.repeat(HARNESS_MAX_IMPORT_BODY_BYTES + 16)}"}` });
+    const big = await h().fetch(JOBS, {
+      method: 'POST',
+      token,
+      headers: { 'content-type': 'application/json' },
+      body: `{"dataOrgs":{"orgs":[]},"pad":"${'x'.repeat(HARNESS_MAX_IMPORT_BODY_BYTES + 16)}"}`,
+    });
     expect(big.status).toBe(413);
   });
 }

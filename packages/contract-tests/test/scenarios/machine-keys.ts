@@ -1,5 +1,5 @@
-import { expect, it } from 'vitest';
 import { insertHumanUser, insertMachineUserWithToken } from '@identity-service/server/test/support/instance.js';
+import { expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 
 const LONG = '9'.repeat(201);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { expect, it } from 'vitest';
 import { startSmtpSink } from '@identity-service/server/test/support/mail.js';
+import { expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 
 const ADMIN_PREVIEW = '/admin/v1/text/message/{messageType}/{language}/_preview' as const;
@@ -65,7 +65,10 @@ export function messageTextPreviewScenarios(h: () => Harness) {
       await sink.close();
     }
 
-    for (const [c, status] of [[anonymous, 401], [outsider, 403]] as const) {
+    for (const [c, status] of [
+      [anonymous, 401],
+      [outsider, 403],
+    ] as const) {
       expect((await c.POST(ADMIN_PREVIEW, { ...at('verifyemail'), body: {} })).response.status).toBe(status);
       expect((await c.POST(ORG_PREVIEW, { ...at('verifyemail'), body: {} })).response.status).toBe(status);
       expect((await c.POST(ADMIN_TEST, { ...at('verifyemail'), body: to })).response.status).toBe(status);

@@ -1,7 +1,7 @@
-import { expect, it } from 'vitest';
 import { generateToken, hashToken, NO_EXPIRY } from '@identity-service/server/src/auth/tokens.js';
 import { newId } from '@identity-service/server/src/domain/ids.js';
 import { totpCode } from '@identity-service/server/src/domain/login/totp.js';
+import { expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 
 /**
@@ -10,7 +10,7 @@ import type { Harness } from '../support/harness.js';
  * the login is oauth.test.ts's and the server's auth-factors-api.test.ts's business).
  */
 export function myAuthFactorScenarios(h: () => Harness) {
-  it('the caller\'s own authenticator app: add, verify, list, remove; 400/401/404/409/429', async () => {
+  it("the caller's own authenticator app: add, verify, list, remove; 400/401/404/409/429", async () => {
     const { admin, anonymous, instance } = h();
     const userName = `me-${Date.now()}`;
     const created = await admin.POST('/management/v1/users/human/_import', {

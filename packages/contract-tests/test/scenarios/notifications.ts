@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { expect, it } from 'vitest';
 import { OutboxWorker } from '@identity-service/server/src/background/outbox-worker.js';
 import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
 import { readDroppedMail, startSmtpSink } from '@identity-service/server/test/support/mail.js';
 import { tempDir } from '@identity-service/server/test/support/temp-dir.js';
+import { expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 
 const NUL = 'a\u0000b';
@@ -62,7 +62,10 @@ export function notificationScenarios(h: () => Harness) {
       expect((await admin.POST('/admin/v1/smtp/{id}/_deactivate', byId('missing'))).response.status).toBe(404);
       expect((await admin.DELETE('/admin/v1/smtp/{id}', byId(NUL))).response.status).toBe(400);
 
-      for (const [c, status] of [[anonymous, 401], [outsider, 403]] as const) {
+      for (const [c, status] of [
+        [anonymous, 401],
+        [outsider, 403],
+      ] as const) {
         expect((await c.GET('/admin/v1/smtp')).response.status).toBe(status);
         expect((await c.POST('/admin/v1/smtp', { body: settings })).response.status).toBe(status);
         expect((await c.POST('/admin/v1/smtp/_search', { body: {} })).response.status).toBe(status);
@@ -123,7 +126,10 @@ export function notificationScenarios(h: () => Harness) {
     expect((await admin.PUT('/management/v1/users/{userId}/email', { ...user('missing'), body: { email: 'a@example.com' } })).response.status).toBe(404);
     expect((await admin.POST('/management/v1/users/{userId}/email/_resend_verification', user(userId))).response.status).toBe(200);
 
-    for (const [c, status] of [[anonymous, 401], [outsider, 403]] as const) {
+    for (const [c, status] of [
+      [anonymous, 401],
+      [outsider, 403],
+    ] as const) {
       expect((await c.PUT('/management/v1/users/{userId}/email', { ...user(userId), body: { email: 'a@example.com' } })).response.status).toBe(status);
       expect((await c.POST('/management/v1/users/{userId}/email/_resend_verification', user(userId))).response.status).toBe(status);
       expect((await c.POST('/management/v1/users/{userId}/email/_verify', { ...user(userId), body: { verificationCode: code } })).response.status).toBe(status);
@@ -142,7 +148,10 @@ export function notificationScenarios(h: () => Harness) {
     expect((await admin.DELETE(ORG_TEXT, lang('xx'))).response.status).toBe(400);
     expect((await admin.DELETE(ORG_TEXT, lang('en'))).response.status).toBe(200);
     expect((await admin.DELETE(ORG_TEXT, lang('en'))).response.status).toBe(404);
-    for (const [c, status] of [[anonymous, 401], [outsider, 403]] as const) {
+    for (const [c, status] of [
+      [anonymous, 401],
+      [outsider, 403],
+    ] as const) {
       expect((await c.PUT(ORG_TEXT, { ...lang('en'), body: {} })).response.status).toBe(status);
       expect((await c.GET(ORG_TEXT, lang('en'))).response.status).toBe(status);
       expect((await c.GET(ORG_DEFAULT, lang('en'))).response.status).toBe(status);

@@ -32,7 +32,8 @@ export function orgDomainScenarios(h: () => Harness) {
     // Both add the loopback domain; B verifies it first, so A's validation finds it taken → 409.
     expect((await inA.POST('/management/v1/orgs/me/domains', { body: { domain: LOOP } })).response.status).toBe(200);
     expect((await inB.POST('/management/v1/orgs/me/domains', { body: { domain: LOOP } })).response.status).toBe(200);
-    for (const c of [inB, inA]) expect((await c.POST('/management/v1/orgs/me/domains/{domain}/validation/_generate', { ...d(LOOP), body: { type: 'DOMAIN_VALIDATION_TYPE_HTTP' } })).response.status).toBe(200);
+    for (const c of [inB, inA])
+      expect((await c.POST('/management/v1/orgs/me/domains/{domain}/validation/_generate', { ...d(LOOP), body: { type: 'DOMAIN_VALIDATION_TYPE_HTTP' } })).response.status).toBe(200);
     expect((await inB.POST('/management/v1/orgs/me/domains/{domain}/validation/_validate', { ...d(LOOP), body: {} })).response.status).toBe(200);
     expect((await inA.POST('/management/v1/orgs/me/domains/{domain}/validation/_validate', { ...d(LOOP), body: {} })).response.status).toBe(409);
 
@@ -49,7 +50,10 @@ export function orgDomainScenarios(h: () => Harness) {
     expect((await inB.DELETE('/management/v1/orgs/me/domains/{domain}', d(LOOP))).response.status).toBe(400);
 
     const { client: outsider } = await h().userWithRoles({ org: ['ORG_END_USER_IMPERSONATOR'] });
-    for (const [c, status] of [[anonymous, 401], [outsider, 403]] as const) {
+    for (const [c, status] of [
+      [anonymous, 401],
+      [outsider, 403],
+    ] as const) {
       expect((await c.POST('/management/v1/orgs/me/domains', { body: { domain: 'x.example.com' } })).response.status).toBe(status);
       expect((await c.POST('/management/v1/orgs/me/domains/_search', { body: {} })).response.status).toBe(status);
       expect((await c.DELETE('/management/v1/orgs/me/domains/{domain}', d('x.example.com'))).response.status).toBe(status);

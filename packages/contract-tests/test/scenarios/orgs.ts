@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 
 export function orgScenarios(h: () => Harness) {
-  it('orgs/me: the caller\'s organisation, 401 without a token, 403 without org.read or for an unknown org', async () => {
+  it("orgs/me: the caller's organisation, 401 without a token, 403 without org.read or for an unknown org", async () => {
     const { admin, anonymous, instance } = h();
     const me = await admin.GET('/management/v1/orgs/me');
     expect(me.data?.org.id).toBe(instance.defaultOrgId);

@@ -28,7 +28,10 @@ export function policyScenarios(h: () => Harness) {
     // Back to ZITADEL's default for the scenarios that follow.
     expect((await admin.PUT(ADMIN, { body: { minLength: 8, hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true } })).response.status).toBe(200);
 
-    for (const [c, status] of [[anonymous, 401], [viewer, 403]] as const) {
+    for (const [c, status] of [
+      [anonymous, 401],
+      [viewer, 403],
+    ] as const) {
       expect((await c.GET(ADMIN)).response.status).toBe(status);
       expect((await c.PUT(ADMIN, { body: policy })).response.status).toBe(status);
       expect((await c.GET(ORG)).response.status).toBe(status);
@@ -62,7 +65,10 @@ export function lockoutScenarios(h: () => Harness) {
     expect((await admin.DELETE(O)).response.status).toBe(200);
     expect((await admin.DELETE(O)).response.status).toBe(404);
     expect((await admin.PUT(A, { body: { maxPasswordAttempts: 0 } })).response.status).toBe(200);
-    for (const [c, status] of [[anonymous, 401], [outsider, 403]] as const) {
+    for (const [c, status] of [
+      [anonymous, 401],
+      [outsider, 403],
+    ] as const) {
       expect((await c.GET(A)).response.status).toBe(status);
       expect((await c.PUT(A, { body: {} })).response.status).toBe(status);
       expect((await c.GET(O)).response.status).toBe(status);
@@ -96,7 +102,13 @@ type AnyClient = { GET: Function; PUT: Function; POST: Function; DELETE: Functio
 /** Login, privacy, label and domain policies: the same seven operations each, every documented status. */
 export function morePolicyScenarios(h: () => Harness) {
   const kinds = [
-    { path: 'login', first: { allowUsernamePassword: true, allowExternalIdp: false }, second: { allowUsernamePassword: true, allowExternalIdp: true }, bad: { passwordCheckLifetime: 'soon' }, field: 'allowExternalIdp' },
+    {
+      path: 'login',
+      first: { allowUsernamePassword: true, allowExternalIdp: false },
+      second: { allowUsernamePassword: true, allowExternalIdp: true },
+      bad: { passwordCheckLifetime: 'soon' },
+      field: 'allowExternalIdp',
+    },
     { path: 'privacy', first: { tosLink: 'https://example.com/tos' }, second: { tosLink: 'https://example.com/tos2' }, bad: { supportEmail: 'not an address' }, field: 'tosLink' },
     { path: 'label', first: { primaryColor: '#123456' }, second: { primaryColor: '#654321' }, bad: { primaryColor: 'red; background:url(x)' }, field: 'primaryColor' },
     { path: 'domain', first: { userLoginMustBeDomain: false }, second: { userLoginMustBeDomain: true }, bad: { userLoginMustBeDomain: 'yes' }, field: 'userLoginMustBeDomain' },
@@ -128,7 +140,10 @@ export function morePolicyScenarios(h: () => Harness) {
       // Back to the built-in default for the scenarios that follow.
       const { details: _d, isDefault: _i, ...builtIn } = before;
       expect((await admin.PUT(A, { body: builtIn })).response.status).toBe(200);
-      for (const [c, status] of [[anonymous, 401], [viewer, 403]] as const) {
+      for (const [c, status] of [
+        [anonymous, 401],
+        [viewer, 403],
+      ] as const) {
         expect((await c.GET(A)).response.status).toBe(status);
         expect((await c.PUT(A, { body: k.first })).response.status).toBe(status);
         expect((await c.GET(O)).response.status).toBe(status);
@@ -145,7 +160,9 @@ export function morePolicyScenarios(h: () => Harness) {
     const secondFactors: (number | 'SECOND_FACTOR_TYPE_U2F')[] = [1, 'SECOND_FACTOR_TYPE_U2F'];
     expect((await admin.POST('/management/v1/policies/login', { body: { passwordlessType: 1, secondFactors, multiFactors: [1] } })).response.status).toBe(200);
     expect((await admin.GET('/management/v1/policies/login')).data?.policy).toMatchObject({
-      passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED', secondFactors: ['SECOND_FACTOR_TYPE_OTP', 'SECOND_FACTOR_TYPE_U2F'], multiFactors: ['MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION'],
+      passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED',
+      secondFactors: ['SECOND_FACTOR_TYPE_OTP', 'SECOND_FACTOR_TYPE_U2F'],
+      multiFactors: ['MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION'],
     });
     expect((await admin.PUT('/management/v1/policies/login', { body: { passwordlessType: 2, secondFactors, multiFactors: [1] } })).response.status).toBe(400);
     expect((await admin.DELETE('/management/v1/policies/login')).response.status).toBe(200);

@@ -1,5 +1,5 @@
-import { expect, it } from 'vitest';
 import { insertHumanUser, insertOrg } from '@identity-service/server/test/support/instance.js';
+import { expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 
 const LONG = 'x'.repeat(201);
@@ -10,7 +10,19 @@ export function projectGrantScenarios(h: () => Harness) {
     const { orgId: grantedOrg } = await insertOrg(instance, 'Contract granted');
     const { client: outsider } = await h().userWithRoles({ org: ['ORG_SETTINGS_MANAGER'] });
     const projectId = (await admin.POST('/management/v1/projects', { body: { name: 'Contract granted project' } })).data!.id;
-    expect((await admin.POST('/management/v1/projects/{projectId}/roles/_bulk', { params: { path: { projectId } }, body: { roles: [{ key: 'reader', displayName: 'Reader' }, { key: 'writer', displayName: 'Writer' }] } })).response.status).toBe(200);
+    expect(
+      (
+        await admin.POST('/management/v1/projects/{projectId}/roles/_bulk', {
+          params: { path: { projectId } },
+          body: {
+            roles: [
+              { key: 'reader', displayName: 'Reader' },
+              { key: 'writer', displayName: 'Writer' },
+            ],
+          },
+        })
+      ).response.status,
+    ).toBe(200);
     const p = { params: { path: { projectId } } };
     const g = (grantId: string) => ({ params: { path: { projectId, grantId } } });
     const inGranted = h().clientFor(instance.adminToken, grantedOrg);
@@ -34,7 +46,12 @@ export function projectGrantScenarios(h: () => Harness) {
     expect((await inGranted.POST('/management/v1/projects/{projectId}/grants/_search', { ...p, body: {} })).response.status).toBe(404);
 
     // GetProjectGrantByID
-    expect((await admin.GET('/management/v1/projects/{projectId}/grants/{grantId}', g(grantId))).data?.projectGrant).toMatchObject({ grantId, grantedOrgId: grantedOrg, grantedRoleKeys: ['reader'], state: 'PROJECT_GRANT_STATE_ACTIVE' });
+    expect((await admin.GET('/management/v1/projects/{projectId}/grants/{grantId}', g(grantId))).data?.projectGrant).toMatchObject({
+      grantId,
+      grantedOrgId: grantedOrg,
+      grantedRoleKeys: ['reader'],
+      state: 'PROJECT_GRANT_STATE_ACTIVE',
+    });
     expect((await admin.GET('/management/v1/projects/{projectId}/grants/{grantId}', g(LONG))).response.status).toBe(400);
     expect((await admin.GET('/management/v1/projects/{projectId}/grants/{grantId}', g('unknown'))).response.status).toBe(404);
     expect((await anonymous.GET('/management/v1/projects/{projectId}/grants/{grantId}', g(grantId))).response.status).toBe(401);
@@ -48,7 +65,10 @@ export function projectGrantScenarios(h: () => Harness) {
     expect((await outsider.PUT('/management/v1/projects/{projectId}/grants/{grantId}', { ...g(grantId), body: { roleKeys: [] } })).response.status).toBe(403);
 
     // DeactivateProjectGrant, ReactivateProjectGrant
-    for (const [action, path] of [['deactivate', '/management/v1/projects/{projectId}/grants/{grantId}/_deactivate'], ['reactivate', '/management/v1/projects/{projectId}/grants/{grantId}/_reactivate']] as const) {
+    for (const [action, path] of [
+      ['deactivate', '/management/v1/projects/{projectId}/grants/{grantId}/_deactivate'],
+      ['reactivate', '/management/v1/projects/{projectId}/grants/{grantId}/_reactivate'],
+    ] as const) {
       expect((await admin.POST(path, g(grantId))).response.status, action).toBe(200);
       expect((await admin.POST(path, g(grantId))).response.status, action).toBe(400);
       expect((await admin.POST(path, g('unknown'))).response.status, action).toBe(404);

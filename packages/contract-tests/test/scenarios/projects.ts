@@ -1,5 +1,5 @@
-import { expect, it } from 'vitest';
 import { insertHumanUser, insertMachineUserWithToken, insertOrg } from '@identity-service/server/test/support/instance.js';
+import { expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 
 const p = (projectId: string) => ({ params: { path: { projectId } } });
@@ -55,7 +55,12 @@ export function projectScenarios(h: () => Harness) {
     expect((await inOther.POST('/management/v1/projects/{projectId}/roles', { ...p(projectId), body: role })).response.status).toBe(404);
 
     // BulkAddProjectRoles
-    const roles = { roles: [{ key: 'writer', displayName: 'Writer' }, { key: 'admin', displayName: 'Admin', group: 'ops' }] };
+    const roles = {
+      roles: [
+        { key: 'writer', displayName: 'Writer' },
+        { key: 'admin', displayName: 'Admin', group: 'ops' },
+      ],
+    };
     expect((await admin.POST('/management/v1/projects/{projectId}/roles/_bulk', { ...p(projectId), body: roles })).response.status).toBe(200);
     expect((await admin.POST('/management/v1/projects/{projectId}/roles/_bulk', { ...p(projectId), body: roles })).response.status).toBe(409);
     expect((await admin.POST('/management/v1/projects/{projectId}/roles/_bulk', { ...p(projectId), body: { roles: [] } })).response.status).toBe(400);

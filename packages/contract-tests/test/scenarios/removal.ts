@@ -1,5 +1,5 @@
-import { expect, it } from 'vitest';
 import { insertOrg } from '@identity-service/server/test/support/instance.js';
+import { expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 
 /** RemoveOrg, RemoveProject and ListAllProjectGrants (issue 30): every documented status. */

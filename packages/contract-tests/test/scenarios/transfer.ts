@@ -1,5 +1,5 @@
+import { type GcsEmulator, startGcsEmulator } from '@identity-service/server/test/support/gcs-emulator.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startGcsEmulator, type GcsEmulator } from '@identity-service/server/test/support/gcs-emulator.js';
 import { HARNESS_MAX_IMPORT_BODY_BYTES, type Harness } from '../support/harness.js';
 
 const EXPORT = '/admin/v1/export' as const;
@@ -10,7 +10,17 @@ const doc = {
     {
       orgId: 'ct-transfer-org',
       org: { name: 'Contract transfer' },
-      humanUsers: [{ userId: 'ct-transfer-u1', user: { userName: 'ct', profile: { firstName: 'C', lastName: 'T' }, email: { email: 'ct@example.com', isEmailVerified: true }, hashedPassword: { value: '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy' } } }],
+      humanUsers: [
+        {
+          userId: 'ct-transfer-u1',
+          user: {
+            userName: 'ct',
+            profile: { firstName: 'C', lastName: 'T' },
+            email: { email: 'ct@example.com', isEmailVerified: true },
+            hashedPassword: { value: '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy' },
+          },
+        },
+      ],
       machineUsers: [{ userId: 'ct-transfer-m1', user: { userName: 'ct-svc', name: 'Svc' } }],
     },
   ],
@@ -50,7 +60,9 @@ export function transferScenarios(h: () => Harness) {
     const { admin, anonymous } = h();
     expect((await admin.POST(EXPORT, { body: {} })).response.status).toBe(400);
     expect((await admin.POST(IMPORT, { body: { timeout: 'later', dataOrgs: { orgs: [] } } })).response.status).toBe(400);
-    const invalid = await admin.POST(IMPORT, { body: { dataOrgs: { orgs: [{ humanUsers: [{ userId: 'x', user: { userName: 'x', profile: { firstName: 'a', lastName: 'b' }, email: { email: 'nope' } } }] }] } } });
+    const invalid = await admin.POST(IMPORT, {
+      body: { dataOrgs: { orgs: [{ humanUsers: [{ userId: 'x', user: { userName: 'x', profile: { firstName: 'a', lastName: 'b' }, email: { email: 'nope' } } }] }] } },
+    });
     expect(invalid.response.status).toBe(400);
     expect(invalid.error?.message).toContain('orgs[0].humanUsers[0].user.email.email');
 
@@ -73,10 +85,20 @@ export function transferScenarios(h: () => Harness) {
     expect(late.response.status).toBe(504);
 
     const token = h().instance.adminToken;
-    const bigExport = await h().fetch(EXPORT, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ responseOutput: true, pad: 'x'.repeat(2 * 1024 * 1024) }) });
+    const bigExport = await h().fetch(EXPORT, {
+      method: 'POST',
+      token,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ responseOutput: true, pad: 'x'.repeat(2 * 1024 * 1024) }),
+    });
     expect(bigExport.status).toBe(413);
     // Beyond the import's own limit (the harness's: HARNESS_MAX_IMPORT_BODY_BYTES).
-    const bigImport = await h().fetch(IMPORT, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: `{"dataOrgs":{"orgs":[]},"pad":"${'x'.repeat(HARNESS_MAX_IMPORT_BODY_BYTES + 16)}"}` });
+    const bigImport = await h().fetch(IMPORT, {
+      method: 'POST',
+      token,
+      headers: { 'content-type': 'application/json' },
+      body: `{"dataOrgs":{"orgs":[]},"pad":"${'x'.repeat(HARNESS_MAX_IMPORT_BODY_BYTES + 16)}"}`,
+    });
     expect(bigImport.status).toBe(413);
   });
 

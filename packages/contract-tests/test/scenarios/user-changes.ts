@@ -28,7 +28,12 @@ export function userChangeScenarios(h: () => Harness) {
     const unchanged = await admin.PUT('/management/v1/users/{userId}/profile', { ...userPath(userId), body: profile });
     expect(unchanged.response.status).toBe(400);
     expect(unchanged.error?.details?.[0]?.id).toBe('COMMAND-2M0fs');
-    expect((await admin.GET('/management/v1/users/{userId}', userPath(userId))).data?.user.human?.profile).toMatchObject({ firstName: 'New', lastName: 'Name', nickName: 'nn', displayName: 'New Name' });
+    expect((await admin.GET('/management/v1/users/{userId}', userPath(userId))).data?.user.human?.profile).toMatchObject({
+      firstName: 'New',
+      lastName: 'Name',
+      nickName: 'nn',
+      displayName: 'New Name',
+    });
     expect((await admin.PUT('/management/v1/users/{userId}/profile', { params: { path: { userId: 'missing' } }, body: profile })).response.status).toBe(404);
     expect((await anonymous.PUT('/management/v1/users/{userId}/profile', { ...userPath(userId), body: profile })).response.status).toBe(401);
     expect((await client.PUT('/management/v1/users/{userId}/profile', { ...userPath(userId), body: profile })).response.status).toBe(403);
@@ -58,7 +63,10 @@ export function userChangeScenarios(h: () => Harness) {
     expect((await admin.DELETE('/management/v1/users/{userId}/phone', userPath(userId))).response.status).toBe(200);
     expect((await admin.DELETE('/management/v1/users/{userId}/phone', userPath(userId))).response.status).toBe(404);
     expect((await admin.DELETE('/management/v1/users/{userId}/phone', { params: { path: { userId: 'a\u0000b' } } })).response.status).toBe(400);
-    for (const [c, status] of [[anonymous, 401], [client, 403]] as const) {
+    for (const [c, status] of [
+      [anonymous, 401],
+      [client, 403],
+    ] as const) {
       expect((await c.PUT('/management/v1/users/{userId}/phone', { ...userPath(userId), body: phone })).response.status).toBe(status);
       expect((await c.DELETE('/management/v1/users/{userId}/phone', userPath(userId))).response.status).toBe(status);
     }

@@ -1,5 +1,5 @@
-import { expect, it } from 'vitest';
 import { insertHumanUser, insertMachineUserWithToken, insertOrg } from '@identity-service/server/test/support/instance.js';
+import { expect, it } from 'vitest';
 import type { Harness } from '../support/harness.js';
 
 const LONG = 'x'.repeat(201);
@@ -16,7 +16,15 @@ export function userGrantScenarios(h: () => Harness) {
     const inB = h().clientFor(instance.adminToken, orgB);
     const { userId } = await insertHumanUser(instance, { orgId: orgA, userName: 'grantee' });
     const projectId = (await inA.POST('/management/v1/projects', { body: { name: 'Granted' } })).data!.id;
-    await inA.POST('/management/v1/projects/{projectId}/roles/_bulk', { params: { path: { projectId } }, body: { roles: [{ key: 'reader', displayName: 'Reader' }, { key: 'writer', displayName: 'Writer' }] } });
+    await inA.POST('/management/v1/projects/{projectId}/roles/_bulk', {
+      params: { path: { projectId } },
+      body: {
+        roles: [
+          { key: 'reader', displayName: 'Reader' },
+          { key: 'writer', displayName: 'Writer' },
+        ],
+      },
+    });
     const outsider = h().clientFor((await insertMachineUserWithToken(instance, { orgId: orgA, orgRoles: ['ORG_SETTINGS_MANAGER'] })).token);
     const otherProject = (await inA.POST('/management/v1/projects', { body: { name: 'Granted other' } })).data!.id;
     const scoped = h().clientFor((await insertMachineUserWithToken(instance, { orgId: orgA, projectRoles: [{ projectId: otherProject, roles: ['PROJECT_OWNER'] }] })).token);

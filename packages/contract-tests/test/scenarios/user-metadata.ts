@@ -18,7 +18,19 @@ export function userMetadataScenarios(h: () => Harness) {
     expect((await admin.POST('/management/v1/users/{userId}/metadata/{key}', { ...key('a'), body: { value } })).response.status).toBe(200);
     expect((await admin.POST('/management/v1/users/{userId}/metadata/{key}', { ...key('a'), body: { value: '%%%' } })).response.status).toBe(400);
     expect((await admin.POST('/management/v1/users/{userId}/metadata/{key}', { ...key('a', 'missing'), body: { value } })).response.status).toBe(404);
-    expect((await admin.POST('/management/v1/users/{userId}/metadata/_bulk', { ...user, body: { metadata: [{ key: 'b', value }, { key: 'c', value }] } })).response.status).toBe(200);
+    expect(
+      (
+        await admin.POST('/management/v1/users/{userId}/metadata/_bulk', {
+          ...user,
+          body: {
+            metadata: [
+              { key: 'b', value },
+              { key: 'c', value },
+            ],
+          },
+        })
+      ).response.status,
+    ).toBe(200);
     expect((await admin.POST('/management/v1/users/{userId}/metadata/_bulk', { ...user, body: { metadata: [] } })).response.status).toBe(400);
     expect((await admin.POST('/management/v1/users/{userId}/metadata/_bulk', { params: { path: { userId: 'missing' } }, body: { metadata: [{ key: 'b', value }] } })).response.status).toBe(404);
     const got = await admin.GET('/management/v1/users/{userId}/metadata/{key}', key('a'));
@@ -36,7 +48,10 @@ export function userMetadataScenarios(h: () => Harness) {
     expect((await admin.DELETE('/management/v1/users/{userId}/metadata/_bulk', { ...user, body: { keys: ['b'] } })).response.status).toBe(404);
     expect((await admin.DELETE('/management/v1/users/{userId}/metadata/_bulk', { ...user, body: { keys: [] } })).response.status).toBe(400);
 
-    for (const [c, status] of [[anonymous, 401], [outsider, 403]] as const) {
+    for (const [c, status] of [
+      [anonymous, 401],
+      [outsider, 403],
+    ] as const) {
       expect((await c.POST('/management/v1/users/{userId}/metadata/{key}', { ...key('a'), body: { value } })).response.status).toBe(status);
       expect((await c.POST('/management/v1/users/{userId}/metadata/_bulk', { ...user, body: { metadata: [{ key: 'a', value }] } })).response.status).toBe(status);
       expect((await c.DELETE('/management/v1/users/{userId}/metadata/{key}', key('a'))).response.status).toBe(status);

@@ -82,7 +82,9 @@ export function userScenarios(h: () => Harness) {
     const tokenPath = { params: { path: { userId, tokenId: 'x' } } };
     for (const c of [anonymous, client]) {
       const expected = c === anonymous ? 401 : 403;
-      expect((await c.POST('/management/v1/users/human/_import', { body: { userName: 'x', profile: { firstName: 'a', lastName: 'b' }, email: { email: 'x@example.com' } } })).response.status).toBe(expected);
+      expect((await c.POST('/management/v1/users/human/_import', { body: { userName: 'x', profile: { firstName: 'a', lastName: 'b' }, email: { email: 'x@example.com' } } })).response.status).toBe(
+        expected,
+      );
       expect((await c.POST('/management/v1/users/machine', { body: { userName: 'x', name: 'x' } })).response.status).toBe(expected);
       expect((await c.POST('/management/v1/users/_search', { body: {} })).response.status).toBe(expected);
       expect((await c.GET('/management/v1/users/{userId}', userPath(userId))).response.status).toBe(expected);

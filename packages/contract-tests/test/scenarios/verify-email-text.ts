@@ -89,7 +89,10 @@ export function messageTextScenarios(h: () => Harness) {
       expect((await nobody.DELETE(custom, t('init', 'en'))).response.status, level).toBe(403);
 
       const tooBig = await h().fetch(`/${level}/v1/text/message/init/en`, {
-        method: 'PUT', token: instance.adminToken, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ footerText: 'x'.repeat(2 * 1024 * 1024) }),
+        method: 'PUT',
+        token: instance.adminToken,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ footerText: 'x'.repeat(2 * 1024 * 1024) }),
       });
       expect(tooBig.status, level).toBe(413);
     }
@@ -127,7 +130,10 @@ export function loginTextScenarios(h: () => Harness) {
       expect((await nobody.DELETE(custom, l('en'))).response.status, level).toBe(403);
 
       const tooBig = await h().fetch(`/${level}/v1/text/login/en`, {
-        method: 'PUT', token: instance.adminToken, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ loginText: { title: 'x'.repeat(2 * 1024 * 1024) } }),
+        method: 'PUT',
+        token: instance.adminToken,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ loginText: { title: 'x'.repeat(2 * 1024 * 1024) } }),
       });
       expect(tooBig.status, level).toBe(413);
     }

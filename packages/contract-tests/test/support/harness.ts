@@ -3,14 +3,10 @@
  * only through the typed client (its fetch is the app's own handler, wrapped by the ledger).
  */
 import { createIdentityClient, type IdentityClient } from '@identity-service/client';
-import {
-  createTestInstance,
-  insertMachineUserWithToken,
-  type TestInstance,
-} from '@identity-service/server/test/support/instance.js';
 import type { AppDeps } from '@identity-service/server/src/app.js';
 import { jobDocuments } from '@identity-service/server/src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
+import { createTestInstance, insertMachineUserWithToken, type TestInstance } from '@identity-service/server/test/support/instance.js';
 import { tempDir } from '@identity-service/server/test/support/temp-dir.js';
 import { recordingFetch } from './ledger.js';
 

@@ -4,7 +4,7 @@
  * validate against the hand-written spec. The ledger remembers which operation × status pairs
  * were seen, so a documented pair that no test exercises fails the run.
  */
-import { deref, findOperation, operations, validatorFor, type SpecOperation } from './spec.js';
+import { deref, findOperation, operations, type SpecOperation, validatorFor } from './spec.js';
 
 export const exercised = new Set<string>();
 export const violations: string[] = [];

@@ -2,9 +2,10 @@
  * The hand-written spec, bundled exactly as the server serves it, and what the contract
  * tests need from it: operations by method and path, and Ajv validators for responses.
  */
+
+import { loadSpec, SPEC_ENTRY } from '@identity-service/server/src/http/spec.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { loadSpec, SPEC_ENTRY } from '@identity-service/server/src/http/spec.js';
 
 export { SPEC_ENTRY };
 export const spec = loadSpec() as any;
@@ -26,7 +27,12 @@ export const operations: SpecOperation[] = Object.entries(spec.paths as Record<s
     operationId: item[method].operationId,
     method,
     path,
-    pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    pattern: new RegExp(
+      `^${path
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\\?\{[^}]+\\?\}/g, '[^/]+')
+        .replace(/\{[^}]+\}/g, '[^/]+')}$`,
+    ),
     operation: item[method],
     statuses: Object.keys(item[method].responses).filter((s) => s !== 'default'),
   })),
@@ -45,7 +51,12 @@ export function findOperation(method: string, pathname: string): SpecOperation |
 /** Follows a local `$ref` (`#/components/...`) in the bundled spec. */
 export function deref(node: any): any {
   if (node && typeof node === 'object' && typeof node.$ref === 'string') {
-    return deref(node.$ref.slice(2).split('/').reduce((n: any, p: string) => n[p], spec));
+    return deref(
+      node.$ref
+        .slice(2)
+        .split('/')
+        .reduce((n: any, p: string) => n[p], spec),
+    );
   }
   return node;
 }

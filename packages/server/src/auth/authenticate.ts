@@ -25,12 +25,14 @@ const INVALID_TOKEN = () => unauthenticated('AUTH-7fs1e', 'Token is invalid or e
 export function personalAccessTokenVerifier(store: Store, cache = new AuthCache<Caller | undefined>(store)): TokenVerifier {
   return async (token) =>
     // A JWT (an OAuth access token) is never a PAT: no lookup, which would be uncached.
-    NOT_A_PAT.test(token) ? undefined : cache.get(hashToken(token), async () => {
-      const owner = await store.read.tokens.findOwnerByHash(hashToken(token));
-      if (!owner) return { uncached: undefined };
-      if (owner.expiresAt.getTime() <= Date.now() || owner.userState !== 'USER_STATE_ACTIVE') throw INVALID_TOKEN();
-      return { value: { userId: owner.userId, orgId: owner.orgId }, notAfter: owner.expiresAt.getTime() };
-    });
+    NOT_A_PAT.test(token)
+      ? undefined
+      : cache.get(hashToken(token), async () => {
+          const owner = await store.read.tokens.findOwnerByHash(hashToken(token));
+          if (!owner) return { uncached: undefined };
+          if (owner.expiresAt.getTime() <= Date.now() || owner.userState !== 'USER_STATE_ACTIVE') throw INVALID_TOKEN();
+          return { value: { userId: owner.userId, orgId: owner.orgId }, notAfter: owner.expiresAt.getTime() };
+        });
 }
 
 /** A caller's permissions per (user, context organisation); see auth-cache.ts for how long they are kept. */

@@ -14,7 +14,7 @@
  * Checked on every write of a hash (user import, organisation import) and again before a stored
  * hash is verified at login, for hashes stored before the bounds existed.
  */
-import { passwordHashFormat, type PasswordHashFormat } from './password-hashes.js';
+import { type PasswordHashFormat, passwordHashFormat } from './password-hashes.js';
 import { ARGON2ID } from './passwords.js';
 
 export const HASH_COST_LIMITS = {

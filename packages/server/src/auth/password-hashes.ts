@@ -22,24 +22,14 @@
  * `rehash` is set for weak formats (md5crypt, pbkdf2-sha1): after a successful login the caller
  * replaces the stored hash with an argon2id one.
  */
+
+import { pbkdf2Sync, scryptSync, timingSafeEqual } from 'node:crypto';
 import { verifySync as argon2Verify } from '@node-rs/argon2';
 import apacheMd5 from 'apache-md5';
 import bcrypt from 'bcryptjs';
-import { pbkdf2Sync, scryptSync, timingSafeEqual } from 'node:crypto';
 import { verify as shaCryptVerify } from 'unixcrypt';
 
-export type PasswordHashFormat =
-  | 'argon2id'
-  | 'argon2i'
-  | 'argon2d'
-  | 'bcrypt'
-  | 'pbkdf2-sha1'
-  | 'pbkdf2-sha256'
-  | 'pbkdf2-sha512'
-  | 'scrypt'
-  | 'md5crypt'
-  | 'sha256crypt'
-  | 'sha512crypt';
+export type PasswordHashFormat = 'argon2id' | 'argon2i' | 'argon2d' | 'bcrypt' | 'pbkdf2-sha1' | 'pbkdf2-sha256' | 'pbkdf2-sha512' | 'scrypt' | 'md5crypt' | 'sha256crypt' | 'sha512crypt';
 
 export interface PasswordCheck {
   ok: boolean;

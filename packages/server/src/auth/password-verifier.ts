@@ -37,7 +37,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../runtime/worker-threads.js';
 import { costlierThanDefault, hashCostProblem } from './hash-cost.js';
-import { passwordHashFormat, type PasswordCheck } from './password-hashes.js';
+import { type PasswordCheck, passwordHashFormat } from './password-hashes.js';
 import type { VerifyAnswer, VerifyRequest } from './password-verifier-worker.js';
 
 export interface PasswordVerifierOptions {
@@ -199,7 +199,11 @@ export class PasswordVerifier {
       let done!: () => void;
       const settled = new Promise<void>((r) => (done = r));
       const job: Job = {
-        plain, encoded, client, costly, settled,
+        plain,
+        encoded,
+        client,
+        costly,
+        settled,
         resolve: (check) => (done(), resolve(check)),
         reject: (error) => (done(), reject(error)),
       };

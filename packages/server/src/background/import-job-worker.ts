@@ -25,18 +25,18 @@
 import type { RequestContext } from '../domain/context.js';
 import { DomainError, GrpcCode, permissionDenied } from '../domain/errors.js';
 import { Permissions } from '../domain/permissions.js';
-import { importData, type ImportDataResponse } from '../domain/transfer/import/import-data.js';
 import { jsonText } from '../domain/transfer/answer-lists.js';
-import type { ImportJobPhase } from '../domain/transfer/import/jobs.js';
-import { openJobDocument, removeJobDocument, type JobDocuments } from '../domain/transfer/import/job-documents.js';
-import { createSpool, type Spool } from '../domain/transfer/spool.js';
+import { type ImportDataResponse, importData } from '../domain/transfer/import/import-data.js';
+import { type JobDocuments, openJobDocument, removeJobDocument } from '../domain/transfer/import/job-documents.js';
 import { liveProgressWriter } from '../domain/transfer/import/job-progress.js';
-import { holderIsGone, newLeaseOwner } from './lease-holders.js';
+import type { ImportJobPhase } from '../domain/transfer/import/jobs.js';
+import { createSpool, type Spool } from '../domain/transfer/spool.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { GcsOptions } from '../storage/gcs.js';
 import type { ImportJobRow } from '../store/repositories/import-jobs.js';
 import type { Store } from '../store/store.js';
+import { holderIsGone, newLeaseOwner } from './lease-holders.js';
 import { WakeablePause } from './wakeable-pause.js';
 
 export interface ImportJobWorkerOptions {
@@ -175,7 +175,8 @@ export class ImportJobWorker {
       if (committed.length > 0 || job.attempts >= this.o.maxAttempts) {
         return end('failed', {
           error: {
-            code: GrpcCode.Aborted, id: 'IMPORT-j0b1n',
+            code: GrpcCode.Aborted,
+            id: 'IMPORT-j0b1n',
             message: `interrupted: the process running the import stopped${committed.length ? '; the organisation in progress was rolled back' : ` during each of its ${job.attempts} run(s), the most an interrupted job gets (IMPORT_JOB_MAX_ATTEMPTS)`}${completed(committed)}`,
           },
         });
@@ -192,23 +193,28 @@ export class ImportJobWorker {
     // Progress is written in order, one write at a time, beside the import.
     let writes: Promise<void> = Promise.resolve();
     const later = (change: Partial<ImportJobRow>) => {
-      writes = writes.then(() => update(change)).catch((error) => {
-        if (error instanceof LeaseLost) {
-          lost = true;
-          controller.abort();
-        } else logger?.warn('import job progress not recorded', { jobId: job.id, error: (error as Error).message });
-      });
+      writes = writes
+        .then(() => update(change))
+        .catch((error) => {
+          if (error instanceof LeaseLost) {
+            lost = true;
+            controller.abort();
+          } else logger?.warn('import job progress not recorded', { jobId: job.id, error: (error as Error).message });
+        });
     };
-    const heartbeat = setInterval(() => {
-      store
-        .transaction((tx) => tx.importJobs.renewLease(job.id, this.owner, new Date(Date.now() + this.o.leaseMs)))
-        .then((state) => {
-          if (!state) lost = true;
-          else if (state.cancelRequested) cancelled = true;
-          if (lost || cancelled) controller.abort();
-        })
-        .catch((error) => logger?.warn('import job lease not renewed', { jobId: job.id, error: (error as Error).message }));
-    }, Math.min(this.o.pollMs, this.o.leaseMs / 3));
+    const heartbeat = setInterval(
+      () => {
+        store
+          .transaction((tx) => tx.importJobs.renewLease(job.id, this.owner, new Date(Date.now() + this.o.leaseMs)))
+          .then((state) => {
+            if (!state) lost = true;
+            else if (state.cancelRequested) cancelled = true;
+            if (lost || cancelled) controller.abort();
+          })
+          .catch((error) => logger?.warn('import job lease not renewed', { jobId: job.id, error: (error as Error).message }));
+      },
+      Math.min(this.o.pollMs, this.o.leaseMs / 3),
+    );
 
     let usersDone = 0;
     let orgsDone = 0;
@@ -222,20 +228,28 @@ export class ImportJobWorker {
       // holds as long as its spool exists (spool.ts), the check of the whole file included.
       spool = await createSpool();
       const request = await openJobDocument(documents, job.documentFile!, job.id);
-      const result = await importData(store, ctx, { request, spool }, {
-        gcs: this.o.gcs, secrets: this.o.secrets, maxBytes: this.o.maxBytes, signal: controller.signal,
-        onPhase: (phase, totals) => later({ phase, ...(totals ? { orgsTotal: totals.orgs, usersTotal: totals.users } : {}) }),
-        onProgress: (progress) => {
-          usersDone += progress.users ?? 0;
-          orgsDone = progress.done;
-          later({ orgsDone, usersDone });
-          live.set({ orgsDone, usersDone });
+      const result = await importData(
+        store,
+        ctx,
+        { request, spool },
+        {
+          gcs: this.o.gcs,
+          secrets: this.o.secrets,
+          maxBytes: this.o.maxBytes,
+          signal: controller.signal,
+          onPhase: (phase, totals) => later({ phase, ...(totals ? { orgsTotal: totals.orgs, usersTotal: totals.users } : {}) }),
+          onProgress: (progress) => {
+            usersDone += progress.users ?? 0;
+            orgsDone = progress.done;
+            later({ orgsDone, usersDone });
+            live.set({ orgsDone, usersDone });
+          },
+          onOrgUsersProgress: (progress) => live.set({ orgsDone, usersDone: usersDone + progress.usersDone }),
+          onOrgCommit: async (tx, orgId) => {
+            if (!(await tx.importJobs.addCommittedOrg(job.id, this.owner, orgId, new Date()))) throw new LeaseLost();
+          },
         },
-        onOrgUsersProgress: (progress) => live.set({ orgsDone, usersDone: usersDone + progress.usersDone }),
-        onOrgCommit: async (tx, orgId) => {
-          if (!(await tx.importJobs.addCommittedOrg(job.id, this.owner, orgId, new Date()))) throw new LeaseLost();
-        },
-      });
+      );
       clearInterval(heartbeat);
       this.current = undefined;
       await writes;
@@ -279,4 +293,3 @@ export class ImportJobWorker {
 }
 
 const completed = (orgIds: string[]) => (orgIds.length ? `; committed, whole: ${orgIds.join(', ')}` : '; no organisation was committed');
-

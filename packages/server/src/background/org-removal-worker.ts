@@ -7,7 +7,7 @@
  * once: each transaction takes the organisation's lock and removes what is left.
  */
 import { setImmediate as turn } from 'node:timers/promises';
-import { continueOrgRemoval, type BatchBudget } from '../domain/orgs/removal.js';
+import { type BatchBudget, continueOrgRemoval } from '../domain/orgs/removal.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { WakeablePause } from './wakeable-pause.js';

@@ -12,7 +12,7 @@
 import { issueCode } from '../domain/notifications/codes.js';
 import { MAIL_KINDS, messageLanguage, renderUserMail } from '../domain/notifications/compose.js';
 import type { MessageKind } from '../domain/notifications/queue.js';
-import { currentMailRoute, defaultSender, mailDropTransport, smtpTransport, type OutgoingMail, type Transport } from '../domain/notifications/transports.js';
+import { currentMailRoute, defaultSender, mailDropTransport, type OutgoingMail, smtpTransport, type Transport } from '../domain/notifications/transports.js';
 import { USER_AGGREGATE } from '../domain/users/aggregate.js';
 import type { HumanData } from '../domain/users/view.js';
 import type { Logger } from '../log.js';
@@ -54,7 +54,13 @@ export class OutboxWorker {
 
   constructor(options: OutboxWorkerOptions) {
     this.o = {
-      pollMs: 1_000, batchSize: 20, concurrency: 4, leaseMs: 60_000, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 10,
+      pollMs: 1_000,
+      batchSize: 20,
+      concurrency: 4,
+      leaseMs: 60_000,
+      baseBackoffMs: 5_000,
+      maxBackoffMs: 15 * 60_000,
+      maxAttempts: 10,
       ...options,
     };
     this.drop = mailDropTransport(this.o.mailDropDir);
@@ -136,7 +142,12 @@ export class OutboxWorker {
       const next = final ? undefined : new Date(Date.now() + Math.min(this.o.baseBackoffMs * 2 ** (attempts - 1), this.o.maxBackoffMs));
       await store.transaction((tx) => tx.notifications.markAttemptFailed(row.id, lease, attempts, reason, next));
       logger?.warn(final ? 'mail not delivered, given up' : 'mail delivery failed, will retry', {
-        outboxId: row.id, type: row.messageType, userId: row.userId, attempt: attempts, reason, ...(next ? { retryAt: next.toISOString() } : {}),
+        outboxId: row.id,
+        type: row.messageType,
+        userId: row.userId,
+        attempt: attempts,
+        reason,
+        ...(next ? { retryAt: next.toISOString() } : {}),
       });
     }
   }
@@ -151,26 +162,39 @@ export class OutboxWorker {
     const kind = MAIL_KINDS[row.messageType as MessageKind];
     if (!kind) throw new Undeliverable(`unknown message type ${row.messageType}`);
     const renewed = new Date(Date.now() + this.o.leaseMs);
-    const { user, code } = await store.transaction(async (tx) => {
-      if (!(await tx.notifications.renewLease(row.id, lease, renewed))) throw new LeaseLost();
-      const user = await tx.users.get(row.userId);
-      if (!user || user.type !== 'human') throw new Undeliverable('the user no longer exists');
-      const email = (user.data as unknown as HumanData).email;
-      if (email.email.toLowerCase() !== row.recipient.toLowerCase()) throw new Undeliverable('the user\u2019s email changed since this mail was queued (a newer one is queued)');
-      if (row.messageType === 'verify_email' && email.isEmailVerified) throw new Undeliverable('the email is verified already');
-      if (row.messageType === 'init' && user.state !== 'USER_STATE_INITIAL') throw new Undeliverable('the user is initialised already');
-      // A mail without a code (a notice) changes nothing of the user.
-      if (!kind.code) return { user, code: '' };
-      const issued = await issueCode(tx, user.id, kind.code.kind, email.email);
-      const event = await tx.events.append({
-        aggregateType: USER_AGGREGATE, aggregateId: user.id, type: kind.code.event,
-        payload: { expiry: issued.expiresAt.toISOString(), outboxId: row.id }, creator: user.id, resourceOwner: user.orgId,
-      });
-      await tx.users.touch(user.id, event.sequence, event.createdAt);
-      return { user, code: issued.code };
-    }, [[USER_AGGREGATE, row.userId]]);
+    const { user, code } = await store.transaction(
+      async (tx) => {
+        if (!(await tx.notifications.renewLease(row.id, lease, renewed))) throw new LeaseLost();
+        const user = await tx.users.get(row.userId);
+        if (!user || user.type !== 'human') throw new Undeliverable('the user no longer exists');
+        const email = (user.data as unknown as HumanData).email;
+        if (email.email.toLowerCase() !== row.recipient.toLowerCase()) throw new Undeliverable('the user\u2019s email changed since this mail was queued (a newer one is queued)');
+        if (row.messageType === 'verify_email' && email.isEmailVerified) throw new Undeliverable('the email is verified already');
+        if (row.messageType === 'init' && user.state !== 'USER_STATE_INITIAL') throw new Undeliverable('the user is initialised already');
+        // A mail without a code (a notice) changes nothing of the user.
+        if (!kind.code) return { user, code: '' };
+        const issued = await issueCode(tx, user.id, kind.code.kind, email.email);
+        const event = await tx.events.append({
+          aggregateType: USER_AGGREGATE,
+          aggregateId: user.id,
+          type: kind.code.event,
+          payload: { expiry: issued.expiresAt.toISOString(), outboxId: row.id },
+          creator: user.id,
+          resourceOwner: user.orgId,
+        });
+        await tx.users.touch(user.id, event.sequence, event.createdAt);
+        return { user, code: issued.code };
+      },
+      [[USER_AGGREGATE, row.userId]],
+    );
     const message = await renderUserMail(store.read, {
-      instanceId: this.o.instanceId, externalUrl: this.o.externalUrl, kind: row.messageType as MessageKind, language: messageLanguage(user), orgId: user.orgId, user, code,
+      instanceId: this.o.instanceId,
+      externalUrl: this.o.externalUrl,
+      kind: row.messageType as MessageKind,
+      language: messageLanguage(user),
+      orgId: user.orgId,
+      user,
+      code,
     });
     return {
       lease: renewed,

@@ -3,7 +3,7 @@
  * caller's folder with the environment's configuration and the operator's key, on the store the
  * environment names, closed when the work ends; a failure is its message on stderr and exit code 1.
  */
-import { commandWorkingDirectory, loadConfig, type Config } from '../config.js';
+import { type Config, commandWorkingDirectory, loadConfig } from '../config.js';
 import { loadOperatorSecretBox } from '../secrets/operator-key.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { openStore, type Store } from '../store/store.js';

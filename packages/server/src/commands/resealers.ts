@@ -9,8 +9,8 @@ import { resealSmtpPasswords } from '../domain/notifications/smtp-providers.js';
 import { resealPendingOtpSecrets } from '../domain/users/otp-enrolment.js';
 import { resealOtpSecrets } from '../domain/users/otp-secret.js';
 import { resealKeys } from '../oidc/keys.js';
-import type { Store } from '../store/store.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import type { Store } from '../store/store.js';
 
 type Resealer = (store: Store, secrets: SecretBox) => Promise<number>;
 
@@ -19,7 +19,7 @@ const RESEALERS: Record<string, Resealer> = {
   'SMTP passwords': (store, secrets) => resealSmtpPasswords(store, secrets),
   'TOTP secrets': (store, secrets) => resealOtpSecrets(store, secrets),
   'TOTP secrets being set up': (store, secrets) => resealPendingOtpSecrets(store, secrets),
-  'OIDC identity providers\' client secrets': (store, secrets) => resealIdpClientSecrets(store, secrets),
+  "OIDC identity providers' client secrets": (store, secrets) => resealIdpClientSecrets(store, secrets),
 };
 
 /** Re-seals every sealed value not sealed with the current key; how many, by kind. */

@@ -35,7 +35,11 @@ export class DomainError extends Error {
 
 /** A caller over a rate limit: 429 (code 8) with `Retry-After` (http/errors.ts). */
 export class RateLimited extends DomainError {
-  constructor(id: string, message: string, readonly retryAfterSeconds: number) {
+  constructor(
+    id: string,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(GrpcCode.ResourceExhausted, id, message);
   }
 }
@@ -44,8 +48,7 @@ export const invalidArgument = (id: string, message: string) => new DomainError(
 export const notFound = (id: string, message: string) => new DomainError(GrpcCode.NotFound, id, message);
 export const alreadyExists = (id: string, message: string) => new DomainError(GrpcCode.AlreadyExists, id, message);
 export const permissionDenied = (id: string, message: string) => new DomainError(GrpcCode.PermissionDenied, id, message);
-export const failedPrecondition = (id: string, message: string) =>
-  new DomainError(GrpcCode.FailedPrecondition, id, message);
+export const failedPrecondition = (id: string, message: string) => new DomainError(GrpcCode.FailedPrecondition, id, message);
 export const unavailable = (id: string, message: string) => new DomainError(GrpcCode.Unavailable, id, message);
 export const unauthenticated = (id: string, message: string) => new DomainError(GrpcCode.Unauthenticated, id, message);
 

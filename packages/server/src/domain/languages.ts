@@ -1,9 +1,7 @@
 import { invalidArgument } from './errors.js';
 
 /** The languages ZITADEL ships login and notification texts for (reference §1.3). */
-export const SUPPORTED_LANGUAGES = [
-  'bg', 'cs', 'de', 'en', 'es', 'fr', 'hu', 'id', 'it', 'ja', 'ko', 'mk', 'nl', 'pl', 'pt', 'ro', 'ru', 'sv', 'tr', 'zh',
-] as const;
+export const SUPPORTED_LANGUAGES = ['bg', 'cs', 'de', 'en', 'es', 'fr', 'hu', 'id', 'it', 'ja', 'ko', 'mk', 'nl', 'pl', 'pt', 'ro', 'ru', 'sv', 'tr', 'zh'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 
 /** A BCP 47 tag as far as we need it: a primary subtag and optional subtags. */
@@ -19,10 +17,7 @@ export function parseLanguage(input: string): Language {
     throw invalidArgument('LANG-3M9f2', `Language is undefined: "${input}" is not a language tag`);
   }
   if (!(SUPPORTED_LANGUAGES as readonly string[]).includes(tag)) {
-    throw invalidArgument(
-      'LANG-lg4DP',
-      `Language is not supported: "${input}" (supported: ${SUPPORTED_LANGUAGES.join(', ')})`,
-    );
+    throw invalidArgument('LANG-lg4DP', `Language is not supported: "${input}" (supported: ${SUPPORTED_LANGUAGES.join(', ')})`);
   }
   return tag as Language;
 }

@@ -52,8 +52,6 @@ export function textMatch(value: string, method: TextQueryMethod | undefined): T
   const m = method ?? 'TEXT_QUERY_METHOD_EQUALS';
   const ignoreCase = m.endsWith('_IGNORE_CASE');
   const kind = m.replace('TEXT_QUERY_METHOD_', '').replace('_IGNORE_CASE', '');
-  const op = ({ EQUALS: 'equals', STARTS_WITH: 'startsWith', CONTAINS: 'contains', ENDS_WITH: 'endsWith' } as const)[
-    kind as 'EQUALS' | 'STARTS_WITH' | 'CONTAINS' | 'ENDS_WITH'
-  ];
+  const op = ({ EQUALS: 'equals', STARTS_WITH: 'startsWith', CONTAINS: 'contains', ENDS_WITH: 'endsWith' } as const)[kind as 'EQUALS' | 'STARTS_WITH' | 'CONTAINS' | 'ENDS_WITH'];
   return { value, op, ignoreCase };
 }

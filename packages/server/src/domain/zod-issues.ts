@@ -10,10 +10,7 @@ import type { z } from 'zod';
 
 /** `orgs[0].humanUsers[3].user.email` from `['orgs', 0, 'humanUsers', 3, 'user', 'email']`. */
 export function formatPath(parts: readonly PropertyKey[]): string {
-  return parts.reduce<string>(
-    (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
-    '',
-  );
+  return parts.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), '');
 }
 
 /** One issue in words; `parsed` is the value handed to the schema the issue came from. */
@@ -22,9 +19,7 @@ export function describeZodIssue(issue: z.core.$ZodIssue, parsed: unknown): stri
     case 'unrecognized_keys':
       return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
     case 'too_big':
-      return issue.origin === 'string'
-        ? `value length must be at most ${String(issue.maximum)} characters`
-        : `value must be at most ${String(issue.maximum)}`;
+      return issue.origin === 'string' ? `value length must be at most ${String(issue.maximum)} characters` : `value must be at most ${String(issue.maximum)}`;
     case 'too_small':
       return issue.origin === 'string'
         ? Number(issue.minimum) === 1

@@ -97,11 +97,7 @@ function firstToTell(issues: readonly ZodIssue[]): ZodIssue {
 
 /** Valid input holding text no store can keep (domain/unstorable-text.ts) → 400 naming the field. */
 export function unstorableTextError(path: readonly PropertyKey[], where: string): DomainError {
-  return new DomainError(
-    GrpcCode.InvalidArgument,
-    'API-V4l1d',
-    `invalid ${fieldName(path, where)}: ${UNSTORABLE_TEXT_MESSAGE}`,
-  );
+  return new DomainError(GrpcCode.InvalidArgument, 'API-V4l1d', `invalid ${fieldName(path, where)}: ${UNSTORABLE_TEXT_MESSAGE}`);
 }
 
 /** Anything thrown that is not a DomainError: known HTTP failures keep their status, the rest is 500. */

@@ -20,8 +20,8 @@ import type { ZodType } from 'zod';
 import type { RouteDeps } from './deps.js';
 import type { AppEnv } from './env.js';
 import { OPERATIONS, type OperationId } from './generated/operations.gen.js';
-import { idpDeprecation } from './middleware/deprecation.js';
 import { zErrorBody } from './generated/schemas.gen.js';
+import { idpDeprecation } from './middleware/deprecation.js';
 
 /** An entry of the generated table, as the code that reads any entry sees it. */
 interface GeneratedOperation {

@@ -6,7 +6,7 @@
  * import document, whose unmodelled ZITADEL fields the domain reports as IMPORT-uNsup) are left as
  * they are.
  */
-import { z, type RouteConfig } from '@hono/zod-openapi';
+import { type RouteConfig, z } from '@hono/zod-openapi';
 
 type AnySchema = z.ZodType;
 

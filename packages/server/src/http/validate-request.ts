@@ -14,7 +14,7 @@
  * What it supports is what routes use: params, query, headers and JSON bodies. A route declaring
  * cookies or a form body is refused when it is registered, not silently left unvalidated.
  */
-import { z, type RouteConfig } from '@hono/zod-openapi';
+import { type RouteConfig, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 

@@ -4,12 +4,12 @@
  */
 import type { JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
+import { AuthCache } from '../auth/auth-cache.js';
+import type { TokenVerifier } from '../auth/authenticate.js';
 import type { Caller } from '../domain/context.js';
 import { unauthenticated } from '../domain/errors.js';
 import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import type { Store } from '../store/store.js';
-import type { TokenVerifier } from '../auth/authenticate.js';
-import { AuthCache } from '../auth/auth-cache.js';
 import type { KeyRing } from './keys.js';
 import { asksForApiAudience, SERVICE_AUDIENCE } from './scopes.js';
 

@@ -14,9 +14,9 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { AuthCache } from '../auth/auth-cache.js';
 import { hashToken } from '../auth/tokens.js';
-import type { Store } from '../store/store.js';
-import type { OidcPayloadRow } from '../store/repositories/oidc.js';
 import { hasNul } from '../domain/unstorable-text.js';
+import type { OidcPayloadRow } from '../store/repositories/oidc.js';
+import type { Store } from '../store/store.js';
 import { nulPayloadError } from './nul-guard.js';
 
 export type ClientLookup = (clientId: string) => Promise<AdapterPayload | undefined>;
@@ -127,7 +127,10 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
       if (lookedUpTogether.has(this.kind)) {
         const rows = await sharedTokenLookup(id);
         // toPayload's object is new; what it holds may be the cached row's, shared and frozen.
-        return toPayload(rows.find((r) => r.kind === this.kind), id);
+        return toPayload(
+          rows.find((r) => r.kind === this.kind),
+          id,
+        );
       }
       return toPayload(await store.read.oidc.payloads.find(this.kind, storedKey(this.kind, id), new Date()), id);
     }

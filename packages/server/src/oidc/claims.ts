@@ -21,8 +21,9 @@
  * ZITADEL's per-project claim `urn:zitadel:iam:org:project:{projectId}:roles` for each project of
  * the token in which the user has a role.
  */
-import { metadataClaim } from '../domain/users/metadata.js';
+
 import { loginNameRules, loginNamesOf } from '../domain/users/login-names.js';
+import { metadataClaim } from '../domain/users/metadata.js';
 import type { UserRow } from '../store/repositories/users.js';
 import type { Store } from '../store/store.js';
 import {
@@ -33,11 +34,11 @@ import {
   ORG_ID_CLAIM,
   PROJECTS_ROLES_SCOPE,
   projectRolesClaim,
-  requestedOrg,
-  requestedRoleKeys,
   RESOURCE_OWNER_CLAIMS,
   RESOURCE_OWNER_SCOPE,
   ROLES_CLAIM,
+  requestedOrg,
+  requestedRoleKeys,
   rolesByProject,
   rolesClaimNames,
   USER_METADATA_SCOPE,
@@ -101,7 +102,12 @@ export async function standardClaims(user: UserRow, scope: string | undefined, s
  * the user carries besides `sub` and the standard claims. Nothing is read unless a scope or an
  * assertion asks (the user's organisation is read only when the caller did not pass it).
  */
-export async function reservedClaims(store: Store, user: { id: string; orgId?: string }, request: ClaimsRequest, settings?: Pick<ClaimsSettings, 'projectRoleAssertion'>): Promise<Record<string, unknown>> {
+export async function reservedClaims(
+  store: Store,
+  user: { id: string; orgId?: string },
+  request: ClaimsRequest,
+  settings?: Pick<ClaimsSettings, 'projectRoleAssertion'>,
+): Promise<Record<string, unknown>> {
   const { scope } = request;
   const claims: Record<string, unknown> = {};
   if (hasScope(scope, USER_METADATA_SCOPE)) {

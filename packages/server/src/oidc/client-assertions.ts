@@ -30,8 +30,8 @@
  * and oidc-provider do not, and this service accepted it before) `exp` must be within the hour;
  * `jti` optional and not tracked (a repeated assertion is accepted until it expires, as by ZITADEL).
  */
-import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
-import { createLocalJWKSet, decodeJwt, exportJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
+import { createLocalJWKSet, decodeJwt, exportJWK, type JWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { AdapterPayload } from 'oidc-provider';
 import type { ClientLookup } from './adapter.js';
 

@@ -10,15 +10,15 @@
  * this metadata (`Client.find`), so a removed or expired key is refused from the next request on,
  * in every process sharing the database.
  */
-import { createPublicKey, timingSafeEqual, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, timingSafeEqual } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 import { AuthCache } from '../auth/auth-cache.js';
 import { hashToken } from '../auth/tokens.js';
-import { durationSeconds, nonCompliantRedirects, refusedRedirectExplanation, storedOidcConfig, type OidcAppConfig } from '../domain/apps/oidc-config.js';
-import type { Store } from '../store/store.js';
-import type { UserRow } from '../store/repositories/users.js';
 import { isApiApp } from '../domain/apps/api-apps.js';
 import { usesPrivateKeyJwt } from '../domain/apps/app-keys.js';
+import { durationSeconds, nonCompliantRedirects, type OidcAppConfig, refusedRedirectExplanation, storedOidcConfig } from '../domain/apps/oidc-config.js';
+import type { UserRow } from '../store/repositories/users.js';
+import type { Store } from '../store/store.js';
 import type { ClientLookup } from './adapter.js';
 import { ClientAssertionRelay } from './client-assertions.js';
 
@@ -113,8 +113,15 @@ async function lookUpClient(store: Store, clientId: string): Promise<AdapterPayl
     // An API application signs nobody in: it only authenticates, to introspect (or revoke) tokens.
     if (isApiApp(app)) {
       return {
-        client_id: app.clientId, client_secret: app.clientSecretHash ?? undefined, grant_types: [], response_types: [], redirect_uris: [],
-        token_endpoint_auth_method: 'client_secret_basic', kind: 'app', project_id: app.projectId, ...keyAuth,
+        client_id: app.clientId,
+        client_secret: app.clientSecretHash ?? undefined,
+        grant_types: [],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+        kind: 'app',
+        project_id: app.projectId,
+        ...keyAuth,
       } as AdapterPayload;
     }
     return {

@@ -19,13 +19,13 @@
  * authenticates with its Authorization header — and every other request reach the library as they came.
  */
 import type Provider from 'oidc-provider';
-import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import type { Logger } from '../log.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { clientAssertionJudge, presentedAssertion, withClientAssertion } from './client-assertions.js';
 import type { OAuthClients } from './clients.js';
-import { answerUnreadableForm, declaredWithinLimit, FormReplay, isForm, readForm, UNREADABLE_FORM, type Form } from './form-request.js';
+import { answerUnreadableForm, declaredWithinLimit, type Form, FormReplay, isForm, readForm, UNREADABLE_FORM } from './form-request.js';
 import { withJwtSetAside } from './introspection.js';
-import { advertiseJwtProfileGrant, isJwtProfileGrant, jwtProfileGrant, type JwtProfileGrantDeps } from './jwt-profile-grant.js';
+import { advertiseJwtProfileGrant, isJwtProfileGrant, type JwtProfileGrantDeps, jwtProfileGrant } from './jwt-profile-grant.js';
 import { refuseNulQuery } from './nul-guard.js';
 import { ROUTES } from './provider.js';
 import { answerUnknownOAuthPath, isKnownOAuthPath, logOAuthRequest, noteOAuthFailure, watchOAuthEvents } from './request-log.js';

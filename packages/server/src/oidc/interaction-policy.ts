@@ -12,7 +12,7 @@
  * oidc-provider's `interaction_required`.
  */
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
-import { SECOND_FACTOR_REASON, signInStanding, type SecondFactorDetails, type SignInStanding } from '../domain/login/sign-in-standing.js';
+import { SECOND_FACTOR_REASON, type SecondFactorDetails, type SignInStanding, signInStanding } from '../domain/login/sign-in-standing.js';
 import type { Store } from '../store/store.js';
 
 const { Check, base } = interactionPolicy;

@@ -31,15 +31,15 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import { AuthCache } from '../auth/auth-cache.js';
 import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import type { UserRow } from '../store/repositories/users.js';
-import { standardClaims } from './claims.js';
-import { cachedClaimsSettings } from './userinfo.js';
 import type { Store } from '../store/store.js';
 import { JWT_SHAPE } from './access-tokens.js';
-import { setAsideTokenOf } from './form-request.js';
+import { standardClaims } from './claims.js';
 import type { ClientExtras } from './clients.js';
+import { setAsideTokenOf } from './form-request.js';
 import type { KeyRing } from './keys.js';
 import { introspectPersonalAccessToken } from './pat-introspection.js';
 import { hasScope, tokenAudience } from './scopes.js';
+import { cachedClaimsSettings } from './userinfo.js';
 
 /** What oidc-provider is given in place of a JWT (see above). */
 const SET_ASIDE = '\u0000';

@@ -18,15 +18,16 @@
  * Tokens are oidc-provider's working state, not domain state: issuing one appends no event, as for
  * every other grant (adapter.ts).
  */
-import type { NodeResponse } from '../transport/http-server.js';
+
 import type Provider from 'oidc-provider';
 import type { AdapterPayload, Client, ResourceServer, ResourceServerInstance } from 'oidc-provider';
 import { DomainError, GrpcCode } from '../domain/errors.js';
 import { assertionAudiences, machineUserOfAssertion } from '../domain/users/jwt-profile.js';
 import type { Store } from '../store/store.js';
-import { jwtProfileClient, type ClientExtras } from './clients.js';
+import type { NodeResponse } from '../transport/http-server.js';
+import { type ClientExtras, jwtProfileClient } from './clients.js';
 import { machineIdToken } from './machine-id-token.js';
-import { providerSigningAlgorithm, RESOURCE, resourceServerInfo, ROUTES } from './provider.js';
+import { providerSigningAlgorithm, RESOURCE, ROUTES, resourceServerInfo } from './provider.js';
 import { noteOAuthFailure } from './request-log.js';
 import { hasScope } from './scopes.js';
 
@@ -44,7 +45,11 @@ export interface JwtProfileGrantDeps {
 
 /** An OAuth error answer (RFC 6749 §5.2). */
 class OAuthError extends Error {
-  constructor(readonly error: 'invalid_request' | 'invalid_grant' | 'server_error', readonly description: string, readonly status = 400) {
+  constructor(
+    readonly error: 'invalid_request' | 'invalid_grant' | 'server_error',
+    readonly description: string,
+    readonly status = 400,
+  ) {
     super(description);
   }
 }

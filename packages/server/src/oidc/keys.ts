@@ -18,16 +18,7 @@
  * moved to the current key by `resealKeys` (`npm run secrets:reseal`).
  */
 import { randomBytes } from 'node:crypto';
-import {
-  calculateJwkThumbprint,
-  createLocalJWKSet,
-  errors as joseErrors,
-  exportJWK,
-  generateKeyPair,
-  jwtVerify,
-  type JWK,
-  type JWTVerifyOptions,
-} from 'jose';
+import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, type JWK, type JWTVerifyOptions, errors as joseErrors, jwtVerify } from 'jose';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { OidcKeyRow } from '../store/repositories/oidc.js';
 import type { Repositories, Store } from '../store/store.js';
@@ -158,16 +149,14 @@ export async function rotateKeys(store: Store, secrets: SecretBox, overlapMs = 2
 }
 
 /** A JWK's public members (RFC 7518 §6: RSA n, e; EC crv, x, y; RFC 8037: OKP crv, x); never d, p, q, …. */
-const publicJwk = ({ kty, n, e, crv, x, y, kid, alg, use }: JWK): JWK =>
-  Object.fromEntries(Object.entries({ kty, n, e, crv, x, y, kid, alg, use }).filter(([, v]) => v !== undefined)) as JWK;
+const publicJwk = ({ kty, n, e, crv, x, y, kid, alg, use }: JWK): JWK => Object.fromEntries(Object.entries({ kty, n, e, crv, x, y, kid, alg, use }).filter(([, v]) => v !== undefined)) as JWK;
 
 /** The public halves, for verifying our own tokens without a round trip to /oauth/v2/keys. */
 export function publicJwks(keys: OidcKeys): { keys: JWK[] } {
   return { keys: keys.signing.map(publicJwk) };
 }
 
-const sameKeys = (a: OidcKeys, b: OidcKeys) =>
-  a.cookie.join(' ') === b.cookie.join(' ') && a.signing.map((k) => k.kid).join(' ') === b.signing.map((k) => k.kid).join(' ');
+const sameKeys = (a: OidcKeys, b: OidcKeys) => a.cookie.join(' ') === b.cookie.join(' ') && a.signing.map((k) => k.kid).join(' ') === b.signing.map((k) => k.kid).join(' ');
 
 /**
  * The keys one process serves with, following the store: `refresh()` re-reads them and, when

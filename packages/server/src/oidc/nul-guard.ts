@@ -5,12 +5,12 @@
  * oidc-provider sees the request, and in the storage adapter for what arrives in form bodies (a
  * lookup by such a key finds nothing; a payload holding one is refused).
  */
-import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
+
 import { errors } from 'oidc-provider';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { messagePage } from '../ui/pages.js';
 
 export const NUL_MESSAGE = 'request parameters must not contain NUL characters';
-
 
 const IGNORES_QUERY = /^\/\.well-known\/|^\/oauth\/v2\/keys$|^\/oidc\/v1\/end_session\/success$/;
 

@@ -34,13 +34,7 @@ export interface IntrospectingClient {
 }
 
 /** The introspection answer for a PAT, or undefined when the token is no active PAT. */
-export async function introspectPersonalAccessToken(
-  store: Store,
-  instanceId: string,
-  issuer: string,
-  token: string,
-  caller: IntrospectingClient,
-): Promise<Record<string, unknown> | undefined> {
+export async function introspectPersonalAccessToken(store: Store, instanceId: string, issuer: string, token: string, caller: IntrospectingClient): Promise<Record<string, unknown> | undefined> {
   if (NOT_A_PAT.test(token)) return undefined;
   const owner = await store.read.tokens.findOwnerByHash(hashToken(token));
   if (!owner || owner.expiresAt.getTime() <= Date.now() || owner.userState !== 'USER_STATE_ACTIVE') return undefined;

@@ -10,39 +10,39 @@
  * project, the client, each `…:id:{projectId}:aud` project, and `service` for this API). Which
  * claims the scopes yield is claims.ts's decision.
  */
-import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
+import Provider, { type Configuration, errors, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
+import { orgScopeRefusal } from '../domain/login/org-scope.js';
+import { projectAccessRefusal } from '../domain/login/project-access.js';
+import { signInStanding, standingRefusal } from '../domain/login/sign-in-standing.js';
+import { authenticatableUser } from '../domain/users/may-authenticate.js';
 import type { Store } from '../store/store.js';
 import { errorPage, logoutPage, messagePage } from '../ui/pages.js';
 import { storeAdapter } from './adapter.js';
-import { compareHashedClientSecret, refusedRedirectReason, EXTRA_CLIENT_METADATA, type ClientExtras, type OAuthClients } from './clients.js';
-import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, signingAlgorithm, type KeyRing, type SigningAlgorithm } from './keys.js';
-import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
 import { tokenAmr } from './authentication-methods.js';
-import { answerIntrospection } from './introspection.js';
-import { clientCredentialsIdToken } from './machine-id-token.js';
+import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
 import { CLOCK_TOLERANCE } from './client-assertions.js';
-import { authenticatableUser } from '../domain/users/may-authenticate.js';
-import { projectAccessRefusal } from '../domain/login/project-access.js';
+import { type ClientExtras, compareHashedClientSecret, EXTRA_CLIENT_METADATA, type OAuthClients, refusedRedirectReason } from './clients.js';
+import { signInPolicy } from './interaction-policy.js';
+import { answerIntrospection } from './introspection.js';
+import { DEFAULT_SIGNING_ALGORITHM, type KeyRing, SIGNING_ALGORITHMS, type SigningAlgorithm, signingAlgorithm } from './keys.js';
+import { clientCredentialsIdToken } from './machine-id-token.js';
 import {
   hasScope,
   isOrgScope,
   OIDC_SCOPES,
   PROJECTS_ROLES_SCOPE,
-  requestedOrg,
   RESOURCE_OWNER_SCOPE,
   ROLES_CLAIM,
   ROLES_SCOPE,
+  requestedOrg,
   SERVICE_AUDIENCE_SCOPE,
-  ZITADEL_AUDIENCE_SCOPE,
-  ZITADEL_ROLES_CLAIM,
-  ZITADEL_ROLES_SCOPE,
   tokenAudience,
   USER_METADATA_SCOPE,
   valueScopesIn,
+  ZITADEL_AUDIENCE_SCOPE,
+  ZITADEL_ROLES_CLAIM,
+  ZITADEL_ROLES_SCOPE,
 } from './scopes.js';
-import { orgScopeRefusal } from '../domain/login/org-scope.js';
-import { signInPolicy } from './interaction-policy.js';
-import { signInStanding, standingRefusal } from '../domain/login/sign-in-standing.js';
 
 /** The resource indicator of every token (clients never need to send it). */
 export const RESOURCE = 'urn:service:iam';
@@ -85,8 +85,7 @@ export interface OidcProviderDeps {
  * The client's own metadata. The JWT-profile grant (jwt-profile-grant.ts) mints tokens outside a
  * request of the provider's: then there is no `ctx` and the token carries its client.
  */
-const extras = (ctx: KoaContextWithOIDC | undefined, token?: { client?: { metadata(): unknown } }): ClientExtras =>
-  ((ctx?.oidc?.client ?? token?.client)?.metadata() ?? {}) as ClientExtras;
+const extras = (ctx: KoaContextWithOIDC | undefined, token?: { client?: { metadata(): unknown } }): ClientExtras => ((ctx?.oidc?.client ?? token?.client)?.metadata() ?? {}) as ClientExtras;
 
 /** The scopes every token may carry (the value-carrying ones are added per request: `valueScopesIn`). */
 const FIXED_SCOPES = [...OIDC_SCOPES, ROLES_SCOPE, ZITADEL_ROLES_SCOPE, PROJECTS_ROLES_SCOPE, USER_METADATA_SCOPE, RESOURCE_OWNER_SCOPE, SERVICE_AUDIENCE_SCOPE, ZITADEL_AUDIENCE_SCOPE];
@@ -242,7 +241,15 @@ function providerFeatures(store: Store, alg: SigningAlgorithm): Configuration['f
       getResourceServerInfo: async (ctx, resource, client) => {
         if (resource !== RESOURCE) throw new errors.InvalidTarget();
         const entities = ctx.oidc.entities as { RefreshToken?: { scope?: string }; AuthorizationCode?: { scope?: string } };
-        return resourceServerInfo(store, alg, client.clientId, client.metadata() as ClientExtras, String(ctx.oidc.params?.scope ?? ''), entities.RefreshToken?.scope, entities.AuthorizationCode?.scope);
+        return resourceServerInfo(
+          store,
+          alg,
+          client.clientId,
+          client.metadata() as ClientExtras,
+          String(ctx.oidc.params?.scope ?? ''),
+          entities.RefreshToken?.scope,
+          entities.AuthorizationCode?.scope,
+        );
       },
     },
   };
@@ -266,7 +273,13 @@ function grantAndAccountHooks(store: Store, instanceId: string): Pick<Configurat
       grant.addOIDCScope([...ctx.oidc.requestParamOIDCScopes].join(' '));
       const scope = String(params?.scope ?? '');
       for (const [indicator, rs] of Object.entries(ctx.oidc.resourceServers ?? {})) {
-        grant.addResourceScope(indicator, scope.split(' ').filter((s) => rs.scopes.has(s)).join(' '));
+        grant.addResourceScope(
+          indicator,
+          scope
+            .split(' ')
+            .filter((s) => rs.scopes.has(s))
+            .join(' '),
+        );
       }
       await grant.save();
       return grant;
@@ -310,12 +323,16 @@ function accessTokenHooks(store: Store): Pick<Configuration, 'extraTokenClaims' 
       const client = extras(ctx, token);
       const accountId = ('accountId' in token ? token.accountId : undefined) ?? (client.kind === 'machine' ? client.user_id : undefined);
       if (!accountId) return undefined;
-      const claims = await reservedClaims(store, { id: accountId }, {
-        use: 'access_token',
-        scope: token.scope,
-        projectId: client.project_id,
-        accessTokenRoleAssertion: client.access_token_role_assertion,
-      });
+      const claims = await reservedClaims(
+        store,
+        { id: accountId },
+        {
+          use: 'access_token',
+          scope: token.scope,
+          projectId: client.project_id,
+          accessTokenRoleAssertion: client.access_token_role_assertion,
+        },
+      );
       return Object.keys(claims).length ? claims : undefined;
     },
     formats: {

@@ -6,9 +6,10 @@
  * failed client authentication needs to be diagnosed). At `debug`, each issued grant is logged
  * with its client, grant type and scopes.
  */
-import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
+
 import type Provider from 'oidc-provider';
 import type { Logger } from '../log.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { ROUTES } from './provider.js';
 
 interface OAuthFailure {
@@ -80,7 +81,13 @@ export function logOAuthRequest(logger: Logger | undefined, req: NodeRequest, re
   });
 }
 
-const KNOWN = new Set<string>([...Object.values(ROUTES), `${ROUTES.end_session}/confirm`, `${ROUTES.end_session}/success`, '/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
+const KNOWN = new Set<string>([
+  ...Object.values(ROUTES),
+  `${ROUTES.end_session}/confirm`,
+  `${ROUTES.end_session}/success`,
+  '/.well-known/openid-configuration',
+  '/.well-known/oauth-authorization-server',
+]);
 
 /** Whether oidc-provider serves this path (else it would answer a plain-text `Not Found`). */
 export function isKnownOAuthPath(path: string): boolean {

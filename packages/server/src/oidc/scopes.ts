@@ -2,8 +2,9 @@
  * The scopes and claims of ZITADEL's flavour of OIDC that this service understands, and the
  * user claims derived from the store.
  */
-import type { Store } from '../store/store.js';
+
 import type { UserRow } from '../store/repositories/users.js';
+import type { Store } from '../store/store.js';
 
 /** Puts this API in the token's audience: only such tokens (or PATs) are accepted by /admin and /management. */
 export const SERVICE_AUDIENCE_SCOPE = 'urn:service:iam:org:project:id:service:aud';
@@ -58,8 +59,13 @@ export const projectRolesClaim = (projectId: string) => `urn:zitadel:iam:org:pro
 const VALUE_SCOPE = /^urn:zitadel:iam:org:(?:id|domain:primary|project:role):\S+$/;
 
 const scopeList = (scope: string | undefined) => (scope ?? '').split(' ').filter(Boolean);
-const valuesAfter = (scope: string | undefined, prefix: string) =>
-  [...new Set(scopeList(scope).filter((s) => s.startsWith(prefix) && s.length > prefix.length).map((s) => s.slice(prefix.length)))];
+const valuesAfter = (scope: string | undefined, prefix: string) => [
+  ...new Set(
+    scopeList(scope)
+      .filter((s) => s.startsWith(prefix) && s.length > prefix.length)
+      .map((s) => s.slice(prefix.length)),
+  ),
+];
 
 /** The role keys asked for by `urn:zitadel:iam:org:project:role:{key}` scopes. */
 export const requestedRoleKeys = (scope: string | undefined): string[] => valuesAfter(scope, ROLE_KEY_SCOPE_PREFIX);
@@ -168,7 +174,7 @@ export function userClaims(user: UserRow, preferredLoginName: string): { profile
   const family = str(profile.lastName);
   return {
     profile: {
-      name: str(profile.displayName) ?? (([given, family].filter(Boolean).join(' ') || undefined) ?? str(data.name)),
+      name: str(profile.displayName) ?? ([given, family].filter(Boolean).join(' ') || undefined) ?? str(data.name),
       given_name: given,
       family_name: family,
       nickname: str(profile.nickName),

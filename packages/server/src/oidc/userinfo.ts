@@ -11,18 +11,15 @@
  * the cache's TTL. Roles and metadata, when a scope asks for them, are read every time.
  */
 import { AuthCache } from '../auth/auth-cache.js';
+import { type LoginNameRules, loginNameRules, loginNamesOf } from '../domain/users/login-names.js';
 import { mayAuthenticate } from '../domain/users/may-authenticate.js';
-import { loginNameRules, loginNamesOf, type LoginNameRules } from '../domain/users/login-names.js';
 import type { UserRow } from '../store/repositories/users.js';
 import type { Store } from '../store/store.js';
 import type { AccessTokenReader } from './access-tokens.js';
-import { personClaims, type ClaimsSettings } from './claims.js';
+import { type ClaimsSettings, personClaims } from './claims.js';
 import { hasScope } from './scopes.js';
 
-export type UserinfoAnswer =
-  | { status: 200; claims: Record<string, unknown> }
-  | { status: 401; error: 'invalid_token' }
-  | { status: 403; error: 'insufficient_scope' };
+export type UserinfoAnswer = { status: 200; claims: Record<string, unknown> } | { status: 401; error: 'invalid_token' } | { status: 403; error: 'insufficient_scope' };
 
 /** The claims settings from the store, each kept per organisation or project (see above). */
 export function cachedClaimsSettings(store: Store, instanceId: string): ClaimsSettings {
@@ -33,8 +30,7 @@ export function cachedClaimsSettings(store: Store, instanceId: string): ClaimsSe
       const orgRules = await rules.get(user.orgId, async () => ({ value: await loginNameRules(store.read, instanceId, user.orgId) }));
       return loginNamesOf(user.userName, orgRules).preferredLoginName;
     },
-    projectRoleAssertion: (projectId) =>
-      assertions.get(projectId, async () => ({ value: !!(await store.read.projects.get(projectId))?.projectRoleAssertion })),
+    projectRoleAssertion: (projectId) => assertions.get(projectId, async () => ({ value: !!(await store.read.projects.get(projectId))?.projectRoleAssertion })),
   };
 }
 
@@ -51,8 +47,7 @@ export function userinfoAnswerer(deps: { store: Store; instanceId: string; readA
       return user && mayAuthenticate(user.state) && user.type === 'human' ? { value: user } : { uncached: undefined };
     });
   /** The project of the application the token was issued to (a machine user's token has none). */
-  const projectOf = (clientId: string) =>
-    appProjects.get(clientId, async () => ({ value: clientId ? (await store.read.oidcApps.byClientId(clientId))?.projectId : undefined }));
+  const projectOf = (clientId: string) => appProjects.get(clientId, async () => ({ value: clientId ? (await store.read.oidcApps.byClientId(clientId))?.projectId : undefined }));
 
   return async function answer(token: string | undefined): Promise<UserinfoAnswer> {
     const access = token ? await readAccessToken(token) : undefined;

@@ -15,10 +15,10 @@ import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse 
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { withSpecGrpcMessages } from './grpc-status.js';
-import type { ReflectionRequest } from './reflection-descriptors.js';
 import { REFLECTION_VERSIONS, ReflectionCatalog, reflectionImplementation } from './reflection.js';
+import type { ReflectionRequest } from './reflection-descriptors.js';
 import { callRestTwin } from './rest-twin-call.js';
-import { requestRead, type RpcCall, type RpcRoute } from './rpc-call.js';
+import { type RpcCall, type RpcRoute, requestRead } from './rpc-call.js';
 
 /** The call, for the handlers: set for every call `serveWithConnect` serves. */
 const CALL = createContextKey<RpcCall | undefined>(undefined);

@@ -5,7 +5,7 @@
  * and JSON error body (`codeToHttpStatus`, `errorToJsonBytes`), its limit messages, JSON read as
  * connect reads it (unknown fields ignored).
  */
-import { fromJsonString, toBinary, toJsonString, type DescMessage, type Message } from '@bufbuild/protobuf';
+import { type DescMessage, fromJsonString, type Message, toBinary, toJsonString } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseContentType, parseTimeout } from '@connectrpc/connect/protocol-connect';
 import type { NodeRequest, NodeResponse } from '../transport/http-server.js';

@@ -8,7 +8,7 @@ import type { ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
 import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { grpcStatusFields } from './grpc-status.js';
-import { header, requestRead, type RpcCall } from './rpc-call.js';
+import { header, type RpcCall, requestRead } from './rpc-call.js';
 
 export function writeRpcError(req: NodeRequest, res: NodeResponse, call: RpcCall, error: ConnectError): void {
   call.code = error.code;

@@ -13,8 +13,8 @@
  * through `decodeURI` (grpc-js), `decodeURIComponent` (connect's clients) and grpc-go's decoder.
  */
 import type { ConnectError } from '@connectrpc/connect';
-import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
 import type { UniversalServerResponse } from '@connectrpc/connect/protocol';
+import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
 
 const GRPC_MESSAGE = 'grpc-message';
 /** gRPC-web: an envelope whose data is the trailer (its first byte's high bit), not compressed (its low bit). */

@@ -5,12 +5,13 @@
  * status with ZITADEL's error details in trailers (`grpcStatusFields`: connect's `setTrailerStatus`
  * with the spec's message encoding), connect's limit and framing messages.
  */
+
+import type { Http2ServerResponse } from 'node:http2';
 import type { DescMessage } from '@bufbuild/protobuf';
 import { toBinary } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { encodeEnvelope } from '@connectrpc/connect/protocol';
 import { parseTimeout } from '@connectrpc/connect/protocol-grpc';
-import type { Http2ServerResponse } from 'node:http2';
 import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { grpcStatusFields } from './grpc-status.js';
 import { header } from './rpc-call.js';

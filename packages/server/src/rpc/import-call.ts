@@ -65,7 +65,13 @@ class PendingRestCall implements DeferredRestCall {
 export async function serveImport(req: NodeRequest, res: NodeResponse, route: RpcRoute, call: RpcCall, serve: () => void): Promise<void> {
   const pending = new PendingRestCall(route.gateway.app(), route.entry.twin!.template, restHeaders(req, call, true), { incoming: req, rpcCall: call.rest });
   call.importCall = pending;
-  const bodyWanted = await Promise.race([pending.bodyWanted.then(() => true), pending.response.then(() => false, () => false)]);
+  const bodyWanted = await Promise.race([
+    pending.bodyWanted.then(() => true),
+    pending.response.then(
+      () => false,
+      () => false,
+    ),
+  ]);
   if (bodyWanted) return serve();
   // Refused before the body (no token, no permission, no import slot): answered without reading it.
   let error: ConnectError;

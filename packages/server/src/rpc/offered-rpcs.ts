@@ -5,7 +5,7 @@
  * Nothing here is listed by hand, so an operation added to the spec with a ZITADEL twin is offered
  * over gRPC, gRPC-web and Connect without another line.
  */
-import { getOption, hasOption, type DescMethod, type DescService } from '@bufbuild/protobuf';
+import { type DescMethod, type DescService, getOption, hasOption } from '@bufbuild/protobuf';
 import { http } from '@zitadel/proto/google/api/annotations_pb.js';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';

@@ -11,7 +11,7 @@
  * the two differ only in their package.
  */
 import { create, createFileRegistry, type DescFile, type DescMessage, type DescMethodBiDiStreaming, type DescService, type Message } from '@bufbuild/protobuf';
-import { FieldDescriptorProto_Label as Label, FieldDescriptorProto_Type as Type, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
+import { FileDescriptorProtoSchema, FieldDescriptorProto_Label as Label, FieldDescriptorProto_Type as Type } from '@bufbuild/protobuf/wkt';
 
 /** `ServerReflectionRequest`, as protobuf-es reads it (the fields this service looks at). */
 export interface ReflectionRequest extends Message {
@@ -127,4 +127,3 @@ function reflectionVersion(pkg: string): ReflectionVersion {
 
 /** v1 first: grpcurl and Postman ask for v1 and fall back to v1alpha (older grpc-go servers have only that). */
 export const REFLECTION_VERSIONS: readonly ReflectionVersion[] = REFLECTION_PACKAGES.map(reflectionVersion);
-

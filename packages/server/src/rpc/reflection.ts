@@ -6,9 +6,9 @@
  * reflection on its one gRPC server, outside its authorization interceptor's method table): the
  * descriptors are ZITADEL's published protos, no data of the instance.
  */
-import { toBinary, type DescExtension, type DescFile, type DescService, type MessageInitShape } from '@bufbuild/protobuf';
-import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
+import { type DescExtension, type DescFile, type DescService, type MessageInitShape, toBinary } from '@bufbuild/protobuf';
 import { nestedTypes } from '@bufbuild/protobuf/reflect';
+import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { Code, type HandlerContext } from '@connectrpc/connect';
 import { REFLECTION_VERSIONS, type ReflectionRequest, type ReflectionVersion } from './reflection-descriptors.js';
 

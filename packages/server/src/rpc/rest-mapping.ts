@@ -5,7 +5,7 @@
  * which is what ZITADEL's REST API speaks and the spec follows: int64 as strings, enums by name,
  * timestamps as RFC 3339, durations as "1.5s", a oneof as the one field set.
  */
-import { fromJson, toJson, type DescField, type DescMessage, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { type DescField, type DescMessage, fromJson, type JsonObject, type JsonValue, type Message, toJson } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { ErrorDetailSchema } from '@zitadel/proto/zitadel/message_pb.js';
 import { DomainError, GrpcCode } from '../domain/errors.js';
@@ -124,18 +124,13 @@ export function rpcErrorOfRestAnswer(status: number, text: string): ConnectError
   const code = typeof body.code === 'number' && body.code > 0 && body.code <= 16 ? (body.code as Code) : codeOfHttpStatus(status);
   const message = typeof body.message === 'string' ? body.message : `HTTP ${status}`;
   const detail = body.details?.[0];
-  const details =
-    detail && typeof detail.id === 'string'
-      ? [{ desc: ErrorDetailSchema, value: { id: detail.id, message: typeof detail.message === 'string' ? detail.message : '' } }]
-      : [];
+  const details = detail && typeof detail.id === 'string' ? [{ desc: ErrorDetailSchema, value: { id: detail.id, message: typeof detail.message === 'string' ? detail.message : '' } }] : [];
   return new ConnectError(message, code, undefined, details);
 }
 
 /** A DomainError raised on the RPC side (before or instead of a REST call), in the same form as the REST API's. */
 export function rpcErrorOfDomainError(error: DomainError): ConnectError {
-  return new ConnectError(`${error.message} (${error.id})`, error.code as number as Code, undefined, [
-    { desc: ErrorDetailSchema, value: { id: error.id, message: error.message } },
-  ]);
+  return new ConnectError(`${error.message} (${error.id})`, error.code as number as Code, undefined, [{ desc: ErrorDetailSchema, value: { id: error.id, message: error.message } }]);
 }
 
 /**

@@ -30,10 +30,10 @@ export async function callRestTwin(route: RpcRoute, message: Message, call: RpcC
       call.importCall.supply(request.body ?? '{}');
       response = await call.importCall.response;
     } else {
-      response = await gateway.app().fetch(
-        inProcessRequest(`http://rpc.internal${request.target}`, request.method, restHeaders(metadata, call, request.body !== undefined), request.body, signal),
-        { incoming: call.req, rpcCall: call.rest },
-      );
+      response = await gateway.app().fetch(inProcessRequest(`http://rpc.internal${request.target}`, request.method, restHeaders(metadata, call, request.body !== undefined), request.body, signal), {
+        incoming: call.req,
+        rpcCall: call.rest,
+      });
     }
     const text = await answerText(response);
     if (!response.ok) throw rpcErrorOfRestAnswer(response.status, text);
@@ -43,7 +43,8 @@ export async function callRestTwin(route: RpcRoute, message: Message, call: RpcC
   } catch (error) {
     const failure = error instanceof DomainError ? rpcErrorOfDomainError(error) : ConnectError.from(error);
     call.code = failure.code;
-    if (failure.code === Code.Internal) gateway.logger?.error('rpc failed', { requestId: call.requestId, rpc: entry.name, error: String((error as Error)?.stack ?? error), cause: String((error as Error)?.cause ?? '') });
+    if (failure.code === Code.Internal)
+      gateway.logger?.error('rpc failed', { requestId: call.requestId, rpc: entry.name, error: String((error as Error)?.stack ?? error), cause: String((error as Error)?.cause ?? '') });
     throw failure;
   }
 }

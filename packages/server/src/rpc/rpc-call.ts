@@ -8,8 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import type { App } from '../app.js';
 import type { InProcessRpcCall } from '../http/middleware/request-context.js';
-import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import type { Logger } from '../log.js';
+import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import type { RpcEntry } from './offered-rpcs.js';
 
 export interface RpcHandlerOptions {

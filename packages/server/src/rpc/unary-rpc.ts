@@ -14,11 +14,11 @@
  * no functions of its own but its listeners, which are passed inline: tsx, which runs the sources
  * (dev, tests, bench), gives every named function a `name` property as it is created (ARCHITECTURE.md).
  */
-import { fromBinary, type DescMessage, type Message } from '@bufbuild/protobuf';
+import { type DescMessage, fromBinary, type Message } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
 import { callRestTwin } from './rest-twin-call.js';
-import { requestRead, type RpcCall, type RpcRoute } from './rpc-call.js';
+import { type RpcCall, type RpcRoute, requestRead } from './rpc-call.js';
 
 /** The call's outcome, as a protocol module answers it. */
 export type UnaryOutcome = { output: Message } | { error: ConnectError };
@@ -50,13 +50,19 @@ export async function serveUnaryRpc(req: NodeRequest, res: NodeResponse, protoco
     if (timeout.error) throw timeout.error;
     const work = protocol.read(req, route.readMaxBytes).then((bytes) => callRestTwin(route, protocol.decode(route.entry.method.input as DescMessage, bytes), call, req, abort.signal));
     // The deadline covers the whole call from its arrival, its message's reading included, as connect's does.
-    const output = timeout.timeoutMs === undefined ? await work : await Promise.race([work, new Promise<never>((_, reject) => {
-      deadline = setTimeout(() => {
-        const error = new ConnectError('the operation timed out', Code.DeadlineExceeded);
-        abort.abort(error);
-        reject(error);
-      }, timeout.timeoutMs);
-    })]);
+    const output =
+      timeout.timeoutMs === undefined
+        ? await work
+        : await Promise.race([
+            work,
+            new Promise<never>((_, reject) => {
+              deadline = setTimeout(() => {
+                const error = new ConnectError('the operation timed out', Code.DeadlineExceeded);
+                abort.abort(error);
+                reject(error);
+              }, timeout.timeoutMs);
+            }),
+          ]);
     outcome = { output };
     call.code = 0;
   } catch (failure) {

@@ -10,7 +10,7 @@
  */
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createSecretBox, generateKeyText, parseKey, SecretKeyError, type SecretBox } from './secret-box.js';
+import { createSecretBox, generateKeyText, parseKey, type SecretBox, SecretKeyError } from './secret-box.js';
 
 export interface OperatorKeySource {
   key?: string;

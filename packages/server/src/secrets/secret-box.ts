@@ -39,9 +39,7 @@ export function parseKey(text: string, source: string): Buffer {
   const candidates = [/^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex') : undefined, Buffer.from(trimmed, 'base64')];
   const key = candidates.find((c) => c && c.length === KEY_BYTES);
   if (!key) {
-    throw new SecretKeyError(
-      `${source}: an encryption key must be ${KEY_BYTES} random bytes, written as base64 or 64 hex digits (e.g. \`openssl rand -base64 32\`)`,
-    );
+    throw new SecretKeyError(`${source}: an encryption key must be ${KEY_BYTES} random bytes, written as base64 or 64 hex digits (e.g. \`openssl rand -base64 32\`)`);
   }
   return key;
 }

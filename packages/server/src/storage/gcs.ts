@@ -10,7 +10,7 @@
  */
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Storage, type File } from '@google-cloud/storage';
+import { type File, Storage } from '@google-cloud/storage';
 import { DomainError, GrpcCode, invalidArgument, notFound, permissionDenied } from '../domain/errors.js';
 
 export interface GcsLocation {

@@ -19,5 +19,7 @@ export function authTables(t: Tables): ReadonlySet<unknown> {
 
 /** For repositories outside transactions: an autocommitted write would be reported before it is visible. */
 export function refuseAuthWrite(): never {
-  throw new Error('writes to tokens, users, members, orgs, applications, app keys, machine secrets, policies, org domains or projects must run in store.transaction (the authentication cache is invalidated at commit)');
+  throw new Error(
+    'writes to tokens, users, members, orgs, applications, app keys, machine secrets, policies, org domains or projects must run in store.transaction (the authentication cache is invalidated at commit)',
+  );
 }

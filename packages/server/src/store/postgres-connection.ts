@@ -13,12 +13,12 @@
  */
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
+import type { Db } from './db.js';
 import { postgresHotPath } from './postgres-hot-path.js';
 import { oneQueryAtATime, type SerialQueries } from './postgres-serial-queries.js';
 import { flushFirst, TransactionTextWrites } from './postgres-text-writes.js';
-import type { Tables } from './schema.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
-import type { Db } from './db.js';
+import type { Tables } from './schema.js';
 
 export class TransactionConnection {
   readonly repositories: Repositories;

@@ -172,8 +172,7 @@ export function groupCommitQueue(borrow: () => Promise<TransactionConnection>) {
 }
 
 /** The lock keys of several transactions, each once, sorted as lockKeys sorts one transaction's. */
-const groupKeys = (members: readonly { keys: readonly string[] }[]): string[] =>
-  members.length === 1 ? [...members[0].keys] : [...new Set(members.flatMap((m) => m.keys))].sort();
+const groupKeys = (members: readonly { keys: readonly string[] }[]): string[] => (members.length === 1 ? [...members[0].keys] : [...new Set(members.flatMap((m) => m.keys))].sort());
 
 /** drizzle wraps driver errors; the pg error (with its SQLSTATE) is the cause. */
 const pgErrorOf = (error: unknown) => ((error as { cause?: unknown })?.cause ?? error) as { code?: string; constraint?: string };

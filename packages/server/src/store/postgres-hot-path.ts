@@ -8,12 +8,12 @@
  * round trip out of the window. test/store/postgres-hot-path.test.ts checks its rows through drizzle's reads.
  */
 import type pg from 'pg';
+import type { TransactionTextWrites } from './postgres-text-writes.js';
 import type { NewEvent, StoredEvent } from './repositories/events.js';
 import type { DialectStatements, TextState } from './repositories/index.js';
 import type { MessageTextRow } from './repositories/texts.js';
-import { removedGrantPayload, type GrantRemoval, type RemovedUserGrant } from './repositories/user-grants.js';
+import { type GrantRemoval, type RemovedUserGrant, removedGrantPayload } from './repositories/user-grants.js';
 import type { MessageTextFields } from './schema.js';
-import type { TransactionTextWrites } from './postgres-text-writes.js';
 import { INSERT_EVENT, INSERT_TEXT, nextSequence, numbered, SELECT_TEXT, TEXT_UPSERT } from './text-write-sql.js';
 
 /**
@@ -127,8 +127,18 @@ export function postgresHotPath(client: pg.ClientBase | pg.Pool, texts?: Transac
     const { rows } = await client.query<{ position: string; sequence: string }>({
       ...APPEND_WITH_TEXT,
       values: [
-        event.aggregateType, event.aggregateId, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at,
-        text.ownerId, text.messageType, text.language, JSON.stringify(text.fields), text.createdAt ?? null,
+        event.aggregateType,
+        event.aggregateId,
+        event.type,
+        JSON.stringify(event.payload),
+        event.creator,
+        event.resourceOwner,
+        at,
+        text.ownerId,
+        text.messageType,
+        text.language,
+        JSON.stringify(text.fields),
+        text.createdAt ?? null,
       ],
     });
     const sequence = Number(rows[0].sequence);

@@ -21,17 +21,12 @@ const POLL_MS = 10;
 export function postgresSettledPosition(client: pg.Pool | pg.ClientBase): () => Promise<number | undefined> {
   return async () => {
     // One statement, one snapshot: the highest visible position and the writers then in progress.
-    const { rows } = await client.query<{ last: string | null; xip: string[] }>(
-      'select (select max(position) from events) as last, array(select pg_snapshot_xip(pg_current_snapshot())::text) as xip',
-    );
+    const { rows } = await client.query<{ last: string | null; xip: string[] }>('select (select max(position) from events) as last, array(select pg_snapshot_xip(pg_current_snapshot())::text) as xip');
     const last = Number(rows[0].last ?? 0);
     const waiting = rows[0].xip;
     const until = performance.now() + SETTLE_MS;
     while (waiting.length) {
-      const { rows: running } = await client.query<{ n: number }>(
-        "select count(*)::int as n from unnest($1::text[]) as x where pg_xact_status(x::xid8) = 'in progress'",
-        [waiting],
-      );
+      const { rows: running } = await client.query<{ n: number }>("select count(*)::int as n from unnest($1::text[]) as x where pg_xact_status(x::xid8) = 'in progress'", [waiting]);
       if (running[0].n === 0) break;
       if (performance.now() > until) return undefined;
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));

@@ -147,14 +147,25 @@ export class TransactionTextWrites {
     await this.client.query({
       ...FLUSH,
       values: [
-        writes.map((w) => w.event.aggregateType), writes.map((w) => w.event.aggregateId), writes.map((w) => w.sequence),
-        writes.map((w) => w.event.type), writes.map((w) => JSON.stringify(w.event.payload)), writes.map((w) => w.event.creator),
-        writes.map((w) => w.event.resourceOwner), writes.map((w) => w.at),
-        lasts.map((w) => w.event.aggregateType), lasts.map((w) => w.event.aggregateId), lasts.map((w) => w.sequence),
-        texts.map((w) => w.text.ownerId), texts.map((w) => w.text.messageType), texts.map((w) => w.text.language),
-        texts.map((w) => JSON.stringify(w.text.fields)), texts.map((w) => w.sequence),
+        writes.map((w) => w.event.aggregateType),
+        writes.map((w) => w.event.aggregateId),
+        writes.map((w) => w.sequence),
+        writes.map((w) => w.event.type),
+        writes.map((w) => JSON.stringify(w.event.payload)),
+        writes.map((w) => w.event.creator),
+        writes.map((w) => w.event.resourceOwner),
+        writes.map((w) => w.at),
+        lasts.map((w) => w.event.aggregateType),
+        lasts.map((w) => w.event.aggregateId),
+        lasts.map((w) => w.sequence),
+        texts.map((w) => w.text.ownerId),
+        texts.map((w) => w.text.messageType),
+        texts.map((w) => w.text.language),
+        texts.map((w) => JSON.stringify(w.text.fields)),
+        texts.map((w) => w.sequence),
         // A text this transaction created was created at its first write (the caller passes that time on).
-        texts.map((w) => w.text.createdAt ?? w.at), texts.map((w) => w.at),
+        texts.map((w) => w.text.createdAt ?? w.at),
+        texts.map((w) => w.at),
       ],
     });
   }

@@ -13,14 +13,14 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { refuseAuthWrite } from './auth-writes.js';
 import { pgColumns } from './columns.js';
+import type { Db } from './db.js';
+import { lockKeys } from './lock-keys.js';
 import { transactionConnections } from './postgres-connection.js';
 import { groupCommitQueue } from './postgres-group-commit.js';
 import { postgresHotPath } from './postgres-hot-path.js';
-import { defineTables } from './schema.js';
-import { lockKeys } from './lock-keys.js';
-import { createRepositories } from './repositories/index.js';
 import { postgresSettledPosition } from './postgres-settled-position.js';
-import type { Db } from './db.js';
+import { createRepositories } from './repositories/index.js';
+import { defineTables } from './schema.js';
 import type { Store } from './store-types.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'postgres');

@@ -6,9 +6,7 @@
 import { sql } from 'drizzle-orm';
 import type { ColumnFactory } from './columns.js';
 
-export type MessageTextFields = Partial<
-  Record<'title' | 'preHeader' | 'subject' | 'greeting' | 'text' | 'buttonText' | 'footerText', string>
->;
+export type MessageTextFields = Partial<Record<'title' | 'preHeader' | 'subject' | 'greeting' | 'text' | 'buttonText' | 'footerText', string>>;
 
 export function defineTables(c: ColumnFactory) {
   const events = c.table(
@@ -131,10 +129,7 @@ export function defineTables(c: ColumnFactory) {
       createdAt: c.time('created_at').notNull(),
       changedAt: c.time('changed_at').notNull(),
     },
-    (t) => [
-      c.primaryKey({ columns: [t.scopeType, t.scopeId, t.userId] }),
-      c.index('members_user').on(t.userId),
-    ],
+    (t) => [c.primaryKey({ columns: [t.scopeType, t.scopeId, t.userId] }), c.index('members_user').on(t.userId)],
   );
 
   /** Custom message texts of the instance (owner = instance id) or of an organisation. */
@@ -719,10 +714,43 @@ export function defineTables(c: ColumnFactory) {
   );
 
   return {
-    events, aggregateSequences, instances, orgs, users, personalAccessTokens, members, messageTexts, projects, projectRoles, userGrants, projectGrants, idps,
-    oidcPayloads, oidcKeys, oidcApps, appKeys, machineKeys, machineSecrets, passwordFailures, otpChecks, codeCheckFailures, selfRegistrations,
-    userOtpSecrets, loginTexts, idpUserLinks, smtpProviders, outbox, importJobs, importJobResults, userCodes, userMetadata, policies, orgDomains,
-    userOtpPending, mfaInitSkips, orgRemovals,
+    events,
+    aggregateSequences,
+    instances,
+    orgs,
+    users,
+    personalAccessTokens,
+    members,
+    messageTexts,
+    projects,
+    projectRoles,
+    userGrants,
+    projectGrants,
+    idps,
+    oidcPayloads,
+    oidcKeys,
+    oidcApps,
+    appKeys,
+    machineKeys,
+    machineSecrets,
+    passwordFailures,
+    otpChecks,
+    codeCheckFailures,
+    selfRegistrations,
+    userOtpSecrets,
+    loginTexts,
+    idpUserLinks,
+    smtpProviders,
+    outbox,
+    importJobs,
+    importJobResults,
+    userCodes,
+    userMetadata,
+    policies,
+    orgDomains,
+    userOtpPending,
+    mfaInitSkips,
+    orgRemovals,
   };
 }
 

@@ -13,10 +13,10 @@
  * checks that. A change to these tables' columns must change this file too.
  */
 import type Database from 'better-sqlite3';
-import type { MessageTextFields } from './schema.js';
+import type { NewEvent, StoredEvent } from './repositories/events.js';
 import type { DialectStatements } from './repositories/index.js';
 import { copyTextRow, type MessageTextRow } from './repositories/texts.js';
-import type { NewEvent, StoredEvent } from './repositories/events.js';
+import type { MessageTextFields } from './schema.js';
 import { SqliteReadCache } from './sqlite-read-cache.js';
 import { INSERT_EVENT, INSERT_TEXT, nextSequence, SELECT_TEXT, TEXT_UPSERT } from './text-write-sql.js';
 
@@ -31,7 +31,10 @@ interface MessageTextRecord {
 }
 
 // SQLite has no data-modifying CTE: a text's event and state, a grant's read, event and removal, are calls one after the other (repositories/index.ts).
-export function sqliteHotPath(conn: Database.Database, options: { cacheReads?: { commits: () => number } } = {}): Required<Omit<DialectStatements, 'setTextWithEvent' | 'takeUserGrantWithEvent' | 'appendEvents' | 'settledPosition'>> {
+export function sqliteHotPath(
+  conn: Database.Database,
+  options: { cacheReads?: { commits: () => number } } = {},
+): Required<Omit<DialectStatements, 'setTextWithEvent' | 'takeUserGrantWithEvent' | 'appendEvents' | 'settledPosition'>> {
   // Prepared on first use: the reader connection never runs the writes.
   let statements: ReturnType<typeof prepare> | undefined;
   const s = () => (statements ??= prepare(conn));
@@ -60,29 +63,14 @@ export function sqliteHotPath(conn: Database.Database, options: { cacheReads?: {
         return cache.get(`${ownerId}\u0000${messageType}\u0000${language}`, () => readText(ownerId, messageType, language));
       },
       async upsert(row: MessageTextRow): Promise<void> {
-        s().upsertText.run(
-          row.ownerId,
-          row.messageType,
-          row.language,
-          JSON.stringify(row.fields),
-          row.sequence,
-          row.createdAt.getTime(),
-          row.changedAt.getTime(),
-        );
+        s().upsertText.run(row.ownerId, row.messageType, row.language, JSON.stringify(row.fields), row.sequence, row.createdAt.getTime(), row.changedAt.getTime());
       },
     },
     async appendEvent(event: NewEvent, at: Date = new Date()): Promise<StoredEvent> {
       const { sequence } = s().nextSequence.get(event.aggregateType, event.aggregateId) as { sequence: number };
-      const { position } = s().insertEvent.get(
-        event.aggregateType,
-        event.aggregateId,
-        sequence,
-        event.type,
-        JSON.stringify(event.payload),
-        event.creator,
-        event.resourceOwner,
-        at.getTime(),
-      ) as { position: number };
+      const { position } = s().insertEvent.get(event.aggregateType, event.aggregateId, sequence, event.type, JSON.stringify(event.payload), event.creator, event.resourceOwner, at.getTime()) as {
+        position: number;
+      };
       return { ...event, sequence, createdAt: at, position };
     },
   };

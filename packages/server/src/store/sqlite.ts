@@ -11,15 +11,15 @@ import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { UniqueViolation } from '../domain/errors.js';
 import { refuseAuthWrite } from './auth-writes.js';
 import { sqliteColumns } from './columns.js';
-import { WalCheckpointer } from './sqlite-checkpointer.js';
+import type { Db } from './db.js';
+import { createRepositories } from './repositories/index.js';
 import { defineTables } from './schema.js';
+import { WalCheckpointer } from './sqlite-checkpointer.js';
 import { sqliteHotPath } from './sqlite-hot-path.js';
 import { openSqlite } from './sqlite-native.js';
-import { UniqueViolation } from '../domain/errors.js';
-import { createRepositories } from './repositories/index.js';
-import type { Db } from './db.js';
 import type { Store } from './store-types.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations', 'sqlite');
@@ -72,16 +72,22 @@ export async function openSqliteStore(path: string): Promise<Store> {
   const writer = createRepositories(writerDb as unknown as Db, tables, sqliteHotPath(writerConn), { onAuthWrite: () => void (authWritten = true) });
   // The reader keeps its text reads until the database changes; an in-memory database has no
   // reader of its own (its one connection writes, and its own writes do not change data_version).
-  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, sqliteHotPath(readerConn, readerConn !== writerConn ? { cacheReads: { commits: () => commits } } : {}), { onAuthWrite: refuseAuthWrite });
+  const reader = createRepositories(drizzle(readerConn) as unknown as Db, tables, sqliteHotPath(readerConn, readerConn !== writerConn ? { cacheReads: { commits: () => commits } } : {}), {
+    onAuthWrite: refuseAuthWrite,
+  });
 
   // An in-memory database has no log to copy.
   const checkpointer = onDisk ? new WalCheckpointer(path, writerConn) : undefined;
-  const transactions = groupCommitQueue(writerConn, () => {
-    commits++;
-    if (!authWritten) return;
-    authWritten = false;
-    authGeneration++;
-  }, checkpointer);
+  const transactions = groupCommitQueue(
+    writerConn,
+    () => {
+      commits++;
+      if (!authWritten) return;
+      authWritten = false;
+      authGeneration++;
+    },
+    checkpointer,
+  );
   const serializeExclusive = promiseQueue();
 
   return {

@@ -16,7 +16,11 @@ export type Refusal = 'headers-too-large' | 'timeout' | 'malformed';
 export function refusal(kind: Refusal): { status: number; reason: string; failure: DomainError } {
   switch (kind) {
     case 'headers-too-large':
-      return { status: 431, reason: 'Request Header Fields Too Large', failure: new DomainError(GrpcCode.InvalidArgument, 'API-H3ad5', `the request line and headers are too large (limit ${MAX_HEADER_BYTES} bytes)`) };
+      return {
+        status: 431,
+        reason: 'Request Header Fields Too Large',
+        failure: new DomainError(GrpcCode.InvalidArgument, 'API-H3ad5', `the request line and headers are too large (limit ${MAX_HEADER_BYTES} bytes)`),
+      };
     case 'timeout':
       return { status: 408, reason: 'Request Timeout', failure: new DomainError(GrpcCode.DeadlineExceeded, 'API-T1me0', 'the request was not received in time') };
     case 'malformed':

@@ -15,15 +15,15 @@
  */
 import { Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { errorBody } from '../http/errors.js';
-import { MAX_HEADER_BYTES, refusal, type Refusal } from './http-refusals.js';
-import { destroyWhenLingering, H2cSessions, type NodeRequest, type NodeResponse } from './http2-sessions.js';
-import type { Logger } from '../log.js';
-import { sniffProtocol } from './protocol-sniff.js';
 import { DomainError, GrpcCode } from '../domain/errors.js';
+import { errorBody } from '../http/errors.js';
+import type { Logger } from '../log.js';
+import { MAX_HEADER_BYTES, type Refusal, refusal } from './http-refusals.js';
+import { destroyWhenLingering, H2cSessions, type NodeRequest, type NodeResponse } from './http2-sessions.js';
+import { sniffProtocol } from './protocol-sniff.js';
 
-export { MAX_HEADER_BYTES };
 export type { NodeRequest, NodeResponse };
+export { MAX_HEADER_BYTES };
 
 /** What serves a request, whichever HTTP version it came over. */
 export type RequestHandler = (req: NodeRequest, res: NodeResponse) => void;
@@ -173,9 +173,7 @@ function answerRefusal(kind: Refusal, reason: string, socket: Socket, logger?: L
   // protocol was never known) has no other error listener, and node would throw the reset.
   socket.on('error', () => socket.destroy());
   destroyWhenLingering(socket);
-  socket.end(
-    `HTTP/1.1 ${status} ${phrase}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 function clientRefusal(code: string | undefined): Refusal {

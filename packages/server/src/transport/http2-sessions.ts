@@ -27,20 +27,12 @@
  * 'request refused before routing'.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  constants,
-  createServer,
-  type Http2Server,
-  type Http2ServerRequest,
-  type Http2ServerResponse,
-  type ServerHttp2Session,
-  type ServerHttp2Stream,
-} from 'node:http2';
+import { constants, createServer, type Http2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
-import { errorBody } from '../http/errors.js';
-import { MAX_HEADER_BYTES, refusal } from './http-refusals.js';
-import type { Logger } from '../log.js';
 import { SlidingWindowLimit } from '../domain/rate-limit.js';
+import { errorBody } from '../http/errors.js';
+import type { Logger } from '../log.js';
+import { MAX_HEADER_BYTES, refusal } from './http-refusals.js';
 
 export type NodeRequest = IncomingMessage | Http2ServerRequest;
 export type NodeResponse = ServerResponse | Http2ServerResponse;

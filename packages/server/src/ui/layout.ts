@@ -3,9 +3,10 @@
  * JavaScript, no external assets; colours from the organisation's label policy and links from its
  * privacy policy, as `PageLook` (domain/login/page-look.ts) says whose they are.
  */
+
+import type { PageLook } from '../domain/login/page-look.js';
 import type { Label } from '../domain/policies/label.js';
 import type { Privacy } from '../domain/policies/privacy.js';
-import type { PageLook } from '../domain/login/page-look.js';
 
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
@@ -45,4 +46,3 @@ export function layout(title: string, body: string, look?: PageLook): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}${look ? themeCss(look.label) : ''}</style></head><body>${body}${look ? privacyFooter(look.privacy) : ''}</body></html>`;
 }
-

@@ -21,9 +21,7 @@ export function otpSetupPage({ uid, qrSvg, secret, required, error, texts = BUIL
   const why = required
     ? '<p id="setup-required">Your organisation requires a second factor. Set up an authenticator app to continue.</p>'
     : `<p id="setup-offered">${escapeHtml(texts.promptDescription)}</p>`;
-  const skip = required
-    ? ''
-    : `<form method="post" action="${base}/skip" class="skip"><button type="submit" id="skip" class="secondary">${escapeHtml(texts.skipButtonText)}</button></form>`;
+  const skip = required ? '' : `<form method="post" action="${base}/skip" class="skip"><button type="submit" id="skip" class="secondary">${escapeHtml(texts.skipButtonText)}</button></form>`;
   return layout(
     texts.setupTitle,
     `<h1>${escapeHtml(texts.setupTitle)}</h1>${why}<p>${escapeHtml(texts.setupDescription)}</p>${alert}

@@ -11,8 +11,18 @@ import { escapeHtml, layout } from './layout.js';
 
 export type { PageLook };
 
-
-export function loginPage({ uid, loginName = '', error, appName, providers = [], passwordForm = true, passwordReset = false, register = false, look, texts = BUILT_IN_LOGIN_PAGE_TEXTS }: LoginFormView): string {
+export function loginPage({
+  uid,
+  loginName = '',
+  error,
+  appName,
+  providers = [],
+  passwordForm = true,
+  passwordReset = false,
+  register = false,
+  look,
+  texts = BUILT_IN_LOGIN_PAGE_TEXTS,
+}: LoginFormView): string {
   const alert = error ? `<p class="error" role="alert" id="login-error">${escapeHtml(error)}</p>` : '';
   // Which application the user signs in to, so a phishing page is easier to tell apart.
   const to = appName ? `<p class="app">to continue to <strong id="app-name">${escapeHtml(appName)}</strong></p>` : '';
@@ -77,8 +87,7 @@ export function federationErrorPage(message: string, backTo?: string): string {
 const NEXT_STEP: Record<string, string> = {
   invalid_client:
     'The application that sent you here is not registered with this service, or it is deactivated. Go back to the application and tell its administrator: its client id must name an active OIDC application.',
-  invalid_redirect_uri:
-    'The application asked to send you back to an address it has not registered. Tell its administrator to add that redirect URI to the application.',
+  invalid_redirect_uri: 'The application asked to send you back to an address it has not registered. Tell its administrator to add that redirect URI to the application.',
   unauthorized_client: 'The application is not allowed to sign you in this way. Tell its administrator to check its grant and response types.',
   invalid_scope: 'The application asked for something this service does not offer. Tell its administrator which scopes it requested.',
   invalid_request: 'The sign-in request is incomplete or malformed. Go back to the application and start signing in again.',
@@ -121,9 +130,8 @@ export function logoutPage(form: string, host: string): string {
  * in ZITADEL's login) a button leads on.
  */
 export function donePage(title: string, text: string, next: string, options: { look?: PageLook; continueTo?: string } = {}): string {
-  const onward = options.continueTo && /^https?:\/\//i.test(options.continueTo)
-    ? `<p><a id="continue" class="button" href="${escapeHtml(options.continueTo)}">Continue</a></p>`
-    : `<p>${escapeHtml(next)}</p>`;
+  const onward =
+    options.continueTo && /^https?:\/\//i.test(options.continueTo) ? `<p><a id="continue" class="button" href="${escapeHtml(options.continueTo)}">Continue</a></p>` : `<p>${escapeHtml(next)}</p>`;
   return layout(title, `<h1>${escapeHtml(title)}</h1><p id="done">${escapeHtml(text)}</p>${onward}`, options.look);
 }
 

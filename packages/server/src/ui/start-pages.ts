@@ -32,10 +32,10 @@ export function signInStartPage(view: { look?: PageLook; continueTo?: string; ex
     : '<p id="next-step">Open the application you want to use (or go back to its tab) and choose its sign-in button again: it sends you back here with a new sign-in.</p>';
   const [title, heading, lead] = view.expired
     ? ['Sign-in expired', 'This sign-in has expired', 'This sign-in attempt has expired, was finished already, or was opened in another browser than the one that started it.']
-    : ['Sign in', 'Signing in starts at an application', 'There is nothing to sign in to here directly: an application sends you to this page when you choose to sign in to it, and you come back to it afterwards.'];
-  return layout(
-    title,
-    `<h1>${heading}</h1><p id="message">${lead}</p>${next}<p><a id="home" href="/">About this service</a></p>`,
-    view.look,
-  );
+    : [
+        'Sign in',
+        'Signing in starts at an application',
+        'There is nothing to sign in to here directly: an application sends you to this page when you choose to sign in to it, and you come back to it afterwards.',
+      ];
+  return layout(title, `<h1>${heading}</h1><p id="message">${lead}</p>${next}<p><a id="home" href="/">About this service</a></p>`, view.look);
 }

@@ -15,8 +15,7 @@ describe('AuthCache', () => {
     const clock = { now: 1_000, generation: 0 };
     const cache = new AuthCache<string>({ authGeneration: () => clock.generation }, { ...options, now: () => clock.now });
     let loads = 0;
-    const get = (key: string, notAfter?: number) =>
-      cache.get(key, async () => ({ value: `${key}#${++loads}`, notAfter }));
+    const get = (key: string, notAfter?: number) => cache.get(key, async () => ({ value: `${key}#${++loads}`, notAfter }));
     return { clock, cache, get, loads: () => loads };
   };
 

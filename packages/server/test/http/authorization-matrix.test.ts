@@ -13,17 +13,18 @@
  * The operations to cover come from the spec (every method under /admin/v1 and /management/v1):
  * an operation added to the spec without an entry here fails this suite.
  */
-import { createServer } from 'node:http';
-import { once } from 'node:events';
+
 import { generateKeyPairSync } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueCode } from '../../src/domain/notifications/codes.js';
 import { INSTANCE_ROLES, ORG_ROLES, PROJECT_ROLES, ROLE_PERMISSIONS } from '../../src/domain/permissions.js';
 import { loadSpec } from '../../src/http/spec.js';
 import { createTestInstance, describeEachStore, insertHumanUser, insertMachineUserWithToken, insertOrg, type TestInstance } from '../support/instance.js';
-import { startSmtpSink, type SmtpSink } from '../support/mail.js';
+import { type SmtpSink, startSmtpSink } from '../support/mail.js';
 import { tempDir } from '../support/temp-dir.js';
-import { issueCode } from '../../src/domain/notifications/codes.js';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -87,14 +88,21 @@ describeEachStore('authorization matrix', (dialect) => {
     return { path: `/management/v1/projects/${f.project}/grants/${grantId}/members`, body: { userId, roles: ['PROJECT_GRANT_OWNER_VIEWER'] } };
   };
   /** P granted (with `reader`) to a new organisation; the grant's id. */
-  const projectGrant = async () => (await admin('POST', `/management/v1/projects/${f.project}/grants`, { grantedOrgId: (await insertOrg(t, unique('Granted'))).orgId, roleKeys: ['reader'] })).grantId as string;
+  const projectGrant = async () =>
+    (await admin('POST', `/management/v1/projects/${f.project}/grants`, { grantedOrgId: (await insertOrg(t, unique('Granted'))).orgId, roleKeys: ['reader'] })).grantId as string;
   const machine = async () => (await admin('POST', '/management/v1/users/machine', { userName: unique('bot'), name: 'Bot' })).userId as string;
   const orgMember = async () => {
     const userId = await human();
     await admin('POST', '/management/v1/orgs/me/members', { userId, roles: ['ORG_OWNER_VIEWER'] });
     return userId;
   };
-  const jwtIdp = (name: string) => ({ name, jwtEndpoint: 'https://portal.example.com/jwt', issuer: 'https://portal.example.com', keysEndpoint: 'https://portal.example.com/keys', headerName: 'x-auth-token' });
+  const jwtIdp = (name: string) => ({
+    name,
+    jwtEndpoint: 'https://portal.example.com/jwt',
+    issuer: 'https://portal.example.com',
+    keysEndpoint: 'https://portal.example.com/keys',
+    headerName: 'x-auth-token',
+  });
   const orgIdp = async () => (await admin('POST', '/management/v1/idps/jwt', jwtIdp(unique('idp')))).idpId as string;
   const oidcIdp = (name: string) => ({ name, clientId: 'partner-client', clientSecret: 'partner-secret', issuer: 'https://partner.example.com' });
   const orgOidcIdp = async () => (await admin('POST', '/management/v1/idps/oidc', oidcIdp(unique('idp')))).idpId as string;
@@ -113,18 +121,25 @@ describeEachStore('authorization matrix', (dialect) => {
     const { id } = await admin('POST', `/management/v1/projects/${f.project}/apps/${appId}/keys`, { type: 'KEY_TYPE_JSON' });
     return `/management/v1/projects/${f.project}/apps/${appId}/keys/${id}`;
   };
-  const oidcApp = async () =>
-    (await admin('POST', `/management/v1/projects/${f.project}/apps/oidc`, { name: unique('app'), redirectUris: ['https://app.example.com/cb'] })).appId as string;
+  const oidcApp = async () => (await admin('POST', `/management/v1/projects/${f.project}/apps/oidc`, { name: unique('app'), redirectUris: ['https://app.example.com/cb'] })).appId as string;
   /** Each policy kind: its operations' name part, path, and a request body that differs with `i`. */
   const POLICY_KINDS = [
-    { name: 'PasswordComplexity', kind: 'password_complexity', path: 'password/complexity', body: (i: number) => ({ minLength: 8 + (i % 50), hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true }) },
+    {
+      name: 'PasswordComplexity',
+      kind: 'password_complexity',
+      path: 'password/complexity',
+      body: (i: number) => ({ minLength: 8 + (i % 50), hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true }),
+    },
     { name: 'Lockout', kind: 'lockout', path: 'lockout', body: (i: number) => ({ maxPasswordAttempts: 1 + (i % 500), maxOtpAttempts: 0 }) },
     { name: 'Login', kind: 'login', path: 'login', body: (i: number) => ({ allowUsernamePassword: true, allowExternalIdp: true, defaultRedirectUri: `https://app.example/${i}` }) },
     { name: 'Privacy', kind: 'privacy', path: 'privacy', body: (i: number) => ({ tosLink: `https://example.com/tos/${i}` }) },
     { name: 'Label', kind: 'label', path: 'label', body: (i: number) => ({ primaryColor: `#${(i % 4096).toString(16).padStart(3, '0')}` }) },
     {
       // As ZITADEL: an organisation's own domain policy is an instance administrator's to set.
-      name: 'Domain', kind: 'domain', path: 'domain', orgWrite: 'iam.policy.write',
+      name: 'Domain',
+      kind: 'domain',
+      path: 'domain',
+      orgWrite: 'iam.policy.write',
       // Two states that alternate (consecutive updates differ), and body(1) unlike either.
       body: (i: number) => (i === 1 ? { userLoginMustBeDomain: false } : { userLoginMustBeDomain: true, validateOrgDomains: i % 2 === 0, smtpSenderAddressMatchesInstanceDomain: i % 2 === 1 }),
     },
@@ -158,58 +173,135 @@ describeEachStore('authorization matrix', (dialect) => {
 
   const OPERATIONS: Operation[] = [
     { id: 'GetSupportedLanguages', permission: null, scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/languages' }) },
-    { id: 'SetDefaultVerifyEmailMessageText', permission: 'iam.policy.write', scope: 'instance', write: true, request: async () => ({ method: 'PUT', path: '/admin/v1/text/message/verifyemail/en', body: { title: unique('t') } }) },
-    { id: 'GetCustomVerifyEmailMessageText', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/text/message/verifyemail/en' }) },
-    { id: 'GetDefaultVerifyEmailMessageText', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/text/default/message/verifyemail/en' }) },
     {
-      id: 'ResetCustomVerifyEmailMessageTextToDefault', permission: 'iam.policy.delete', scope: 'instance', write: true,
+      id: 'SetDefaultVerifyEmailMessageText',
+      permission: 'iam.policy.write',
+      scope: 'instance',
+      write: true,
+      request: async () => ({ method: 'PUT', path: '/admin/v1/text/message/verifyemail/en', body: { title: unique('t') } }),
+    },
+    { id: 'GetCustomVerifyEmailMessageText', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/text/message/verifyemail/en' }) },
+    {
+      id: 'GetDefaultVerifyEmailMessageText',
+      permission: 'iam.policy.read',
+      scope: 'instance',
+      write: false,
+      request: async () => ({ method: 'GET', path: '/admin/v1/text/default/message/verifyemail/en' }),
+    },
+    {
+      id: 'ResetCustomVerifyEmailMessageTextToDefault',
+      permission: 'iam.policy.delete',
+      scope: 'instance',
+      write: true,
       request: async () => {
         await admin('PUT', '/admin/v1/text/message/verifyemail/de', { title: unique('t') });
         return { method: 'DELETE', path: '/admin/v1/text/message/verifyemail/de' };
       },
     },
     // The other kinds of message texts (http/routes/message-texts.ts), on the init text.
-    { id: 'SetDefaultMessageText', permission: 'iam.policy.write', scope: 'instance', write: true, request: async () => ({ method: 'PUT', path: '/admin/v1/text/message/init/en', body: { title: unique('t') } }) },
+    {
+      id: 'SetDefaultMessageText',
+      permission: 'iam.policy.write',
+      scope: 'instance',
+      write: true,
+      request: async () => ({ method: 'PUT', path: '/admin/v1/text/message/init/en', body: { title: unique('t') } }),
+    },
     { id: 'GetCustomMessageText', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/text/message/init/en' }) },
     { id: 'GetDefaultMessageText', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/text/default/message/init/en' }) },
     {
-      id: 'ResetCustomMessageTextToDefault', permission: 'iam.policy.delete', scope: 'instance', write: true,
+      id: 'ResetCustomMessageTextToDefault',
+      permission: 'iam.policy.delete',
+      scope: 'instance',
+      write: true,
       request: async () => {
         await admin('PUT', '/admin/v1/text/message/init/de', { title: unique('t') });
         return { method: 'DELETE', path: '/admin/v1/text/message/init/de' };
       },
     },
     // Preview and test send of texts (domain/texts/preview.ts): the read permission of the level, and its write one to mail an address; neither writes.
-    { id: 'PreviewDefaultMessageText', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/text/message/verifyemail/en/_preview', body: {} }) },
-    { id: 'TestDefaultMessageText', permission: 'iam.policy.write', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/text/message/init/en/_test', body: { receiverAddress: 'admin@example.com' } }) },
-    { id: 'PreviewCustomMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/text/message/passwordreset/en/_preview', body: {} }) },
-    { id: 'TestCustomMessageText', permission: 'policy.write', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/text/message/verifyemail/en/_test', body: { receiverAddress: 'admin@example.com' } }) },
-    { id: 'SetCustomMessageText', permission: 'policy.write', scope: 'org', write: true, request: async () => ({ method: 'PUT', path: '/management/v1/text/message/passwordreset/en', body: { title: unique('t') } }) },
+    {
+      id: 'PreviewDefaultMessageText',
+      permission: 'iam.policy.read',
+      scope: 'instance',
+      write: false,
+      request: async () => ({ method: 'POST', path: '/admin/v1/text/message/verifyemail/en/_preview', body: {} }),
+    },
+    {
+      id: 'TestDefaultMessageText',
+      permission: 'iam.policy.write',
+      scope: 'instance',
+      write: false,
+      request: async () => ({ method: 'POST', path: '/admin/v1/text/message/init/en/_test', body: { receiverAddress: 'admin@example.com' } }),
+    },
+    {
+      id: 'PreviewCustomMessageText',
+      permission: 'policy.read',
+      scope: 'org',
+      write: false,
+      request: async () => ({ method: 'POST', path: '/management/v1/text/message/passwordreset/en/_preview', body: {} }),
+    },
+    {
+      id: 'TestCustomMessageText',
+      permission: 'policy.write',
+      scope: 'org',
+      write: false,
+      request: async () => ({ method: 'POST', path: '/management/v1/text/message/verifyemail/en/_test', body: { receiverAddress: 'admin@example.com' } }),
+    },
+    {
+      id: 'SetCustomMessageText',
+      permission: 'policy.write',
+      scope: 'org',
+      write: true,
+      request: async () => ({ method: 'PUT', path: '/management/v1/text/message/passwordreset/en', body: { title: unique('t') } }),
+    },
     { id: 'GetOrgCustomMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/message/passwordreset/en' }) },
     { id: 'GetOrgDefaultMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/default/message/passwordreset/en' }) },
     {
-      id: 'ResetOrgCustomMessageTextToDefault', permission: 'policy.delete', scope: 'org', foreign: 404, write: true,
+      id: 'ResetOrgCustomMessageTextToDefault',
+      permission: 'policy.delete',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         await admin('PUT', '/management/v1/text/message/passwordreset/de', { title: unique('t') });
         return { method: 'DELETE', path: '/management/v1/text/message/passwordreset/de' };
       },
     },
     // Login texts (domain/texts/login-texts.ts).
-    { id: 'SetCustomLoginText', permission: 'iam.policy.write', scope: 'instance', write: true, request: async () => ({ method: 'PUT', path: '/admin/v1/text/login/en', body: { loginText: { title: unique('t') } } }) },
+    {
+      id: 'SetCustomLoginText',
+      permission: 'iam.policy.write',
+      scope: 'instance',
+      write: true,
+      request: async () => ({ method: 'PUT', path: '/admin/v1/text/login/en', body: { loginText: { title: unique('t') } } }),
+    },
     { id: 'GetCustomLoginTexts', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/text/login/en' }) },
     { id: 'GetDefaultLoginTexts', permission: 'iam.policy.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/text/default/login/en' }) },
     {
-      id: 'ResetCustomLoginTextToDefault', permission: 'iam.policy.delete', scope: 'instance', write: true,
+      id: 'ResetCustomLoginTextToDefault',
+      permission: 'iam.policy.delete',
+      scope: 'instance',
+      write: true,
       request: async () => {
         await admin('PUT', '/admin/v1/text/login/de', { loginText: { title: unique('t') } });
         return { method: 'DELETE', path: '/admin/v1/text/login/de' };
       },
     },
-    { id: 'SetOrgCustomLoginText', permission: 'policy.write', scope: 'org', write: true, request: async () => ({ method: 'PUT', path: '/management/v1/text/login/en', body: { loginText: { title: unique('t') } } }) },
+    {
+      id: 'SetOrgCustomLoginText',
+      permission: 'policy.write',
+      scope: 'org',
+      write: true,
+      request: async () => ({ method: 'PUT', path: '/management/v1/text/login/en', body: { loginText: { title: unique('t') } } }),
+    },
     { id: 'GetOrgCustomLoginTexts', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/login/en' }) },
     { id: 'GetOrgDefaultLoginTexts', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/default/login/en' }) },
     {
-      id: 'ResetOrgCustomLoginTextToDefault', permission: 'policy.delete', scope: 'org', foreign: 404, write: true,
+      id: 'ResetOrgCustomLoginTextToDefault',
+      permission: 'policy.delete',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         await admin('PUT', '/management/v1/text/login/de', { loginText: { title: unique('t') } });
         return { method: 'DELETE', path: '/management/v1/text/login/de' };
@@ -220,14 +312,42 @@ describeEachStore('authorization matrix', (dialect) => {
     { id: 'ListAggregateTypes', permission: 'events.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/aggregates/types/_search', body: {} }) },
     // The change lists (domain/events/changes.ts): in another organisation's context an object of A has no changes (200, empty), as in ZITADEL.
     { id: 'ListUserChanges', permission: 'user.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/changes/_search`, body: {} }) },
-    { id: 'ListOrgChanges', permission: 'org.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/changes/_search', body: { query: { limit: 5 } } }) },
-    { id: 'ListProjectChanges', permission: 'project.read', scope: 'project', write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/changes/_search`, body: {} }) },
-    { id: 'ListAppChanges', permission: 'project.app.read', scope: 'project', write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}/changes/_search`, body: {} }) },
+    {
+      id: 'ListOrgChanges',
+      permission: 'org.read',
+      scope: 'org',
+      write: false,
+      request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/changes/_search', body: { query: { limit: 5 } } }),
+    },
+    {
+      id: 'ListProjectChanges',
+      permission: 'project.read',
+      scope: 'project',
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/changes/_search`, body: {} }),
+    },
+    {
+      id: 'ListAppChanges',
+      permission: 'project.app.read',
+      scope: 'project',
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}/changes/_search`, body: {} }),
+    },
     // Organisation domains (domain/orgs/domains.ts): each call on a new domain of A.
-    { id: 'AddOrgDomain', permission: 'org.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/domains', body: { domain: `${unique('d')}.example.com` } }) },
+    {
+      id: 'AddOrgDomain',
+      permission: 'org.write',
+      scope: 'org',
+      write: true,
+      request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/domains', body: { domain: `${unique('d')}.example.com` } }),
+    },
     { id: 'ListOrgDomains', permission: 'org.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/domains/_search', body: {} }) },
     {
-      id: 'RemoveOrgDomain', permission: 'org.write', scope: 'org', foreign: 404, write: true,
+      id: 'RemoveOrgDomain',
+      permission: 'org.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const domain = `${unique('d')}.example.com`;
         await admin('POST', '/management/v1/orgs/me/domains', { domain });
@@ -235,7 +355,11 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     {
-      id: 'GenerateOrgDomainValidation', permission: 'org.write', scope: 'org', foreign: 404, write: true,
+      id: 'GenerateOrgDomainValidation',
+      permission: 'org.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const domain = `${unique('d')}.example.com`;
         await admin('POST', '/management/v1/orgs/me/domains', { domain });
@@ -243,7 +367,11 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     {
-      id: 'ValidateOrgDomain', permission: 'org.write', scope: 'org', foreign: 404, write: true,
+      id: 'ValidateOrgDomain',
+      permission: 'org.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         // The one domain that reaches the loopback server: taken away and added again for each call.
         const domain = '127.0.0.1';
@@ -254,7 +382,11 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     {
-      id: 'SetPrimaryOrgDomain', permission: 'org.write', scope: 'org', foreign: 404, write: true,
+      id: 'SetPrimaryOrgDomain',
+      permission: 'org.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const domain = `${unique('d')}.example.com`;
         await admin('POST', '/management/v1/orgs/me/domains', { domain });
@@ -267,7 +399,11 @@ describeEachStore('authorization matrix', (dialect) => {
     { id: 'AddProject', permission: 'project.create', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/projects', body: { name: unique('p') } }) },
     {
       // Each call flips a setting of P, so every call changes something.
-      id: 'UpdateProject', permission: 'project.write', scope: 'project', foreign: 404, write: true,
+      id: 'UpdateProject',
+      permission: 'project.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => {
         const { project } = await admin('GET', `/management/v1/projects/${f.project}`);
         return { method: 'PUT', path: `/management/v1/projects/${f.project}`, body: { name: 'P', projectRoleAssertion: !project.projectRoleAssertion } };
@@ -275,24 +411,88 @@ describeEachStore('authorization matrix', (dialect) => {
     },
     { id: 'ListProjects', permission: 'project.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/projects/_search', body: {} }) },
     { id: 'GetProjectByID', permission: 'project.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'GET', path: `/management/v1/projects/${f.project}` }) },
-    { id: 'AddProjectRole', permission: 'project.role.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/roles`, body: { roleKey: unique('r'), displayName: 'R' } }) },
-    { id: 'BulkAddProjectRoles', permission: 'project.role.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/roles/_bulk`, body: { roles: [{ key: unique('r'), displayName: 'R' }] } }) },
-    { id: 'ListProjectRoles', permission: 'project.role.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/roles/_search`, body: {} }) },
     {
-      id: 'RemoveProjectRole', permission: 'project.role.delete', scope: 'project', foreign: 404, write: true,
+      id: 'AddProjectRole',
+      permission: 'project.role.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/roles`, body: { roleKey: unique('r'), displayName: 'R' } }),
+    },
+    {
+      id: 'BulkAddProjectRoles',
+      permission: 'project.role.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/roles/_bulk`, body: { roles: [{ key: unique('r'), displayName: 'R' }] } }),
+    },
+    {
+      id: 'ListProjectRoles',
+      permission: 'project.role.read',
+      scope: 'project',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/roles/_search`, body: {} }),
+    },
+    {
+      id: 'RemoveProjectRole',
+      permission: 'project.role.delete',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => {
         const roleKey = unique('r');
         await admin('POST', `/management/v1/projects/${f.project}/roles`, { roleKey, displayName: 'R' });
         return { method: 'DELETE', path: `/management/v1/projects/${f.project}/roles/${roleKey}` };
       },
     },
-    { id: 'AddProjectGrant', permission: 'project.grant.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants`, body: { grantedOrgId: (await insertOrg(t, unique('Granted'))).orgId, roleKeys: ['reader'] } }) },
-    { id: 'ListProjectGrants', permission: 'project.grant.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants/_search`, body: {} }) },
-    { id: 'GetProjectGrantByID', permission: 'project.grant.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'GET', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}` }) },
-    { id: 'UpdateProjectGrant', permission: 'project.grant.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}`, body: { roleKeys: ['reader', 'writer'] } }) },
-    { id: 'DeactivateProjectGrant', permission: 'project.grant.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}/_deactivate` }) },
     {
-      id: 'ReactivateProjectGrant', permission: 'project.grant.write', scope: 'project', foreign: 404, write: true,
+      id: 'AddProjectGrant',
+      permission: 'project.grant.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants`, body: { grantedOrgId: (await insertOrg(t, unique('Granted'))).orgId, roleKeys: ['reader'] } }),
+    },
+    {
+      id: 'ListProjectGrants',
+      permission: 'project.grant.read',
+      scope: 'project',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants/_search`, body: {} }),
+    },
+    {
+      id: 'GetProjectGrantByID',
+      permission: 'project.grant.read',
+      scope: 'project',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'GET', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}` }),
+    },
+    {
+      id: 'UpdateProjectGrant',
+      permission: 'project.grant.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'PUT', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}`, body: { roleKeys: ['reader', 'writer'] } }),
+    },
+    {
+      id: 'DeactivateProjectGrant',
+      permission: 'project.grant.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}/_deactivate` }),
+    },
+    {
+      id: 'ReactivateProjectGrant',
+      permission: 'project.grant.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => {
         const grantId = await projectGrant();
         await admin('POST', `/management/v1/projects/${f.project}/grants/${grantId}/_deactivate`);
@@ -300,11 +500,29 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     { id: 'ListAllProjectGrants', permission: 'project.grant.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/projectgrants/_search', body: {} }) },
-    { id: 'RemoveProjectGrant', permission: 'project.grant.delete', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}` }) },
-    { id: 'AddProjectGrantMember', permission: 'project.grant.member.write', scope: 'project', foreign: 404, write: true, request: async () => ({ ...(await grantWithUser()), method: 'POST' }) },
-    { id: 'ListProjectGrantMembers', permission: 'project.grant.member.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}/members/_search`, body: {} }) },
     {
-      id: 'UpdateProjectGrantMember', permission: 'project.grant.member.write', scope: 'project', foreign: 404, write: true,
+      id: 'RemoveProjectGrant',
+      permission: 'project.grant.delete',
+      scope: 'project',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'DELETE', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}` }),
+    },
+    { id: 'AddProjectGrantMember', permission: 'project.grant.member.write', scope: 'project', foreign: 404, write: true, request: async () => ({ ...(await grantWithUser()), method: 'POST' }) },
+    {
+      id: 'ListProjectGrantMembers',
+      permission: 'project.grant.member.read',
+      scope: 'project',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/grants/${await projectGrant()}/members/_search`, body: {} }),
+    },
+    {
+      id: 'UpdateProjectGrantMember',
+      permission: 'project.grant.member.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => {
         const { path, body } = await grantWithUser();
         await admin('POST', path, body);
@@ -312,7 +530,11 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     {
-      id: 'RemoveProjectGrantMember', permission: 'project.grant.member.delete', scope: 'project', foreign: 404, write: true,
+      id: 'RemoveProjectGrantMember',
+      permission: 'project.grant.member.delete',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => {
         const { path, body } = await grantWithUser();
         await admin('POST', path, body);
@@ -320,10 +542,28 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     { id: 'ListGrantedProjects', permission: 'project.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/granted_projects/_search', body: {} }) },
-    { id: 'AddProjectMember', permission: 'project.member.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/members`, body: { userId: await human(), roles: ['PROJECT_OWNER_VIEWER'] } }) },
-    { id: 'ListProjectMembers', permission: 'project.member.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/members/_search`, body: {} }) },
     {
-      id: 'RemoveProjectMember', permission: 'project.member.delete', scope: 'project', foreign: 404, write: true,
+      id: 'AddProjectMember',
+      permission: 'project.member.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/members`, body: { userId: await human(), roles: ['PROJECT_OWNER_VIEWER'] } }),
+    },
+    {
+      id: 'ListProjectMembers',
+      permission: 'project.member.read',
+      scope: 'project',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/members/_search`, body: {} }),
+    },
+    {
+      id: 'RemoveProjectMember',
+      permission: 'project.member.delete',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => {
         const userId = await human();
         await admin('POST', `/management/v1/projects/${f.project}/members`, { userId, roles: ['PROJECT_OWNER_VIEWER'] });
@@ -331,31 +571,54 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     // Acting in B, A's project is "not a project of the organisation": a failed precondition.
-    { id: 'AddUserGrant', permission: 'user.grant.write', scope: 'project', foreign: 400, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/grants`, body: { projectId: f.project, roleKeys: ['reader'] } }) },
+    {
+      id: 'AddUserGrant',
+      permission: 'user.grant.write',
+      scope: 'project',
+      foreign: 400,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/grants`, body: { projectId: f.project, roleKeys: ['reader'] } }),
+    },
     { id: 'ListUserGrants', permission: 'user.grant.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/users/grants/_search', body: {} }) },
     {
-      id: 'GetUserGrantByID', permission: 'user.grant.read', scope: 'project', foreign: 404, write: false,
+      id: 'GetUserGrantByID',
+      permission: 'user.grant.read',
+      scope: 'project',
+      foreign: 404,
+      write: false,
       request: async () => {
         const { userId, grantId } = await grant();
         return { method: 'GET', path: `/management/v1/users/${userId}/grants/${grantId}` };
       },
     },
     {
-      id: 'UpdateUserGrant', permission: 'user.grant.write', scope: 'project', foreign: 404, write: true,
+      id: 'UpdateUserGrant',
+      permission: 'user.grant.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => {
         const { userId, grantId } = await grant();
         return { method: 'PUT', path: `/management/v1/users/${userId}/grants/${grantId}`, body: { roleKeys: ['writer'] } };
       },
     },
     {
-      id: 'DeactivateUserGrant', permission: 'user.grant.write', scope: 'project', foreign: 404, write: true,
+      id: 'DeactivateUserGrant',
+      permission: 'user.grant.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => {
         const { userId, grantId } = await grant();
         return { method: 'POST', path: `/management/v1/users/${userId}/grants/${grantId}/_deactivate` };
       },
     },
     {
-      id: 'ReactivateUserGrant', permission: 'user.grant.write', scope: 'project', foreign: 404, write: true,
+      id: 'ReactivateUserGrant',
+      permission: 'user.grant.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => {
         const { userId, grantId } = await grant();
         await admin('POST', `/management/v1/users/${userId}/grants/${grantId}/_deactivate`);
@@ -363,14 +626,22 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     {
-      id: 'RemoveUserGrant', permission: 'user.grant.delete', scope: 'project', foreign: 404, write: true,
+      id: 'RemoveUserGrant',
+      permission: 'user.grant.delete',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => {
         const { userId, grantId } = await grant();
         return { method: 'DELETE', path: `/management/v1/users/${userId}/grants/${grantId}` };
       },
     },
     {
-      id: 'BulkRemoveUserGrant', permission: 'user.grant.delete', scope: 'project', foreign: 404, write: true,
+      id: 'BulkRemoveUserGrant',
+      permission: 'user.grant.delete',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => ({ method: 'DELETE', path: '/management/v1/user_grants/_bulk', body: { grantId: [(await grant()).grantId, (await grant()).grantId] } }),
     },
     // Organisations, users, tokens and members (another feature).
@@ -379,34 +650,111 @@ describeEachStore('authorization matrix', (dialect) => {
     { id: 'GetDefaultOrg', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: '/admin/v1/orgs/default' }) },
     { id: 'GetOrgByID', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: `/admin/v1/orgs/${f.orgA}` }) },
     {
-      id: 'ImportHumanUser', permission: 'user.write', scope: 'org', write: true,
-      request: async () => ({ method: 'POST', path: '/management/v1/users/human/_import', body: { userName: unique('h'), profile: { firstName: 'F', lastName: 'L' }, email: { email: `${unique('m')}@example.com` } } }),
+      id: 'ImportHumanUser',
+      permission: 'user.write',
+      scope: 'org',
+      write: true,
+      request: async () => ({
+        method: 'POST',
+        path: '/management/v1/users/human/_import',
+        body: { userName: unique('h'), profile: { firstName: 'F', lastName: 'L' }, email: { email: `${unique('m')}@example.com` } },
+      }),
     },
     {
-      id: 'AddHumanUser', permission: 'user.write', scope: 'org', write: true,
-      request: async () => ({ method: 'POST', path: '/management/v1/users/human', body: { userName: unique('added'), profile: { firstName: 'A', lastName: 'B' }, email: { email: 'added@example.com' } } }),
+      id: 'AddHumanUser',
+      permission: 'user.write',
+      scope: 'org',
+      write: true,
+      request: async () => ({
+        method: 'POST',
+        path: '/management/v1/users/human',
+        body: { userName: unique('added'), profile: { firstName: 'A', lastName: 'B' }, email: { email: 'added@example.com' } },
+      }),
     },
-    { id: 'UpdateHumanProfile', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await human()}/profile`, body: { firstName: 'Changed', lastName: 'Name' } }) },
-    { id: 'UpdateMachine', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await machine()}/machine`, body: { name: 'Changed' } }) },
-    { id: 'SendHumanResetPasswordNotification', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/password/_reset`, body: {} }) },
-    { id: 'UpdateHumanPhone', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await human()}/phone`, body: { phone: '+41 79 123 45 67' } }) },
     {
-      id: 'RemoveHumanPhone', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      id: 'UpdateHumanProfile',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'PUT', path: `/management/v1/users/${await human()}/profile`, body: { firstName: 'Changed', lastName: 'Name' } }),
+    },
+    {
+      id: 'UpdateMachine',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'PUT', path: `/management/v1/users/${await machine()}/machine`, body: { name: 'Changed' } }),
+    },
+    {
+      id: 'SendHumanResetPasswordNotification',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/password/_reset`, body: {} }),
+    },
+    {
+      id: 'UpdateHumanPhone',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'PUT', path: `/management/v1/users/${await human()}/phone`, body: { phone: '+41 79 123 45 67' } }),
+    },
+    {
+      id: 'RemoveHumanPhone',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const userId = await human();
         await admin('PUT', `/management/v1/users/${userId}/phone`, { phone: '+41 79 765 43 21' });
         return { method: 'DELETE', path: `/management/v1/users/${userId}/phone` };
       },
     },
-    { id: 'SetHumanPassword', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/password`, body: { password: 'N3w-Passw0rd!' } }) },
-    { id: 'AddMachineUser', permission: 'user.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/users/machine', body: { userName: unique('m'), name: 'M' } }) },
+    {
+      id: 'SetHumanPassword',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/password`, body: { password: 'N3w-Passw0rd!' } }),
+    },
+    {
+      id: 'AddMachineUser',
+      permission: 'user.write',
+      scope: 'org',
+      write: true,
+      request: async () => ({ method: 'POST', path: '/management/v1/users/machine', body: { userName: unique('m'), name: 'M' } }),
+    },
     { id: 'ListUsers', permission: 'user.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/users/_search', body: {} }) },
     { id: 'GetUserByID', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'GET', path: `/management/v1/users/${await human()}` }) },
     { id: 'RemoveUser', permission: 'user.delete', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/users/${await human()}` }) },
-    { id: 'AddPersonalAccessToken', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await machine()}/pats`, body: {} }) },
-    { id: 'ListPersonalAccessTokens', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await machine()}/pats/_search`, body: {} }) },
     {
-      id: 'RemovePersonalAccessToken', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      id: 'AddPersonalAccessToken',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await machine()}/pats`, body: {} }),
+    },
+    {
+      id: 'ListPersonalAccessTokens',
+      permission: 'user.read',
+      scope: 'org',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await machine()}/pats/_search`, body: {} }),
+    },
+    {
+      id: 'RemovePersonalAccessToken',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const userId = await machine();
         const { tokenId } = await admin('POST', `/management/v1/users/${userId}/pats`, {});
@@ -414,10 +762,28 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     // Machine keys (domain/users/machine-keys.ts).
-    { id: 'AddMachineKey', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await machine()}/keys`, body: { type: 'KEY_TYPE_JSON' } }) },
-    { id: 'ListMachineKeys', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await machine()}/keys/_search`, body: {} }) },
     {
-      id: 'GetMachineKeyByIDs', permission: 'user.read', scope: 'org', foreign: 404, write: false,
+      id: 'AddMachineKey',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await machine()}/keys`, body: { type: 'KEY_TYPE_JSON' } }),
+    },
+    {
+      id: 'ListMachineKeys',
+      permission: 'user.read',
+      scope: 'org',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await machine()}/keys/_search`, body: {} }),
+    },
+    {
+      id: 'GetMachineKeyByIDs',
+      permission: 'user.read',
+      scope: 'org',
+      foreign: 404,
+      write: false,
       request: async () => {
         const userId = await machine();
         const { keyId } = await admin('POST', `/management/v1/users/${userId}/keys`, { type: 'KEY_TYPE_JSON' });
@@ -425,16 +791,31 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     {
-      id: 'RemoveMachineKey', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      id: 'RemoveMachineKey',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const userId = await machine();
         const { keyId } = await admin('POST', `/management/v1/users/${userId}/keys`, { type: 'KEY_TYPE_JSON' });
         return { method: 'DELETE', path: `/management/v1/users/${userId}/keys/${keyId}` };
       },
     },
-    { id: 'ListHumanAuthFactors', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/auth_factors/_search`, body: {} }) },
     {
-      id: 'RemoveHumanAuthFactorOTP', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      id: 'ListHumanAuthFactors',
+      permission: 'user.read',
+      scope: 'org',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/auth_factors/_search`, body: {} }),
+    },
+    {
+      id: 'RemoveHumanAuthFactorOTP',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const userId = await human();
         // As an import with `otpCode` leaves it (the login tests use real ones).
@@ -442,9 +823,20 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: `/management/v1/users/${userId}/auth_factors/otp` };
       },
     },
-    { id: 'ListHumanLinkedIDPs', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/idps/_search`, body: {} }) },
     {
-      id: 'RemoveHumanLinkedIDP', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      id: 'ListHumanLinkedIDPs',
+      permission: 'user.read',
+      scope: 'org',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/idps/_search`, body: {} }),
+    },
+    {
+      id: 'RemoveHumanLinkedIDP',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const userId = await human();
         const idpId = await orgIdp();
@@ -453,17 +845,43 @@ describeEachStore('authorization matrix', (dialect) => {
         return { method: 'DELETE', path: `/management/v1/users/${userId}/idps/${idpId}/sub` };
       },
     },
-    { id: 'AddOrgMember', permission: 'org.member.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/members', body: { userId: await human(), roles: ['ORG_OWNER_VIEWER'] } }) },
+    {
+      id: 'AddOrgMember',
+      permission: 'org.member.write',
+      scope: 'org',
+      write: true,
+      request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/members', body: { userId: await human(), roles: ['ORG_OWNER_VIEWER'] } }),
+    },
     { id: 'ListOrgMembers', permission: 'org.member.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/orgs/me/members/_search', body: {} }) },
     {
-      id: 'UpdateOrgMember', permission: 'org.member.write', scope: 'org', foreign: 404, write: true,
+      id: 'UpdateOrgMember',
+      permission: 'org.member.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => ({ method: 'PUT', path: `/management/v1/orgs/me/members/${await orgMember()}`, body: { roles: ['ORG_USER_MANAGER'] } }),
     },
-    { id: 'RemoveOrgMember', permission: 'org.member.delete', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/orgs/me/members/${await orgMember()}` }) },
-    { id: 'AddIAMMember', permission: 'iam.member.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: '/admin/v1/members', body: { userId: await human(), roles: ['IAM_OWNER_VIEWER'] } }) },
+    {
+      id: 'RemoveOrgMember',
+      permission: 'org.member.delete',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'DELETE', path: `/management/v1/orgs/me/members/${await orgMember()}` }),
+    },
+    {
+      id: 'AddIAMMember',
+      permission: 'iam.member.write',
+      scope: 'instance',
+      write: true,
+      request: async () => ({ method: 'POST', path: '/admin/v1/members', body: { userId: await human(), roles: ['IAM_OWNER_VIEWER'] } }),
+    },
     { id: 'ListIAMMembers', permission: 'iam.member.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/members/_search', body: {} }) },
     {
-      id: 'RemoveIAMMember', permission: 'iam.member.delete', scope: 'instance', write: true,
+      id: 'RemoveIAMMember',
+      permission: 'iam.member.delete',
+      scope: 'instance',
+      write: true,
       request: async () => {
         const userId = await human();
         await admin('POST', '/admin/v1/members', { userId, roles: ['IAM_OWNER_VIEWER'] });
@@ -474,21 +892,51 @@ describeEachStore('authorization matrix', (dialect) => {
     { id: 'AddOrgJWTIDP', permission: 'org.idp.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/idps/jwt', body: jwtIdp(unique('idp')) }) },
     { id: 'ListOrgIDPs', permission: 'org.idp.read', scope: 'org', write: false, request: async () => ({ method: 'POST', path: '/management/v1/idps/_search', body: {} }) },
     { id: 'GetOrgIDPByID', permission: 'org.idp.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'GET', path: `/management/v1/idps/${await orgIdp()}` }) },
-    { id: 'UpdateOrgIDP', permission: 'org.idp.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/idps/${await orgIdp()}`, body: { name: unique('renamed') } }) },
+    {
+      id: 'UpdateOrgIDP',
+      permission: 'org.idp.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'PUT', path: `/management/v1/idps/${await orgIdp()}`, body: { name: unique('renamed') } }),
+    },
     { id: 'RemoveOrgIDP', permission: 'org.idp.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/idps/${await orgIdp()}` }) },
     {
-      id: 'UpdateOrgIDPJWTConfig', permission: 'org.idp.write', scope: 'org', foreign: 404, write: true,
-      request: async () => ({ method: 'PUT', path: `/management/v1/idps/${await orgIdp()}/jwt_config`, body: { jwtEndpoint: 'https://other.example.com/jwt', issuer: unique('iss'), keysEndpoint: 'https://other.example.com/keys', headerName: 'x-other' } }),
+      id: 'UpdateOrgIDPJWTConfig',
+      permission: 'org.idp.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({
+        method: 'PUT',
+        path: `/management/v1/idps/${await orgIdp()}/jwt_config`,
+        body: { jwtEndpoint: 'https://other.example.com/jwt', issuer: unique('iss'), keysEndpoint: 'https://other.example.com/keys', headerName: 'x-other' },
+      }),
     },
     { id: 'AddOrgOIDCIDP', permission: 'org.idp.write', scope: 'org', write: true, request: async () => ({ method: 'POST', path: '/management/v1/idps/oidc', body: oidcIdp(unique('idp')) }) },
     {
-      id: 'UpdateOrgIDPOIDCConfig', permission: 'org.idp.write', scope: 'org', foreign: 404, write: true,
+      id: 'UpdateOrgIDPOIDCConfig',
+      permission: 'org.idp.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => ({ method: 'PUT', path: `/management/v1/idps/${await orgOidcIdp()}/oidc_config`, body: { clientId: unique('client'), issuer: 'https://partner.example.com' } }),
     },
     { id: 'AddOIDCIDP', permission: 'iam.idp.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: '/admin/v1/idps/oidc', body: oidcIdp(unique('idp')) }) },
-    { id: 'DeactivateOrgIDP', permission: 'org.idp.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/idps/${await orgIdp()}/_deactivate` }) },
     {
-      id: 'ReactivateOrgIDP', permission: 'org.idp.write', scope: 'org', foreign: 404, write: true,
+      id: 'DeactivateOrgIDP',
+      permission: 'org.idp.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/idps/${await orgIdp()}/_deactivate` }),
+    },
+    {
+      id: 'ReactivateOrgIDP',
+      permission: 'org.idp.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const idpId = await orgIdp();
         await admin('POST', `/management/v1/idps/${idpId}/_deactivate`);
@@ -501,39 +949,120 @@ describeEachStore('authorization matrix', (dialect) => {
     { id: 'RemoveIDP', permission: 'iam.idp.write', scope: 'instance', write: true, request: async () => ({ method: 'DELETE', path: `/admin/v1/idps/${await instanceIdp()}` }) },
     // OIDC applications of P (domain/apps): project-scoped like the project itself.
     {
-      id: 'AddOIDCApp', permission: 'project.app.write', scope: 'project', foreign: 404, write: true,
+      id: 'AddOIDCApp',
+      permission: 'project.app.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/oidc`, body: { name: unique('app'), redirectUris: ['https://app.example.com/cb'] } }),
     },
-    { id: 'ListApps', permission: 'project.app.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/_search`, body: {} }) },
-    { id: 'GetAppByID', permission: 'project.app.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'GET', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}` }) },
     {
-      id: 'UpdateApp', permission: 'project.app.write', scope: 'project', foreign: 404, write: true,
+      id: 'ListApps',
+      permission: 'project.app.read',
+      scope: 'project',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/_search`, body: {} }),
+    },
+    {
+      id: 'GetAppByID',
+      permission: 'project.app.read',
+      scope: 'project',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'GET', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}` }),
+    },
+    {
+      id: 'UpdateApp',
+      permission: 'project.app.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => ({ method: 'PUT', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}`, body: { name: unique('renamed') } }),
     },
     {
-      id: 'UpdateOIDCAppConfig', permission: 'project.app.write', scope: 'project', foreign: 404, write: true,
+      id: 'UpdateOIDCAppConfig',
+      permission: 'project.app.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => ({ method: 'PUT', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}/oidc_config`, body: { redirectUris: ['https://app.example.com/other'] } }),
     },
     {
-      id: 'RegenerateOIDCClientSecret', permission: 'project.app.write', scope: 'project', foreign: 404, write: true,
+      id: 'RegenerateOIDCClientSecret',
+      permission: 'project.app.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}/oidc_config/_generate_client_secret` }),
     },
-    { id: 'AddAPIApp', permission: 'project.app.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/api`, body: { name: unique('api') } }) },
-    { id: 'RegenerateAPIClientSecret', permission: 'project.app.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await apiApp()}/api_config/_generate_client_secret` }) },
     {
-      id: 'UpdateAPIAppConfig', permission: 'project.app.write', scope: 'project', foreign: 404, write: true,
+      id: 'AddAPIApp',
+      permission: 'project.app.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/api`, body: { name: unique('api') } }),
+    },
+    {
+      id: 'RegenerateAPIClientSecret',
+      permission: 'project.app.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await apiApp()}/api_config/_generate_client_secret` }),
+    },
+    {
+      id: 'UpdateAPIAppConfig',
+      permission: 'project.app.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
       request: async () => ({ method: 'PUT', path: `/management/v1/projects/${f.project}/apps/${await apiApp()}/api_config`, body: { authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' } }),
     },
     // Application keys (domain/apps/app-keys.ts).
-    { id: 'AddAppKey', permission: 'project.app.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await keyApp()}/keys`, body: { type: 'KEY_TYPE_JSON' } }) },
-    { id: 'ListAppKeys', permission: 'project.app.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await keyApp()}/keys/_search`, body: {} }) },
+    {
+      id: 'AddAppKey',
+      permission: 'project.app.write',
+      scope: 'project',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await keyApp()}/keys`, body: { type: 'KEY_TYPE_JSON' } }),
+    },
+    {
+      id: 'ListAppKeys',
+      permission: 'project.app.read',
+      scope: 'project',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/projects/${f.project}/apps/${await keyApp()}/keys/_search`, body: {} }),
+    },
     { id: 'GetAppKey', permission: 'project.app.read', scope: 'project', foreign: 404, write: false, request: async () => ({ method: 'GET', path: await appKeyPath() }) },
     { id: 'RemoveAppKey', permission: 'project.app.write', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: await appKeyPath() }) },
-    { id: 'RemoveApp', permission: 'project.app.delete', visibleWith: 'project.app.read', scope: 'project', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}` }) },
-    // Client secrets of machine users (domain/users/machine-secret.ts).
-    { id: 'GenerateMachineSecret', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await machine()}/secret` }) },
     {
-      id: 'RemoveMachineSecret', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      id: 'RemoveApp',
+      permission: 'project.app.delete',
+      visibleWith: 'project.app.read',
+      scope: 'project',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'DELETE', path: `/management/v1/projects/${f.project}/apps/${await oidcApp()}` }),
+    },
+    // Client secrets of machine users (domain/users/machine-secret.ts).
+    {
+      id: 'GenerateMachineSecret',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'PUT', path: `/management/v1/users/${await machine()}/secret` }),
+    },
+    {
+      id: 'RemoveMachineSecret',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const userId = await machine();
         await admin('PUT', `/management/v1/users/${userId}/secret`);
@@ -543,12 +1072,22 @@ describeEachStore('authorization matrix', (dialect) => {
     // Policies (domain/policies/): iam.policy.* for the instance's, policy.* for an organisation's; the same seven operations per kind.
     ...POLICY_KINDS.flatMap(({ name, path, body, orgWrite }) => [
       { id: `Get${name}Policy`, permission: 'iam.policy.read', scope: 'instance' as const, write: false, request: async () => ({ method: 'GET', path: `/admin/v1/policies/${path}` }) },
-      { id: `Update${name}Policy`, permission: 'iam.policy.write', scope: 'instance' as const, write: true, request: async () => ({ method: 'PUT', path: `/admin/v1/policies/${path}`, body: body(++n) }) },
+      {
+        id: `Update${name}Policy`,
+        permission: 'iam.policy.write',
+        scope: 'instance' as const,
+        write: true,
+        request: async () => ({ method: 'PUT', path: `/admin/v1/policies/${path}`, body: body(++n) }),
+      },
       { id: `GetOrg${name}Policy`, permission: 'policy.read', scope: 'org' as const, write: false, request: async () => ({ method: 'GET', path: `/management/v1/policies/${path}` }) },
       { id: `GetDefault${name}Policy`, permission: 'policy.read', scope: 'org' as const, write: false, request: async () => ({ method: 'GET', path: `/management/v1/policies/default/${path}` }) },
       {
         // Acting in B, which has a policy of its own already (prepared once): 409.
-        id: `AddCustom${name}Policy`, permission: orgWrite ?? 'policy.write', scope: 'org' as const, foreign: 409, write: true,
+        id: `AddCustom${name}Policy`,
+        permission: orgWrite ?? 'policy.write',
+        scope: 'org' as const,
+        foreign: 409,
+        write: true,
         request: async () => {
           await resetOrgPolicy(path, f.orgA);
           await orgPolicy(path, body(1), f.orgB);
@@ -556,7 +1095,11 @@ describeEachStore('authorization matrix', (dialect) => {
         },
       },
       {
-        id: `UpdateCustom${name}Policy`, permission: orgWrite ?? 'policy.write', scope: 'org' as const, foreign: 404, write: true,
+        id: `UpdateCustom${name}Policy`,
+        permission: orgWrite ?? 'policy.write',
+        scope: 'org' as const,
+        foreign: 404,
+        write: true,
         request: async () => {
           await resetOrgPolicy(path, f.orgB);
           await orgPolicy(path, body(1), f.orgA);
@@ -564,7 +1107,11 @@ describeEachStore('authorization matrix', (dialect) => {
         },
       },
       {
-        id: `Reset${name}PolicyToDefault`, permission: orgWrite ?? 'policy.delete', scope: 'org' as const, foreign: 404, write: true,
+        id: `Reset${name}PolicyToDefault`,
+        permission: orgWrite ?? 'policy.delete',
+        scope: 'org' as const,
+        foreign: 404,
+        write: true,
         request: async () => {
           await resetOrgPolicy(path, f.orgB);
           await orgPolicy(path, body(1), f.orgA);
@@ -576,7 +1123,11 @@ describeEachStore('authorization matrix', (dialect) => {
     { id: 'DeactivateUser', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/_deactivate` }) },
     { id: 'LockUser', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/_lock` }) },
     {
-      id: 'ReactivateUser', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      id: 'ReactivateUser',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const userId = await human();
         await admin('POST', `/management/v1/users/${userId}/_deactivate`);
@@ -584,7 +1135,11 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     {
-      id: 'UnlockUser', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      id: 'UnlockUser',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const userId = await human();
         await admin('POST', `/management/v1/users/${userId}/_lock`);
@@ -592,30 +1147,127 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     // A user's metadata (domain/users/metadata.ts).
-    { id: 'SetUserMetadata', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/metadata/k`, body: { value: 'dg==' } }) },
-    { id: 'BulkSetUserMetadata', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/metadata/_bulk`, body: { metadata: [{ key: 'k', value: 'dg==' }] } }) },
-    { id: 'GetUserMetadata', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'GET', path: `/management/v1/users/${await withMetadata()}/metadata/k` }) },
-    { id: 'ListUserMetadata', permission: 'user.read', scope: 'org', foreign: 404, write: false, request: async () => ({ method: 'POST', path: `/management/v1/users/${await withMetadata()}/metadata/_search`, body: {} }) },
-    { id: 'RemoveUserMetadata', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/users/${await withMetadata()}/metadata/k` }) },
-    { id: 'BulkRemoveUserMetadata', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'DELETE', path: `/management/v1/users/${await withMetadata()}/metadata/_bulk`, body: { keys: ['k'] } }) },
+    {
+      id: 'SetUserMetadata',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/metadata/k`, body: { value: 'dg==' } }),
+    },
+    {
+      id: 'BulkSetUserMetadata',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/metadata/_bulk`, body: { metadata: [{ key: 'k', value: 'dg==' }] } }),
+    },
+    {
+      id: 'GetUserMetadata',
+      permission: 'user.read',
+      scope: 'org',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'GET', path: `/management/v1/users/${await withMetadata()}/metadata/k` }),
+    },
+    {
+      id: 'ListUserMetadata',
+      permission: 'user.read',
+      scope: 'org',
+      foreign: 404,
+      write: false,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await withMetadata()}/metadata/_search`, body: {} }),
+    },
+    {
+      id: 'RemoveUserMetadata',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'DELETE', path: `/management/v1/users/${await withMetadata()}/metadata/k` }),
+    },
+    {
+      id: 'BulkRemoveUserMetadata',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'DELETE', path: `/management/v1/users/${await withMetadata()}/metadata/_bulk`, body: { keys: ['k'] } }),
+    },
     // SMTP providers and the outbox (domain/notifications): instance-wide, iam.read / iam.write as ZITADEL.
-    { id: 'GetSMTPConfig', permission: 'iam.read', scope: 'instance', write: false, request: async () => { await activeProvider(); return { method: 'GET', path: '/admin/v1/smtp' }; } },
+    {
+      id: 'GetSMTPConfig',
+      permission: 'iam.read',
+      scope: 'instance',
+      write: false,
+      request: async () => {
+        await activeProvider();
+        return { method: 'GET', path: '/admin/v1/smtp' };
+      },
+    },
     { id: 'AddSMTPConfig', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: '/admin/v1/smtp', body: smtpSettings(unique('smtp')) }) },
     { id: 'ListSMTPConfigs', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/smtp/_search', body: {} }) },
-    { id: 'TestSMTPConfig', permission: 'iam.write', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/smtp/_test', body: { senderAddress: 'noreply@example.com', senderName: 'Matrix', host: `127.0.0.1:${sink.port}`, receiverAddress: 'admin@example.com' } }) },
+    {
+      id: 'TestSMTPConfig',
+      permission: 'iam.write',
+      scope: 'instance',
+      write: false,
+      request: async () => ({
+        method: 'POST',
+        path: '/admin/v1/smtp/_test',
+        body: { senderAddress: 'noreply@example.com', senderName: 'Matrix', host: `127.0.0.1:${sink.port}`, receiverAddress: 'admin@example.com' },
+      }),
+    },
     { id: 'GetSMTPConfigById', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: `/admin/v1/smtp/${await smtpProvider()}` }) },
-    { id: 'UpdateSMTPConfig', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'PUT', path: `/admin/v1/smtp/${await smtpProvider()}`, body: smtpSettings(unique('changed')) }) },
+    {
+      id: 'UpdateSMTPConfig',
+      permission: 'iam.write',
+      scope: 'instance',
+      write: true,
+      request: async () => ({ method: 'PUT', path: `/admin/v1/smtp/${await smtpProvider()}`, body: smtpSettings(unique('changed')) }),
+    },
     { id: 'RemoveSMTPConfig', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'DELETE', path: `/admin/v1/smtp/${await smtpProvider()}` }) },
-    { id: 'UpdateSMTPConfigPassword', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'PUT', path: `/admin/v1/smtp/${await smtpProvider()}/password`, body: { password: 'another' } }) },
+    {
+      id: 'UpdateSMTPConfigPassword',
+      permission: 'iam.write',
+      scope: 'instance',
+      write: true,
+      request: async () => ({ method: 'PUT', path: `/admin/v1/smtp/${await smtpProvider()}/password`, body: { password: 'another' } }),
+    },
     { id: 'ActivateSMTPConfig', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: `/admin/v1/smtp/${await smtpProvider()}/_activate` }) },
     { id: 'DeactivateSMTPConfig', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: `/admin/v1/smtp/${await activeProvider()}/_deactivate` }) },
-    { id: 'TestSMTPConfigById', permission: 'iam.write', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: `/admin/v1/smtp/${await smtpProvider()}/_test`, body: { receiverAddress: 'admin@example.com' } }) },
+    {
+      id: 'TestSMTPConfigById',
+      permission: 'iam.write',
+      scope: 'instance',
+      write: false,
+      request: async () => ({ method: 'POST', path: `/admin/v1/smtp/${await smtpProvider()}/_test`, body: { receiverAddress: 'admin@example.com' } }),
+    },
     { id: 'ListNotifications', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/notifications/_search', body: {} }) },
     // A user's email (domain/users/email.ts).
-    { id: 'UpdateHumanEmail', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'PUT', path: `/management/v1/users/${await human()}/email`, body: { email: `${unique('new')}@example.com` } }) },
-    { id: 'ResendHumanEmailVerification', permission: 'user.write', scope: 'org', foreign: 404, write: true, request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/email/_resend_verification` }) },
     {
-      id: 'VerifyHumanEmail', permission: 'user.write', scope: 'org', foreign: 404, write: true,
+      id: 'UpdateHumanEmail',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'PUT', path: `/management/v1/users/${await human()}/email`, body: { email: `${unique('new')}@example.com` } }),
+    },
+    {
+      id: 'ResendHumanEmailVerification',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
+      request: async () => ({ method: 'POST', path: `/management/v1/users/${await human()}/email/_resend_verification` }),
+    },
+    {
+      id: 'VerifyHumanEmail',
+      permission: 'user.write',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         const userId = await human();
         // The code a verification mail would carry (the mail tests send real ones).
@@ -628,25 +1280,50 @@ describeEachStore('authorization matrix', (dialect) => {
       },
     },
     // The organisation's verify-email texts (management twins of 4.1): policy.* as ZITADEL.
-    { id: 'SetCustomVerifyEmailMessageText', permission: 'policy.write', scope: 'org', write: true, request: async () => ({ method: 'PUT', path: '/management/v1/text/message/verifyemail/en', body: { title: unique('t') } }) },
-    { id: 'GetOrgCustomVerifyEmailMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/message/verifyemail/en' }) },
-    { id: 'GetOrgDefaultVerifyEmailMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/default/message/verifyemail/en' }) },
     {
-      id: 'ResetOrgCustomVerifyEmailMessageTextToDefault', permission: 'policy.delete', scope: 'org', foreign: 404, write: true,
+      id: 'SetCustomVerifyEmailMessageText',
+      permission: 'policy.write',
+      scope: 'org',
+      write: true,
+      request: async () => ({ method: 'PUT', path: '/management/v1/text/message/verifyemail/en', body: { title: unique('t') } }),
+    },
+    { id: 'GetOrgCustomVerifyEmailMessageText', permission: 'policy.read', scope: 'org', write: false, request: async () => ({ method: 'GET', path: '/management/v1/text/message/verifyemail/en' }) },
+    {
+      id: 'GetOrgDefaultVerifyEmailMessageText',
+      permission: 'policy.read',
+      scope: 'org',
+      write: false,
+      request: async () => ({ method: 'GET', path: '/management/v1/text/default/message/verifyemail/en' }),
+    },
+    {
+      id: 'ResetOrgCustomVerifyEmailMessageTextToDefault',
+      permission: 'policy.delete',
+      scope: 'org',
+      foreign: 404,
+      write: true,
       request: async () => {
         await admin('PUT', '/management/v1/text/message/verifyemail/de', { title: unique('t') });
         return { method: 'DELETE', path: '/management/v1/text/message/verifyemail/de' };
       },
     },
     // Export and import (domain/transfer): instance-wide.
-    { id: 'ExportData', permission: 'iam.read', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/export', body: { orgIds: [await emptyOrg()], responseOutput: true } }) },
+    {
+      id: 'ExportData',
+      permission: 'iam.read',
+      scope: 'instance',
+      write: false,
+      request: async () => ({ method: 'POST', path: '/admin/v1/export', body: { orgIds: [await emptyOrg()], responseOutput: true } }),
+    },
     // Import jobs (domain/transfer/import/jobs.ts): queued, never run here (no worker).
     { id: 'StartImportJob', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: '/admin/v1/import/jobs', body: { dataOrgs: { orgs: [] } } }) },
     { id: 'ListImportJobs', permission: 'iam.write', scope: 'instance', write: false, request: async () => ({ method: 'POST', path: '/admin/v1/import/jobs/_search', body: {} }) },
     { id: 'GetImportJob', permission: 'iam.write', scope: 'instance', write: false, request: async () => ({ method: 'GET', path: `/admin/v1/import/jobs/${await importJob()}` }) },
     { id: 'CancelImportJob', permission: 'iam.write', scope: 'instance', write: true, request: async () => ({ method: 'POST', path: `/admin/v1/import/jobs/${await importJob()}/_cancel` }) },
     {
-      id: 'ImportData', permission: 'iam.write', scope: 'instance', write: true,
+      id: 'ImportData',
+      permission: 'iam.write',
+      scope: 'instance',
+      write: true,
       request: async () => ({ method: 'POST', path: '/admin/v1/import', body: { dataOrgs: { orgs: [{ orgId: unique('imported'), org: { name: unique('Imported') } }] } } }),
     },
   ];
@@ -702,7 +1379,12 @@ describeEachStore('authorization matrix', (dialect) => {
     f = { orgA, orgB, project: '', otherProject: '' };
     f.project = (await admin('POST', '/management/v1/projects', { name: 'P' })).id;
     f.otherProject = (await admin('POST', '/management/v1/projects', { name: 'P2' })).id;
-    await admin('POST', `/management/v1/projects/${f.project}/roles/_bulk`, { roles: [{ key: 'reader', displayName: 'Reader' }, { key: 'writer', displayName: 'Writer' }] });
+    await admin('POST', `/management/v1/projects/${f.project}/roles/_bulk`, {
+      roles: [
+        { key: 'reader', displayName: 'Reader' },
+        { key: 'writer', displayName: 'Writer' },
+      ],
+    });
   });
   afterAll(() => t.close());
 
@@ -713,7 +1395,7 @@ describeEachStore('authorization matrix', (dialect) => {
    * holder calls them: their permissions are checked role by role in org-project-removal.test.ts.
    */
   const REMOVES_FIXTURES: Record<string, string> = {
-    RemoveOrg: 'removes the callers\' organisation',
+    RemoveOrg: "removes the callers' organisation",
     RemoveProject: 'removes the project the project roles are held on',
   };
 
@@ -786,7 +1468,8 @@ describeEachStore('authorization matrix: authority over the target user', (diale
     { id: 'UpdateHumanEmail', user: 'human', request: async (id) => ({ method: 'PUT', path: `${u(id)}/email`, body: { email: `attacker-${++n}@evil.example`, isEmailVerified: true } }) },
     { id: 'ResendHumanEmailVerification', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/email/_resend_verification` }) },
     {
-      id: 'VerifyHumanEmail', user: 'human',
+      id: 'VerifyHumanEmail',
+      user: 'human',
       request: async (id) => {
         const email = ((await t.store.read.users.get(id))!.data as { email: { email: string } }).email.email;
         const { code } = await t.store.transaction((tx) => issueCode(tx, id, 'email_verification', email));
@@ -795,7 +1478,8 @@ describeEachStore('authorization matrix: authority over the target user', (diale
     },
     { id: 'UpdateHumanPhone', user: 'human', request: async (id) => ({ method: 'PUT', path: `${u(id)}/phone`, body: { phone: '+41 79 666 66 66', isPhoneVerified: true } }) },
     {
-      id: 'RemoveHumanPhone', user: 'human',
+      id: 'RemoveHumanPhone',
+      user: 'human',
       request: async (id) => {
         await admin('PUT', `${u(id)}/phone`, { phone: '+41 79 123 45 67' });
         return { method: 'DELETE', path: `${u(id)}/phone` };
@@ -804,14 +1488,16 @@ describeEachStore('authorization matrix: authority over the target user', (diale
     { id: 'SetHumanPassword', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/password`, body: { password: 'N3w-Passw0rd!' } }) },
     { id: 'SendHumanResetPasswordNotification', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/password/_reset`, body: {} }) },
     {
-      id: 'RemoveHumanAuthFactorOTP', user: 'human',
+      id: 'RemoveHumanAuthFactorOTP',
+      user: 'human',
       request: async (id) => {
         await t.store.transaction((tx) => tx.logins.addOtpSecret(id, 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', new Date()));
         return { method: 'DELETE', path: `${u(id)}/auth_factors/otp` };
       },
     },
     {
-      id: 'RemoveHumanLinkedIDP', user: 'human',
+      id: 'RemoveHumanLinkedIDP',
+      user: 'human',
       request: async (id) => {
         await t.store.transaction((tx) => tx.idpLinks.insert({ idpId: idp, externalUserId: `sub-${id}`, userId: id, orgId: orgA, externalUserName: 'ext', createdAt: new Date() }));
         return { method: 'DELETE', path: `${u(id)}/idps/${idp}/sub-${id}` };
@@ -820,17 +1506,20 @@ describeEachStore('authorization matrix: authority over the target user', (diale
     { id: 'UpdateMachine', user: 'machine', request: async (id) => ({ method: 'PUT', path: `${u(id)}/machine`, body: { name: 'Changed', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' } }) },
     { id: 'AddPersonalAccessToken', user: 'machine', request: async (id) => ({ method: 'POST', path: `${u(id)}/pats`, body: {} }) },
     {
-      id: 'RemovePersonalAccessToken', user: 'machine',
+      id: 'RemovePersonalAccessToken',
+      user: 'machine',
       request: async (id) => ({ method: 'DELETE', path: `${u(id)}/pats/${(await admin('POST', `${u(id)}/pats`, {})).tokenId}` }),
     },
     { id: 'AddMachineKey', user: 'machine', request: async (id) => ({ method: 'POST', path: `${u(id)}/keys`, body: { type: 'KEY_TYPE_JSON' } }) },
     {
-      id: 'RemoveMachineKey', user: 'machine',
+      id: 'RemoveMachineKey',
+      user: 'machine',
       request: async (id) => ({ method: 'DELETE', path: `${u(id)}/keys/${(await admin('POST', `${u(id)}/keys`, { type: 'KEY_TYPE_JSON' })).keyId}` }),
     },
     { id: 'GenerateMachineSecret', user: 'machine', request: async (id) => ({ method: 'PUT', path: `${u(id)}/secret` }) },
     {
-      id: 'RemoveMachineSecret', user: 'machine',
+      id: 'RemoveMachineSecret',
+      user: 'machine',
       request: async (id) => {
         await admin('PUT', `${u(id)}/secret`);
         return { method: 'DELETE', path: `${u(id)}/secret` };
@@ -838,7 +1527,8 @@ describeEachStore('authorization matrix: authority over the target user', (diale
     },
     { id: 'DeactivateUser', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/_deactivate` }) },
     {
-      id: 'ReactivateUser', user: 'human',
+      id: 'ReactivateUser',
+      user: 'human',
       request: async (id) => {
         await admin('POST', `${u(id)}/_deactivate`);
         return { method: 'POST', path: `${u(id)}/_reactivate` };
@@ -846,7 +1536,8 @@ describeEachStore('authorization matrix: authority over the target user', (diale
     },
     { id: 'LockUser', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/_lock` }) },
     {
-      id: 'UnlockUser', user: 'human',
+      id: 'UnlockUser',
+      user: 'human',
       request: async (id) => {
         await admin('POST', `${u(id)}/_lock`);
         return { method: 'POST', path: `${u(id)}/_unlock` };
@@ -856,18 +1547,38 @@ describeEachStore('authorization matrix: authority over the target user', (diale
     // Who the user is and what applications learn of it (issue 47): the profile and the metadata reach tokens.
     { id: 'UpdateHumanProfile', user: 'human', request: async (id) => ({ method: 'PUT', path: `${u(id)}/profile`, body: { firstName: 'Mallory', lastName: `Changed ${++n}` } }) },
     { id: 'SetUserMetadata', user: 'human', request: async (id) => ({ method: 'POST', path: `${u(id)}/metadata/role`, body: { value: Buffer.from('admin').toString('base64') } }) },
-    { id: 'BulkSetUserMetadata', user: 'machine', request: async (id) => ({ method: 'POST', path: `${u(id)}/metadata/_bulk`, body: { metadata: [{ key: 'role', value: 'YWRtaW4=' }, { key: 'tenant', value: 'ZXZpbA==' }] } }) },
     {
-      id: 'RemoveUserMetadata', user: 'human',
+      id: 'BulkSetUserMetadata',
+      user: 'machine',
+      request: async (id) => ({
+        method: 'POST',
+        path: `${u(id)}/metadata/_bulk`,
+        body: {
+          metadata: [
+            { key: 'role', value: 'YWRtaW4=' },
+            { key: 'tenant', value: 'ZXZpbA==' },
+          ],
+        },
+      }),
+    },
+    {
+      id: 'RemoveUserMetadata',
+      user: 'human',
       request: async (id) => {
         await admin('POST', `${u(id)}/metadata/role`, { value: 'dg==' });
         return { method: 'DELETE', path: `${u(id)}/metadata/role` };
       },
     },
     {
-      id: 'BulkRemoveUserMetadata', user: 'machine',
+      id: 'BulkRemoveUserMetadata',
+      user: 'machine',
       request: async (id) => {
-        await admin('POST', `${u(id)}/metadata/_bulk`, { metadata: [{ key: 'a', value: 'dg==' }, { key: 'b', value: 'dg==' }] });
+        await admin('POST', `${u(id)}/metadata/_bulk`, {
+          metadata: [
+            { key: 'a', value: 'dg==' },
+            { key: 'b', value: 'dg==' },
+          ],
+        });
         return { method: 'DELETE', path: `${u(id)}/metadata/_bulk`, body: { keys: ['a', 'b'] } };
       },
     },
@@ -881,30 +1592,32 @@ describeEachStore('authorization matrix: authority over the target user', (diale
     UpdateOrgIDP: 'how the users linked to the provider sign in (below)',
     UpdateOrgIDPJWTConfig: 'the keys that sign the linked users in (below)',
     UpdateOrgIDPOIDCConfig: 'the issuer that signs the linked users in (below)',
-    DeactivateOrgIDP: 'disables the linked users\' sign-in through it (below)',
+    DeactivateOrgIDP: "disables the linked users' sign-in through it (below)",
     ReactivateOrgIDP: 'enables sign-in through it again (below)',
-    RemoveOrgIDP: 'removes the linked users\' links (below)',
+    RemoveOrgIDP: "removes the linked users' links (below)",
     RemoveIDP: 'an instance provider: only IAM_OWNER (iam.idp.write), who may grant every role; the same check (idps/commands.ts)',
     ImportData: 'OVERWRITE of existing users, and metadata, links and keys given to them (below)',
     StartImportJob: 'the same import, run by a worker as its creator (below: ImportData)',
   };
   /** Writes whose path names a user but that change none of it, and why. */
   const NOT_CHANGES_OF_THE_USER: Record<string, string> = {
-    AddUserGrant: 'roles on the granting organisation\'s own project: it may give and take back what is its own (RemoveProject takes them all anyway)',
-    UpdateUserGrant: 'user grants: the granting organisation\'s roles',
-    RemoveUserGrant: 'user grants: the granting organisation\'s roles',
-    DeactivateUserGrant: 'user grants: the granting organisation\'s roles',
-    ReactivateUserGrant: 'user grants: the granting organisation\'s roles',
-    BulkRemoveUserGrant: 'user grants: the granting organisation\'s roles',
-    AddHumanUser: 'creates a user', ImportHumanUser: 'creates a user', AddMachineUser: 'creates a user',
+    AddUserGrant: "roles on the granting organisation's own project: it may give and take back what is its own (RemoveProject takes them all anyway)",
+    UpdateUserGrant: "user grants: the granting organisation's roles",
+    RemoveUserGrant: "user grants: the granting organisation's roles",
+    DeactivateUserGrant: "user grants: the granting organisation's roles",
+    ReactivateUserGrant: "user grants: the granting organisation's roles",
+    BulkRemoveUserGrant: "user grants: the granting organisation's roles",
+    AddHumanUser: 'creates a user',
+    ImportHumanUser: 'creates a user',
+    AddMachineUser: 'creates a user',
   };
   /** Every other write, by what it writes: none of them changes an existing user. */
   const NOT_ON_USERS: [RegExp, string][] = [
     [/^(PUT|DELETE|POST) \/(admin|management)\/v1\/text\//, 'texts of mails and login pages'],
     [/^(PUT|DELETE|POST) \/(admin|management)\/v1\/policies\//, 'policies: the same for every user they apply to'],
     [/^(PUT|DELETE|POST) \/admin\/v1\/smtp/, 'mail delivery'],
-    [/^(PUT|DELETE|POST) \/management\/v1\/projects(\/|$)/, 'projects, their roles, applications, keys and grants: the organisation\'s own; a membership needs the right to grant it (*.member.write)'],
-    [/^(POST|DELETE) \/management\/v1\/orgs\/me\/domains/, 'the organisation\'s domains'],
+    [/^(PUT|DELETE|POST) \/management\/v1\/projects(\/|$)/, "projects, their roles, applications, keys and grants: the organisation's own; a membership needs the right to grant it (*.member.write)"],
+    [/^(POST|DELETE) \/management\/v1\/orgs\/me\/domains/, "the organisation's domains"],
     [/^(POST|PUT|DELETE) \/(management\/v1\/orgs\/me|admin\/v1)\/members/, 'memberships: giving or taking a role needs the right to grant it (*.member.write)'],
     [/^POST \/management\/v1\/orgs$/, 'a new organisation'],
     [/^POST \/(management|admin)\/v1\/idps\/(jwt|oidc)$/, 'a new identity provider: nobody is linked to it yet'],
@@ -927,7 +1640,9 @@ describeEachStore('authorization matrix: authority over the target user', (diale
     if (membership) {
       const at = new Date();
       const scope = { instance: [t.instanceId, t.instanceId], org: [orgA, orgA], project: [project, orgA] }[membership.scopeType];
-      await t.store.transaction((tx) => tx.members.insert({ scopeType: membership.scopeType, scopeId: scope[0], userId, resourceOwner: scope[1], roles: membership.roles, sequence: 1, createdAt: at, changedAt: at }));
+      await t.store.transaction((tx) =>
+        tx.members.insert({ scopeType: membership.scopeType, scopeId: scope[0], userId, resourceOwner: scope[1], roles: membership.roles, sequence: 1, createdAt: at, changedAt: at }),
+      );
     }
     return userId;
   }
@@ -955,7 +1670,15 @@ describeEachStore('authorization matrix: authority over the target user', (diale
     t = await createTestInstance(dialect);
     orgA = (await insertOrg(t, 'Authority A')).orgId;
     project = (await admin('POST', '/management/v1/projects', { name: 'P' })).id;
-    idp = (await admin('POST', '/management/v1/idps/jwt', { name: 'Portal', jwtEndpoint: 'https://portal.example.com/jwt', issuer: 'https://portal.example.com', keysEndpoint: 'https://portal.example.com/keys', headerName: 'x-auth-token' })).idpId;
+    idp = (
+      await admin('POST', '/management/v1/idps/jwt', {
+        name: 'Portal',
+        jwtEndpoint: 'https://portal.example.com/jwt',
+        issuer: 'https://portal.example.com',
+        keysEndpoint: 'https://portal.example.com/keys',
+        headerName: 'x-auth-token',
+      })
+    ).idpId;
   });
   afterAll(() => t.close());
 
@@ -986,7 +1709,11 @@ describeEachStore('authorization matrix: authority over the target user', (diale
           const who = `${role} on a ${membership.roles[0]} ${op.user}`;
           if (res.status !== 403) problems.push(`${who}: expected 403, got ${res.status} ${JSON.stringify(answer)}`);
           else {
-            expect(answer).toEqual({ code: 7, message: expect.any(String), details: [{ '@type': expect.any(String), id: 'COMMAND-Auth0r', message: expect.any(String), requestId: expect.any(String) }] });
+            expect(answer).toEqual({
+              code: 7,
+              message: expect.any(String),
+              details: [{ '@type': expect.any(String), id: 'COMMAND-Auth0r', message: expect.any(String), requestId: expect.any(String) }],
+            });
             if ((await snapshot(userId)) !== before) problems.push(`${who}: the refused call wrote something`);
           }
         }
@@ -1014,9 +1741,14 @@ describeEachStore('authorization matrix: authority over the target user', (diale
       const orgId = (await insertOrg(t, `Holding ${kind} ${++n}`)).orgId;
       const owner = await insertMachineUserWithToken(t, { orgId, orgRoles: ['ORG_OWNER'] });
       const root = kind === 'human' ? (await insertHumanUser(t, { orgId })).userId : (await insertMachineUserWithToken(t, { orgId })).userId;
-      await t.store.transaction((tx) => tx.members.insert({ scopeType: 'instance', scopeId: t.instanceId, userId: root, resourceOwner: t.instanceId, roles: ['IAM_OWNER'], sequence: 1, createdAt: new Date(), changedAt: new Date() }));
+      await t.store.transaction((tx) =>
+        tx.members.insert({ scopeType: 'instance', scopeId: t.instanceId, userId: root, resourceOwner: t.instanceId, roles: ['IAM_OWNER'], sequence: 1, createdAt: new Date(), changedAt: new Date() }),
+      );
       const before = await lastEvent();
-      await expectRefused(await t.call('DELETE', '/management/v1/orgs/me', { token: owner.token, headers: { 'x-service-orgid': orgId } }), async () => (await lastEvent()) !== before || !(await t.store.read.orgs.get(orgId)));
+      await expectRefused(
+        await t.call('DELETE', '/management/v1/orgs/me', { token: owner.token, headers: { 'x-service-orgid': orgId } }),
+        async () => (await lastEvent()) !== before || !(await t.store.read.orgs.get(orgId)),
+      );
     }
     const plainOrg = (await insertOrg(t, `Plain ${++n}`)).orgId;
     await insertHumanUser(t, { orgId: plainOrg });
@@ -1025,15 +1757,38 @@ describeEachStore('authorization matrix: authority over the target user', (diale
   });
 
   it('changing, deactivating or removing an identity provider: refused to an ORG_OWNER while a user it may not grant the roles of signs in with it', async () => {
-    const jwtIdp = async () => (await admin('POST', '/management/v1/idps/jwt', { name: `idp-${++n}`, jwtEndpoint: 'https://portal.example.com/jwt', issuer: 'https://portal.example.com', keysEndpoint: 'https://portal.example.com/keys', headerName: 'x-auth-token' })).idpId as string;
-    const oidcIdp = async () => (await admin('POST', '/management/v1/idps/oidc', { name: `idp-${++n}`, clientId: 'partner', clientSecret: 'secret', issuer: 'https://partner.example.com' })).idpId as string;
+    const jwtIdp = async () =>
+      (
+        await admin('POST', '/management/v1/idps/jwt', {
+          name: `idp-${++n}`,
+          jwtEndpoint: 'https://portal.example.com/jwt',
+          issuer: 'https://portal.example.com',
+          keysEndpoint: 'https://portal.example.com/keys',
+          headerName: 'x-auth-token',
+        })
+      ).idpId as string;
+    const oidcIdp = async () =>
+      (await admin('POST', '/management/v1/idps/oidc', { name: `idp-${++n}`, clientId: 'partner', clientSecret: 'secret', issuer: 'https://partner.example.com' })).idpId as string;
     const IDP_OPERATIONS: { id: string; idp: () => Promise<string>; request: (idpId: string) => Promise<{ method: string; path: string; body?: unknown }> }[] = [
       { id: 'UpdateOrgIDP', idp: jwtIdp, request: async (id) => ({ method: 'PUT', path: `/management/v1/idps/${id}`, body: { name: `renamed-${++n}`, autoRegister: true } }) },
-      { id: 'UpdateOrgIDPJWTConfig', idp: jwtIdp, request: async (id) => ({ method: 'PUT', path: `/management/v1/idps/${id}/jwt_config`, body: { jwtEndpoint: 'https://evil.example/jwt', issuer: 'https://evil.example', keysEndpoint: 'https://evil.example/keys', headerName: 'x-auth-token' } }) },
-      { id: 'UpdateOrgIDPOIDCConfig', idp: oidcIdp, request: async (id) => ({ method: 'PUT', path: `/management/v1/idps/${id}/oidc_config`, body: { clientId: 'evil', issuer: 'https://evil.example' } }) },
+      {
+        id: 'UpdateOrgIDPJWTConfig',
+        idp: jwtIdp,
+        request: async (id) => ({
+          method: 'PUT',
+          path: `/management/v1/idps/${id}/jwt_config`,
+          body: { jwtEndpoint: 'https://evil.example/jwt', issuer: 'https://evil.example', keysEndpoint: 'https://evil.example/keys', headerName: 'x-auth-token' },
+        }),
+      },
+      {
+        id: 'UpdateOrgIDPOIDCConfig',
+        idp: oidcIdp,
+        request: async (id) => ({ method: 'PUT', path: `/management/v1/idps/${id}/oidc_config`, body: { clientId: 'evil', issuer: 'https://evil.example' } }),
+      },
       { id: 'DeactivateOrgIDP', idp: jwtIdp, request: async (id) => ({ method: 'POST', path: `/management/v1/idps/${id}/_deactivate` }) },
       {
-        id: 'ReactivateOrgIDP', idp: jwtIdp,
+        id: 'ReactivateOrgIDP',
+        idp: jwtIdp,
         request: async (id) => {
           await admin('POST', `/management/v1/idps/${id}/_deactivate`);
           return { method: 'POST', path: `/management/v1/idps/${id}/_reactivate` };
@@ -1041,7 +1796,11 @@ describeEachStore('authorization matrix: authority over the target user', (diale
       },
       { id: 'RemoveOrgIDP', idp: jwtIdp, request: async (id) => ({ method: 'DELETE', path: `/management/v1/idps/${id}` }) },
     ];
-    expect(IDP_OPERATIONS.map((op) => op.id).sort()).toEqual(Object.keys(CASCADES).filter((id) => /OrgIDP/.test(id)).sort());
+    expect(IDP_OPERATIONS.map((op) => op.id).sort()).toEqual(
+      Object.keys(CASCADES)
+        .filter((id) => /OrgIDP/.test(id))
+        .sort(),
+    );
     const owner = await insertMachineUserWithToken(t, { orgId: orgA, orgRoles: ['ORG_OWNER'] });
     const linked = async (idpId: string, userId: string) =>
       t.store.transaction((tx) => tx.idpLinks.insert({ idpId, externalUserId: `sub-${userId}`, userId, orgId: orgA, externalUserName: 'ext', createdAt: new Date() }));
@@ -1069,20 +1828,38 @@ describeEachStore('authorization matrix: authority over the target user', (diale
     const plain = await target('human');
     await t.store.transaction(async (tx) => {
       for (const userId of [guarded, robot]) {
-        await tx.members.insert({ scopeType: 'project_grant', scopeId: `gone-${userId}`, userId, resourceOwner: orgA, roles: ['PROJECT_GRANT_OWNER'], sequence: 1, createdAt: new Date(), changedAt: new Date() });
+        await tx.members.insert({
+          scopeType: 'project_grant',
+          scopeId: `gone-${userId}`,
+          userId,
+          resourceOwner: orgA,
+          roles: ['PROJECT_GRANT_OWNER'],
+          sequence: 1,
+          createdAt: new Date(),
+          changedAt: new Date(),
+        });
       }
     });
     const userName = async (id: string) => (await t.store.read.users.get(id))!.userName;
-    const human = async (id: string) => ({ userId: id, user: { userName: await userName(id), profile: { firstName: 'Over', lastName: 'Written' }, email: { email: `${id}@evil.example`, isEmailVerified: true } } });
+    const human = async (id: string) => ({
+      userId: id,
+      user: { userName: await userName(id), profile: { firstName: 'Over', lastName: 'Written' }, email: { email: `${id}@evil.example`, isEmailVerified: true } },
+    });
     const KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
     const document = {
-      orgs: [{
-        orgId: orgA, org: { name: 'Authority A' },
-        humanUsers: [await human(guarded), await human(plain)],
-        userMetadata: [{ id: guarded, key: 'role', value: 'YWRtaW4=' }, { id: plain, key: 'role', value: 'YWRtaW4=' }],
-        userLinks: [{ userId: guarded, idpId: idp, providedUserId: `evil-${guarded}`, providedUserName: 'evil' }],
-        machineKeys: [{ keyId: `9${Date.now()}1`, userId: robot, type: 'KEY_TYPE_JSON', expirationDate: '2099-01-01T00:00:00Z', publicKey: Buffer.from(KEY).toString('base64') }],
-      }],
+      orgs: [
+        {
+          orgId: orgA,
+          org: { name: 'Authority A' },
+          humanUsers: [await human(guarded), await human(plain)],
+          userMetadata: [
+            { id: guarded, key: 'role', value: 'YWRtaW4=' },
+            { id: plain, key: 'role', value: 'YWRtaW4=' },
+          ],
+          userLinks: [{ userId: guarded, idpId: idp, providedUserId: `evil-${guarded}`, providedUserName: 'evil' }],
+          machineKeys: [{ keyId: `9${Date.now()}1`, userId: robot, type: 'KEY_TYPE_JSON', expirationDate: '2099-01-01T00:00:00Z', publicKey: Buffer.from(KEY).toString('base64') }],
+        },
+      ],
     };
     // What the users have, and their events (the plain user's changes move the log's head).
     const ofUser = async (userId: string) => {

@@ -4,10 +4,10 @@
  * Skips loudly where Chromium is not installed; CI installs it.
  */
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/http/spec.js';
-import { chromiumAvailable, chromiumProfile, type ChromiumProfile } from '../support/chromium.js';
+import { type ChromiumProfile, chromiumAvailable, chromiumProfile } from '../support/chromium.js';
 import { createTestInstance, type TestInstance } from '../support/instance.js';
 
 const available = chromiumAvailable('/docs test');
@@ -78,7 +78,10 @@ describe.skipIf(!available)('/docs in headless Chromium', () => {
   it('"Try it out" prefills a list request\'s paging with offset "0"', async () => {
     const context = await launch();
     try {
-      for (const [tag, operationId, paging] of [['Organizations', 'ListOrgs', (body: any) => body.query], ['Events', 'ListEvents', (body: any) => body]] as const) {
+      for (const [tag, operationId, paging] of [
+        ['Organizations', 'ListOrgs', (body: any) => body.query],
+        ['Events', 'ListEvents', (body: any) => body],
+      ] as const) {
         const page = await context.newPage();
         await page.goto(`${base}/docs#/${tag}/${operationId}`);
         const block = page.locator(`.opblock[id$="-${operationId}"]`);

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { setDefaultVerifyEmailMessageText_Body as current } from '../../src/http/generated/schemas.gen.js';
 import { OPERATIONS } from '../../src/http/generated/operations.gen.js';
+import { setDefaultVerifyEmailMessageText_Body as current } from '../../src/http/generated/schemas.gen.js';
 import { routeConfig } from '../../src/http/operation.js';
 
 const PACKAGE = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -77,7 +77,9 @@ describeEachStore('HTTP error handling: every failure a caller can cause is a 4x
   });
 
   it('every status an operation can answer is in its spec: unknown x-service-orgid → 403, a body over the limit → 413 (bodyless operations ignore bodies)', async () => {
-    const spec = loadSpec() as { paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[]; requestBody?: unknown; parameters?: unknown[]; 'x-served-by'?: string }>> };
+    const spec = loadSpec() as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[]; requestBody?: unknown; parameters?: unknown[]; 'x-served-by'?: string }>>;
+    };
     const documented = (path: string, method: string) => Object.keys(spec.paths[path][method].responses);
     // What every API operation can answer, whatever it does: an authenticated one 401 and 403 (an
     // unknown x-service-orgid), one with a path parameter or a body 400, one with a body 413.
@@ -87,11 +89,7 @@ describeEachStore('HTTP error handling: every failure a caller can cause is a 4x
         const op = item[method];
         if (!op || op['x-served-by']) continue;
         const statuses = Object.keys(op.responses);
-        const need = [
-          ...(op.security?.length ? ['401', '403'] : []),
-          ...(op.requestBody || path.includes('{') ? ['400'] : []),
-          ...(op.requestBody ? ['413'] : []),
-        ];
+        const need = [...(op.security?.length ? ['401', '403'] : []), ...(op.requestBody || path.includes('{') ? ['400'] : []), ...(op.requestBody ? ['413'] : [])];
         for (const status of need) if (!statuses.includes(status)) gaps.push(`${method.toUpperCase()} ${path}: ${status}`);
       }
     }

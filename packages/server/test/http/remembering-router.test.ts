@@ -59,7 +59,12 @@ describe('RememberingRouter', () => {
   it('gives each request of a Hono app its own parameters on one remembered path and on others', async () => {
     const app = new Hono({ router: new RememberingRouter() });
     app.get('/users/:userId/grants/:grantId', (c) => c.json(c.req.param()));
-    for (const [userId, grantId] of [['1', '2'], ['1', '2'], ['7', '8'], ['1', '2']]) {
+    for (const [userId, grantId] of [
+      ['1', '2'],
+      ['1', '2'],
+      ['7', '8'],
+      ['1', '2'],
+    ]) {
       const res = await app.request(`/users/${userId}/grants/${grantId}`);
       expect(await res.json()).toEqual({ userId, grantId });
     }

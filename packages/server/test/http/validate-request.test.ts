@@ -6,7 +6,7 @@
  * refuses to register.
  */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { Hono, type Context } from 'hono';
+import { type Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { describe, expect, it } from 'vitest';
 import { requestValidator, type ValidationHook, type ValidationResult } from '../../src/http/validate-request.js';

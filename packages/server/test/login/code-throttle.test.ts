@@ -8,16 +8,16 @@
  * its cap, the code confirming an app being set up, and the mailed verification code's page.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { OutboxWorker } from '../../src/background/outbox-worker.js';
+import { GrpcCode } from '../../src/domain/errors.js';
 import { CODE_THROTTLE, CodeChecksThrottled, waitAfterFailures } from '../../src/domain/login/code-throttle.js';
 import { checkTotpLogin, totpCode } from '../../src/domain/login/totp.js';
 import { confirmOtpEnrolment, startOtpEnrolment } from '../../src/domain/users/otp-enrolment.js';
-import { GrpcCode } from '../../src/domain/errors.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { describeEachStore } from '../support/instance.js';
 import { readDroppedMail } from '../support/mail.js';
-import { OutboxWorker } from '../../src/background/outbox-worker.js';
+import { authorizeUrl, Browser, loginThroughForm, type OidcTestServer, publicClientInNewProject, startOidcServer } from '../support/oidc-server.js';
 import { tempDir } from '../support/temp-dir.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 const PASSWORD = 'Passw0rd-Codes!';
@@ -44,7 +44,11 @@ describeEachStore('one throttle on short codes, whatever the lockout policy', (d
   async function userWithApp(): Promise<{ userName: string; userId: string }> {
     const userName = `coder-${n++}`;
     const res = await s.api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'Co', lastName: 'Der' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD, otpCode: SECRET,
+      userName,
+      profile: { firstName: 'Co', lastName: 'Der' },
+      email: { email: `${userName}@example.com`, isEmailVerified: true },
+      password: PASSWORD,
+      otpCode: SECRET,
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return { userName, userId: res.body.userId };
@@ -60,8 +64,7 @@ describeEachStore('one throttle on short codes, whatever the lockout policy', (d
       return { status: r.res.status, retryAfter: r.res.headers.get('retry-after'), callback: r.location, html: r.location ? '' : await r.res.text() };
     };
   }
-  const events = async (userId: string, type: string) =>
-    (await s.api('POST', '/admin/v1/events/_search', { aggregateId: userId, eventTypes: [type], limit: 1000 })).body.events.length as number;
+  const events = async (userId: string, type: string) => (await s.api('POST', '/admin/v1/events/_search', { aggregateId: userId, eventTypes: [type], limit: 1000 })).body.events.length as number;
 
   it('the sign-in code page: three wrong codes, then the right one within the wait is refused (429, the page says how long); after the wait it signs in and the count starts again', async () => {
     const { userName, userId } = await userWithApp();
@@ -122,7 +125,10 @@ describeEachStore('one throttle on short codes, whatever the lockout policy', (d
   it('the code that confirms an app being set up (the login step and the auth API) goes through the same throttle', async () => {
     const userName = `enrol-${n++}`;
     const created = await s.api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'En', lastName: 'Rol' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD,
+      userName,
+      profile: { firstName: 'En', lastName: 'Rol' },
+      email: { email: `${userName}@example.com`, isEmailVerified: true },
+      password: PASSWORD,
     });
     const userId = created.body.userId as string;
     const { secret } = await startOtpEnrolment(s.t.store, box, { instanceId: s.t.instanceId, userId, issuerName: 'test' });
@@ -143,7 +149,10 @@ describeEachStore('one throttle on short codes, whatever the lockout policy', (d
   it('the mailed verification code: three wrong codes on the page, then the right one within the wait is refused with a page that says how long; after it the code verifies', async () => {
     const userName = `mailer-${n++}`;
     const created = await s.api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'Ma', lastName: 'Iler' }, email: { email: `${userName}@example.com` }, password: PASSWORD,
+      userName,
+      profile: { firstName: 'Ma', lastName: 'Iler' },
+      email: { email: `${userName}@example.com` },
+      password: PASSWORD,
     });
     const userId = created.body.userId as string;
     const mailDropDir = tempDir('code-throttle-mail-');

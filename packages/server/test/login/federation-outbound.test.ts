@@ -7,12 +7,12 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openOutcome, openUserAgent, sealOutcome, sealUserAgent, STATE_TTL_MS } from '../../src/domain/federation/browser-state.js';
+import { openOutcome, openUserAgent, STATE_TTL_MS, sealOutcome, sealUserAgent } from '../../src/domain/federation/browser-state.js';
 import { validateProviderToken } from '../../src/domain/federation/jwt-token.js';
 import { ProviderKeys, REREAD_COOLDOWN_MS } from '../../src/domain/federation/provider-keys.js';
 import { fetchLimited, OutboundError } from '../../src/outbound/limited-fetch.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
-import { startJwtIssuer, type JwtIssuer } from '../support/jwt-idp.js';
+import { type JwtIssuer, startJwtIssuer } from '../support/jwt-idp.js';
 
 describe('outbound calls to configured addresses', () => {
   let server: Server;

@@ -15,7 +15,7 @@ import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { totpCode } from '../../src/domain/login/totp.js';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { Browser, loginThroughForm, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'F0rced-Passw0rd!';
@@ -34,19 +34,40 @@ describeEachStore('a second factor required after the sign-in (existing sessions
     orgId = (await s.api('POST', '/management/v1/orgs', { name: `Forced later ${dialect}` })).body.id;
     expect((await s.api('POST', '/management/v1/policies/login', policy, undefined, inOrg())).status).toBe(200);
     const project = (await s.api('POST', '/management/v1/projects', { name: 'mfa later' }, undefined, inOrg())).body.id;
-    const app = await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name: 'spa', redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
-      appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
-    }, undefined, inOrg());
+    const app = await s.api(
+      'POST',
+      `/management/v1/projects/${project}/apps/oidc`,
+      {
+        name: 'spa',
+        redirectUris: [REDIRECT],
+        responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+        grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
+        appType: 'OIDC_APP_TYPE_USER_AGENT',
+        authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+        devMode: true,
+        accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+      },
+      undefined,
+      inOrg(),
+    );
     expect(app.status, JSON.stringify(app.body)).toBe(200);
     config = await oc.discovery(new URL(s.issuer), app.body.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
   }, 60_000);
   afterAll(() => s?.close());
 
   const importUser = async (userName: string) => {
-    const res = await s.api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'Fay', lastName: userName }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD,
-    }, undefined, inOrg());
+    const res = await s.api(
+      'POST',
+      '/management/v1/users/human/_import',
+      {
+        userName,
+        profile: { firstName: 'Fay', lastName: userName },
+        email: { email: `${userName}@example.com`, isEmailVerified: true },
+        password: PASSWORD,
+      },
+      undefined,
+      inOrg(),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body.userId as string;
   };
@@ -71,7 +92,10 @@ describeEachStore('a second factor required after the sign-in (existing sessions
   }
 
   const refusal = async (refreshToken: string) => {
-    const error = await oc.refreshTokenGrant(config, refreshToken).then(() => undefined, (e: unknown) => e);
+    const error = await oc.refreshTokenGrant(config, refreshToken).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error, 'the refresh should have been refused').toBeInstanceOf(oc.ResponseBodyError);
     return error as oc.ResponseBodyError;
   };
@@ -166,9 +190,18 @@ describeEachStore('a second factor required after the sign-in (existing sessions
     const quickOrg = (await s.api('POST', '/management/v1/orgs', { name: `Quick checks ${dialect}` })).body.id as string;
     const inQuick = { 'x-service-orgid': quickOrg };
     expect((await s.api('POST', '/management/v1/policies/login', { allowUsernamePassword: true, mfaInitSkipLifetime: '0s', passwordCheckLifetime: '3s' }, undefined, inQuick)).status).toBe(200);
-    const imported = await s.api('POST', '/management/v1/users/human/_import', {
-      userName: 'quinn', profile: { firstName: 'Quinn', lastName: 'Quick' }, email: { email: 'quinn@example.com', isEmailVerified: true }, password: PASSWORD,
-    }, undefined, inQuick);
+    const imported = await s.api(
+      'POST',
+      '/management/v1/users/human/_import',
+      {
+        userName: 'quinn',
+        profile: { firstName: 'Quinn', lastName: 'Quick' },
+        email: { email: 'quinn@example.com', isEmailVerified: true },
+        password: PASSWORD,
+      },
+      undefined,
+      inQuick,
+    );
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
     const domain = (await s.api('GET', '/management/v1/orgs/me', undefined, undefined, inQuick)).body.org.primaryDomain;
     const { tokens } = await signedInWithPassword(`quinn@${domain}`);

@@ -20,7 +20,16 @@ async function insertOrg(t: TestInstance, name: string): Promise<string> {
   const at = new Date();
   await t.store.transaction(async (tx) => {
     const event = await tx.events.append({ aggregateType: 'org', aggregateId: id, type: 'org.added', payload: { name }, creator: 'TEST', resourceOwner: id });
-    await tx.orgs.insert({ id, name, nameKey: name.toLowerCase(), state: 'ORG_STATE_ACTIVE', primaryDomain: `${name.toLowerCase()}.localhost`, sequence: event.sequence, createdAt: at, changedAt: at });
+    await tx.orgs.insert({
+      id,
+      name,
+      nameKey: name.toLowerCase(),
+      state: 'ORG_STATE_ACTIVE',
+      primaryDomain: `${name.toLowerCase()}.localhost`,
+      sequence: event.sequence,
+      createdAt: at,
+      changedAt: at,
+    });
   });
   return id;
 }
@@ -152,7 +161,11 @@ describeEachStore('JWT identity providers (description §4.3)', (dialect) => {
 
   describe('validation', () => {
     it('jwtEndpoint and keysEndpoint must be absolute http(s) URLs; issuer is free text', async () => {
-      for (const [field, value] of [['jwtEndpoint', 'portal/jwt'], ['keysEndpoint', 'ftp://x.example.com/keys'], ['jwtEndpoint', 'javascript:alert(1)']] as const) {
+      for (const [field, value] of [
+        ['jwtEndpoint', 'portal/jwt'],
+        ['keysEndpoint', 'ftp://x.example.com/keys'],
+        ['jwtEndpoint', 'javascript:alert(1)'],
+      ] as const) {
         const res = await add(jwtIdp(`bad ${field} ${value}`, { [field]: value }));
         expect(res.status, `${field}=${value}`).toBe(400);
         expect((await res.json()).message).toContain(field);

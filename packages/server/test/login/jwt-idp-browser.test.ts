@@ -8,9 +8,9 @@
 import { decodeJwt } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, chromiumProfile, startRedirectTarget, type ChromiumProfile, type RedirectTarget } from '../support/chromium.js';
-import { startJwtIssuer, startLegacyProxy, type JwtIssuer, type LegacyProxy } from '../support/jwt-idp.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type ChromiumProfile, chromiumAvailable, chromiumProfile, type RedirectTarget, startRedirectTarget } from '../support/chromium.js';
+import { type JwtIssuer, type LegacyProxy, startJwtIssuer, startLegacyProxy } from '../support/jwt-idp.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const available = chromiumAvailable('identity-provider test');
 
@@ -42,11 +42,25 @@ describe.skipIf(!available)('signing in through a JWT identity provider in headl
     const project = (await s.api('POST', '/management/v1/projects', { name: 'portal' })).body.id;
     await s.api('POST', `/management/v1/projects/${project}/roles`, { roleKey: 'member', displayName: 'Member' });
     const app = await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name: 'Portal', redirectUris: [redirectUri], appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+      name: 'Portal',
+      redirectUris: [redirectUri],
+      appType: 'OIDC_APP_TYPE_WEB',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+      devMode: true,
+      accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
     });
-    expect((await s.api('POST', '/management/v1/idps/jwt', {
-      name: 'Company portal', jwtEndpoint: proxy.jwtEndpoint, issuer: jwt.issuer, keysEndpoint: jwt.keysEndpoint, headerName: 'authorization', autoRegister: true,
-    })).status).toBe(200);
+    expect(
+      (
+        await s.api('POST', '/management/v1/idps/jwt', {
+          name: 'Company portal',
+          jwtEndpoint: proxy.jwtEndpoint,
+          issuer: jwt.issuer,
+          keysEndpoint: jwt.keysEndpoint,
+          headerName: 'authorization',
+          autoRegister: true,
+        })
+      ).status,
+    ).toBe(200);
     proxy.setToken(await jwt.sign({ sub: 'portal-7', email: 'grace@portal.example', email_verified: true, given_name: 'Grace', family_name: 'Hopper' }));
 
     const config = await oc.discovery(new URL(s.issuer), app.body.clientId, undefined, oc.ClientSecretBasic(app.body.clientSecret), { execute: [oc.allowInsecureRequests] });
@@ -55,8 +69,11 @@ describe.skipIf(!available)('signing in through a JWT identity provider in headl
       const verifier = oc.randomPKCECodeVerifier();
       const state = oc.randomState();
       const url = oc.buildAuthorizationUrl(config, {
-        redirect_uri: redirectUri, scope: 'openid profile urn:zitadel:iam:org:project:roles', state,
-        code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+        redirect_uri: redirectUri,
+        scope: 'openid profile urn:zitadel:iam:org:project:roles',
+        state,
+        code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
       });
       const page = await context.newPage();
       await page.goto(url.href);

@@ -7,8 +7,8 @@ import { decodeJwt } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { startJwtIssuer, startLegacyProxy, type JwtIssuer, type LegacyProxy } from '../support/jwt-idp.js';
-import { Browser, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type JwtIssuer, type LegacyProxy, startJwtIssuer, startLegacyProxy } from '../support/jwt-idp.js';
+import { Browser, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const HEADER = 'x-legacy-token';
@@ -32,15 +32,38 @@ describeEachStore('sign-in through a JWT identity provider', (dialect) => {
     orgId = (await s.api('POST', '/management/v1/orgs', { name: `legacy-${Date.now()}` })).body.id;
     projectId = (await s.api('POST', '/management/v1/projects', { name: 'shop' }, undefined, inOrg())).body.id;
     expect((await s.api('POST', `/management/v1/projects/${projectId}/roles`, { roleKey: 'buyer', displayName: 'Buyer' }, undefined, inOrg())).status).toBe(200);
-    const app = await s.api('POST', `/management/v1/projects/${projectId}/apps/oidc`, {
-      name: 'web', redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
-    }, undefined, inOrg());
+    const app = await s.api(
+      'POST',
+      `/management/v1/projects/${projectId}/apps/oidc`,
+      {
+        name: 'web',
+        redirectUris: [REDIRECT],
+        responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+        grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+        appType: 'OIDC_APP_TYPE_WEB',
+        authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+        devMode: true,
+        accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+      },
+      undefined,
+      inOrg(),
+    );
     expect(app.status, JSON.stringify(app.body)).toBe(200);
     ({ clientId, clientSecret } = app.body);
-    const idp = await s.api('POST', '/management/v1/idps/jwt', {
-      name: 'Legacy shop', jwtEndpoint: proxy.jwtEndpoint, issuer: jwt.issuer, keysEndpoint: jwt.keysEndpoint, headerName: HEADER, autoRegister: true,
-    }, undefined, inOrg());
+    const idp = await s.api(
+      'POST',
+      '/management/v1/idps/jwt',
+      {
+        name: 'Legacy shop',
+        jwtEndpoint: proxy.jwtEndpoint,
+        issuer: jwt.issuer,
+        keysEndpoint: jwt.keysEndpoint,
+        headerName: HEADER,
+        autoRegister: true,
+      },
+      undefined,
+      inOrg(),
+    );
     expect(idp.status, JSON.stringify(idp.body)).toBe(200);
     idpId = idp.body.idpId;
   }, 60_000);
@@ -79,7 +102,8 @@ describeEachStore('sign-in through a JWT identity provider', (dialect) => {
     const user = await s.api('GET', `/management/v1/users/${userId}`, undefined, undefined, inOrg());
     expect(user.status).toBe(200);
     expect(user.body.user).toMatchObject({
-      userName: 'ada', state: 'USER_STATE_ACTIVE',
+      userName: 'ada',
+      state: 'USER_STATE_ACTIVE',
       human: { profile: { firstName: 'Ada', lastName: 'Lovelace', preferredLanguage: 'de' }, email: { email: 'ada@legacy.example', isEmailVerified: true } },
     });
     const links = await s.api('POST', `/management/v1/users/${userId}/idps/_search`, {}, undefined, inOrg());
@@ -127,9 +151,20 @@ describeEachStore('sign-in through a JWT identity provider', (dialect) => {
 
   it('without autoRegister an existing password user links the identity, then signs in through the provider', async () => {
     expect((await s.api('PUT', `/management/v1/idps/${idpId}`, { name: 'Legacy shop', stylingType: 'STYLING_TYPE_UNSPECIFIED', autoRegister: false }, undefined, inOrg())).status).toBe(200);
-    const patId = (await s.api('POST', '/management/v1/users/human/_import', {
-      userName: 'pat', profile: { firstName: 'Pat', lastName: 'Smith' }, email: { email: 'pat@example.com', isEmailVerified: true }, password: 'Passw0rd-Pat!',
-    }, undefined, inOrg())).body.userId;
+    const patId = (
+      await s.api(
+        'POST',
+        '/management/v1/users/human/_import',
+        {
+          userName: 'pat',
+          profile: { firstName: 'Pat', lastName: 'Smith' },
+          email: { email: 'pat@example.com', isEmailVerified: true },
+          password: 'Passw0rd-Pat!',
+        },
+        undefined,
+        inOrg(),
+      )
+    ).body.userId;
     proxy.setToken(await jwt.sign({ sub: 'legacy-pat', preferred_username: 'pat.legacy', email: 'pat@legacy.example' }));
 
     const first = await client();
@@ -186,9 +221,20 @@ describeEachStore('sign-in through a JWT identity provider', (dialect) => {
   });
 
   it('an unreachable keys endpoint is a clear page, not a hang', async () => {
-    const broken = await s.api('POST', '/management/v1/idps/jwt', {
-      name: 'Broken keys', jwtEndpoint: proxy.jwtEndpoint, issuer: jwt.issuer, keysEndpoint: 'http://127.0.0.1:1/keys', headerName: HEADER, autoRegister: true,
-    }, undefined, inOrg());
+    const broken = await s.api(
+      'POST',
+      '/management/v1/idps/jwt',
+      {
+        name: 'Broken keys',
+        jwtEndpoint: proxy.jwtEndpoint,
+        issuer: jwt.issuer,
+        keysEndpoint: 'http://127.0.0.1:1/keys',
+        headerName: HEADER,
+        autoRegister: true,
+      },
+      undefined,
+      inOrg(),
+    );
     expect(broken.status).toBe(200);
     proxy.setToken(await jwt.sign({ sub: 'someone', email: 'someone@example.com' }));
     const result = await throughProvider(new Browser(), (await client()).url, 'Broken keys');
@@ -199,9 +245,21 @@ describeEachStore('sign-in through a JWT identity provider', (dialect) => {
 
   it("an audience, when set, must be in the token's aud; an empty one checks none (answered and documented); absent on update keeps it", async () => {
     const audience = 'https://identity.example.com';
-    const added = await s.api('POST', '/management/v1/idps/jwt', {
-      name: 'Audience checked', jwtEndpoint: proxy.jwtEndpoint, issuer: jwt.issuer, keysEndpoint: jwt.keysEndpoint, headerName: HEADER, autoRegister: true, audience,
-    }, undefined, inOrg());
+    const added = await s.api(
+      'POST',
+      '/management/v1/idps/jwt',
+      {
+        name: 'Audience checked',
+        jwtEndpoint: proxy.jwtEndpoint,
+        issuer: jwt.issuer,
+        keysEndpoint: jwt.keysEndpoint,
+        headerName: HEADER,
+        autoRegister: true,
+        audience,
+      },
+      undefined,
+      inOrg(),
+    );
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     const checkedId = added.body.idpId as string;
     const configOf = async (id: string) => (await s.api('GET', `/management/v1/idps/${id}`, undefined, undefined, inOrg())).body.idp.jwtConfig;
@@ -247,7 +305,12 @@ describeEachStore('sign-in through a JWT identity provider', (dialect) => {
 
     // The instance's JWT providers take it too.
     const instanceIdp = await s.api('POST', '/admin/v1/idps/jwt', {
-      name: `Instance audience ${dialect}`, jwtEndpoint: proxy.jwtEndpoint, issuer: jwt.issuer, keysEndpoint: jwt.keysEndpoint, headerName: HEADER, audience,
+      name: `Instance audience ${dialect}`,
+      jwtEndpoint: proxy.jwtEndpoint,
+      issuer: jwt.issuer,
+      keysEndpoint: jwt.keysEndpoint,
+      headerName: HEADER,
+      audience,
     });
     expect(instanceIdp.status, JSON.stringify(instanceIdp.body)).toBe(200);
     expect((await s.api('GET', `/admin/v1/idps/${instanceIdp.body.idpId}`)).body.idp.jwtConfig.audience).toBe(audience);

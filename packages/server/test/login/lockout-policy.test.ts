@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
+import { authorizeUrl, Browser, loginThroughForm, type OidcTestServer, publicClientInNewProject, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 const PASSWORD = 'Passw0rd-Lock!';
@@ -26,9 +26,20 @@ describeEachStore('lockout policy and user state', (dialect) => {
   const authorize = () => authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT });
   const signIn = (userName: string, password: string) => loginThroughForm(new Browser(), authorize(), REDIRECT, userName, password);
   const importUser = async (userName: string) =>
-    (await s.api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'L', lastName: 'O' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD,
-    }, undefined, inOrg())).body.userId as string;
+    (
+      await s.api(
+        'POST',
+        '/management/v1/users/human/_import',
+        {
+          userName,
+          profile: { firstName: 'L', lastName: 'O' },
+          email: { email: `${userName}@example.com`, isEmailVerified: true },
+          password: PASSWORD,
+        },
+        undefined,
+        inOrg(),
+      )
+    ).body.userId as string;
 
   it("the instance default starts from LOCKOUT_MAX_PASSWORD_ATTEMPTS; an organisation's own policy of 3 locks after three failures; unlocking lets the user in", async () => {
     expect((await s.api('GET', '/admin/v1/policies/lockout')).body.policy).toMatchObject({ maxPasswordAttempts: '5', maxOtpAttempts: '0', isDefault: true });
@@ -50,7 +61,7 @@ describeEachStore('lockout policy and user state', (dialect) => {
     expect((await s.api('GET', `/management/v1/users/${userId}`, undefined, undefined, inOrg())).body.user.state).toBe('USER_STATE_ACTIVE');
   });
 
-  it('lock and deactivate by hand stop sign-ins and the user\'s tokens; reactivate restores them', async () => {
+  it("lock and deactivate by hand stop sign-ins and the user's tokens; reactivate restores them", async () => {
     const userId = await importUser('max');
     const bot = await s.api('POST', '/management/v1/users/machine', { userName: 'lock-bot', name: 'Bot' }, undefined, inOrg());
     const pat = (await s.api('POST', `/management/v1/users/${bot.body.userId}/pats`, {}, undefined, inOrg())).body.token;

@@ -10,7 +10,7 @@ import { jwtFromProxy, oidcCallback, providerCallback, startProviderSignIn } fro
 import { OidcUpstreams } from '../../src/domain/federation/oidc-upstream.js';
 import { ProviderKeys } from '../../src/domain/federation/provider-keys.js';
 import type { LoginDeps, LoginOutcome, SignInAttempt } from '../../src/domain/login/flow.js';
-import { resendVerification, setPasswordPage, setPasswordWithCode, verifyEmailPage, type MailPageDeps } from '../../src/domain/login/mail-pages.js';
+import { type MailPageDeps, resendVerification, setPasswordPage, setPasswordWithCode, verifyEmailPage } from '../../src/domain/login/mail-pages.js';
 import { SlidingWindowLimit } from '../../src/domain/rate-limit.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
@@ -34,7 +34,15 @@ describeEachStore('login flows as outcomes', (dialect) => {
     t = await createTestInstance(dialect);
     const secrets = processSecretBox();
     mail = { store: t.store, instanceId: t.instanceId, resends: new SlidingWindowLimit(1, 60_000) };
-    login = { store: t.store, instanceId: t.instanceId, issuer: ISSUER, secrets, providerKeys: new ProviderKeys(), oidcUpstreams: new OidcUpstreams(secrets), registrations: new SlidingWindowLimit(5, 60_000) };
+    login = {
+      store: t.store,
+      instanceId: t.instanceId,
+      issuer: ISSUER,
+      secrets,
+      providerKeys: new ProviderKeys(),
+      oidcUpstreams: new OidcUpstreams(secrets),
+      registrations: new SlidingWindowLimit(5, 60_000),
+    };
     const added = await t.call('POST', '/management/v1/users/human', {
       body: { userName: `vera-${stamp}`, profile: { firstName: 'Vera', lastName: 'V' }, email: { email: `vera-${stamp}@example.com`, isEmailVerified: false } },
     });

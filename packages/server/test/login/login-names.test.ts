@@ -13,25 +13,28 @@ describeEachStore('login names follow the domain policy', (dialect) => {
   const [bareA, suffixB, bareC] = [`${stamp}1`, `${stamp}2`, `${stamp}3`];
   const bare = { userLoginMustBeDomain: false, validateOrgDomains: true, smtpSenderAddressMatchesInstanceDomain: false };
   const human = (userId: string, userName: string) => ({
-    userId, user: { userName, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: `${userName}@example.com`, isEmailVerified: true } },
+    userId,
+    user: { userName, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: `${userName}@example.com`, isEmailVerified: true } },
   });
   const inOrg = (orgId: string) => ({ headers: { 'x-service-orgid': orgId } });
   const userOf = async (orgId: string, userId: string) => (await (await t.call('GET', `/management/v1/users/${userId}`, inOrg(orgId))).json()).user;
 
   beforeAll(async () => {
     t = await createTestInstance(dialect);
-    const imported = await (await t.call('POST', '/admin/v1/import', {
-      body: {
-        timeout: '1m',
-        data_orgs: {
-          orgs: [
-            { orgId: bareA, org: { name: `Bare A ${stamp}` }, domainPolicy: bare, humanUsers: [human(`${bareA}1`, 'ada')] },
-            { orgId: suffixB, org: { name: `Suffix B ${stamp}` }, humanUsers: [human(`${suffixB}1`, 'ada')] },
-            { orgId: bareC, org: { name: `Bare C ${stamp}` }, domainPolicy: bare, humanUsers: [human(`${bareC}1`, 'Ada'), human(`${bareC}2`, 'carl')] },
-          ],
+    const imported = await (
+      await t.call('POST', '/admin/v1/import', {
+        body: {
+          timeout: '1m',
+          data_orgs: {
+            orgs: [
+              { orgId: bareA, org: { name: `Bare A ${stamp}` }, domainPolicy: bare, humanUsers: [human(`${bareA}1`, 'ada')] },
+              { orgId: suffixB, org: { name: `Suffix B ${stamp}` }, humanUsers: [human(`${suffixB}1`, 'ada')] },
+              { orgId: bareC, org: { name: `Bare C ${stamp}` }, domainPolicy: bare, humanUsers: [human(`${bareC}1`, 'Ada'), human(`${bareC}2`, 'carl')] },
+            ],
+          },
         },
-      },
-    })).json();
+      })
+    ).json();
     // C's "Ada" would share A's bare login name: refused, the rest of C imported.
     expect(imported.errors).toEqual([expect.objectContaining({ type: 'human_user', id: `${bareC}1`, message: expect.stringContaining('COMMAND-k2unb') })]);
   });
@@ -62,9 +65,11 @@ describeEachStore('login names follow the domain policy', (dialect) => {
   });
 
   it('refuses a new user whose bare login name another organisation holds', async () => {
-    const add = (orgId: string, userName: string) => t.call('POST', '/management/v1/users/human', {
-      ...inOrg(orgId), body: { userName, profile: { firstName: 'N', lastName: 'N' }, email: { email: `${userName}@example.com` } },
-    });
+    const add = (orgId: string, userName: string) =>
+      t.call('POST', '/management/v1/users/human', {
+        ...inOrg(orgId),
+        body: { userName, profile: { firstName: 'N', lastName: 'N' }, email: { email: `${userName}@example.com` } },
+      });
     const clash = await add(bareC, 'ADA');
     expect(clash.status).toBe(409);
     expect((await clash.json()).details[0].id).toBe('COMMAND-k2unb');

@@ -6,13 +6,13 @@
  * Skips loudly where Chromium is not installed; CI installs it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, chromiumProfile, screenshot, type ChromiumProfile } from '../support/chromium.js';
-import { Browser, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
+import { type ChromiumProfile, chromiumAvailable, chromiumProfile, screenshot } from '../support/chromium.js';
+import { authorizeUrl, Browser, type OidcTestServer, publicClientInNewProject, startOidcServer } from '../support/oidc-server.js';
 
 const available = chromiumAvailable('login-policy test');
 const REDIRECT = 'http://127.0.0.1:1/cb';
 
-describe.skipIf(!available)('the login page under the organisation\'s login, privacy and label policies (Chromium)', () => {
+describe.skipIf(!available)("the login page under the organisation's login, privacy and label policies (Chromium)", () => {
   let s: OidcTestServer;
   let profile: ChromiumProfile;
   let signInUrl: string;
@@ -23,20 +23,72 @@ describe.skipIf(!available)('the login page under the organisation\'s login, pri
     s = await startOidcServer('sqlite');
     profile = chromiumProfile('chromium-policy-');
     expect((await s.api('POST', '/admin/v1/import', { timeout: '1m', data_orgs: { orgs: [{ orgId, org: { name: 'Branded' } }] } })).status).toBe(200);
-    const idp = async (name: string) => (await s.api('POST', '/management/v1/idps/jwt', {
-      name, jwtEndpoint: 'https://legacy.example/jwt', issuer: 'https://legacy.example', keysEndpoint: 'https://legacy.example/keys', headerName: 'authorization', autoRegister: true,
-    }, undefined, inOrg)).body.idpId as string;
+    const idp = async (name: string) =>
+      (
+        await s.api(
+          'POST',
+          '/management/v1/idps/jwt',
+          {
+            name,
+            jwtEndpoint: 'https://legacy.example/jwt',
+            issuer: 'https://legacy.example',
+            keysEndpoint: 'https://legacy.example/keys',
+            headerName: 'authorization',
+            autoRegister: true,
+          },
+          undefined,
+          inOrg,
+        )
+      ).body.idpId as string;
     const offered = await idp('Company portal');
     await idp('Old portal');
-    expect((await s.api('POST', '/management/v1/policies/login', {
-      allowUsernamePassword: false, allowExternalIdp: true, idps: [{ idpId: offered, ownerType: 'IDP_OWNER_TYPE_ORG' }],
-    }, undefined, inOrg)).status).toBe(200);
-    expect((await s.api('POST', '/management/v1/policies/privacy', {
-      tosLink: 'https://branded.example/terms', privacyLink: 'https://branded.example/privacy', helpLink: 'javascript:alert(1)', supportEmail: 'help@branded.example',
-    }, undefined, inOrg)).status).toBe(200);
-    expect((await s.api('POST', '/management/v1/policies/label', {
-      primaryColor: '#aa0000', backgroundColor: '#ffeecc', fontColor: '#102030', themeMode: 'THEME_MODE_LIGHT',
-    }, undefined, inOrg)).status).toBe(200);
+    expect(
+      (
+        await s.api(
+          'POST',
+          '/management/v1/policies/login',
+          {
+            allowUsernamePassword: false,
+            allowExternalIdp: true,
+            idps: [{ idpId: offered, ownerType: 'IDP_OWNER_TYPE_ORG' }],
+          },
+          undefined,
+          inOrg,
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await s.api(
+          'POST',
+          '/management/v1/policies/privacy',
+          {
+            tosLink: 'https://branded.example/terms',
+            privacyLink: 'https://branded.example/privacy',
+            helpLink: 'javascript:alert(1)',
+            supportEmail: 'help@branded.example',
+          },
+          undefined,
+          inOrg,
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await s.api(
+          'POST',
+          '/management/v1/policies/label',
+          {
+            primaryColor: '#aa0000',
+            backgroundColor: '#ffeecc',
+            fontColor: '#102030',
+            themeMode: 'THEME_MODE_LIGHT',
+          },
+          undefined,
+          inOrg,
+        )
+      ).status,
+    ).toBe(200);
     const clientId = await publicClientInNewProject(s, { name: 'branded', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, 'Branded app', REDIRECT, inOrg);
     signInUrl = authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT });
   }, 60_000);

@@ -4,8 +4,8 @@
  * request asks for (`ui_locales`), field by field over the built-in ones.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
 import { describeEachStore } from '../support/instance.js';
+import { authorizeUrl, Browser, type OidcTestServer, publicClientInNewProject, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 
@@ -27,14 +27,18 @@ describeEachStore('login texts on the login page', (dialect) => {
     s = await startOidcServer(dialect);
     const imported = await s.api('POST', '/admin/v1/import', {
       timeout: '1m',
-      data_orgs: { orgs: [{
-        orgId,
-        org: { name: `Worded ${stamp}` },
-        loginTexts: [
-          { language: 'en', loginText: { title: 'Welcome to Acme', loginNameLabel: 'Acme ID' }, passwordText: { passwordLabel: 'Secret', nextButtonText: 'Go' } },
-          { language: 'de', loginText: { title: 'Willkommen bei Acme' }, passwordText: { passwordLabel: 'Kennwort' } },
+      data_orgs: {
+        orgs: [
+          {
+            orgId,
+            org: { name: `Worded ${stamp}` },
+            loginTexts: [
+              { language: 'en', loginText: { title: 'Welcome to Acme', loginNameLabel: 'Acme ID' }, passwordText: { passwordLabel: 'Secret', nextButtonText: 'Go' } },
+              { language: 'de', loginText: { title: 'Willkommen bei Acme' }, passwordText: { passwordLabel: 'Kennwort' } },
+            ],
+          },
         ],
-      }] },
+      },
     });
     expect(imported.body.errors ?? []).toEqual([]);
     clientId = await publicClientInNewProject(s, { name: 'worded' }, 'Worded app', REDIRECT, inOrg);
@@ -59,7 +63,7 @@ describeEachStore('login texts on the login page', (dialect) => {
     expect(await loginHtml('fr')).toContain('<h1>Sign in</h1>');
   });
 
-  it('sets, shows and resets the texts through the API; the instance\'s apply where the organisation has none', async () => {
+  it("sets, shows and resets the texts through the API; the instance's apply where the organisation has none", async () => {
     const org = '/management/v1/text/login/en';
     expect((await s.api('GET', org, undefined, undefined, inOrg)).body.customText).toMatchObject({ isDefault: false, loginText: { title: 'Welcome to Acme' } });
     expect((await s.api('PUT', org, { loginText: { title: 'Acme, again' }, passwordText: { nextButtonText: 'Onwards' } }, undefined, inOrg)).status).toBe(200);

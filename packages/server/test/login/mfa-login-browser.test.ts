@@ -13,9 +13,9 @@
 import type { Browser as Chromium, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/domain/login/totp.js';
-import { chromiumAvailable, launchChromium, screenshot, startRedirectTarget, type RedirectTarget } from '../support/chromium.js';
+import { chromiumAvailable, launchChromium, type RedirectTarget, screenshot, startRedirectTarget } from '../support/chromium.js';
 import { DIALECTS } from '../support/instance.js';
-import { authorizeUrl, startOidcServer, type OidcTestServer, publicClientInNewProject } from '../support/oidc-server.js';
+import { authorizeUrl, type OidcTestServer, publicClientInNewProject, startOidcServer } from '../support/oidc-server.js';
 
 const available = chromiumAvailable('second-factor tests');
 const PASSWORD = 'Passw0rd-Second!';
@@ -39,7 +39,8 @@ for (const dialect of DIALECTS) {
       callback = await startRedirectTarget('/cb');
       redirect = callback.uri;
       const human = (userId: string, userName: string) => ({
-        userId, user: { userName, profile: { firstName: userName, lastName: 'Test' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD },
+        userId,
+        user: { userName, profile: { firstName: userName, lastName: 'Test' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD },
       });
       // ZITADEL's organisation documents: one forcing a second factor, one only offering it.
       const imported = await s.api('POST', '/admin/v1/import', {
@@ -47,13 +48,15 @@ for (const dialect of DIALECTS) {
         data_orgs: {
           orgs: [
             {
-              orgId: forcedOrg, org: { name: `forced-${stamp}` },
+              orgId: forcedOrg,
+              org: { name: `forced-${stamp}` },
               loginPolicy: { allowUsernamePassword: true, forceMfa: true, secondFactors: ['SECOND_FACTOR_TYPE_OTP'], mfaInitSkipLifetime: '2592000s' },
               lockoutPolicy: { maxPasswordAttempts: 5, maxOtpAttempts: 2 },
               humanUsers: [human(mia, 'mia')],
             },
             {
-              orgId: offeringOrg, org: { name: `offering-${stamp}` },
+              orgId: offeringOrg,
+              org: { name: `offering-${stamp}` },
               loginPolicy: { allowUsernamePassword: true, forceMfa: false, secondFactors: ['SECOND_FACTOR_TYPE_OTP'], mfaInitSkipLifetime: `${SKIP_LIFETIME_MS / 1000}s` },
               humanUsers: [human(`${offeringOrg}1`, 'sam')],
             },
@@ -63,7 +66,10 @@ for (const dialect of DIALECTS) {
       expect(imported.status, JSON.stringify(imported.body)).toBe(200);
       expect(imported.body.errors ?? []).toEqual([]);
       const inForced = { 'x-service-orgid': forcedOrg };
-      expect((await s.api('POST', '/management/v1/policies/label', { primaryColor: '#aa0000', backgroundColor: '#ffeecc', fontColor: '#102030', themeMode: 'THEME_MODE_LIGHT' }, undefined, inForced)).status).toBe(200);
+      expect(
+        (await s.api('POST', '/management/v1/policies/label', { primaryColor: '#aa0000', backgroundColor: '#ffeecc', fontColor: '#102030', themeMode: 'THEME_MODE_LIGHT' }, undefined, inForced))
+          .status,
+      ).toBe(200);
       expect((await s.api('PUT', '/management/v1/text/login/en', { initMfaOtpText: { title: 'Protect your Forced account' } }, undefined, inForced)).status).toBe(200);
       for (const orgId of [forcedOrg, offeringOrg]) {
         const headers = { 'x-service-orgid': orgId };
@@ -121,7 +127,9 @@ for (const dialect of DIALECTS) {
 
       await Promise.all([landed(page), submit(page, totpCode(secret))]);
       expect(codeOf(page)).toBeTruthy();
-      expect((await s.api('POST', `/management/v1/users/${mia}/auth_factors/_search`, {}, undefined, { 'x-service-orgid': forcedOrg })).body.result).toEqual([{ state: 'AUTH_FACTOR_STATE_READY', otp: {} }]);
+      expect((await s.api('POST', `/management/v1/users/${mia}/auth_factors/_search`, {}, undefined, { 'x-service-orgid': forcedOrg })).body.result).toEqual([
+        { state: 'AUTH_FACTOR_STATE_READY', otp: {} },
+      ]);
       await page.context().close();
     }, 60_000);
 

@@ -7,7 +7,7 @@
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { Browser, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const SCOPES = 'openid profile email';
@@ -28,10 +28,21 @@ describeEachStore('sign-in through an OIDC identity provider (a second instance 
     const orgId = (await s.api('POST', '/management/v1/orgs', { name: `${name}-${Date.now()}` })).body.id as string;
     const headers = { 'x-service-orgid': orgId };
     const projectId = (await s.api('POST', '/management/v1/projects', { name }, undefined, headers)).body.id;
-    const app = await s.api('POST', `/management/v1/projects/${projectId}/apps/oidc`, {
-      name: 'web', redirectUris, responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true,
-    }, undefined, headers);
+    const app = await s.api(
+      'POST',
+      `/management/v1/projects/${projectId}/apps/oidc`,
+      {
+        name: 'web',
+        redirectUris,
+        responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+        grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+        appType: 'OIDC_APP_TYPE_WEB',
+        authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+        devMode: true,
+      },
+      undefined,
+      headers,
+    );
     expect(app.status, JSON.stringify(app.body)).toBe(200);
     return { orgId, clientId: app.body.clientId as string, clientSecret: app.body.clientSecret as string };
   }
@@ -43,11 +54,22 @@ describeEachStore('sign-in through an OIDC identity provider (a second instance 
     apps.set(upstream, upstreamClient);
     await importHuman(upstream, 'grace', { password: UPSTREAM_PASSWORD });
     apps.set(service, await application(service, 'shop'));
-    const idp = await service.api('POST', '/management/v1/idps/oidc', {
-      name: 'Partner', clientId: upstreamClient.clientId, clientSecret: upstreamClient.clientSecret, issuer: upstream.issuer,
-      scopes: ['openid', 'profile', 'email'], usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL', displayNameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME',
-      autoRegister: true,
-    }, undefined, inOrg(service));
+    const idp = await service.api(
+      'POST',
+      '/management/v1/idps/oidc',
+      {
+        name: 'Partner',
+        clientId: upstreamClient.clientId,
+        clientSecret: upstreamClient.clientSecret,
+        issuer: upstream.issuer,
+        scopes: ['openid', 'profile', 'email'],
+        usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL',
+        displayNameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME',
+        autoRegister: true,
+      },
+      undefined,
+      inOrg(service),
+    );
     expect(idp.status, JSON.stringify(idp.body)).toBe(200);
     idpId = idp.body.idpId;
   }, 90_000);
@@ -115,8 +137,17 @@ describeEachStore('sign-in through an OIDC identity provider (a second instance 
   it('reads back the settings without the secret, keeps the secret sealed, and keeps it out of events', async () => {
     const idp = (await service.api('GET', `/management/v1/idps/${idpId}`, undefined, undefined, inOrg(service))).body.idp;
     expect(idp).toMatchObject({
-      name: 'Partner', owner: 'IDP_OWNER_TYPE_ORG', state: 'IDP_STATE_ACTIVE', autoRegister: true,
-      oidcConfig: { clientId: upstreamClient.clientId, issuer: upstream.issuer, scopes: ['openid', 'profile', 'email'], usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL', displayNameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME' },
+      name: 'Partner',
+      owner: 'IDP_OWNER_TYPE_ORG',
+      state: 'IDP_STATE_ACTIVE',
+      autoRegister: true,
+      oidcConfig: {
+        clientId: upstreamClient.clientId,
+        issuer: upstream.issuer,
+        scopes: ['openid', 'profile', 'email'],
+        usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL',
+        displayNameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME',
+      },
     });
     expect(idp.jwtConfig).toBeUndefined();
     expect(JSON.stringify(idp)).not.toContain(upstreamClient.clientSecret);
@@ -140,9 +171,19 @@ describeEachStore('sign-in through an OIDC identity provider (a second instance 
     expect((await service.api('DELETE', `/management/v1/idps/${dead.body.idpId}`, undefined, undefined, headers)).status).toBe(200);
 
     // A wrong client secret: the upstream refuses the code exchange after the person signed in.
-    const wrong = await service.api('POST', '/management/v1/idps/oidc', {
-      name: 'Wrong secret', clientId: upstreamClient.clientId, clientSecret: 'not-the-secret', issuer: upstream.issuer, scopes: ['email'],
-    }, undefined, headers);
+    const wrong = await service.api(
+      'POST',
+      '/management/v1/idps/oidc',
+      {
+        name: 'Wrong secret',
+        clientId: upstreamClient.clientId,
+        clientSecret: 'not-the-secret',
+        issuer: upstream.issuer,
+        scopes: ['email'],
+      },
+      undefined,
+      headers,
+    );
     expect(wrong.status).toBe(200);
     const browser = new Browser();
     const app = await client(service);
@@ -180,14 +221,21 @@ describeEachStore('sign-in through an OIDC identity provider (a second instance 
     const changed = await update({ clientId: 'a2', issuer: 'https://idp.example.com', scopes: ['profile'], usernameMapping: 2 });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     const sealedBefore = (await service.t.store.read.idps.get(id))!.oidcClientSecretSealed;
-    expect((await update({ clientId: 'a2', issuer: 'https://idp.example.com', scopes: ['profile'], usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL' })).body)
-      .toMatchObject({ code: 9, details: [expect.objectContaining({ id: 'Org-2k9fs' })] });
+    expect((await update({ clientId: 'a2', issuer: 'https://idp.example.com', scopes: ['profile'], usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL' })).body).toMatchObject({
+      code: 9,
+      details: [expect.objectContaining({ id: 'Org-2k9fs' })],
+    });
     // The secret kept without `clientSecret`, replaced with one.
     expect((await service.t.store.read.idps.get(id))!.oidcClientSecretSealed).toBe(sealedBefore);
     expect((await update({ clientId: 'a2', clientSecret: 'c', issuer: 'https://idp.example.com', scopes: ['profile'], usernameMapping: 2 })).status).toBe(200);
     expect((await service.t.store.read.idps.get(id))!.oidcClientSecretSealed).not.toBe(sealedBefore);
-    expect((await service.api('GET', `/management/v1/idps/${id}`, undefined, undefined, headers)).body.idp.oidcConfig)
-      .toEqual({ clientId: 'a2', issuer: 'https://idp.example.com', scopes: ['profile'], displayNameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED', usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL' });
+    expect((await service.api('GET', `/management/v1/idps/${id}`, undefined, undefined, headers)).body.idp.oidcConfig).toEqual({
+      clientId: 'a2',
+      issuer: 'https://idp.example.com',
+      scopes: ['profile'],
+      displayNameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED',
+      usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL',
+    });
 
     // Bad input: 400 and nothing written.
     for (const body of [
@@ -195,14 +243,27 @@ describeEachStore('sign-in through an OIDC identity provider (a second instance 
       { clientId: '', issuer: 'https://idp.example.com' },
       { clientId: 'a3', issuer: 'https://idp.example.com', scopes: ['has space'] },
       { clientId: 'a3', issuer: 'https://idp.example.com', usernameMapping: 7 },
-    ]) expect((await update(body)).status, JSON.stringify(body)).toBe(400);
+    ])
+      expect((await update(body)).status, JSON.stringify(body)).toBe(400);
     expect((await service.t.store.read.idps.get(id))!.oidcConfig!.clientId).toBe('a2');
 
     // The JWT operation does not apply to an OIDC provider, nor the OIDC one to a JWT provider.
-    const jwtUpdate = await service.api('PUT', `/management/v1/idps/${id}/jwt_config`, { jwtEndpoint: 'https://a.example', issuer: 'i', keysEndpoint: 'https://a.example/k', headerName: 'h' }, undefined, headers);
+    const jwtUpdate = await service.api(
+      'PUT',
+      `/management/v1/idps/${id}/jwt_config`,
+      { jwtEndpoint: 'https://a.example', issuer: 'i', keysEndpoint: 'https://a.example/k', headerName: 'h' },
+      undefined,
+      headers,
+    );
     expect(jwtUpdate.status).toBe(404);
     expect(jwtUpdate.body.details[0].id).toBe('Org-67J9d');
-    const jwt = await service.api('POST', '/management/v1/idps/jwt', { name: 'A JWT one', jwtEndpoint: 'https://a.example', issuer: 'i', keysEndpoint: 'https://a.example/k', headerName: 'h' }, undefined, headers);
+    const jwt = await service.api(
+      'POST',
+      '/management/v1/idps/jwt',
+      { name: 'A JWT one', jwtEndpoint: 'https://a.example', issuer: 'i', keysEndpoint: 'https://a.example/k', headerName: 'h' },
+      undefined,
+      headers,
+    );
     const oidcOnJwt = await service.api('PUT', `/management/v1/idps/${jwt.body.idpId}/oidc_config`, { clientId: 'a', issuer: 'https://idp.example.com' }, undefined, headers);
     expect(oidcOnJwt.status).toBe(404);
     // Names are shared by both kinds.
@@ -217,17 +278,24 @@ describeEachStore('sign-in through an OIDC identity provider (a second instance 
 
   it('survives export and import: the copy signs people in through the same upstream', async () => {
     const { orgId } = apps.get(service)!;
-    const exportOrg = async (s: OidcTestServer, withPasswords: boolean) =>
-      (await s.api('POST', '/admin/v1/export', { orgIds: [orgId], withPasswords, timeout: '1m', responseOutput: true })).body;
+    const exportOrg = async (s: OidcTestServer, withPasswords: boolean) => (await s.api('POST', '/admin/v1/export', { orgIds: [orgId], withPasswords, timeout: '1m', responseOutput: true })).body;
     const withSecret = await exportOrg(service, true);
     const exported = withSecret.orgs[0].oidcIdps;
-    expect(exported).toEqual([{
-      idpId,
-      idp: {
-        name: 'Partner', clientId: upstreamClient.clientId, clientSecret: upstreamClient.clientSecret, issuer: upstream.issuer, scopes: ['openid', 'profile', 'email'],
-        displayNameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME', usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL', autoRegister: true,
+    expect(exported).toEqual([
+      {
+        idpId,
+        idp: {
+          name: 'Partner',
+          clientId: upstreamClient.clientId,
+          clientSecret: upstreamClient.clientSecret,
+          issuer: upstream.issuer,
+          scopes: ['openid', 'profile', 'email'],
+          displayNameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME',
+          usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL',
+          autoRegister: true,
+        },
       },
-    }]);
+    ]);
     // Without `withPasswords` the secret stays home.
     expect((await exportOrg(service, false)).orgs[0].oidcIdps[0].idp.clientSecret).toBeUndefined();
 
@@ -253,10 +321,13 @@ describeEachStore('sign-in through an OIDC identity provider (a second instance 
   it('imports a provider without its secret, does not offer it until one is set', async () => {
     const orgId = `nosecret${Date.now()}`;
     const doc = {
-      orgs: [{
-        orgId, org: { name: `No secret ${Date.now()}` },
-        oidcIdps: [{ idpId: `${orgId}-idp`, idp: { name: 'Partner', clientId: upstreamClient.clientId, issuer: upstream.issuer, scopes: ['email'], autoRegister: true } }],
-      }],
+      orgs: [
+        {
+          orgId,
+          org: { name: `No secret ${Date.now()}` },
+          oidcIdps: [{ idpId: `${orgId}-idp`, idp: { name: 'Partner', clientId: upstreamClient.clientId, issuer: upstream.issuer, scopes: ['email'], autoRegister: true } }],
+        },
+      ],
     };
     const imported = await copy.api('POST', '/admin/v1/import', { timeout: '1m', dataOrgs: doc });
     expect(imported.body.errors ?? []).toEqual([]);
@@ -264,7 +335,13 @@ describeEachStore('sign-in through an OIDC identity provider (a second instance 
     expect(row).toMatchObject({ idpType: 'IDP_TYPE_OIDC', oidcClientSecretSealed: null });
     const { providersFor } = await import('../../src/domain/federation/sign-in.js');
     expect((await providersFor(copy.t.store, orgId, copy.t.instanceId)).map((p) => p.id)).toEqual([]);
-    const set = await copy.api('PUT', `/management/v1/idps/${orgId}-idp/oidc_config`, { clientId: upstreamClient.clientId, clientSecret: upstreamClient.clientSecret, issuer: upstream.issuer, scopes: ['email'] }, undefined, { 'x-service-orgid': orgId });
+    const set = await copy.api(
+      'PUT',
+      `/management/v1/idps/${orgId}-idp/oidc_config`,
+      { clientId: upstreamClient.clientId, clientSecret: upstreamClient.clientSecret, issuer: upstream.issuer, scopes: ['email'] },
+      undefined,
+      { 'x-service-orgid': orgId },
+    );
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect((await providersFor(copy.t.store, orgId, copy.t.instanceId)).map((p) => p.id)).toEqual([`${orgId}-idp`]);
   });

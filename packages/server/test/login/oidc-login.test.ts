@@ -5,9 +5,9 @@
  */
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachStore } from '../support/instance.js';
-import { createOidcApp as createApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { signInThroughForm } from '../support/code-flow.js';
+import { describeEachStore } from '../support/instance.js';
+import { createOidcApp as createApp, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 
@@ -39,7 +39,11 @@ describeEachStore('login page with imported password hashes', (dialect) => {
     s = await startOidcServer(dialect, { maxPasswordAttempts: 3 });
     const project = await s.api('POST', '/management/v1/projects', { name: 'login' });
     const app = await createApp(s, project.body.id, {
-      name: 'spa', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+      name: 'spa',
+      redirectUris: [REDIRECT],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
     });
     config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
     for (const [format, value] of Object.entries(HASHES)) users[format] = await importHuman(s, `u-${format}`, { hashedPassword: { value } });

@@ -21,7 +21,12 @@ describeEachStore('password complexity policy', (dialect) => {
   };
   const inOrg = () => ({ 'x-service-orgid': orgId });
   const importUser = (password: string, headers: Record<string, string> = {}) =>
-    json(t.call('POST', '/management/v1/users/human/_import', { headers, body: { userName: `p${++n}`, profile: { firstName: 'P', lastName: 'W' }, email: { email: `p${n}@example.com`, isEmailVerified: true }, password } }));
+    json(
+      t.call('POST', '/management/v1/users/human/_import', {
+        headers,
+        body: { userName: `p${++n}`, profile: { firstName: 'P', lastName: 'W' }, email: { email: `p${n}@example.com`, isEmailVerified: true }, password },
+      }),
+    );
 
   it("the instance's default is ZITADEL's built-in policy until changed, and applies to organisations without their own", async () => {
     const got = await json(t.call('GET', '/admin/v1/policies/password/complexity'));
@@ -30,8 +35,12 @@ describeEachStore('password complexity policy', (dialect) => {
     expect(weak.status).toBe(400);
     expect(weak.body.message).toMatch(/^invalid password: must contain an upper-case letter/);
 
-    expect((await json(t.call('PUT', '/admin/v1/policies/password/complexity', { body: { minLength: 12, hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true } }))).status).toBe(200);
-    expect((await json(t.call('PUT', '/admin/v1/policies/password/complexity', { body: { minLength: '12', hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true } }))).status).toBe(400);
+    expect((await json(t.call('PUT', '/admin/v1/policies/password/complexity', { body: { minLength: 12, hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true } }))).status).toBe(
+      200,
+    );
+    expect((await json(t.call('PUT', '/admin/v1/policies/password/complexity', { body: { minLength: '12', hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true } }))).status).toBe(
+      400,
+    );
     expect((await json(t.call('PUT', '/admin/v1/policies/password/complexity', { body: { minLength: 0 } }))).status).toBe(400);
     expect((await importUser('Sh0rt-Pw!')).body.message).toMatch(/at least 12 characters/);
     expect((await importUser('L0nger-Passw0rd!')).status).toBe(200);
@@ -50,7 +59,9 @@ describeEachStore('password complexity policy', (dialect) => {
     expect((await json(t.call('PUT', '/management/v1/policies/password/complexity', { headers: inOrg(), body: policy }))).status).toBe(400);
     expect((await json(t.call('PUT', '/management/v1/policies/password/complexity', { headers: inOrg(), body: { ...policy, minLength: 6 } }))).status).toBe(200);
     expect((await importUser('abcde', inOrg())).body.message).toMatch(/at least 6 characters/);
-    const events = await json(t.call('POST', '/admin/v1/events/_search', { body: { aggregateId: orgId, eventTypes: ['org.policy.password.complexity.added', 'org.policy.password.complexity.changed'], asc: true } }));
+    const events = await json(
+      t.call('POST', '/admin/v1/events/_search', { body: { aggregateId: orgId, eventTypes: ['org.policy.password.complexity.added', 'org.policy.password.complexity.changed'], asc: true } }),
+    );
     expect(events.body.events.map((e: any) => e.payload.minLength)).toEqual([4, 6]);
 
     const exported = await json(t.call('POST', '/admin/v1/export', { body: { orgIds: [orgId], responseOutput: true } }));

@@ -5,9 +5,9 @@
  * the login policy's defaultRedirectUri is where the page leads (no application is waiting).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
-import { linkIn, outboxWorkerFor, readDroppedMail } from '../support/mail.js';
 import { describeEachStore } from '../support/instance.js';
+import { linkIn, outboxWorkerFor, readDroppedMail } from '../support/mail.js';
+import { authorizeUrl, Browser, loginThroughForm, type OidcTestServer, publicClientInNewProject, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Old-Passw0rd!';
@@ -25,13 +25,17 @@ describeEachStore('password reset from the login page', (dialect) => {
     s = await startOidcServer(dialect);
     const imported = await s.api('POST', '/admin/v1/import', {
       timeout: '1m',
-      data_orgs: { orgs: [{
-        orgId,
-        org: { name: `Branded ${stamp}` },
-        labelPolicy: { primaryColor: '#aa0000', backgroundColor: '#ffeecc', fontColor: '#102030' },
-        loginPolicy: { allowUsernamePassword: true, defaultRedirectUri: 'https://branded.example/home' },
-        humanUsers: [{ userId, user: { userName: 'rita', profile: { firstName: 'Rita', lastName: 'R' }, email: { email: 'rita@example.com', isEmailVerified: true }, password: PASSWORD } }],
-      }] },
+      data_orgs: {
+        orgs: [
+          {
+            orgId,
+            org: { name: `Branded ${stamp}` },
+            labelPolicy: { primaryColor: '#aa0000', backgroundColor: '#ffeecc', fontColor: '#102030' },
+            loginPolicy: { allowUsernamePassword: true, defaultRedirectUri: 'https://branded.example/home' },
+            humanUsers: [{ userId, user: { userName: 'rita', profile: { firstName: 'Rita', lastName: 'R' }, email: { email: 'rita@example.com', isEmailVerified: true }, password: PASSWORD } }],
+          },
+        ],
+      },
     });
     expect(imported.body.errors ?? []).toEqual([]);
     const clientId = await publicClientInNewProject(s, { name: 'branded', privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' }, 'Branded app', REDIRECT, inOrg);

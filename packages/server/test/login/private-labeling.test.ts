@@ -5,8 +5,8 @@
  * organisation's until the user is known, then the user's organisation's.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
 import { describeEachStore } from '../support/instance.js';
+import { authorizeUrl, Browser, type OidcTestServer, publicClientInNewProject, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
@@ -36,10 +36,22 @@ describeEachStore('private labeling at sign-in', (dialect) => {
     const label = (primaryColor: string) => ({ primaryColor, backgroundColor: '#ffffff', fontColor: '#000000' });
     const imported = await s.api('POST', '/admin/v1/import', {
       timeout: '1m',
-      data_orgs: { orgs: [
-        { orgId: appOrg, org: { name: `Apps ${stamp}` }, labelPolicy: label('#aa0000') },
-        { orgId: userOrg, org: { name: `Users ${stamp}` }, labelPolicy: label('#00aa00'), humanUsers: [{ userId: `${userOrg}1`, user: { userName: 'una', profile: { firstName: 'U', lastName: 'Na' }, email: { email: 'una@example.com', isEmailVerified: true }, password: PASSWORD, passwordChangeRequired: true } }] },
-      ] },
+      data_orgs: {
+        orgs: [
+          { orgId: appOrg, org: { name: `Apps ${stamp}` }, labelPolicy: label('#aa0000') },
+          {
+            orgId: userOrg,
+            org: { name: `Users ${stamp}` },
+            labelPolicy: label('#00aa00'),
+            humanUsers: [
+              {
+                userId: `${userOrg}1`,
+                user: { userName: 'una', profile: { firstName: 'U', lastName: 'Na' }, email: { email: 'una@example.com', isEmailVerified: true }, password: PASSWORD, passwordChangeRequired: true },
+              },
+            ],
+          },
+        ],
+      },
     });
     expect(imported.body.errors ?? []).toEqual([]);
     expect((await s.api('PUT', '/admin/v1/policies/label', { ...label('#0000aa'), themeMode: 'THEME_MODE_LIGHT' })).status).toBe(200);

@@ -11,10 +11,10 @@
 import * as oc from 'openid-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chromiumAvailable, chromiumProfile, startRedirectTarget, type ChromiumProfile, type RedirectTarget } from '../support/chromium.js';
+import { type ChromiumProfile, chromiumAvailable, chromiumProfile, type RedirectTarget, startRedirectTarget } from '../support/chromium.js';
 import { describeEachStore } from '../support/instance.js';
-import { linkIn, outboxWorkerFor, startSmtpSink, type SmtpSink } from '../support/mail.js';
-import { authorizeUrl, Browser, importHuman, loginThroughForm, startOidcServer, type OidcTestServer, publicClientInNewProject } from '../support/oidc-server.js';
+import { linkIn, outboxWorkerFor, type SmtpSink, startSmtpSink } from '../support/mail.js';
+import { authorizeUrl, Browser, importHuman, loginThroughForm, type OidcTestServer, publicClientInNewProject, startOidcServer } from '../support/oidc-server.js';
 
 const available = chromiumAvailable('registration test');
 const STRONG = 'Regist3r-Passw0rd!';
@@ -54,8 +54,12 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
     const verifier = oc.randomPKCECodeVerifier();
     const state = oc.randomState();
     const url = oc.buildAuthorizationUrl(config, {
-      redirect_uri: redirectUri, scope: 'openid profile email', state,
-      code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra,
+      redirect_uri: redirectUri,
+      scope: 'openid profile email',
+      state,
+      code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...extra,
     });
     const redeem = (landed: string) => oc.authorizationCodeGrant(config, new URL(landed), { pkceCodeVerifier: verifier, expectedState: state });
     return { url: url.href, redeem, config };
@@ -151,7 +155,9 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
     const early = page.waitForResponse((r) => r.request().method() === 'POST');
     await page.click('button[type=submit]');
     expect((await early).status()).toBe(401);
-    expect(await page.textContent('#login-error')).toBe('The login name or the password is wrong. Just created your account? Confirm your email address first: follow the link in the mail we sent you.');
+    expect(await page.textContent('#login-error')).toBe(
+      'The login name or the password is wrong. Just created your account? Confirm your email address first: follow the link in the mail we sent you.',
+    );
 
     // The verification mail, through the outbox to the SMTP server.
     const { worker } = outboxWorkerFor(s);
@@ -236,7 +242,10 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
     // The default organisation has no login policy of its own: the instance's, which allows registering.
     const defaultOrg = s.t.defaultOrgId;
     const page = await context.newPage();
-    for (const [clientId, orgId, label] of [[closed.clientId, defaultOrg, 'the default organisation through an app whose organisation has it off'], [open.clientId, closed.orgId, 'an organisation whose policy forbids it']] as const) {
+    for (const [clientId, orgId, label] of [
+      [closed.clientId, defaultOrg, 'the default organisation through an app whose organisation has it off'],
+      [open.clientId, closed.orgId, 'an organisation whose policy forbids it'],
+    ] as const) {
       await context.clearCookies();
       const email = `scoped-${dialect}-${orgId}@example.com`;
       await page.goto((await authorization(clientId, { scope: `openid profile email urn:zitadel:iam:org:id:${orgId}` })).url);
@@ -310,7 +319,7 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
     const mails = sink.messages.slice(before).filter((m) => JSON.stringify(m.to).includes(email));
     expect(mails.map((m) => m.subject).sort()).toEqual(['Initialize User', 'Verify email']);
     // The first registration's verification link confirms the address, but the account has no password any more.
-    expect((await fetch(linkIn(mails.find((m) => m.subject === 'Verify email')!)).then((r) => r.text()))).toContain('Email verified');
+    expect(await fetch(linkIn(mails.find((m) => m.subject === 'Verify email')!)).then((r) => r.text())).toContain('Email verified');
     // The init link: the owner chooses the password; the address is confirmed with it.
     const init = linkIn(mails.find((m) => m.subject === 'Initialize User')!);
     const set = await fetch(`${s.issuer}/ui/login/user/init`, {
@@ -329,9 +338,18 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
   it(`check lifetimes: within passwordCheckLifetime (${LIFETIME_S}s) no password is asked, after it is; prompt=login and max_age always ask`, async () => {
     await context.clearCookies();
     const userName = `quick-${dialect}`;
-    await s.api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'Quinn', lastName: 'Quick' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: STRONG,
-    }, undefined, inOrg(quick.orgId));
+    await s.api(
+      'POST',
+      '/management/v1/users/human/_import',
+      {
+        userName,
+        profile: { firstName: 'Quinn', lastName: 'Quick' },
+        email: { email: `${userName}@example.com`, isEmailVerified: true },
+        password: STRONG,
+      },
+      undefined,
+      inOrg(quick.orgId),
+    );
     const page = await context.newPage();
     await page.goto((await authorization(quick.clientId)).url);
     await page.fill('#loginName', userName);
@@ -402,7 +420,10 @@ describeEachStore('self-registration, check lifetimes and start pages (Chromium)
     // A code that no longer works: the page offers a new mail, and it comes.
     const userName = `lost-${dialect}`;
     const created = await s.api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'Lou', lastName: 'Lost' }, email: { email: `${userName}@example.com` }, password: STRONG,
+      userName,
+      profile: { firstName: 'Lou', lastName: 'Lost' },
+      email: { email: `${userName}@example.com` },
+      password: STRONG,
     });
     expect(created.status).toBe(200);
     const userId = created.body.userId as string;

@@ -8,7 +8,7 @@ import { totpCode } from '../../src/domain/login/totp.js';
 import { sealPlainOtpSecrets } from '../../src/domain/users/otp-secret.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClientInNewProject } from '../support/oidc-server.js';
+import { authorizeUrl, Browser, loginThroughForm, type OidcTestServer, publicClientInNewProject, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 const PASSWORD = 'Passw0rd-Totp!';
@@ -28,15 +28,19 @@ describeEachStore('TOTP at the login page', (dialect) => {
     const imported = await s.api('POST', '/admin/v1/import', {
       timeout: '1m',
       data_orgs: {
-        orgs: [{
-          orgId,
-          org: { name: `totp-${orgId}` },
-          lockoutPolicy: { maxPasswordAttempts: 5, maxOtpAttempts: 2 },
-          humanUsers: [{
-            userId: `${orgId}1`,
-            user: { userName: 'tina', profile: { firstName: 'Ti', lastName: 'Na' }, email: { email: 'tina@example.com', isEmailVerified: true }, password: PASSWORD, otpCode: SECRET },
-          }],
-        }],
+        orgs: [
+          {
+            orgId,
+            org: { name: `totp-${orgId}` },
+            lockoutPolicy: { maxPasswordAttempts: 5, maxOtpAttempts: 2 },
+            humanUsers: [
+              {
+                userId: `${orgId}1`,
+                user: { userName: 'tina', profile: { firstName: 'Ti', lastName: 'Na' }, email: { email: 'tina@example.com', isEmailVerified: true }, password: PASSWORD, otpCode: SECRET },
+              },
+            ],
+          },
+        ],
       },
     });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
@@ -66,7 +70,9 @@ describeEachStore('TOTP at the login page', (dialect) => {
   };
   const state = async () => (await s.api('GET', `/management/v1/users/${userId}`, undefined, undefined, inOrg())).body.user.state;
   const otpEvents = async () =>
-    (await s.api('POST', '/admin/v1/events/_search', { aggregateId: userId, eventTypes: ['user.human.mfa.otp.check.failed', 'user.human.mfa.otp.check.succeeded', 'user.locked'], asc: true })).body.events.map((e: any) => e.type.type);
+    (
+      await s.api('POST', '/admin/v1/events/_search', { aggregateId: userId, eventTypes: ['user.human.mfa.otp.check.failed', 'user.human.mfa.otp.check.succeeded', 'user.locked'], asc: true })
+    ).body.events.map((e: any) => e.type.type);
 
   it('asks for the code after the password; a wrong code is refused and counted, the right one signs in, a used one is refused', async () => {
     const a = await passPassword();
@@ -117,9 +123,21 @@ describeEachStore('TOTP at the login page', (dialect) => {
   });
 
   it('the secret is sealed at rest; one an earlier version stored in plain text is sealed by the next start and still works', async () => {
-    const other = (await s.api('POST', '/management/v1/users/human/_import', {
-      userName: 'theo', profile: { firstName: 'T', lastName: 'Heo' }, email: { email: 'theo@example.com', isEmailVerified: true }, password: PASSWORD, otpCode: SECRET,
-    }, undefined, inOrg())).body.userId as string;
+    const other = (
+      await s.api(
+        'POST',
+        '/management/v1/users/human/_import',
+        {
+          userName: 'theo',
+          profile: { firstName: 'T', lastName: 'Heo' },
+          email: { email: 'theo@example.com', isEmailVerified: true },
+          password: PASSWORD,
+          otpCode: SECRET,
+        },
+        undefined,
+        inOrg(),
+      )
+    ).body.userId as string;
     const stored = await s.t.store.read.logins.otpSecret(other);
     expect(stored).toMatch(/^sb1\./);
     expect(stored).not.toContain(SECRET);

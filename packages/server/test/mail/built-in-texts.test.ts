@@ -5,10 +5,10 @@
  * arrives as nothing; a sentence cut short arrives as it is.
  */
 import { describe, expect, it } from 'vitest';
+import type { Language } from '../../src/domain/languages.js';
+import { templateProblem } from '../../src/domain/notifications/template.js';
 import defaults from '../../src/domain/texts/default-message-texts.json' with { type: 'json' };
 import { builtInText, MESSAGE_TEXT_FIELDS, MESSAGE_TEXT_LIMITS, type MessageType } from '../../src/domain/texts/message-text.js';
-import { templateProblem } from '../../src/domain/notifications/template.js';
-import type { Language } from '../../src/domain/languages.js';
 
 const KINDS: Record<string, MessageType> = { verifyemail: 'VerifyEmail', init: 'InitCode', passwordreset: 'PasswordReset' };
 const texts = Object.entries(defaults as unknown as Record<string, Record<string, Record<string, string>>>)

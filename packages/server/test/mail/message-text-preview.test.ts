@@ -13,10 +13,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SAMPLE_CODE } from '../../src/domain/notifications/compose.js';
 import { TEST_SEND_HEADER, TEST_SENDS_PER_MINUTE } from '../../src/domain/texts/preview.js';
 import { describeEachStore, insertMachineUserWithToken } from '../support/instance.js';
-import { linkIn, outboxWorkerFor, readDroppedMail, startSmtpSink, type SmtpSink } from '../support/mail.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
-import { tempDir } from '../support/temp-dir.js';
+import { linkIn, outboxWorkerFor, readDroppedMail, type SmtpSink, startSmtpSink } from '../support/mail.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 import { freePort } from '../support/ports.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const ADMIN_PREVIEW = (kind: string, language = 'en') => `/admin/v1/text/message/${kind}/${language}/_preview`;
 const ORG_PREVIEW = (kind: string, language = 'en') => `/management/v1/text/message/${kind}/${language}/_preview`;
@@ -41,9 +41,18 @@ describeEachStore('message text preview and test send', (dialect) => {
   const newOrg = async () => (await s.api('POST', '/management/v1/orgs', { name: `preview-${dialect}-${++n}-${Date.now()}` })).body.id as string;
   const importUser = async (headers: Record<string, string> = {}, profile: Record<string, unknown> = {}) => {
     const userName = `p${++n}-${dialect}`;
-    const res = await s.api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'Ann <&>', lastName: 'O\u2019Brien', ...profile }, email: { email: `${userName}@example.com` }, password: 'Passw0rd-Preview!',
-    }, undefined, headers);
+    const res = await s.api(
+      'POST',
+      '/management/v1/users/human/_import',
+      {
+        userName,
+        profile: { firstName: 'Ann <&>', lastName: 'O\u2019Brien', ...profile },
+        email: { email: `${userName}@example.com` },
+        password: 'Passw0rd-Preview!',
+      },
+      undefined,
+      headers,
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return { userId: res.body.userId as string, userName, email: `${userName}@example.com` };
   };
@@ -70,9 +79,22 @@ describeEachStore('message text preview and test send', (dialect) => {
     const inOrg = { 'x-service-orgid': org };
     // Values and a text with characters HTML escapes, variables in every part, the org's colours.
     expect((await s.api('PUT', '/admin/v1/text/message/verifyemail/en', { title: 'Instance title', text: 'Instance text {{.Code}}', buttonText: 'Go' })).status).toBe(200);
-    expect((await s.api('PUT', '/management/v1/text/message/verifyemail/en', {
-      subject: 'Hi {{.FirstName}} & co, code {{.Code}}', greeting: 'Dear {{.DisplayName}} <{{.LastEmail}}>,', text: 'Your code: {{.Code}}\nLogin: {{.PreferredLoginName}}', footerText: 'Sent to {{.LoginNames}}',
-    }, undefined, inOrg)).status).toBe(200);
+    expect(
+      (
+        await s.api(
+          'PUT',
+          '/management/v1/text/message/verifyemail/en',
+          {
+            subject: 'Hi {{.FirstName}} & co, code {{.Code}}',
+            greeting: 'Dear {{.DisplayName}} <{{.LastEmail}}>,',
+            text: 'Your code: {{.Code}}\nLogin: {{.PreferredLoginName}}',
+            footerText: 'Sent to {{.LoginNames}}',
+          },
+          undefined,
+          inOrg,
+        )
+      ).status,
+    ).toBe(200);
     expect((await s.api('POST', '/management/v1/policies/label', { primaryColor: '#112233' }, undefined, inOrg)).status).toBe(200);
     const providerId = await activateProvider(sink.port);
     try {
@@ -221,7 +243,9 @@ describeEachStore('message text preview and test send', (dialect) => {
 
   it('a refusal by the SMTP server is accepted: false with its answer; a server that cannot be reached is 503 with the reason', async () => {
     const refusing = new SMTPServer({
-      disabledCommands: ['STARTTLS', 'AUTH'], authOptional: true, logger: false,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      authOptional: true,
+      logger: false,
       onRcptTo(address, _session, callback) {
         const error = Object.assign(new Error(`No such mailbox: ${address.address}`), { responseCode: 550 });
         callback(error);

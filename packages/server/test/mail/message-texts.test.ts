@@ -5,9 +5,9 @@
  * the organisation's texts are exported.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
-import { outboxWorkerFor, readDroppedMail } from '../support/mail.js';
 import { describeEachStore } from '../support/instance.js';
+import { outboxWorkerFor, readDroppedMail } from '../support/mail.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 describeEachStore('message texts of every kind', (dialect) => {
   let s: OidcTestServer;
@@ -19,7 +19,20 @@ describeEachStore('message texts of every kind', (dialect) => {
     s = await startOidcServer(dialect);
     const imported = await s.api('POST', '/admin/v1/import', {
       timeout: '1m',
-      data_orgs: { orgs: [{ orgId, org: { name: `Texts ${stamp}` }, humanUsers: [{ userId: `${orgId}1`, user: { userName: 'tess', profile: { firstName: 'Tess', lastName: 'T' }, email: { email: 'tess@example.com', isEmailVerified: true }, password: 'Secr3t-Passw0rd!' } }] }] },
+      data_orgs: {
+        orgs: [
+          {
+            orgId,
+            org: { name: `Texts ${stamp}` },
+            humanUsers: [
+              {
+                userId: `${orgId}1`,
+                user: { userName: 'tess', profile: { firstName: 'Tess', lastName: 'T' }, email: { email: 'tess@example.com', isEmailVerified: true }, password: 'Secr3t-Passw0rd!' },
+              },
+            ],
+          },
+        ],
+      },
     });
     expect(imported.body.errors ?? []).toEqual([]);
   }, 60_000);

@@ -4,13 +4,13 @@
  * retried while the server is down, delivered after a restart, exactly once with two workers.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { OutboxWorker } from '../../src/background/outbox-worker.js';
 import { queueUserMessage } from '../../src/domain/notifications/queue.js';
+import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { openStore } from '../../src/store/store.js';
 import { describeEachStore } from '../support/instance.js';
-import { linkIn, outboxWorkerFor, readDroppedMail, startSmtpSink, type SmtpSink } from '../support/mail.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { linkIn, outboxWorkerFor, readDroppedMail, type SmtpSink, startSmtpSink } from '../support/mail.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 import { freePort } from '../support/ports.js';
 
 describeEachStore('mail delivery', (dialect) => {
@@ -27,13 +27,31 @@ describeEachStore('mail delivery', (dialect) => {
   });
   const importUser = (extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
     const userName = `u${++n}-${dialect}`;
-    return s.api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'Ann', lastName: 'Smith' }, email: { email: `${userName}@example.com` }, password: 'Passw0rd-Mail!', ...extra,
-    }, undefined, headers).then((r) => ({ ...r, userName }));
+    return s
+      .api(
+        'POST',
+        '/management/v1/users/human/_import',
+        {
+          userName,
+          profile: { firstName: 'Ann', lastName: 'Smith' },
+          email: { email: `${userName}@example.com` },
+          password: 'Passw0rd-Mail!',
+          ...extra,
+        },
+        undefined,
+        headers,
+      )
+      .then((r) => ({ ...r, userName }));
   };
   const addProvider = async (port: number, password = 'smtp-secret') => {
     const added = await s.api('POST', '/admin/v1/smtp', {
-      senderAddress: 'noreply@identity.example', senderName: 'Identity', tls: false, host: `127.0.0.1:${port}`, user: 'mailer', password, description: `sink ${port}`,
+      senderAddress: 'noreply@identity.example',
+      senderName: 'Identity',
+      tls: false,
+      host: `127.0.0.1:${port}`,
+      user: 'mailer',
+      password,
+      description: `sink ${port}`,
     });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     return added.body.id as string;
@@ -79,7 +97,12 @@ describeEachStore('mail delivery', (dialect) => {
     expect(test.status).toBe(400);
     expect(test.body.message).toMatch(/the test mail was not sent: .*ECONNREFUSED/);
     const wrongPassword = await s.api('POST', '/admin/v1/smtp/_test', {
-      senderAddress: 'noreply@identity.example', senderName: 'Identity', host: `127.0.0.1:${sink.port}`, user: 'mailer', password: 'wrong', receiverAddress: 'admin@example.com',
+      senderAddress: 'noreply@identity.example',
+      senderName: 'Identity',
+      host: `127.0.0.1:${sink.port}`,
+      user: 'mailer',
+      password: 'wrong',
+      receiverAddress: 'admin@example.com',
     });
     expect(wrongPassword.status).toBe(400);
     expect(wrongPassword.body.message).toMatch(/Invalid username or password|authentication|535/i);
@@ -116,10 +139,10 @@ describeEachStore('mail delivery', (dialect) => {
     await new Promise((r) => setTimeout(r, 80));
     expect(await worker.runOnce()).toBeGreaterThanOrEqual(1);
     const dropped = await readDroppedMail(mailDropDir);
-    expect(dropped.map((d) => d.mail.to && 'text' in d.mail.to ? d.mail.to.text : '')).toContain(`${user.userName}@example.com`);
+    expect(dropped.map((d) => (d.mail.to && 'text' in d.mail.to ? d.mail.to.text : ''))).toContain(`${user.userName}@example.com`);
   });
 
-  it('the organisation\'s text wins over the instance\'s, which wins over the built-in one; the user\'s language picks the text', async () => {
+  it("the organisation's text wins over the instance's, which wins over the built-in one; the user's language picks the text", async () => {
     const org = (await s.api('POST', '/management/v1/orgs', { name: `texts-${dialect}-${Date.now()}` })).body.id;
     const inOrg = { 'x-service-orgid': org };
     expect((await s.api('PUT', '/admin/v1/text/message/verifyemail/en', { subject: 'Instance text for {{.UserName}}' })).status).toBe(200);
@@ -185,7 +208,9 @@ describeEachStore('mail delivery', (dialect) => {
     const counter = await startSmtpSink({ delayMs: 300 });
     const id = await addProvider(counter.port);
     // The counting sink takes no authentication: a provider without user.
-    expect((await s.api('PUT', `/admin/v1/smtp/${id}`, { senderAddress: 'noreply@identity.example', senderName: 'Identity', host: `127.0.0.1:${counter.port}`, description: 'counter' })).status).toBe(200);
+    expect((await s.api('PUT', `/admin/v1/smtp/${id}`, { senderAddress: 'noreply@identity.example', senderName: 'Identity', host: `127.0.0.1:${counter.port}`, description: 'counter' })).status).toBe(
+      200,
+    );
     expect((await s.api('POST', `/admin/v1/smtp/${id}/_activate`)).status).toBe(200);
     const target = await importUser();
     await drain.runOnce(); // the new user's own verification mail

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
 import { linkIn, outboxWorkerFor, readDroppedMail } from '../support/mail.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from '../support/oidc-server.js';
+import { authorizeUrl, Browser, loginThroughForm, type OidcTestServer, publicClient, startOidcServer } from '../support/oidc-server.js';
 
 /**
  * What the mail walk-through (docs/mail-and-texts.md, "Where mail goes"; the README's before issue 50) says the
@@ -26,14 +26,32 @@ describeEachStore('verification mail', (dialect) => {
   afterAll(() => s?.close());
 
   const importUser = (userName: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-    s.api('POST', '/management/v1/users/human/_import', {
-      userName, profile: { firstName: 'Mail', lastName: userName }, email: { email: `${userName}@example.com`, isEmailVerified: false }, password: 'Passw0rd-Mail!', ...extra,
-    }, undefined, headers);
+    s.api(
+      'POST',
+      '/management/v1/users/human/_import',
+      {
+        userName,
+        profile: { firstName: 'Mail', lastName: userName },
+        email: { email: `${userName}@example.com`, isEmailVerified: false },
+        password: 'Passw0rd-Mail!',
+        ...extra,
+      },
+      undefined,
+      headers,
+    );
 
   it('quick start: the instance text, filled, lands in the mail-drop folder; its link verifies once', async () => {
-    expect((await s.api('PUT', '/admin/v1/text/message/verifyemail/en', {
-      title: 'Confirm', subject: 'Hello {{.UserName}}, confirm your address', greeting: 'Hi {{.FirstName}},', text: 'Your code: {{.Code}}. <b>not bold</b>', buttonText: 'Confirm now',
-    })).status).toBe(200);
+    expect(
+      (
+        await s.api('PUT', '/admin/v1/text/message/verifyemail/en', {
+          title: 'Confirm',
+          subject: 'Hello {{.UserName}}, confirm your address',
+          greeting: 'Hi {{.FirstName}},',
+          text: 'Your code: {{.Code}}. <b>not bold</b>',
+          buttonText: 'Confirm now',
+        })
+      ).status,
+    ).toBe(200);
     const created = await importUser('bob');
     expect(created.status).toBe(200);
     const { worker, mailDropDir } = outboxWorkerFor(s);
@@ -96,7 +114,9 @@ describeEachStore('verification mail', (dialect) => {
 
   it('a user added without a password gets the init mail, sets a password through its link and signs in', async () => {
     const created = await s.api('POST', '/management/v1/users/human/_import', {
-      userName: 'dana', profile: { firstName: 'Dana', lastName: 'Init', preferredLanguage: 'de' }, email: { email: 'dana@example.com' },
+      userName: 'dana',
+      profile: { firstName: 'Dana', lastName: 'Init', preferredLanguage: 'de' },
+      email: { email: 'dana@example.com' },
     });
     expect(created.status).toBe(200);
     const { worker, mailDropDir } = outboxWorkerFor(s);
@@ -134,11 +154,13 @@ describeEachStore('verification mail', (dialect) => {
   it('a change that rolls back queues nothing', async () => {
     const before = await s.t.store.read.notifications.countByStatus();
     expect((await importUser('bob')).status).toBe(409); // taken
-    await expect(s.t.store.transaction(async (tx) => {
-      const { queueUserMessage } = await import('../../src/domain/notifications/queue.js');
-      await queueUserMessage(tx, 'verify_email', { id: 'nobody', orgId: s.t.defaultOrgId, email: 'x@example.com' });
-      throw new Error('rolled back');
-    })).rejects.toThrow('rolled back');
+    await expect(
+      s.t.store.transaction(async (tx) => {
+        const { queueUserMessage } = await import('../../src/domain/notifications/queue.js');
+        await queueUserMessage(tx, 'verify_email', { id: 'nobody', orgId: s.t.defaultOrgId, email: 'x@example.com' });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
     expect(await s.t.store.read.notifications.countByStatus()).toEqual(before);
   });
 });
@@ -152,14 +174,20 @@ describeEachStore('verification mail after an import', (dialect) => {
 
   it('an import mails no one unless notifyUsers asks; then the unverified get the verification mail and the password-less the init mail', async () => {
     const document = (prefix: string) => ({
-      orgs: [{
-        orgId: `${prefix}1`, org: { name: `${prefix}-imported` },
-        humanUsers: [
-          { userId: `${prefix}2`, user: { userName: 'unverified', profile: { firstName: 'U', lastName: 'V' }, email: { email: `${prefix}-unverified@example.com` }, password: 'Passw0rd-Imp!' } },
-          { userId: `${prefix}3`, user: { userName: 'nopassword', profile: { firstName: 'N', lastName: 'P' }, email: { email: `${prefix}-nopassword@example.com`, isEmailVerified: true } } },
-          { userId: `${prefix}4`, user: { userName: 'ready', profile: { firstName: 'R', lastName: 'Y' }, email: { email: `${prefix}-ready@example.com`, isEmailVerified: true }, password: 'Passw0rd-Imp!' } },
-        ],
-      }],
+      orgs: [
+        {
+          orgId: `${prefix}1`,
+          org: { name: `${prefix}-imported` },
+          humanUsers: [
+            { userId: `${prefix}2`, user: { userName: 'unverified', profile: { firstName: 'U', lastName: 'V' }, email: { email: `${prefix}-unverified@example.com` }, password: 'Passw0rd-Imp!' } },
+            { userId: `${prefix}3`, user: { userName: 'nopassword', profile: { firstName: 'N', lastName: 'P' }, email: { email: `${prefix}-nopassword@example.com`, isEmailVerified: true } } },
+            {
+              userId: `${prefix}4`,
+              user: { userName: 'ready', profile: { firstName: 'R', lastName: 'Y' }, email: { email: `${prefix}-ready@example.com`, isEmailVerified: true }, password: 'Passw0rd-Imp!' },
+            },
+          ],
+        },
+      ],
     });
     expect((await s.api('POST', '/admin/v1/import', { timeout: '1m', dataOrgs: document('7001') })).status).toBe(200);
     expect((await s.api('POST', '/admin/v1/notifications/_search', {})).body.result).toEqual([]);
@@ -178,7 +206,7 @@ describeEachStore('message texts that would not render', (dialect) => {
   }, 60_000);
   afterAll(() => s?.close());
 
-  it('are refused at PUT naming the field, and reported in an import\'s errors instead of stored', async () => {
+  it("are refused at PUT naming the field, and reported in an import's errors instead of stored", async () => {
     for (const text of ['Hi {{.Password}}', 'Hi {{ .Code ', 'Hi {{range .LoginNames}}x{{end}}']) {
       const res = await s.api('PUT', '/admin/v1/text/message/verifyemail/en', { greeting: text });
       expect(res.status, text).toBe(400);
@@ -186,7 +214,16 @@ describeEachStore('message texts that would not render', (dialect) => {
     }
     const imported = await s.api('POST', '/admin/v1/import', {
       timeout: '1m',
-      dataOrgs: { orgs: [{ orgId: '7101', org: { name: `texts-${dialect}` }, verifyEmailMessages: [{ language: 'en', text: 'Code {{.Secret}}' }], initMessages: [{ language: 'de', title: 'Hallo {{.DisplayName}}' }] }] },
+      dataOrgs: {
+        orgs: [
+          {
+            orgId: '7101',
+            org: { name: `texts-${dialect}` },
+            verifyEmailMessages: [{ language: 'en', text: 'Code {{.Secret}}' }],
+            initMessages: [{ language: 'de', title: 'Hallo {{.DisplayName}}' }],
+          },
+        ],
+      },
     });
     expect(imported.status).toBe(200);
     expect(imported.body.errors).toEqual([expect.objectContaining({ type: 'verify_email_message', id: '7101_en', message: expect.stringContaining('TEXT-t3mpl') })]);

@@ -45,7 +45,13 @@ describeEachStore('verify-email message text (description §4.1)', (dialect) => 
   it('enforces the per-field limits of description §2.2', async () => {
     const ok = await t.call('PUT', `${PATH}/fr`, { body: { title: 't'.repeat(200), text: 'x'.repeat(800), footerText: 'f'.repeat(2000) } });
     expect(ok.status).toBe(200);
-    for (const [field, max] of [['preHeader', 200], ['subject', 200], ['greeting', 200], ['buttonText', 200], ['text', 800]] as const) {
+    for (const [field, max] of [
+      ['preHeader', 200],
+      ['subject', 200],
+      ['greeting', 200],
+      ['buttonText', 200],
+      ['text', 800],
+    ] as const) {
       const res = await t.call('PUT', `${PATH}/fr`, { body: { [field]: 'y'.repeat(max + 1) } });
       expect(res.status, field).toBe(400);
       expect((await res.json()).message).toContain(field);

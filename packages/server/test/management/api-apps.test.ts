@@ -5,8 +5,8 @@
  * it can no longer introspect. (Private-key JWT applications: app-keys.test.ts.)
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { describeEachStore } from '../support/instance.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 describeEachStore('API applications', (dialect) => {
   let s: OidcTestServer;
@@ -16,7 +16,11 @@ describeEachStore('API applications', (dialect) => {
   const inOrg = { 'x-service-orgid': ORG };
   const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
   const introspect = async (authorization: string, token = accessToken) => {
-    const res = await fetch(`${s.issuer}/oauth/v2/introspect`, { method: 'POST', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }) });
+    const res = await fetch(`${s.issuer}/oauth/v2/introspect`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }),
+    });
     return { status: res.status, body: await res.json() };
   };
 
@@ -28,7 +32,8 @@ describeEachStore('API applications', (dialect) => {
     const robot = (await s.api('POST', '/management/v1/users/machine', { userName: 'orders-robot', name: 'Robot' })).body.userId;
     const secret = (await s.api('PUT', `/management/v1/users/${robot}/secret`)).body;
     const token = await fetch(`${s.issuer}/oauth/v2/token`, {
-      method: 'POST', headers: { authorization: basic(secret.clientId, secret.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { authorization: basic(secret.clientId, secret.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'openid' }),
     });
     accessToken = (await token.json()).access_token;
@@ -47,7 +52,9 @@ describeEachStore('API applications', (dialect) => {
     expect(seen.body).toMatchObject({ active: true, client_id: expect.any(String) });
     expect((await introspect(basic(clientId, 'wrong'))).status).toBe(401);
     // It signs nobody in.
-    const authorize = await fetch(`${s.issuer}/oauth/v2/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: 'http://127.0.0.1:1/cb', scope: 'openid' })}`, { redirect: 'manual' });
+    const authorize = await fetch(`${s.issuer}/oauth/v2/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: 'http://127.0.0.1:1/cb', scope: 'openid' })}`, {
+      redirect: 'manual',
+    });
     expect(authorize.status).toBe(400);
 
     const app = (await s.api('GET', `/management/v1/projects/${projectId}/apps/${appId}`, undefined, undefined, inOrg)).body.app;
@@ -78,7 +85,11 @@ describeEachStore('API applications', (dialect) => {
         ...org.apiApps,
         { appId: `${appId}9`, app: { projectId, name: 'keyed', authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' }, identityServiceClient: { clientId: expect.any(String) } },
       ]);
-      const res = await fetch(`${target.issuer}/oauth/v2/introspect`, { method: 'POST', headers: { authorization: basic(clientId, renewed.body.clientSecret), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: 'unknown' }) });
+      const res = await fetch(`${target.issuer}/oauth/v2/introspect`, {
+        method: 'POST',
+        headers: { authorization: basic(clientId, renewed.body.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: 'unknown' }),
+      });
       expect(res.status).toBe(200);
       expect((await res.json()).active).toBe(false);
     } finally {

@@ -3,9 +3,8 @@
  * effect of a new secret is seen where it matters: the provider's client authentication.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { insertMachineUserWithToken, insertOrg } from '../support/instance.js';
-import { describeEachStore } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { describeEachStore, insertMachineUserWithToken, insertOrg } from '../support/instance.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 describeEachStore('applications: rename and client secret', (dialect) => {
   let s: OidcTestServer;
@@ -30,7 +29,11 @@ describeEachStore('applications: rename and client secret', (dialect) => {
     expect(web.status, JSON.stringify(web.body)).toBe(200);
     webApp = web.body;
     const spa = await s.api('POST', `/management/v1/projects/${projectId}/apps/oidc`, {
-      name: 'spa', redirectUris: ['http://localhost:3000/cb'], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+      name: 'spa',
+      redirectUris: ['http://localhost:3000/cb'],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
     });
     spaAppId = spa.body.appId;
   }, 60_000);

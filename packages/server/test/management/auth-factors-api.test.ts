@@ -8,15 +8,15 @@
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { totpCode } from '../../src/domain/login/totp.js';
-import { describeEachStore } from '../support/instance.js';
-import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { signInThroughForm } from '../support/code-flow.js';
+import { describeEachStore } from '../support/instance.js';
+import { createOidcApp, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 const PASSWORD = 'Passw0rd-Factors!';
 const API_SCOPE = 'openid urn:zitadel:iam:org:project:id:zitadel:aud';
 
-describeEachStore('the signed-in user\'s own authenticator app (auth API)', (dialect) => {
+describeEachStore("the signed-in user's own authenticator app (auth API)", (dialect) => {
   let s: OidcTestServer;
   let config: oc.Configuration;
   let userId: string;
@@ -90,7 +90,12 @@ describeEachStore('the signed-in user\'s own authenticator app (auth API)', (dia
     expect(await me('POST', '/_search')).toEqual({ status: 200, body: { result: [] } });
     expect((await me('DELETE', '/otp')).body).toMatchObject({ code: 5, details: [{ id: 'COMMAND-Hd9sd' }] });
     expect(await events()).toEqual([
-      'user.human.mfa.otp.added', 'user.human.mfa.init.skipped', 'user.human.mfa.otp.added', 'user.human.mfa.otp.added', 'user.human.mfa.otp.verified', 'user.human.mfa.otp.removed',
+      'user.human.mfa.otp.added',
+      'user.human.mfa.init.skipped',
+      'user.human.mfa.otp.added',
+      'user.human.mfa.otp.added',
+      'user.human.mfa.otp.verified',
+      'user.human.mfa.otp.removed',
     ]);
   });
 

@@ -17,9 +17,16 @@ describeEachStore('members, and a machine user acting through its organisation r
     orgA = (await (await t.call('POST', '/management/v1/orgs', { body: { name: 'Org A' } })).json()).id;
     orgB = (await (await t.call('POST', '/management/v1/orgs', { body: { name: 'Org B' } })).json()).id;
     const inA = asAdminIn(orgA);
-    humanId = (await (await inA('POST', '/management/v1/users/human/_import', {
-      userName: 'hum', profile: { firstName: 'Hu', lastName: 'Man' }, email: { email: 'hu@example.com', isEmailVerified: true }, password: 'Passw0rd!',
-    })).json()).userId;
+    humanId = (
+      await (
+        await inA('POST', '/management/v1/users/human/_import', {
+          userName: 'hum',
+          profile: { firstName: 'Hu', lastName: 'Man' },
+          email: { email: 'hu@example.com', isEmailVerified: true },
+          password: 'Passw0rd!',
+        })
+      ).json()
+    ).userId;
     machineId = (await (await inA('POST', '/management/v1/users/machine', { userName: 'bot', name: 'Bot' })).json()).userId;
     machineToken = (await (await inA('POST', `/management/v1/users/${machineId}/pats`, {})).json()).token;
   });
@@ -78,8 +85,14 @@ describeEachStore('members, and a machine user acting through its organisation r
     expect(search.details.totalResult).toBe('3');
     const human = search.result.find((m: { userId: string }) => m.userId === humanId);
     expect(human).toMatchObject({
-      roles: ['ORG_OWNER_VIEWER'], userType: 'TYPE_HUMAN', email: 'hu@example.com', firstName: 'Hu', lastName: 'Man',
-      displayName: 'Hu Man', preferredLoginName: 'hum@org-a.localhost', details: { resourceOwner: orgA },
+      roles: ['ORG_OWNER_VIEWER'],
+      userType: 'TYPE_HUMAN',
+      email: 'hu@example.com',
+      firstName: 'Hu',
+      lastName: 'Man',
+      displayName: 'Hu Man',
+      preferredLoginName: 'hum@org-a.localhost',
+      details: { resourceOwner: orgA },
     });
     const one = await (await inA('POST', '/management/v1/orgs/me/members/_search', { queries: [{ userIdQuery: { userId: machineId } }] })).json();
     expect(one.result).toEqual([expect.objectContaining({ userId: machineId, userType: 'TYPE_MACHINE', displayName: 'Bot', roles: ['ORG_USER_MANAGER'] })]);
@@ -100,7 +113,7 @@ describeEachStore('members, and a machine user acting through its organisation r
     ]);
   });
 
-  it('the membership applies only in its organisation: B does not see A\'s members', async () => {
+  it("the membership applies only in its organisation: B does not see A's members", async () => {
     const inB = asAdminIn(orgB);
     const list = await (await inB('POST', '/management/v1/orgs/me/members/_search', {})).json();
     expect(list.result.map((m: { userId: string }) => m.userId)).toEqual([t.adminUserId]);

@@ -3,8 +3,9 @@
  * loopback (ZITADEL's challenge path), made primary, and the users' login names follow it; the
  * domain policy's validateOrgDomains guards the primary; domains are exported and imported.
  */
-import { createServer, type Server } from 'node:http';
+
 import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { findLoginUser } from '../../src/domain/login/password-login.js';
@@ -31,7 +32,18 @@ describeEachStore('organisation domains', (dialect) => {
     await once(web, 'listening');
     t = await createTestInstance(dialect, { domainChecks: { scheme: 'http', port: (web.address() as AddressInfo).port, timeoutMs: 2_000 } });
     const imported = await t.call('POST', '/admin/v1/import', {
-      body: { timeout: '1m', data_orgs: { orgs: [{ orgId, org: { name: 'Domain Corp' }, humanUsers: [{ userId: `${orgId}1`, user: { userName: 'dora', profile: { firstName: 'Do', lastName: 'Ra' }, email: { email: 'dora@example.com', isEmailVerified: true } } }] }] } },
+      body: {
+        timeout: '1m',
+        data_orgs: {
+          orgs: [
+            {
+              orgId,
+              org: { name: 'Domain Corp' },
+              humanUsers: [{ userId: `${orgId}1`, user: { userName: 'dora', profile: { firstName: 'Do', lastName: 'Ra' }, email: { email: 'dora@example.com', isEmailVerified: true } } }],
+            },
+          ],
+        },
+      },
     });
     expect((await imported.json()).errors ?? []).toEqual([]);
   });
@@ -97,10 +109,12 @@ describeEachStore('organisation domains', (dialect) => {
   it('exports every domain with its flags; an import into a fresh instance keeps them, the primary one included', async () => {
     const exported = await (await t.call('POST', '/admin/v1/export', { body: { org_ids: [orgId], timeout: '1m', response_output: true } })).json();
     // The generated domain is the instance's, marked so; the target gives the organisation its own.
-    expect(exported.orgs[0].domains).toEqual(expect.arrayContaining([
-      { orgId, domainName: 'domain-corp.localhost', isVerified: true, isPrimary: false, validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED', identityServiceGenerated: true },
-      { orgId, domainName: '127.0.0.1', isVerified: true, isPrimary: true, validationType: 'DOMAIN_VALIDATION_TYPE_HTTP' },
-    ]));
+    expect(exported.orgs[0].domains).toEqual(
+      expect.arrayContaining([
+        { orgId, domainName: 'domain-corp.localhost', isVerified: true, isPrimary: false, validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED', identityServiceGenerated: true },
+        { orgId, domainName: '127.0.0.1', isVerified: true, isPrimary: true, validationType: 'DOMAIN_VALIDATION_TYPE_HTTP' },
+      ]),
+    );
     const target = await createTestInstance(dialect);
     try {
       const imported = await (await target.call('POST', '/admin/v1/import', { body: { timeout: '1m', data_orgs: exported } })).json();

@@ -3,9 +3,9 @@
  * one event each, and a removed organisation can be imported again with its ids. ListAllProjectGrants.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { OrgRemovalWorker } from '../../src/background/org-removal-worker.js';
 import { createTestInstance, describeEachStore, insertMachineUserWithToken, type TestInstance } from '../support/instance.js';
 import { BCRYPT } from '../support/transfer-documents.js';
-import { OrgRemovalWorker } from '../../src/background/org-removal-worker.js';
 
 const human = (userId: string, userName: string) => ({
   userId,
@@ -21,11 +21,16 @@ function document(p: string) {
         org: { name: `Removal X ${p}` },
         humanUsers: [human(`${p}01`, 'alice')],
         machineUsers: [{ userId: `${p}02`, user: { userName: 'robot', name: 'Robot' } }],
-        projects: [{ projectId: `${p}10`, project: { name: 'shop' } }, { projectId: `${p}11`, project: { name: 'other' } }],
+        projects: [
+          { projectId: `${p}10`, project: { name: 'shop' } },
+          { projectId: `${p}11`, project: { name: 'other' } },
+        ],
         projectRoles: [{ projectId: `${p}10`, roleKey: 'buyer', displayName: 'Buyer' }],
         oidcApps: [{ appId: `${p}20`, app: { projectId: `${p}10`, name: 'web', redirectUris: ['https://rp.example.com/cb'] } }],
         apiApps: [{ appId: `${p}21`, app: { projectId: `${p}10`, name: 'api' } }],
-        jwtIdps: [{ idpId: `${p}30`, idp: { name: 'jwt', jwtEndpoint: 'https://idp.example.com/jwt', issuer: 'https://idp.example.com', keysEndpoint: 'https://idp.example.com/keys', headerName: 'x-jwt' } }],
+        jwtIdps: [
+          { idpId: `${p}30`, idp: { name: 'jwt', jwtEndpoint: 'https://idp.example.com/jwt', issuer: 'https://idp.example.com', keysEndpoint: 'https://idp.example.com/keys', headerName: 'x-jwt' } },
+        ],
         projectGrants: [{ grantId: `${p}40`, projectGrant: { projectId: `${p}10`, grantedOrgId: `${p}50`, roleKeys: ['buyer'] } }],
         userGrants: [{ userId: `${p}01`, projectId: `${p}10`, roleKeys: ['buyer'] }],
         orgMembers: [{ userId: `${p}01`, roles: ['ORG_OWNER'] }],
@@ -140,7 +145,15 @@ describeEachStore('RemoveOrg, RemoveProject, ListAllProjectGrants (issue 30)', (
     const again = await t.call('POST', '/admin/v1/import', { body: { timeout: '1m', dataOrgs: { orgs: [document(p).orgs[0]] } } });
     const body = await again.json();
     expect(body.errors).toBeUndefined();
-    expect(body.success.orgs[0]).toMatchObject({ orgId: `${p}00`, humanUserIds: [`${p}01`], machineUserIds: [`${p}02`], projectIds: [`${p}10`, `${p}11`], oidcAppIds: [`${p}20`], apiAppIds: [`${p}21`], jwtIdps: [`${p}30`] });
+    expect(body.success.orgs[0]).toMatchObject({
+      orgId: `${p}00`,
+      humanUserIds: [`${p}01`],
+      machineUserIds: [`${p}02`],
+      projectIds: [`${p}10`, `${p}11`],
+      oidcAppIds: [`${p}20`],
+      apiAppIds: [`${p}21`],
+      jwtIdps: [`${p}30`],
+    });
     expect((await read.users.get(`${p}01`))?.orgId).toBe(`${p}00`);
   });
 });

@@ -15,10 +15,10 @@ import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrgRemovalWorker } from '../../src/background/org-removal-worker.js';
 import { continueOrgRemoval } from '../../src/domain/orgs/removal.js';
-import { describeEachStore, createTestInstance } from '../support/instance.js';
-import { leftovers } from '../support/leftovers.js';
-import { Browser, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { signInThroughForm } from '../support/code-flow.js';
+import { createTestInstance, describeEachStore } from '../support/instance.js';
+import { leftovers } from '../support/leftovers.js';
+import { Browser, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 import { BCRYPT } from '../support/transfer-documents.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
@@ -73,7 +73,7 @@ describeEachStore('removing an organisation (issue 47)', (dialect) => {
   describe('who may remove it (item 2)', () => {
     it('an ORG_OWNER cannot remove the organisation the instance owners live in: 403, nothing removed', async () => {
       const { orgId, humanOwner, machineOwner, owner } = await orgHoldingInstanceOwners();
-      expect((await iamMembers())).toEqual(expect.arrayContaining([humanOwner, machineOwner]));
+      expect(await iamMembers()).toEqual(expect.arrayContaining([humanOwner, machineOwner]));
       const before = await lastEvent();
 
       const res = await s.api('DELETE', '/management/v1/orgs/me', undefined, owner.token, inOrg(orgId));
@@ -112,7 +112,7 @@ describeEachStore('removing an organisation (issue 47)', (dialect) => {
       await new OrgRemovalWorker({ store: s.t.store }).runPending();
     });
 
-    it('an IAM_OWNER removes it, instance owners included: they leave the instance\'s members at once', async () => {
+    it("an IAM_OWNER removes it, instance owners included: they leave the instance's members at once", async () => {
       const { orgId, humanOwner, machineOwner } = await orgHoldingInstanceOwners();
       await ok('DELETE', '/management/v1/orgs/me', undefined, inOrg(orgId));
       const members = await iamMembers();
@@ -128,10 +128,20 @@ describeEachStore('removing an organisation (issue 47)', (dialect) => {
       const orgId = await newOrg('Leaving');
       // alice signs in to the organisation's application and keeps a refresh token.
       const project = (await ok('POST', '/management/v1/projects', { name: 'portal' }, inOrg(orgId))).id;
-      const app = await ok('POST', `/management/v1/projects/${project}/apps/oidc`, {
-        name: 'portal', redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
-        appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-      }, inOrg(orgId));
+      const app = await ok(
+        'POST',
+        `/management/v1/projects/${project}/apps/oidc`,
+        {
+          name: 'portal',
+          redirectUris: [REDIRECT],
+          responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+          grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
+          appType: 'OIDC_APP_TYPE_USER_AGENT',
+          authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+          devMode: true,
+        },
+        inOrg(orgId),
+      );
       const alice = await human(orgId, 'alice');
       const domain = (await ok('GET', '/management/v1/orgs/me', undefined, inOrg(orgId))).org.primaryDomain;
       const config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
@@ -145,11 +155,12 @@ describeEachStore('removing an organisation (issue 47)', (dialect) => {
       await ok('POST', '/admin/v1/members', { userId: robot, roles: ['IAM_OWNER'] });
       const robotPat = await pat(orgId, robot);
       const secret = await ok('PUT', `/management/v1/users/${robot}/secret`, undefined, inOrg(orgId));
-      const clientCredentials = () => fetch(`${s.issuer}/oauth/v2/token`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${secret.clientId}:${secret.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', scope: AUD }),
-      });
+      const clientCredentials = () =>
+        fetch(`${s.issuer}/oauth/v2/token`, {
+          method: 'POST',
+          headers: { authorization: `Basic ${Buffer.from(`${secret.clientId}:${secret.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'client_credentials', scope: AUD }),
+        });
       const issued = await clientCredentials();
       expect(issued.status).toBe(200);
       const robotAccess = ((await issued.json()) as { access_token: string }).access_token;
@@ -182,11 +193,25 @@ describeEachStore('removing an organisation (issue 47)', (dialect) => {
       // The roles it gave, and those given through its grants, are in no token.
       expect(await s.t.store.read.logins.grantedRoles(partnerUser, [project], 'USER_GRANT_STATE_ACTIVE')).toEqual([]);
       // Its id cannot be imported while the rest is removed; its users' ids are taken.
-      const again = await ok('POST', '/admin/v1/import', { timeout: '1m', dataOrgs: { orgs: [{ orgId, org: { name: `Back ${n}` } }, { orgId: `${Date.now()}`, org: { name: `Other ${n}` }, humanUsers: [{ userId: alice, user: { userName: 'alice2', profile: { firstName: 'A', lastName: 'B' }, email: { email: 'a@example.com' }, hashedPassword: { value: BCRYPT } } }] }] } });
-      expect(again.errors).toEqual(expect.arrayContaining([
-        expect.objectContaining({ type: 'org', id: orgId, message: expect.stringContaining('ORG-r3m0v') }),
-        expect.objectContaining({ type: 'human_user', id: alice, message: expect.stringContaining('AlreadyExisting') }),
-      ]));
+      const again = await ok('POST', '/admin/v1/import', {
+        timeout: '1m',
+        dataOrgs: {
+          orgs: [
+            { orgId, org: { name: `Back ${n}` } },
+            {
+              orgId: `${Date.now()}`,
+              org: { name: `Other ${n}` },
+              humanUsers: [{ userId: alice, user: { userName: 'alice2', profile: { firstName: 'A', lastName: 'B' }, email: { email: 'a@example.com' }, hashedPassword: { value: BCRYPT } } }],
+            },
+          ],
+        },
+      });
+      expect(again.errors).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ type: 'org', id: orgId, message: expect.stringContaining('ORG-r3m0v') }),
+          expect.objectContaining({ type: 'human_user', id: alice, message: expect.stringContaining('AlreadyExisting') }),
+        ]),
+      );
       // The rows are still there: the background removes them.
       expect(await leftovers(s.t.location, alice)).toMatchObject({ users: 1 });
       expect(await s.t.store.read.removal.orgRemoval(orgId)).toBeDefined();
@@ -232,7 +257,7 @@ describeEachStore('removing an organisation (issue 47)', (dialect) => {
 });
 
 describe('removing a large organisation on SQLite does not hold the event loop (issue 47, item 8)', () => {
-  it('the longest stall of the event loop stays far below the removal\'s length', async () => {
+  it("the longest stall of the event loop stays far below the removal's length", async () => {
     const t = await createTestInstance('sqlite');
     try {
       const orgId = '900000000000000471';
@@ -245,7 +270,16 @@ describe('removing a large organisation on SQLite does not hold the event loop (
       // What an instance in use holds: the authorization server's rows (sessions, tokens) of other users.
       await t.store.transaction(async (tx) => {
         for (let i = 0; i < 10_000; i++) {
-          await tx.oidc.payloads.upsert({ kind: 'AccessToken', id: `tok-${i}`, payload: { accountId: `other-${i}`, clientId: 'portal' }, grantId: null, uid: null, userCode: null, consumedAt: null, expiresAt: new Date(Date.now() + 3_600_000) });
+          await tx.oidc.payloads.upsert({
+            kind: 'AccessToken',
+            id: `tok-${i}`,
+            payload: { accountId: `other-${i}`, clientId: 'portal' },
+            grantId: null,
+            uid: null,
+            userCode: null,
+            consumedAt: null,
+            expiresAt: new Date(Date.now() + 3_600_000),
+          });
         }
       });
       // A timer every 5 ms: the longest gap between its turns (or from the last one to the end) is the longest stall.

@@ -63,8 +63,7 @@ describeEachStore('organisations', (dialect) => {
       expect(res.status).toBe(200);
       return res.json();
     };
-    const names = async (name: string, method?: string) =>
-      (await search({ queries: [{ nameQuery: { name, method } }] })).result.map((o: { name: string }) => o.name).sort();
+    const names = async (name: string, method?: string) => (await search({ queries: [{ nameQuery: { name, method } }] })).result.map((o: { name: string }) => o.name).sort();
 
     expect(await names('Search Alpha')).toEqual(['Search Alpha']);
     expect(await names('search alpha')).toEqual([]);

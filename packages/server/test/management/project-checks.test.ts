@@ -4,8 +4,8 @@
  * hold at every authorization, also for a browser that is signed in already.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl } from '../support/oidc-server.js';
 import { describeEachStore } from '../support/instance.js';
+import { authorizeUrl, Browser, loginThroughForm, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
@@ -16,15 +16,28 @@ describeEachStore('project checks at sign-in', (dialect) => {
   const [orgA, orgB] = [`${stamp}1`, `${stamp}2`];
   const inA = { 'x-service-orgid': orgA };
   const human = (userId: string, userName: string) => ({
-    userId, user: { userName, profile: { firstName: 'T', lastName: userName }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD },
+    userId,
+    user: { userName, profile: { firstName: 'T', lastName: userName }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD },
   });
   /** An app in organisation A whose project has these checks; its authorization URL. */
   const appWith = async (name: string, checks: { hasProjectCheck?: boolean; projectRoleCheck?: boolean }) => {
     const project = (await s.api('POST', '/management/v1/projects', { name, ...checks }, undefined, inA)).body.id as string;
     expect((await s.api('POST', `/management/v1/projects/${project}/roles`, { roleKey: 'reader', displayName: 'Reader' }, undefined, inA)).status).toBe(200);
-    const clientId = (await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name, redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
-    }, undefined, inA)).body.clientId as string;
+    const clientId = (
+      await s.api(
+        'POST',
+        `/management/v1/projects/${project}/apps/oidc`,
+        {
+          name,
+          redirectUris: [REDIRECT],
+          appType: 'OIDC_APP_TYPE_USER_AGENT',
+          authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+          devMode: true,
+        },
+        undefined,
+        inA,
+      )
+    ).body.clientId as string;
     const url = new URL(authorizeUrl(s.issuer, { client_id: clientId, redirect_uri: REDIRECT }));
     return { project, authorize: url.href };
   };
@@ -34,10 +47,12 @@ describeEachStore('project checks at sign-in', (dialect) => {
     s = await startOidcServer(dialect);
     const imported = await s.api('POST', '/admin/v1/import', {
       timeout: '1m',
-      data_orgs: { orgs: [
-        { orgId: orgA, org: { name: `Owner ${stamp}` }, humanUsers: [human(`${orgA}1`, 'anna'), human(`${orgA}2`, 'arne')] },
-        { orgId: orgB, org: { name: `Other ${stamp}` }, humanUsers: [human(`${orgB}1`, 'bert')] },
-      ] },
+      data_orgs: {
+        orgs: [
+          { orgId: orgA, org: { name: `Owner ${stamp}` }, humanUsers: [human(`${orgA}1`, 'anna'), human(`${orgA}2`, 'arne')] },
+          { orgId: orgB, org: { name: `Other ${stamp}` }, humanUsers: [human(`${orgB}1`, 'bert')] },
+        ],
+      },
     });
     expect(imported.body.errors ?? []).toEqual([]);
   }, 60_000);

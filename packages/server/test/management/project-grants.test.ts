@@ -8,9 +8,9 @@
 import { decodeJwt } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { signInThroughForm } from '../support/code-flow.js';
 import { describeEachStore } from '../support/instance.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
@@ -57,18 +57,51 @@ describeEachStore('project grants', (dialect) => {
     s = await startOidcServer(dialect);
     const imported = await s.api('POST', '/admin/v1/import', {
       timeout: '1m',
-      data_orgs: { orgs: [
-        { orgId: orgA, org: { name: `Owner ${stamp}` } },
-        { orgId: orgB, org: { name: `Other ${stamp}` }, humanUsers: [{ userId: bert, user: { userName: 'bert', profile: { firstName: 'B', lastName: 'Ert' }, email: { email: 'bert@example.com', isEmailVerified: true }, password: PASSWORD } }] },
-      ] },
+      data_orgs: {
+        orgs: [
+          { orgId: orgA, org: { name: `Owner ${stamp}` } },
+          {
+            orgId: orgB,
+            org: { name: `Other ${stamp}` },
+            humanUsers: [{ userId: bert, user: { userName: 'bert', profile: { firstName: 'B', lastName: 'Ert' }, email: { email: 'bert@example.com', isEmailVerified: true }, password: PASSWORD } }],
+          },
+        ],
+      },
     });
     expect(imported.body.errors ?? []).toEqual([]);
     projectId = (await s.api('POST', '/management/v1/projects', { name: 'shared', hasProjectCheck: true }, undefined, inA)).body.id;
-    expect((await s.api('POST', `/management/v1/projects/${projectId}/roles/_bulk`, { roles: [{ key: 'reader', displayName: 'Reader' }, { key: 'writer', displayName: 'Writer' }] }, undefined, inA)).status).toBe(200);
-    const app = await s.api('POST', `/management/v1/projects/${projectId}/apps/oidc`, {
-      name: 'shared app', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true,
-      idTokenRoleAssertion: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT', accessTokenRoleAssertion: true,
-    }, undefined, inA);
+    expect(
+      (
+        await s.api(
+          'POST',
+          `/management/v1/projects/${projectId}/roles/_bulk`,
+          {
+            roles: [
+              { key: 'reader', displayName: 'Reader' },
+              { key: 'writer', displayName: 'Writer' },
+            ],
+          },
+          undefined,
+          inA,
+        )
+      ).status,
+    ).toBe(200);
+    const app = await s.api(
+      'POST',
+      `/management/v1/projects/${projectId}/apps/oidc`,
+      {
+        name: 'shared app',
+        redirectUris: [REDIRECT],
+        appType: 'OIDC_APP_TYPE_WEB',
+        authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+        devMode: true,
+        idTokenRoleAssertion: true,
+        accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+        accessTokenRoleAssertion: true,
+      },
+      undefined,
+      inA,
+    );
     config = await oc.discovery(new URL(s.issuer), app.body.clientId, undefined, oc.ClientSecretBasic(app.body.clientSecret), { execute: [oc.allowInsecureRequests] });
   }, 60_000);
   afterAll(async () => {
@@ -90,7 +123,17 @@ describeEachStore('project grants', (dialect) => {
     expect((await s.api('POST', `/management/v1/projects/${projectId}/grants`, { grantedOrgId: orgA }, undefined, inB)).status).toBe(404);
 
     const listed = await s.api('POST', `/management/v1/projects/${projectId}/grants/_search`, {}, undefined, inA);
-    expect(listed.body.result).toEqual([expect.objectContaining({ grantId, grantedOrgId: orgB, grantedOrgName: `Other ${stamp}`, grantedRoleKeys: ['reader'], state: 'PROJECT_GRANT_STATE_ACTIVE', projectName: 'shared', projectOwnerId: orgA })]);
+    expect(listed.body.result).toEqual([
+      expect.objectContaining({
+        grantId,
+        grantedOrgId: orgB,
+        grantedOrgName: `Other ${stamp}`,
+        grantedRoleKeys: ['reader'],
+        state: 'PROJECT_GRANT_STATE_ACTIVE',
+        projectName: 'shared',
+        projectOwnerId: orgA,
+      }),
+    ]);
     const granted = await s.api('POST', '/management/v1/granted_projects/_search', {}, undefined, inB);
     expect(granted.body.result.map((g: { grantId: string }) => g.grantId)).toEqual([grantId]);
   });
@@ -158,7 +201,7 @@ describeEachStore('project grants', (dialect) => {
     expect((await s.api('PUT', `/management/v1/projects/${projectId}/grants/${grantId}`, { roleKeys: [] }, token, inA)).status).toBe(403);
   });
 
-  it('exports the grant with the user grant given through it; an import keeps both, whatever the organisations\' order', async () => {
+  it("exports the grant with the user grant given through it; an import keeps both, whatever the organisations' order", async () => {
     const exported = (await s.api('POST', '/admin/v1/export', { org_ids: [orgA, orgB], timeout: '1m', response_output: true })).body;
     const owner = exported.orgs.find((o: { orgId: string }) => o.orgId === orgA);
     const other = exported.orgs.find((o: { orgId: string }) => o.orgId === orgB);

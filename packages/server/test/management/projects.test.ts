@@ -28,8 +28,14 @@ describeEachStore('projects, roles and project members', (dialect) => {
     expect(created.details).toMatchObject({ sequence: '2', resourceOwner: orgA });
     const { project } = await json(t.call('GET', `/management/v1/projects/${created.id}`, { headers: org(orgA) }));
     expect(project).toMatchObject({
-      id: created.id, name: 'Shop', state: 'PROJECT_STATE_ACTIVE', projectRoleAssertion: true, projectRoleCheck: false, hasProjectCheck: false,
-      privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY', details: { sequence: '2', resourceOwner: orgA },
+      id: created.id,
+      name: 'Shop',
+      state: 'PROJECT_STATE_ACTIVE',
+      projectRoleAssertion: true,
+      projectRoleCheck: false,
+      hasProjectCheck: false,
+      privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY',
+      details: { sequence: '2', resourceOwner: orgA },
     });
     const members = await json(t.call('POST', `/management/v1/projects/${created.id}/members/_search`, { headers: org(orgA), body: {} }));
     expect(members.result).toEqual([expect.objectContaining({ userId: t.adminUserId, roles: ['PROJECT_OWNER'], userType: 'TYPE_MACHINE' })]);
@@ -46,7 +52,9 @@ describeEachStore('projects, roles and project members', (dialect) => {
     expect((await t.call('GET', '/management/v1/projects/nope', { headers: org(orgA) })).status).toBe(404);
     const inB = await json(t.call('POST', '/management/v1/projects/_search', { headers: org(orgB), body: {} }));
     expect(inB.result.map((p: { id: string }) => p.id)).not.toContain(id);
-    const byName = await json(t.call('POST', '/management/v1/projects/_search', { headers: org(orgA), body: { queries: [{ nameQuery: { name: 'only', method: 'TEXT_QUERY_METHOD_STARTS_WITH_IGNORE_CASE' } }] } }));
+    const byName = await json(
+      t.call('POST', '/management/v1/projects/_search', { headers: org(orgA), body: { queries: [{ nameQuery: { name: 'only', method: 'TEXT_QUERY_METHOD_STARTS_WITH_IGNORE_CASE' } }] } }),
+    );
     expect(byName.result.map((p: { id: string }) => p.id)).toEqual([id]);
     expect(byName.details.totalResult).toBe('1');
     const exact = await json(t.call('POST', '/management/v1/projects/_search', { headers: org(orgA), body: { queries: [{ nameQuery: { name: 'only a' } }] } }));
@@ -59,19 +67,53 @@ describeEachStore('projects, roles and project members', (dialect) => {
     const added = await json(t.call('POST', roles, { headers: org(orgA), body: { roleKey: 'reader', displayName: 'Reader', group: 'g' } }));
     expect(added.details.sequence).toBe('3');
     expect((await json(t.call('POST', roles, { headers: org(orgA), body: { roleKey: 'reader', displayName: 'Again' } }), 409)).message).toBe('Role already exists (V3-DKcYh)');
-    await json(t.call('POST', `${roles}/_bulk`, { headers: org(orgA), body: { roles: [{ key: 'writer', displayName: 'W' }, { key: 'reader', displayName: 'R' }] } }), 409);
-    await json(t.call('POST', `${roles}/_bulk`, { headers: org(orgA), body: { roles: [{ key: 'x', displayName: 'X' }, { key: 'x', displayName: 'X' }] } }), 409);
+    await json(
+      t.call('POST', `${roles}/_bulk`, {
+        headers: org(orgA),
+        body: {
+          roles: [
+            { key: 'writer', displayName: 'W' },
+            { key: 'reader', displayName: 'R' },
+          ],
+        },
+      }),
+      409,
+    );
+    await json(
+      t.call('POST', `${roles}/_bulk`, {
+        headers: org(orgA),
+        body: {
+          roles: [
+            { key: 'x', displayName: 'X' },
+            { key: 'x', displayName: 'X' },
+          ],
+        },
+      }),
+      409,
+    );
     await json(t.call('POST', `${roles}/_bulk`, { headers: org(orgA), body: { roles: [] } }), 400);
     let list = await json(t.call('POST', `${roles}/_search`, { headers: org(orgA), body: {} }));
     expect(list.result.map((r: { key: string }) => r.key)).toEqual(['reader']);
-    await json(t.call('POST', `${roles}/_bulk`, { headers: org(orgA), body: { roles: [{ key: 'writer', displayName: 'Writer' }, { key: 'admin', displayName: 'Admin' }] } }));
+    await json(
+      t.call('POST', `${roles}/_bulk`, {
+        headers: org(orgA),
+        body: {
+          roles: [
+            { key: 'writer', displayName: 'Writer' },
+            { key: 'admin', displayName: 'Admin' },
+          ],
+        },
+      }),
+    );
     list = await json(t.call('POST', `${roles}/_search`, { headers: org(orgA), body: {} }));
     expect(list.result).toEqual([
       expect.objectContaining({ key: 'admin', displayName: 'Admin' }),
       expect.objectContaining({ key: 'reader', displayName: 'Reader', group: 'g' }),
       expect.objectContaining({ key: 'writer' }),
     ]);
-    const filtered = await json(t.call('POST', `${roles}/_search`, { headers: org(orgA), body: { queries: [{ keyQuery: { key: 'ER', method: 'TEXT_QUERY_METHOD_ENDS_WITH_IGNORE_CASE' } }], query: { limit: 1 } } }));
+    const filtered = await json(
+      t.call('POST', `${roles}/_search`, { headers: org(orgA), body: { queries: [{ keyQuery: { key: 'ER', method: 'TEXT_QUERY_METHOD_ENDS_WITH_IGNORE_CASE' } }], query: { limit: 1 } } }),
+    );
     expect(filtered.details.totalResult).toBe('2');
     expect(filtered.result.map((r: { key: string }) => r.key)).toEqual(['reader']);
 
@@ -107,7 +149,12 @@ describeEachStore('projects, roles and project members', (dialect) => {
     expect((await t.call('POST', path, { headers: org(orgA), body: { userId: 'ghost', roles: ['PROJECT_OWNER'] } })).status).toBe(400);
     expect((await t.call('POST', path, { headers: org(orgA), body: { userId, roles: ['ORG_OWNER'] } })).status).toBe(400);
     const list = await json(t.call('POST', `${path}/_search`, { headers: org(orgA), body: {} }));
-    expect(list.result.find((m: { userId: string }) => m.userId === userId)).toMatchObject({ roles: ['PROJECT_OWNER_VIEWER'], userName: 'carol', preferredLoginName: 'carol@proj-b.localhost', userType: 'TYPE_HUMAN' });
+    expect(list.result.find((m: { userId: string }) => m.userId === userId)).toMatchObject({
+      roles: ['PROJECT_OWNER_VIEWER'],
+      userName: 'carol',
+      preferredLoginName: 'carol@proj-b.localhost',
+      userType: 'TYPE_HUMAN',
+    });
     await json(t.call('DELETE', `${path}/${userId}`, { headers: org(orgA) }));
     expect((await t.call('DELETE', `${path}/${userId}`, { headers: org(orgA) })).status).toBe(404);
     expect(await t.store.read.members.get('project', id, userId)).toBeUndefined();

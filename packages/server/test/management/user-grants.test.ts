@@ -1,12 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTestInstance,
-  describeEachStore,
-  insertHumanUser,
-  insertMachineUserWithToken,
-  insertOrg,
-  type TestInstance,
-} from '../support/instance.js';
+import { createTestInstance, describeEachStore, insertHumanUser, insertMachineUserWithToken, insertOrg, type TestInstance } from '../support/instance.js';
 
 const GRANTS = (userId: string) => `/management/v1/users/${userId}/grants`;
 const org = (orgId: string) => ({ 'x-service-orgid': orgId });
@@ -49,9 +42,14 @@ describeEachStore('user grants (reference §2, description §4.2)', (dialect) =>
     it('end to end through the HTTP API only (orgs, users, PAT, membership, project, grants)', async () => {
       const a = (await json(t.call('POST', '/management/v1/orgs', { body: { name: 'E2E A' } }))).id as string;
       const b = (await json(t.call('POST', '/management/v1/orgs', { body: { name: 'E2E B' } }))).id as string;
-      const alice = (await json(t.call('POST', '/management/v1/users/human/_import', {
-        headers: org(a), body: { userName: 'e2e-alice', profile: { firstName: 'Alice', lastName: 'E2E' }, email: { email: 'alice@e2e.example.com' } },
-      }))).userId as string;
+      const alice = (
+        await json(
+          t.call('POST', '/management/v1/users/human/_import', {
+            headers: org(a),
+            body: { userName: 'e2e-alice', profile: { firstName: 'Alice', lastName: 'E2E' }, email: { email: 'alice@e2e.example.com' } },
+          }),
+        )
+      ).userId as string;
       const bot = (await json(t.call('POST', '/management/v1/users/machine', { headers: org(a), body: { userName: 'e2e-bot', name: 'Bot' } }))).userId as string;
       const { token } = await json(t.call('POST', `/management/v1/users/${bot}/pats`, { headers: org(a), body: {} }));
       const shop = await project(a, 'E2E Shop', ['reader', 'writer']);
@@ -168,7 +166,7 @@ describeEachStore('user grants (reference §2, description §4.2)', (dialect) =>
       expect((await json(t.call('GET', `${GRANTS(users[0].userId)}/${refused}`, { headers: org(orgA) }))).userGrant.details.sequence).toBe('1');
     });
 
-    it('the path user must be the grant\'s user (ZITADEL ignores it)', async () => {
+    it("the path user must be the grant's user (ZITADEL ignores it)", async () => {
       const other = (await insertHumanUser(t, { orgId: orgA })).userId;
       const grantId = await grant(human, projectA, orgA);
       expect((await t.call('DELETE', `${GRANTS(other)}/${grantId}`, { headers: org(orgA) })).status).toBe(404);
@@ -205,7 +203,17 @@ describeEachStore('user grants (reference §2, description §4.2)', (dialect) =>
       const dup = await json(t.call('POST', GRANTS(userB), { headers: org(orgA), body: { projectId: projectA, roleKeys: ['writer'] } }), 409);
       expect(dup).toMatchObject({ code: 6, message: 'User grant already exists (V3-DKcYh)' });
       const { userGrant } = await json(t.call('GET', `${GRANTS(userB)}/${grantId}`, { headers: org(orgA) }));
-      expect(userGrant).toMatchObject({ id: grantId, userId: userB, orgId: orgA, grantedOrgId: orgB, projectId: projectA, projectName: 'Shop', state: 'USER_GRANT_STATE_ACTIVE', userName: 'bob', userType: 'TYPE_HUMAN' });
+      expect(userGrant).toMatchObject({
+        id: grantId,
+        userId: userB,
+        orgId: orgA,
+        grantedOrgId: orgB,
+        projectId: projectA,
+        projectName: 'Shop',
+        state: 'USER_GRANT_STATE_ACTIVE',
+        userName: 'bob',
+        userType: 'TYPE_HUMAN',
+      });
       expect(userGrant.roleKeys).toEqual([]);
       await json(t.call('DELETE', `${GRANTS(userB)}/${grantId}`, { headers: org(orgA) }));
     });
@@ -216,13 +224,23 @@ describeEachStore('user grants (reference §2, description §4.2)', (dialect) =>
       const grantId = await grant(human, projectA, orgA, ['reader', 'writer']);
       const { userGrant } = await json(t.call('GET', `${GRANTS(human)}/${grantId}`, { headers: org(orgA) }));
       expect(userGrant).toMatchObject({
-        id: grantId, roleKeys: ['reader', 'writer'], userName: 'alice', firstName: 'Alice', lastName: 'Doe', email: 'alice@example.com',
-        displayName: 'Alice Doe', preferredLoginName: 'alice@org-a.localhost', orgName: 'Org A', details: { sequence: '1', resourceOwner: orgA },
+        id: grantId,
+        roleKeys: ['reader', 'writer'],
+        userName: 'alice',
+        firstName: 'Alice',
+        lastName: 'Doe',
+        email: 'alice@example.com',
+        displayName: 'Alice Doe',
+        preferredLoginName: 'alice@org-a.localhost',
+        orgName: 'Org A',
+        details: { sequence: '1', resourceOwner: orgA },
       });
       const missing = await json(t.call('GET', `${GRANTS(human)}/${grantId}`, { headers: org(orgB) }), 404);
       expect(missing.details[0].id).toBe('QUERY-wIPkA');
 
-      const search = await json(t.call('POST', '/management/v1/users/grants/_search', { headers: org(orgA), body: { queries: [{ projectIdQuery: { projectId: projectA } }, { userIdQuery: { userId: human } }] } }));
+      const search = await json(
+        t.call('POST', '/management/v1/users/grants/_search', { headers: org(orgA), body: { queries: [{ projectIdQuery: { projectId: projectA } }, { userIdQuery: { userId: human } }] } }),
+      );
       expect(search.details.totalResult).toBe('1');
       expect(search.result[0].id).toBe(grantId);
       const inB = await json(t.call('POST', '/management/v1/users/grants/_search', { headers: org(orgB), body: { queries: [{ userIdQuery: { userId: human } }] } }));
@@ -230,7 +248,7 @@ describeEachStore('user grants (reference §2, description §4.2)', (dialect) =>
       await json(t.call('DELETE', `${GRANTS(human)}/${grantId}`, { headers: org(orgA) }));
     });
 
-    it('a project role lists only its project\'s grants', async () => {
+    it("a project role lists only its project's grants", async () => {
       const g1 = await grant(human, projectA, orgA);
       const g2 = await grant(human, otherProjectA, orgA);
       const viewer = await insertMachineUserWithToken(t, { orgId: orgA, projectRoles: [{ projectId: otherProjectA, roles: ['PROJECT_OWNER_VIEWER'] }] });
@@ -279,7 +297,7 @@ describeEachStore('user grants (reference §2, description §4.2)', (dialect) =>
   });
 
   describe('removing a user', () => {
-    it('removes the user\'s grants with it (gone from lists; events on each grant)', async () => {
+    it("removes the user's grants with it (gone from lists; events on each grant)", async () => {
       const bob = (await insertHumanUser(t, { orgId: orgA, userName: 'bob-leaves', firstName: 'Bob', lastName: 'Doe', email: 'bob@example.com' })).userId;
       const grantId = await grant(bob, projectA, orgA);
       await json(t.call('DELETE', `/management/v1/users/${bob}`, { headers: org(orgA) }));

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, loginThroughForm, startOidcServer, type OidcTestServer, authorizeUrl, publicClient } from '../support/oidc-server.js';
 import { linkIn, outboxWorkerFor, readDroppedMail } from '../support/mail.js';
+import { authorizeUrl, Browser, loginThroughForm, type OidcTestServer, publicClient, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
 
@@ -17,9 +17,18 @@ describeEachStore('the user lifecycle', (dialect) => {
   let clientId: string;
   const inOrg = () => ({ 'x-service-orgid': orgId });
   const addHuman = (userName: string, initialPassword?: string, headers: Record<string, string> = inOrg()) =>
-    s.api('POST', '/management/v1/users/human', {
-      userName, profile: { firstName: 'Li', lastName: 'Fe' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, ...(initialPassword ? { initialPassword } : {}),
-    }, undefined, headers);
+    s.api(
+      'POST',
+      '/management/v1/users/human',
+      {
+        userName,
+        profile: { firstName: 'Li', lastName: 'Fe' },
+        email: { email: `${userName}@example.com`, isEmailVerified: true },
+        ...(initialPassword ? { initialPassword } : {}),
+      },
+      undefined,
+      headers,
+    );
 
   beforeAll(async () => {
     s = await startOidcServer(dialect);
@@ -90,7 +99,12 @@ describeEachStore('the user lifecycle', (dialect) => {
     expect((await signIn('reset', 'Admin-Set-Pass2')).callback).toBeTruthy();
 
     expect((await s.api('PUT', `/management/v1/users/${userId}/profile`, { firstName: 'Re', lastName: 'Named', preferredLanguage: 'de' }, undefined, inOrg())).status).toBe(200);
-    expect((await s.api('GET', `/management/v1/users/${userId}`, undefined, undefined, inOrg())).body.user.human.profile).toMatchObject({ firstName: 'Re', lastName: 'Named', displayName: 'Re Named', preferredLanguage: 'de' });
+    expect((await s.api('GET', `/management/v1/users/${userId}`, undefined, undefined, inOrg())).body.user.human.profile).toMatchObject({
+      firstName: 'Re',
+      lastName: 'Named',
+      displayName: 'Re Named',
+      preferredLanguage: 'de',
+    });
   });
 
   it('SendHumanResetPasswordNotification mails a link; its page sets a new password under the policy, and it signs in', async () => {
@@ -104,10 +118,12 @@ describeEachStore('the user lifecycle', (dialect) => {
     expect(mail.text).toContain('We received a password reset request');
     const link = linkIn(mail);
     expect(link.searchParams.get('userID')).toBe(userId);
-    const post = (password: string) => fetch(new URL('/ui/login/password/init', s.issuer), {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ userID: userId, code: link.searchParams.get('code')!, password, passwordConfirmation: password }),
-    });
+    const post = (password: string) =>
+      fetch(new URL('/ui/login/password/init', s.issuer), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ userID: userId, code: link.searchParams.get('code')!, password, passwordConfirmation: password }),
+      });
     const weak = await post('Short-1!');
     expect(weak.status).toBe(400);
     expect(await weak.text()).toContain('at least 12 characters');

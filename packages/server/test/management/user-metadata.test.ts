@@ -4,9 +4,9 @@
  */
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachStore } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { signInThroughForm } from '../support/code-flow.js';
+import { describeEachStore } from '../support/instance.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -19,9 +19,20 @@ describeEachStore('user metadata', (dialect) => {
   beforeAll(async () => {
     s = await startOidcServer(dialect);
     orgId = (await s.api('POST', '/management/v1/orgs', { name: `meta-${Date.now()}` })).body.id;
-    userId = (await s.api('POST', '/management/v1/users/human/_import', {
-      userName: 'meta', profile: { firstName: 'Me', lastName: 'Ta' }, email: { email: 'meta@example.com', isEmailVerified: true }, password: 'Passw0rd-Meta!',
-    }, undefined, inOrg())).body.userId;
+    userId = (
+      await s.api(
+        'POST',
+        '/management/v1/users/human/_import',
+        {
+          userName: 'meta',
+          profile: { firstName: 'Me', lastName: 'Ta' },
+          email: { email: 'meta@example.com', isEmailVerified: true },
+          password: 'Passw0rd-Meta!',
+        },
+        undefined,
+        inOrg(),
+      )
+    ).body.userId;
   }, 60_000);
   afterAll(() => s?.close());
   const api = (method: string, path: string, body?: unknown) => s.api(method, `/management/v1/users/${userId}/metadata${path}`, body, undefined, inOrg());
@@ -29,7 +40,16 @@ describeEachStore('user metadata', (dialect) => {
   it('set, bulk set, get, list with a key query, remove, bulk remove; bad input changes nothing', async () => {
     expect((await api('POST', '/tier', { value: b64('gold') })).status).toBe(200);
     // URL-safe base64 is accepted and answered in the standard alphabet.
-    expect((await api('POST', '/_bulk', { metadata: [{ key: 'team', value: b64('a/b?') }, { key: 'binary', value: Buffer.from([0xfb, 0xff]).toString('base64url') }] })).status).toBe(200);
+    expect(
+      (
+        await api('POST', '/_bulk', {
+          metadata: [
+            { key: 'team', value: b64('a/b?') },
+            { key: 'binary', value: Buffer.from([0xfb, 0xff]).toString('base64url') },
+          ],
+        })
+      ).status,
+    ).toBe(200);
     expect((await api('GET', '/tier')).body.metadata).toMatchObject({ key: 'tier', value: b64('gold') });
     expect((await api('GET', '/binary')).body.metadata.value).toBe('+/8=');
     const all = await api('POST', '/_search', {});
@@ -38,7 +58,12 @@ describeEachStore('user metadata', (dialect) => {
     const some = await api('POST', '/_search', { queries: [{ keyQuery: { key: 'T', method: 'TEXT_QUERY_METHOD_STARTS_WITH_IGNORE_CASE' } }] });
     expect(some.body.result.map((m: any) => m.key)).toEqual(['team', 'tier']);
 
-    const bad = await api('POST', '/_bulk', { metadata: [{ key: 'ok', value: b64('x') }, { key: 'broken', value: 'not base64!' }] });
+    const bad = await api('POST', '/_bulk', {
+      metadata: [
+        { key: 'ok', value: b64('x') },
+        { key: 'broken', value: 'not base64!' },
+      ],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe('invalid metadata[1].value: must be base64 (META-v4l0)');
     expect((await api('GET', '/ok')).status).toBe(404);
@@ -54,7 +79,12 @@ describeEachStore('user metadata', (dialect) => {
     expect((await api('DELETE', '/tier')).status).toBe(404);
     const events = await s.api('POST', '/admin/v1/events/_search', { aggregateId: userId, eventTypes: ['user.metadata.set', 'user.metadata.removed'], asc: true });
     expect(events.body.events.map((e: any) => `${e.type.type}:${e.payload.key}`)).toEqual([
-      'user.metadata.set:tier', 'user.metadata.set:team', 'user.metadata.set:binary', 'user.metadata.removed:team', 'user.metadata.removed:binary', 'user.metadata.removed:tier',
+      'user.metadata.set:tier',
+      'user.metadata.set:team',
+      'user.metadata.set:binary',
+      'user.metadata.removed:team',
+      'user.metadata.removed:binary',
+      'user.metadata.removed:tier',
     ]);
     // Another organisation's user is not found from here.
     expect((await s.api('POST', `/management/v1/users/${userId}/metadata/_search`, {})).status).toBe(404);
@@ -63,9 +93,19 @@ describeEachStore('user metadata', (dialect) => {
   it('userinfo answers the metadata claim with the metadata scope; export and import carry the metadata', async () => {
     expect((await api('POST', '/plan', { value: b64('premium') })).status).toBe(200);
     const project = (await s.api('POST', '/management/v1/projects', { name: 'meta-app' }, undefined, inOrg())).body.id;
-    const app = await s.api('POST', `/management/v1/projects/${project}/apps/oidc`, {
-      name: 'meta', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true,
-    }, undefined, inOrg());
+    const app = await s.api(
+      'POST',
+      `/management/v1/projects/${project}/apps/oidc`,
+      {
+        name: 'meta',
+        redirectUris: [REDIRECT],
+        appType: 'OIDC_APP_TYPE_WEB',
+        authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+        devMode: true,
+      },
+      undefined,
+      inOrg(),
+    );
     const config = await oc.discovery(new URL(s.issuer), app.body.clientId, undefined, oc.ClientSecretBasic(app.body.clientSecret), { execute: [oc.allowInsecureRequests] });
     const signedIn = await signInThroughForm(config, REDIRECT, 'meta', 'Passw0rd-Meta!', { scope: 'openid urn:zitadel:iam:user:metadata' });
     const tokens = await signedIn.redeem();

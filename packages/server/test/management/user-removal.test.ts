@@ -6,10 +6,10 @@
  */
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { signInThroughForm } from '../support/code-flow.js';
 import { describeEachStore } from '../support/instance.js';
 import { leftovers } from '../support/leftovers.js';
-import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
-import { signInThroughForm } from '../support/code-flow.js';
+import { createOidcApp, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const AUD = 'urn:service:iam:org:project:id:service:aud';
 const REDIRECT = 'http://127.0.0.1:1/callback';
@@ -75,9 +75,14 @@ describeEachStore('removing a user removes everything that belongs to it', (dial
     const org = await s.api('GET', '/management/v1/orgs/me');
     const project = await s.api('POST', '/management/v1/projects', { name: 'removal' });
     const app = await createOidcApp(s, project.body.id, {
-      name: 'removal-spa', redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
-      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'], appType: 'OIDC_APP_TYPE_USER_AGENT',
-      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_BEARER',
+      name: 'removal-spa',
+      redirectUris: [REDIRECT],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
+      accessTokenType: 'OIDC_TOKEN_TYPE_BEARER',
     });
     const userId = await importHuman(s, 'leaver', { password: PASSWORD });
     // A session, a grant and opaque access and refresh tokens in the provider's storage.

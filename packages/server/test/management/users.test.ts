@@ -58,8 +58,12 @@ describeEachStore('users and personal access tokens', (dialect) => {
   it('stores a given hash as is, keeps a given id, and marks a user without verified email initial', async () => {
     const hash = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
     const res = await call('POST', '/management/v1/users/human/_import', {
-      userId: 'imported-1', userName: 'grace', profile: { firstName: 'Grace', lastName: 'Hopper' }, email: { email: 'grace@example.com' },
-      hashedPassword: { value: hash, algorithm: 'bcrypt' }, passwordChangeRequired: true,
+      userId: 'imported-1',
+      userName: 'grace',
+      profile: { firstName: 'Grace', lastName: 'Hopper' },
+      email: { email: 'grace@example.com' },
+      hashedPassword: { value: hash, algorithm: 'bcrypt' },
+      passwordChangeRequired: true,
     });
     expect(res.status).toBe(200);
     expect((await res.json()).userId).toBe('imported-1');
@@ -67,7 +71,10 @@ describeEachStore('users and personal access tokens', (dialect) => {
     expect(row).toMatchObject({ passwordHash: hash, passwordChangeRequired: true, state: 'USER_STATE_INITIAL' });
 
     const again = await call('POST', '/management/v1/users/human/_import', {
-      userId: 'imported-1', userName: 'other', profile: { firstName: 'G', lastName: 'H' }, email: { email: 'g@example.com' },
+      userId: 'imported-1',
+      userName: 'other',
+      profile: { firstName: 'G', lastName: 'H' },
+      email: { email: 'g@example.com' },
     });
     expect(again.status).toBe(409);
   });
@@ -116,7 +123,7 @@ describeEachStore('users and personal access tokens', (dialect) => {
     const { user } = await (await call('GET', `/management/v1/users/${userId}`)).json();
     expect(user.machine).toEqual({ name: 'Robot', description: 'beep', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' });
 
-    const list = async (body: unknown) => (await (await call('POST', '/management/v1/users/_search', body)).json());
+    const list = async (body: unknown) => await (await call('POST', '/management/v1/users/_search', body)).json();
     const all = await list({});
     expect(all.result.map((u: { userName: string }) => u.userName).sort()).toEqual(['Ada', 'grace', 'robot']);
     expect(all.details.totalResult).toBe('3');

@@ -5,11 +5,11 @@
  * or wrongly signed assertion is refused (401); RemoveApp takes the keys with it; UpdateAPIAppConfig
  * switches between the secret and the keys; an OIDC application can use keys at the token endpoint.
  */
-import { createPrivateKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { describeEachStore } from '../support/instance.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -100,8 +100,14 @@ describeEachStore('application keys', (dialect) => {
     const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
     expect((await introspectSigned(file, stranger)).status).toBe(401);
     // For another audience: refused.
-    const elsewhere = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: id }).setIssuer(app.clientId).setSubject(app.clientId)
-      .setAudience('https://elsewhere.example').setExpirationTime('1m').setJti(randomUUID()).sign(createPrivateKey(file.key));
+    const elsewhere = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid: id })
+      .setIssuer(app.clientId)
+      .setSubject(app.clientId)
+      .setAudience('https://elsewhere.example')
+      .setExpirationTime('1m')
+      .setJti(randomUUID())
+      .sign(createPrivateKey(file.key));
     expect((await introspectWith(elsewhere)).status).toBe(401);
 
     // Only the public key is stored; the key is shown without it.
@@ -138,7 +144,11 @@ describeEachStore('application keys', (dialect) => {
     const app = await addKeyApp('strict');
     const past = await api('POST', `/apps/${app.appId}/keys`, { type: 'KEY_TYPE_JSON', expirationDate: '2001-01-01T00:00:00Z' });
     expect(past.status).toBe(400);
-    expect(past.body).toEqual({ code: 3, message: expect.stringContaining('ExpireBeforeNow'), details: [expect.objectContaining({ '@type': expect.any(String), id: 'DOMAIN-dv3t5', message: expect.any(String) })] });
+    expect(past.body).toEqual({
+      code: 3,
+      message: expect.stringContaining('ExpireBeforeNow'),
+      details: [expect.objectContaining({ '@type': expect.any(String), id: 'DOMAIN-dv3t5', message: expect.any(String) })],
+    });
     expect((await api('POST', `/apps/${app.appId}/keys`, { type: 'KEY_TYPE_UNSPECIFIED' })).status).toBe(400);
     expect((await api('POST', `/apps/${app.appId}/keys`, {})).status).toBe(400);
     expect((await api('POST', `/apps/${app.appId}/keys`, { type: 'KEY_TYPE_JSON', expirationDate: 'tomorrow' })).status).toBe(400);
@@ -198,7 +208,8 @@ describeEachStore('application keys', (dialect) => {
       expect((await introspectSigned(file)).status).toBe(200);
 
       // At the token endpoint: the client is authenticated (the grant is then the problem), or not (401).
-      const token = async (signed: string) => post('/oauth/v2/token', { grant_type: 'authorization_code', code: 'unknown', redirect_uri: 'https://web.example/cb', client_assertion_type: JWT_BEARER, client_assertion: signed });
+      const token = async (signed: string) =>
+        post('/oauth/v2/token', { grant_type: 'authorization_code', code: 'unknown', redirect_uri: 'https://web.example/cb', client_assertion_type: JWT_BEARER, client_assertion: signed });
       const good = await token(await assertion(clientId, file.keyId, createPrivateKey(file.key)));
       expect(good).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
@@ -212,7 +223,11 @@ describeEachStore('application keys', (dialect) => {
     const web = (await api('POST', '/apps/oidc', { name: 'moving-web', redirectUris: ['https://web.example/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' })).body;
     const exported = (await s.api('POST', '/admin/v1/export', { org_ids: [ORG], with_passwords: true, timeout: '1m', response_output: true })).body;
     const org = exported.orgs[0];
-    expect(org.apiApps).toContainEqual({ appId: app.appId, app: { projectId, name: 'moving', authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' }, identityServiceClient: { clientId: app.clientId } });
+    expect(org.apiApps).toContainEqual({
+      appId: app.appId,
+      app: { projectId, name: 'moving', authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' },
+      identityServiceClient: { clientId: app.clientId },
+    });
     expect(org.oidcApps).toContainEqual(expect.objectContaining({ appId: web.appId, app: expect.objectContaining({ authMethodType: 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' }) }));
 
     const target = await startOidcServer(dialect);
@@ -227,14 +242,23 @@ describeEachStore('application keys', (dialect) => {
       // Neither has a secret there.
       expect((await target.t.store.read.oidcApps.get(projectId, app.appId))?.clientSecretHash).toBeNull();
       expect((await target.t.store.read.oidcApps.get(projectId, web.appId))?.clientSecretHash).toBeNull();
-      expect((await target.api('GET', `/management/v1/projects/${projectId}/apps/${web.appId}`, undefined, undefined, inOrg)).body.app.oidcConfig.authMethodType).toBe('OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT');
+      expect((await target.api('GET', `/management/v1/projects/${projectId}/apps/${web.appId}`, undefined, undefined, inOrg)).body.app.oidcConfig.authMethodType).toBe(
+        'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT',
+      );
       // A new key there works there.
       const res = await target.api('POST', `/management/v1/projects/${projectId}/apps/${app.appId}/keys`, { type: 'KEY_TYPE_JSON' }, undefined, inOrg);
       const file = JSON.parse(Buffer.from(res.body.keyDetails, 'base64').toString('utf8')) as KeyFile;
-      const signed = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: file.keyId }).setIssuer(file.clientId).setSubject(file.clientId)
-        .setAudience(target.issuer).setExpirationTime('1m').setJti(randomUUID()).sign(createPrivateKey(file.key));
+      const signed = await new SignJWT({})
+        .setProtectedHeader({ alg: 'RS256', kid: file.keyId })
+        .setIssuer(file.clientId)
+        .setSubject(file.clientId)
+        .setAudience(target.issuer)
+        .setExpirationTime('1m')
+        .setJti(randomUUID())
+        .sign(createPrivateKey(file.key));
       const seen = await fetch(`${target.issuer}/oauth/v2/introspect`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ token: 'unknown', client_assertion_type: JWT_BEARER, client_assertion: signed }),
       });
       expect(seen.status).toBe(200);
@@ -249,7 +273,8 @@ describeEachStore('application keys', (dialect) => {
     const { file } = await addKey(app.appId);
     expect((await introspectSigned(file)).status).toBe(200);
     const revoked = await fetch(`${s.issuer}/oauth/v2/revoke`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ token: 'unknown', client_assertion_type: JWT_BEARER, client_assertion: await assertion(file.clientId, file.keyId, createPrivateKey(file.key)) }),
     });
     expect(revoked.status).toBe(200);

@@ -8,8 +8,9 @@
  * with a trailing slash or the endpoint's URL (accepted); expired, signed by another key, of a
  * removed key, too old (refused, 401 invalid_client).
  */
-import { once } from 'node:events';
+
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ServiceAccount } from '@zitadel/node/dist/credentials/index.js';
@@ -18,7 +19,7 @@ import passport from 'passport';
 import { ZitadelIntrospectionStrategy } from 'passport-zitadel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -210,7 +211,7 @@ describeEachStore('introspection as ZITADEL answers it', (dialect) => {
     expect(await rs.call(revocable)).toEqual({ status: 401, body: { message: 'Token is not active' } });
   });
 
-  it('a locked user\'s personal access token is not active; unlocked, it is again', async () => {
+  it("a locked user's personal access token is not active; unlocked, it is again", async () => {
     const other = (await s.api('POST', '/management/v1/users/machine', { userName: 'locked-robot', name: 'Locked' })).body.userId;
     const token = (await s.api('POST', `/management/v1/users/${other}/pats`, {})).body.token;
     expect((await introspectWith(await assertion(keyFile), token)).body.active).toBe(true);
@@ -245,7 +246,7 @@ describeEachStore('introspection as ZITADEL answers it', (dialect) => {
     expect((await introspect(jwt)).body).toMatchObject({ active: true, sub: jwtUser });
   });
 
-  it('passport-zitadel with the issuer written with a trailing slash (its assertion\'s aud)', async () => {
+  it("passport-zitadel with the issuer written with a trailing slash (its assertion's aud)", async () => {
     const rs = await resourceServer(`${s.issuer}/`, { type: 'jwt-profile', profile: keyFile });
     expect((await rs.call(pat)).body.active).toBe(true);
   });

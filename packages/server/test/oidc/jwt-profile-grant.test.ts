@@ -8,7 +8,7 @@
  * lists the grant; other grants still reach oidc-provider. A removed key is refused at once by
  * another server process on the same store.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, sign as cryptoSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAdminClient, createServiceAccountInterceptor } from '@zitadel/node/dist/api/index.js';
@@ -17,8 +17,8 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify, SignJWT } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, describeEachStore, freshPostgresDatabase } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
-import { startServerProcessWithIssuer, stopServerProcess, type ServerProcess } from '../support/server-process.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
+import { type ServerProcess, startServerProcessWithIssuer, stopServerProcess } from '../support/server-process.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -54,9 +54,7 @@ async function assertion(
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const payload = { iss: signer.userId, sub: signer.userId, aud: audience, iat: now, exp: now + 3600, ...claims };
-  return new SignJWT(Object.fromEntries(Object.entries(payload).filter(([k]) => k !== 'alg')))
-    .setProtectedHeader({ alg: claims.alg ?? 'RS256', kid: signer.keyId })
-    .sign(signer.privateKey);
+  return new SignJWT(Object.fromEntries(Object.entries(payload).filter(([k]) => k !== 'alg'))).setProtectedHeader({ alg: claims.alg ?? 'RS256', kid: signer.keyId }).sign(signer.privateKey);
 }
 
 /** An assertion's header and claims (RS256, valid for an hour), to be signed by hand. */
@@ -82,7 +80,10 @@ describeEachStore('JWT-profile grant', (dialect) => {
   const signerOf = (m: { userId: string; file: KeyFile; privateKey: KeyObject }) => ({ userId: m.userId, keyId: m.file.keyId, privateKey: m.privateKey });
 
   it("@zitadel/node's ServiceAccount, unchanged, gets a token with a key file from AddMachineKey, and the token calls the admin API", async () => {
-    for (const [name, type] of [['sa-bearer', 'ACCESS_TOKEN_TYPE_BEARER'], ['sa-jwt', 'ACCESS_TOKEN_TYPE_JWT']] as const) {
+    for (const [name, type] of [
+      ['sa-bearer', 'ACCESS_TOKEN_TYPE_BEARER'],
+      ['sa-jwt', 'ACCESS_TOKEN_TYPE_JWT'],
+    ] as const) {
       const m = await machineWithKey(s.api, name, type);
       const account = ServiceAccount.fromJson(m.file);
       const token = await account.authenticate(s.issuer, { apiAccess: true });
@@ -151,7 +152,10 @@ describeEachStore('JWT-profile grant', (dialect) => {
     const signer = signerOf(m);
     const config = await oc.discovery(new URL(s.issuer), m.userId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
     const refusal = async (jwt: string) => {
-      const error = await oc.genericGrantRequest(config, JWT_BEARER, { assertion: jwt, scope: API_SCOPE }).then(() => undefined, (e: unknown) => e);
+      const error = await oc.genericGrantRequest(config, JWT_BEARER, { assertion: jwt, scope: API_SCOPE }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error, 'the grant should have been refused').toBeInstanceOf(oc.ResponseBodyError);
       const { status, error: code, error_description: description } = error as oc.ResponseBodyError;
       return { status, code, description };
@@ -173,24 +177,44 @@ describeEachStore('JWT-profile grant', (dialect) => {
       ['no audience', await assertion(signer, s.issuer, { aud: [] }), /audience/],
       ['iss ≠ sub', await assertion(signer, s.issuer, { iss: 'someone-else' }), /issuer \("iss"\) and subject \("sub"\)/],
       // The signature of other claims: the payload of one assertion with the signature of another.
-      ['altered claims', await (async () => {
-        const [, , signature] = (await assertion(signer, s.issuer)).split('.');
-        const [header, payload] = (await assertion(signer, s.issuer, { exp: now + 1800 })).split('.');
-        return `${header}.${payload}.${signature}`;
-      })(), /signature does not verify/],
+      [
+        'altered claims',
+        await (async () => {
+          const [, , signature] = (await assertion(signer, s.issuer)).split('.');
+          const [header, payload] = (await assertion(signer, s.issuer, { exp: now + 1800 })).split('.');
+          return `${header}.${payload}.${signature}`;
+        })(),
+        /signature does not verify/,
+      ],
       // Signed PS256, the header saying RS256 (and the other way round): the header's algorithm is the one checked.
-      ['PS256 signature under an RS256 header', await (async () => {
-        const [header] = (await assertion(signer, s.issuer)).split('.');
-        const [, payload, signature] = (await assertion(signer, s.issuer, { alg: 'PS256' })).split('.');
-        return `${header}.${payload}.${signature}`;
-      })(), /signature does not verify/],
+      [
+        'PS256 signature under an RS256 header',
+        await (async () => {
+          const [header] = (await assertion(signer, s.issuer)).split('.');
+          const [, payload, signature] = (await assertion(signer, s.issuer, { alg: 'PS256' })).split('.');
+          return `${header}.${payload}.${signature}`;
+        })(),
+        /signature does not verify/,
+      ],
       // Too weak a key signs nothing that is taken (jose will not even sign with it: node:crypto does).
-      ['a 1024-bit key', (() => {
-        const [header, payload] = jwtParts(signer, s.issuer).split('.');
-        const signature = cryptoSign('sha256', Buffer.from(`${header}.${payload}`), generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey).toString('base64url');
-        return `${header}.${payload}.${signature}`;
-      })(), /signature does not verify/],
-      ['HMAC', await new SignJWT({ iss: m.userId, sub: m.userId, aud: s.issuer }).setProtectedHeader({ alg: 'HS256', kid: m.file.keyId }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode('a shared secret of 32 bytes!!!!!')), /algorithm "HS256" is not allowed/],
+      [
+        'a 1024-bit key',
+        (() => {
+          const [header, payload] = jwtParts(signer, s.issuer).split('.');
+          const signature = cryptoSign('sha256', Buffer.from(`${header}.${payload}`), generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey).toString('base64url');
+          return `${header}.${payload}.${signature}`;
+        })(),
+        /signature does not verify/,
+      ],
+      [
+        'HMAC',
+        await new SignJWT({ iss: m.userId, sub: m.userId, aud: s.issuer })
+          .setProtectedHeader({ alg: 'HS256', kid: m.file.keyId })
+          .setIssuedAt()
+          .setExpirationTime('1h')
+          .sign(new TextEncoder().encode('a shared secret of 32 bytes!!!!!')),
+        /algorithm "HS256" is not allowed/,
+      ],
     ];
     for (const [name, jwt, reason] of cases) {
       const r = await refusal(jwt);
@@ -225,17 +249,30 @@ describeEachStore('JWT-profile grant', (dialect) => {
     expect((await tryGrant()).status).toBe(200);
 
     // A human user has no keys: its id as iss and sub, signed with a machine's key, names a key it does not have.
-    const human = await s.api('POST', '/management/v1/users/human/_import', { userName: 'person', profile: { firstName: 'A', lastName: 'Person' }, email: { email: 'person@example.com', isEmailVerified: true } });
+    const human = await s.api('POST', '/management/v1/users/human/_import', {
+      userName: 'person',
+      profile: { firstName: 'A', lastName: 'Person' },
+      email: { email: 'person@example.com', isEmailVerified: true },
+    });
     expect(human.status).toBe(200);
     const asHuman = await grant(s.issuer, { grant_type: JWT_BEARER, assertion: await assertion({ ...signer, userId: human.body.userId }, s.issuer), scope: API_SCOPE });
     expect(asHuman).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: `user ${human.body.userId} has no key ${m.file.keyId} (unknown or removed)` } });
 
     // A key whose user row is gone (the key and its user are read in one join): refused as no user, not as a missing key.
     const orphan = { userId: `orphan-${Date.now()}`, keyId: `orphan-key-${Date.now()}`, privateKey: m.privateKey };
-    await s.t.store.transaction((tx) => tx.machineKeys.insert({
-      id: orphan.keyId, userId: orphan.userId, orgId: s.t.defaultOrgId, type: 'KEY_TYPE_JSON', expiresAt: new Date(Date.now() + 3_600_000),
-      publicKey: createPublicKey(m.privateKey).export({ type: 'spki', format: 'pem' }).toString(), sequence: 1, createdAt: new Date(), changedAt: new Date(),
-    }));
+    await s.t.store.transaction((tx) =>
+      tx.machineKeys.insert({
+        id: orphan.keyId,
+        userId: orphan.userId,
+        orgId: s.t.defaultOrgId,
+        type: 'KEY_TYPE_JSON',
+        expiresAt: new Date(Date.now() + 3_600_000),
+        publicKey: createPublicKey(m.privateKey).export({ type: 'spki', format: 'pem' }).toString(),
+        sequence: 1,
+        createdAt: new Date(),
+        changedAt: new Date(),
+      }),
+    );
     const asOrphan = await grant(s.issuer, { grant_type: JWT_BEARER, assertion: await assertion(orphan, s.issuer), scope: API_SCOPE });
     expect(asOrphan).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: `user ${orphan.userId} does not exist` } });
   });
@@ -245,7 +282,9 @@ describeEachStore('JWT-profile grant', (dialect) => {
     const account = ServiceAccount.fromJson(m.file);
     expect(await account.authenticate(s.issuer, { apiAccess: true })).toEqual(expect.any(String));
     expect((await s.api('DELETE', `/management/v1/users/${m.userId}/keys/${m.file.keyId}`)).status).toBe(200);
-    await expect(account.authenticate(s.issuer, { apiAccess: true })).rejects.toMatchObject({ response: { status: 400, data: { error: 'invalid_grant', error_description: `user ${m.userId} has no key ${m.file.keyId} (unknown or removed)` } } });
+    await expect(account.authenticate(s.issuer, { apiAccess: true })).rejects.toMatchObject({
+      response: { status: 400, data: { error: 'invalid_grant', error_description: `user ${m.userId} has no key ${m.file.keyId} (unknown or removed)` } },
+    });
 
     const expiresAt = new Date(Date.now() + 2500);
     const key = await s.api('POST', `/management/v1/users/${m.userId}/keys`, { type: 'KEY_TYPE_JSON', expirationDate: expiresAt.toISOString() });
@@ -253,17 +292,27 @@ describeEachStore('JWT-profile grant', (dialect) => {
     const shortLived = ServiceAccount.fromJson(JSON.parse(Buffer.from(key.body.keyDetails, 'base64').toString('utf8')));
     expect(await shortLived.authenticate(s.issuer, { apiAccess: true })).toEqual(expect.any(String));
     await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 200));
-    await expect(shortLived.authenticate(s.issuer, { apiAccess: true })).rejects.toMatchObject({ response: { status: 400, data: { error: 'invalid_grant', error_description: expect.stringMatching(/expired on/) } } });
+    await expect(shortLived.authenticate(s.issuer, { apiAccess: true })).rejects.toMatchObject({
+      response: { status: 400, data: { error: 'invalid_grant', error_description: expect.stringMatching(/expired on/) } },
+    });
   });
 
   it('refuses a missing or malformed assertion and a missing scope as invalid_request; other grant types still reach oidc-provider', async () => {
     const m = await machineWithKey(s.api, 'request-robot');
     const ok = await assertion(signerOf(m), s.issuer);
     expect((await grant(s.issuer, { grant_type: JWT_BEARER, scope: API_SCOPE })).body).toEqual({ error: 'invalid_request', error_description: "missing required parameter 'assertion'" });
-    expect((await grant(s.issuer, { grant_type: JWT_BEARER, assertion: 'not-a-jwt', scope: API_SCOPE })).body).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/not a valid JWT/) });
+    expect((await grant(s.issuer, { grant_type: JWT_BEARER, assertion: 'not-a-jwt', scope: API_SCOPE })).body).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringMatching(/not a valid JWT/),
+    });
     expect((await grant(s.issuer, { grant_type: JWT_BEARER, assertion: 'eyJhbGciOiJSUzI1NiJ9.bm90IGpzb24.c2ln', scope: API_SCOPE })).body).toMatchObject({ error: 'invalid_request' });
     expect((await grant(s.issuer, { grant_type: JWT_BEARER, assertion: ok })).body).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/'scope'/) });
-    const twice = new URLSearchParams([['grant_type', JWT_BEARER], ['assertion', ok], ['assertion', ok], ['scope', API_SCOPE]]);
+    const twice = new URLSearchParams([
+      ['grant_type', JWT_BEARER],
+      ['assertion', ok],
+      ['assertion', ok],
+      ['scope', API_SCOPE],
+    ]);
     const dupe = await fetch(`${s.issuer}/oauth/v2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: twice });
     expect({ status: dupe.status, body: await dupe.json() }).toEqual({ status: 400, body: { error: 'invalid_request', error_description: "'assertion' parameter must not be provided twice" } });
 
@@ -309,10 +358,16 @@ describe.each(DIALECTS)('JWT-profile grant in two server processes on one store 
     await Promise.all(servers.map(stopServerProcess));
   });
 
-  const api = (n: number): Api => async (method, path, body) => {
-    const res = await fetch(bases[n] + path, { method, headers: { authorization: `Bearer ${adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body !== undefined ? JSON.stringify(body) : undefined });
-    return { status: res.status, body: await res.json() };
-  };
+  const api =
+    (n: number): Api =>
+    async (method, path, body) => {
+      const res = await fetch(bases[n] + path, {
+        method,
+        headers: { authorization: `Bearer ${adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+      });
+      return { status: res.status, body: await res.json() };
+    };
 
   it('a key removed through one process is refused by the other at once', async () => {
     const m = await machineWithKey(api(0), `cross-${dialect}`);

@@ -5,8 +5,8 @@
  */
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, chromiumProfile, startRedirectTarget, type ChromiumProfile, type RedirectTarget } from '../support/chromium.js';
-import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type ChromiumProfile, chromiumAvailable, chromiumProfile, type RedirectTarget, startRedirectTarget } from '../support/chromium.js';
+import { createOidcApp, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const available = chromiumAvailable('login test');
 
@@ -32,14 +32,21 @@ describe.skipIf(!available)('login page in headless Chromium', () => {
   it('fill the form, submit, land on the redirect URI with a code; a wrong password shows the message', async () => {
     const project = await s.api('POST', '/management/v1/projects', { name: 'browser' });
     const app = await createOidcApp(s, project.body.id, {
-      name: 'spa', redirectUris: [redirectUri], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+      name: 'spa',
+      redirectUris: [redirectUri],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
     });
     await importHuman(s, 'erin', { password: 'Browser-Passw0rd!' });
     const config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
     const state = oc.randomState();
     const url = oc.buildAuthorizationUrl(config, {
-      redirect_uri: redirectUri, scope: 'openid profile', state,
-      code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+      redirect_uri: redirectUri,
+      scope: 'openid profile',
+      state,
+      code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
     });
 
     const context = await profile.launch();

@@ -10,9 +10,9 @@ import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OidcAppInput } from '../../src/domain/apps/oidc-config.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
-import { describeEachStore } from '../support/instance.js';
-import { createOidcApp as createApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { signInThroughForm } from '../support/code-flow.js';
+import { describeEachStore } from '../support/instance.js';
+import { createOidcApp as createApp, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const AUD = 'urn:service:iam:org:project:id:service:aud';
@@ -65,7 +65,13 @@ describeEachStore('OAuth / OIDC end to end', (dialect) => {
     const spaApp = await createApp(s, projectId, { name: 'spa', ...base, accessTokenType: 'OIDC_TOKEN_TYPE_JWT' });
     expect(spaApp.clientSecret).toBeUndefined();
     const opaqueApp = await createApp(s, projectId, { name: 'opaque', ...base, accessTokenType: 'OIDC_TOKEN_TYPE_BEARER' });
-    const api = await createApp(s, projectId, { name: 'api', appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], redirectUris: ['https://api.example.com/cb'] });
+    const api = await createApp(s, projectId, {
+      name: 'api',
+      appType: 'OIDC_APP_TYPE_WEB',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      redirectUris: ['https://api.example.com/cb'],
+    });
     expect(api.clientSecret).toMatch(/^[\w-]{43}$/);
     spa = await publicClient(s, spaApp.clientId);
     opaque = await publicClient(s, opaqueApp.clientId);
@@ -252,7 +258,9 @@ describeEachStore('client credentials for machine users', (dialect) => {
     const withoutAud = await oc.clientCredentialsGrant(config, {});
     expect((await s.api('GET', '/admin/v1/text/message/verifyemail/en', undefined, withoutAud.access_token)).status).toBe(401);
 
-    await expect(oc.clientCredentialsGrant(await oc.discovery(new URL(s.issuer), 'robot', undefined, oc.ClientSecretBasic('wrong'), { execute: [oc.allowInsecureRequests] }), { scope: AUD })).rejects.toThrow();
+    await expect(
+      oc.clientCredentialsGrant(await oc.discovery(new URL(s.issuer), 'robot', undefined, oc.ClientSecretBasic('wrong'), { execute: [oc.allowInsecureRequests] }), { scope: AUD }),
+    ).rejects.toThrow();
     expect((await s.api('DELETE', `/management/v1/users/${userId}/secret`)).status).toBe(200);
     await expect(oc.clientCredentialsGrant(config, { scope: AUD })).rejects.toThrow();
   });

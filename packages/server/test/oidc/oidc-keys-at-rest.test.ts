@@ -4,18 +4,19 @@
  * earlier version load and are sealed; after a rotation of the operator's key they open with
  * ENCRYPTION_KEYS_PREVIOUS and the reseal command moves them to the new key.
  */
-import { oidcRowFields } from '../../src/domain/idps/commands.js';
-import { OIDC_CLIENT_SECRET_PURPOSE } from '../../src/domain/idps/idp.js';
+
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadOrCreateKeys, readKeys, rotateKeys } from '../../src/oidc/keys.js';
 import { resealSecrets } from '../../src/commands/resealers.js';
-import { openOtpSecret, sealOtpSecret } from '../../src/domain/users/otp-secret.js';
+import { oidcRowFields } from '../../src/domain/idps/commands.js';
+import { OIDC_CLIENT_SECRET_PURPOSE } from '../../src/domain/idps/idp.js';
 import { SMTP_PASSWORD_PURPOSE } from '../../src/domain/notifications/smtp-providers.js';
+import { openOtpSecret, sealOtpSecret } from '../../src/domain/users/otp-secret.js';
+import { loadOrCreateKeys, readKeys, rotateKeys } from '../../src/oidc/keys.js';
 import { createSecretBox, generateKeyText, parseKey, SecretKeyError } from '../../src/secrets/secret-box.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { describeEachStore, openTestStore } from '../support/instance.js';
@@ -87,22 +88,47 @@ describeEachStore('OIDC keys at rest', (dialect) => {
     expect((await loadOrCreateKeys(store, rotated)).signing[0]!.d).toBe(before.signing[0]!.d);
 
     // An SMTP password sealed with the old key moves along (domain/notifications/smtp-providers.ts).
-    await store.transaction((tx) => tx.notifications.insertProvider({
-      id: 'smtp-1', description: '', senderAddress: 'a@example.com', senderName: 'A', replyToAddress: '', tls: false, host: 'localhost:25', user: 'u',
-      passwordSealed: createSecretBox(oldKey).seal('the-smtp-password', SMTP_PASSWORD_PURPOSE), state: 'SMTP_CONFIG_INACTIVE', sequence: 0, createdAt: new Date(), changedAt: new Date(),
-    }));
+    await store.transaction((tx) =>
+      tx.notifications.insertProvider({
+        id: 'smtp-1',
+        description: '',
+        senderAddress: 'a@example.com',
+        senderName: 'A',
+        replyToAddress: '',
+        tls: false,
+        host: 'localhost:25',
+        user: 'u',
+        passwordSealed: createSecretBox(oldKey).seal('the-smtp-password', SMTP_PASSWORD_PURPOSE),
+        state: 'SMTP_CONFIG_INACTIVE',
+        sequence: 0,
+        createdAt: new Date(),
+        changedAt: new Date(),
+      }),
+    );
     // And a user's TOTP secret (domain/users/otp-secret.ts).
     await store.transaction((tx) => tx.logins.addOtpSecret('otp-user', sealOtpSecret(createSecretBox(oldKey), 'JBSWY3DPEHPK3PXP'), new Date()));
     // And one being set up, waiting for its first code (domain/users/otp-enrolment.ts).
     await store.transaction((tx) => tx.otpEnrolment.setPending('otp-user-2', sealOtpSecret(createSecretBox(oldKey), 'KRUGS4ZANFZSAYJA'), new Date()));
     // And an OIDC identity provider's client secret (domain/idps/commands.ts).
-    await store.transaction((tx) => tx.idps.insert({
-      id: 'idp-1', ownerId: 'org-1', ownerType: 'IDP_OWNER_TYPE_ORG', name: 'Upstream', nameKey: 'upstream', state: 'IDP_STATE_ACTIVE',
-      stylingType: 'STYLING_TYPE_UNSPECIFIED', autoRegister: false,
-      ...oidcRowFields({ clientId: 'c', issuer: 'https://upstream.example.com', scopes: [], displayNameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED', usernameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED' },
-        createSecretBox(oldKey).seal('the-client-secret', OIDC_CLIENT_SECRET_PURPOSE)),
-      sequence: 1, createdAt: new Date(), changedAt: new Date(),
-    }));
+    await store.transaction((tx) =>
+      tx.idps.insert({
+        id: 'idp-1',
+        ownerId: 'org-1',
+        ownerType: 'IDP_OWNER_TYPE_ORG',
+        name: 'Upstream',
+        nameKey: 'upstream',
+        state: 'IDP_STATE_ACTIVE',
+        stylingType: 'STYLING_TYPE_UNSPECIFIED',
+        autoRegister: false,
+        ...oidcRowFields(
+          { clientId: 'c', issuer: 'https://upstream.example.com', scopes: [], displayNameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED', usernameMapping: 'OIDC_MAPPING_FIELD_UNSPECIFIED' },
+          createSecretBox(oldKey).seal('the-client-secret', OIDC_CLIENT_SECRET_PURPOSE),
+        ),
+        sequence: 1,
+        createdAt: new Date(),
+        changedAt: new Date(),
+      }),
+    );
     const result = await resealSecrets(store, rotated);
     expect(result).toEqual({ 'OIDC signing keys and cookie secrets': 2, 'SMTP passwords': 1, 'TOTP secrets': 1, 'TOTP secrets being set up': 1, "OIDC identity providers' client secrets": 1 });
     expect(openOtpSecret(createSecretBox(nextKey), (await store.read.otpEnrolment.pending('otp-user-2'))!.secret)).toBe('KRUGS4ZANFZSAYJA');

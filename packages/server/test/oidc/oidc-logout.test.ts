@@ -6,7 +6,7 @@
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { Browser, createOidcApp, importHuman, loginThroughForm, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const AFTER_LOGOUT = 'http://127.0.0.1:1/signed-out';
@@ -20,7 +20,12 @@ describeEachStore('end_session (logout)', (dialect) => {
     s = await startOidcServer(dialect);
     const project = await s.api('POST', '/management/v1/projects', { name: 'logout' });
     const app = await createOidcApp(s, project.body.id, {
-      name: 'spa', redirectUris: [REDIRECT], postLogoutRedirectUris: [AFTER_LOGOUT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+      name: 'spa',
+      redirectUris: [REDIRECT],
+      postLogoutRedirectUris: [AFTER_LOGOUT],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
     });
     config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
     await importHuman(s, 'erin', { password: PASSWORD });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { createOidcApp, startOidcServer, type OidcTestServer, authorizeUrl } from '../support/oidc-server.js';
+import { authorizeUrl, createOidcApp, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 
@@ -38,7 +38,10 @@ describeEachStore('NUL bytes in OAuth parameters', (dialect) => {
 
   for (const path of ['/oauth/v2/token', '/oauth/v2/introspect', '/oauth/v2/revoke', '/oauth/v2/par']) {
     it(`client_id with NUL at ${path} → an OAuth error, not a 500`, async () => {
-      const res = await fetch(s.issuer + path, form({ client_id: 'a\u0000b', client_secret: 'x', grant_type: 'client_credentials', token: 'x', response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' }));
+      const res = await fetch(
+        s.issuer + path,
+        form({ client_id: 'a\u0000b', client_secret: 'x', grant_type: 'client_credentials', token: 'x', response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' }),
+      );
       const body = await res.json();
       expect(res.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
       expect(res.status, JSON.stringify(body)).toBeLessThan(500);
@@ -75,7 +78,10 @@ describeEachStore('NUL bytes in OAuth parameters', (dialect) => {
     const res = await fetch(url, { redirect: 'manual' });
     const location = res.headers.get('location') ?? '';
     expect(location).toContain('/ui/login/');
-    const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     return { path: new URL(location, s.issuer).pathname, cookie };
   }
 
@@ -87,7 +93,10 @@ describeEachStore('NUL bytes in OAuth parameters', (dialect) => {
   });
 
   it('a login name or password with NUL → 400 page, not a 500', async () => {
-    for (const fields of [{ loginName: 'a\u0000b', password: 'x' }, { loginName: 'admin', password: 'a\u0000b' }]) {
+    for (const fields of [
+      { loginName: 'a\u0000b', password: 'x' },
+      { loginName: 'admin', password: 'a\u0000b' },
+    ]) {
       const { path, cookie } = await loginPage();
       const res = await fetch(s.issuer + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
       expect(res.status).toBe(400);

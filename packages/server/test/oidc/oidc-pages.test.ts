@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { createOidcApp, publicClient, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createOidcApp, type OidcTestServer, publicClient, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 
@@ -15,7 +15,9 @@ describeEachStore('authorization server pages', (dialect) => {
     s = await startOidcServer(dialect);
     const project = await s.api('POST', '/management/v1/projects', { name: 'pages' });
     const app = await createOidcApp(s, project.body.id, {
-      ...publicClient('Acme Shop', REDIRECT), responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      ...publicClient('Acme Shop', REDIRECT),
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
     });
     clientId = app.clientId;
   });
@@ -55,8 +57,12 @@ describeEachStore('authorization server pages', (dialect) => {
   it('a registered redirect URI refused for compliance says why and what to change', async () => {
     const project = await s.api('POST', '/management/v1/projects', { name: 'pages-compliance' });
     const web = await createOidcApp(s, project.body.id, {
-      name: 'Plain http', redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      name: 'Plain http',
+      redirectUris: [REDIRECT],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      appType: 'OIDC_APP_TYPE_WEB',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
     });
     const res = await authorize({ client_id: web.clientId, redirect_uri: REDIRECT });
     expect(res.status).toBe(400);
@@ -67,8 +73,12 @@ describeEachStore('authorization server pages', (dialect) => {
     expect(html).toMatch(/https/);
     expect(html).toMatch(/development mode \(devMode\)/);
     const native = await createOidcApp(s, project.body.id, {
-      name: 'Native app', redirectUris: ['http://app.example.com/cb'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_NATIVE', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      name: 'Native app',
+      redirectUris: ['http://app.example.com/cb'],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      appType: 'OIDC_APP_TYPE_NATIVE',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
     });
     const nativeHtml = await (await authorize({ client_id: native.clientId, redirect_uri: 'http://app.example.com/cb' })).text();
     expect(nativeHtml).not.toMatch(/has not registered/);
@@ -78,7 +88,10 @@ describeEachStore('authorization server pages', (dialect) => {
   it('the login page names the application', async () => {
     const res = await authorize({ client_id: clientId, redirect_uri: REDIRECT });
     const location = res.headers.get('location')!;
-    const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const page = await fetch(new URL(location, s.issuer), { headers: { cookie } });
     const html = await page.text();
     expect(html).toContain('id="app-name">Acme Shop<');

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { createOidcApp, publicClient, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createOidcApp, type OidcTestServer, publicClient, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
@@ -34,9 +34,7 @@ describeEachStore('repeated parameters at the authorization endpoint', (dialect)
   /** The query or form: a valid request of the client (or only the repeated pair without one), `param` twice. */
   const params = (param: string, withClient: boolean) => {
     const search = new URLSearchParams(
-      withClient
-        ? { client_id: clientId, response_type: 'code', scope: 'openid offline_access', redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256' }
-        : {},
+      withClient ? { client_id: clientId, response_type: 'code', scope: 'openid offline_access', redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256' } : {},
     );
     const second = SECOND[param] ?? 'b';
     if (search.has(param)) search.append(param, second);
@@ -92,7 +90,14 @@ describeEachStore('repeated parameters at the authorization endpoint', (dialect)
   });
 
   it('scope and prompt given once are served as before (the login page)', async () => {
-    const search = new URLSearchParams({ client_id: clientId, response_type: 'code', scope: 'openid offline_access', redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256' });
+    const search = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      scope: 'openid offline_access',
+      redirect_uri: REDIRECT,
+      code_challenge: CHALLENGE,
+      code_challenge_method: 'S256',
+    });
     const res = await fetch(`${s.issuer}/oauth/v2/authorize?${search}`, { redirect: 'manual' });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toContain('/ui/login/');

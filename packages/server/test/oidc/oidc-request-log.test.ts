@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Logger } from '../../src/log.js';
 import { describeEachStore } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 function capturingLogger() {
   const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
@@ -61,7 +61,15 @@ describeEachStore('authorization server requests in the log', (dialect) => {
     const robot = (await s.api('POST', '/management/v1/users/machine', { userName: 'logged-robot', name: 'Robot', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' })).body.userId;
     const secret = (await s.api('PUT', `/management/v1/users/${robot}/secret`)).body;
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const token = (await (await fetch(`${s.issuer}/oauth/v2/token`, { method: 'POST', headers: { ...form, authorization: basic(secret.clientId, secret.clientSecret) }, body: 'grant_type=client_credentials&scope=openid' })).json()).access_token as string;
+    const token = (
+      await (
+        await fetch(`${s.issuer}/oauth/v2/token`, {
+          method: 'POST',
+          headers: { ...form, authorization: basic(secret.clientId, secret.clientSecret) },
+          body: 'grant_type=client_credentials&scope=openid',
+        })
+      ).json()
+    ).access_token as string;
     expect(token.split('.')).toHaveLength(3);
     const res = await fetch(`${s.issuer}/oauth/v2/introspect`, { method: 'POST', headers: { ...form, authorization: basic(app.clientId, app.clientSecret) }, body: new URLSearchParams({ token }) });
     expect(res.status).toBe(200);

@@ -7,9 +7,9 @@ import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hashToken } from '../../src/auth/tokens.js';
 import { hashLegacyTokenKeys } from '../../src/oidc/adapter.js';
-import { describeEachStore } from '../support/instance.js';
-import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { signInThroughForm } from '../support/code-flow.js';
+import { describeEachStore } from '../support/instance.js';
+import { createOidcApp, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const AUD = 'urn:service:iam:org:project:id:service:aud';

@@ -10,9 +10,9 @@
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { totpCode } from '../../src/domain/login/totp.js';
-import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { signInThroughForm } from '../support/code-flow.js';
+import { describeEachStore } from '../support/instance.js';
+import { Browser, createOidcApp, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Cl4ims-Passw0rd!';
@@ -30,13 +30,23 @@ describeEachStore('how a person signed in, in ID tokens and introspection', (dia
     s = await startOidcServer(dialect);
     const project = (await s.api('POST', '/management/v1/projects', { name: 'claims' })).body.id;
     const base = {
-      redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE' as const], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE' as const, 'OIDC_GRANT_TYPE_REFRESH_TOKEN' as const],
-      appType: 'OIDC_APP_TYPE_USER_AGENT' as const, authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' as const, devMode: true,
+      redirectUris: [REDIRECT],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE' as const],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE' as const, 'OIDC_GRANT_TYPE_REFRESH_TOKEN' as const],
+      appType: 'OIDC_APP_TYPE_USER_AGENT' as const,
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' as const,
+      devMode: true,
     };
     const discover = (clientId: string, auth = oc.None()) => oc.discovery(new URL(s.issuer), clientId, undefined, auth, { execute: [oc.allowInsecureRequests] });
     jwtApp = await discover((await createOidcApp(s, project, { name: 'jwt', ...base, accessTokenType: 'OIDC_TOKEN_TYPE_JWT' })).clientId);
     opaqueApp = await discover((await createOidcApp(s, project, { name: 'opaque', ...base, accessTokenType: 'OIDC_TOKEN_TYPE_BEARER' })).clientId);
-    const api = await createOidcApp(s, project, { name: 'api', appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], redirectUris: ['https://api.example.com/cb'] });
+    const api = await createOidcApp(s, project, {
+      name: 'api',
+      appType: 'OIDC_APP_TYPE_WEB',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      redirectUris: ['https://api.example.com/cb'],
+    });
     introspector = await discover(api.clientId, oc.ClientSecretBasic(api.clientSecret!));
     pia = await importHuman(s, 'pia', { password: PASSWORD });
     tom = await importHuman(s, 'tom', { password: PASSWORD, otpCode: SECRET });
@@ -85,7 +95,7 @@ describeEachStore('how a person signed in, in ID tokens and introspection', (dia
     expect(typeof claims.auth_time).toBe('number');
   });
 
-  it('introspection of an `openid profile email` token (JWT and opaque) carries username, profile and e-mail as ZITADEL\'s; without those scopes none', async () => {
+  it("introspection of an `openid profile email` token (JWT and opaque) carries username, profile and e-mail as ZITADEL's; without those scopes none", async () => {
     const expected = {
       active: true,
       sub: pia,
@@ -98,7 +108,10 @@ describeEachStore('how a person signed in, in ID tokens and introspection', (dia
       email: 'pia@example.com',
       email_verified: true,
     };
-    for (const [kind, config] of [['JWT', jwtApp], ['opaque', opaqueApp]] as const) {
+    for (const [kind, config] of [
+      ['JWT', jwtApp],
+      ['opaque', opaqueApp],
+    ] as const) {
       const tokens = await signIn(config, 'pia', 'openid profile email');
       const answer = await oc.tokenIntrospection(introspector, tokens.access_token);
       expect({ kind, ...answer }).toMatchObject({ kind, ...expected, scope: expect.stringContaining('profile') });

@@ -8,19 +8,20 @@
  * them. A rotation to EdDSA signs new tokens with Ed25519 while the ES256 ones still work, and a
  * rotation without an algorithm keeps the current one. A bad SIGNING_KEY_ALGORITHM refuses to start.
  */
+
+import { createPrivateKey } from 'node:crypto';
 import { ServiceAccount } from '@zitadel/node/dist/credentials/index.js';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
-import { createPrivateKey } from 'node:crypto';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { rotateKeys } from '../../src/oidc/keys.js';
-import { createRequestHandler } from '../../src/server.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
-import { describeEachStore } from '../support/instance.js';
-import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createRequestHandler } from '../../src/server.js';
 import { signInThroughForm } from '../support/code-flow.js';
+import { describeEachStore } from '../support/instance.js';
+import { createOidcApp, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const API_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud';
@@ -46,8 +47,14 @@ describeEachStore('token-signing algorithms', (dialect) => {
     s = await startOidcServer(dialect, { signingKeyAlgorithm: 'ES256' });
     const project = await s.api('POST', '/management/v1/projects', { name: 'signing' });
     const app = await createOidcApp(s, project.body.id, {
-      name: 'spa', redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+      name: 'spa',
+      redirectUris: [REDIRECT],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
+      accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
     });
     clientId = app.clientId;
     personId = await importHuman(s, 'erin', { password: PASSWORD });
@@ -75,8 +82,13 @@ describeEachStore('token-signing algorithms', (dialect) => {
   async function machineGrant() {
     const now = Math.floor(Date.now() / 1000);
     const assertion = await new SignJWT({ iss: machine.userId, sub: machine.userId, aud: s.issuer, iat: now, exp: now + 600 })
-      .setProtectedHeader({ alg: 'RS256', kid: machine.file.keyId }).sign(createPrivateKey(machine.file.key));
-    const res = await fetch(`${s.issuer}/oauth/v2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: JWT_BEARER, assertion, scope: `openid ${API_SCOPE}` }) });
+      .setProtectedHeader({ alg: 'RS256', kid: machine.file.keyId })
+      .sign(createPrivateKey(machine.file.key));
+    const res = await fetch(`${s.issuer}/oauth/v2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: JWT_BEARER, assertion, scope: `openid ${API_SCOPE}` }),
+    });
     const body = (await res.json()) as { access_token: string; id_token: string };
     expect(res.status, JSON.stringify(body)).toBe(200);
     return body;

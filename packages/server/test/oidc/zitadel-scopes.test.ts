@@ -8,9 +8,9 @@ import { decodeJwt } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { OidcAppInput } from '../../src/domain/apps/oidc-config.js';
-import { describeEachStore } from '../support/instance.js';
-import { createOidcApp, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { signInThroughForm } from '../support/code-flow.js';
+import { describeEachStore } from '../support/instance.js';
+import { createOidcApp, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
@@ -57,22 +57,45 @@ describeEachStore("ZITADEL's reserved scopes and claims", (dialect) => {
     orgDomain = org.primaryDomain;
     shop = (await s.api('POST', '/management/v1/projects', { name: 'shop' })).body.id;
     billing = (await s.api('POST', '/management/v1/projects', { name: 'billing' })).body.id;
-    for (const [project, key] of [[shop, 'reader'], [shop, 'writer'], [billing, 'payer']]) {
+    for (const [project, key] of [
+      [shop, 'reader'],
+      [shop, 'writer'],
+      [billing, 'payer'],
+    ]) {
       expect((await s.api('POST', `/management/v1/projects/${project}/roles`, { roleKey: key, displayName: key })).status).toBe(200);
     }
     const base: OidcAppInput & { name: string } = {
-      name: 'jwt', redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
-      appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT', idTokenRoleAssertion: true,
+      name: 'jwt',
+      redirectUris: [REDIRECT],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
+      accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+      idTokenRoleAssertion: true,
     };
     const jwt = await createOidcApp(s, shop, base);
     const opaque = await createOidcApp(s, shop, { ...base, name: 'opaque', accessTokenType: 'OIDC_TOKEN_TYPE_BEARER' });
-    const api = await createOidcApp(s, shop, { name: 'api', appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], redirectUris: ['https://api.example.com/cb'] });
+    const api = await createOidcApp(s, shop, {
+      name: 'api',
+      appType: 'OIDC_APP_TYPE_WEB',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      redirectUris: ['https://api.example.com/cb'],
+    });
     jwtApp = await oc.discovery(new URL(s.issuer), jwt.clientId, undefined, oc.None(), options);
     opaqueApp = await oc.discovery(new URL(s.issuer), opaque.clientId, undefined, oc.None(), options);
     introspector = await oc.discovery(new URL(s.issuer), api.clientId, undefined, oc.ClientSecretBasic(api.clientSecret!), options);
 
     const human = (userName: string, headers: Record<string, string> = {}) =>
-      s.api('POST', '/management/v1/users/human/_import', { userName, profile: { firstName: 'T', lastName: userName }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD }, undefined, headers);
+      s.api(
+        'POST',
+        '/management/v1/users/human/_import',
+        { userName, profile: { firstName: 'T', lastName: userName }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD },
+        undefined,
+        headers,
+      );
     aliceId = (await human('alice')).body.userId;
     expect((await s.api('POST', `/management/v1/users/${aliceId}/grants`, { projectId: shop, roleKeys: ['reader', 'writer'] })).status).toBe(200);
     expect((await s.api('POST', `/management/v1/users/${aliceId}/grants`, { projectId: billing, roleKeys: ['payer'] })).status).toBe(200);
@@ -86,7 +109,7 @@ describeEachStore("ZITADEL's reserved scopes and claims", (dialect) => {
   const shopRoles = () => ({ reader: { [orgId]: orgDomain }, writer: { [orgId]: orgDomain } });
   const ownerClaims = () => ({ [`${OWNER}:id`]: orgId, [`${OWNER}:name`]: orgName, [`${OWNER}:primary_domain`]: orgDomain });
 
-  it('metadata, resource owner, org id and all projects\' roles: in the ID token, userinfo, the JWT access token, its introspection and after refresh', async () => {
+  it("metadata, resource owner, org id and all projects' roles: in the ID token, userinfo, the JWT access token, its introspection and after refresh", async () => {
     const scope = `openid offline_access ${METADATA} ${OWNER} ${ORG_ID}:${orgId} ${PROJECTS_ROLES} urn:zitadel:iam:org:project:id:${billing}:aud`;
     const tokens = await tokensFor(jwtApp, 'alice', scope);
     const expected = {
@@ -129,7 +152,7 @@ describeEachStore("ZITADEL's reserved scopes and claims", (dialect) => {
     const onlyReader = { [Z_ROLES]: { reader: { [orgId]: orgDomain } }, [`urn:zitadel:iam:org:project:${shop}:roles`]: { reader: { [orgId]: orgDomain } } };
     const id = decodeJwt(tokens.id_token!);
     expect(id).toMatchObject(onlyReader);
-    expect((id[Z_ROLES] as object)).not.toHaveProperty('writer');
+    expect(id[Z_ROLES] as object).not.toHaveProperty('writer');
     const info = await userinfo(tokens.access_token);
     expect(info[Z_ROLES]).toEqual(onlyReader[Z_ROLES]);
     expect((await introspect(tokens.access_token))[Z_ROLES]).toEqual(onlyReader[Z_ROLES]);

@@ -62,7 +62,9 @@ describe('layering', () => {
         return [
           /\bcreateRoute\(/.test(text) ? `${rel(f)} uses createRoute` : '',
           /\bz\.(object|string|array|enum|union|number)\(/.test(text) ? `${rel(f)} builds a zod schema` : '',
-          ...importsOf(f).filter((i) => rel(i.target).startsWith('http/schemas/')).map((i) => `${rel(f)} → ${rel(i.target)}`),
+          ...importsOf(f)
+            .filter((i) => rel(i.target).startsWith('http/schemas/'))
+            .map((i) => `${rel(f)} → ${rel(i.target)}`),
         ].filter(Boolean);
       });
     expect(offending).toEqual([]);

@@ -42,22 +42,28 @@ async function runBench(node20: string): Promise<{ code: number | null; stdout: 
 const unbuilt = nodeWithoutBuild();
 const cases = [
   { name: 'no Node at BENCH_NODE20', node20: () => join(tempDir('identity-bench-test-'), 'no-such-node'), reason: /no Node at \S+no-such-node \(BENCH_NODE20\)/ },
-  ...(unbuilt ? [{ name: 'a Node better-sqlite3 has no build for', node20: () => unbuilt, reason: /better-sqlite3 has no build for Node v[\d.]+ \(.+\): run `.+ scripts\/sqlite-for-this-node\.mjs` once/ }] : []),
+  ...(unbuilt
+    ? [{ name: 'a Node better-sqlite3 has no build for', node20: () => unbuilt, reason: /better-sqlite3 has no build for Node v[\d.]+ \(.+\): run `.+ scripts\/sqlite-for-this-node\.mjs` once/ }]
+    : []),
 ];
 
 describe('npm run bench with a target that cannot run', () => {
-  it.each(cases)('$name: node20 is skipped with its reason, the read is measured and its figures printed as measured', async ({ node20, reason }) => {
-    const { code, stdout, stderr } = await runBench(node20());
-    expect(code, `${stdout}\n${stderr}`).toBe(0);
-    const skippedLine = /^ {2}target node20 skipped: (.*)$/m.exec(stdout);
-    expect(skippedLine, stdout).not.toBeNull();
-    expect(skippedLine![1]).toMatch(reason);
-    // The read's row, printed with its figures before the table.
-    const row = /^ {2}sqlite: GET \S+ \(auth \+ read\): \d+ req\/s, p50 [\d.]+ ms, p99 [\d.]+ ms(, server CPU \d+ µs\/req)?$/m.exec(stdout);
-    expect(row, stdout).not.toBeNull();
-    const table = stdout.indexOf('| target |');
-    expect(table).toBeGreaterThan(row!.index);
-    expect(stdout.slice(table)).toMatch(/\| GET \S+ \(auth \+ read\) \| sqlite \| [\d,]+ \|/);
-    expect(stdout.slice(table)).toContain('skipped targets (they could not run):\n  node20: ');
-  }, 120_000);
+  it.each(cases)(
+    '$name: node20 is skipped with its reason, the read is measured and its figures printed as measured',
+    async ({ node20, reason }) => {
+      const { code, stdout, stderr } = await runBench(node20());
+      expect(code, `${stdout}\n${stderr}`).toBe(0);
+      const skippedLine = /^ {2}target node20 skipped: (.*)$/m.exec(stdout);
+      expect(skippedLine, stdout).not.toBeNull();
+      expect(skippedLine![1]).toMatch(reason);
+      // The read's row, printed with its figures before the table.
+      const row = /^ {2}sqlite: GET \S+ \(auth \+ read\): \d+ req\/s, p50 [\d.]+ ms, p99 [\d.]+ ms(, server CPU \d+ µs\/req)?$/m.exec(stdout);
+      expect(row, stdout).not.toBeNull();
+      const table = stdout.indexOf('| target |');
+      expect(table).toBeGreaterThan(row!.index);
+      expect(stdout.slice(table)).toMatch(/\| GET \S+ \(auth \+ read\) \| sqlite \| [\d,]+ \|/);
+      expect(stdout.slice(table)).toContain('skipped targets (they could not run):\n  node20: ');
+    },
+    120_000,
+  );
 });

@@ -20,10 +20,7 @@ function markdownUnder(dir: string): string[] {
   });
 }
 
-const DOCS = [
-  ...['README.md', 'ARCHITECTURE.md', 'BENCHMARKS.md'].map((name) => join(REPO, name)),
-  ...markdownUnder(join(REPO, 'docs')),
-];
+const DOCS = [...['README.md', 'ARCHITECTURE.md', 'BENCHMARKS.md'].map((name) => join(REPO, name)), ...markdownUnder(join(REPO, 'docs'))];
 
 /** The text outside fenced code blocks and inline code spans, where a link is a link. */
 function prose(text: string): string {
@@ -38,7 +35,10 @@ export function headingAnchors(text: string): Set<string> {
     const heading = /^#{1,6} (.*)$/.exec(line);
     if (!heading) continue;
     const title = heading[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const base = title.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const base = title
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     anchors.add(n === 0 ? base : `${base}-${n}`);

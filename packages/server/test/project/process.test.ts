@@ -4,16 +4,16 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../support/temp-dir.js';
 import { generateKeyText } from '../../src/secrets/secret-box.js';
 import { freshPostgresDatabase } from '../support/instance.js';
 import { startSmtpSink } from '../support/mail.js';
 import { startServerProcess, stopServerProcess } from '../support/server-process.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BCRYPT = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
 
@@ -98,7 +98,10 @@ describe('the server process', () => {
     try {
       // The server is node running the compiled JavaScript (no tsx between npm and it).
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      expect(cmdline.some((arg) => arg.endsWith('packages/server/dist/main.js')), cmdline.join(' ')).toBe(true);
+      expect(
+        cmdline.some((arg) => arg.endsWith('packages/server/dist/main.js')),
+        cmdline.join(' '),
+      ).toBe(true);
       expect(cmdline.join(' ')).not.toMatch(/tsx/);
       expect(await portInUse(port)).toBe(true);
       // The compiled server finds the spec (openapi/) and applied its migrations (the token works).
@@ -153,7 +156,7 @@ describe('the server process', () => {
     await expect(start({ ...env, ENCRYPTION_KEY: generateKeyText() })).rejects.toThrow(/exited with 2[\s\S]*sealed with encryption key [0-9a-f]{8}, but this process has key [0-9a-f]{8}/);
   });
 
-  it('a second instance started with the first one\'s DATA_DIR on an empty store stops (exit 2), naming the token file, DATA_DIR and ADMIN_PAT_FILE; the file is untouched and the store still empty', async () => {
+  it("a second instance started with the first one's DATA_DIR on an empty store stops (exit 2), naming the token file, DATA_DIR and ADMIN_PAT_FILE; the file is untouched and the store still empty", async () => {
     const dir = tempDir('identity-proc-');
     // As docs/postgresql.md shows: the first instance on SQLite in ./data, the second with only DATABASE_URL changed.
     const data = join(dir, 'data');
@@ -240,7 +243,7 @@ describe('the server process', () => {
     }
     await Promise.all(servers.map(stop));
   });
-  it('two server processes on one PostgreSQL database take writes at once: every one answered, every aggregate\'s sequences unique and gapless', async () => {
+  it("two server processes on one PostgreSQL database take writes at once: every one answered, every aggregate's sequences unique and gapless", async () => {
     const url = await freshPostgresDatabase();
     const dir = tempDir('identity-proc-');
     const env = (n: number) => ({ DATABASE_URL: url, ADMIN_PAT_FILE: join(dir, `admin-${n}.pat`) });
@@ -256,15 +259,17 @@ describe('the server process', () => {
       const statuses: number[] = [];
       const sequences: number[] = [];
       let next = 0;
-      await Promise.all(Array.from({ length: 40 }, async () => {
-        while (next < WRITES) {
-          const i = next++;
-          const res = await fetch(`http://127.0.0.1:${ports[i % 2]}/admin/v1/text/message/verifyemail/en`, { method: 'PUT', headers, body: JSON.stringify({ title: `Write ${i}` }) });
-          statuses.push(res.status);
-          if (res.ok) sequences.push(Number((await res.json()).details.sequence));
-          else await res.body?.cancel();
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 40 }, async () => {
+          while (next < WRITES) {
+            const i = next++;
+            const res = await fetch(`http://127.0.0.1:${ports[i % 2]}/admin/v1/text/message/verifyemail/en`, { method: 'PUT', headers, body: JSON.stringify({ title: `Write ${i}` }) });
+            statuses.push(res.status);
+            if (res.ok) sequences.push(Number((await res.json()).details.sequence));
+            else await res.body?.cancel();
+          }
+        }),
+      );
       expect(statuses.filter((status) => status !== 200)).toEqual([]);
       expect(new Set(sequences).size).toBe(WRITES);
       // In the event log: per aggregate, sequences 1…n without a gap or a repeat.
@@ -276,7 +281,9 @@ describe('the server process', () => {
         );
         expect(rows.length).toBeGreaterThan(0);
         for (const row of rows) expect([row.distinct_n, row.lowest, row.highest]).toEqual([row.n, '1', row.n]);
-        const { rows: [texts] } = await client.query<{ n: string }>("select count(*) as n from events where type = 'instance.customtext.set'");
+        const {
+          rows: [texts],
+        } = await client.query<{ n: string }>("select count(*) as n from events where type = 'instance.customtext.set'");
         expect(Number(texts.n)).toBeGreaterThanOrEqual(WRITES);
       } finally {
         await client.end();

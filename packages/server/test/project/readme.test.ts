@@ -15,7 +15,11 @@ const CLIENTS_GUIDE = readFileSync(join(dirname(fileURLToPath(import.meta.url)),
 const require = createRequire(import.meta.url);
 
 /** The package a bare import specifier names (`@scope/name/sub` → `@scope/name`). */
-const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /** Every bare specifier the .js files under `dir` import or require. */
 function importsUnder(dir: string): Set<string> {
@@ -37,13 +41,21 @@ describe('the clients guide on ZITADEL clients', () => {
     expect(offered.length).toBeGreaterThan(0);
     const listed = /`zitadel\.auth\.v1\.AuthService` \(([^)]*)\)/.exec(CLIENTS_GUIDE);
     expect(listed, 'the clients guide names AuthService with its RPCs in parentheses').not.toBeNull();
-    expect([...listed![1].matchAll(/\b[A-Z][A-Za-z]+\b/g)].map(([name]) => name).filter((name) => name !== 'OTP').sort()).toEqual(offered);
+    expect(
+      [...listed![1].matchAll(/\b[A-Z][A-Za-z]+\b/g)]
+        .map(([name]) => name)
+        .filter((name) => name !== 'OTP')
+        .sort(),
+    ).toEqual(offered);
   });
 
   it("the @zitadel/node example's install line names what the example and the SDK's code import", () => {
     const example = /With ZITADEL's Node SDK[\s\S]*?```sh\n(npm install [^\n]+)\n```\s*\n```js\n([\s\S]*?)```/.exec(CLIENTS_GUIDE);
     expect(example, 'an `npm install …` block right before the example').not.toBeNull();
-    const installed = example![1].split(/\s+/).slice(2).map((arg) => arg.replace(/(.)@[^@/]*$/, '$1'));
+    const installed = example![1]
+      .split(/\s+/)
+      .slice(2)
+      .map((arg) => arg.replace(/(.)@[^@/]*$/, '$1'));
     const exampleImports = [...example![2].matchAll(/from '([^']+)'/g)].map(([, specifier]) => packageOf(specifier));
 
     // What @zitadel/node's code imports but its package.json does not declare: npm installs it only by luck.

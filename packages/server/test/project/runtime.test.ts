@@ -46,7 +46,9 @@ const node20 = others.find((node) => node.version.startsWith('v20.') && hasBuild
 const withoutBuild = others.find((node) => !hasBuild(node));
 if (!node20) {
   const unbuilt = others.find((node) => node.version.startsWith('v20.'));
-  console.warn(`runtime.test.ts: ${unbuilt ? `Node 20 (${unbuilt.path}) has no better-sqlite3 build: run \`${unbuilt.path} scripts/sqlite-for-this-node.mjs\`` : 'no Node 20 beside this one'}; its tests are skipped (.ci/run prepares it)`);
+  console.warn(
+    `runtime.test.ts: ${unbuilt ? `Node 20 (${unbuilt.path}) has no better-sqlite3 build: run \`${unbuilt.path} scripts/sqlite-for-this-node.mjs\`` : 'no Node 20 beside this one'}; its tests are skipped (.ci/run prepares it)`,
+  );
 }
 if (!withoutBuild) console.warn('runtime.test.ts: every Node of this machine has a better-sqlite3 build; the test of one without is skipped (.ci/run runs it before building for Node 20)');
 
@@ -91,38 +93,46 @@ describe('the runtime', () => {
   });
 
   for (const store of ['sqlite', 'postgres']) {
-    it(`the service runs on that Node (${store})${projectNode ? ", without oidc-provider's \"Unsupported runtime\" warning" : ''}`, async () => {
+    it(`the service runs on that Node (${store})${projectNode ? ', without oidc-provider\'s "Unsupported runtime" warning' : ''}`, async () => {
       const { output, version } = await runService(store);
       expect(version).toBe(process.version);
       if (projectNode) expect(output).not.toMatch(/Unsupported runtime/);
     }, 60_000);
 
-    it.runIf(node20)(`the system's Node 20 still runs the service beside it, with better-sqlite3 built for it (${store})`, async () => {
-      const { version } = await runService(store, node20!.path);
-      expect(version).toMatch(/^v20\./);
-    }, 60_000);
+    it.runIf(node20)(
+      `the system's Node 20 still runs the service beside it, with better-sqlite3 built for it (${store})`,
+      async () => {
+        const { version } = await runService(store, node20!.path);
+        expect(version).toMatch(/^v20\./);
+      },
+      60_000,
+    );
   }
 
   // Issue 48.2: such a start died with better-sqlite3's NODE_MODULE_VERSION stack trace.
-  it.runIf(withoutBuild)('the built server started with a Node better-sqlite3 has no build for says in one line what to run instead, and writes nothing', async () => {
-    const dir = tempDir('identity-runtime-');
-    const child = spawn(withoutBuild!.path, [join(REPO, 'packages/server/dist/main.js')], {
-      cwd: REPO,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.resume();
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(code).toBe(2);
-    // oidc-provider's own warning on Node 20 aside, one line and no stack.
-    const lines = stderr.split('\n').filter((line) => line && !/oidc-provider WARNING/.test(line));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`better-sqlite3 is built for another Node (ABI ${process.versions.modules}), not for this one (${realpathSync(withoutBuild!.path)}, ${withoutBuild!.version}`);
-    expect(lines[0]).toContain('start the service with `npm start`');
-    if (projectNode) expect(lines[0]).toContain('`node_modules/.bin/node packages/server/dist/main.js`');
-    expect(lines[0]).toContain(`\`${realpathSync(withoutBuild!.path)} scripts/sqlite-for-this-node.mjs\``);
-    expect(readdirSync(dir)).toEqual([]);
-  }, 120_000);
+  it.runIf(withoutBuild)(
+    'the built server started with a Node better-sqlite3 has no build for says in one line what to run instead, and writes nothing',
+    async () => {
+      const dir = tempDir('identity-runtime-');
+      const child = spawn(withoutBuild!.path, [join(REPO, 'packages/server/dist/main.js')], {
+        cwd: REPO,
+        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdout.resume();
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).toBe(2);
+      // oidc-provider's own warning on Node 20 aside, one line and no stack.
+      const lines = stderr.split('\n').filter((line) => line && !/oidc-provider WARNING/.test(line));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`better-sqlite3 is built for another Node (ABI ${process.versions.modules}), not for this one (${realpathSync(withoutBuild!.path)}, ${withoutBuild!.version}`);
+      expect(lines[0]).toContain('start the service with `npm start`');
+      if (projectNode) expect(lines[0]).toContain('`node_modules/.bin/node packages/server/dist/main.js`');
+      expect(lines[0]).toContain(`\`${realpathSync(withoutBuild!.path)} scripts/sqlite-for-this-node.mjs\``);
+      expect(readdirSync(dir)).toEqual([]);
+    },
+    120_000,
+  );
 });

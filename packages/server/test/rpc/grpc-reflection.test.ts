@@ -5,15 +5,15 @@
  * service answers: it builds a registry from the returned FileDescriptorProtos and calls an RPC
  * with it. Reflection reads no storage, so SQLite is enough.
  */
-import { create, createFileRegistry, fromBinary, type DescMessage, type DescMethodBiDiStreaming, type DescMethodUnary, type Message, type MessageInitShape } from '@bufbuild/protobuf';
-import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
+import { create, createFileRegistry, type DescMessage, type DescMethodBiDiStreaming, type DescMethodUnary, fromBinary, type Message, type MessageInitShape } from '@bufbuild/protobuf';
+import { type FileDescriptorProto, FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { rpcTable } from '../../src/rpc/offered-rpcs.js';
 import { REFLECTION_VERSIONS, type ReflectionVersion } from '../../src/rpc/reflection-descriptors.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 type RequestInit = MessageInitShape<DescMessage>;
 interface Answer extends Message {
@@ -88,7 +88,13 @@ describe('gRPC server reflection', () => {
     expect(answer.validHost).toBe('localhost');
     expect(answer.messageResponse.case).toBe('listServicesResponse');
     const names = (answer.messageResponse as Extract<Answer['messageResponse'], { case: 'listServicesResponse' }>).value.service.map((service) => service.name);
-    const offered = [...new Set(rpcTable().filter((entry) => entry.twin).map((entry) => entry.service.typeName))];
+    const offered = [
+      ...new Set(
+        rpcTable()
+          .filter((entry) => entry.twin)
+          .map((entry) => entry.service.typeName),
+      ),
+    ];
     expect(offered).toEqual(expect.arrayContaining(['zitadel.admin.v1.AdminService', 'zitadel.management.v1.ManagementService']));
     expect(names.sort()).toEqual([...offered, 'grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection'].sort());
   });
@@ -179,9 +185,9 @@ describe('gRPC server reflection', () => {
   it('logs one line per reflection stream, with its status', async () => {
     logLines.length = 0;
     await reflect(grpc, V1, [{ messageRequest: { case: 'listServices', value: '' } }]);
-    await expect.poll(() => logLines.filter((line) => line.msg === 'rpc')).toEqual([
-      expect.objectContaining({ rpc: 'grpc.reflection.v1.ServerReflection/ServerReflectionInfo', protocol: 'grpc', code: 0 }),
-    ]);
+    await expect
+      .poll(() => logLines.filter((line) => line.msg === 'rpc'))
+      .toEqual([expect.objectContaining({ rpc: 'grpc.reflection.v1.ServerReflection/ServerReflectionInfo', protocol: 'grpc', code: 0 })]);
   });
 
   it('answers an unknown method of the reflection package UNIMPLEMENTED, and a Connect (HTTP/1.1) attempt at the stream with an error', async () => {

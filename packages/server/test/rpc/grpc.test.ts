@@ -9,15 +9,11 @@
  */
 import { request as httpRequest } from 'node:http';
 import http2 from 'node:http2';
-import { create, fromBinary, toBinary, type DescService } from '@bufbuild/protobuf';
-import { Code, ConnectError, createClient, type Client, type Transport } from '@connectrpc/connect';
+import { create, type DescService, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { type Client, Code, ConnectError, createClient, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { createAccessTokenInterceptor, createAdminClient, createManagementClient } from '@zitadel/node/dist/api/index.js';
-import {
-  AdminService,
-  GetCustomVerifyEmailMessageTextRequestSchema,
-  GetCustomVerifyEmailMessageTextResponseSchema,
-} from '@zitadel/proto/zitadel/admin_pb.js';
+import { AdminService, GetCustomVerifyEmailMessageTextRequestSchema, GetCustomVerifyEmailMessageTextResponseSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { ErrorDetailSchema } from '@zitadel/proto/zitadel/message_pb.js';
 import { Metadata } from 'nice-grpc-common';
@@ -26,7 +22,7 @@ import { OPERATIONS, type OperationId } from '../../src/http/generated/operation
 import { createLogger } from '../../src/log.js';
 import { RPC_SERVICES, rpcTable } from '../../src/rpc/offered-rpcs.js';
 import { describeEachStore, insertMachineUserWithToken } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_IMPORT_BODY_BYTES = 256 * 1024;
@@ -115,7 +111,13 @@ describeEachStore('ZITADEL RPCs over gRPC, gRPC-web and Connect', (dialect) => {
     const inB = { 'x-zitadel-orgid': orgB };
     projectB = (await s.api('POST', '/management/v1/projects', { name: 'shop' }, undefined, inB)).body.id;
     expect((await s.api('POST', `/management/v1/projects/${projectB}/roles`, { roleKey: 'reader', displayName: 'Reader' }, undefined, inB)).status).toBe(200);
-    const user = await s.api('POST', '/management/v1/users/human/_import', { userName: 'bea', profile: { firstName: 'Bea', lastName: 'B' }, email: { email: 'bea@example.com', isEmailVerified: true } }, undefined, inB);
+    const user = await s.api(
+      'POST',
+      '/management/v1/users/human/_import',
+      { userName: 'bea', profile: { firstName: 'Bea', lastName: 'B' }, email: { email: 'bea@example.com', isEmailVerified: true } },
+      undefined,
+      inB,
+    );
     expect(user.status, JSON.stringify(user.body)).toBe(200);
     userB = user.body.userId;
   }, 120_000);
@@ -225,7 +227,10 @@ describeEachStore('ZITADEL RPCs over gRPC, gRPC-web and Connect', (dialect) => {
       expect(large.code).toBe(Code.ResourceExhausted);
       // The import takes more than the global limit, up to its own.
       const big = await failure(
-        targetAdmin.importData({ data: { case: 'dataOrgsv1', value: { orgs: [{ orgId: '1', org: { name: 'x'.repeat(MAX_IMPORT_BODY_BYTES) } }] } }, timeout: '1m' }, { headers: bearer(target.t.adminToken) }),
+        targetAdmin.importData(
+          { data: { case: 'dataOrgsv1', value: { orgs: [{ orgId: '1', org: { name: 'x'.repeat(MAX_IMPORT_BODY_BYTES) } }] } }, timeout: '1m' },
+          { headers: bearer(target.t.adminToken) },
+        ),
       );
       expect(big.code).toBe(Code.ResourceExhausted);
     });
@@ -259,7 +264,10 @@ describeEachStore('ZITADEL RPCs over gRPC, gRPC-web and Connect', (dialect) => {
       expect(error.code, `${entry.name}: ${error.message}`).toBe(Code.Unauthenticated);
       // The reads that need no input: a REST answer that does not fit ZITADEL's message would be INTERNAL (13).
       if (entry.twin!.httpMethod === 'GET' && !entry.twin!.template.includes('{')) {
-        const code = await client[entry.method.localName]({}, { headers: bearer(s.t.adminToken) }).then(() => 0, (e) => ConnectError.from(e).code as number);
+        const code = await client[entry.method.localName]({}, { headers: bearer(s.t.adminToken) }).then(
+          () => 0,
+          (e) => ConnectError.from(e).code as number,
+        );
         expect([0, Code.NotFound], entry.name).toContain(code);
       }
     }
@@ -283,7 +291,16 @@ describeEachStore('ZITADEL RPCs over gRPC, gRPC-web and Connect', (dialect) => {
     const second = await failure(admin.importData({ data: { case: 'dataOrgs', value: { orgs: [] } } }, { headers: bearer(target.t.adminToken) }));
     expect(second.code).toBe(Code.ResourceExhausted);
     slow.destroy();
-    await expect.poll(async () => (await admin.importData({ data: { case: 'dataOrgs', value: { orgs: [] } } }, { headers: bearer(target.t.adminToken) }).then(() => 'ok', (e) => String(e))), { timeout: 5_000 }).toBe('ok');
+    await expect
+      .poll(
+        async () =>
+          await admin.importData({ data: { case: 'dataOrgs', value: { orgs: [] } } }, { headers: bearer(target.t.adminToken) }).then(
+            () => 'ok',
+            (e) => String(e),
+          ),
+        { timeout: 5_000 },
+      )
+      .toBe('ok');
   });
 
   it('logs one line per RPC: method, RPC, status code, duration, caller', async () => {
@@ -357,7 +374,10 @@ describeEachStore('ZITADEL RPCs over gRPC, gRPC-web and Connect', (dialect) => {
     expect(error).toMatchObject({ code: 12 });
     const denied = await createAdminClient(h2.base, createAccessTokenInterceptor('bad'))
       .getCustomVerifyEmailMessageText({ language: 'de' })
-      .then(() => undefined, (e: { code: number }) => e);
+      .then(
+        () => undefined,
+        (e: { code: number }) => e,
+      );
     expect(denied).toMatchObject({ code: 16 });
   });
 });

@@ -9,7 +9,8 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { answerText, inProcessRequest } from '../../src/rpc/in-process-request.js';
 
-const make = (body?: string) => inProcessRequest('http://rpc.internal/x?a=1', body === undefined ? 'GET' : 'PUT', new Headers({ 'content-type': 'application/json' }), body, new AbortController().signal);
+const make = (body?: string) =>
+  inProcessRequest('http://rpc.internal/x?a=1', body === undefined ? 'GET' : 'PUT', new Headers({ 'content-type': 'application/json' }), body, new AbortController().signal);
 
 describe('in-process request', () => {
   it('answers url, method, headers and the body as text, JSON and bytes, with content-length declared', async () => {

@@ -18,7 +18,7 @@ import { createAccessTokenInterceptor, createAdminClient } from '@zitadel/node/d
 import { AdminService, GetMyInstanceRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percentEncodeGrpcMessage } from '../../src/rpc/grpc-status.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const UNOFFERED = 'zitadel.admin.v1.AdminService/GetMyInstance is not offered by this service (RPC-N0tOf)';
 const INVALID_TITLE = 'invalid title: value length must be at most 200 characters (API-V4l1d)';
@@ -68,9 +68,15 @@ describe('RPC refusals as clients read them', () => {
 
   it("@zitadel/node shows the message with its '/' and ':' as they are", async () => {
     const admin = createAdminClient(s.issuer, createAccessTokenInterceptor(s.t.adminToken));
-    const unoffered = await admin.getMyInstance({}).then(() => undefined, (e: { code: number; details: string }) => e);
+    const unoffered = await admin.getMyInstance({}).then(
+      () => undefined,
+      (e: { code: number; details: string }) => e,
+    );
     expect(unoffered).toMatchObject({ code: Code.Unimplemented, details: UNOFFERED });
-    const invalid = await admin.setDefaultVerifyEmailMessageText({ language: 'de', title: 'x'.repeat(201) }).then(() => undefined, (e: { code: number; details: string }) => e);
+    const invalid = await admin.setDefaultVerifyEmailMessageText({ language: 'de', title: 'x'.repeat(201) }).then(
+      () => undefined,
+      (e: { code: number; details: string }) => e,
+    );
     expect(invalid).toMatchObject({ code: Code.InvalidArgument, details: INVALID_TITLE });
   });
 
@@ -160,7 +166,10 @@ describe('RPC refusals as clients read them', () => {
       expect(refused.rawMessage, name).toContain(`readMaxBytes ${LIMIT}`);
     }
     const sdk = createAdminClient(s.issuer, createAccessTokenInterceptor(s.t.adminToken));
-    const refused = await sdk.setDefaultVerifyEmailMessageText({ language: 'de', footerText }).then(() => undefined, (e: { code: number; details: string }) => e);
+    const refused = await sdk.setDefaultVerifyEmailMessageText({ language: 'de', footerText }).then(
+      () => undefined,
+      (e: { code: number; details: string }) => e,
+    );
     expect(refused?.code).toBe(Code.ResourceExhausted);
     expect(refused?.details).toContain(`readMaxBytes ${LIMIT}`);
     // The session still serves calls afterwards.

@@ -10,14 +10,10 @@ import http2 from 'node:http2';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { createClient } from '@connectrpc/connect';
 import { compressionGzip, createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
-import {
-  AdminService,
-  GetCustomVerifyEmailMessageTextRequestSchema,
-  GetCustomVerifyEmailMessageTextResponseSchema,
-} from '@zitadel/proto/zitadel/admin_pb.js';
+import { AdminService, GetCustomVerifyEmailMessageTextRequestSchema, GetCustomVerifyEmailMessageTextResponseSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const GET_TEXT = '/zitadel.admin.v1.AdminService/GetCustomVerifyEmailMessageText';
 
@@ -126,15 +122,19 @@ describeEachStore('unary gRPC and Connect calls, served without connect-node', (
   function connectCall(body: string, headers: Record<string, string> = {}, delayMs = 0) {
     const started = performance.now();
     return new Promise<{ status: number; contentType: string | undefined; body: Record<string, unknown>; afterMs: number }>((resolve, reject) => {
-      const req = httpRequest(`${s.issuer}${GET_TEXT}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${s.t.adminToken}`, ...headers },
-      }, (res) => {
-        const afterMs = performance.now() - started;
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, contentType: res.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString()), afterMs }));
-      });
+      const req = httpRequest(
+        `${s.issuer}${GET_TEXT}`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${s.t.adminToken}`, ...headers },
+        },
+        (res) => {
+          const afterMs = performance.now() - started;
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, contentType: res.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString()), afterMs }));
+        },
+      );
       req.on('error', () => undefined); // a late body may meet a closed connection
       req.on('close', () => reject(new Error('no answer'))); // after an answer: no effect
       req.flushHeaders();

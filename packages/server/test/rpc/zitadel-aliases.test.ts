@@ -7,9 +7,9 @@
 import { decodeJwt } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachStore } from '../support/instance.js';
-import { createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { signInThroughForm } from '../support/code-flow.js';
+import { describeEachStore } from '../support/instance.js';
+import { createOidcApp, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
@@ -29,8 +29,14 @@ describeEachStore("ZITADEL's scopes, claims and header", (dialect) => {
     otherProjectId = (await s.api('POST', '/management/v1/projects', { name: 'billing' })).body.id;
     expect((await s.api('POST', `/management/v1/projects/${projectId}/roles`, { roleKey: 'reader', displayName: 'Reader' })).status).toBe(200);
     const app = await createOidcApp(s, projectId, {
-      name: 'zitadel-spa', redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+      name: 'zitadel-spa',
+      redirectUris: [REDIRECT],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
+      accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
     });
     config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
     const userId = await importHuman(s, 'zara', { password: PASSWORD });

@@ -6,9 +6,10 @@
  * - `openssl`: `openssl passwd -1|-5|-6 -salt <salt> <pw>` (OpenSSL 3.0).
  * Vectors generated in the test use the hashing libraries/Node crypto directly.
  */
+
+import { pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
 import { hash as argon2Hash, type Options } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
-import { pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { passwordHashFormat } from '../../src/auth/password-hashes.js';
 import { verifyPassword } from '../../src/auth/password-verifier.js';
@@ -27,7 +28,13 @@ const KNOWN: Array<{ name: string; source: string; plain: string; encoded: strin
   { name: 'bcrypt $2y$ (unicode)', source: 'htpasswd', plain: UNICODE, encoded: '$2y$10$Fl6/aTWLI5324OMJOZlDJOoboMdt0/gq0UDPrI2lorJigHrIlvpVe', rehash: true },
   { name: 'pbkdf2-sha1', source: 'passwap', plain: 'password', encoded: '$pbkdf2$12$cmFuZG9tc2FsdGlzaGFyZA$mwUqsMixIYMc/0eN4v1.l3SVDpk', rehash: true },
   { name: 'pbkdf2-sha256', source: 'passwap', plain: 'password', encoded: '$pbkdf2-sha256$12$cmFuZG9tc2FsdGlzaGFyZA$OFvEcLOIPFd/oq8egf10i.qJLI7A8nDjPLnolCWarQY', rehash: false },
-  { name: 'pbkdf2-sha512', source: 'passwap', plain: 'password', encoded: '$pbkdf2-sha512$12$cmFuZG9tc2FsdGlzaGFyZA$e297piXvkpYxoYQAWD9zn1aKXCo3XmR91Xn9/WEGsHXU/7xaQzCV9upu4T5Jntq6AiZ6YX0diXnY7Ju5TEfUMA', rehash: false },
+  {
+    name: 'pbkdf2-sha512',
+    source: 'passwap',
+    plain: 'password',
+    encoded: '$pbkdf2-sha512$12$cmFuZG9tc2FsdGlzaGFyZA$e297piXvkpYxoYQAWD9zn1aKXCo3XmR91Xn9/WEGsHXU/7xaQzCV9upu4T5Jntq6AiZ6YX0diXnY7Ju5TEfUMA',
+    rehash: false,
+  },
   { name: 'scrypt', source: 'passwap', plain: 'password', encoded: '$scrypt$ln=16,r=8,p=1$cmFuZG9tc2FsdGlzaGFyZA$Rh+NnJNo1I6nRwaNqbDm6kmADswD1+7FTKZ7Ln9D8nQ', rehash: true },
   { name: 'md5crypt', source: 'passwap', plain: 'password', encoded: '$1$kJ4QkJaQ$3EbD/pJddrq5HW3mpZ4KZ1', rehash: true },
   { name: 'md5crypt (unicode)', source: 'openssl', plain: UNICODE, encoded: '$1$Zx9c8v7b$isjuixhF.T1K4INEWOBWB/', rehash: true },
@@ -59,7 +66,10 @@ describe('verifyPassword with hashes made by the libraries here', () => {
 
   it('argon2id and argon2i from @node-rs/argon2', async () => {
     // The package's Algorithm enum is type-only at run time: 2 = argon2id, 1 = argon2i.
-    for (const [algorithm, prefix] of [[2, '$argon2id$'], [1, '$argon2i$']] as const) {
+    for (const [algorithm, prefix] of [
+      [2, '$argon2id$'],
+      [1, '$argon2i$'],
+    ] as const) {
       const encoded = await argon2Hash(plain, { algorithm: algorithm as NonNullable<Options['algorithm']> });
       expect(encoded.startsWith(prefix)).toBe(true);
       expect(await verifyPassword(plain, encoded)).toEqual({ ok: true });
@@ -157,8 +167,23 @@ describe('malformed and unsupported hashes', () => {
 
   it('names the format of each supported prefix', () => {
     expect(KNOWN.map((v) => passwordHashFormat(v.encoded))).toEqual([
-      'argon2id', 'argon2i', 'bcrypt', 'bcrypt', 'bcrypt', 'bcrypt', 'bcrypt', 'pbkdf2-sha1', 'pbkdf2-sha256',
-      'pbkdf2-sha512', 'scrypt', 'md5crypt', 'md5crypt', 'sha256crypt', 'sha256crypt', 'sha512crypt', 'sha512crypt',
+      'argon2id',
+      'argon2i',
+      'bcrypt',
+      'bcrypt',
+      'bcrypt',
+      'bcrypt',
+      'bcrypt',
+      'pbkdf2-sha1',
+      'pbkdf2-sha256',
+      'pbkdf2-sha512',
+      'scrypt',
+      'md5crypt',
+      'md5crypt',
+      'sha256crypt',
+      'sha256crypt',
+      'sha512crypt',
+      'sha512crypt',
     ]);
     expect(passwordHashFormat('$apr1$abc$def')).toBeUndefined();
   });

@@ -8,12 +8,12 @@ import * as oc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordChecksBusy, PasswordChecksThrottled, PasswordVerifier, verifyPassword } from '../../src/auth/password-verifier.js';
 import { hashPassword } from '../../src/auth/passwords.js';
-import { clientKey } from '../../src/http/client-address.js';
 import { checkPasswordLogin } from '../../src/domain/login/password-login.js';
+import { clientKey } from '../../src/http/client-address.js';
 import { createLogger } from '../../src/log.js';
-import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, importHuman, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
 import { signInThroughForm } from '../support/code-flow.js';
+import { describeEachStore } from '../support/instance.js';
+import { Browser, createOidcApp, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 // glibc crypt(3) through Python's `crypt.crypt('password', '$6$rounds=1000000$Sl0wS4lt')`: the
 // sha512-crypt bound (1,000,000 rounds), about 2 s of work.
@@ -50,24 +50,30 @@ describe('verification off the event loop', () => {
 describe('checks yield the CPU to the event loop', () => {
   /** The nice value of every thread of this process (Linux /proc), by thread id. */
   const niceByThread = () =>
-    new Map(readdirSync('/proc/self/task').map((tid) => {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
-    }));
+    new Map(
+      readdirSync('/proc/self/task').map((tid) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
+      }),
+    );
 
-  it.runIf(existsSync('/proc/thread-self'))('a verification worker runs at a lower priority (nice 10) than the rest of the process', async () => {
-    const before = niceByThread();
-    const v = new PasswordVerifier({ workers: 1 });
-    try {
-      expect((await verifyPassword('password', HOLDS, v)).ok).toBe(true);
-      const after = niceByThread();
-      const added = [...after].filter(([tid]) => !before.has(tid));
-      expect(added.map(([, nice]) => nice)).toContain(10);
-      expect(after.get(String(process.pid))).toBe(0);
-    } finally {
-      await v.close();
-    }
-  }, 30_000);
+  it.runIf(existsSync('/proc/thread-self'))(
+    'a verification worker runs at a lower priority (nice 10) than the rest of the process',
+    async () => {
+      const before = niceByThread();
+      const v = new PasswordVerifier({ workers: 1 });
+      try {
+        expect((await verifyPassword('password', HOLDS, v)).ok).toBe(true);
+        const after = niceByThread();
+        const added = [...after].filter(([tid]) => !before.has(tid));
+        expect(added.map(([, nice]) => nice)).toContain(10);
+        expect(after.get(String(process.pid))).toBe(0);
+      } finally {
+        await v.close();
+      }
+    },
+    30_000,
+  );
 });
 
 /** Makes verifiers for a describe block, each closed after its tests. */
@@ -249,7 +255,11 @@ describeEachStore('the login page while password checks are busy, and with a has
     s = await startOidcServer(dialect, { passwordVerifier: verifier, logger: createLogger('warn', (line) => logLines.push(line)) });
     const project = await s.api('POST', '/management/v1/projects', { name: 'busy' });
     const app = await createOidcApp(s, project.body.id, {
-      name: 'spa', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+      name: 'spa',
+      redirectUris: [REDIRECT],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
     });
     config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
     userId = await importHuman(s, 'busy-user', { hashedPassword: { value: HOLDS } });
@@ -260,7 +270,8 @@ describeEachStore('the login page while password checks are busy, and with a has
   });
 
   const login = (loginName: string, password: string) => signInThroughForm(config, REDIRECT, loginName, password, { scope: 'openid' });
-  const failures = async () => (await s.t.store.read.events.search({ aggregateId: userId, limit: 100, offset: 0, asc: true })).events.filter((e) => e.type === 'user.human.password.check.failed').length;
+  const failures = async () =>
+    (await s.t.store.read.events.search({ aggregateId: userId, limit: 100, offset: 0, asc: true })).events.filter((e) => e.type === 'user.human.password.check.failed').length;
 
   it('answers 503 "try again" with Retry-After, and counts no failed attempt, while every check slot is taken', async () => {
     const held = verifier.verify('password', HOLDS);
@@ -309,7 +320,11 @@ describeEachStore('the login page: a flood from one address leaves room for the 
     s = await startOidcServer(dialect, { passwordVerifier: verifier });
     const project = await s.api('POST', '/management/v1/projects', { name: 'flood' });
     const app = await createOidcApp(s, project.body.id, {
-      name: 'spa', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+      name: 'spa',
+      redirectUris: [REDIRECT],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
     });
     config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
     // One account per flooding request, so the per-account bound does not thin the flood out.
@@ -363,7 +378,11 @@ describeEachStore('the login page: one address flooding costly hashes over many 
     s = await startOidcServer(dialect, { passwordVerifier: verifier });
     const project = await s.api('POST', '/management/v1/projects', { name: 'costly flood' });
     const app = await createOidcApp(s, project.body.id, {
-      name: 'spa', redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true,
+      name: 'spa',
+      redirectUris: [REDIRECT],
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      devMode: true,
     });
     config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
     for (let i = 0; i < FLOOD; i++) await importHuman(s, `costly-${i}`, { hashedPassword: { value: atTheBounds() } });

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../support/temp-dir.js';
 import { loadOperatorSecretBox } from '../../src/secrets/operator-key.js';
 import { createSecretBox, generateKeyText, parseKey, SecretKeyError } from '../../src/secrets/secret-box.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('secrets at rest', () => {
   const key = parseKey(generateKeyText(), 'test');
@@ -55,14 +55,16 @@ describe('secrets at rest', () => {
     const at = Date.now() + 4000;
     const script = `const { loadOperatorSecretBox } = await import(${JSON.stringify(module)}); while (Date.now() < ${at}); process.stdout.write(loadOperatorSecretBox({ keyFile: ${JSON.stringify(keyFile)}, previousKeys: [] }).box.keyId);`;
     const results = await Promise.all(
-      Array.from({ length: 6 }, () =>
-        new Promise<{ code: number | null; out: string }>((resolve) => {
-          const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-          let out = '';
-          child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-          child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-          child.on('exit', (code) => resolve({ code, out }));
-        }),
+      Array.from(
+        { length: 6 },
+        () =>
+          new Promise<{ code: number | null; out: string }>((resolve) => {
+            const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+            let out = '';
+            child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+            child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+            child.on('exit', (code) => resolve({ code, out }));
+          }),
       ),
     );
     for (const r of results) expect(r.code, r.out).toBe(0);

@@ -15,15 +15,10 @@ describeEachStore('concurrent transactions', (dialect) => {
   openStoreForSuite(dialect, (opened) => (store = opened));
 
   const event = (aggregateId: string, n = 0) => ({ aggregateType: 'user', aggregateId, type: 'user.metadata.set', payload: { n }, creator: 'c', resourceOwner: 'o' });
-  const count = async (aggregateId: string) =>
-    (await store.read.events.search({ aggregateId, limit: 100, offset: 0, asc: true })).events.length;
+  const count = async (aggregateId: string) => (await store.read.events.search({ aggregateId, limit: 100, offset: 0, asc: true })).events.length;
 
   it('a caller is answered only once its transaction is visible to readers', async () => {
-    const seenAtResolve = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        store.transaction((tx) => tx.events.append(event(`visible-${i}`))).then(() => count(`visible-${i}`)),
-      ),
-    );
+    const seenAtResolve = await Promise.all(Array.from({ length: 20 }, (_, i) => store.transaction((tx) => tx.events.append(event(`visible-${i}`))).then(() => count(`visible-${i}`))));
     expect(seenAtResolve).toEqual(Array(20).fill(1));
   });
 

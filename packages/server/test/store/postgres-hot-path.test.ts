@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgColumns } from '../../src/store/columns.js';
 import { postgresHotPath } from '../../src/store/postgres-hot-path.js';
 import { createRepositories, type Repositories } from '../../src/store/repositories/index.js';
-import { drizzleMessageTexts } from '../support/drizzle-texts.js';
 import { defineTables } from '../../src/store/schema.js';
 import type { Db, Store } from '../../src/store/store.js';
+import { drizzleMessageTexts } from '../support/drizzle-texts.js';
 import { openTestStore } from '../support/instance.js';
 
 describe('PostgreSQL hot path and drizzle repositories', () => {
@@ -67,9 +67,13 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
   it('message texts it writes read back the same through drizzle, and the other way round', async () => {
     const drizzleTexts = drizzleMessageTexts(drizzle(client) as unknown as Db, defineTables(pgColumns));
     const row = {
-      ownerId: 'owner-1', messageType: 'VerifyEmail', language: 'de',
+      ownerId: 'owner-1',
+      messageType: 'VerifyEmail',
+      language: 'de',
       fields: { title: 'Tïtel "q"', text: 'Hallo {{.DisplayName}}\nzweite Zeile' },
-      sequence: 7, createdAt: new Date('2026-04-05T06:07:08.009Z'), changedAt: new Date('2026-04-05T06:07:09.010Z'),
+      sequence: 7,
+      createdAt: new Date('2026-04-05T06:07:08.009Z'),
+      changedAt: new Date('2026-04-05T06:07:09.010Z'),
     };
     await hot.messageTexts!.upsert(row);
     expect(await drizzleTexts.get('owner-1', 'VerifyEmail', 'de')).toEqual(row);
@@ -86,7 +90,14 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
   it('a text and its event in one statement: the same rows as the event append and the upsert one after the other', async () => {
     const at = new Date('2026-05-06T07:08:09.010Z');
     const later = new Date('2026-05-07T00:00:00.000Z');
-    const event = { aggregateType: 'instance', aggregateId: 'agg-text', type: 'instance.customtext.set', payload: { template: 'VerifyEmail', language: 'nl', set: { title: 'Tïtel' }, removed: [] }, creator: 'u1', resourceOwner: 'agg-text' };
+    const event = {
+      aggregateType: 'instance',
+      aggregateId: 'agg-text',
+      type: 'instance.customtext.set',
+      payload: { template: 'VerifyEmail', language: 'nl', set: { title: 'Tïtel' }, removed: [] },
+      creator: 'u1',
+      resourceOwner: 'agg-text',
+    };
     const text = { ownerId: 'agg-text', messageType: 'VerifyEmail', language: 'nl', fields: { title: 'Tïtel "q"', text: 'Hallo\nwereld' } };
     const drizzleTexts = drizzleMessageTexts(drizzle(client) as unknown as Db, defineTables(pgColumns));
 
@@ -110,8 +121,16 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
   it('a user grant removed with its event in one statement: the same as the read, the event append and the delete one after the other', async () => {
     const tables = defineTables(pgColumns);
     const grantRow = (id: string) => ({
-      id, orgId: 'org-g', userId: `user-${id}`, projectId: 'project-g', projectGrantId: id === 'grant-2' ? 'pg-1' : null, roleKeys: ['reader'],
-      state: 'USER_GRANT_STATE_ACTIVE', sequence: 1, createdAt: new Date('2026-05-06T07:08:09.010Z'), changedAt: new Date('2026-05-06T07:08:09.010Z'),
+      id,
+      orgId: 'org-g',
+      userId: `user-${id}`,
+      projectId: 'project-g',
+      projectGrantId: id === 'grant-2' ? 'pg-1' : null,
+      roleKeys: ['reader'],
+      state: 'USER_GRANT_STATE_ACTIVE',
+      sequence: 1,
+      createdAt: new Date('2026-05-06T07:08:09.010Z'),
+      changedAt: new Date('2026-05-06T07:08:09.010Z'),
     });
     const removal = { aggregateType: 'usergrant', type: 'user.grant.removed', creator: 'u1' };
     const separately = createRepositories(drizzle(client) as unknown as Db, tables, { ...hot, takeUserGrantWithEvent: undefined });
@@ -138,7 +157,10 @@ describe('PostgreSQL hot path and drizzle repositories', () => {
     expect([twoCalls?.projectId, twoCalls?.projectGrantId]).toEqual(['project-g', 'pg-1']);
     expect([oneStatement?.event.sequence, twoCalls?.event.sequence]).toEqual([2, 2]);
     expect(oneStatement?.event.position).toBeGreaterThan(0);
-    for (const [id, taken] of [['grant-1', oneStatement], ['grant-2', twoCalls]] as const) {
+    for (const [id, taken] of [
+      ['grant-1', oneStatement],
+      ['grant-2', twoCalls],
+    ] as const) {
       expect(await viaDrizzle.userGrants.getInOrg(id, 'org-g')).toBeUndefined();
       const { events } = await viaDrizzle.events.search({ aggregateId: id, limit: 10, offset: 0, asc: true });
       expect(events.map((e) => e.type)).toEqual(['user.grant.added', 'user.grant.removed']);

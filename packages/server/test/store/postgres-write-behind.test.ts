@@ -16,11 +16,16 @@ import type { TransactionTextWrites } from '../../src/store/postgres-text-writes
 import { createRepositories, type Repositories } from '../../src/store/repositories/index.js';
 import { defineTables } from '../../src/store/schema.js';
 import type { Db, Store } from '../../src/store/store.js';
-import { countedPostgres, type CountedPostgres } from '../support/counted-postgres.js';
+import { type CountedPostgres, countedPostgres } from '../support/counted-postgres.js';
 import { openTestStore } from '../support/instance.js';
 
 const event = (owner: string, payload: Record<string, unknown> = {}) => ({
-  aggregateType: 'instance', aggregateId: owner, type: 'instance.customtext.set', payload, creator: 'u', resourceOwner: owner,
+  aggregateType: 'instance',
+  aggregateId: owner,
+  type: 'instance.customtext.set',
+  payload,
+  creator: 'u',
+  resourceOwner: owner,
 });
 const text = (owner: string, fields: Record<string, string>, language = 'en', createdAt?: Date) => ({ ownerId: owner, messageType: 'VerifyEmail', language, fields, createdAt });
 
@@ -73,11 +78,20 @@ describe('PostgreSQL: text writes held back within a transaction', () => {
     const again = await counted(search);
     expect(read.queries).toBe(again.queries + 1);
     expect(again.result).toEqual(read.result);
-    expect(read.result.events.map((e) => [e.sequence, e.payload])).toEqual([[1, { n: 1 }], [2, { n: 2 }]]);
+    expect(read.result.events.map((e) => [e.sequence, e.payload])).toEqual([
+      [1, { n: 1 }],
+      [2, { n: 2 }],
+    ]);
     expect(read.result.events[1].position).toBeGreaterThan(read.result.events[0].position);
     await commit();
     expect(await direct.messageTexts.get('wb-1', 'VerifyEmail', 'en')).toEqual({
-      ownerId: 'wb-1', messageType: 'VerifyEmail', language: 'en', fields: { title: 'zwei', text: 'x' }, sequence: 2, createdAt: at1, changedAt: at2,
+      ownerId: 'wb-1',
+      messageType: 'VerifyEmail',
+      language: 'en',
+      fields: { title: 'zwei', text: 'x' },
+      sequence: 2,
+      createdAt: at1,
+      changedAt: at2,
     });
   });
 
@@ -122,7 +136,11 @@ describe('PostgreSQL: text writes held back within a transaction', () => {
     const appended = await repos.events.append({ ...event('wb-2'), type: 'instance.customtext.template.removed' });
     expect(appended.sequence).toBe(3);
     await commit();
-    expect((await eventsOf('wb-2')).map((e) => [e.sequence, e.type])).toEqual([[1, 'instance.customtext.set'], [2, 'instance.customtext.set'], [3, 'instance.customtext.template.removed']]);
+    expect((await eventsOf('wb-2')).map((e) => [e.sequence, e.type])).toEqual([
+      [1, 'instance.customtext.set'],
+      [2, 'instance.customtext.set'],
+      [3, 'instance.customtext.template.removed'],
+    ]);
   });
 
   it('a rollback leaves nothing, and the next transaction holds nothing back until it holds the aggregate', async () => {

@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { LONG_TRANSACTION_MS } from '../../src/store/sqlite-checkpointer.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
+import { LONG_TRANSACTION_MS } from '../../src/store/sqlite-checkpointer.js';
 import type { Repositories } from '../../src/store/store.js';
 
 function walIndex(file: string): { mxFrame: number; nBackfill: number } {

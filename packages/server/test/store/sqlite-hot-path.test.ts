@@ -11,8 +11,8 @@ import { createRepositories, type Repositories } from '../../src/store/repositor
 import { defineTables } from '../../src/store/schema.js';
 import { sqliteHotPath } from '../../src/store/sqlite-hot-path.js';
 import type { Db, Store } from '../../src/store/store.js';
-import { openTestStore } from '../support/instance.js';
 import { drizzleMessageTexts } from '../support/drizzle-texts.js';
+import { openTestStore } from '../support/instance.js';
 
 describe('SQLite hot path and drizzle repositories', () => {
   let cleanup: () => void;

@@ -30,10 +30,14 @@ describe('SQLite reads kept until the database changes', () => {
     cleanup();
   });
 
-  it('reads again after a commit of this process at once, after another connection\'s from the next turn', async () => {
+  it("reads again after a commit of this process at once, after another connection's from the next turn", async () => {
     const reader = new Database(file);
     let commits = 0;
-    const cache = new SqliteReadCache<{ n: number }>(reader, (v) => ({ ...v }), () => commits);
+    const cache = new SqliteReadCache<{ n: number }>(
+      reader,
+      (v) => ({ ...v }),
+      () => commits,
+    );
     let reads = 0;
     const read = () => {
       reads++;

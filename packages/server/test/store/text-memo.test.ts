@@ -15,12 +15,17 @@ import { TransactionTextWrites } from '../../src/store/postgres-text-writes.js';
 import { createRepositories, type Repositories } from '../../src/store/repositories/index.js';
 import { defineTables } from '../../src/store/schema.js';
 import type { Db, Store } from '../../src/store/store.js';
-import { countedPostgres, type CountedPostgres } from '../support/counted-postgres.js';
+import { type CountedPostgres, countedPostgres } from '../support/counted-postgres.js';
 import { describeEachStore, openStoreForSuite } from '../support/instance.js';
 
 const row = (fields: Record<string, string>, sequence = 1) => ({
-  ownerId: 'o', messageType: 'VerifyEmail', language: 'en', fields,
-  sequence, createdAt: new Date('2026-01-01T00:00:00.000Z'), changedAt: new Date('2026-01-02T00:00:00.000Z'),
+  ownerId: 'o',
+  messageType: 'VerifyEmail',
+  language: 'en',
+  fields,
+  sequence,
+  createdAt: new Date('2026-01-01T00:00:00.000Z'),
+  changedAt: new Date('2026-01-02T00:00:00.000Z'),
 });
 
 describe('the memo of texts a transaction wrote', () => {

@@ -4,7 +4,7 @@
  * transaction is removing; SQLite's single writer hides that. Each race is fired several times.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachStore, insertMachineUserWithToken, type TestInstance, createTestInstance } from '../support/instance.js';
+import { createTestInstance, describeEachStore, insertMachineUserWithToken, type TestInstance } from '../support/instance.js';
 
 const ROUNDS = 12;
 

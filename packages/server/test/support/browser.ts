@@ -53,9 +53,7 @@ export class Browser {
       body = new URLSearchParams(init.form).toString();
     }
     const method = init.method ?? (body ? 'POST' : 'GET');
-    const res = this.options.localAddress
-      ? await requestFrom(this.options.localAddress, target, method, headers, body)
-      : await fetch(target, { method, headers, body, redirect: 'manual' });
+    const res = this.options.localAddress ? await requestFrom(this.options.localAddress, target, method, headers, body) : await fetch(target, { method, headers, body, redirect: 'manual' });
     this.remember(res, target);
     return res;
   }

@@ -5,13 +5,14 @@
  * redirect URI that such a sign-in lands on. Where Chromium is not installed those tests skip loudly;
  * CI installs it. (support/browser.ts is the HTTP stand-in for a browser, no Chromium.)
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+
 import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 

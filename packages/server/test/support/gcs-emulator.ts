@@ -3,7 +3,7 @@
  * plus a dummy service account for it. The storage client is given the endpoint explicitly;
  * STORAGE_EMULATOR_HOST is set as well for code that only reads the environment.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -15,7 +15,6 @@ declare module 'vitest' {
   }
 }
 
-
 export default async function setup(project: TestProject) {
   if (process.env.TEST_DATABASE_URL) {
     project.provide('postgresUrl', process.env.TEST_DATABASE_URL);

@@ -2,7 +2,7 @@
  * An HTTP/2 client with prior knowledge over plaintext (h2c), as gRPC clients open against an
  * http:// URL: node's own http2 client, one session per call of `h2cSession`.
  */
-import { connect as connectHttp2, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
+import { type ClientHttp2Session, type ClientHttp2Stream, connect as connectHttp2, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
 import { connect as connectTcp } from 'node:net';
 
 export interface H2cAnswer {

@@ -8,15 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
-import { createApp, type AppDeps } from '../../src/app.js';
-import { hashToken, generateToken, NO_EXPIRY } from '../../src/auth/tokens.js';
-import { bootstrapInstance } from '../../src/domain/instance/bootstrap.js';
+import { type AppDeps, createApp } from '../../src/app.js';
+import { generateToken, hashToken, NO_EXPIRY } from '../../src/auth/tokens.js';
 import { newId } from '../../src/domain/ids.js';
-import { openStore, type Dialect, type Store, type StoreLocation } from '../../src/store/store.js';
-import type {} from './global-postgres.js'; // the typing of inject('postgresUrl')
-import { tempDir } from './temp-dir.js';
+import { bootstrapInstance } from '../../src/domain/instance/bootstrap.js';
 import { jobDocuments } from '../../src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
+import { type Dialect, openStore, type Store, type StoreLocation } from '../../src/store/store.js';
+import type {} from './global-postgres.js'; // the typing of inject('postgresUrl')
+import { tempDir } from './temp-dir.js';
 
 export const DIALECTS: Dialect[] = ['sqlite', 'postgres'];
 
@@ -142,8 +142,18 @@ export async function insertMachineUserWithToken(
   await t.store.transaction(async (tx) => {
     const user = await tx.events.append({ aggregateType: 'user', aggregateId: userId, type: 'user.machine.added', payload: {}, creator: 'TEST', resourceOwner: orgId });
     await tx.users.insert({
-      id: userId, orgId, type: 'machine', userName: `m-${userId}`, userNameKey: `m-${userId}`, state: 'USER_STATE_ACTIVE',
-      data: { name: 'test machine' }, passwordHash: null, passwordChangeRequired: false, sequence: user.sequence, createdAt: at, changedAt: at,
+      id: userId,
+      orgId,
+      type: 'machine',
+      userName: `m-${userId}`,
+      userNameKey: `m-${userId}`,
+      state: 'USER_STATE_ACTIVE',
+      data: { name: 'test machine' },
+      passwordHash: null,
+      passwordChangeRequired: false,
+      sequence: user.sequence,
+      createdAt: at,
+      changedAt: at,
     });
     await tx.tokens.insert({ id: newId(), userId, tokenHash: hashToken(token), expiresAt: options.expiresAt ?? NO_EXPIRY, sequence: user.sequence, createdAt: at, changedAt: at });
     if (options.instanceRoles?.length) {
@@ -165,10 +175,7 @@ export async function insertMachineUserWithToken(
  * A human user written straight to the store (profile and email as the users API keeps them),
  * until tests can use the users API.
  */
-export async function insertHumanUser(
-  t: TestInstance,
-  options: { orgId?: string; userName?: string; firstName?: string; lastName?: string; email?: string } = {},
-): Promise<{ userId: string }> {
+export async function insertHumanUser(t: TestInstance, options: { orgId?: string; userName?: string; firstName?: string; lastName?: string; email?: string } = {}): Promise<{ userId: string }> {
   const userId = newId();
   const orgId = options.orgId ?? t.defaultOrgId;
   const userName = options.userName ?? `h-${userId}`;
@@ -177,9 +184,18 @@ export async function insertHumanUser(
   await t.store.transaction(async (tx) => {
     const user = await tx.events.append({ aggregateType: 'user', aggregateId: userId, type: 'user.human.added', payload: { userName }, creator: 'TEST', resourceOwner: orgId });
     await tx.users.insert({
-      id: userId, orgId, type: 'human', userName, userNameKey: userName.toLowerCase(), state: 'USER_STATE_ACTIVE',
-      data: { profile, email: { email: options.email ?? `${userName}@example.com` } }, passwordHash: null, passwordChangeRequired: false,
-      sequence: user.sequence, createdAt: at, changedAt: at,
+      id: userId,
+      orgId,
+      type: 'human',
+      userName,
+      userNameKey: userName.toLowerCase(),
+      state: 'USER_STATE_ACTIVE',
+      data: { profile, email: { email: options.email ?? `${userName}@example.com` } },
+      passwordHash: null,
+      passwordChangeRequired: false,
+      sequence: user.sequence,
+      createdAt: at,
+      changedAt: at,
     });
   });
   return { userId };
@@ -192,8 +208,14 @@ export async function insertOrg(t: TestInstance, name: string): Promise<{ orgId:
   await t.store.transaction(async (tx) => {
     const event = await tx.events.append({ aggregateType: 'org', aggregateId: orgId, type: 'org.added', payload: { name }, creator: 'TEST', resourceOwner: orgId });
     await tx.orgs.insert({
-      id: orgId, name, nameKey: name.toLowerCase(), state: 'ORG_STATE_ACTIVE', primaryDomain: `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.localhost`,
-      sequence: event.sequence, createdAt: at, changedAt: at,
+      id: orgId,
+      name,
+      nameKey: name.toLowerCase(),
+      state: 'ORG_STATE_ACTIVE',
+      primaryDomain: `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.localhost`,
+      sequence: event.sequence,
+      createdAt: at,
+      changedAt: at,
     });
   });
   return { orgId };

@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
+import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 
 async function listen(server: Server): Promise<string> {
   server.listen(0, '127.0.0.1');

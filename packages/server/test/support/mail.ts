@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { OutboxWorker, type OutboxWorkerOptions } from '../../src/background/outbox-worker.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
@@ -22,7 +22,7 @@ export interface SmtpSink {
   close: () => Promise<void>;
 }
 
-export async function startSmtpSink(options: { port?: number; user?: string; password?: string; /** Answer each message this late (a slow server). */ delayMs?: number } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(options: { port?: number; user?: string; password?: string /** Answer each message this late (a slow server). */; delayMs?: number } = {}): Promise<SmtpSink> {
   const messages: ParsedMail[] = [];
   const envelopes: SmtpSink['envelopes'] = [];
   const server = new SMTPServer({
@@ -59,7 +59,9 @@ export async function startSmtpSink(options: { port?: number; user?: string; pas
 export async function readDroppedMail(dir: string): Promise<{ file: string; mail: ParsedMail }[]> {
   let files: string[] = [];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.eml'))
+      .sort();
   } catch {
     return [];
   }
@@ -70,8 +72,14 @@ export async function readDroppedMail(dir: string): Promise<{ file: string; mail
 export function outboxWorkerFor(s: OidcTestServer, options: Partial<OutboxWorkerOptions> = {}) {
   const mailDropDir = options.mailDropDir ?? tempDir('mail-drop-');
   const worker = new OutboxWorker({
-    store: s.t.store, secrets: processSecretBox(), instanceId: s.t.instanceId, externalUrl: s.issuer, mailDropDir,
-    pollMs: 50, baseBackoffMs: 50, ...options,
+    store: s.t.store,
+    secrets: processSecretBox(),
+    instanceId: s.t.instanceId,
+    externalUrl: s.issuer,
+    mailDropDir,
+    pollMs: 50,
+    baseBackoffMs: 50,
+    ...options,
   });
   return { worker, mailDropDir };
 }

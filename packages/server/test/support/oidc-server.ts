@@ -7,18 +7,18 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { authenticate, personalAccessTokenVerifier } from '../../src/auth/authenticate.js';
 import type { PasswordVerifier } from '../../src/auth/password-verifier.js';
+import { ImportJobWorker } from '../../src/background/import-job-worker.js';
 import { addOidcApp } from '../../src/domain/apps/oidc-apps.js';
 import type { OidcAppInput } from '../../src/domain/apps/oidc-config.js';
+import { jobDocuments } from '../../src/domain/transfer/import/job-documents.js';
 import type { Logger } from '../../src/log.js';
 import type { SigningAlgorithm } from '../../src/oidc/keys.js';
+import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { createRequestHandler, type ServiceHandler } from '../../src/server.js';
-import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS, type RequestHandler, type ServiceServer } from '../../src/transport/http-server.js';
 import type { Dialect } from '../../src/store/store.js';
+import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS, type RequestHandler, type ServiceServer } from '../../src/transport/http-server.js';
 import { createTestInstance, type TestInstance } from './instance.js';
 import { tempDir } from './temp-dir.js';
-import { jobDocuments } from '../../src/domain/transfer/import/job-documents.js';
-import { processSecretBox } from '../../src/secrets/secret-box.js';
-import { ImportJobWorker } from '../../src/background/import-job-worker.js';
 
 // The browser stand-in lives in its own module (no vitest) so the bench can sign people in too.
 export { Browser, loginThroughForm, skipSecondFactorOffer } from './browser.js';
@@ -172,4 +172,3 @@ export async function importHuman(s: OidcTestServer, userName: string, password:
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.userId as string;
 }
-

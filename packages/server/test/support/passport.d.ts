@@ -12,11 +12,7 @@ declare module 'passport' {
   }
   export class Passport {
     use(strategy: Strategy): this;
-    authenticate(
-      name: string,
-      options: { session: boolean },
-      callback: AuthenticateCallback,
-    ): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+    authenticate(name: string, options: { session: boolean }, callback: AuthenticateCallback): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
   }
   const passport: Passport & { Passport: typeof Passport };
   export default passport;

@@ -2,11 +2,11 @@
  * The server as a user starts it: `src/main.ts` in a process of its own (through tsx), configured
  * by the environment. For tests of the process itself and of several processes on one database.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tempDir } from './temp-dir.js';
 import { freePort } from './ports.js';
+import { tempDir } from './temp-dir.js';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), '../../src/main.ts');
 const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -79,4 +79,3 @@ export async function startServerProcessWithIssuer(env: Record<string, string>):
     }
   }
 }
-

@@ -22,9 +22,7 @@ export function richDocument(prefix = '1') {
         state: 'USER_STATE_ACTIVE',
       },
     ],
-    machineUsers: [
-      { userId: `${prefix}${n}02`, user: { userName: `svc${n}`, name: 'Service', description: 'a robot', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' }, state: 'USER_STATE_ACTIVE' },
-    ],
+    machineUsers: [{ userId: `${prefix}${n}02`, user: { userName: `svc${n}`, name: 'Service', description: 'a robot', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' }, state: 'USER_STATE_ACTIVE' }],
     projects: [{ projectId: `${prefix}${n}03`, project: { name: 'App', projectRoleAssertion: true } }],
     projectRoles: [
       { projectId: `${prefix}${n}03`, roleKey: 'admin', displayName: 'Admin', group: 'g' },
@@ -34,9 +32,15 @@ export function richDocument(prefix = '1') {
       {
         appId: `${prefix}${n}04`,
         app: {
-          projectId: `${prefix}${n}03`, name: 'web', redirectUris: ['https://app.example.com/cb'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
-          grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'], appType: 'OIDC_APP_TYPE_USER_AGENT',
-          authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true, clockSkew: '2s',
+          projectId: `${prefix}${n}03`,
+          name: 'web',
+          redirectUris: ['https://app.example.com/cb'],
+          responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+          grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
+          appType: 'OIDC_APP_TYPE_USER_AGENT',
+          authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+          devMode: true,
+          clockSkew: '2s',
         },
       },
     ],
@@ -44,7 +48,17 @@ export function richDocument(prefix = '1') {
     orgMembers: [{ userId: `${prefix}${n}02`, roles: ['ORG_OWNER'] }],
     projectMembers: [{ projectId: `${prefix}${n}03`, userId: `${prefix}${n}01`, roles: ['PROJECT_OWNER'] }],
     jwtIdps: [
-      { idpId: `${prefix}${n}05`, idp: { name: 'Corp JWT', jwtEndpoint: 'https://jwt.example.com/token', issuer: 'https://jwt.example.com', keysEndpoint: 'https://jwt.example.com/keys', headerName: 'x-jwt', autoRegister: true } },
+      {
+        idpId: `${prefix}${n}05`,
+        idp: {
+          name: 'Corp JWT',
+          jwtEndpoint: 'https://jwt.example.com/token',
+          issuer: 'https://jwt.example.com',
+          keysEndpoint: 'https://jwt.example.com/keys',
+          headerName: 'x-jwt',
+          autoRegister: true,
+        },
+      },
     ],
     loginTexts: [{ language: 'en', loginText: { title: 'Welcome' } }],
     initMessages: [{ language: 'en', title: 'Init', text: 'Code {{.Code}}' }],

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startOtpEnrolment } from '../../src/domain/users/otp-enrolment.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { describeEachStore, insertMachineUserWithToken, insertOrg } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 interface Change {
   changeDate: string;
@@ -82,7 +82,7 @@ describeEachStore('the audit trail as ZITADEL offers it', (dialect) => {
     expect((await api('POST', '/admin/v1/events/types/_search', { unknown: 1 })).status).toBe(400);
   });
 
-  it('ListEvents: the sequence cursor, `from` as where the reading starts, localized types and the editor\'s name', async () => {
+  it("ListEvents: the sequence cursor, `from` as where the reading starts, localized types and the editor's name", async () => {
     const userId = await importHuman();
     const search = (body: Record<string, unknown>) => ok('POST', '/admin/v1/events/_search', { aggregateTypes: ['user'], aggregateId: userId, ...body });
     const imported = (await search({})).events.length;
@@ -105,7 +105,12 @@ describeEachStore('the audit trail as ZITADEL offers it', (dialect) => {
     expect((await search({ from: future, asc: true })).events).toEqual([]);
     expect((await search({ creationDate: future, asc: true })).events).toEqual([]);
     expect((await search({ from: all[0].creationDate, asc: true })).events).toHaveLength(n);
-    expect(sequences((await search({ from: all[0].creationDate })).events)).toEqual(all.filter((e: { creationDate: string }) => e.creationDate === all[0].creationDate).map((e: { sequence: string }) => Number(e.sequence)).reverse());
+    expect(sequences((await search({ from: all[0].creationDate })).events)).toEqual(
+      all
+        .filter((e: { creationDate: string }) => e.creationDate === all[0].creationDate)
+        .map((e: { sequence: string }) => Number(e.sequence))
+        .reverse(),
+    );
     expect((await api('POST', '/admin/v1/events/_search', { from: future, creationDate: future })).status).toBe(400);
     expect((await api('POST', '/admin/v1/events/_search', { sequence: 'one' })).status).toBe(400);
   });
@@ -220,12 +225,7 @@ describeEachStore('the audit trail as ZITADEL offers it', (dialect) => {
     expect(new Set(projectChanges.map((c) => c.resourceOwnerId))).toEqual(new Set([s.t.defaultOrgId]));
 
     const webChanges: Change[] = (await ok('POST', `/management/v1/projects/${project}/apps/${web.appId}/changes/_search`, {})).result;
-    expect(typesOf(webChanges)).toEqual([
-      'project.application.config.oidc.secret.changed',
-      'project.application.changed',
-      'project.application.config.oidc.added',
-      'project.application.added',
-    ]);
+    expect(typesOf(webChanges)).toEqual(['project.application.config.oidc.secret.changed', 'project.application.changed', 'project.application.config.oidc.added', 'project.application.added']);
     expect(typesOf((await ok('POST', `/management/v1/projects/${project}/apps/${api2}/changes/_search`, {})).result)).toEqual([
       'project.application.changed',
       'project.application.config.api.added',
@@ -320,7 +320,11 @@ describeEachStore('the audit trail as ZITADEL offers it', (dialect) => {
     const { userId } = await insertMachineUserWithToken(s.t);
     await s.t.store.transaction((tx) =>
       tx.events.append({
-        aggregateType: 'user', aggregateId: userId, type: 'user.metadata.set', creator: 'TEST', resourceOwner: s.t.defaultOrgId,
+        aggregateType: 'user',
+        aggregateId: userId,
+        type: 'user.metadata.set',
+        creator: 'TEST',
+        resourceOwner: s.t.defaultOrgId,
         payload: { key: 'k', client_secret: 'leak-1', nested: [{ passwordHash: 'leak-2', tokenId: 't1' }], passwordSet: true, publicKey: 'pk' },
       }),
     );
@@ -359,7 +363,10 @@ describeEachStore('the audit trail as ZITADEL offers it', (dialect) => {
     const settings = await insertMachineUserWithToken(s.t, { orgRoles: ['ORG_SETTINGS_MANAGER'] });
     const denied = await createManagementClient(s.issuer, createAccessTokenInterceptor(settings.token))
       .listUserChanges({ userId }, inOrg())
-      .then(() => undefined, (e: { code: number; details: string }) => e);
+      .then(
+        () => undefined,
+        (e: { code: number; details: string }) => e,
+      );
     expect(denied).toMatchObject({ code: 7 });
     expect(denied?.details).toMatch(/No matching permissions found/);
   });

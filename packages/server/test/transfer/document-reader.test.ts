@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
 import { acquireReader, DocumentReader, releaseReader } from '../../src/domain/transfer/document-reader.js';
 import { MAX_VALUE_DEPTH } from '../../src/domain/transfer/document-stream.js';
-import { createSpool, spoolTo, type Spool } from '../../src/domain/transfer/spool.js';
+import { createSpool, type Spool, spoolTo } from '../../src/domain/transfer/spool.js';
 import { BCRYPT } from '../support/transfer-documents.js';
 
 const USERS = 200;
@@ -98,7 +98,10 @@ describe("the import's document reader", () => {
     };
     for (const [text, shape] of cases) {
       const started = performance.now();
-      const error = await read(text, shape).then(() => undefined, (e: unknown) => e);
+      const error = await read(text, shape).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(DomainError);
       expect(error).toMatchObject({ code: 3, id: 'IMPORT-d3pth' });
       expect(performance.now() - started).toBeLessThan(5000);
@@ -109,7 +112,13 @@ describe("the import's document reader", () => {
   });
 
   it('a reader whose import ended cleanly serves the next import; one left with a stream open, or stopped, is not handed out again', async () => {
-    const file = await sealedIn(spool, 'small.json', JSON.stringify({ orgs: [{ orgId: 'o1', org: { name: 'Small' }, humanUsers: [{ userId: 'u1', user: { userName: 'u1', profile: { firstName: 'A', lastName: 'B' }, email: { email: 'u1@example.com' } } }] }] }));
+    const file = await sealedIn(
+      spool,
+      'small.json',
+      JSON.stringify({
+        orgs: [{ orgId: 'o1', org: { name: 'Small' }, humanUsers: [{ userId: 'u1', user: { userName: 'u1', profile: { firstName: 'A', lastName: 'B' }, email: { email: 'u1@example.com' } } }] }],
+      }),
+    );
     const readAll = async (reader: DocumentReader, own: Spool) => {
       const read = await reader.spool({ file, shape: 'document', spool: own });
       let users = 0;

@@ -10,7 +10,14 @@ import { createTestInstance, describeEachStore, type TestInstance } from '../sup
 interface ExportAnswer {
   checkpoint: string;
   removed: { orgId: string; userIds: string[]; userGrants: { userId: string; userGrantId: string }[] }[];
-  orgs: { orgId: string; humanUsers?: { userId: string; user: { profile: { firstName: string }; hashedPassword?: { value: string } } }[]; userGrants?: { userId: string; identityServiceGrantId: string; roleKeys: string[] }[]; projects?: unknown[]; projectRoles?: { roleKey: string }[]; userMetadata?: { id: string; key: string }[] }[];
+  orgs: {
+    orgId: string;
+    humanUsers?: { userId: string; user: { profile: { firstName: string }; hashedPassword?: { value: string } } }[];
+    userGrants?: { userId: string; identityServiceGrantId: string; roleKeys: string[] }[];
+    projects?: unknown[];
+    projectRoles?: { roleKey: string }[];
+    userMetadata?: { id: string; key: string }[];
+  }[];
 }
 
 describeEachStore('the incremental export (changedSince)', (dialect) => {
@@ -25,11 +32,22 @@ describeEachStore('the incremental export (changedSince)', (dialect) => {
     return body;
   };
   const addHuman = async (org: string, userName: string) =>
-    (await json(await t.call('POST', '/management/v1/users/human/_import', {
-      headers: inOrg(org),
-      body: { userName, profile: { firstName: userName, lastName: 'Sync' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: 'Passw0rd!-initial', passwordChangeRequired: false },
-    }))).userId as string;
-  const grant = async (userId: string) => (await json(await t.call('POST', `/management/v1/users/${userId}/grants`, { headers: inOrg(orgId), body: { projectId, roleKeys: ['reader'] } }))).userGrantId as string;
+    (
+      await json(
+        await t.call('POST', '/management/v1/users/human/_import', {
+          headers: inOrg(org),
+          body: {
+            userName,
+            profile: { firstName: userName, lastName: 'Sync' },
+            email: { email: `${userName}@example.com`, isEmailVerified: true },
+            password: 'Passw0rd!-initial',
+            passwordChangeRequired: false,
+          },
+        }),
+      )
+    ).userId as string;
+  const grant = async (userId: string) =>
+    (await json(await t.call('POST', `/management/v1/users/${userId}/grants`, { headers: inOrg(orgId), body: { projectId, roleKeys: ['reader'] } }))).userGrantId as string;
   const exportSince = async (changedSince: string, orgIds = [orgId]): Promise<ExportAnswer> =>
     json(await t.call('POST', '/admin/v1/export', { body: { orgIds, changedSince, responseOutput: true, withPasswords: true, timeout: '30s' } }));
 
@@ -82,7 +100,12 @@ describeEachStore('the incremental export (changedSince)', (dialect) => {
     // The removed user's grant went with it (a cascade), the other was removed on its own.
     const removals = next.removed.find((r) => r.orgId === orgId)!;
     expect(removals.userIds).toEqual([removed]);
-    expect(removals.userGrants).toEqual(expect.arrayContaining([{ userId: untouched, userGrantId: removedGrant }, { userId: removed, userGrantId: keptGrant }]));
+    expect(removals.userGrants).toEqual(
+      expect.arrayContaining([
+        { userId: untouched, userGrantId: removedGrant },
+        { userId: removed, userGrantId: keptGrant },
+      ]),
+    );
 
     // A change of the organisation's own resources brings them whole.
     await json(await t.call('POST', `/management/v1/projects/${projectId}/roles`, { headers: inOrg(orgId), body: { roleKey: 'writer', displayName: 'Writer' } }));
@@ -102,9 +125,27 @@ describeEachStore('the incremental export (changedSince)', (dialect) => {
 
     // An import writes one event for the organisation, none per user it creates: the organisation comes whole.
     const importedId = '318446427791228931';
-    const imported = await json(await t.call('POST', '/admin/v1/import', { body: { timeout: '30s', dataOrgs: { orgs: [{ orgId, org: { name: 'Sync Source' }, humanUsers: [{
-      userId: importedId, user: { userName: 'imported.user', profile: { firstName: 'Imported', lastName: 'Sync' }, email: { email: 'imported@example.com', isEmailVerified: true } },
-    }] }] } } }));
+    const imported = await json(
+      await t.call('POST', '/admin/v1/import', {
+        body: {
+          timeout: '30s',
+          dataOrgs: {
+            orgs: [
+              {
+                orgId,
+                org: { name: 'Sync Source' },
+                humanUsers: [
+                  {
+                    userId: importedId,
+                    user: { userName: 'imported.user', profile: { firstName: 'Imported', lastName: 'Sync' }, email: { email: 'imported@example.com', isEmailVerified: true } },
+                  },
+                ],
+              },
+            ],
+          },
+        },
+      }),
+    );
     expect(imported.success.orgs[0].humanUserIds).toEqual([importedId]);
     const afterImport = await exportSince(idle.checkpoint);
     expect(afterImport.orgs[0].humanUsers!.map((u) => u.userId).sort()).toEqual([changed, untouched, created, importedId].sort());

@@ -34,23 +34,54 @@ describeEachStore('the export\u2019s body for a large organisation', (dialect) =
     ({ orgId } = await insertOrg(t, 'Chunks'));
     const at = new Date();
     const user = (i: number, type: 'human' | 'machine') => ({
-      id: `${type[0]}${String(i).padStart(5, '0')}`, orgId, type, userName: `${type}${i}`, userNameKey: `${type}${i}`, state: 'USER_STATE_ACTIVE',
-      data: type === 'human'
-        ? { profile: { firstName: `First${i}`, lastName: 'Last', displayName: `First${i} Last`, preferredLanguage: 'en' }, email: { email: `user${i}@example.com`, isEmailVerified: true } }
-        : { name: `Robot ${i}`, description: 'runs the nightly sync' },
-      passwordHash: type === 'human' ? BCRYPT : null, passwordChangeRequired: false, sequence: 0, createdAt: at, changedAt: at,
+      id: `${type[0]}${String(i).padStart(5, '0')}`,
+      orgId,
+      type,
+      userName: `${type}${i}`,
+      userNameKey: `${type}${i}`,
+      state: 'USER_STATE_ACTIVE',
+      data:
+        type === 'human'
+          ? { profile: { firstName: `First${i}`, lastName: 'Last', displayName: `First${i} Last`, preferredLanguage: 'en' }, email: { email: `user${i}@example.com`, isEmailVerified: true } }
+          : { name: `Robot ${i}`, description: 'runs the nightly sync' },
+      passwordHash: type === 'human' ? BCRYPT : null,
+      passwordChangeRequired: false,
+      sequence: 0,
+      createdAt: at,
+      changedAt: at,
     });
     const humans = Array.from({ length: HUMANS }, (_, i) => user(i, 'human'));
     await t.store.transaction(async (tx) => {
       await tx.transfer.insertUsers([...humans, ...Array.from({ length: MACHINES }, (_, i) => user(i, 'machine'))]);
-      await tx.transfer.insertProjects([{
-        id: 'p1', orgId, name: 'Shop', state: 'PROJECT_STATE_ACTIVE', projectRoleAssertion: false, projectRoleCheck: false, hasProjectCheck: false,
-        privateLabelingSetting: 'PRIVATE_LABELING_SETTING_UNSPECIFIED', sequence: 0, createdAt: at, changedAt: at,
-      }]);
-      await tx.transfer.insertUserGrants(humans.map((h, i) => ({
-        id: `g${String(i).padStart(5, '0')}`, orgId, userId: h.id, projectId: 'p1', projectGrantId: null,
-        roleKeys: ['buyer', 'seller', `role-with-a-long-name-${i}`], state: 'USER_GRANT_STATE_ACTIVE', sequence: 0, createdAt: at, changedAt: at,
-      })));
+      await tx.transfer.insertProjects([
+        {
+          id: 'p1',
+          orgId,
+          name: 'Shop',
+          state: 'PROJECT_STATE_ACTIVE',
+          projectRoleAssertion: false,
+          projectRoleCheck: false,
+          hasProjectCheck: false,
+          privateLabelingSetting: 'PRIVATE_LABELING_SETTING_UNSPECIFIED',
+          sequence: 0,
+          createdAt: at,
+          changedAt: at,
+        },
+      ]);
+      await tx.transfer.insertUserGrants(
+        humans.map((h, i) => ({
+          id: `g${String(i).padStart(5, '0')}`,
+          orgId,
+          userId: h.id,
+          projectId: 'p1',
+          projectGrantId: null,
+          roleKeys: ['buyer', 'seller', `role-with-a-long-name-${i}`],
+          state: 'USER_GRANT_STATE_ACTIVE',
+          sequence: 0,
+          createdAt: at,
+          changedAt: at,
+        })),
+      );
       for (const h of humans.slice(0, EXTRAS)) {
         await tx.userMetadata.upsert({ userId: h.id, key: 'tier', value: Buffer.from(`gold for ${h.userName}`).toString('base64'), orgId, sequence: 0, createdAt: at, changedAt: at });
         await tx.idpLinks.insert({ idpId: 'idp1', externalUserId: `ext-${h.id}`, userId: h.id, orgId, externalUserName: `${h.userName}@idp.example.com`, createdAt: at });

@@ -8,8 +8,7 @@
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openTestStore } from '../support/instance.js';
-import { describeEachStore } from '../support/instance.js';
+import { describeEachStore, openTestStore } from '../support/instance.js';
 
 const USERS = 25_000;
 
@@ -19,8 +18,18 @@ describeEachStore('the export\u2019s pages over an organisation\u2019s users', (
     try {
       const at = new Date();
       const user = (i: number, orgId: string, type = 'human') => ({
-        id: `u${String(i).padStart(6, '0')}`, orgId, type, userName: `user${i}`, userNameKey: `user${i}`, state: 'USER_STATE_ACTIVE',
-        data: {}, passwordHash: null, passwordChangeRequired: false, sequence: 0, createdAt: at, changedAt: at,
+        id: `u${String(i).padStart(6, '0')}`,
+        orgId,
+        type,
+        userName: `user${i}`,
+        userNameKey: `user${i}`,
+        state: 'USER_STATE_ACTIVE',
+        data: {},
+        passwordHash: null,
+        passwordChangeRequired: false,
+        sequence: 0,
+        createdAt: at,
+        changedAt: at,
       });
       // The organisation's humans, interleaved with another organisation's users and its own machines.
       const rows = Array.from({ length: USERS }, (_, i) => (i % 5 === 0 ? user(i, 'other') : i % 7 === 0 ? user(i, 'org', 'machine') : user(i, 'org')));
@@ -49,10 +58,19 @@ describeEachStore('the export\u2019s pages over an organisation\u2019s users', (
       const userId = (i: number) => `u${String(i).padStart(4, '0')}`;
       // One to three values and links per user, every fourth user in another organisation; pages
       // of 7 end between two values (or links) of one user.
-      const metadata = Array.from({ length: 300 }, (_, i) => Array.from({ length: 1 + (i % 3) }, (_, k) => ({ userId: userId(i), key: `k${k}`, value: 'dg==', orgId: i % 4 ? 'org' : 'other', ...stamp }))).flat();
-      const links = Array.from({ length: 300 }, (_, i) => Array.from({ length: 1 + (i % 3) }, (_, k) => ({
-        idpId: `idp${k % 2}`, externalUserId: `ext${i}-${k}`, userId: userId(i), orgId: i % 4 ? 'org' : 'other', externalUserName: `ext ${i}`, createdAt: at,
-      }))).flat();
+      const metadata = Array.from({ length: 300 }, (_, i) =>
+        Array.from({ length: 1 + (i % 3) }, (_, k) => ({ userId: userId(i), key: `k${k}`, value: 'dg==', orgId: i % 4 ? 'org' : 'other', ...stamp })),
+      ).flat();
+      const links = Array.from({ length: 300 }, (_, i) =>
+        Array.from({ length: 1 + (i % 3) }, (_, k) => ({
+          idpId: `idp${k % 2}`,
+          externalUserId: `ext${i}-${k}`,
+          userId: userId(i),
+          orgId: i % 4 ? 'org' : 'other',
+          externalUserName: `ext ${i}`,
+          createdAt: at,
+        })),
+      ).flat();
       await store.transaction(async (tx) => {
         for (const row of [...metadata].reverse()) await tx.userMetadata.upsert(row);
         for (const row of [...links].reverse()) await tx.idpLinks.insert(row);
@@ -65,7 +83,10 @@ describeEachStore('the export\u2019s pages over an organisation\u2019s users', (
       const values = await readAll((after: { userId: string; key: string } | undefined) => store.read.userMetadata.pageByOrg('org', after, 7));
       expect(values.map((m) => `${m.userId}/${m.key}`)).toEqual(metadata.filter((m) => m.orgId === 'org').map((m) => `${m.userId}/${m.key}`));
       const linked = await readAll((after: { userId: string; idpId: string; externalUserId: string } | undefined) => store.read.idpLinks.pageByOrg('org', after, 7));
-      const byUserIdpIdentity = links.filter((l) => l.orgId === 'org').map((l) => `${l.userId}/${l.idpId}/${l.externalUserId}`).sort();
+      const byUserIdpIdentity = links
+        .filter((l) => l.orgId === 'org')
+        .map((l) => `${l.userId}/${l.idpId}/${l.externalUserId}`)
+        .sort();
       expect(linked.map((l) => `${l.userId}/${l.idpId}/${l.externalUserId}`)).toEqual(byUserIdpIdentity);
     } finally {
       await store.close();
@@ -81,9 +102,9 @@ describe('the export\u2019s user pages on SQLite', () => {
     const db = new Database(location.target, { readonly: true });
     try {
       // The statement usersPage builds (drizzle: where org_id, type, id > ?, order by id, limit).
-      const plan = db
-        .prepare(`explain query plan select * from users where users.org_id = ? and users.type = ? and users.id > ? order by users.id asc limit ?`)
-        .all('org', 'human', 'u1', 1000) as { detail: string }[];
+      const plan = db.prepare(`explain query plan select * from users where users.org_id = ? and users.type = ? and users.id > ? order by users.id asc limit ?`).all('org', 'human', 'u1', 1000) as {
+        detail: string;
+      }[];
       const details = plan.map((row) => row.detail).join(' | ');
       expect(details).toContain('users_org_type_id');
       expect(details).not.toContain('TEMP B-TREE');
@@ -100,12 +121,22 @@ describe('the export\u2019s user pages on SQLite', () => {
     try {
       // The statements pageByOrg builds (user-metadata.ts, idp-links.ts) after the first page.
       const plan = (statement: string, ...params: unknown[]) => (db.prepare(`explain query plan ${statement}`).all(...params) as { detail: string }[]).map((row) => row.detail).join(' | ');
-      const values = plan('select * from user_metadata where user_metadata.org_id = ? and (user_metadata.user_id, user_metadata.key) > (?, ?) order by user_metadata.user_id asc, user_metadata.key asc limit ?', 'org', 'u1', 'k', 1000);
+      const values = plan(
+        'select * from user_metadata where user_metadata.org_id = ? and (user_metadata.user_id, user_metadata.key) > (?, ?) order by user_metadata.user_id asc, user_metadata.key asc limit ?',
+        'org',
+        'u1',
+        'k',
+        1000,
+      );
       expect(values).toContain('user_metadata_org_user_key');
       expect(values).not.toContain('TEMP B-TREE');
       const links = plan(
         'select * from idp_user_links where idp_user_links.org_id = ? and (idp_user_links.user_id, idp_user_links.idp_id, idp_user_links.external_user_id) > (?, ?, ?) order by idp_user_links.user_id asc, idp_user_links.idp_id asc, idp_user_links.external_user_id asc limit ?',
-        'org', 'u1', 'idp', 'ext', 1000,
+        'org',
+        'u1',
+        'idp',
+        'ext',
+        1000,
       );
       expect(links).toContain('idp_user_links_org_user');
       expect(links).not.toContain('TEMP B-TREE');

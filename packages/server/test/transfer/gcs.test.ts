@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
 import { readGcsText, writeGcsObject } from '../../src/storage/gcs.js';
-import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator.js';
+import { type GcsEmulator, startGcsEmulator } from '../support/gcs-emulator.js';
 
 describe('Google Cloud Storage objects (through the emulator)', () => {
   let gcs: GcsEmulator;

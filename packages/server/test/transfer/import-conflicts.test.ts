@@ -86,15 +86,17 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
     // Every resource is listed, in the order the import takes them; the counts are the list's.
     const outcomes = dry.resources as { type: string; id: string; outcome: string }[];
     expect(outcomes.length).toBe(dry.summary.created + dry.summary.refused);
-    expect(outcomes).toEqual(expect.arrayContaining([
-      { type: 'org', id: '7100', outcome: 'CREATED' },
-      { type: 'lockout_policy', id: '7100', outcome: 'CREATED' },
-      { type: 'human_user', id: '71009', outcome: 'CREATED' },
-      { type: 'project_grant', id: '7100_7103_7200', outcome: 'CREATED' },
-      { type: 'project_grant_member', id: '7100_7103_7109_7201', outcome: 'CREATED' },
-      { type: 'user_grant', id: '7200_7103_7201', outcome: 'CREATED' },
-      { type: 'oidc_idp', id: '72008', outcome: 'CREATED' },
-    ]));
+    expect(outcomes).toEqual(
+      expect.arrayContaining([
+        { type: 'org', id: '7100', outcome: 'CREATED' },
+        { type: 'lockout_policy', id: '7100', outcome: 'CREATED' },
+        { type: 'human_user', id: '71009', outcome: 'CREATED' },
+        { type: 'project_grant', id: '7100_7103_7200', outcome: 'CREATED' },
+        { type: 'project_grant_member', id: '7100_7103_7109_7201', outcome: 'CREATED' },
+        { type: 'user_grant', id: '7200_7103_7201', outcome: 'CREATED' },
+        { type: 'oidc_idp', id: '72008', outcome: 'CREATED' },
+      ]),
+    );
 
     const real = await importDoc({ dataOrgs: document(), notifyUsers: true });
     expect(real.dryRun).toBeUndefined();
@@ -106,7 +108,9 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
   it('the same document again: REPORT reports what exists, SKIP and OVERWRITE find nothing to do; none writes an event or a row', async () => {
     const before = await tableCounts(t.location);
     const reported = await importDoc({ dataOrgs: document() });
-    expect(reported.errors.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['org', 'human_user', 'project', 'user_grant', 'lockout_policy', 'oidc_idp', 'project_grant', 'project_grant_member']));
+    expect(reported.errors.map((e: { type: string }) => e.type)).toEqual(
+      expect.arrayContaining(['org', 'human_user', 'project', 'user_grant', 'lockout_policy', 'oidc_idp', 'project_grant', 'project_grant_member']),
+    );
     expect(reported.summary).toMatchObject({ created: 0, changed: 0 });
 
     const settled = reported.summary.refused + reported.summary.unchanged;
@@ -144,10 +148,20 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
     b.oidcIdps[0].idp.clientSecret = 'rotated';
     b.loginTexts[0].loginText.title = 'Hello';
     const expected = [
-      ['human_user', '7101', ['data']], ['human_user', '71009', ['passwordHash']], ['machine_user', '7102', ['data']], ['project', '7103', ['name']],
-      ['project_role', '7103_reader', ['displayName']], ['oidc_app', '7104', ['config']], ['oidc_idp', '72008', ['clientSecret']],
-      ['user_grant', '7100_7103_7101', ['roleKeys']], ['org_member', '7100_7102', ['roles']], ['lockout_policy', '7100', ['maxPasswordAttempts']],
-      ['user_metadata', '7101_team', ['value']], ['init_message', '7100_en', ['fields']], ['project_grant', '7100_7103_7200', ['roleKeys']], ['login_texts', '7200_en', ['screens']],
+      ['human_user', '7101', ['data']],
+      ['human_user', '71009', ['passwordHash']],
+      ['machine_user', '7102', ['data']],
+      ['project', '7103', ['name']],
+      ['project_role', '7103_reader', ['displayName']],
+      ['oidc_app', '7104', ['config']],
+      ['oidc_idp', '72008', ['clientSecret']],
+      ['user_grant', '7100_7103_7101', ['roleKeys']],
+      ['org_member', '7100_7102', ['roles']],
+      ['lockout_policy', '7100', ['maxPasswordAttempts']],
+      ['user_metadata', '7101_team', ['value']],
+      ['init_message', '7100_en', ['fields']],
+      ['project_grant', '7100_7103_7200', ['roleKeys']],
+      ['login_texts', '7200_en', ['screens']],
     ];
 
     // SKIP and REPORT change nothing.
@@ -172,11 +186,25 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
     // One event per resource changed, plus the two organisations' and the import's audit events.
     const written = (await t.store.read.events.search({ limit: 1000, offset: 0, asc: true })).events.slice(events);
     expect(written.filter((e) => !e.type.endsWith('data.imported'))).toHaveLength(expected.length);
-    expect(written.map((e) => e.type)).toEqual(expect.arrayContaining([
-      'user.human.changed', 'user.machine.changed', 'project.changed', 'project.role.changed', 'project.application.changed', 'org.idp.config.changed',
-      'user.grant.changed', 'org.member.changed', 'org.policy.lockout.changed', 'user.metadata.set', 'org.customtext.set', 'project.grant.changed',
-      'org.customtext.login.set', 'org.data.imported', 'instance.data.imported',
-    ]));
+    expect(written.map((e) => e.type)).toEqual(
+      expect.arrayContaining([
+        'user.human.changed',
+        'user.machine.changed',
+        'project.changed',
+        'project.role.changed',
+        'project.application.changed',
+        'org.idp.config.changed',
+        'user.grant.changed',
+        'org.member.changed',
+        'org.policy.lockout.changed',
+        'user.metadata.set',
+        'org.customtext.set',
+        'project.grant.changed',
+        'org.customtext.login.set',
+        'org.data.imported',
+        'instance.data.imported',
+      ]),
+    );
     for (const e of written) expect(JSON.stringify(e.payload)).not.toMatch(/rotated|Another-Passw0rd|\$argon2/);
 
     // The target now holds the document's values.
@@ -219,8 +247,14 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
       projectGrant: (await t.store.read.projectGrants.get('7109'))?.state,
     });
     const active = {
-      org: 'ORG_STATE_ACTIVE', human: 'USER_STATE_ACTIVE', machine: 'USER_STATE_ACTIVE', project: 'PROJECT_STATE_ACTIVE', app: 'APP_STATE_ACTIVE',
-      idp: 'IDP_STATE_ACTIVE', userGrant: 'USER_GRANT_STATE_ACTIVE', projectGrant: 'PROJECT_GRANT_STATE_ACTIVE',
+      org: 'ORG_STATE_ACTIVE',
+      human: 'USER_STATE_ACTIVE',
+      machine: 'USER_STATE_ACTIVE',
+      project: 'PROJECT_STATE_ACTIVE',
+      app: 'APP_STATE_ACTIVE',
+      idp: 'IDP_STATE_ACTIVE',
+      userGrant: 'USER_GRANT_STATE_ACTIVE',
+      projectGrant: 'PROJECT_GRANT_STATE_ACTIVE',
     };
     expect(await states()).toEqual(active);
     const grantedRoles = async () => (await t.store.read.userGrants.find('7200', '7201', '7103'))?.roleKeys;
@@ -233,14 +267,31 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
     expect(report(dry)).toEqual(real);
     expect(real.errors).toBeUndefined();
     expect(await states()).toEqual({
-      org: 'ORG_STATE_INACTIVE', human: 'USER_STATE_LOCKED', machine: 'USER_STATE_INACTIVE', project: 'PROJECT_STATE_INACTIVE', app: 'APP_STATE_INACTIVE',
-      idp: 'IDP_STATE_INACTIVE', userGrant: 'USER_GRANT_STATE_INACTIVE', projectGrant: 'PROJECT_GRANT_STATE_INACTIVE',
+      org: 'ORG_STATE_INACTIVE',
+      human: 'USER_STATE_LOCKED',
+      machine: 'USER_STATE_INACTIVE',
+      project: 'PROJECT_STATE_INACTIVE',
+      app: 'APP_STATE_INACTIVE',
+      idp: 'IDP_STATE_INACTIVE',
+      userGrant: 'USER_GRANT_STATE_INACTIVE',
+      projectGrant: 'PROJECT_GRANT_STATE_INACTIVE',
     });
     expect(await grantedRoles()).toEqual([]);
-    const written = (await t.store.read.events.search({ limit: 1000, offset: 0, asc: true })).events.slice(events).map((e) => e.type).filter((type) => !type.endsWith('data.imported'));
+    const written = (await t.store.read.events.search({ limit: 1000, offset: 0, asc: true })).events
+      .slice(events)
+      .map((e) => e.type)
+      .filter((type) => !type.endsWith('data.imported'));
     expect(written.sort()).toEqual([
-      'org.deactivated', 'org.idp.config.deactivated', 'project.application.deactivated', 'project.deactivated', 'project.grant.changed',
-      'project.grant.deactivated', 'user.deactivated', 'user.grant.cascade.changed', 'user.grant.deactivated', 'user.locked',
+      'org.deactivated',
+      'org.idp.config.deactivated',
+      'project.application.deactivated',
+      'project.deactivated',
+      'project.grant.changed',
+      'project.grant.deactivated',
+      'user.deactivated',
+      'user.grant.cascade.changed',
+      'user.grant.deactivated',
+      'user.locked',
     ]);
 
     // And back: the document's active resources (and the grant's role) return, with the reverse events.
@@ -249,7 +300,18 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
     expect(await states()).toEqual(active);
     expect(await grantedRoles()).toEqual(['reader']);
     const back = (await t.store.read.events.search({ limit: 1000, offset: 0, asc: true })).events.slice(events + written.length).map((e) => e.type);
-    expect(back).toEqual(expect.arrayContaining(['org.reactivated', 'user.unlocked', 'user.reactivated', 'project.reactivated', 'project.application.reactivated', 'org.idp.config.reactivated', 'user.grant.reactivated', 'project.grant.reactivated']));
+    expect(back).toEqual(
+      expect.arrayContaining([
+        'org.reactivated',
+        'user.unlocked',
+        'user.reactivated',
+        'project.reactivated',
+        'project.application.reactivated',
+        'org.idp.config.reactivated',
+        'user.grant.reactivated',
+        'project.grant.reactivated',
+      ]),
+    );
   });
 
   it('a clash with a different resource is refused under every policy', async () => {
@@ -259,10 +321,12 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
     clash.orgs[1].projects.push({ projectId: '7103', project: { name: 'Stolen' } });
     for (const conflictPolicy of ['REPORT', 'SKIP', 'OVERWRITE']) {
       const res = await importDoc({ dataOrgs: clash, conflictPolicy, dryRun: true });
-      expect(res.errors, conflictPolicy).toEqual(expect.arrayContaining([
-        expect.objectContaining({ type: 'human_user', id: '7199', message: expect.stringContaining('COMMAND-k2unb') }),
-        expect.objectContaining({ type: 'project', id: '7103' }),
-      ]));
+      expect(res.errors, conflictPolicy).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ type: 'human_user', id: '7199', message: expect.stringContaining('COMMAND-k2unb') }),
+          expect.objectContaining({ type: 'project', id: '7103' }),
+        ]),
+      );
     }
   });
 
@@ -279,7 +343,10 @@ describeEachStore('import conflict policies and dry runs', (dialect) => {
       const res = await t.call('POST', '/admin/v1/import', { body: { timeout: '2m', dataOrgs: conflictingDocument(), conflictPolicy: 'FAIL', dryRun } });
       const body = await res.json();
       expect(res.status, JSON.stringify(body)).toBe(409);
-      expect(body).toMatchObject({ code: 6, message: expect.stringMatching(/^conflictPolicy FAIL: human_user 7101 exists already, or clashes with a resource that does \(ID=COMMAND-ziuna .*nothing was imported \(IMPORT-f41l0\)$/) });
+      expect(body).toMatchObject({
+        code: 6,
+        message: expect.stringMatching(/^conflictPolicy FAIL: human_user 7101 exists already, or clashes with a resource that does \(ID=COMMAND-ziuna .*nothing was imported \(IMPORT-f41l0\)$/),
+      });
       expect(body.details[0].id).toBe('IMPORT-f41l0');
       // The first organisation, and the second's users before the conflicting one, were imported in the transaction: all rolled back.
       expect(await tableCounts(t.location)).toEqual(before);

@@ -5,8 +5,9 @@
  * of what is live, rather than V8's up to fourfold, which cost a job on PostgreSQL 305–346 MiB of
  * peak growth at a million users (BENCHMARKS.md, "Imports at a million users").
  */
-import { getHeapSpaceStatistics } from 'node:v8';
+
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { createSpool } from '../../src/domain/transfer/spool.js';
 import { heapGrowthBounded } from '../../src/runtime/heap-growth.js';

@@ -15,15 +15,15 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImportJobWorker } from '../../src/background/import-job-worker.js';
-import { jobDocuments, type JobDocuments } from '../../src/domain/transfer/import/job-documents.js';
-import { AnswerSpill } from '../../src/domain/transfer/answer-lists.js';
-import { newOutcomeSink, OrgImport } from '../../src/domain/transfer/import/report.js';
 import type { RequestContext } from '../../src/domain/context.js';
+import { AnswerSpill } from '../../src/domain/transfer/answer-lists.js';
+import { type JobDocuments, jobDocuments } from '../../src/domain/transfer/import/job-documents.js';
+import { newOutcomeSink, OrgImport } from '../../src/domain/transfer/import/report.js';
 import { createSpool } from '../../src/domain/transfer/spool.js';
 import { spoolDocument } from '../../src/domain/transfer/spooled-document.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
 import { writeGcsObject } from '../../src/storage/gcs.js';
-import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator.js';
+import { type GcsEmulator, startGcsEmulator } from '../support/gcs-emulator.js';
 import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
 import { BCRYPT, TOTP } from '../support/transfer-documents.js';
 
@@ -175,7 +175,9 @@ describe('the first pass of an import', () => {
       const file = join(dir, 'document.json');
       const parts = ['{"orgs":[{"orgId":"', ID_SHAPES.zitadel(1), '","org":{"name":"Pass one"},"humanUsers":['];
       for (let i = 0; i < users; i++) {
-        parts.push(`${i ? ',' : ''}{"userId":"${ID_SHAPES.sha256(i)}","user":{"userName":"user${i}","profile":{"firstName":"F","lastName":"L"},"email":{"email":"u${i}@example.com"},"hashedPassword":{"value":"${BCRYPT}"}}}`);
+        parts.push(
+          `${i ? ',' : ''}{"userId":"${ID_SHAPES.sha256(i)}","user":{"userName":"user${i}","profile":{"firstName":"F","lastName":"L"},"email":{"email":"u${i}@example.com"},"hashedPassword":{"value":"${BCRYPT}"}}}`,
+        );
       }
       parts.push(']}]}');
       writeFileSync(file, parts.join(''));

@@ -13,10 +13,10 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ImportJobWorker } from '../../src/background/import-job-worker.js';
-import { jobDocuments, type JobDocuments } from '../../src/domain/transfer/import/job-documents.js';
+import { type JobDocuments, jobDocuments } from '../../src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
-import { createTestInstance, describeEachStore, DIALECTS, freshPostgresDatabase, insertMachineUserWithToken, type TestInstance } from '../support/instance.js';
-import { buildServer, startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.js';
+import { createTestInstance, DIALECTS, describeEachStore, freshPostgresDatabase, insertMachineUserWithToken, type TestInstance } from '../support/instance.js';
+import { buildServer, type ServerProcess, startServerProcess, stopServerProcess } from '../support/server-process.js';
 import { tempDir } from '../support/temp-dir.js';
 import { BCRYPT } from '../support/transfer-documents.js';
 
@@ -25,14 +25,21 @@ const PASSWORD = 'Import-Job-1!';
 /** One organisation of `users` humans with a bcrypt hash each (nothing to hash on import: the users themselves take the time). */
 function largeOrganisation(prefix: string, users: number) {
   return {
-    orgs: [{
-      orgId: `${prefix}0000`,
-      org: { name: `Large ${prefix}` },
-      humanUsers: Array.from({ length: users }, (_, u) => ({
-        userId: `${prefix}${String(u + 1).padStart(6, '0')}`,
-        user: { userName: `user${u}`, profile: { firstName: 'Large', lastName: `User ${u}` }, email: { email: `user${u}@large-${prefix}.example.com`, isEmailVerified: true }, hashedPassword: { value: BCRYPT } },
-      })),
-    }],
+    orgs: [
+      {
+        orgId: `${prefix}0000`,
+        org: { name: `Large ${prefix}` },
+        humanUsers: Array.from({ length: users }, (_, u) => ({
+          userId: `${prefix}${String(u + 1).padStart(6, '0')}`,
+          user: {
+            userName: `user${u}`,
+            profile: { firstName: 'Large', lastName: `User ${u}` },
+            email: { email: `user${u}@large-${prefix}.example.com`, isEmailVerified: true },
+            hashedPassword: { value: BCRYPT },
+          },
+        })),
+      },
+    ],
   };
 }
 
@@ -56,7 +63,11 @@ function slowDocument(prefix: string, orgs: number, users: number) {
 }
 
 type Job = {
-  id: string; phase: string; cancelRequested: boolean; committedOrgIds: string[]; attempts: number;
+  id: string;
+  phase: string;
+  cancelRequested: boolean;
+  committedOrgIds: string[];
+  attempts: number;
   progress: { orgsDone: number; orgsTotal?: number; usersDone: number; usersTotal?: number };
   result?: { success: { orgs?: { orgId: string; humanUserIds?: string[] }[] }; errors?: unknown[] };
   error?: { code: number; id: string; message: string };
@@ -283,7 +294,11 @@ describeEachStore('import jobs', (dialect) => {
       worker.start();
     }
     const viewer = await insertMachineUserWithToken(t, { instanceRoles: ['IAM_OWNER_VIEWER'] });
-    for (const [method, path] of [['POST', '/admin/v1/import/jobs'], ['POST', '/admin/v1/import/jobs/_search'], ['GET', '/admin/v1/import/jobs/1']]) {
+    for (const [method, path] of [
+      ['POST', '/admin/v1/import/jobs'],
+      ['POST', '/admin/v1/import/jobs/_search'],
+      ['GET', '/admin/v1/import/jobs/1'],
+    ]) {
       const res = await t.call(method, path, { token: viewer.token, body: path.endsWith('/jobs') ? { dataOrgs: { orgs: [] } } : method === 'POST' ? {} : undefined });
       expect(res.status, path).toBe(403);
     }
@@ -316,14 +331,17 @@ describe.each(DIALECTS)('import jobs across server processes [%s]', (dialect) =>
     running.push(server);
     return server;
   }
-  const client = (server: ServerProcess, token: string): Call => async (method, path, body) => {
-    const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-      method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const client =
+    (server: ServerProcess, token: string): Call =>
+    async (method, path, body) => {
+      const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    };
   async function kill(server: ServerProcess) {
     server.child.kill('SIGKILL');
     await server.exited;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSpool, removeLeftoverSpools } from '../../src/domain/transfer/spool.js';
 import { DIALECTS, freshPostgresDatabase } from '../support/instance.js';
-import { buildServer, startServerProcess, stopServerProcess, type ServerProcess } from '../support/server-process.js';
+import { buildServer, type ServerProcess, startServerProcess, stopServerProcess } from '../support/server-process.js';
 import { tempDir } from '../support/temp-dir.js';
 import { BCRYPT, TOTP } from '../support/transfer-documents.js';
 
@@ -86,9 +86,13 @@ describe.each(DIALECTS)('what an import leaves on disk when its process is kille
       const token = readFileSync(env.ADMIN_PAT_FILE, 'utf8').trim();
       const doc = secretDocument(path === 'ImportData' ? '51' : '52');
       const request = fetch(`http://127.0.0.1:${server.port}/admin/v1/import${path === 'ImportData' ? '' : '/jobs'}`, {
-        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ timeout: '5m', dataOrgs: doc }),
-      }).then((res) => res.text(), () => 'connection closed');
+      }).then(
+        (res) => res.text(),
+        () => 'connection closed',
+      );
       await untilSpooled(env.TMPDIR);
       server.child.kill('SIGKILL');
       await server.exited;
@@ -145,12 +149,7 @@ describe('removing what stopped imports left (removeLeftoverSpools)', () => {
     ];
     const day = 25 * 60 * 60;
     for (const path of [join(gone[3], 'request.json'), gone[3]]) utimesSync(path, Date.now() / 1000 - day, Date.now() / 1000 - day);
-    const kept = [
-      folder(parent, 'running', self),
-      folder(parent, 'other-host', { ...ended, host: 'another-container' }),
-      folder(parent, 'unowned-new'),
-      (await createSpool(parent)).dir,
-    ];
+    const kept = [folder(parent, 'running', self), folder(parent, 'other-host', { ...ended, host: 'another-container' }), folder(parent, 'unowned-new'), (await createSpool(parent)).dir];
     // Not followed: a link named as a spool, to a folder that is not one.
     const target = mkdtempSync(join(parent, 'elsewhere-'));
     writeFileSync(join(target, 'keep.txt'), 'keep');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importedLater, outlineOf, planImport, userKey } from '../../src/domain/transfer/import/order.js';
 import type { DataOrg } from '../../src/domain/transfer/document.js';
+import { importedLater, outlineOf, planImport, userKey } from '../../src/domain/transfer/import/order.js';
 import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
 
 const org = (id: string, users: string[], grantsTo: string[] = []) =>
@@ -89,7 +89,10 @@ describeEachStore('import: grants to users of a later organisation in the same d
     const success = Object.fromEntries(body.success.orgs.map((o: { orgId: string }) => [o.orgId, o]));
     expect(success['both-x']).toMatchObject({ userGrants: [{ projectId: 'both-x-p', userId: 'y-user' }], orgMembers: ['y-user'] });
     expect(success['both-y']).toMatchObject({ userGrants: [{ projectId: 'both-y-p', userId: 'x-user' }], orgMembers: ['x-user'] });
-    for (const [orgId, userId, projectId] of [['both-x', 'y-user', 'both-x-p'], ['both-y', 'x-user', 'both-y-p']]) {
+    for (const [orgId, userId, projectId] of [
+      ['both-x', 'y-user', 'both-x-p'],
+      ['both-y', 'x-user', 'both-y-p'],
+    ]) {
       const grants = await t.call('POST', '/management/v1/users/grants/_search', { headers: { 'x-service-orgid': orgId }, body: { queries: [{ userIdQuery: { userId } }] } });
       expect((await grants.json()).result.map((g: { projectId: string }) => g.projectId)).toEqual([projectId]);
     }

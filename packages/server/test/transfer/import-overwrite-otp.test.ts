@@ -16,9 +16,26 @@ describeEachStore('an import under OVERWRITE and an existing user\u2019s TOTP se
   let t: TestInstance;
   const orgId = '318446427791228000';
   const userId = '318446427791228001';
-  const document = (otpCode: string) => ({ orgs: [{ orgId, org: { name: 'Otp Org' }, humanUsers: [{
-    userId, user: { userName: 'otp.user', profile: { firstName: 'O', lastName: 'T' }, email: { email: 'otp@example.com', isEmailVerified: true }, hashedPassword: { value: '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy' }, otpCode },
-  }] }] });
+  const document = (otpCode: string) => ({
+    orgs: [
+      {
+        orgId,
+        org: { name: 'Otp Org' },
+        humanUsers: [
+          {
+            userId,
+            user: {
+              userName: 'otp.user',
+              profile: { firstName: 'O', lastName: 'T' },
+              email: { email: 'otp@example.com', isEmailVerified: true },
+              hashedPassword: { value: '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy' },
+              otpCode,
+            },
+          },
+        ],
+      },
+    ],
+  });
   const importDoc = async (otpCode: string) => (await t.call('POST', '/admin/v1/import', { body: { timeout: '30s', conflictPolicy: 'OVERWRITE', dataOrgs: document(otpCode) } })).json();
   const signsIn = async (secret: string, at: number) => (await checkTotpLogin(t.store, processSecretBox(), t.instanceId, userId, totpCode(secret, at), at)).ok;
 

@@ -17,12 +17,14 @@ function runningEachTwice(store: Store): Store {
   return {
     ...store,
     transaction: async (fn, locks) => {
-      await store.transaction(async (tx) => {
-        await fn(tx);
-        throw new RolledBack();
-      }, locks).catch((error) => {
-        if (!(error instanceof RolledBack)) throw error;
-      });
+      await store
+        .transaction(async (tx) => {
+          await fn(tx);
+          throw new RolledBack();
+        }, locks)
+        .catch((error) => {
+          if (!(error instanceof RolledBack)) throw error;
+        });
       return store.transaction(fn, locks);
     },
   };
@@ -42,13 +44,25 @@ describeEachStore('an import whose transactions run more than once', (dialect) =
     const orgs = [
       // Imported second (it names b1): a name taken twice, a grant to nobody here, a grant to b1.
       {
-        orgId: 'rerun-a', org: { name: 'Rerun A' }, ...withProject('rerun-a'), humanUsers: [human('a1', 'ann'), human('a2', 'ANN')],
-        userGrants: [{ userId: 'ghost', projectId: 'rerun-a-p', roleKeys: ['r'] }, { userId: 'b1', projectId: 'rerun-a-p', roleKeys: ['r'] }],
+        orgId: 'rerun-a',
+        org: { name: 'Rerun A' },
+        ...withProject('rerun-a'),
+        humanUsers: [human('a1', 'ann'), human('a2', 'ANN')],
+        userGrants: [
+          { userId: 'ghost', projectId: 'rerun-a-p', roleKeys: ['r'] },
+          { userId: 'b1', projectId: 'rerun-a-p', roleKeys: ['r'] },
+        ],
       },
       // Imported first; its grants to a1 (the second a duplicate) wait for A (importReferences, a transaction of their own).
       {
-        orgId: 'rerun-b', org: { name: 'Rerun B' }, ...withProject('rerun-b'), humanUsers: [human('b1', 'bob')],
-        userGrants: [{ userId: 'a1', projectId: 'rerun-b-p', roleKeys: ['r'] }, { userId: 'a1', projectId: 'rerun-b-p', roleKeys: ['r'] }],
+        orgId: 'rerun-b',
+        org: { name: 'Rerun B' },
+        ...withProject('rerun-b'),
+        humanUsers: [human('b1', 'bob')],
+        userGrants: [
+          { userId: 'a1', projectId: 'rerun-b-p', roleKeys: ['r'] },
+          { userId: 'a1', projectId: 'rerun-b-p', roleKeys: ['r'] },
+        ],
         orgMembers: [{ userId: 'a1', roles: ['ORG_USER_MANAGER'] }],
       },
     ];

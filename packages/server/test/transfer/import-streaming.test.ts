@@ -6,18 +6,18 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ORG_IMPORT_EVENT } from '../../src/domain/transfer/import/import-data.js';
 import { USER_BATCH } from '../../src/domain/transfer/spooled-document.js';
 import { writeGcsObject } from '../../src/storage/gcs.js';
-import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator.js';
+import { type GcsEmulator, startGcsEmulator } from '../support/gcs-emulator.js';
 import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 import { BCRYPT } from '../support/transfer-documents.js';
 
 /** More users than two batches, a policy the users are checked against, and references naming the last user. */
@@ -252,7 +252,12 @@ describeEachStore('a large body streamed without a declared length', (dialect) =
     const file = join(dir, 'body.json');
     // Padding the import skips as it reads (a field of the document it does not know).
     const kib = `"${'x'.repeat(1022)}"`;
-    writeFileSync(file, `{"dataOrgs":{"orgs":[],"padding":[${Array(48 * 1024).fill(kib).join(',')}]}}`);
+    writeFileSync(
+      file,
+      `{"dataOrgs":{"orgs":[],"padding":[${Array(48 * 1024)
+        .fill(kib)
+        .join(',')}]}}`,
+    );
     // What is held, not garbage not yet collected: buffers alive after a full collection, every
     // 1.5 s of an upload held to 12 MiB/s (a collection takes a while in this process).
     setFlagsFromString('--expose-gc');
@@ -275,8 +280,26 @@ describeEachStore('a large body streamed without a declared length', (dialect) =
         }
       })();
       // curl in a process of its own: what it holds is not this process's.
-      const curl = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--limit-rate', '12M', '-X', 'POST', '-H', `authorization: Bearer ${s.t.adminToken}`,
-        '-H', 'content-type: application/json', '-H', 'transfer-encoding: chunked', '--data-binary', `@${file}`, `${s.issuer}${path}`]);
+      const curl = spawn('curl', [
+        '-s',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '--limit-rate',
+        '12M',
+        '-X',
+        'POST',
+        '-H',
+        `authorization: Bearer ${s.t.adminToken}`,
+        '-H',
+        'content-type: application/json',
+        '-H',
+        'transfer-encoding: chunked',
+        '--data-binary',
+        `@${file}`,
+        `${s.issuer}${path}`,
+      ]);
       let status = '';
       curl.stdout.on('data', (d) => (status += String(d)));
       await once(curl, 'exit');

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MAX_V1_DOCUMENT_BYTES } from '../../src/domain/transfer/import/import-data.js';
 import { writeGcsObject } from '../../src/storage/gcs.js';
-import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator.js';
+import { type GcsEmulator, startGcsEmulator } from '../support/gcs-emulator.js';
 import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
 
 /** A v1 document of one small organisation, padded with JSON whitespace to `bytes`. */

@@ -1,9 +1,9 @@
+import { pbkdf2Sync } from 'node:crypto';
 import { hash as argon2Hash, type Options } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
-import { pbkdf2Sync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSupportedPasswordHash } from '../../src/domain/users/hashed-password.js';
 import { checkPasswordLogin } from '../../src/domain/login/password-login.js';
+import { isSupportedPasswordHash } from '../../src/domain/users/hashed-password.js';
 import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
 
 const BCRYPT = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
@@ -21,16 +21,51 @@ const BOUNDS: Array<{ name: string; atLimit: string; beyond: string; says: strin
   { name: 'sha256-crypt rounds', atLimit: `$5$rounds=1000000$S4lt$${HASH53}`, beyond: `$5$rounds=999999999$S4lt$${HASH53}`, says: 'sha256crypt rounds 999999999 is above the limit of 1000000' },
   { name: 'pbkdf2 rounds', atLimit: `$pbkdf2-sha256$5000000$${B64}$${B64}`, beyond: `$pbkdf2-sha256$5000001$${B64}$${B64}`, says: 'pbkdf2-sha256 rounds 5000001 is above the limit of 5000000' },
   { name: 'pbkdf2-sha1 rounds', atLimit: `$pbkdf2$5000000$${B64}$${B64}`, beyond: `$pbkdf2$999999999$${B64}$${B64}`, says: 'pbkdf2-sha1 rounds 999999999 is above the limit of 5000000' },
-  { name: 'argon2 memory (64 MiB)', atLimit: `$argon2id$v=19$m=65536,t=20,p=16$${B64}$${B64}`, beyond: `$argon2id$v=19$m=65537,t=1,p=1$${B64}$${B64}`, says: 'argon2id memory m=65537 KiB is above the limit of 65536' },
-  { name: 'argon2 memory the old bound allowed', atLimit: `$argon2id$v=19$m=65536,t=3,p=4$${B64}$${B64}`, beyond: `$argon2id$v=19$m=262144,t=1,p=1$${B64}$${B64}`, says: 'argon2id memory m=262144 KiB is above the limit of 65536' },
+  {
+    name: 'argon2 memory (64 MiB)',
+    atLimit: `$argon2id$v=19$m=65536,t=20,p=16$${B64}$${B64}`,
+    beyond: `$argon2id$v=19$m=65537,t=1,p=1$${B64}$${B64}`,
+    says: 'argon2id memory m=65537 KiB is above the limit of 65536',
+  },
+  {
+    name: 'argon2 memory the old bound allowed',
+    atLimit: `$argon2id$v=19$m=65536,t=3,p=4$${B64}$${B64}`,
+    beyond: `$argon2id$v=19$m=262144,t=1,p=1$${B64}$${B64}`,
+    says: 'argon2id memory m=262144 KiB is above the limit of 65536',
+  },
   { name: 'argon2 time', atLimit: `$argon2i$v=19$m=4096,t=20,p=1$${B64}$${B64}`, beyond: `$argon2i$v=19$m=4096,t=21,p=1$${B64}$${B64}`, says: 'argon2i time t=21 is above the limit of 20' },
-  { name: 'argon2 parameters in another order', atLimit: `$argon2id$v=19$t=3,p=1,m=65536$${B64}$${B64}`, beyond: `$argon2id$v=19$t=3,p=1,m=1048576$${B64}$${B64}`, says: 'argon2id memory m=1048576 KiB is above the limit of 65536' },
+  {
+    name: 'argon2 parameters in another order',
+    atLimit: `$argon2id$v=19$t=3,p=1,m=65536$${B64}$${B64}`,
+    beyond: `$argon2id$v=19$t=3,p=1,m=1048576$${B64}$${B64}`,
+    says: 'argon2id memory m=1048576 KiB is above the limit of 65536',
+  },
   { name: 'argon2 lanes', atLimit: `$argon2d$v=19$m=4096,t=1,p=16$${B64}$${B64}`, beyond: `$argon2d$v=19$m=4096,t=1,p=17$${B64}$${B64}`, says: 'argon2d parallelism p=17 is above the limit of 16' },
   // scrypt: 128·N·r·p ≤ 64 MiB, whichever parameter makes it up.
-  { name: 'scrypt N', atLimit: `$scrypt$ln=16,r=8,p=1$${B64}$${B64}`, beyond: `$scrypt$ln=17,r=8,p=1$${B64}$${B64}`, says: 'scrypt memory 128·2^17·8·1 = 134217728 bytes is above the limit of 67108864 (64 MiB)' },
-  { name: 'scrypt p', atLimit: `$7$ln=14,r=8,p=4$${B64}$${B64}`, beyond: `$7$ln=14,r=8,p=5$${B64}$${B64}`, says: 'scrypt memory 128·2^14·8·5 = 83886080 bytes is above the limit of 67108864 (64 MiB)' },
-  { name: 'scrypt r', atLimit: `$scrypt$ln=12,r=128,p=1$${B64}$${B64}`, beyond: `$scrypt$ln=12,r=129,p=1$${B64}$${B64}`, says: 'scrypt memory 128·2^12·129·1 = 67633152 bytes is above the limit of 67108864 (64 MiB)' },
-  { name: 'scrypt of issue 33 (1 GiB, 12.7 s)', atLimit: `$scrypt$ln=19,r=1,p=1$${B64}$${B64}`, beyond: `$scrypt$ln=20,r=8,p=4$${B64}$${B64}`, says: 'scrypt memory 128·2^20·8·4 = 4294967296 bytes is above the limit of 67108864 (64 MiB)' },
+  {
+    name: 'scrypt N',
+    atLimit: `$scrypt$ln=16,r=8,p=1$${B64}$${B64}`,
+    beyond: `$scrypt$ln=17,r=8,p=1$${B64}$${B64}`,
+    says: 'scrypt memory 128·2^17·8·1 = 134217728 bytes is above the limit of 67108864 (64 MiB)',
+  },
+  {
+    name: 'scrypt p',
+    atLimit: `$7$ln=14,r=8,p=4$${B64}$${B64}`,
+    beyond: `$7$ln=14,r=8,p=5$${B64}$${B64}`,
+    says: 'scrypt memory 128·2^14·8·5 = 83886080 bytes is above the limit of 67108864 (64 MiB)',
+  },
+  {
+    name: 'scrypt r',
+    atLimit: `$scrypt$ln=12,r=128,p=1$${B64}$${B64}`,
+    beyond: `$scrypt$ln=12,r=129,p=1$${B64}$${B64}`,
+    says: 'scrypt memory 128·2^12·129·1 = 67633152 bytes is above the limit of 67108864 (64 MiB)',
+  },
+  {
+    name: 'scrypt of issue 33 (1 GiB, 12.7 s)',
+    atLimit: `$scrypt$ln=19,r=1,p=1$${B64}$${B64}`,
+    beyond: `$scrypt$ln=20,r=8,p=4$${B64}$${B64}`,
+    says: 'scrypt memory 128·2^20·8·4 = 4294967296 bytes is above the limit of 67108864 (64 MiB)',
+  },
 ];
 
 const UNSUPPORTED = ['plain-text-password', '5f4dcc3b5aa765d61d8327deb882cf99', '{SSHA}abcdefgh', '$2a$x', '$unknown$v=1$abc'];
@@ -136,10 +171,14 @@ describeEachStore('imported password hashes must be verifiable', (dialect) => {
 
       it(`${b.name}: organisation import refuses it beyond the limit naming the path, stores it at the limit`, async () => {
         const res = await importData([
-          { orgId: `bound-org-${i}`, org: { name: `Bound ${i}` }, humanUsers: [
-            { userId: `bo-${i}-ok`, user: human(`ok${i}`, { value: b.atLimit }) },
-            { userId: `bo-${i}-bad`, user: human(`bad${i}`, { value: b.beyond }) },
-          ] },
+          {
+            orgId: `bound-org-${i}`,
+            org: { name: `Bound ${i}` },
+            humanUsers: [
+              { userId: `bo-${i}-ok`, user: human(`ok${i}`, { value: b.atLimit }) },
+              { userId: `bo-${i}-bad`, user: human(`bad${i}`, { value: b.beyond }) },
+            ],
+          },
         ]);
         expect(res.status).toBe(400);
         const body = await res.json();
@@ -206,8 +245,16 @@ describeEachStore('imported password hashes must be verifiable', (dialect) => {
       // ZITADEL's argon2id as usually configured: 64 MiB, 3 passes, 4 lanes.
       { name: 'ZITADEL argon2id 64 MiB', make: () => argon2Hash('password', { algorithm: 2 as NonNullable<Options['algorithm']>, memoryCost: 65_536, timeCost: 3, parallelism: 4 }), costlier: true },
       // Keycloak's default since 24 (standard base64, padded, as migration tools write it), and before.
-      { name: 'Keycloak pbkdf2-sha512 210,000', make: async () => `$pbkdf2-sha512$210000$${salt.toString('base64')}$${pbkdf2Sync('password', salt, 210_000, 64, 'sha512').toString('base64')}`, costlier: true },
-      { name: 'Keycloak pbkdf2-sha256 27,500', make: async () => `$pbkdf2-sha256$27500$${salt.toString('base64')}$${pbkdf2Sync('password', salt, 27_500, 32, 'sha256').toString('base64')}`, costlier: false },
+      {
+        name: 'Keycloak pbkdf2-sha512 210,000',
+        make: async () => `$pbkdf2-sha512$210000$${salt.toString('base64')}$${pbkdf2Sync('password', salt, 210_000, 64, 'sha512').toString('base64')}`,
+        costlier: true,
+      },
+      {
+        name: 'Keycloak pbkdf2-sha256 27,500',
+        make: async () => `$pbkdf2-sha256$27500$${salt.toString('base64')}$${pbkdf2Sync('password', salt, 27_500, 32, 'sha256').toString('base64')}`,
+        costlier: false,
+      },
     ];
     for (const [i, d] of defaults.entries()) {
       it(`${d.name}: imports, signs in${d.costlier ? ', is re-hashed with argon2id and signs in again' : ' and is kept (cheaper than ours)'}`, async () => {

@@ -14,7 +14,7 @@ import { importPKCS8 } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const options = { execute: [oc.allowInsecureRequests] };
 const FUTURE = '2099-01-01T00:00:00Z';
@@ -38,22 +38,24 @@ describeEachStore('imported machine and application keys', (dialect) => {
   /** The client id ZITADEL gave the application: only its keys' entries name it. */
   const clientId = `263${orgId}@resource-server`;
   const document = () => ({
-    orgs: [{
-      orgId,
-      org: { name: `Moved ${orgId}` },
-      machineUsers: [{ userId: `${orgId}01`, user: { userName: 'robot', name: 'Robot' } }],
-      projects: [{ projectId: `${orgId}02`, project: { name: 'api' } }],
-      apiApps: [{ appId: `${orgId}03`, app: { projectId: `${orgId}02`, name: 'resource-server', authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' } }],
-      machineKeys: [
-        { keyId: `${orgId}11`, userId: `${orgId}01`, type: 'KEY_TYPE_JSON', expirationDate: FUTURE, publicKey: machineKey.documentKey },
-        { keyId: `${orgId}12`, userId: 'not-in-the-document', type: 'KEY_TYPE_JSON', expirationDate: FUTURE, publicKey: stranger.documentKey },
-        { keyId: `${orgId}13`, userId: `${orgId}01`, type: 'KEY_TYPE_JSON', expirationDate: '2001-01-01T00:00:00Z', publicKey: stranger.documentKey },
-      ],
-      appKeys: [
-        { id: `${orgId}21`, projectId: `${orgId}02`, appId: `${orgId}03`, clientId, type: 'KEY_TYPE_JSON', expirationDate: FUTURE, publicKey: appKey.documentKey },
-        { id: `${orgId}22`, projectId: `${orgId}02`, appId: 'no-such-app', clientId, type: 'KEY_TYPE_JSON', expirationDate: FUTURE, publicKey: stranger.documentKey },
-      ],
-    }],
+    orgs: [
+      {
+        orgId,
+        org: { name: `Moved ${orgId}` },
+        machineUsers: [{ userId: `${orgId}01`, user: { userName: 'robot', name: 'Robot' } }],
+        projects: [{ projectId: `${orgId}02`, project: { name: 'api' } }],
+        apiApps: [{ appId: `${orgId}03`, app: { projectId: `${orgId}02`, name: 'resource-server', authMethodType: 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' } }],
+        machineKeys: [
+          { keyId: `${orgId}11`, userId: `${orgId}01`, type: 'KEY_TYPE_JSON', expirationDate: FUTURE, publicKey: machineKey.documentKey },
+          { keyId: `${orgId}12`, userId: 'not-in-the-document', type: 'KEY_TYPE_JSON', expirationDate: FUTURE, publicKey: stranger.documentKey },
+          { keyId: `${orgId}13`, userId: `${orgId}01`, type: 'KEY_TYPE_JSON', expirationDate: '2001-01-01T00:00:00Z', publicKey: stranger.documentKey },
+        ],
+        appKeys: [
+          { id: `${orgId}21`, projectId: `${orgId}02`, appId: `${orgId}03`, clientId, type: 'KEY_TYPE_JSON', expirationDate: FUTURE, publicKey: appKey.documentKey },
+          { id: `${orgId}22`, projectId: `${orgId}02`, appId: 'no-such-app', clientId, type: 'KEY_TYPE_JSON', expirationDate: FUTURE, publicKey: stranger.documentKey },
+        ],
+      },
+    ],
   });
   /** openid-client as a resource server holding the application's key file (kid = the key id, iss = sub = the client id). */
   const introspector = async (server: OidcTestServer, pkcs8: string, kid: string) =>
@@ -97,10 +99,12 @@ describeEachStore('imported machine and application keys', (dialect) => {
     expect(again.status).toBe(200);
     expect(again.body.success.orgs[0].machineKeys).toBeUndefined();
     expect(again.body.success.orgs[0].appKeys).toBeUndefined();
-    expect(again.body.errors).toEqual(expect.arrayContaining([
-      { type: 'machine_user_key', id: `${orgId}11`, message: 'ID=COMMAND-091mops Message=Errors.User.Machine.Key.AlreadyExists' },
-      { type: 'app_key', id: `${orgId}21`, message: expect.stringContaining('Errors.Project.App.Key.AlreadyExisting') },
-    ]));
+    expect(again.body.errors).toEqual(
+      expect.arrayContaining([
+        { type: 'machine_user_key', id: `${orgId}11`, message: 'ID=COMMAND-091mops Message=Errors.User.Machine.Key.AlreadyExists' },
+        { type: 'app_key', id: `${orgId}21`, message: expect.stringContaining('Errors.Project.App.Key.AlreadyExisting') },
+      ]),
+    );
     expect((await s.api('POST', `/management/v1/users/${orgId}01/keys/_search`, {}, undefined, inOrg)).body.result).toHaveLength(1);
     expect((await s.api('POST', `/management/v1/projects/${orgId}02/apps/${orgId}03/keys/_search`, {}, undefined, inOrg)).body.result).toHaveLength(1);
     // The machine key is the document's public key.
@@ -132,7 +136,9 @@ describeEachStore('imported machine and application keys', (dialect) => {
     const withKeys = await s.api('POST', '/admin/v1/export', { org_ids: [orgId], with_keys: true, timeout: '1m', response_output: true });
     const org = withKeys.body.orgs[0];
     expect(org.machineKeys).toEqual([{ keyId: `${orgId}11`, userId: `${orgId}01`, type: 'KEY_TYPE_JSON', expirationDate: '2099-01-01T00:00:00.000Z', publicKey: expect.any(String) }]);
-    expect(org.appKeys).toEqual([{ id: `${orgId}21`, projectId: `${orgId}02`, appId: `${orgId}03`, clientId, type: 'KEY_TYPE_JSON', expirationDate: '2099-01-01T00:00:00.000Z', publicKey: expect.any(String) }]);
+    expect(org.appKeys).toEqual([
+      { id: `${orgId}21`, projectId: `${orgId}02`, appId: `${orgId}03`, clientId, type: 'KEY_TYPE_JSON', expirationDate: '2099-01-01T00:00:00.000Z', publicKey: expect.any(String) },
+    ]);
     const exportedPem = Buffer.from(org.appKeys[0].publicKey, 'base64').toString();
     expect(exportedPem).toMatch(/^-----BEGIN PUBLIC KEY-----/);
     expect(createPublicKey(exportedPem).equals(createPublicKey(Buffer.from(appKey.documentKey, 'base64').toString()))).toBe(true);

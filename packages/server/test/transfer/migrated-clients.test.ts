@@ -8,7 +8,7 @@ import { decodeJwt } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, importHuman, loginThroughForm, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { Browser, createOidcApp, importHuman, loginThroughForm, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
@@ -29,16 +29,37 @@ describeEachStore('migrated OIDC clients keep their credentials', (dialect) => {
     const inOrg = { 'x-service-orgid': orgId };
     const projectId = (await source.api('POST', '/management/v1/projects', { name: 'shop' }, undefined, inOrg)).body.id;
     expect((await source.api('POST', `/management/v1/projects/${projectId}/roles`, { roleKey: 'buyer', displayName: 'Buyer' }, undefined, inOrg)).status).toBe(200);
-    const app = await source.api('POST', `/management/v1/projects/${projectId}/apps/oidc`, {
-      name: 'web', redirectUris: [REDIRECT], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
-    }, undefined, inOrg);
+    const app = await source.api(
+      'POST',
+      `/management/v1/projects/${projectId}/apps/oidc`,
+      {
+        name: 'web',
+        redirectUris: [REDIRECT],
+        responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+        grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+        appType: 'OIDC_APP_TYPE_WEB',
+        authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+        devMode: true,
+        accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+      },
+      undefined,
+      inOrg,
+    );
     expect(app.status, JSON.stringify(app.body)).toBe(200);
     clientId = app.body.clientId;
     clientSecret = app.body.clientSecret;
-    const user = await source.api('POST', '/management/v1/users/human/_import', {
-      userName: 'mover', profile: { firstName: 'Mo', lastName: 'Ver' }, email: { email: 'mover@example.com', isEmailVerified: true }, password: PASSWORD,
-    }, undefined, inOrg);
+    const user = await source.api(
+      'POST',
+      '/management/v1/users/human/_import',
+      {
+        userName: 'mover',
+        profile: { firstName: 'Mo', lastName: 'Ver' },
+        email: { email: 'mover@example.com', isEmailVerified: true },
+        password: PASSWORD,
+      },
+      undefined,
+      inOrg,
+    );
     expect(user.status).toBe(200);
     expect((await source.api('POST', `/management/v1/users/${user.body.userId}/grants`, { projectId, roleKeys: ['buyer'] }, undefined, inOrg)).status).toBe(200);
     const res = await source.api('POST', '/admin/v1/export', { org_ids: [orgId], with_passwords: true, timeout: '1m', response_output: true });

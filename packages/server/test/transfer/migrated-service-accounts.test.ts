@@ -9,7 +9,7 @@
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const options = { execute: [oc.allowInsecureRequests] };
 
@@ -48,7 +48,9 @@ describeEachStore('service accounts moved between instances', (dialect) => {
 
   it('carries hashes only, and only with withKeys', async () => {
     const org = exported.orgs[0];
-    expect(org.identityServicePersonalAccessTokens).toEqual([{ tokenId: expect.any(String), userId: robot, expirationDate: '9999-12-31T23:59:59.000Z', tokenHash: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) }]);
+    expect(org.identityServicePersonalAccessTokens).toEqual([
+      { tokenId: expect.any(String), userId: robot, expirationDate: '9999-12-31T23:59:59.000Z', tokenHash: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+    ]);
     expect(org.identityServiceMachineSecrets).toEqual([{ userId: robot, clientId: secret.clientId, clientSecretHash: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) }]);
     const text = JSON.stringify(exported);
     expect(text).not.toContain(pat);
@@ -57,7 +59,9 @@ describeEachStore('service accounts moved between instances', (dialect) => {
     expect(withoutKeys.identityServicePersonalAccessTokens).toBeUndefined();
     expect(withoutKeys.identityServiceMachineSecrets).toBeUndefined();
     // The generated domain is marked as the exporting instance's.
-    expect(org.domains).toEqual([{ orgId, domainName: 'robots-inc.source.example', isVerified: true, isPrimary: true, validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED', identityServiceGenerated: true }]);
+    expect(org.domains).toEqual([
+      { orgId, domainName: 'robots-inc.source.example', isVerified: true, isPrimary: true, validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED', identityServiceGenerated: true },
+    ]);
   });
 
   it("at B the machine user authenticates with A's token and client secret, its grant keeps its id, and A's generated domain is not B's", async () => {
@@ -100,9 +104,11 @@ describeEachStore('service accounts moved between instances', (dialect) => {
     org.identityServicePersonalAccessTokens = [{ ...org.identityServicePersonalAccessTokens[0], tokenId: '990000000000000002', userId: '990000000000000001' }];
     org.identityServiceMachineSecrets = [{ ...org.identityServiceMachineSecrets[0], userId: '990000000000000001' }];
     const refused = await b.api('POST', '/admin/v1/import', { timeout: '1m', data_orgs: stolen, conflictPolicy: 'SKIP' });
-    expect(refused.body.errors).toEqual(expect.arrayContaining([
-      expect.objectContaining({ type: 'personal_access_token', id: '990000000000000002', message: expect.stringContaining('IMPORT-p4tTk') }),
-      expect.objectContaining({ type: 'machine_secret', id: '990000000000000001', message: expect.stringContaining('IMPORT-cl1d0') }),
-    ]));
+    expect(refused.body.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'personal_access_token', id: '990000000000000002', message: expect.stringContaining('IMPORT-p4tTk') }),
+        expect.objectContaining({ type: 'machine_secret', id: '990000000000000001', message: expect.stringContaining('IMPORT-cl1d0') }),
+      ]),
+    );
   });
 });

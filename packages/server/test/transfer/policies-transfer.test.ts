@@ -4,33 +4,63 @@
  * instance → export gives the same document. The instance's defaults are not exported (as ZITADEL).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachStore, createTestInstance, type TestInstance } from '../support/instance.js';
+import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
 
 const ORG_ID = '250000000000000001';
 
 const document = () => ({
-  orgs: [{
-    orgId: ORG_ID,
-    org: { name: 'Every policy' },
-    domainPolicy: { userLoginMustBeDomain: false, validateOrgDomains: true, smtpSenderAddressMatchesInstanceDomain: false },
-    labelPolicy: {
-      primaryColor: '#5469d4', hideLoginNameSuffix: true, warnColor: '#cd3d56', backgroundColor: '#fafafa', fontColor: '#000000',
-      primaryColorDark: '#2073c4', backgroundColorDark: '#111827', warnColorDark: '#ff3b5b', fontColorDark: '#ffffff', disableWatermark: true,
+  orgs: [
+    {
+      orgId: ORG_ID,
+      org: { name: 'Every policy' },
+      domainPolicy: { userLoginMustBeDomain: false, validateOrgDomains: true, smtpSenderAddressMatchesInstanceDomain: false },
+      labelPolicy: {
+        primaryColor: '#5469d4',
+        hideLoginNameSuffix: true,
+        warnColor: '#cd3d56',
+        backgroundColor: '#fafafa',
+        fontColor: '#000000',
+        primaryColorDark: '#2073c4',
+        backgroundColorDark: '#111827',
+        warnColorDark: '#ff3b5b',
+        fontColorDark: '#ffffff',
+        disableWatermark: true,
+      },
+      loginPolicy: {
+        allowUsernamePassword: true,
+        allowRegister: false,
+        allowExternalIdp: true,
+        forceMfa: false,
+        passwordlessType: 'PASSWORDLESS_TYPE_NOT_ALLOWED',
+        hidePasswordReset: true,
+        ignoreUnknownUsernames: true,
+        defaultRedirectUri: 'https://app.example/home',
+        passwordCheckLifetime: '864000s',
+        externalLoginCheckLifetime: '864000s',
+        mfaInitSkipLifetime: '0s',
+        secondFactorCheckLifetime: '64800s',
+        multiFactorCheckLifetime: '43200s',
+        secondFactors: ['SECOND_FACTOR_TYPE_OTP'],
+        multiFactors: [],
+        forceMfaLocalOnly: false,
+      },
+      lockoutPolicy: { maxPasswordAttempts: 5, maxOtpAttempts: 3 },
+      passwordComplexityPolicy: { minLength: '10', hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: false },
+      domains: [
+        { orgId: ORG_ID, domainName: 'every.example.com', isVerified: true, isPrimary: true, validationType: 'DOMAIN_VALIDATION_TYPE_DNS' },
+        { orgId: ORG_ID, domainName: 'pending.example.com', isVerified: false, isPrimary: false, validationType: 'DOMAIN_VALIDATION_TYPE_HTTP' },
+      ],
+      privacyPolicy: {
+        tosLink: 'https://example.com/tos',
+        privacyLink: 'https://example.com/privacy',
+        helpLink: '',
+        supportEmail: 'help@example.com',
+        docsLink: '',
+        customLink: '',
+        customLinkText: '',
+      },
     },
-    loginPolicy: {
-      allowUsernamePassword: true, allowRegister: false, allowExternalIdp: true, forceMfa: false, passwordlessType: 'PASSWORDLESS_TYPE_NOT_ALLOWED',
-      hidePasswordReset: true, ignoreUnknownUsernames: true, defaultRedirectUri: 'https://app.example/home',
-      passwordCheckLifetime: '864000s', externalLoginCheckLifetime: '864000s', mfaInitSkipLifetime: '0s', secondFactorCheckLifetime: '64800s', multiFactorCheckLifetime: '43200s',
-      secondFactors: ['SECOND_FACTOR_TYPE_OTP'], multiFactors: [], forceMfaLocalOnly: false,
-    },
-    lockoutPolicy: { maxPasswordAttempts: 5, maxOtpAttempts: 3 },
-    passwordComplexityPolicy: { minLength: '10', hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: false },
-    domains: [
-      { orgId: ORG_ID, domainName: 'every.example.com', isVerified: true, isPrimary: true, validationType: 'DOMAIN_VALIDATION_TYPE_DNS' },
-      { orgId: ORG_ID, domainName: 'pending.example.com', isVerified: false, isPrimary: false, validationType: 'DOMAIN_VALIDATION_TYPE_HTTP' },
-    ],
-    privacyPolicy: { tosLink: 'https://example.com/tos', privacyLink: 'https://example.com/privacy', helpLink: '', supportEmail: 'help@example.com', docsLink: '', customLink: '', customLinkText: '' },
-  }],
+  ],
 });
 
 describeEachStore('every policy kind and two domains through export and import', (dialect) => {
@@ -53,7 +83,7 @@ describeEachStore('every policy kind and two domains through export and import',
     for (const t of instances) await t.close();
   });
 
-  it('imports with an empty errors list; each policy is the organisation\'s own and acts as given', async () => {
+  it("imports with an empty errors list; each policy is the organisation's own and acts as given", async () => {
     const res = await first.call('POST', '/admin/v1/import', { body: { timeout: '1m', data_orgs: document() } });
     expect(res.status).toBe(200);
     const body = await res.json();
@@ -66,7 +96,12 @@ describeEachStore('every policy kind and two domains through export and import',
     expect(await get('lockout')).toMatchObject({ maxPasswordAttempts: '5', maxOtpAttempts: '3', isDefault: false });
     expect(await get('password/complexity')).toMatchObject({ minLength: '10', hasSymbol: false, isDefault: false });
     const domains = (await (await first.call('POST', '/management/v1/orgs/me/domains/_search', { headers: { 'x-service-orgid': ORG_ID }, body: {} })).json()).result;
-    expect(domains.map((d: any) => [d.domainName, d.isVerified, d.isPrimary])).toEqual(expect.arrayContaining([['every.example.com', true, true], ['pending.example.com', false, false]]));
+    expect(domains.map((d: any) => [d.domainName, d.isVerified, d.isPrimary])).toEqual(
+      expect.arrayContaining([
+        ['every.example.com', true, true],
+        ['pending.example.com', false, false],
+      ]),
+    );
   });
 
   it('export → import into a fresh instance → export gives the same document; instance defaults are not exported', async () => {

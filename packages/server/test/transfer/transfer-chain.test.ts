@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const ORG = '930100';
 const PROJECT = '930101';
@@ -18,18 +18,40 @@ const API_APP = '930104';
 
 /** What ZITADEL's ExportData gives for an organisation with two confidential OIDC apps and an API app (no client ids or secrets). */
 const zitadelDocument = (name: string) => ({
-  orgs: [{
-    orgId: ORG,
-    org: { name },
-    orgState: 'ORG_STATE_ACTIVE',
-    projects: [{ projectId: PROJECT, project: { name: 'chain' } }],
-    oidcApps: [
-      { appId: WEB_APP, app: { projectId: PROJECT, name: 'web', redirectUris: ['https://rp.example.com/cb'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC' } },
-      // Confidential, and its secret never regenerated: it must still travel (and stay unusable).
-      { appId: SILENT_APP, app: { projectId: PROJECT, name: 'silent', redirectUris: ['https://rp.example.com/cb2'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_POST' } },
-    ],
-    apiApps: [{ appId: API_APP, app: { projectId: PROJECT, name: 'api', authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' } }],
-  }],
+  orgs: [
+    {
+      orgId: ORG,
+      org: { name },
+      orgState: 'ORG_STATE_ACTIVE',
+      projects: [{ projectId: PROJECT, project: { name: 'chain' } }],
+      oidcApps: [
+        {
+          appId: WEB_APP,
+          app: {
+            projectId: PROJECT,
+            name: 'web',
+            redirectUris: ['https://rp.example.com/cb'],
+            responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+            grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+            authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+          },
+        },
+        // Confidential, and its secret never regenerated: it must still travel (and stay unusable).
+        {
+          appId: SILENT_APP,
+          app: {
+            projectId: PROJECT,
+            name: 'silent',
+            redirectUris: ['https://rp.example.com/cb2'],
+            responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+            grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+            authMethodType: 'OIDC_AUTH_METHOD_TYPE_POST',
+          },
+        },
+      ],
+      apiApps: [{ appId: API_APP, app: { projectId: PROJECT, name: 'api', authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' } }],
+    },
+  ],
 });
 
 describeEachStore('a move A → B → C with confidential applications from a ZITADEL document', (dialect) => {
@@ -92,7 +114,12 @@ describeEachStore('a move A → B → C with confidential applications from a ZI
     expect((await form(c, '/oauth/v2/introspect', { token: 'not-a-token' }, basic(clientIdOf(API_APP), `${api.body.clientSecret}x`))).status).toBe(401);
 
     // The web app's credentials authenticate at the token endpoint: the grant is what fails, not the client.
-    const token = await form(c, '/oauth/v2/token', { grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: 'https://rp.example.com/cb' }, basic(clientIdOf(WEB_APP), web.body.clientSecret));
+    const token = await form(
+      c,
+      '/oauth/v2/token',
+      { grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: 'https://rp.example.com/cb' },
+      basic(clientIdOf(WEB_APP), web.body.clientSecret),
+    );
     expect(await token.json()).toMatchObject({ error: 'invalid_grant' });
     const wrong = await form(c, '/oauth/v2/token', { grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: 'https://rp.example.com/cb' }, basic(clientIdOf(WEB_APP), 'wrong-secret'));
     expect(await wrong.json()).toMatchObject({ error: 'invalid_client' });

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
 import { DEFAULT_TRANSFER_TIMEOUT_MS, parseGoDuration } from '../../src/domain/transfer/duration.js';
 import { normaliseKeysInPlace, toLowerCamel } from '../../src/domain/transfer/json-names.js';
-import { parseDataOrgs } from '../../src/domain/transfer/validate.js';
 import { parseDataOrgsV1, ZITADEL_INSTANCE_DEFAULTS } from '../../src/domain/transfer/v1.js';
+import { parseDataOrgs } from '../../src/domain/transfer/validate.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));
 

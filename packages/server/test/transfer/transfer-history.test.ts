@@ -21,8 +21,7 @@ interface Change {
 function secretFields(value: unknown, path = ''): string[] {
   if (Array.isArray(value)) return value.flatMap((item, i) => secretFields(item, `${path}[${i}]`));
   if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([name, inner]) =>
-    isSecretName(name) && typeof inner !== 'boolean' ? [`${path}.${name}`] : secretFields(inner, `${path}.${name}`));
+  return Object.entries(value).flatMap(([name, inner]) => (isSecretName(name) && typeof inner !== 'boolean' ? [`${path}.${name}`] : secretFields(inner, `${path}.${name}`)));
 }
 
 describeEachStore('history carried through a move', (dialect) => {
@@ -52,12 +51,22 @@ describeEachStore('history carried through a move', (dialect) => {
     orgId = (await ok(source, 'POST', '/management/v1/orgs', { name: `History ${stamp}` }, {})).id;
     await ok(source, 'POST', '/management/v1/orgs/me/domains', { domain: `history-${stamp}.example.com` });
     await ok(source, 'POST', '/management/v1/idps/oidc', {
-      name: 'Corporate', clientId: 'corp', clientSecret: IDP_SECRET, issuer: 'https://idp.example.com', scopes: ['openid'],
-      displayNameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME', usernameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME',
+      name: 'Corporate',
+      clientId: 'corp',
+      clientSecret: IDP_SECRET,
+      issuer: 'https://idp.example.com',
+      scopes: ['openid'],
+      displayNameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME',
+      usernameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME',
     });
-    humanId = (await ok(source, 'POST', '/management/v1/users/human/_import', {
-      userName: `gigi-${stamp}`, profile: { firstName: 'Gigi', lastName: 'Giraffe' }, email: { email: `gigi-${stamp}@example.com`, isEmailVerified: true }, password: PASSWORD,
-    })).userId;
+    humanId = (
+      await ok(source, 'POST', '/management/v1/users/human/_import', {
+        userName: `gigi-${stamp}`,
+        profile: { firstName: 'Gigi', lastName: 'Giraffe' },
+        email: { email: `gigi-${stamp}@example.com`, isEmailVerified: true },
+        password: PASSWORD,
+      })
+    ).userId;
     await ok(source, 'PUT', `/management/v1/users/${humanId}/profile`, { firstName: 'Gigi', lastName: 'Longneck' });
     await ok(source, 'POST', `/management/v1/users/${humanId}/password`, { password: `${PASSWORD}-2`, noChangeRequired: true });
     await ok(source, 'POST', `/management/v1/users/${humanId}/_lock`, {});
@@ -111,13 +120,15 @@ describeEachStore('history carried through a move', (dialect) => {
     const document = await exportOrg(source, { withHistory: true });
     const org = document.orgs[0];
     // No secret travels in a history without the secrets' options: not the passwords, not the provider's client secret.
-    const histories = [org.identityServiceOrgHistory, ...org.humanUsers.map((u: { identityServiceHistory: unknown }) => u.identityServiceHistory), ...org.machineUsers.map((u: { identityServiceHistory: unknown }) => u.identityServiceHistory)];
+    const histories = [
+      org.identityServiceOrgHistory,
+      ...org.humanUsers.map((u: { identityServiceHistory: unknown }) => u.identityServiceHistory),
+      ...org.machineUsers.map((u: { identityServiceHistory: unknown }) => u.identityServiceHistory),
+    ];
     expect(secretFields(histories)).toEqual([]);
     expect(JSON.stringify(document)).not.toContain(PASSWORD);
     expect(JSON.stringify(document)).not.toContain(IDP_SECRET);
-    expect(org.humanUsers[0].identityServiceHistory.map((e: { type: string }) => e.type)).toEqual([
-      'user.human.added', 'user.human.profile.changed', 'user.human.password.changed', 'user.locked',
-    ]);
+    expect(org.humanUsers[0].identityServiceHistory.map((e: { type: string }) => e.type)).toEqual(['user.human.added', 'user.human.profile.changed', 'user.human.password.changed', 'user.locked']);
 
     const imported = await ok(target, 'POST', '/admin/v1/import', { timeout: '1m', dataOrgs: document }, {});
     expect(imported.errors ?? []).toEqual([]);
@@ -130,7 +141,9 @@ describeEachStore('history carried through a move', (dialect) => {
       expect(last).toMatchObject({ eventType: { key: 'EventTypes.user.data.imported' }, sequence: String(at.source.length + 1), editorId: target.adminUserId });
     }
     const orgChanges = { source: await changes(source, '/management/v1/orgs/me/changes/_search'), target: await changes(target, '/management/v1/orgs/me/changes/_search') };
-    expect(orgChanges.source.map((c) => c.eventType.key)).toEqual(expect.arrayContaining(['EventTypes.org.added', 'EventTypes.org.domain.added', 'EventTypes.org.idp.config.added', 'EventTypes.org.member.added']));
+    expect(orgChanges.source.map((c) => c.eventType.key)).toEqual(
+      expect.arrayContaining(['EventTypes.org.added', 'EventTypes.org.domain.added', 'EventTypes.org.idp.config.added', 'EventTypes.org.member.added']),
+    );
     expect(comparable(orgChanges.target.slice(0, -1))).toEqual(comparable(orgChanges.source));
     expect(orgChanges.target[orgChanges.target.length - 1]).toMatchObject({ eventType: { key: 'EventTypes.org.data.imported' }, editorId: target.adminUserId });
 

@@ -17,7 +17,10 @@ describeEachStore('export and import log their progress per organisation', (dial
     const res = await t.call('POST', '/admin/v1/import', { body: { timeout: '1m', dataOrgs: richDocument('7') } });
     expect(res.status).toBe(200);
     const imported = progress('import');
-    expect(imported.map((l) => [l.done, l.total])).toEqual([[1, 2], [2, 2]]);
+    expect(imported.map((l) => [l.done, l.total])).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
     expect(imported[0].requestId).toBe(res.headers.get('x-request-id'));
 
     const exp = await t.call('POST', '/admin/v1/export', { body: { response_output: true } });

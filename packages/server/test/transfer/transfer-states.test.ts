@@ -14,7 +14,8 @@ const human = (userId: string, userName: string, state?: string) => ({
   ...(state ? { state } : {}),
 });
 const oidcApp = (appId: string, projectId: string, name: string) => ({
-  appId, app: { projectId, name, redirectUris: ['https://rp.example.com/cb'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'] },
+  appId,
+  app: { projectId, name, redirectUris: ['https://rp.example.com/cb'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'] },
 });
 
 /** Organisation X (inactive) grants project Q to Y; states set in the document where no API sets them. */
@@ -34,7 +35,13 @@ function statesDocument(p: string) {
         projectRoles: [{ projectId: `${p}11`, roleKey: 'viewer', displayName: 'Viewer' }],
         oidcApps: [{ ...oidcApp(`${p}20`, `${p}10`, 'off'), state: 'APP_STATE_INACTIVE' }, oidcApp(`${p}21`, `${p}11`, 'on')],
         apiApps: [{ appId: `${p}22`, app: { projectId: `${p}11`, name: 'api-off' }, state: 'APP_STATE_INACTIVE' }],
-        jwtIdps: [{ idpId: `${p}30`, idp: { name: 'jwt-off', jwtEndpoint: 'https://idp.example.com/jwt', issuer: 'https://idp.example.com', keysEndpoint: 'https://idp.example.com/keys', headerName: 'x-jwt' }, state: 'IDP_STATE_INACTIVE' }],
+        jwtIdps: [
+          {
+            idpId: `${p}30`,
+            idp: { name: 'jwt-off', jwtEndpoint: 'https://idp.example.com/jwt', issuer: 'https://idp.example.com', keysEndpoint: 'https://idp.example.com/keys', headerName: 'x-jwt' },
+            state: 'IDP_STATE_INACTIVE',
+          },
+        ],
         oidcIdps: [{ idpId: `${p}31`, idp: { name: 'oidc-on', clientId: 'c', clientSecret: 's', issuer: 'https://op.example.com' } }],
         projectGrants: [{ grantId: `${p}40`, projectGrant: { projectId: `${p}11`, grantedOrgId: `${p}50`, roleKeys: ['viewer'] }, state: 'PROJECT_GRANT_STATE_INACTIVE' }],
         userGrants: [{ userId: `${p}03`, projectId: `${p}11`, roleKeys: ['viewer'], state: 'USER_GRANT_STATE_INACTIVE' }],
@@ -80,7 +87,13 @@ describeEachStore('states through export and import (issue 30)', (dialect) => {
       orgY: (await r.orgs.get(`${p}50`))?.state,
       users: await Promise.all([`${p}01`, `${p}02`, `${p}03`, `${p}04`, `${p}51`].map(async (id) => (await r.users.get(id))?.state)),
       projects: await Promise.all([`${p}10`, `${p}11`].map(async (id) => (await r.projects.get(id))?.state)),
-      apps: await Promise.all([[`${p}10`, `${p}20`], [`${p}11`, `${p}21`], [`${p}11`, `${p}22`]].map(async ([project, id]) => (await r.oidcApps.get(project, id))?.state)),
+      apps: await Promise.all(
+        [
+          [`${p}10`, `${p}20`],
+          [`${p}11`, `${p}21`],
+          [`${p}11`, `${p}22`],
+        ].map(async ([project, id]) => (await r.oidcApps.get(project, id))?.state),
+      ),
       idps: await Promise.all([`${p}30`, `${p}31`].map(async (id) => (await r.idps.get(id))?.state)),
       projectGrant: (await r.projectGrants.get(`${p}40`))?.state,
       userGrants: [await grantOf(`${p}00`, `${p}03`), await grantOf(`${p}50`, `${p}51`)],
@@ -159,7 +172,10 @@ describeEachStore('states through export and import (issue 30)', (dialect) => {
     y.projectGrantMembers = [member];
     const underGranted = await importDoc(a, base);
     expect(underGranted.errors).toBeUndefined();
-    expect(underGranted.success.orgs.find((o: { orgId: string }) => o.orgId === `${p}50`)).toMatchObject({ userGrants: [{ projectId: `${p}11`, userId: `${p}51` }], projectGrantMembers: [{ projectId: `${p}11`, grantId: `${p}40`, userId: `${p}52` }] });
+    expect(underGranted.success.orgs.find((o: { orgId: string }) => o.orgId === `${p}50`)).toMatchObject({
+      userGrants: [{ projectId: `${p}11`, userId: `${p}51` }],
+      projectGrantMembers: [{ projectId: `${p}11`, grantId: `${p}40`, userId: `${p}52` }],
+    });
 
     // … and under the project's organisation, on B: the same rows either way.
     y.userGrants = [];
@@ -169,7 +185,10 @@ describeEachStore('states through export and import (issue 30)', (dialect) => {
     const underProject = await importDoc(b, base);
     expect(underProject.errors).toBeUndefined();
     // X names Y's users, so Y is imported first (domain/transfer/import/order.ts).
-    expect(underProject.success.orgs.find((o: { orgId: string }) => o.orgId === `${p}00`)).toMatchObject({ userGrants: [{ projectId: `${p}11`, userId: `${p}51` }], projectGrantMembers: [{ projectId: `${p}11`, grantId: `${p}40`, userId: `${p}52` }] });
+    expect(underProject.success.orgs.find((o: { orgId: string }) => o.orgId === `${p}00`)).toMatchObject({
+      userGrants: [{ projectId: `${p}11`, userId: `${p}51` }],
+      projectGrantMembers: [{ projectId: `${p}11`, grantId: `${p}40`, userId: `${p}52` }],
+    });
 
     for (const t of [a, b]) {
       const grant = await t.store.read.userGrants.find(`${p}50`, `${p}51`, `${p}11`);

@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { IMPORT_EVENT, ORG_IMPORT_EVENT } from '../../src/domain/transfer/import/import-data.js';
+import { type GcsEmulator, startGcsEmulator } from '../support/gcs-emulator.js';
 import { createTestInstance, describeEachStore, insertMachineUserWithToken, type TestInstance } from '../support/instance.js';
-import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator.js';
 import { BCRYPT, richDocument, TOTP } from '../support/transfer-documents.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));
-
-
 
 describeEachStore('export and import (description §4.4, §4.5)', (dialect) => {
   let a: TestInstance;
@@ -70,7 +68,10 @@ describeEachStore('export and import (description §4.4, §4.5)', (dialect) => {
     expect(imports[0]).toMatchObject({ creator: b.adminUserId, payload: expect.objectContaining({ orgIds: ['1100', '1200'], humanUsers: 2 }) });
     // Each organisation carries its own record, committed with it: a crash after it keeps it.
     const perOrg = events.events.filter((e) => e.type === ORG_IMPORT_EVENT);
-    expect(perOrg.map((e) => [e.aggregateType, e.aggregateId])).toEqual([['org', '1100'], ['org', '1200']]);
+    expect(perOrg.map((e) => [e.aggregateType, e.aggregateId])).toEqual([
+      ['org', '1100'],
+      ['org', '1200'],
+    ]);
     expect(perOrg[0]).toMatchObject({ creator: b.adminUserId, resourceOwner: '1100', payload: expect.objectContaining({ humanUsers: 1, machineUsers: 1, projects: 1, oidcApps: 1, userGrants: 1 }) });
     expect(events.events.filter((e) => ['1100', '1101', '1102', '1103'].includes(e.aggregateId) && e.type !== ORG_IMPORT_EVENT)).toEqual([]);
     expect(await b.store.read.messageTexts.get('1100', 'InitCode', 'en')).toBeDefined();
@@ -84,7 +85,21 @@ describeEachStore('export and import (description §4.4, §4.5)', (dialect) => {
     const body = await res.json();
     expect(body.success.orgs).toEqual([{ orgId: '1100' }, { orgId: '1200' }]);
     const types = body.errors.map((e: { type: string }) => e.type);
-    for (const type of ['org', 'human_user', 'machine_user', 'project', 'project_role', 'oidc_app', 'jwt_idp', 'user_grant', 'org_member', 'project_member', 'login_texts', 'init_message', 'verify_email_message']) {
+    for (const type of [
+      'org',
+      'human_user',
+      'machine_user',
+      'project',
+      'project_role',
+      'oidc_app',
+      'jwt_idp',
+      'user_grant',
+      'org_member',
+      'project_member',
+      'login_texts',
+      'init_message',
+      'verify_email_message',
+    ]) {
       expect(types, type).toContain(type);
     }
     expect(body.errors.find((e: { type: string }) => e.type === 'human_user').message).toBe('ID=COMMAND-ziuna Message=Errors.User.AlreadyExisting');
@@ -147,7 +162,16 @@ describeEachStore('export and import (description §4.4, §4.5)', (dialect) => {
   });
 
   it('accepts a version-1 document as an object or as a string', async () => {
-    const v1 = { orgs: [{ orgId: 'v1-org', org: { name: 'V1' }, iamPolicy: { userLoginMustBeDomain: true }, humanUsers: [{ userId: 'v1-u', user: { userName: 'old', profile: { firstName: 'O', lastName: 'L' }, email: { email: 'o@l.io' } } }] }] };
+    const v1 = {
+      orgs: [
+        {
+          orgId: 'v1-org',
+          org: { name: 'V1' },
+          iamPolicy: { userLoginMustBeDomain: true },
+          humanUsers: [{ userId: 'v1-u', user: { userName: 'old', profile: { firstName: 'O', lastName: 'L' }, email: { email: 'o@l.io' } } }],
+        },
+      ],
+    };
     const res = await a.call('POST', '/admin/v1/import', { body: { data_orgsv1: JSON.stringify(v1) } });
     expect(res.status).toBe(200);
     const body = await res.json();
@@ -205,7 +229,9 @@ describeEachStore('export to and import from Cloud Storage', (dialect) => {
     const imported = await b.call('POST', '/admin/v1/import', { body: { timeout: '1m', data_orgs_gcs: location } });
     expect(imported.status).toBe(200);
     expect((await imported.json()).success.orgs.map((o: { orgId: string }) => o.orgId)).toEqual(['7100', '7200']);
-    const both = await b.call('POST', '/admin/v1/export', { body: { orgIds: ['7100', '7200'], withPasswords: true, withOtp: true, responseOutput: true, gcsOutput: { ...location, path: 'again.json' } } });
+    const both = await b.call('POST', '/admin/v1/export', {
+      body: { orgIds: ['7100', '7200'], withPasswords: true, withOtp: true, responseOutput: true, gcsOutput: { ...location, path: 'again.json' } },
+    });
     const bothBody = await both.json();
     expect(bothBody.gcsOutput.path).toBe('again.json');
     const original = await (await a.call('POST', '/admin/v1/export', { body: { orgIds: ['7100', '7200'], withPasswords: true, withOtp: true, responseOutput: true } })).json();

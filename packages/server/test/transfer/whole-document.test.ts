@@ -8,7 +8,7 @@
  * instance-specific).
  */
 import { expect, it } from 'vitest';
-import { describeEachStore, type TestInstance, createTestInstance } from '../support/instance.js';
+import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
 import { BCRYPT, TOTP } from '../support/transfer-documents.js';
 
 const A = '300100';
@@ -29,41 +29,67 @@ function orgA() {
     labelPolicy: { primaryColor: '#5469d4', hideLoginNameSuffix: true, warnColor: '#cd3d56', backgroundColor: '#fafafa', fontColor: '#000000', themeMode: 'THEME_MODE_LIGHT' },
     lockoutPolicy: { maxPasswordAttempts: 5, maxOtpAttempts: 3 },
     loginPolicy: {
-      allowUsernamePassword: true, allowExternalIdp: true, hidePasswordReset: true, defaultRedirectUri: 'https://a.example.com/home',
-      passwordCheckLifetime: '864000s', externalLoginCheckLifetime: '864000s', mfaInitSkipLifetime: '2592000s',
-      secondFactorCheckLifetime: '64800s', multiFactorCheckLifetime: '43200s',
-      secondFactors: ['SECOND_FACTOR_TYPE_OTP'], idps: [{ idpId: id(A, 31), ownerType: 'IDP_OWNER_TYPE_ORG' }],
+      allowUsernamePassword: true,
+      allowExternalIdp: true,
+      hidePasswordReset: true,
+      defaultRedirectUri: 'https://a.example.com/home',
+      passwordCheckLifetime: '864000s',
+      externalLoginCheckLifetime: '864000s',
+      mfaInitSkipLifetime: '2592000s',
+      secondFactorCheckLifetime: '64800s',
+      multiFactorCheckLifetime: '43200s',
+      secondFactors: ['SECOND_FACTOR_TYPE_OTP'],
+      idps: [{ idpId: id(A, 31), ownerType: 'IDP_OWNER_TYPE_ORG' }],
     },
     passwordComplexityPolicy: { minLength: '10', hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true },
     privacyPolicy: { tosLink: 'https://a.example.com/tos', privacyLink: 'https://a.example.com/privacy', helpLink: 'https://a.example.com/help', supportEmail: 'help@a.example.com' },
-    projects: [{ projectId: project, project: { name: 'Shop', projectRoleAssertion: true, projectRoleCheck: true, hasProjectCheck: true, privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' } }],
+    projects: [
+      {
+        projectId: project,
+        project: { name: 'Shop', projectRoleAssertion: true, projectRoleCheck: true, hasProjectCheck: true, privateLabelingSetting: 'PRIVATE_LABELING_SETTING_ENFORCE_PROJECT_RESOURCE_OWNER_POLICY' },
+      },
+    ],
     projectRoles: [
       { projectId: project, roleKey: 'buyer', displayName: 'Buyer', group: 'shop' },
       { projectId: project, roleKey: 'seller', displayName: 'Seller' },
     ],
     // As protojson writes it: enums' zero values (here API_AUTH_METHOD_TYPE_BASIC) are left out.
     apiApps: [{ appId: id(A, 5), app: { projectId: project, name: 'orders-api' } }],
-    oidcApps: [{
-      appId: id(A, 4),
-      app: {
-        projectId: project, name: 'web', redirectUris: ['https://a.example.com/cb'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
-        grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
-        postLogoutRedirectUris: ['https://a.example.com/bye'], devMode: true, accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
-        accessTokenRoleAssertion: true, idTokenRoleAssertion: true, idTokenUserinfoAssertion: true, clockSkew: '1s',
+    oidcApps: [
+      {
+        appId: id(A, 4),
+        app: {
+          projectId: project,
+          name: 'web',
+          redirectUris: ['https://a.example.com/cb'],
+          responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+          grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
+          appType: 'OIDC_APP_TYPE_USER_AGENT',
+          authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+          postLogoutRedirectUris: ['https://a.example.com/bye'],
+          devMode: true,
+          accessTokenType: 'OIDC_TOKEN_TYPE_JWT',
+          accessTokenRoleAssertion: true,
+          idTokenRoleAssertion: true,
+          idTokenUserinfoAssertion: true,
+          clockSkew: '1s',
+        },
       },
-    }],
-    humanUsers: [{
-      userId: alice,
-      user: {
-        userName: 'alice',
-        profile: { firstName: 'Alice', lastName: 'Doe', nickName: 'ali', displayName: 'Alice Doe', preferredLanguage: 'de', gender: 'GENDER_FEMALE' },
-        email: { email: 'alice@a.example.com', isEmailVerified: true },
-        phone: { phone: '+41790000000', isPhoneVerified: true },
-        hashedPassword: { value: BCRYPT },
-        otpCode: TOTP,
+    ],
+    humanUsers: [
+      {
+        userId: alice,
+        user: {
+          userName: 'alice',
+          profile: { firstName: 'Alice', lastName: 'Doe', nickName: 'ali', displayName: 'Alice Doe', preferredLanguage: 'de', gender: 'GENDER_FEMALE' },
+          email: { email: 'alice@a.example.com', isEmailVerified: true },
+          phone: { phone: '+41790000000', isPhoneVerified: true },
+          hashedPassword: { value: BCRYPT },
+          otpCode: TOTP,
+        },
+        state: 'USER_STATE_ACTIVE',
       },
-      state: 'USER_STATE_ACTIVE',
-    }],
+    ],
     machineUsers: [{ userId: id(A, 2), user: { userName: 'robot', name: 'Robot', description: 'does the nightly sync', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' }, state: 'USER_STATE_ACTIVE' }],
     triggerActions: [{ flowType: '1', triggerType: '2', actionIds: [id(A, 40)] }],
     actions: [{ actionId: id(A, 40), action: { name: 'addGroups', script: 'function addGroups(ctx, api) {}', timeout: '10s', allowedToFail: true } }],
@@ -80,14 +106,28 @@ function orgA() {
     verifyPhoneMessages: [{ language: 'en', text: 'Your code {{.Code}}' }],
     domainClaimedMessages: [{ language: 'en', title: 'Domain claimed' }],
     passwordlessRegistrationMessages: [{ language: 'fr', title: 'Sans mot de passe' }],
-    oidcIdps: [{
-      idpId: id(A, 31),
-      idp: {
-        name: 'Partner', stylingType: 'STYLING_TYPE_GOOGLE', clientId: 'partner-client', clientSecret: 'partner-secret', issuer: 'https://partner.example.com',
-        scopes: ['openid', 'profile', 'email'], displayNameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME', usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL', autoRegister: true,
+    oidcIdps: [
+      {
+        idpId: id(A, 31),
+        idp: {
+          name: 'Partner',
+          stylingType: 'STYLING_TYPE_GOOGLE',
+          clientId: 'partner-client',
+          clientSecret: 'partner-secret',
+          issuer: 'https://partner.example.com',
+          scopes: ['openid', 'profile', 'email'],
+          displayNameMapping: 'OIDC_MAPPING_FIELD_PREFERRED_USERNAME',
+          usernameMapping: 'OIDC_MAPPING_FIELD_EMAIL',
+          autoRegister: true,
+        },
       },
-    }],
-    jwtIdps: [{ idpId: id(A, 30), idp: { name: 'Legacy', jwtEndpoint: 'https://legacy.example.com/jwt', issuer: 'https://legacy.example.com', keysEndpoint: 'https://legacy.example.com/keys', headerName: 'x-legacy' } }],
+    ],
+    jwtIdps: [
+      {
+        idpId: id(A, 30),
+        idp: { name: 'Legacy', jwtEndpoint: 'https://legacy.example.com/jwt', issuer: 'https://legacy.example.com', keysEndpoint: 'https://legacy.example.com/keys', headerName: 'x-legacy' },
+      },
+    ],
     userLinks: [
       { userId: alice, idpId: id(A, 30), idpName: 'Legacy', providedUserId: 'legacy-7', providedUserName: 'alice.legacy', idpType: 'IDP_TYPE_JWT' },
       { userId: alice, idpId: id(A, 31), idpName: 'Partner', providedUserId: 'partner-9', providedUserName: 'alice@partner', idpType: 'IDP_TYPE_OIDC' },
@@ -106,11 +146,18 @@ function orgB() {
     orgId: B,
     org: { name: 'Whole B' },
     orgState: 'ORG_STATE_ACTIVE',
-    humanUsers: [{
-      userId: bob,
-      user: { userName: 'bob', profile: { firstName: 'Bob', lastName: 'Roe', displayName: 'Bob Roe' }, email: { email: 'bob@b.example.com', isEmailVerified: true }, hashedPassword: { value: BCRYPT } },
-      state: 'USER_STATE_ACTIVE',
-    }],
+    humanUsers: [
+      {
+        userId: bob,
+        user: {
+          userName: 'bob',
+          profile: { firstName: 'Bob', lastName: 'Roe', displayName: 'Bob Roe' },
+          email: { email: 'bob@b.example.com', isEmailVerified: true },
+          hashedPassword: { value: BCRYPT },
+        },
+        state: 'USER_STATE_ACTIVE',
+      },
+    ],
     userGrants: [{ userId: bob, projectId: id(A, 3), projectGrantId: id(A, 20), roleKeys: ['buyer'] }],
   };
 }

@@ -5,7 +5,7 @@
  */
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestInstance, describeEachStore, insertMachineUserWithToken, type TestInstance } from '../support/instance.js';
 
@@ -96,15 +96,21 @@ describeEachStore('POST /admin/v1/import: the caller is checked before its body 
   const startUpload = (token: string | null, headers: Record<string, string> = {}) => {
     let answered: (value: { status: number; body: { code?: number; message?: string } }) => void;
     const answer = new Promise<{ status: number; body: { code?: number; message?: string } }>((resolve) => (answered = resolve));
-    const req = request({
-      host: '127.0.0.1', port, path: '/admin/v1/import', method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => answered({ status: res.statusCode!, body: text ? JSON.parse(text) : {} }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/admin/v1/import',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => answered({ status: res.statusCode!, body: text ? JSON.parse(text) : {} }));
+      },
+    );
     req.on('error', () => undefined);
     req.write('{"dataOrgs":{"orgs":[');
     return {
@@ -113,8 +119,7 @@ describeEachStore('POST /admin/v1/import: the caller is checked before its body 
       abort: () => req.destroy(),
     };
   };
-  const within = <T>(promise: Promise<T>, ms = 3000) =>
-    Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))]);
+  const within = <T>(promise: Promise<T>, ms = 3000) => Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))]);
 
   it('no token → 401 while the body is still arriving; a declared size over the limit → 401, not 413', async () => {
     const upload = startUpload(null);

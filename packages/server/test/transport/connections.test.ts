@@ -5,13 +5,13 @@
  * refuses before the app (a 20 kB URL) is answered in the API's error body.
  */
 import { request } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { clientAddressKey, DEFAULT_CONNECTION_LIMITS } from '../../src/transport/http-server.js';
 import { createServer } from '../../src/server.js';
 import type { Dialect } from '../../src/store/store.js';
+import { clientAddressKey, DEFAULT_CONNECTION_LIMITS } from '../../src/transport/http-server.js';
 import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
 
 // One address may hold the whole cap here, so the cap itself is what the tests below meet.
@@ -165,7 +165,7 @@ describeEachStore('connections: timeouts and a cap', (dialect) => {
     }
   });
 
-  it('every answer over HTTP carries a request id: the caller\'s when sane, else a new one, and an error body names the same', async () => {
+  it("every answer over HTTP carries a request id: the caller's when sane, else a new one, and an error body names the same", async () => {
     const get = (path: string, headers: Record<string, string> = {}) =>
       new Promise<{ status: number; id: string | undefined; ids: number; body: string }>((resolve, reject) => {
         const req = request({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${t.adminToken}`, connection: 'close', ...headers } }, (r) => {
@@ -232,7 +232,9 @@ describeEachStore('connections: a limit per client address', (dialect) => {
       await connection('::ffff:127.0.0.1', '::ffff:127.0.0.1'),
     ];
     // Twice the global cap more from the same address: each one closed at once, in either form.
-    const extra = await Promise.all(Array.from({ length: 2 * PER_ADDRESS.maxConnections }, (_, i) => (i % 2 ? connection('::ffff:127.0.0.1', '::ffff:127.0.0.1') : connection('127.0.0.1', '127.0.0.1'))));
+    const extra = await Promise.all(
+      Array.from({ length: 2 * PER_ADDRESS.maxConnections }, (_, i) => (i % 2 ? connection('::ffff:127.0.0.1', '::ffff:127.0.0.1') : connection('127.0.0.1', '127.0.0.1'))),
+    );
 
     // Another address is served, and so is a second one beside it.
     expect(await health('127.0.0.2')).toBe(200);

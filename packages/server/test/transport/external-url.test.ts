@@ -8,12 +8,12 @@ import { once } from 'node:events';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS } from '../../src/transport/http-server.js';
 import { createRequestHandler, type ServiceHandler } from '../../src/server.js';
 import type { Dialect } from '../../src/store/store.js';
-import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
+import { createLimitedHttpServer, DEFAULT_CONNECTION_LIMITS } from '../../src/transport/http-server.js';
 import { h2cRequest, h2cSession } from '../support/h2c.js';
-import { authorizeUrl, createOidcApp, importHuman, publicClient, startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
+import { authorizeUrl, createOidcApp, importHuman, type OidcTestServer, publicClient, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
@@ -199,7 +199,11 @@ describeEachStore('advertised URLs behind a reverse proxy', (dialect: Dialect) =
     await once(server, 'listening');
     port = (server.address() as AddressInfo).port;
     const s = { t, issuer: ISSUER } as OidcTestServer;
-    const project = await service.app.request('/management/v1/projects', { method: 'POST', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'proxied' }) });
+    const project = await service.app.request('/management/v1/projects', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'proxied' }),
+    });
     clientId = (await createOidcApp(s, ((await project.json()) as { id: string }).id, publicClient('spa', REDIRECT))).clientId;
     const user = await service.app.request('/management/v1/users/human/_import', {
       method: 'POST',

@@ -17,7 +17,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadSpec } from '../../src/http/spec.js';
 import { describeEachStore, insertHumanUser, insertOrg, type TestInstance } from '../support/instance.js';
-import { startOidcServer, type OidcTestServer } from '../support/oidc-server.js';
+import { type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 type Json = unknown;
 type Schema = Record<string, Json>;

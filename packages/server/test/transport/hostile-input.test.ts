@@ -3,14 +3,14 @@
  * both stores. Every answer must be < 500 and, when it is an error, ZITADEL's error body.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
 import { checkPasswordLogin } from '../../src/domain/login/password-login.js';
+import { jobDocuments } from '../../src/domain/transfer/import/job-documents.js';
 import { parseDataOrgsV1 } from '../../src/domain/transfer/v1.js';
 import { parseDataOrgs } from '../../src/domain/transfer/validate.js';
-import { richDocument } from '../support/transfer-documents.js';
-import { tempDir } from '../support/temp-dir.js';
-import { jobDocuments } from '../../src/domain/transfer/import/job-documents.js';
 import { processSecretBox } from '../../src/secrets/secret-box.js';
+import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
+import { tempDir } from '../support/temp-dir.js';
+import { richDocument } from '../support/transfer-documents.js';
 
 interface Failure {
   request: string;
@@ -47,14 +47,42 @@ const HOSTILE_BODIES: Record<string, string> = {
   array: '[]',
   protoKeys: '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}}}',
   nulStrings: JSON.stringify({
-    name: 'a\u0000b', userName: 'u\u0000', roleKey: 'r\u0000', displayName: '\u0000', firstName: '\u0000', lastName: 'x',
-    profile: { firstName: 'a\u0000', lastName: 'b' }, email: { email: 'a\u0000@example.com' }, roles: ['\u0000'], projectId: '\u0000',
-    userId: '\u0000', title: '\u0000', subject: '\u0000', issuer: '\u0000', jwtEndpoint: '\u0000', keysEndpoint: '\u0000', headerName: '\u0000',
+    name: 'a\u0000b',
+    userName: 'u\u0000',
+    roleKey: 'r\u0000',
+    displayName: '\u0000',
+    firstName: '\u0000',
+    lastName: 'x',
+    profile: { firstName: 'a\u0000', lastName: 'b' },
+    email: { email: 'a\u0000@example.com' },
+    roles: ['\u0000'],
+    projectId: '\u0000',
+    userId: '\u0000',
+    title: '\u0000',
+    subject: '\u0000',
+    issuer: '\u0000',
+    jwtEndpoint: '\u0000',
+    keysEndpoint: '\u0000',
+    headerName: '\u0000',
   }),
   loneSurrogates: JSON.stringify({ name: '\ud800', userName: '\udfff', title: '\ud800x', roles: ['\ud800'] }),
   wrongTypes: JSON.stringify({
-    name: 1, userName: [], roleKey: {}, roles: 'ORG_OWNER', userId: 7, projectId: true, query: [], queries: {}, title: 1,
-    timeout: 30, dataOrgs: 'orgs', orgIds: 'a', withPasswords: 'yes', profile: 'p', email: [], hashedPassword: 'h',
+    name: 1,
+    userName: [],
+    roleKey: {},
+    roles: 'ORG_OWNER',
+    userId: 7,
+    projectId: true,
+    query: [],
+    queries: {},
+    title: 1,
+    timeout: 30,
+    dataOrgs: 'orgs',
+    orgIds: 'a',
+    withPasswords: 'yes',
+    profile: 'p',
+    email: [],
+    hashedPassword: 'h',
   }),
 };
 
@@ -149,9 +177,17 @@ describeEachStore('hostile input never answers 500', (dialect) => {
   const UNSTORABLE = 'value must not contain NUL characters or unpaired surrogates';
 
   it('NUL and unpaired surrogates → 400 naming the field, on both stores alike', async () => {
-    expect(await errorOf(await t.call('GET', '/management/v1/users/abc%00def'))).toMatchObject({ status: 400, code: 3, id: 'API-V4l1d', message: expect.stringContaining(`invalid userId: ${UNSTORABLE}`) });
+    expect(await errorOf(await t.call('GET', '/management/v1/users/abc%00def'))).toMatchObject({
+      status: 400,
+      code: 3,
+      id: 'API-V4l1d',
+      message: expect.stringContaining(`invalid userId: ${UNSTORABLE}`),
+    });
     expect(await errorOf(await t.call('POST', '/management/v1/orgs', { body: { name: 'a\u0000b' } }))).toMatchObject({ status: 400, message: expect.stringContaining(`invalid name: ${UNSTORABLE}`) });
-    expect(await errorOf(await t.call('POST', '/management/v1/projects', { body: { name: 'p\ud800' } }))).toMatchObject({ status: 400, message: expect.stringContaining(`invalid name: ${UNSTORABLE}`) });
+    expect(await errorOf(await t.call('POST', '/management/v1/projects', { body: { name: 'p\ud800' } }))).toMatchObject({
+      status: 400,
+      message: expect.stringContaining(`invalid name: ${UNSTORABLE}`),
+    });
     const doc = richDocument('8');
     doc.orgs[1].humanUsers[0].user.profile.lastName = 'x\u0000';
     const imported = await errorOf(await t.call('POST', '/admin/v1/import', { body: { dataOrgs: doc } }));

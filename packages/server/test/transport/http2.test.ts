@@ -6,18 +6,18 @@
  */
 import { request as http1Request } from 'node:http';
 import { constants, type Http2ServerResponse } from 'node:http2';
-import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, connect, createServer as createTcpServer } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { Hono } from 'hono';
 import { createAccessTokenInterceptor, createAdminClient } from '@zitadel/node/dist/api/index.js';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clientAddress } from '../../src/http/client-address.js';
-import { createLimitedHttpServer, type ConnectionLimits } from '../../src/transport/http-server.js';
-import { LINGER_MS, MAX_CONCURRENT_STREAMS, RAPID_RESETS } from '../../src/transport/http2-sessions.js';
-import { HTTP2_PREFACE } from '../../src/transport/protocol-sniff.js';
 import { createLogger } from '../../src/log.js';
 import { createServer } from '../../src/server.js';
 import type { Dialect } from '../../src/store/store.js';
+import { type ConnectionLimits, createLimitedHttpServer } from '../../src/transport/http-server.js';
+import { LINGER_MS, MAX_CONCURRENT_STREAMS, RAPID_RESETS } from '../../src/transport/http2-sessions.js';
+import { HTTP2_PREFACE } from '../../src/transport/protocol-sniff.js';
 import { FRAME, getHeaderBlock, goawayCodes, h2cJson, h2cRequest, h2cSession, h2Frame } from '../support/h2c.js';
 import { createTestInstance, describeEachStore, freshPostgresDatabase, type TestInstance } from '../support/instance.js';
 import { startServerProcess, stopServerProcess } from '../support/server-process.js';
@@ -36,8 +36,13 @@ function serve(dialect: Dialect, connections: ConnectionLimits, host = '127.0.0.
   beforeAll(async () => {
     state.t = await createTestInstance(dialect);
     state.service = await createServer({
-      store: state.t.store, instanceId: state.t.instanceId, issuer: 'http://127.0.0.1', lockout: { maxPasswordAttempts: 0 }, connections,
-      maxBodyBytes: MAX_BODY, logger: createLogger('info', (line) => lines.push(JSON.parse(line))),
+      store: state.t.store,
+      instanceId: state.t.instanceId,
+      issuer: 'http://127.0.0.1',
+      lockout: { maxPasswordAttempts: 0 },
+      connections,
+      maxBodyBytes: MAX_BODY,
+      logger: createLogger('info', (line) => lines.push(JSON.parse(line))),
     });
     await new Promise<void>((resolve) => state.service.server.listen(0, host, resolve));
     state.port = (state.service.server.address() as AddressInfo).port;
@@ -416,16 +421,19 @@ describeEachStore('h2c: graceful shutdown', (dialect) => {
 describe('the listener alone (no store)', () => {
   it("a gRPC client (@zitadel/node, nice-grpc over h2c) reaches the handler: it failed with 'Protocol error' on HTTP/1.1 only", async () => {
     const seen: { version: string; method: string; url: string; contentType: string | undefined }[] = [];
-    const server = createLimitedHttpServer((req, res) => {
-      seen.push({ version: req.httpVersion, method: req.method!, url: req.url!, contentType: req.headers['content-type'] });
-      // The request message read, then the gRPC status in trailers, as an RPC router answers.
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'application/grpc' });
-        (res as Http2ServerResponse).addTrailers({ 'grpc-status': '12', 'grpc-message': 'probe' });
-        res.end();
-      });
-    }, { ...LIMITS, maxConnections: 10, maxConnectionsPerAddress: 10 });
+    const server = createLimitedHttpServer(
+      (req, res) => {
+        seen.push({ version: req.httpVersion, method: req.method!, url: req.url!, contentType: req.headers['content-type'] });
+        // The request message read, then the gRPC status in trailers, as an RPC router answers.
+        req.resume();
+        req.on('end', () => {
+          res.writeHead(200, { 'content-type': 'application/grpc' });
+          (res as Http2ServerResponse).addTrailers({ 'grpc-status': '12', 'grpc-message': 'probe' });
+          res.end();
+        });
+      },
+      { ...LIMITS, maxConnections: 10, maxConnectionsPerAddress: 10 },
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const client = createAdminClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, createAccessTokenInterceptor('a-token'));
@@ -436,7 +444,6 @@ describe('the listener alone (no store)', () => {
       server.close();
     }
   });
-
 
   it("is the socket's peer, as over HTTP/1.1 (http/client-address.ts)", async () => {
     const app = new Hono().get('/who', (c) => c.text(clientAddress(c, false)));
@@ -493,7 +500,8 @@ describe('h2c: rapid reset and frames that stall (the listener alone)', () => {
     const { socket, closed } = await rawH2(attacker);
     // In one write (fewer than nghttp2's own burst of ~1,000), then the connection left open: the server closes it.
     const pairs: Buffer[] = [];
-    for (let id = 1; id <= 2 * (RAPID_RESETS + 50); id += 2) pairs.push(h2Frame(FRAME.HEADERS, END_STREAM_AND_HEADERS, id, getHeaderBlock('/reset-me', 'localhost')), h2Frame(FRAME.RST_STREAM, 0, id, CANCEL));
+    for (let id = 1; id <= 2 * (RAPID_RESETS + 50); id += 2)
+      pairs.push(h2Frame(FRAME.HEADERS, END_STREAM_AND_HEADERS, id, getHeaderBlock('/reset-me', 'localhost')), h2Frame(FRAME.RST_STREAM, 0, id, CANCEL));
     socket.write(Buffer.concat(pairs));
     const { afterMs, received } = await closed;
     expect(afterMs).toBeLessThan(2_000);
@@ -509,7 +517,9 @@ describe('h2c: rapid reset and frames that stall (the listener alone)', () => {
     expect(goawayCodes(refused.received)).toEqual([constants.NGHTTP2_ENHANCE_YOUR_CALM]);
     // …while HTTP/1.1 from it, and HTTP/2 from another address, are served.
     const http1 = await new Promise<number>((resolve, reject) => {
-      http1Request({ host: '127.0.0.1', port, path: '/plain', localAddress: attacker, agent: false }, (res) => resolve(res.statusCode!)).on('error', reject).end();
+      http1Request({ host: '127.0.0.1', port, path: '/plain', localAddress: attacker, agent: false }, (res) => resolve(res.statusCode!))
+        .on('error', reject)
+        .end();
     });
     expect(http1).toBe(200);
     const { session } = await h2cSession(port, { localAddress: '127.0.0.5' });

@@ -9,9 +9,9 @@
  * secret exists then).
  */
 import { generateToken, hashToken } from '../../auth/tokens.js';
-import type { Store } from '../../store/store.js';
 import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import type { Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition } from '../errors.js';
 import { newId } from '../ids.js';
@@ -52,9 +52,18 @@ export async function addApiApp(
     await emit('project.application.added', { appId, name });
     const event = await emit('project.application.config.api.added', { appId, clientId, authMethodType, hasSecret: !!clientSecret });
     await tx.oidcApps.insert({
-      id: appId, projectId: project.id, orgId: project.orgId, name, state: 'APP_STATE_ACTIVE', clientId, appType: 'api',
-      clientSecretHash: clientSecret ? hashToken(clientSecret) : null, config: { authMethodType },
-      sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
+      id: appId,
+      projectId: project.id,
+      orgId: project.orgId,
+      name,
+      state: 'APP_STATE_ACTIVE',
+      clientId,
+      appType: 'api',
+      clientSecretHash: clientSecret ? hashToken(clientSecret) : null,
+      config: { authMethodType },
+      sequence: event.sequence,
+      createdAt: event.createdAt,
+      changedAt: event.createdAt,
     });
     await tx.projects.touch(project.id, event.sequence, event.createdAt);
     return { appId, details: addedDetails(event), clientId, ...(clientSecret ? { clientSecret } : {}) };
@@ -76,19 +85,26 @@ async function apiAppFor(tx: Parameters<Parameters<Store['transaction']>[0]>[0],
 export async function regenerateApiClientSecret(store: Store, ctx: RequestContext, projectId: string, appId: string): Promise<{ clientSecret: string; details: ObjectDetails }> {
   requirePermission(ctx, 'project.app.write');
   const clientSecret = generateToken();
-  return store.transaction(async (tx) => {
-    const { project, row } = await apiAppFor(tx, ctx, projectId, appId);
-    if (!usesSecret(apiConfigOf(row).authMethodType)) {
-      throw failedPrecondition('COMMAND-Gnwt5', 'Errors.Project.App.APIAuthMethodNoSecret: an application with the auth method PRIVATE_KEY_JWT has no client secret (it uses its keys)');
-    }
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.application.config.api.secret.changed',
-      payload: { appId }, creator: ctx.caller.userId, resourceOwner: project.orgId,
-    });
-    await tx.oidcApps.update(row.id, { clientSecretHash: hashToken(clientSecret), sequence: event.sequence, changedAt: event.createdAt });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { clientSecret, details: changedDetails(event) };
-  }, [[APP_LOCK, appId]]);
+  return store.transaction(
+    async (tx) => {
+      const { project, row } = await apiAppFor(tx, ctx, projectId, appId);
+      if (!usesSecret(apiConfigOf(row).authMethodType)) {
+        throw failedPrecondition('COMMAND-Gnwt5', 'Errors.Project.App.APIAuthMethodNoSecret: an application with the auth method PRIVATE_KEY_JWT has no client secret (it uses its keys)');
+      }
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.application.config.api.secret.changed',
+        payload: { appId },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.oidcApps.update(row.id, { clientSecretHash: hashToken(clientSecret), sequence: event.sequence, changedAt: event.createdAt });
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { clientSecret, details: changedDetails(event) };
+    },
+    [[APP_LOCK, appId]],
+  );
 }
 
 /**
@@ -107,21 +123,28 @@ export async function updateApiAppConfig(
 ): Promise<{ details: ObjectDetails; clientSecret?: string }> {
   requirePermission(ctx, 'project.app.write');
   const authMethodType = input.authMethodType ?? 'API_AUTH_METHOD_TYPE_BASIC';
-  return store.transaction(async (tx) => {
-    const { project, row } = await apiAppFor(tx, ctx, projectId, appId);
-    if (apiConfigOf(row).authMethodType === authMethodType) throw failedPrecondition('COMMAND-1m88i', 'Errors.NoChangesFound');
-    const clientSecret = usesSecret(authMethodType) ? generateToken() : undefined;
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.application.config.api.changed',
-      payload: { appId, authMethodType, ...(clientSecret ? { secretGenerated: true } : {}) }, creator: ctx.caller.userId, resourceOwner: project.orgId,
-    });
-    await tx.oidcApps.update(row.id, {
-      config: { ...row.config, authMethodType },
-      clientSecretHash: clientSecret ? hashToken(clientSecret) : null,
-      sequence: event.sequence,
-      changedAt: event.createdAt,
-    });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { details: changedDetails(event), ...(clientSecret ? { clientSecret } : {}) };
-  }, [[APP_LOCK, appId]]);
+  return store.transaction(
+    async (tx) => {
+      const { project, row } = await apiAppFor(tx, ctx, projectId, appId);
+      if (apiConfigOf(row).authMethodType === authMethodType) throw failedPrecondition('COMMAND-1m88i', 'Errors.NoChangesFound');
+      const clientSecret = usesSecret(authMethodType) ? generateToken() : undefined;
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.application.config.api.changed',
+        payload: { appId, authMethodType, ...(clientSecret ? { secretGenerated: true } : {}) },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.oidcApps.update(row.id, {
+        config: { ...row.config, authMethodType },
+        clientSecretHash: clientSecret ? hashToken(clientSecret) : null,
+        sequence: event.sequence,
+        changedAt: event.createdAt,
+      });
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { details: changedDetails(event), ...(clientSecret ? { clientSecret } : {}) };
+    },
+    [[APP_LOCK, appId]],
+  );
 }

@@ -4,36 +4,39 @@
  */
 import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { Store } from '../../store/store.js';
-import { APP_LOCK, appNotFound, checkName } from './app-basics.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition, invalidArgument } from '../errors.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
+import { isApiApp } from './api-apps.js';
+import { APP_LOCK, appNotFound, checkName } from './app-basics.js';
 import { needsSecret } from './oidc-apps.js';
 import { storedOidcConfig } from './oidc-config.js';
-import { isApiApp } from './api-apps.js';
 
 /** Renames the application. The same name again answers 400 (ZITADEL: `COMMAND-2m8vx` Errors.NoChangesFound). */
 export async function updateApp(store: Store, ctx: RequestContext, projectId: string, appId: string, input: { name: string }): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.app.write');
   const name = checkName(input.name);
-  return store.transaction(async (tx) => {
-    const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
-    const row = await tx.oidcApps.get(project.id, appId);
-    if (!row) throw appNotFound();
-    if (row.name === name) throw invalidArgument('COMMAND-2m8vx', 'Errors.NoChangesFound');
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE,
-      aggregateId: project.id,
-      type: 'project.application.changed',
-      payload: { appId, name },
-      creator: ctx.caller.userId,
-      resourceOwner: project.orgId,
-    });
-    await tx.oidcApps.update(row.id, { name, sequence: event.sequence, changedAt: event.createdAt });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
-  }, [[APP_LOCK, appId]]);
+  return store.transaction(
+    async (tx) => {
+      const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
+      const row = await tx.oidcApps.get(project.id, appId);
+      if (!row) throw appNotFound();
+      if (row.name === name) throw invalidArgument('COMMAND-2m8vx', 'Errors.NoChangesFound');
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.application.changed',
+        payload: { appId, name },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.oidcApps.update(row.id, { name, sequence: event.sequence, changedAt: event.createdAt });
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { details: changedDetails(event) };
+    },
+    [[APP_LOCK, appId]],
+  );
 }
 
 /**
@@ -42,32 +45,33 @@ export async function updateApp(store: Store, ctx: RequestContext, projectId: st
  * method NONE) or a PRIVATE_KEY_JWT one has no secret to regenerate: 400, as ZITADEL's
  * precondition error.
  */
-export async function regenerateOidcClientSecret(
-  store: Store,
-  ctx: RequestContext,
-  projectId: string,
-  appId: string,
-): Promise<{ clientSecret: string; details: ObjectDetails }> {
+export async function regenerateOidcClientSecret(store: Store, ctx: RequestContext, projectId: string, appId: string): Promise<{ clientSecret: string; details: ObjectDetails }> {
   requirePermission(ctx, 'project.app.write');
-  return store.transaction(async (tx) => {
-    const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
-    const row = await tx.oidcApps.get(project.id, appId);
-    if (!row) throw appNotFound();
-    if (isApiApp(row)) throw failedPrecondition('COMMAND-Gnwt4', 'The application is not an OIDC application: use RegenerateAPIClientSecret');
-    if (!needsSecret(storedOidcConfig(row.config))) {
-      throw failedPrecondition('COMMAND-Ggh3a', 'Errors.Project.App.OIDCAuthMethodNoSecret: a public client (auth method NONE) or one signing JWTs with its keys (PRIVATE_KEY_JWT) has no client secret');
-    }
-    const clientSecret = generateToken();
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE,
-      aggregateId: project.id,
-      type: 'project.application.config.oidc.secret.changed',
-      payload: { appId },
-      creator: ctx.caller.userId,
-      resourceOwner: project.orgId,
-    });
-    await tx.oidcApps.update(row.id, { clientSecretHash: hashToken(clientSecret), sequence: event.sequence, changedAt: event.createdAt });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { clientSecret, details: changedDetails(event) };
-  }, [[APP_LOCK, appId]]);
+  return store.transaction(
+    async (tx) => {
+      const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
+      const row = await tx.oidcApps.get(project.id, appId);
+      if (!row) throw appNotFound();
+      if (isApiApp(row)) throw failedPrecondition('COMMAND-Gnwt4', 'The application is not an OIDC application: use RegenerateAPIClientSecret');
+      if (!needsSecret(storedOidcConfig(row.config))) {
+        throw failedPrecondition(
+          'COMMAND-Ggh3a',
+          'Errors.Project.App.OIDCAuthMethodNoSecret: a public client (auth method NONE) or one signing JWTs with its keys (PRIVATE_KEY_JWT) has no client secret',
+        );
+      }
+      const clientSecret = generateToken();
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.application.config.oidc.secret.changed',
+        payload: { appId },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.oidcApps.update(row.id, { clientSecretHash: hashToken(clientSecret), sequence: event.sequence, changedAt: event.createdAt });
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { clientSecret, details: changedDetails(event) };
+    },
+    [[APP_LOCK, appId]],
+  );
 }

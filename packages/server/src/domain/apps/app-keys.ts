@@ -9,15 +9,16 @@
  * never stored: only the public key is kept. A key stops being accepted at its expiration date.
  * Keys are events on the project aggregate, like the application they belong to.
  */
-import type { Repositories, Store } from '../../store/store.js';
+
 import type { AppKeyRow } from '../../store/repositories/app-keys.js';
 import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import type { Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '../details.js';
 import { failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { keyExpiration, newKeyPair, type KeyType } from '../key-pairs.js';
-import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
+import { type KeyType, keyExpiration, newKeyPair } from '../key-pairs.js';
+import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
 import { apiConfigOf, isApiApp } from './api-apps.js';
 import { APP_LOCK, appNotFound } from './app-basics.js';
@@ -32,9 +33,7 @@ export interface AppKeyView {
 
 /** Whether the application authenticates with a signed JWT, so keys can be added and are used. */
 export function usesPrivateKeyJwt(app: OidcAppRow): boolean {
-  return isApiApp(app)
-    ? apiConfigOf(app).authMethodType === 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT'
-    : storedOidcConfig(app.config).authMethodType === 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT';
+  return isApiApp(app) ? apiConfigOf(app).authMethodType === 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' : storedOidcConfig(app.config).authMethodType === 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT';
 }
 
 const keyNotFound = (id: string) => notFound(id, 'Errors.Project.App.Key.NotFound');
@@ -64,27 +63,39 @@ export async function addAppKey(
   // Made before the transaction (it takes tens of milliseconds, off the event loop), so the lock is short.
   const { publicKey, privateKey } = await newKeyPair();
   const keyId = newId();
-  return store.transaction(async (tx) => {
-    const { project, app } = await appFor(tx, ctx, projectId, appId, 'project.app.write');
-    if (!usesPrivateKeyJwt(app)) {
-      throw failedPrecondition('COMMAND-Dff54', 'Errors.Project.App.AuthMethodNoPrivateKeyJWT: keys are for applications with the auth method PRIVATE_KEY_JWT');
-    }
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE,
-      aggregateId: project.id,
-      type: 'project.application.key.added',
-      payload: { appId: app.id, clientId: app.clientId, keyId, type: input.type, expirationDate: expiresAt.toISOString(), publicKey },
-      creator: ctx.caller.userId,
-      resourceOwner: project.orgId,
-    });
-    await tx.appKeys.insert({
-      id: keyId, appId: app.id, projectId: project.id, orgId: project.orgId, clientId: app.clientId, type: input.type,
-      expiresAt, publicKey, sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
-    });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    const keyFile = { type: 'application', keyId, key: privateKey, appId: app.id, clientId: app.clientId };
-    return { id: keyId, details: addedDetails(event), keyDetails: Buffer.from(JSON.stringify(keyFile)).toString('base64') };
-  }, [[APP_LOCK, appId]]);
+  return store.transaction(
+    async (tx) => {
+      const { project, app } = await appFor(tx, ctx, projectId, appId, 'project.app.write');
+      if (!usesPrivateKeyJwt(app)) {
+        throw failedPrecondition('COMMAND-Dff54', 'Errors.Project.App.AuthMethodNoPrivateKeyJWT: keys are for applications with the auth method PRIVATE_KEY_JWT');
+      }
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.application.key.added',
+        payload: { appId: app.id, clientId: app.clientId, keyId, type: input.type, expirationDate: expiresAt.toISOString(), publicKey },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.appKeys.insert({
+        id: keyId,
+        appId: app.id,
+        projectId: project.id,
+        orgId: project.orgId,
+        clientId: app.clientId,
+        type: input.type,
+        expiresAt,
+        publicKey,
+        sequence: event.sequence,
+        createdAt: event.createdAt,
+        changedAt: event.createdAt,
+      });
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      const keyFile = { type: 'application', keyId, key: privateKey, appId: app.id, clientId: app.clientId };
+      return { id: keyId, details: addedDetails(event), keyDetails: Buffer.from(JSON.stringify(keyFile)).toString('base64') };
+    },
+    [[APP_LOCK, appId]],
+  );
 }
 
 export async function getAppKey(store: Store, ctx: RequestContext, projectId: string, appId: string, keyId: string): Promise<{ key: AppKeyView }> {
@@ -96,13 +107,7 @@ export async function getAppKey(store: Store, ctx: RequestContext, projectId: st
 }
 
 /** Every key of the application, expired ones included (they show their expirationDate). */
-export async function listAppKeys(
-  store: Store,
-  ctx: RequestContext,
-  projectId: string,
-  appId: string,
-  input: { query?: ListQueryInput },
-): Promise<{ details: ListDetails; result: AppKeyView[] }> {
+export async function listAppKeys(store: Store, ctx: RequestContext, projectId: string, appId: string, input: { query?: ListQueryInput }): Promise<{ details: ListDetails; result: AppKeyView[] }> {
   requirePermission(ctx, 'project.app.read');
   const { app } = await appFor(store.read, ctx, projectId, appId, 'project.app.read');
   const at = new Date();
@@ -113,20 +118,23 @@ export async function listAppKeys(
 /** Removes the key: assertions signed with it fail from the next request on (oidc/clients.ts reads keys per lookup). */
 export async function removeAppKey(store: Store, ctx: RequestContext, projectId: string, appId: string, keyId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.app.write');
-  return store.transaction(async (tx) => {
-    const { project, app } = await appFor(tx, ctx, projectId, appId, 'project.app.write');
-    const row = await tx.appKeys.get(app.id, keyId);
-    if (!row) throw keyNotFound('COMMAND-4m77G');
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE,
-      aggregateId: project.id,
-      type: 'project.application.key.removed',
-      payload: { appId: app.id, keyId },
-      creator: ctx.caller.userId,
-      resourceOwner: project.orgId,
-    });
-    await tx.appKeys.remove(row.id);
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
-  }, [[APP_LOCK, appId]]);
+  return store.transaction(
+    async (tx) => {
+      const { project, app } = await appFor(tx, ctx, projectId, appId, 'project.app.write');
+      const row = await tx.appKeys.get(app.id, keyId);
+      if (!row) throw keyNotFound('COMMAND-4m77G');
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.application.key.removed',
+        payload: { appId: app.id, keyId },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.appKeys.remove(row.id);
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { details: changedDetails(event) };
+    },
+    [[APP_LOCK, appId]],
+  );
 }

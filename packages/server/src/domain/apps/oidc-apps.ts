@@ -4,17 +4,17 @@
  * app's secret is generated here, returned once, and only its sha-256 is kept.
  */
 import { generateToken, hashToken } from '../../auth/tokens.js';
-import type { Store } from '../../store/store.js';
 import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import type { Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '../details.js';
 import { failedPrecondition, invalidArgument, permissionDenied } from '../errors.js';
-import { apiConfigOf, isApiApp, type ApiConfigView } from './api-apps.js';
-import { APP_LOCK, appNotFound, checkName } from './app-basics.js';
 import { newId } from '../ids.js';
-import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
+import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
 import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
-import { complianceProblems, validateOidcConfig, storedOidcConfig, withDefaults, type OidcAppConfig, type OidcAppInput } from './oidc-config.js';
+import { type ApiConfigView, apiConfigOf, isApiApp } from './api-apps.js';
+import { APP_LOCK, appNotFound, checkName } from './app-basics.js';
+import { complianceProblems, type OidcAppConfig, type OidcAppInput, storedOidcConfig, validateOidcConfig, withDefaults } from './oidc-config.js';
 
 export interface LocalizedMessage {
   key: string;
@@ -116,41 +116,38 @@ export async function listApps(store: Store, ctx: RequestContext, projectId: str
  * Replaces the OIDC settings given (fields left out keep their value). Switching from NONE to a
  * secret-based method needs a secret: one is generated and returned, as only then it can be shown.
  */
-export async function updateOidcAppConfig(
-  store: Store,
-  ctx: RequestContext,
-  projectId: string,
-  appId: string,
-  input: OidcAppInput,
-): Promise<{ details: ObjectDetails; clientSecret?: string }> {
+export async function updateOidcAppConfig(store: Store, ctx: RequestContext, projectId: string, appId: string, input: OidcAppInput): Promise<{ details: ObjectDetails; clientSecret?: string }> {
   requirePermission(ctx, 'project.app.write');
-  return store.transaction(async (tx) => {
-    const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
-    const row = await tx.oidcApps.get(project.id, appId);
-    if (!row) throw appNotFound();
-    if (isApiApp(row)) throw failedPrecondition('COMMAND-Gnwt4', 'The application is not an OIDC application: use UpdateAPIAppConfig');
-    const before = storedOidcConfig(row.config);
-    const config = withDefaults(input, before);
-    validateOidcConfig(config);
-    if (JSON.stringify(config) === JSON.stringify(before)) throw invalidArgument('COMMAND-1m88i', 'Errors.NoChangesFound');
-    const clientSecret = needsSecret(config) && !row.clientSecretHash ? generateToken() : undefined;
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE,
-      aggregateId: project.id,
-      type: 'project.application.config.oidc.changed',
-      payload: { appId, ...diff(before, config), ...(clientSecret ? { secretGenerated: true } : {}) },
-      creator: ctx.caller.userId,
-      resourceOwner: project.orgId,
-    });
-    await tx.oidcApps.update(row.id, {
-      config: config as unknown as Record<string, unknown>,
-      clientSecretHash: needsSecret(config) ? (clientSecret ? hashToken(clientSecret) : row.clientSecretHash) : null,
-      sequence: event.sequence,
-      changedAt: event.createdAt,
-    });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { details: changedDetails(event), ...(clientSecret ? { clientSecret } : {}) };
-  }, [[APP_LOCK, appId]]);
+  return store.transaction(
+    async (tx) => {
+      const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
+      const row = await tx.oidcApps.get(project.id, appId);
+      if (!row) throw appNotFound();
+      if (isApiApp(row)) throw failedPrecondition('COMMAND-Gnwt4', 'The application is not an OIDC application: use UpdateAPIAppConfig');
+      const before = storedOidcConfig(row.config);
+      const config = withDefaults(input, before);
+      validateOidcConfig(config);
+      if (JSON.stringify(config) === JSON.stringify(before)) throw invalidArgument('COMMAND-1m88i', 'Errors.NoChangesFound');
+      const clientSecret = needsSecret(config) && !row.clientSecretHash ? generateToken() : undefined;
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.application.config.oidc.changed',
+        payload: { appId, ...diff(before, config), ...(clientSecret ? { secretGenerated: true } : {}) },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.oidcApps.update(row.id, {
+        config: config as unknown as Record<string, unknown>,
+        clientSecretHash: needsSecret(config) ? (clientSecret ? hashToken(clientSecret) : row.clientSecretHash) : null,
+        sequence: event.sequence,
+        changedAt: event.createdAt,
+      });
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { details: changedDetails(event), ...(clientSecret ? { clientSecret } : {}) };
+    },
+    [[APP_LOCK, appId]],
+  );
 }
 
 /**
@@ -160,27 +157,30 @@ export async function updateOidcAppConfig(
  */
 export async function removeApp(store: Store, ctx: RequestContext, projectId: string, appId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.app.read');
-  return store.transaction(async (tx) => {
-    const project = await projectForCaller(tx, ctx, projectId, 'project.app.read');
-    const row = await tx.oidcApps.get(project.id, appId);
-    if (!row) throw appNotFound();
-    if (!ctx.permissions.allowsProject('project.app.delete', project.id)) {
-      throw permissionDenied('AUTH-5mWD2', 'No matching permissions found (project.app.delete)');
-    }
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE,
-      aggregateId: project.id,
-      type: 'project.application.removed',
-      payload: { appId, name: row.name, clientId: row.clientId },
-      creator: ctx.caller.userId,
-      resourceOwner: project.orgId,
-    });
-    await tx.oidcApps.remove(row.id);
-    // Its keys go with it (app-keys.ts): nothing could use them, and the app id stays taken.
-    await tx.appKeys.removeAllOf(row.id);
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
-  }, [[APP_LOCK, appId]]);
+  return store.transaction(
+    async (tx) => {
+      const project = await projectForCaller(tx, ctx, projectId, 'project.app.read');
+      const row = await tx.oidcApps.get(project.id, appId);
+      if (!row) throw appNotFound();
+      if (!ctx.permissions.allowsProject('project.app.delete', project.id)) {
+        throw permissionDenied('AUTH-5mWD2', 'No matching permissions found (project.app.delete)');
+      }
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.application.removed',
+        payload: { appId, name: row.name, clientId: row.clientId },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.oidcApps.remove(row.id);
+      // Its keys go with it (app-keys.ts): nothing could use them, and the app id stays taken.
+      await tx.appKeys.removeAllOf(row.id);
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { details: changedDetails(event) };
+    },
+    [[APP_LOCK, appId]],
+  );
 }
 
 function diff(before: OidcAppConfig, after: OidcAppConfig): Partial<OidcAppConfig> {

@@ -13,12 +13,7 @@ export const OIDC_GRANT_TYPES = [
   'OIDC_GRANT_TYPE_TOKEN_EXCHANGE',
 ] as const;
 export const OIDC_APP_TYPES = ['OIDC_APP_TYPE_WEB', 'OIDC_APP_TYPE_USER_AGENT', 'OIDC_APP_TYPE_NATIVE'] as const;
-export const OIDC_AUTH_METHOD_TYPES = [
-  'OIDC_AUTH_METHOD_TYPE_BASIC',
-  'OIDC_AUTH_METHOD_TYPE_POST',
-  'OIDC_AUTH_METHOD_TYPE_NONE',
-  'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT',
-] as const;
+export const OIDC_AUTH_METHOD_TYPES = ['OIDC_AUTH_METHOD_TYPE_BASIC', 'OIDC_AUTH_METHOD_TYPE_POST', 'OIDC_AUTH_METHOD_TYPE_NONE', 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT'] as const;
 export const OIDC_TOKEN_TYPES = ['OIDC_TOKEN_TYPE_BEARER', 'OIDC_TOKEN_TYPE_JWT'] as const;
 export const OIDC_VERSIONS = ['OIDC_VERSION_1_0'] as const;
 
@@ -66,8 +61,7 @@ export function withDefaults(input: OidcAppInput, base?: OidcAppConfig): OidcApp
     skipNativeAppSuccessPage: false,
   };
   const pick = <K extends keyof OidcAppConfig>(k: K): OidcAppConfig[K] => (input[k] === undefined ? d[k] : (input[k] as OidcAppConfig[K]));
-  const list = <K extends 'responseTypes' | 'grantTypes'>(k: K): OidcAppConfig[K] =>
-    (input[k]?.length ? [...new Set(input[k])] : d[k]) as OidcAppConfig[K];
+  const list = <K extends 'responseTypes' | 'grantTypes'>(k: K): OidcAppConfig[K] => (input[k]?.length ? [...new Set(input[k])] : d[k]) as OidcAppConfig[K];
   return {
     redirectUris: pick('redirectUris'),
     responseTypes: list('responseTypes'),

@@ -12,21 +12,17 @@
  */
 import type { EventFilter, StoredEvent } from '../../store/repositories/events.js';
 import type { Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { invalidArgument, permissionDenied } from '../errors.js';
 import { ORG_AGGREGATE } from '../orgs/commands.js';
 import { PROJECT_AGGREGATE } from '../projects/access.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
 import { editorsOf } from './editors.js';
 import { sequenceCursor, trailLimit } from './paging.js';
-import { localizedEventType, type LocalizedMessage } from './types.js';
+import { type LocalizedMessage, localizedEventType } from './types.js';
 
 /** Whose changes: what the four operations name. */
-export type ChangeTarget =
-  | { kind: 'user'; userId: string }
-  | { kind: 'org' }
-  | { kind: 'project'; projectId: string }
-  | { kind: 'app'; projectId: string; appId: string };
+export type ChangeTarget = { kind: 'user'; userId: string } | { kind: 'org' } | { kind: 'project'; projectId: string } | { kind: 'app'; projectId: string; appId: string };
 
 /** ZITADEL's ChangeQuery, from a JSON body (numbers or strings) or from URL parameters (strings). */
 export interface ChangeQueryInput {

@@ -21,11 +21,13 @@ export async function editorsOf(read: Repositories, instanceId: string, events: 
   const users = await read.users.byIds(ids);
   const names = loginNameReader(read, instanceId);
   const found = await Promise.all(
-    users.map(async (user): Promise<Editor> => ({
-      userId: user.id,
-      displayName: displayNameOf(user.data as Record<string, unknown>),
-      preferredLoginName: (await names.of(user)).preferredLoginName,
-    })),
+    users.map(
+      async (user): Promise<Editor> => ({
+        userId: user.id,
+        displayName: displayNameOf(user.data as Record<string, unknown>),
+        preferredLoginName: (await names.of(user)).preferredLoginName,
+      }),
+    ),
   );
   const editors = new Map(found.map((editor) => [editor.userId, editor]));
   for (const id of ids) if (!editors.has(id)) editors.set(id, { userId: id });

@@ -8,13 +8,13 @@
  */
 import type { StoredEvent } from '../../store/repositories/events.js';
 import type { Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { invalidArgument } from '../errors.js';
 import { DEFAULT_LIST_LIMIT } from '../list.js';
-import { editorsOf, type Editor } from './editors.js';
+import { type Editor, editorsOf } from './editors.js';
 import { sequenceCursor } from './paging.js';
 import { redactSecrets } from './redact.js';
-import { localizedAggregateType, localizedEventType, type LocalizedMessage } from './types.js';
+import { type LocalizedMessage, localizedAggregateType, localizedEventType } from './types.js';
 
 export interface EventSearchInput {
   sequence?: string | number;

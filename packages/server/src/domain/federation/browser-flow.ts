@@ -19,30 +19,19 @@
  * 4. Linking to an existing account (`linkWithPassword`): its password links the identity.
  * Every refusal is a page saying why and what to do next, and a log line.
  */
+
+import { isOidcIdp, jwtConfigOf, oidcConfigOf } from '../idps/idp.js';
+import { attemptApp, type CookieChange, FAILURE_STATUS, FAILURE_TEXT, failureRetryAfter, type LoginDeps, type LoginOutcome, loginUrl, type SignInAttempt, showPage } from '../login/flow.js';
+import { signInLook } from '../login/page-look.js';
 import { checkPasswordLogin } from '../login/password-login.js';
 import { secondFactorStep } from '../login/second-factor.js';
-import { afterFirstFactor, afterPassword } from '../login/steps.js';
-import { attemptApp, FAILURE_STATUS, FAILURE_TEXT, failureRetryAfter, loginUrl, showPage, type CookieChange, type LoginDeps, type LoginOutcome, type SignInAttempt } from '../login/flow.js';
-import { hasNul } from '../unstorable-text.js';
-import { signInLook } from '../login/page-look.js';
 import { signInApp } from '../login/sign-in-app.js';
-import { isOidcIdp, jwtConfigOf, oidcConfigOf } from '../idps/idp.js';
-import {
-  AGENT_COOKIE,
-  agentOf,
-  newAgentSecret,
-  openOidcState,
-  openOutcome,
-  openUserAgent,
-  sealOidcState,
-  sealOutcome,
-  sealUserAgent,
-  STATE_TTL_MS,
-  type Outcome,
-} from './browser-state.js';
+import { afterFirstFactor, afterPassword } from '../login/steps.js';
+import { hasNul } from '../unstorable-text.js';
+import { AGENT_COOKIE, agentOf, newAgentSecret, type Outcome, openOidcState, openOutcome, openUserAgent, STATE_TTL_MS, sealOidcState, sealOutcome, sealUserAgent } from './browser-state.js';
 import { ExternalTokenError, tokenFromHeader, validateProviderToken } from './jwt-token.js';
 import { mappedClaim, OIDC_CALLBACK_PATH, UpstreamError } from './oidc-upstream.js';
-import { identityProvider, type IdentityProvider } from './providers.js';
+import { type IdentityProvider, identityProvider } from './providers.js';
 import { identityFromClaims, linkIdentity, providersFor, SignInRefused, signInWithIdentity } from './sign-in.js';
 
 /** The client id of a sign-in attempt, found by its id (oidc-provider's interaction), if it still exists. */
@@ -94,7 +83,8 @@ async function attemptProvider(deps: LoginDeps, findAttempt: AttemptLookup, uid:
   const idp = await identityProvider(deps.store, idpId);
   const offered = app && idp && [app.orgId, deps.instanceId].includes(idp.ownerId);
   if (!idp || !offered) return { refusal: refused(400, 'The identity provider of this sign-in no longer exists.', { uid, idpId }, back) };
-  if (idp.state !== 'IDP_STATE_ACTIVE') return { refusal: refused(403, `The identity provider "${idp.name}" is deactivated. Sign in another way or ask an administrator.`, { uid, idpId: idp.id }, back) };
+  if (idp.state !== 'IDP_STATE_ACTIVE')
+    return { refusal: refused(403, `The identity provider "${idp.name}" is deactivated. Sign in another way or ask an administrator.`, { uid, idpId: idp.id }, back) };
   return { idp, orgId: app.orgId };
 }
 
@@ -106,7 +96,13 @@ function toCallback(deps: LoginDeps, uid: string, agent: string, outcome: Outcom
 }
 
 /** The identity signed in (or registered, or sent on to linking), or why not. */
-async function signIn(deps: LoginDeps, uid: string, agent: string, found: { idp: IdentityProvider; orgId: string }, claims: () => Promise<Parameters<typeof identityFromClaims>>): Promise<LoginOutcome> {
+async function signIn(
+  deps: LoginDeps,
+  uid: string,
+  agent: string,
+  found: { idp: IdentityProvider; orgId: string },
+  claims: () => Promise<Parameters<typeof identityFromClaims>>,
+): Promise<LoginOutcome> {
   const { idp } = found;
   let outcome: Outcome;
   try {
@@ -225,7 +221,10 @@ export async function linkWithPassword(deps: LoginDeps, attempt: SignInAttempt, 
   if (!check.ok) return again(FAILURE_TEXT[check.reason], FAILURE_STATUS[check.reason], loginName, failureRetryAfter(check.reason));
   // The password alone does not sign in a user with an authenticator app (or who must change the
   // password, or owes the second factor the login policy asks): the link waits for those steps.
-  const owesSteps = check.otpRequired || check.passwordChangeRequired || (await secondFactorStep(deps.store.read, deps.instanceId, { id: check.userId, orgId: check.orgId }, 'password-link', { hasApp: false })) !== 'none';
+  const owesSteps =
+    check.otpRequired ||
+    check.passwordChangeRequired ||
+    (await secondFactorStep(deps.store.read, deps.instanceId, { id: check.userId, orgId: check.orgId }, 'password-link', { hasApp: false })) !== 'none';
   if (owesSteps) return afterPassword(deps, attempt, check, outcome.identity);
   try {
     await linkIdentity(deps.store, idp, outcome.identity, check.userId);

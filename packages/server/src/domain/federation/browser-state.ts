@@ -40,9 +40,7 @@ export interface ExternalIdentity {
   claims: Record<string, string | boolean>;
 }
 
-export type Outcome =
-  | { kind: 'signed-in'; userId: string }
-  | { kind: 'link'; identity: ExternalIdentity; reason: 'no-auto-register' | 'user-name-taken' };
+export type Outcome = { kind: 'signed-in'; userId: string } | { kind: 'link'; identity: ExternalIdentity; reason: 'no-auto-register' | 'user-name-taken' };
 
 export const newAgentSecret = () => randomBytes(24).toString('base64url');
 export const agentOf = (cookieValue: string) => createHash('sha256').update(cookieValue).digest('base64url');

@@ -8,7 +8,7 @@
  * an empty audience checks none, as in ZITADEL). Only asymmetric algorithms: a JWKS publishes
  * public keys, and `none` or an HMAC "signature" proves nothing.
  */
-import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
 import { OutboundError } from '../../outbound/limited-fetch.js';
 import type { ProviderKeys } from './provider-keys.js';
 
@@ -18,7 +18,10 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 
 /** Why a token was refused; `message` is shown on the login page and logged. */
 export class ExternalTokenError extends Error {
-  constructor(readonly reason: 'missing' | 'malformed' | 'signature' | 'issuer' | 'audience' | 'expired' | 'too_old' | 'keys_unavailable' | 'claims', message: string) {
+  constructor(
+    readonly reason: 'missing' | 'malformed' | 'signature' | 'issuer' | 'audience' | 'expired' | 'too_old' | 'keys_unavailable' | 'claims',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -34,7 +37,11 @@ export interface ProviderJwtSettings {
 /** The token from the configured header (`Authorization` when none is set); `Bearer ` is optional. */
 export function tokenFromHeader(headers: (name: string) => string | undefined, headerName: string): string {
   const raw = headers(headerName || 'authorization')?.trim();
-  if (!raw) throw new ExternalTokenError('missing', `The request carried no token in the "${headerName || 'authorization'}" header. The application in front of the sign-in (the provider's JWT endpoint) must add it.`);
+  if (!raw)
+    throw new ExternalTokenError(
+      'missing',
+      `The request carried no token in the "${headerName || 'authorization'}" header. The application in front of the sign-in (the provider's JWT endpoint) must add it.`,
+    );
   return raw.replace(/^bearer\s+/i, '');
 }
 

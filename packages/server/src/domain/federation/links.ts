@@ -5,14 +5,15 @@
  * its own (covered by `user.removed`). A deactivated provider keeps its links; it only stops
  * signing people in until it is reactivated.
  */
-import { requirePermission, type RequestContext } from '../context.js';
+
+import type { IdpLinkRow } from '../../store/repositories/idp-links.js';
+import type { Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { notFound } from '../errors.js';
-import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
+import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
-import { userToChange, userInContextOrg } from '../users/guard.js';
-import type { Repositories, Store } from '../../store/store.js';
-import type { IdpLinkRow } from '../../store/repositories/idp-links.js';
+import { userInContextOrg, userToChange } from '../users/guard.js';
 
 /** ZITADEL's idp.v1.IDPUserLink. */
 export interface IdpUserLinkView {
@@ -37,12 +38,7 @@ export async function toLinkViews(read: Repositories, rows: IdpLinkRow[]): Promi
   }));
 }
 
-export async function listHumanLinkedIdps(
-  store: Store,
-  ctx: RequestContext,
-  userId: string,
-  input: { query?: ListQueryInput },
-): Promise<{ details: ListDetails; result: IdpUserLinkView[] }> {
+export async function listHumanLinkedIdps(store: Store, ctx: RequestContext, userId: string, input: { query?: ListQueryInput }): Promise<{ details: ListDetails; result: IdpUserLinkView[] }> {
   requirePermission(ctx, 'user.read');
   const user = await userInContextOrg(store.read, ctx, userId, 'QUERY-Nf9ff');
   const at = new Date();
@@ -50,31 +46,28 @@ export async function listHumanLinkedIdps(
   return { details: listDetails(total, at), result: await toLinkViews(store.read, rows) };
 }
 
-export async function removeHumanLinkedIdp(
-  store: Store,
-  ctx: RequestContext,
-  userId: string,
-  idpId: string,
-  linkedUserId: string,
-): Promise<{ details: ObjectDetails }> {
+export async function removeHumanLinkedIdp(store: Store, ctx: RequestContext, userId: string, idpId: string, linkedUserId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
-  return store.transaction(async (tx) => {
-    // A link is a way to sign in as the user: removing one is a credential change.
-    const user = await userToChange(tx, ctx, userId, 'COMMAND-1M8fa');
-    const link = await tx.idpLinks.get(idpId, linkedUserId);
-    if (!link || link.userId !== user.id) throw notFound('COMMAND-1M9xR', 'External IDP not found');
-    const event = await tx.events.append({
-      aggregateType: USER_AGGREGATE,
-      aggregateId: user.id,
-      type: 'user.human.externalidp.removed',
-      payload: { idpConfigId: idpId, userId: linkedUserId },
-      creator: ctx.caller.userId,
-      resourceOwner: user.orgId,
-    });
-    await tx.idpLinks.remove(idpId, linkedUserId);
-    await tx.users.touch(user.id, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId]]);
+  return store.transaction(
+    async (tx) => {
+      // A link is a way to sign in as the user: removing one is a credential change.
+      const user = await userToChange(tx, ctx, userId, 'COMMAND-1M8fa');
+      const link = await tx.idpLinks.get(idpId, linkedUserId);
+      if (!link || link.userId !== user.id) throw notFound('COMMAND-1M9xR', 'External IDP not found');
+      const event = await tx.events.append({
+        aggregateType: USER_AGGREGATE,
+        aggregateId: user.id,
+        type: 'user.human.externalidp.removed',
+        payload: { idpConfigId: idpId, userId: linkedUserId },
+        creator: ctx.caller.userId,
+        resourceOwner: user.orgId,
+      });
+      await tx.idpLinks.remove(idpId, linkedUserId);
+      await tx.users.touch(user.id, event.sequence, event.createdAt);
+      return { details: changedDetails(event) };
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }
 
 /** Inside a provider's removal: its links go, each with an event on its user. */

@@ -16,7 +16,7 @@ import * as oc from 'openid-client';
 import { fetchCapped, OutboundError, type OutboundLimits } from '../../outbound/limited-fetch.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import type { IdpRow } from '../../store/repositories/idps.js';
-import { OIDC_CLIENT_SECRET_PURPOSE, oidcConfigOf, type OidcMappingField } from '../idps/idp.js';
+import { OIDC_CLIENT_SECRET_PURPOSE, type OidcMappingField, oidcConfigOf } from '../idps/idp.js';
 
 export const UPSTREAM_LIMITS: OutboundLimits = { timeoutMs: 10_000, maxBytes: 512 * 1024 };
 export const DISCOVERY_FRESH_MS = 10 * 60_000;
@@ -27,7 +27,10 @@ const MAX_PROVIDERS = 200;
 export const OIDC_CALLBACK_PATH = '/ui/login/login/externalidp/callback';
 
 export class UpstreamError extends Error {
-  constructor(message: string, readonly reason: 'unreachable' | 'refused' | 'invalid_response' | 'no_secret') {
+  constructor(
+    message: string,
+    readonly reason: 'unreachable' | 'refused' | 'invalid_response' | 'no_secret',
+  ) {
     super(message);
   }
 }
@@ -69,7 +72,10 @@ function describe(error: unknown, issuer: string): UpstreamError {
     // A 401 with a challenge: the upstream did not accept this service's client credentials.
     const challenge = error.cause[0]?.parameters;
     const why = challenge?.error ?? `HTTP ${error.status}`;
-    return new UpstreamError(`The identity provider refused the sign-in (${why}${challenge?.error_description ? `: ${challenge.error_description}` : ''}); its client id or secret may be wrong.`, 'refused');
+    return new UpstreamError(
+      `The identity provider refused the sign-in (${why}${challenge?.error_description ? `: ${challenge.error_description}` : ''}); its client id or secret may be wrong.`,
+      'refused',
+    );
   }
   if (error instanceof oc.AuthorizationResponseError) {
     return new UpstreamError(`The identity provider refused the sign-in (${error.error}${error.error_description ? `: ${error.error_description}` : ''}).`, 'refused');
@@ -80,13 +86,18 @@ function describe(error: unknown, issuer: string): UpstreamError {
 export class OidcUpstreams {
   private readonly configs = new Map<string, { readAt: number; config: Promise<oc.Configuration> }>();
 
-  constructor(private readonly secrets: SecretBox, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly secrets: SecretBox,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The client configuration for this provider's current settings (discovery read or reused). */
   private configFor(idp: IdpRow): Promise<oc.Configuration> {
     const settings = oidcConfigOf(idp);
     if (!idp.oidcClientSecretSealed) {
-      return Promise.reject(new UpstreamError(`The identity provider "${idp.name}" has no client secret (it was imported without one). An administrator sets it with UpdateOrgIDPOIDCConfig.`, 'no_secret'));
+      return Promise.reject(
+        new UpstreamError(`The identity provider "${idp.name}" has no client secret (it was imported without one). An administrator sets it with UpdateOrgIDPOIDCConfig.`, 'no_secret'),
+      );
     }
     // A change of settings (sequence) or of the secret reads discovery again.
     const key = `${idp.id}:${idp.sequence}`;

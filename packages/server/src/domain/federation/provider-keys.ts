@@ -24,7 +24,10 @@ export class ProviderKeys {
   private readonly cache = new Map<string, Cached>();
   private readonly inFlight = new Map<string, Promise<Cached>>();
 
-  constructor(private readonly limits: OutboundLimits = KEYS_LIMITS, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly limits: OutboundLimits = KEYS_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The key set to verify a token whose header names `kid`, read or re-read as described above. */
   async forToken(endpoint: string, kid: string | undefined): Promise<JWTVerifyGetKey> {

@@ -10,18 +10,19 @@
  * identity cannot register two users, and the linked user, so a sign-in serialises with the
  * user's removal.
  */
-import { bareLoginNameTaken, loginNamesLock } from '../users/login-names.js';
-import { login } from '../policies/login.js';
+
+import type { IdpRow } from '../../store/repositories/idps.js';
+import type { Repositories, Store } from '../../store/store.js';
 import { newId } from '../ids.js';
 import { SUPPORTED_LANGUAGES } from '../languages.js';
+import { login } from '../policies/login.js';
 import { isUnstorableText } from '../unstorable-text.js';
-import { insertNewUser } from '../users/commands.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
-import type { HumanData } from '../users/view.js';
-import type { Repositories, Store } from '../../store/store.js';
-import type { IdpRow } from '../../store/repositories/idps.js';
-import type { ExternalIdentity, Outcome } from './browser-state.js';
+import { insertNewUser } from '../users/commands.js';
+import { bareLoginNameTaken, loginNamesLock } from '../users/login-names.js';
 import { mayAuthenticate } from '../users/may-authenticate.js';
+import type { HumanData } from '../users/view.js';
+import type { ExternalIdentity, Outcome } from './browser-state.js';
 
 /** Lock key of one external identity (not an event aggregate: events go to the user). */
 export const IDENTITY_LOCK = 'idp.identity';
@@ -87,14 +88,17 @@ async function recordSignIn(tx: Repositories, userId: string, orgId: string, idp
 }
 
 async function addLink(tx: Repositories, userId: string, orgId: string, identity: ExternalIdentity, at?: Date) {
-  const event = await tx.events.append({
-    aggregateType: USER_AGGREGATE,
-    aggregateId: userId,
-    type: 'user.human.externalidp.added',
-    payload: { idpConfigId: identity.idpId, userId: identity.externalUserId, displayName: identity.displayName ?? identity.externalUserName },
-    creator: userId,
-    resourceOwner: orgId,
-  }, at);
+  const event = await tx.events.append(
+    {
+      aggregateType: USER_AGGREGATE,
+      aggregateId: userId,
+      type: 'user.human.externalidp.added',
+      payload: { idpConfigId: identity.idpId, userId: identity.externalUserId, displayName: identity.displayName ?? identity.externalUserName },
+      creator: userId,
+      resourceOwner: orgId,
+    },
+    at,
+  );
   await tx.idpLinks.insert({
     idpId: identity.idpId,
     externalUserId: identity.externalUserId,
@@ -113,15 +117,18 @@ export async function signInWithIdentity(store: Store, instanceId: string, idp: 
   const lockIdentity: [string, string] = [IDENTITY_LOCK, identityKey(identity.idpId, identity.externalUserId)];
   const known = await store.read.idpLinks.get(identity.idpId, identity.externalUserId);
   if (known) {
-    return store.transaction(async (tx) => {
-      const link = await tx.idpLinks.get(identity.idpId, identity.externalUserId);
-      // Removed (with its user, or by an administrator) since the read above.
-      if (!link || link.userId !== known.userId) throw new SignInRefused('This identity\u2019s link changed while signing in. Please try again.');
-      const user = await tx.users.get(link.userId);
-      refuseUnusable(user);
-      await recordSignIn(tx, user.id, user.orgId, idp.id, identity.externalUserId);
-      return { kind: 'signed-in', userId: user.id } as const;
-    }, [lockIdentity, [USER_AGGREGATE, known.userId]]);
+    return store.transaction(
+      async (tx) => {
+        const link = await tx.idpLinks.get(identity.idpId, identity.externalUserId);
+        // Removed (with its user, or by an administrator) since the read above.
+        if (!link || link.userId !== known.userId) throw new SignInRefused('This identity\u2019s link changed while signing in. Please try again.');
+        const user = await tx.users.get(link.userId);
+        refuseUnusable(user);
+        await recordSignIn(tx, user.id, user.orgId, idp.id, identity.externalUserId);
+        return { kind: 'signed-in', userId: user.id } as const;
+      },
+      [lockIdentity, [USER_AGGREGATE, known.userId]],
+    );
   }
   if (!idp.autoRegister) return { kind: 'link', identity, reason: 'no-auto-register' };
 
@@ -131,31 +138,38 @@ export async function signInWithIdentity(store: Store, instanceId: string, idp: 
   }
   const userName = identity.externalUserName;
   const userId = newId();
-  return store.transaction(async (tx) => {
-    // A first sign-in of the same identity in another tab may have registered it meanwhile.
-    const link = await tx.idpLinks.get(identity.idpId, identity.externalUserId);
-    if (link) throw new SignInRefused('This identity was registered by another sign-in a moment ago. Please try again.');
-    const nameKey = userName.toLowerCase();
-    if ((await tx.users.getByUserNameKey(orgId, nameKey)) || (await bareLoginNameTaken(tx, instanceId, orgId, nameKey))) {
-      return { kind: 'link', identity, reason: 'user-name-taken' } as const;
-    }
-    const data = humanDataFrom(identity, email, userName);
-    await insertNewUser(tx, { instanceId, orgId, creator: userId }, {
-      userId,
-      userName,
-      type: 'human',
-      // Signs in through the provider: nothing is left to initialise.
-      state: 'USER_STATE_ACTIVE',
-      data,
-      passwordHash: null,
-      passwordChangeRequired: false,
-      eventType: 'user.human.added',
-      payload: { userName, ...data, passwordSet: false, registeredWithIdp: idp.id },
-    });
-    await addLink(tx, userId, orgId, identity);
-    await recordSignIn(tx, userId, orgId, idp.id, identity.externalUserId);
-    return { kind: 'signed-in', userId } as const;
-  }, [lockIdentity, [USER_AGGREGATE, userId], loginNamesLock(instanceId)]);
+  return store.transaction(
+    async (tx) => {
+      // A first sign-in of the same identity in another tab may have registered it meanwhile.
+      const link = await tx.idpLinks.get(identity.idpId, identity.externalUserId);
+      if (link) throw new SignInRefused('This identity was registered by another sign-in a moment ago. Please try again.');
+      const nameKey = userName.toLowerCase();
+      if ((await tx.users.getByUserNameKey(orgId, nameKey)) || (await bareLoginNameTaken(tx, instanceId, orgId, nameKey))) {
+        return { kind: 'link', identity, reason: 'user-name-taken' } as const;
+      }
+      const data = humanDataFrom(identity, email, userName);
+      await insertNewUser(
+        tx,
+        { instanceId, orgId, creator: userId },
+        {
+          userId,
+          userName,
+          type: 'human',
+          // Signs in through the provider: nothing is left to initialise.
+          state: 'USER_STATE_ACTIVE',
+          data,
+          passwordHash: null,
+          passwordChangeRequired: false,
+          eventType: 'user.human.added',
+          payload: { userName, ...data, passwordSet: false, registeredWithIdp: idp.id },
+        },
+      );
+      await addLink(tx, userId, orgId, identity);
+      await recordSignIn(tx, userId, orgId, idp.id, identity.externalUserId);
+      return { kind: 'signed-in', userId } as const;
+    },
+    [lockIdentity, [USER_AGGREGATE, userId], loginNamesLock(instanceId)],
+  );
 }
 
 function humanDataFrom(identity: ExternalIdentity, email: string, userName: string): HumanData {
@@ -181,16 +195,22 @@ function humanDataFrom(identity: ExternalIdentity, email: string, userName: stri
  * sign-in. The provider must be the instance's or the user's organisation's.
  */
 export async function linkIdentity(store: Store, idp: IdpRow, identity: ExternalIdentity, userId: string): Promise<void> {
-  await store.transaction(async (tx) => {
-    const user = await tx.users.get(userId);
-    refuseUnusable(user);
-    if (user.type !== 'human') throw new SignInRefused('Only people\u2019s accounts can be linked.');
-    if (idp.ownerType === 'IDP_OWNER_TYPE_ORG' && idp.ownerId !== user.orgId) {
-      throw new SignInRefused('This provider belongs to another organisation than this account, so it cannot be linked to it.');
-    }
-    const link = await tx.idpLinks.get(identity.idpId, identity.externalUserId);
-    if (link && link.userId !== user.id) throw new SignInRefused('This identity is already linked to another account.');
-    if (!link) await addLink(tx, user.id, user.orgId, identity);
-    await recordSignIn(tx, user.id, user.orgId, idp.id, identity.externalUserId);
-  }, [[IDENTITY_LOCK, identityKey(identity.idpId, identity.externalUserId)], [USER_AGGREGATE, userId]]);
+  await store.transaction(
+    async (tx) => {
+      const user = await tx.users.get(userId);
+      refuseUnusable(user);
+      if (user.type !== 'human') throw new SignInRefused('Only people\u2019s accounts can be linked.');
+      if (idp.ownerType === 'IDP_OWNER_TYPE_ORG' && idp.ownerId !== user.orgId) {
+        throw new SignInRefused('This provider belongs to another organisation than this account, so it cannot be linked to it.');
+      }
+      const link = await tx.idpLinks.get(identity.idpId, identity.externalUserId);
+      if (link && link.userId !== user.id) throw new SignInRefused('This identity is already linked to another account.');
+      if (!link) await addLink(tx, user.id, user.orgId, identity);
+      await recordSignIn(tx, user.id, user.orgId, idp.id, identity.externalUserId);
+    },
+    [
+      [IDENTITY_LOCK, identityKey(identity.idpId, identity.externalUserId)],
+      [USER_AGGREGATE, userId],
+    ],
+  );
 }

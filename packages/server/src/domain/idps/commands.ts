@@ -11,29 +11,30 @@
  * client secret is sealed at rest and never part of an event (a change says only
  * `clientSecretChanged: true`).
  */
-import { cascadeIdpRemoval } from '../federation/links.js';
-import { requirePermission, type RequestContext } from '../context.js';
+
+import type { SecretBox } from '../../secrets/secret-box.js';
+import type { IdpChange, IdpRow } from '../../store/repositories/idps.js';
+import type { AggregateLock, Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, notFound, UniqueViolation } from '../errors.js';
+import { cascadeIdpRemoval } from '../federation/links.js';
 import { newId } from '../ids.js';
 import { requireAuthorityOverUsersLinkedTo } from '../users/guard.js';
-import type { AggregateLock, Repositories, Store } from '../../store/store.js';
-import type { IdpChange, IdpRow } from '../../store/repositories/idps.js';
-import type { SecretBox } from '../../secrets/secret-box.js';
 import {
+  type IdpScope,
   idpNotFound,
   isOidcIdp,
+  type JwtConfig,
   jwtConfigOf,
   mappingFieldOf,
   nameKeyOf,
   OIDC_CLIENT_SECRET_PURPOSE,
-  oidcConfigOf,
-  stylingTypeOf,
-  type IdpScope,
-  type JwtConfig,
   type OidcConfig,
   type OidcMappingField,
+  oidcConfigOf,
   type StylingType,
+  stylingTypeOf,
 } from './idp.js';
 
 /** A JWT provider's settings as given: no audience is an empty one when adding, and keeps the current one when updating. */
@@ -161,13 +162,7 @@ function oidcConfigFrom(input: OidcConfigInput): OidcConfig {
   };
 }
 
-export async function addOidcIdp(
-  store: Store,
-  secrets: SecretBox,
-  ctx: RequestContext,
-  scope: IdpScope,
-  input: AddOidcIdpInput,
-): Promise<{ details: ObjectDetails; idpId: string }> {
+export async function addOidcIdp(store: Store, secrets: SecretBox, ctx: RequestContext, scope: IdpScope, input: AddOidcIdpInput): Promise<{ details: ObjectDetails; idpId: string }> {
   requirePermission(ctx, scope.write);
   const oidcConfig = oidcConfigFrom(input);
   // The secret is sealed for the row and never part of the event.
@@ -226,14 +221,18 @@ async function applyChange(
 export async function updateIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string, input: UpdateIdpInput): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   const next = { name: input.name, stylingType: stylingTypeOf(input.stylingType), autoRegister: input.autoRegister ?? false };
-  return write(store, async (tx) => {
-    const row = await idpToChange(tx, ctx, scope, idpId);
-    const changes = Object.fromEntries(Object.entries(next).filter(([key, value]) => row[key as keyof typeof next] !== value));
-    if (Object.keys(changes).length === 0) throw failedPrecondition('Org-jf9w', 'IDP Configuration has not been changed');
-    const nameKey = nameKeyOf(next.name);
-    if (nameKey !== row.nameKey && (await tx.idps.nameTaken(scope.ownerId, nameKey, row.id))) throw nameTaken();
-    return applyChange(tx, ctx, scope, row, 'idp.config.changed', changes, { ...changes, nameKey });
-  }, [[IDP_LOCK, idpId]]);
+  return write(
+    store,
+    async (tx) => {
+      const row = await idpToChange(tx, ctx, scope, idpId);
+      const changes = Object.fromEntries(Object.entries(next).filter(([key, value]) => row[key as keyof typeof next] !== value));
+      if (Object.keys(changes).length === 0) throw failedPrecondition('Org-jf9w', 'IDP Configuration has not been changed');
+      const nameKey = nameKeyOf(next.name);
+      if (nameKey !== row.nameKey && (await tx.idps.nameTaken(scope.ownerId, nameKey, row.id))) throw nameTaken();
+      return applyChange(tx, ctx, scope, row, 'idp.config.changed', changes, { ...changes, nameKey });
+    },
+    [[IDP_LOCK, idpId]],
+  );
 }
 
 /**
@@ -243,94 +242,103 @@ export async function updateIdp(store: Store, ctx: RequestContext, scope: IdpSco
  */
 export async function updateIdpJwtConfig(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string, input: JwtConfigInput): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
-  return write(store, async (tx) => {
-    const row = await idpToChange(tx, ctx, scope, idpId);
-    if (isOidcIdp(row)) throw notFound('Org-67J9d', 'The identity provider has no JWT configuration: it is an OIDC provider (change it with its oidc_config)');
-    const current = jwtConfigOf(row);
-    const next: JwtConfig = { jwtEndpoint: input.jwtEndpoint, issuer: input.issuer, keysEndpoint: input.keysEndpoint, headerName: input.headerName, audience: input.audience ?? current.audience };
-    const changes = Object.fromEntries(
-      (Object.keys(current) as (keyof JwtConfig)[]).filter((key) => current[key] !== next[key]).map((key) => [key, next[key]]),
-    );
-    if (Object.keys(changes).length === 0) throw failedPrecondition('Org-2k9fs', 'IDP Configuration has not been changed');
-    return applyChange(tx, ctx, scope, row, 'idp.jwt.config.changed', changes, {
-      jwtEndpoint: next.jwtEndpoint,
-      jwtIssuer: next.issuer,
-      jwtKeysEndpoint: next.keysEndpoint,
-      jwtHeaderName: next.headerName,
-      jwtAudience: next.audience,
-    });
-  }, [[IDP_LOCK, idpId]]);
+  return write(
+    store,
+    async (tx) => {
+      const row = await idpToChange(tx, ctx, scope, idpId);
+      if (isOidcIdp(row)) throw notFound('Org-67J9d', 'The identity provider has no JWT configuration: it is an OIDC provider (change it with its oidc_config)');
+      const current = jwtConfigOf(row);
+      const next: JwtConfig = { jwtEndpoint: input.jwtEndpoint, issuer: input.issuer, keysEndpoint: input.keysEndpoint, headerName: input.headerName, audience: input.audience ?? current.audience };
+      const changes = Object.fromEntries((Object.keys(current) as (keyof JwtConfig)[]).filter((key) => current[key] !== next[key]).map((key) => [key, next[key]]));
+      if (Object.keys(changes).length === 0) throw failedPrecondition('Org-2k9fs', 'IDP Configuration has not been changed');
+      return applyChange(tx, ctx, scope, row, 'idp.jwt.config.changed', changes, {
+        jwtEndpoint: next.jwtEndpoint,
+        jwtIssuer: next.issuer,
+        jwtKeysEndpoint: next.keysEndpoint,
+        jwtHeaderName: next.headerName,
+        jwtAudience: next.audience,
+      });
+    },
+    [[IDP_LOCK, idpId]],
+  );
 }
 
 /**
  * Replaces an OIDC provider's settings (ZITADEL's UpdateOrgIDPOIDCConfig); an absent
  * `clientSecret` keeps the current one.
  */
-export async function updateIdpOidcConfig(
-  store: Store,
-  secrets: SecretBox,
-  ctx: RequestContext,
-  scope: IdpScope,
-  idpId: string,
-  input: OidcConfigInput,
-): Promise<{ details: ObjectDetails }> {
+export async function updateIdpOidcConfig(store: Store, secrets: SecretBox, ctx: RequestContext, scope: IdpScope, idpId: string, input: OidcConfigInput): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
   const next = oidcConfigFrom(input);
   const sealed = input.clientSecret ? secrets.seal(input.clientSecret, OIDC_CLIENT_SECRET_PURPOSE) : undefined;
-  return write(store, async (tx) => {
-    const row = await idpToChange(tx, ctx, scope, idpId);
-    if (!isOidcIdp(row)) throw notFound('Org-67J9d', 'The identity provider has no OIDC configuration: it is a JWT provider (change it with its jwt_config)');
-    const current = oidcConfigOf(row);
-    const changes: Record<string, unknown> = Object.fromEntries(
-      (Object.keys(next) as (keyof OidcConfig)[])
-        .filter((key) => JSON.stringify(current[key]) !== JSON.stringify(next[key]))
-        .map((key) => [key, next[key]]),
-    );
-    // A secret is never compared in the clear: giving one always counts as a change.
-    if (sealed) changes.clientSecretChanged = true;
-    if (Object.keys(changes).length === 0) throw failedPrecondition('Org-2k9fs', 'IDP Configuration has not been changed');
-    return applyChange(tx, ctx, scope, row, 'idp.oidc.config.changed', changes, {
-      oidcConfig: next,
-      ...(sealed ? { oidcClientSecretSealed: sealed } : {}),
-    });
-  }, [[IDP_LOCK, idpId]]);
+  return write(
+    store,
+    async (tx) => {
+      const row = await idpToChange(tx, ctx, scope, idpId);
+      if (!isOidcIdp(row)) throw notFound('Org-67J9d', 'The identity provider has no OIDC configuration: it is a JWT provider (change it with its jwt_config)');
+      const current = oidcConfigOf(row);
+      const changes: Record<string, unknown> = Object.fromEntries(
+        (Object.keys(next) as (keyof OidcConfig)[]).filter((key) => JSON.stringify(current[key]) !== JSON.stringify(next[key])).map((key) => [key, next[key]]),
+      );
+      // A secret is never compared in the clear: giving one always counts as a change.
+      if (sealed) changes.clientSecretChanged = true;
+      if (Object.keys(changes).length === 0) throw failedPrecondition('Org-2k9fs', 'IDP Configuration has not been changed');
+      return applyChange(tx, ctx, scope, row, 'idp.oidc.config.changed', changes, {
+        oidcConfig: next,
+        ...(sealed ? { oidcClientSecretSealed: sealed } : {}),
+      });
+    },
+    [[IDP_LOCK, idpId]],
+  );
 }
 
 export async function deactivateIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
-  return write(store, async (tx) => {
-    const row = await idpToChange(tx, ctx, scope, idpId);
-    if (row.state !== 'IDP_STATE_ACTIVE') throw failedPrecondition('Org-BBmd0', 'IDP Configuration is not active');
-    return applyChange(tx, ctx, scope, row, 'idp.config.deactivated', {}, { state: 'IDP_STATE_INACTIVE' });
-  }, [[IDP_LOCK, idpId]]);
+  return write(
+    store,
+    async (tx) => {
+      const row = await idpToChange(tx, ctx, scope, idpId);
+      if (row.state !== 'IDP_STATE_ACTIVE') throw failedPrecondition('Org-BBmd0', 'IDP Configuration is not active');
+      return applyChange(tx, ctx, scope, row, 'idp.config.deactivated', {}, { state: 'IDP_STATE_INACTIVE' });
+    },
+    [[IDP_LOCK, idpId]],
+  );
 }
 
 export async function reactivateIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
-  return write(store, async (tx) => {
-    const row = await idpToChange(tx, ctx, scope, idpId);
-    if (row.state !== 'IDP_STATE_INACTIVE') throw failedPrecondition('Org-5Mo0d', 'IDP Configuration is not inactive');
-    return applyChange(tx, ctx, scope, row, 'idp.config.reactivated', {}, { state: 'IDP_STATE_ACTIVE' });
-  }, [[IDP_LOCK, idpId]]);
+  return write(
+    store,
+    async (tx) => {
+      const row = await idpToChange(tx, ctx, scope, idpId);
+      if (row.state !== 'IDP_STATE_INACTIVE') throw failedPrecondition('Org-5Mo0d', 'IDP Configuration is not inactive');
+      return applyChange(tx, ctx, scope, row, 'idp.config.reactivated', {}, { state: 'IDP_STATE_ACTIVE' });
+    },
+    [[IDP_LOCK, idpId]],
+  );
 }
 
 /** Removes the provider and its users' links to it; its name is free again afterwards. */
 export async function removeIdp(store: Store, ctx: RequestContext, scope: IdpScope, idpId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.write);
-  return write(store, async (tx) => {
-    const row = await idpToChange(tx, ctx, scope, idpId);
-    const event = await tx.events.append({
-      aggregateType: scope.aggregate,
-      aggregateId: scope.ownerId,
-      type: `${scope.aggregate}.idp.config.removed`,
-      payload: { idpConfigId: row.id, name: row.name },
-      creator: ctx.caller.userId,
-      resourceOwner: scope.ownerId,
-    });
-    await cascadeIdpRemoval(tx, ctx, row.id);
-    await tx.idps.remove(row.id);
-    return { details: changedDetails(event) };
-  }, [[IDP_LOCK, idpId]]);
+  return write(
+    store,
+    async (tx) => {
+      const row = await idpToChange(tx, ctx, scope, idpId);
+      const event = await tx.events.append({
+        aggregateType: scope.aggregate,
+        aggregateId: scope.ownerId,
+        type: `${scope.aggregate}.idp.config.removed`,
+        payload: { idpConfigId: row.id, name: row.name },
+        creator: ctx.caller.userId,
+        resourceOwner: scope.ownerId,
+      });
+      await cascadeIdpRemoval(tx, ctx, row.id);
+      await tx.idps.remove(row.id);
+      return { details: changedDetails(event) };
+    },
+    [[IDP_LOCK, idpId]],
+  );
 }
 
 /** Re-seals OIDC providers' client secrets sealed with an earlier operator key (commands/resealers.ts). */

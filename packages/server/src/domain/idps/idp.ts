@@ -4,9 +4,10 @@
  * upstream issuer). The enums as ZITADEL names them, who owns a provider (an organisation or the
  * instance), and the read shape.
  */
-import { viewDetails, type ObjectDetails } from '../details.js';
-import { notFound } from '../errors.js';
+
 import type { IdpRow } from '../../store/repositories/idps.js';
+import { type ObjectDetails, viewDetails } from '../details.js';
+import { notFound } from '../errors.js';
 
 export const IDP_STATES = ['IDP_STATE_UNSPECIFIED', 'IDP_STATE_ACTIVE', 'IDP_STATE_INACTIVE'] as const;
 export type IdpState = (typeof IDP_STATES)[number];
@@ -137,8 +138,6 @@ export function toIdpView(row: IdpRow): IdpView {
     stylingType: row.stylingType as StylingType,
     owner: row.ownerType as IdpOwnerType,
     autoRegister: row.autoRegister,
-    ...(isOidcIdp(row)
-      ? { oidcConfig: oidcConfigOf(row) }
-      : { jwtConfig: jwtConfigOf(row) }),
+    ...(isOidcIdp(row) ? { oidcConfig: oidcConfigOf(row) } : { jwtConfig: jwtConfigOf(row) }),
   };
 }

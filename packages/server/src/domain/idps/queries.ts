@@ -3,11 +3,12 @@
  * context organisation's providers and the instance's (`IDP_OWNER_TYPE_SYSTEM`); the admin side
  * sees the instance's only.
  */
-import { requirePermission, type RequestContext } from '../context.js';
-import { invalidArgument } from '../errors.js';
-import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
+
 import type { Store } from '../../store/store.js';
-import { idpNotFound, toIdpView, type IdpFieldName, type IdpOwnerType, type IdpScope, type IdpView } from './idp.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { invalidArgument } from '../errors.js';
+import { type ListDetails, type ListQueryInput, listDetails, type TextQueryMethod, textMatch, toPage } from '../list.js';
+import { type IdpFieldName, type IdpOwnerType, type IdpScope, type IdpView, idpNotFound, toIdpView } from './idp.js';
 
 /** Where a scope reads from: an organisation also reads the instance's providers. */
 function readableOwners(ctx: RequestContext, scope: IdpScope): string[] {
@@ -33,12 +34,7 @@ export interface ListIdpsInput {
   queries?: IdpQuery[];
 }
 
-export async function listIdps(
-  store: Store,
-  ctx: RequestContext,
-  scope: IdpScope,
-  input: ListIdpsInput,
-): Promise<{ details: ListDetails; sortingColumn: IdpFieldName; result: IdpView[] }> {
+export async function listIdps(store: Store, ctx: RequestContext, scope: IdpScope, input: ListIdpsInput): Promise<{ details: ListDetails; sortingColumn: IdpFieldName; result: IdpView[] }> {
   requirePermission(ctx, scope.read);
   const page = toPage(input.query);
   const filter: { id?: string; name?: ReturnType<typeof textMatch>; ownerType?: string } = {};

@@ -25,8 +25,9 @@
  * then one every 300 s — 22 in the first hour, 12 an hour after (docs/sign-in-and-policies.md, "Authenticator apps"):
  * about 2.2 years for a 50 % chance, where it was 35 minutes.
  */
-import type { Repositories } from '../../store/store.js';
+
 import type { CodeKindCounted } from '../../store/repositories/logins.js';
+import type { Repositories } from '../../store/store.js';
 import { RateLimited } from '../errors.js';
 
 export type { CodeKindCounted };

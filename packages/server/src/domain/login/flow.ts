@@ -57,9 +57,7 @@ export interface SignInAttempt {
 }
 
 /** A cookie the browser is to keep (`value`, for `maxAgeSeconds`) or drop (`remove`); always HttpOnly, SameSite=Lax. */
-export type CookieChange =
-  | { name: string; path: string; value: string; maxAgeSeconds: number }
-  | { name: string; path: string; remove: true };
+export type CookieChange = { name: string; path: string; value: string; maxAgeSeconds: number } | { name: string; path: string; remove: true };
 
 /** A line for the operator's log. */
 export interface LogNote {
@@ -77,8 +75,7 @@ export type LoginOutcome = { cookies?: CookieChange[]; log?: LogNote } & (
   | { signIn: { userId: string; amr: string[]; signedInAt?: number } }
 );
 
-export const showPage = (page: LoginPage, status?: PageStatus, retryAfterSeconds?: number): LoginOutcome =>
-  retryAfterSeconds === undefined ? { page, status } : { page, status, retryAfterSeconds };
+export const showPage = (page: LoginPage, status?: PageStatus, retryAfterSeconds?: number): LoginOutcome => (retryAfterSeconds === undefined ? { page, status } : { page, status, retryAfterSeconds });
 
 /** A sign-in attempt this browser no longer has: what happened, and the way on. */
 export const EXPIRED: LoginOutcome = { page: { name: 'sign-in-expired' }, status: 400 };

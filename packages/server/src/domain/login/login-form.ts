@@ -6,10 +6,10 @@
  * the user still owes (steps.ts). Also the consent step's refusals (the project's checks, an org scope).
  */
 import { providersFor } from '../federation/sign-in.js';
-import { login, type Login } from '../policies/login.js';
+import { type Login, login } from '../policies/login.js';
 import { loginLanguage, loginPageTexts } from '../texts/login-texts.js';
-import { attemptApp, FAILURE_STATUS, FAILURE_TEXT, failureRetryAfter, showPage, UNCONFIRMED_HINT, type LoginDeps, type LoginOutcome, type PageStatus, type SignInAttempt } from './flow.js';
 import { hasNul } from '../unstorable-text.js';
+import { attemptApp, FAILURE_STATUS, FAILURE_TEXT, failureRetryAfter, type LoginDeps, type LoginOutcome, type PageStatus, type SignInAttempt, showPage, UNCONFIRMED_HINT } from './flow.js';
 import { orgScopeRefusal } from './org-scope.js';
 import { signInLook } from './page-look.js';
 import { checkPasswordLogin } from './password-login.js';

@@ -7,14 +7,15 @@
  * login policy's `defaultRedirectUri` when one is set (page-look.ts), and every refusal says what
  * to do next.
  */
+
+import type { Store } from '../../store/store.js';
 import { DomainError } from '../errors.js';
 import type { SlidingWindowLimit } from '../rate-limit.js';
-import type { Store } from '../../store/store.js';
+import { hasNul } from '../unstorable-text.js';
 import { CodeRefused, emailVerificationState, initCodeOpen, initializeWithCode, mailVerificationAgainFromPage, verifyEmailWithCode } from '../users/email.js';
 import { resetCodeOpen, resetPasswordWithCode } from '../users/password.js';
 import { CodeChecksThrottled, codeWaitText } from './code-throttle.js';
-import { showPage, type LoginOutcome } from './flow.js';
-import { hasNul } from '../unstorable-text.js';
+import { type LoginOutcome, showPage } from './flow.js';
 import { mailPageContext } from './page-look.js';
 
 export interface MailPageDeps {
@@ -88,7 +89,11 @@ const SET_PASSWORD = {
   init: {
     open: initCodeOpen,
     set: initializeWithCode,
-    nothing: ['Nothing to set up', 'This account has no open initialisation: it was completed already, or the link is incomplete.', 'Sign in at the application, or ask an administrator for a new mail.'],
+    nothing: [
+      'Nothing to set up',
+      'This account has no open initialisation: it was completed already, or the link is incomplete.',
+      'Sign in at the application, or ask an administrator for a new mail.',
+    ],
     enter: 'Enter the code and a password.',
     done: ['Password set', 'Your account is ready and your email is verified.', 'Go back to the application and sign in with your login name and the new password.'],
   },
@@ -96,7 +101,11 @@ const SET_PASSWORD = {
   reset: {
     open: resetCodeOpen,
     set: resetPasswordWithCode,
-    nothing: ['Nothing to reset', 'This account has no open password reset: it was used already, or the link is incomplete.', 'Sign in at the application, or ask an administrator for a new reset mail.'],
+    nothing: [
+      'Nothing to reset',
+      'This account has no open password reset: it was used already, or the link is incomplete.',
+      'Sign in at the application, or ask an administrator for a new reset mail.',
+    ],
     enter: 'Enter the code and a new password.',
     done: ['Password changed', 'Your new password is set.', 'Go back to the application and sign in with it.'],
   },
@@ -106,7 +115,10 @@ export type SetPasswordKind = keyof typeof SET_PASSWORD;
 
 /** The form to choose the password, where a code of this kind is open for the user. */
 export async function setPasswordPage(deps: MailPageDeps, kind: SetPasswordKind, link: MailLink): Promise<LoginOutcome> {
-  const { open, nothing: [title, text, next] } = SET_PASSWORD[kind];
+  const {
+    open,
+    nothing: [title, text, next],
+  } = SET_PASSWORD[kind];
   const userId = clean(link.userId);
   const { look } = await mailPageContext(deps.store.read, deps.instanceId, userId);
   if (!userId || !(await open(deps.store, userId))) return showPage({ name: 'done', title, text, next, look }, 404);
@@ -115,7 +127,11 @@ export async function setPasswordPage(deps: MailPageDeps, kind: SetPasswordKind,
 
 /** The form sent: the password set with the code, or the form again with why not. */
 export async function setPasswordWithCode(deps: MailPageDeps, kind: SetPasswordKind, form: MailLink & { password: string; passwordConfirmation: string }): Promise<LoginOutcome> {
-  const { set, enter, done: [title, text, next] } = SET_PASSWORD[kind];
+  const {
+    set,
+    enter,
+    done: [title, text, next],
+  } = SET_PASSWORD[kind];
   const [userId, code, orgId] = [clean(form.userId), clean(form.code), clean(form.orgId)];
   const password = hasNul(form.password) ? '' : form.password;
   const { look, continueTo } = await mailPageContext(deps.store.read, deps.instanceId, userId);

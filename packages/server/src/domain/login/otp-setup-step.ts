@@ -11,7 +11,7 @@ import { confirmOtpEnrolment } from '../users/otp-enrolment.js';
 import { CodeChecksThrottled, codeWaitText } from './code-throttle.js';
 import type { LoginDeps, LoginOutcome, SignInAttempt } from './flow.js';
 import { skipSecondFactorSetup } from './second-factor.js';
-import { currentSteps, stepAgain, stepPassed, type Step } from './steps.js';
+import { currentSteps, type Step, stepAgain, stepPassed } from './steps.js';
 
 const SETUP_STEPS: Step[] = ['otp-setup', 'otp-setup-offer'];
 

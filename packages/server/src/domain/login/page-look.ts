@@ -8,10 +8,11 @@
  * organisation's; ALLOW_LOGIN_USER_RESOURCE_OWNER_POLICY → the project's organisation's until the
  * user is known, then the user's organisation's. The pages a mail leads to wear the user's.
  */
-import { label, type Label } from '../policies/label.js';
-import { login } from '../policies/login.js';
-import { privacy, type Privacy } from '../policies/privacy.js';
+
 import type { Repositories } from '../../store/store.js';
+import { type Label, label } from '../policies/label.js';
+import { login } from '../policies/login.js';
+import { type Privacy, privacy } from '../policies/privacy.js';
 import { isUnstorableText } from '../unstorable-text.js';
 
 /**

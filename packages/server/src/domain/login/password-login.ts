@@ -9,14 +9,14 @@
  * `refusedHash` saying why (for the caller's log). A user who registered itself is signed in only
  * once its address is confirmed (registration.ts); before, its right password is answered as wrong.
  */
-import { passwordVerifier, PasswordChecksThrottled, verifyPassword, type PasswordVerifier, type VerifyOutcome } from '../../auth/password-verifier.js';
+import { PasswordChecksThrottled, type PasswordVerifier, passwordVerifier, type VerifyOutcome, verifyPassword } from '../../auth/password-verifier.js';
 import { hashPassword } from '../../auth/passwords.js';
-import type { Repositories, Store } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
-import { isUnstorableText } from '../unstorable-text.js';
+import type { Repositories, Store } from '../../store/store.js';
 import { lockout } from '../policies/lockout.js';
-import { resolveLoginName } from '../users/login-names.js';
+import { isUnstorableText } from '../unstorable-text.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
+import { resolveLoginName } from '../users/login-names.js';
 import { mayAuthenticate } from '../users/may-authenticate.js';
 import type { HumanData } from '../users/view.js';
 
@@ -86,41 +86,44 @@ export async function checkPasswordLogin(
   const policy = await lockout.effective(store.read, instanceId, user.orgId);
   const newHash = check.ok && check.rehash ? await hashPassword(password) : undefined;
 
-  return store.transaction(async (tx) => {
-    const at = new Date();
-    const emit = (type: string, payload: Record<string, unknown> = {}) =>
-      tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type, payload, creator: user.id, resourceOwner: user.orgId }, at);
+  return store.transaction(
+    async (tx) => {
+      const at = new Date();
+      const emit = (type: string, payload: Record<string, unknown> = {}) =>
+        tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type, payload, creator: user.id, resourceOwner: user.orgId }, at);
 
-    const current = await tx.users.get(user.id);
-    if (!current || current.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked', ...refused } as const;
+      const current = await tx.users.get(user.id);
+      if (!current || current.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked', ...refused } as const;
 
-    if (!check.ok) {
-      const failures = (await tx.logins.failures(user.id)) + 1;
-      await tx.logins.setFailures(user.id, failures, at);
-      let event = await emit('user.human.password.check.failed');
-      const lock = policy.maxPasswordAttempts > 0 && failures >= policy.maxPasswordAttempts;
-      if (lock) event = await emit('user.locked', { failedPasswordAttempts: failures });
-      await tx.logins.setUserState(user.id, lock ? 'USER_STATE_LOCKED' : current.state, event.sequence, at);
-      return lock ? ({ ok: false, reason: 'locked', ...refused } as const) : ({ ok: false, reason: 'invalid_credentials', ...refused } as const);
-    }
+      if (!check.ok) {
+        const failures = (await tx.logins.failures(user.id)) + 1;
+        await tx.logins.setFailures(user.id, failures, at);
+        let event = await emit('user.human.password.check.failed');
+        const lock = policy.maxPasswordAttempts > 0 && failures >= policy.maxPasswordAttempts;
+        if (lock) event = await emit('user.locked', { failedPasswordAttempts: failures });
+        await tx.logins.setUserState(user.id, lock ? 'USER_STATE_LOCKED' : current.state, event.sequence, at);
+        return lock ? ({ ok: false, reason: 'locked', ...refused } as const) : ({ ok: false, reason: 'invalid_credentials', ...refused } as const);
+      }
 
-    // A registration whose address is not confirmed: its password does not sign in yet, and the
-    // answer is a wrong password's (registration.ts: registering someone else's address must give
-    // nothing to sign in with, nor tell that the address was new). Not counted: it was right.
-    if (await awaitsConfirmation(tx, current)) return { ok: false, reason: 'invalid_credentials' } as const;
+      // A registration whose address is not confirmed: its password does not sign in yet, and the
+      // answer is a wrong password's (registration.ts: registering someone else's address must give
+      // nothing to sign in with, nor tell that the address was new). Not counted: it was right.
+      if (await awaitsConfirmation(tx, current)) return { ok: false, reason: 'invalid_credentials' } as const;
 
-    await tx.logins.clearFailures(user.id, 'password');
-    const event = await emit('user.human.password.check.succeeded');
-    if (newHash) {
-      // Only the new hash's format is recorded, never the hash: events are readable by auditors.
-      const updated = await emit('user.human.password.hash.updated', { algorithm: 'argon2id' });
-      await tx.logins.setPasswordHash(user.id, newHash, updated.sequence, at);
-    } else {
-      await tx.logins.setUserState(user.id, current.state, event.sequence, at);
-    }
-    const otpRequired = (await tx.logins.otpSecret(user.id)) !== undefined;
-    return { ok: true, userId: user.id, orgId: current.orgId, rehashed: !!newHash, otpRequired, passwordChangeRequired: current.passwordChangeRequired } as const;
-    // The user's lock: the failure count is read, then written, so checks of one user (in any
-    // process) must take turns, else two read the same count and the lock comes late and twice.
-  }, [[USER_AGGREGATE, user.id]]);
+      await tx.logins.clearFailures(user.id, 'password');
+      const event = await emit('user.human.password.check.succeeded');
+      if (newHash) {
+        // Only the new hash's format is recorded, never the hash: events are readable by auditors.
+        const updated = await emit('user.human.password.hash.updated', { algorithm: 'argon2id' });
+        await tx.logins.setPasswordHash(user.id, newHash, updated.sequence, at);
+      } else {
+        await tx.logins.setUserState(user.id, current.state, event.sequence, at);
+      }
+      const otpRequired = (await tx.logins.otpSecret(user.id)) !== undefined;
+      return { ok: true, userId: user.id, orgId: current.orgId, rehashed: !!newHash, otpRequired, passwordChangeRequired: current.passwordChangeRequired } as const;
+      // The user's lock: the failure count is read, then written, so checks of one user (in any
+      // process) must take turns, else two read the same count and the lock comes late and twice.
+    },
+    [[USER_AGGREGATE, user.id]],
+  );
 }

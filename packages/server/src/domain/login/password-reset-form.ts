@@ -5,17 +5,22 @@
  * such a user exists. The mail's link leads to the set-password page (mail-pages.ts).
  */
 import { login } from '../policies/login.js';
-import { requestPasswordResetAtLogin } from '../users/password.js';
-import { attemptApp, showPage, type LoginDeps, type LoginOutcome, type SignInAttempt } from './flow.js';
 import { hasNul } from '../unstorable-text.js';
-import { signInLook, type PageLook } from './page-look.js';
+import { requestPasswordResetAtLogin } from '../users/password.js';
+import { attemptApp, type LoginDeps, type LoginOutcome, type SignInAttempt, showPage } from './flow.js';
+import { type PageLook, signInLook } from './page-look.js';
 
 /** The attempt's look where its organisation offers the reset, else the page that says why there is no form. */
 async function offered(deps: LoginDeps, attempt: SignInAttempt): Promise<{ refused: LoginOutcome } | { look: PageLook }> {
   const app = await attemptApp(deps, attempt);
   const [policy, look] = await Promise.all([login.effective(deps.store.read, deps.instanceId, app?.orgId ?? deps.instanceId), signInLook(deps.store.read, deps.instanceId, app)]);
   if (policy.hidePasswordReset || !policy.allowUsernamePassword) {
-    return { refused: showPage({ name: 'message', title: 'Password reset not offered', text: 'This application\u2019s organisation does not offer a password reset here. Ask an administrator to reset your password.' }, 404) };
+    return {
+      refused: showPage(
+        { name: 'message', title: 'Password reset not offered', text: 'This application\u2019s organisation does not offer a password reset here. Ask an administrator to reset your password.' },
+        404,
+      ),
+    };
   }
   return { look };
 }

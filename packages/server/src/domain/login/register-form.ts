@@ -7,10 +7,10 @@
  * try again.
  */
 import { loginLanguage, loginPageTexts } from '../texts/login-texts.js';
-import { attemptApp, showPage, type LoginDeps, type LoginOutcome, type SignInAttempt } from './flow.js';
-import type { RegisterPageView } from './pages.js';
+import { attemptApp, type LoginDeps, type LoginOutcome, type SignInAttempt, showPage } from './flow.js';
 import { signInLook } from './page-look.js';
-import { passwordRulesInWords, registerHuman, RegistrationRefused, registrationTarget, type RegistrationInput } from './registration.js';
+import type { RegisterPageView } from './pages.js';
+import { passwordRulesInWords, type RegistrationInput, RegistrationRefused, registerHuman, registrationTarget } from './registration.js';
 
 /** Where registering would put the person, and how its pages look and read; the refusal where it is not allowed. */
 async function registration(deps: LoginDeps, attempt: SignInAttempt) {
@@ -36,12 +36,7 @@ export async function registrationForm(deps: LoginDeps, attempt: SignInAttempt):
 }
 
 /** A sent registration form: "check your inbox", or the form again with why not. */
-export async function submitRegistration(
-  deps: LoginDeps,
-  attempt: SignInAttempt,
-  form: RegistrationInput & { passwordConfirmation: string },
-  clientAddress: string,
-): Promise<LoginOutcome> {
+export async function submitRegistration(deps: LoginDeps, attempt: SignInAttempt, form: RegistrationInput & { passwordConfirmation: string }, clientAddress: string): Promise<LoginOutcome> {
   const r = await registration(deps, attempt);
   if (!r.open) return r.closed;
   const entered = { firstName: form.firstName, lastName: form.lastName, email: form.email };

@@ -33,7 +33,7 @@ import type { SecretBox } from '../../secrets/secret-box.js';
 import type { Repositories, Store } from '../../store/store.js';
 import { DomainError, GrpcCode } from '../errors.js';
 import { newId } from '../ids.js';
-import { queueUserMessage, type MessageKind } from '../notifications/queue.js';
+import { type MessageKind, queueUserMessage } from '../notifications/queue.js';
 import { login } from '../policies/login.js';
 import { passwordComplexity } from '../policies/password-complexity.js';
 import { isUnstorableText } from '../unstorable-text.js';
@@ -145,7 +145,13 @@ export async function registerHuman(
   const lastName = input.lastName.trim();
   const email = input.email.trim();
   if (!firstName || !lastName || firstName.length > NAME_MAX || lastName.length > NAME_MAX) {
-    throw new RegistrationRefused('invalid_input', GrpcCode.InvalidArgument, 'USER-4hP3j', `Enter a first and a last name (at most ${NAME_MAX} characters each).`, !firstName || firstName.length > NAME_MAX ? 'firstName' : 'lastName');
+    throw new RegistrationRefused(
+      'invalid_input',
+      GrpcCode.InvalidArgument,
+      'USER-4hP3j',
+      `Enter a first and a last name (at most ${NAME_MAX} characters each).`,
+      !firstName || firstName.length > NAME_MAX ? 'firstName' : 'lastName',
+    );
   }
   if (!EMAIL.test(email) || email.length > NAME_MAX) {
     throw new RegistrationRefused('invalid_input', GrpcCode.InvalidArgument, 'EMAIL-599BI', 'Enter a valid email address.', 'email');
@@ -165,13 +171,18 @@ export async function registerHuman(
   // The new user is the creator of its own events, so its id is chosen here.
   const userId = newId();
   try {
-    await createHumanUser(store, { instanceId, orgId, creator: userId, registersItself: true }, {
-      userId,
-      userName: email,
-      profile: { firstName, lastName },
-      email: { email },
-      password: input.password,
-    }, secrets);
+    await createHumanUser(
+      store,
+      { instanceId, orgId, creator: userId, registersItself: true },
+      {
+        userId,
+        userName: email,
+        profile: { firstName, lastName },
+        email: { email },
+        password: input.password,
+      },
+      secrets,
+    );
   } catch (error) {
     // The login name is taken (in this organisation, or as a bare name elsewhere): its owner is told.
     if (error instanceof DomainError && error.code === GrpcCode.AlreadyExists) return mailTheOwner(store, orgId, email);
@@ -189,26 +200,38 @@ async function mailTheOwner(store: Store, orgId: string, email: string, now = ne
   const named = (await store.read.logins.usersByNameKey(key)).map((r) => r.user).filter((u) => u.type === 'human');
   const owner = named.find((u) => u.orgId === orgId) ?? (named.length === 1 ? named[0] : undefined);
   if (!owner) return { existing: true };
-  return store.transaction(async (tx): Promise<RegistrationOutcome> => {
-    const user = await tx.users.get(owner.id);
-    if (!user || user.type !== 'human') return { existing: true };
-    const address = (user.data as unknown as HumanData).email;
-    const unconfirmed = user.state === 'USER_STATE_INITIAL' && !address.isEmailVerified && address.email.toLowerCase() === key && (await tx.logins.isSelfRegistered(user.id));
-    const kind: MessageKind = unconfirmed ? 'init' : 'registration_attempt';
-    const { rows: [last] } = await tx.notifications.search({ userId: user.id, messageType: kind }, { offset: 0, limit: 1, asc: false });
-    if (last && now.getTime() - last.createdAt.getTime() < OWNER_MAIL_INTERVAL_MS) return { existing: true, userId: user.id };
-    // For auditors: someone tried; never what they typed.
-    const event = await tx.events.append({
-      aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.registration.attempted',
-      payload: { mailed: kind, ...(unconfirmed ? { passwordRemoved: true } : {}) }, creator: user.id, resourceOwner: user.orgId,
-    }, now);
-    // An unconfirmed registration loses its password: whichever link of the address's mails its
-    // owner follows, only the init page (the owner's choice) gives it one.
-    if (unconfirmed) await tx.users.change(user.id, { passwordHash: null }, event.sequence, event.createdAt);
-    else await tx.users.touch(user.id, event.sequence, event.createdAt);
-    await queueUserMessage(tx, kind, { id: user.id, orgId: user.orgId, email: address.email }, now);
-    return { existing: true, userId: user.id, mailed: kind };
-  }, [[USER_AGGREGATE, owner.id]]);
+  return store.transaction(
+    async (tx): Promise<RegistrationOutcome> => {
+      const user = await tx.users.get(owner.id);
+      if (!user || user.type !== 'human') return { existing: true };
+      const address = (user.data as unknown as HumanData).email;
+      const unconfirmed = user.state === 'USER_STATE_INITIAL' && !address.isEmailVerified && address.email.toLowerCase() === key && (await tx.logins.isSelfRegistered(user.id));
+      const kind: MessageKind = unconfirmed ? 'init' : 'registration_attempt';
+      const {
+        rows: [last],
+      } = await tx.notifications.search({ userId: user.id, messageType: kind }, { offset: 0, limit: 1, asc: false });
+      if (last && now.getTime() - last.createdAt.getTime() < OWNER_MAIL_INTERVAL_MS) return { existing: true, userId: user.id };
+      // For auditors: someone tried; never what they typed.
+      const event = await tx.events.append(
+        {
+          aggregateType: USER_AGGREGATE,
+          aggregateId: user.id,
+          type: 'user.human.registration.attempted',
+          payload: { mailed: kind, ...(unconfirmed ? { passwordRemoved: true } : {}) },
+          creator: user.id,
+          resourceOwner: user.orgId,
+        },
+        now,
+      );
+      // An unconfirmed registration loses its password: whichever link of the address's mails its
+      // owner follows, only the init page (the owner's choice) gives it one.
+      if (unconfirmed) await tx.users.change(user.id, { passwordHash: null }, event.sequence, event.createdAt);
+      else await tx.users.touch(user.id, event.sequence, event.createdAt);
+      await queueUserMessage(tx, kind, { id: user.id, orgId: user.orgId, email: address.email }, now);
+      return { existing: true, userId: user.id, mailed: kind };
+    },
+    [[USER_AGGREGATE, owner.id]],
+  );
 }
 
 /** The organisation's password complexity rules in words, for the form (ZITADEL's register page lists them too). */

@@ -16,7 +16,7 @@
  */
 import type { Repositories, Store } from '../../store/store.js';
 import { durationSeconds } from '../apps/oidc-config.js';
-import { login, type Login } from '../policies/login.js';
+import { type Login, login } from '../policies/login.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
 
 export type SecondFactorStep =
@@ -72,13 +72,19 @@ export async function secondFactorStep(
  * it was no factor).
  */
 export async function skipSecondFactorSetup(store: Store, userId: string, at = new Date()): Promise<void> {
-  await store.transaction(async (tx) => {
-    const user = await tx.users.get(userId);
-    if (!user) return;
-    const discarded = (await tx.otpEnrolment.pending(user.id)) !== undefined;
-    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.init.skipped', payload: { discardedUnconfirmedApp: discarded }, creator: user.id, resourceOwner: user.orgId }, at);
-    await tx.otpEnrolment.removePending(user.id);
-    await tx.otpEnrolment.setInitSkipped(user.id, at);
-    await tx.users.change(user.id, {}, event.sequence, event.createdAt);
-  }, [[USER_AGGREGATE, userId]]);
+  await store.transaction(
+    async (tx) => {
+      const user = await tx.users.get(userId);
+      if (!user) return;
+      const discarded = (await tx.otpEnrolment.pending(user.id)) !== undefined;
+      const event = await tx.events.append(
+        { aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.init.skipped', payload: { discardedUnconfirmedApp: discarded }, creator: user.id, resourceOwner: user.orgId },
+        at,
+      );
+      await tx.otpEnrolment.removePending(user.id);
+      await tx.otpEnrolment.setInitSkipped(user.id, at);
+      await tx.users.change(user.id, {}, event.sequence, event.createdAt);
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }

@@ -22,7 +22,7 @@
 import type { Repositories } from '../../store/store.js';
 import { login } from '../policies/login.js';
 import { checksOutlived, type LastSignIn } from './check-lifetimes.js';
-import { requiredSecondFactor, type FirstFactor } from './second-factor.js';
+import { type FirstFactor, requiredSecondFactor } from './second-factor.js';
 
 export type SignInStanding =
   | { stands: true }

@@ -5,12 +5,12 @@
  * user (page-look.ts), found once per page.
  */
 import { DomainError, GrpcCode } from '../errors.js';
-import { secondFactorTexts } from '../texts/mfa-texts.js';
 import { loginLanguage } from '../texts/login-texts.js';
-import { pendingOtpEnrolment, startOtpEnrolment, type EnrolmentCaller } from '../users/otp-enrolment.js';
+import { secondFactorTexts } from '../texts/mfa-texts.js';
+import { type EnrolmentCaller, pendingOtpEnrolment, startOtpEnrolment } from '../users/otp-enrolment.js';
 import { attemptApp, type LoginDeps, type SignInAttempt } from './flow.js';
-import type { LoginPage } from './pages.js';
 import { pageLook, signInLook, signInLookOrg } from './page-look.js';
+import type { LoginPage } from './pages.js';
 
 /** `otp-setup`: an authenticator app must be set up; `otp-setup-offer`: the same, with a skip button. */
 export type Step = 'otp' | 'otp-setup' | 'otp-setup-offer' | 'new-password';

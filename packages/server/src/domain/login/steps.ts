@@ -16,17 +16,18 @@
  * starting from the session's user and what it gave, and the session's sign-in time kept
  * (`signedInAt`), so that giving the factor extends no other check's lifetime.
  */
-import { linkIdentity, SignInRefused } from '../federation/sign-in.js';
-import { identityProvider } from '../federation/providers.js';
-import type { ExternalIdentity } from '../federation/browser-state.js';
+
 import { DomainError } from '../errors.js';
+import type { ExternalIdentity } from '../federation/browser-state.js';
+import { identityProvider } from '../federation/providers.js';
+import { linkIdentity, SignInRefused } from '../federation/sign-in.js';
+import { hasNul } from '../unstorable-text.js';
 import { changePasswordAtLogin } from '../users/password.js';
 import { codeWaitText } from './code-throttle.js';
-import { showPage, type CookieChange, type LoginDeps, type LoginOutcome, type SignInAttempt } from './flow.js';
-import { hasNul } from '../unstorable-text.js';
-import { secondFactorStep, type FirstFactor } from './second-factor.js';
-import { SECOND_FACTOR_REASON, signInStanding, type SecondFactorDetails } from './sign-in-standing.js';
-import { secondFactorRefusedPage, stepPage, type Step } from './step-pages.js';
+import { type CookieChange, type LoginDeps, type LoginOutcome, type SignInAttempt, showPage } from './flow.js';
+import { type FirstFactor, secondFactorStep } from './second-factor.js';
+import { SECOND_FACTOR_REASON, type SecondFactorDetails, signInStanding } from './sign-in-standing.js';
+import { type Step, secondFactorRefusedPage, stepPage } from './step-pages.js';
 import { checkTotpLogin } from './totp.js';
 
 export type { Step };

@@ -10,13 +10,13 @@
  * `otp_checks`; the wrong codes since the last right one are the code throttle's count, 'otp').
  */
 import { Secret, TOTP } from 'otpauth';
+import type { SecretBox } from '../../secrets/secret-box.js';
 import type { Store } from '../../store/store.js';
 import { lockout } from '../policies/lockout.js';
-import { openOtpSecret } from '../users/otp-secret.js';
-import type { SecretBox } from '../../secrets/secret-box.js';
-import { mayAuthenticate } from '../users/may-authenticate.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
-import { codeCheckTurn, type CodeChecksThrottled } from './code-throttle.js';
+import { mayAuthenticate } from '../users/may-authenticate.js';
+import { openOtpSecret } from '../users/otp-secret.js';
+import { type CodeChecksThrottled, codeCheckTurn } from './code-throttle.js';
 
 export const TOTP_PERIOD_S = 30;
 /** Steps either side of now that are accepted (clock drift between the phone and the server). */
@@ -54,36 +54,39 @@ export async function checkTotpLogin(store: Store, secrets: SecretBox, instanceI
   const user = await store.read.users.get(userId);
   if (!user) return { ok: false, reason: 'inactive' };
   const policy = await lockout.effective(store.read, instanceId, user.orgId);
-  return store.transaction(async (tx) => {
-    const at = new Date(now);
-    const current = await tx.users.get(userId);
-    if (!current || current.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked' } as const;
-    if (!mayAuthenticate(current.state)) return { ok: false, reason: 'inactive' } as const;
-    const stored = await tx.logins.otpSecret(userId);
-    // Removed between the password and the code: nothing to check against, so no sign-in.
-    if (!stored) return { ok: false, reason: 'inactive' } as const;
-    const turn = await codeCheckTurn(tx, userId, 'otp', at);
-    if (turn.throttled) return { ok: false, reason: 'throttled', throttled: turn.throttled } as const;
-    const secret = openOtpSecret(secrets, stored);
-    const emit = (type: string, payload: Record<string, unknown> = {}) =>
-      tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: userId, type, payload, creator: userId, resourceOwner: current.orgId }, at);
+  return store.transaction(
+    async (tx) => {
+      const at = new Date(now);
+      const current = await tx.users.get(userId);
+      if (!current || current.state === 'USER_STATE_LOCKED') return { ok: false, reason: 'locked' } as const;
+      if (!mayAuthenticate(current.state)) return { ok: false, reason: 'inactive' } as const;
+      const stored = await tx.logins.otpSecret(userId);
+      // Removed between the password and the code: nothing to check against, so no sign-in.
+      if (!stored) return { ok: false, reason: 'inactive' } as const;
+      const turn = await codeCheckTurn(tx, userId, 'otp', at);
+      if (turn.throttled) return { ok: false, reason: 'throttled', throttled: turn.throttled } as const;
+      const secret = openOtpSecret(secrets, stored);
+      const emit = (type: string, payload: Record<string, unknown> = {}) =>
+        tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: userId, type, payload, creator: userId, resourceOwner: current.orgId }, at);
 
-    const step = matchingStep(secret, code, now);
-    const lastStep = await tx.logins.lastOtpStep(userId);
-    if (step === undefined || (lastStep !== undefined && step <= lastStep)) {
-      const failures = await turn.failed();
-      let event = await emit('user.human.mfa.otp.check.failed');
-      const lock = policy.maxOtpAttempts > 0 && failures >= policy.maxOtpAttempts;
-      if (lock) event = await emit('user.locked', { failedOtpAttempts: failures });
-      await tx.logins.setUserState(userId, lock ? 'USER_STATE_LOCKED' : current.state, event.sequence, at);
-      return { ok: false, reason: lock ? 'locked' : 'invalid_code' } as const;
-    }
-    await turn.passed();
-    await tx.logins.setLastOtpStep(userId, step, at);
-    const event = await emit('user.human.mfa.otp.check.succeeded');
-    await tx.logins.setUserState(userId, current.state, event.sequence, at);
-    return { ok: true } as const;
-    // The user's lock: the throttle's count is read, then written, so checks of one user (in any
-    // process) take turns and each sees the count the one before wrote.
-  }, [[USER_AGGREGATE, userId]]);
+      const step = matchingStep(secret, code, now);
+      const lastStep = await tx.logins.lastOtpStep(userId);
+      if (step === undefined || (lastStep !== undefined && step <= lastStep)) {
+        const failures = await turn.failed();
+        let event = await emit('user.human.mfa.otp.check.failed');
+        const lock = policy.maxOtpAttempts > 0 && failures >= policy.maxOtpAttempts;
+        if (lock) event = await emit('user.locked', { failedOtpAttempts: failures });
+        await tx.logins.setUserState(userId, lock ? 'USER_STATE_LOCKED' : current.state, event.sequence, at);
+        return { ok: false, reason: lock ? 'locked' : 'invalid_code' } as const;
+      }
+      await turn.passed();
+      await tx.logins.setLastOtpStep(userId, step, at);
+      const event = await emit('user.human.mfa.otp.check.succeeded');
+      await tx.logins.setUserState(userId, current.state, event.sequence, at);
+      return { ok: true } as const;
+      // The user's lock: the throttle's count is read, then written, so checks of one user (in any
+      // process) take turns and each sees the count the one before wrote.
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }

@@ -5,14 +5,14 @@
  */
 import type { MemberWithUser } from '../../store/repositories/members.js';
 import type { Store } from '../../store/store.js';
-import { USER_AGGREGATE } from '../users/aggregate.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
-import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
+import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
 import { INSTANCE_ROLES, ORG_ROLES } from '../permissions.js';
-import type { HumanData, MachineData } from '../users/view.js';
+import { USER_AGGREGATE } from '../users/aggregate.js';
 import { loginNameReader } from '../users/login-names.js';
+import type { HumanData, MachineData } from '../users/view.js';
 
 interface MemberScope {
   type: 'instance' | 'org';
@@ -56,7 +56,10 @@ function checkRoles(scope: MemberScope, roles: string[]): string[] {
   const invalid = unique.filter((r) => !scope.roles.includes(r));
   if (unique.length === 0 || invalid.length > 0) {
     const which = scope.type === 'instance' ? 'instance (IAM_*)' : 'organisation (ORG_*)';
-    throw invalidArgument(scope.errors.invalidRoles, `invalid roles: ${invalid.length ? `${invalid.join(', ')} ${invalid.length === 1 ? 'is' : 'are'} not` : 'at least one is required, each'} an ${which} role`);
+    throw invalidArgument(
+      scope.errors.invalidRoles,
+      `invalid roles: ${invalid.length ? `${invalid.join(', ')} ${invalid.length === 1 ? 'is' : 'are'} not` : 'at least one is required, each'} an ${which} role`,
+    );
   }
   return unique;
 }
@@ -64,68 +67,77 @@ function checkRoles(scope: MemberScope, roles: string[]): string[] {
 export async function addMember(store: Store, ctx: RequestContext, scope: MemberScope, input: { userId: string; roles: string[] }): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.permissions.write);
   const roles = checkRoles(scope, input.roles);
-  return store.transaction(async (tx) => {
-    // As in ZITADEL, a missing user is a failed precondition (400), not a missing resource.
-    if (!(await tx.users.get(input.userId))) throw failedPrecondition(scope.errors.userMissing, 'invalid userId: User could not be found');
-    if (await tx.members.get(scope.type, scope.id, input.userId)) throw alreadyExists(scope.errors.exists, 'Member already exists');
-    const event = await tx.events.append({
-      aggregateType: scope.type,
-      aggregateId: scope.id,
-      type: `${scope.type}.member.added`,
-      payload: { userId: input.userId, roles },
-      creator: ctx.caller.userId,
-      resourceOwner: scope.id,
-    });
-    await tx.members.insert({
-      scopeType: scope.type,
-      scopeId: scope.id,
-      userId: input.userId,
-      resourceOwner: scope.id,
-      roles,
-      sequence: event.sequence,
-      createdAt: event.createdAt,
-      changedAt: event.createdAt,
-    });
-    return { details: addedDetails(event) };
-  }, [[USER_AGGREGATE, input.userId]]);
+  return store.transaction(
+    async (tx) => {
+      // As in ZITADEL, a missing user is a failed precondition (400), not a missing resource.
+      if (!(await tx.users.get(input.userId))) throw failedPrecondition(scope.errors.userMissing, 'invalid userId: User could not be found');
+      if (await tx.members.get(scope.type, scope.id, input.userId)) throw alreadyExists(scope.errors.exists, 'Member already exists');
+      const event = await tx.events.append({
+        aggregateType: scope.type,
+        aggregateId: scope.id,
+        type: `${scope.type}.member.added`,
+        payload: { userId: input.userId, roles },
+        creator: ctx.caller.userId,
+        resourceOwner: scope.id,
+      });
+      await tx.members.insert({
+        scopeType: scope.type,
+        scopeId: scope.id,
+        userId: input.userId,
+        resourceOwner: scope.id,
+        roles,
+        sequence: event.sequence,
+        createdAt: event.createdAt,
+        changedAt: event.createdAt,
+      });
+      return { details: addedDetails(event) };
+    },
+    [[USER_AGGREGATE, input.userId]],
+  );
 }
 
 /** Replaces the member's roles; unchanged roles write no event (ZITADEL does the same). */
 export async function updateMember(store: Store, ctx: RequestContext, scope: MemberScope, userId: string, input: { roles: string[] }): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.permissions.write);
   const roles = checkRoles(scope, input.roles);
-  return store.transaction(async (tx) => {
-    const current = await tx.members.get(scope.type, scope.id, userId);
-    if (!current) throw notFound(scope.errors.missing, 'Member not found');
-    if (sameSet(current.roles, roles)) return { details: viewDetails(current, scope.id) };
-    const event = await tx.events.append({
-      aggregateType: scope.type,
-      aggregateId: scope.id,
-      type: `${scope.type}.member.changed`,
-      payload: { userId, roles },
-      creator: ctx.caller.userId,
-      resourceOwner: scope.id,
-    });
-    await tx.members.update(scope.type, scope.id, userId, roles, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId]]);
+  return store.transaction(
+    async (tx) => {
+      const current = await tx.members.get(scope.type, scope.id, userId);
+      if (!current) throw notFound(scope.errors.missing, 'Member not found');
+      if (sameSet(current.roles, roles)) return { details: viewDetails(current, scope.id) };
+      const event = await tx.events.append({
+        aggregateType: scope.type,
+        aggregateId: scope.id,
+        type: `${scope.type}.member.changed`,
+        payload: { userId, roles },
+        creator: ctx.caller.userId,
+        resourceOwner: scope.id,
+      });
+      await tx.members.update(scope.type, scope.id, userId, roles, event.sequence, event.createdAt);
+      return { details: changedDetails(event) };
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }
 
 export async function removeMember(store: Store, ctx: RequestContext, scope: MemberScope, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.permissions.delete);
-  return store.transaction(async (tx) => {
-    if (!(await tx.members.get(scope.type, scope.id, userId))) throw notFound(scope.errors.missing, 'Member not found');
-    const event = await tx.events.append({
-      aggregateType: scope.type,
-      aggregateId: scope.id,
-      type: `${scope.type}.member.removed`,
-      payload: { userId },
-      creator: ctx.caller.userId,
-      resourceOwner: scope.id,
-    });
-    await tx.members.remove(scope.type, scope.id, userId);
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId]]);
+  return store.transaction(
+    async (tx) => {
+      if (!(await tx.members.get(scope.type, scope.id, userId))) throw notFound(scope.errors.missing, 'Member not found');
+      const event = await tx.events.append({
+        aggregateType: scope.type,
+        aggregateId: scope.id,
+        type: `${scope.type}.member.removed`,
+        payload: { userId },
+        creator: ctx.caller.userId,
+        resourceOwner: scope.id,
+      });
+      await tx.members.remove(scope.type, scope.id, userId);
+      return { details: changedDetails(event) };
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }
 
 export async function listMembers(

@@ -8,7 +8,7 @@
  */
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Repositories } from '../../store/store.js';
-import { codeCheckTurn, type CodeChecksThrottled } from '../login/code-throttle.js';
+import { type CodeChecksThrottled, codeCheckTurn } from '../login/code-throttle.js';
 
 export type CodeKind = 'email_verification' | 'init' | 'password_reset';
 export const CODE_TTL_MS: Record<CodeKind, number> = { email_verification: 60 * 60_000, init: 72 * 60 * 60_000, password_reset: 60 * 60_000 };

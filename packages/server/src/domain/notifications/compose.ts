@@ -8,15 +8,16 @@
  * and the preview and test send of texts (domain/texts/preview.ts) both call it, so a preview is
  * what the outbox delivers.
  */
+
+import type { UserRow } from '../../store/repositories/users.js';
+import type { Repositories } from '../../store/store.js';
+import { type Language, SUPPORTED_LANGUAGES } from '../languages.js';
+import { label } from '../policies/label.js';
+import { builtInText, MESSAGE_TYPES, type MessageTextFields, type MessageType, withoutEmpty } from '../texts/message-text.js';
+import { type LoginNames, loginNameReader } from '../users/login-names.js';
+import type { HumanData } from '../users/view.js';
 import type { CodeKind } from './codes.js';
 import type { MessageKind } from './queue.js';
-import { SUPPORTED_LANGUAGES, type Language } from '../languages.js';
-import { builtInText, MESSAGE_TYPES, withoutEmpty, type MessageTextFields, type MessageType } from '../texts/message-text.js';
-import type { HumanData } from '../users/view.js';
-import { loginNameReader, type LoginNames } from '../users/login-names.js';
-import { label } from '../policies/label.js';
-import type { Repositories } from '../../store/store.js';
-import type { UserRow } from '../../store/repositories/users.js';
 import { escapeHtml, renderTemplate, type TemplateValues } from './template.js';
 
 export interface ComposedMessage {

@@ -4,10 +4,11 @@
  * message carries is made when it is sent (background/outbox-worker.ts): no usable code waits in
  * the store, and each sent mail's code replaces the previous one.
  */
-import { requirePermission, type RequestContext } from '../context.js';
-import { newId } from '../ids.js';
-import { listDetails, toPage, type ListQueryInput } from '../list.js';
+
 import type { Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { newId } from '../ids.js';
+import { type ListQueryInput, listDetails, toPage } from '../list.js';
 
 /** `registration_attempt`: the notice to an account's owner that someone tried to register with its address (domain/login/registration.ts). */
 export const MESSAGE_KINDS = ['verify_email', 'init', 'password_reset', 'registration_attempt'] as const;

@@ -7,11 +7,11 @@
 import type { SecretBox } from '../../secrets/secret-box.js';
 import type { SmtpProviderRow } from '../../store/repositories/notifications.js';
 import type { Repositories, Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '../details.js';
 import { failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
+import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
 import { parseSmtpHost, SMTP_PASSWORD_PURPOSE, smtpTransport } from './transports.js';
 
 export { SMTP_PASSWORD_PURPOSE };
@@ -82,7 +82,15 @@ export async function addSmtpProvider(store: Store, secrets: SecretBox, ctx: Req
   const id = newId();
   const passwordSealed = input.password ? secrets.seal(input.password, SMTP_PASSWORD_PURPOSE) : null;
   return store.transaction(async (tx) => {
-    const settings = { senderAddress: input.senderAddress, senderName: input.senderName, tls: input.tls ?? false, host: input.host, user: input.user ?? '', replyToAddress: input.replyToAddress ?? '', description: input.description ?? '' };
+    const settings = {
+      senderAddress: input.senderAddress,
+      senderName: input.senderName,
+      tls: input.tls ?? false,
+      host: input.host,
+      user: input.user ?? '',
+      replyToAddress: input.replyToAddress ?? '',
+      description: input.description ?? '',
+    };
     const event = await append(tx, ctx, 'instance.smtp.config.added', { id, ...settings, passwordSet: Boolean(passwordSealed) });
     await tx.notifications.insertProvider({ id, ...settings, passwordSealed, state: 'SMTP_CONFIG_INACTIVE', sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt });
     return { details: addedDetails(event), id };
@@ -95,7 +103,15 @@ export async function updateSmtpProvider(store: Store, secrets: SecretBox, ctx: 
   return store.transaction(async (tx) => {
     const row = await tx.notifications.provider(id);
     if (!row) throw notFoundError();
-    const next = { senderAddress: input.senderAddress, senderName: input.senderName, tls: input.tls ?? false, host: input.host, user: input.user ?? '', replyToAddress: input.replyToAddress ?? '', description: input.description ?? '' };
+    const next = {
+      senderAddress: input.senderAddress,
+      senderName: input.senderName,
+      tls: input.tls ?? false,
+      host: input.host,
+      user: input.user ?? '',
+      replyToAddress: input.replyToAddress ?? '',
+      description: input.description ?? '',
+    };
     const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => row[k as keyof typeof next] !== v));
     // ZITADEL's UpdateSMTPConfig takes an optional password too.
     const passwordSealed = input.password ? secrets.seal(input.password, SMTP_PASSWORD_PURPOSE) : undefined;
@@ -183,13 +199,16 @@ async function sendTestMail(settings: { senderAddress: string; senderName: strin
   if (!EMAIL.test(receiverAddress)) throw invalidArgument('SMTP-rec1v', 'invalid receiverAddress: not an email address');
   const smtp = smtpTransport(settings, 'test');
   try {
-    await smtp.send({
-      from: { name: settings.senderName, address: settings.senderAddress },
-      to: receiverAddress,
-      subject: 'identity-service: SMTP test',
-      text: 'This is a test mail from identity-service: the SMTP provider works.',
-      html: '<p>This is a test mail from identity-service: the SMTP provider works.</p>',
-    }, 'test');
+    await smtp.send(
+      {
+        from: { name: settings.senderName, address: settings.senderAddress },
+        to: receiverAddress,
+        subject: 'identity-service: SMTP test',
+        text: 'This is a test mail from identity-service: the SMTP provider works.',
+        html: '<p>This is a test mail from identity-service: the SMTP provider works.</p>',
+      },
+      'test',
+    );
   } catch (error) {
     throw failedPrecondition('SMTP-t3st0', `the test mail was not sent: ${(error as Error).message}`);
   } finally {
@@ -206,12 +225,7 @@ export async function testSmtpProviderById(store: Store, secrets: SecretBox, ctx
   return {};
 }
 
-export async function testSmtpSettings(
-  store: Store,
-  secrets: SecretBox,
-  ctx: RequestContext,
-  input: SmtpProviderInput & { receiverAddress: string; id?: string },
-): Promise<Record<string, never>> {
+export async function testSmtpSettings(store: Store, secrets: SecretBox, ctx: RequestContext, input: SmtpProviderInput & { receiverAddress: string; id?: string }): Promise<Record<string, never>> {
   requirePermission(ctx, 'iam.write');
   validate(input);
   let password = input.password;

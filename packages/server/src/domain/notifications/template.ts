@@ -5,8 +5,20 @@
  * refused there with the field named, so a stored text always renders.
  */
 export const TEMPLATE_VARIABLES = [
-  'Code', 'UserName', 'FirstName', 'LastName', 'NickName', 'DisplayName', 'LastEmail', 'VerifiedEmail',
-  'LastPhone', 'VerifiedPhone', 'PreferredLoginName', 'LoginNames', 'ChangeDate', 'CreationDate',
+  'Code',
+  'UserName',
+  'FirstName',
+  'LastName',
+  'NickName',
+  'DisplayName',
+  'LastEmail',
+  'VerifiedEmail',
+  'LastPhone',
+  'VerifiedPhone',
+  'PreferredLoginName',
+  'LoginNames',
+  'ChangeDate',
+  'CreationDate',
 ] as const;
 export type TemplateVariable = (typeof TEMPLATE_VARIABLES)[number];
 export type TemplateValues = Partial<Record<TemplateVariable, string>>;

@@ -86,9 +86,7 @@ export function smtpTransportOptions(s: SmtpSettings) {
  */
 export const SMTP_POOL_CONNECTIONS = 4;
 export function smtpTransport(s: SmtpSettings, label: string, pooled = false): { send: Transport; close: () => void } {
-  const transporter = pooled
-    ? nodemailer.createTransport({ ...smtpTransportOptions(s), pool: true, maxConnections: SMTP_POOL_CONNECTIONS })
-    : nodemailer.createTransport(smtpTransportOptions(s));
+  const transporter = pooled ? nodemailer.createTransport({ ...smtpTransportOptions(s), pool: true, maxConnections: SMTP_POOL_CONNECTIONS }) : nodemailer.createTransport(smtpTransportOptions(s));
   return {
     send: async (mail) => {
       const info = await transporter.sendMail({ ...mail, replyTo: mail.replyTo || undefined });

@@ -4,7 +4,7 @@
  * names can reduce to one DNS label ("A B" and "a-b").
  */
 import type { Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { addedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, invalidArgument } from '../errors.js';
 import { newId } from '../ids.js';
@@ -24,48 +24,51 @@ export async function addOrg(store: Store, ctx: RequestContext, input: { name: s
   const id = newId();
   // The instance's domain is set once, at the first start.
   const primaryDomain = orgPrimaryDomain(name, (await store.read.instance.get())?.domain ?? 'localhost');
-  return store.transaction(async (tx) => {
-    if (await tx.orgs.getByNameKey(name.toLowerCase())) throw alreadyExists('V3-DKcYh', 'Organisation name already taken');
-    if (await tx.orgs.getByPrimaryDomain(primaryDomain)) {
-      throw alreadyExists('V3-DKcYh', `Organisation domain already taken: ${primaryDomain}`);
-    }
-    const added = await tx.events.append({
-      aggregateType: ORG_AGGREGATE,
-      aggregateId: id,
-      type: 'org.added',
-      payload: { name, primaryDomain },
-      creator: ctx.caller.userId,
-      resourceOwner: id,
-    });
-    const member = await tx.events.append({
-      aggregateType: ORG_AGGREGATE,
-      aggregateId: id,
-      type: 'org.member.added',
-      payload: { userId: ctx.caller.userId, roles: ['ORG_OWNER'] },
-      creator: ctx.caller.userId,
-      resourceOwner: id,
-    });
-    await tx.orgs.insert({
-      id,
-      name,
-      nameKey: name.toLowerCase(),
-      state: 'ORG_STATE_ACTIVE',
-      primaryDomain,
-      sequence: member.sequence,
-      createdAt: added.createdAt,
-      changedAt: member.createdAt,
-    });
-    await tx.members.insert({
-      scopeType: 'org',
-      scopeId: id,
-      userId: ctx.caller.userId,
-      resourceOwner: id,
-      roles: ['ORG_OWNER'],
-      sequence: member.sequence,
-      createdAt: member.createdAt,
-      changedAt: member.createdAt,
-    });
-    return { id, details: addedDetails(member) };
-    // The domain's lock: two names can reduce to one domain, which no unique index covers.
-  }, [domainLock(primaryDomain)]);
+  return store.transaction(
+    async (tx) => {
+      if (await tx.orgs.getByNameKey(name.toLowerCase())) throw alreadyExists('V3-DKcYh', 'Organisation name already taken');
+      if (await tx.orgs.getByPrimaryDomain(primaryDomain)) {
+        throw alreadyExists('V3-DKcYh', `Organisation domain already taken: ${primaryDomain}`);
+      }
+      const added = await tx.events.append({
+        aggregateType: ORG_AGGREGATE,
+        aggregateId: id,
+        type: 'org.added',
+        payload: { name, primaryDomain },
+        creator: ctx.caller.userId,
+        resourceOwner: id,
+      });
+      const member = await tx.events.append({
+        aggregateType: ORG_AGGREGATE,
+        aggregateId: id,
+        type: 'org.member.added',
+        payload: { userId: ctx.caller.userId, roles: ['ORG_OWNER'] },
+        creator: ctx.caller.userId,
+        resourceOwner: id,
+      });
+      await tx.orgs.insert({
+        id,
+        name,
+        nameKey: name.toLowerCase(),
+        state: 'ORG_STATE_ACTIVE',
+        primaryDomain,
+        sequence: member.sequence,
+        createdAt: added.createdAt,
+        changedAt: member.createdAt,
+      });
+      await tx.members.insert({
+        scopeType: 'org',
+        scopeId: id,
+        userId: ctx.caller.userId,
+        resourceOwner: id,
+        roles: ['ORG_OWNER'],
+        sequence: member.sequence,
+        createdAt: member.createdAt,
+        changedAt: member.createdAt,
+      });
+      return { id, details: addedDetails(member) };
+      // The domain's lock: two names can reduce to one domain, which no unique index covers.
+    },
+    [domainLock(primaryDomain)],
+  );
 }

@@ -12,13 +12,13 @@
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { fetchLimited, OutboundError } from '../../outbound/limited-fetch.js';
-import type { Store } from '../../store/store.js';
 import type { OrgDomainRow } from '../../store/repositories/org-domains.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import type { Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
+import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
 import { domain as domainPolicy } from '../policies/domain.js';
-import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
 import { ORG_AGGREGATE } from './commands.js';
 import { domainLock } from './domain.js';
 
@@ -87,25 +87,55 @@ async function existing(tx: Store['read'], orgId: string, domain: string) {
 export async function addOrgDomain(store: Store, ctx: RequestContext, input: { domain: string }): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'org.write');
   const domain = normaliseDomain(input.domain);
-  return store.transaction(async (tx) => {
-    if (await tx.orgDomains.get(ctx.orgId, domain)) throw alreadyExists('ORG-11r1m', 'The organisation has this domain already');
-    if (await tx.orgDomains.verifiedElsewhere(domain, ctx.orgId)) throw alreadyExists('ORG-i2bsd', 'Another organisation has verified this domain');
-    const event = await tx.events.append({ aggregateType: ORG_AGGREGATE, aggregateId: ctx.orgId, type: 'org.domain.added', payload: { domain }, creator: ctx.caller.userId, resourceOwner: ctx.orgId });
-    await tx.orgDomains.insert({ orgId: ctx.orgId, domain, isVerified: false, isPrimary: false, validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED', validationToken: null, sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt });
-    return { details: addedDetails(event) };
-  }, [[ORG_AGGREGATE, ctx.orgId], domainLock(domain)]);
+  return store.transaction(
+    async (tx) => {
+      if (await tx.orgDomains.get(ctx.orgId, domain)) throw alreadyExists('ORG-11r1m', 'The organisation has this domain already');
+      if (await tx.orgDomains.verifiedElsewhere(domain, ctx.orgId)) throw alreadyExists('ORG-i2bsd', 'Another organisation has verified this domain');
+      const event = await tx.events.append({
+        aggregateType: ORG_AGGREGATE,
+        aggregateId: ctx.orgId,
+        type: 'org.domain.added',
+        payload: { domain },
+        creator: ctx.caller.userId,
+        resourceOwner: ctx.orgId,
+      });
+      await tx.orgDomains.insert({
+        orgId: ctx.orgId,
+        domain,
+        isVerified: false,
+        isPrimary: false,
+        validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED',
+        validationToken: null,
+        sequence: event.sequence,
+        createdAt: event.createdAt,
+        changedAt: event.createdAt,
+      });
+      return { details: addedDetails(event) };
+    },
+    [[ORG_AGGREGATE, ctx.orgId], domainLock(domain)],
+  );
 }
 
 export async function removeOrgDomain(store: Store, ctx: RequestContext, rawDomain: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'org.write');
   const domain = normaliseDomain(rawDomain);
-  return store.transaction(async (tx) => {
-    const row = await existing(tx, ctx.orgId, domain);
-    if (row.isPrimary) throw failedPrecondition('ORG-Sjdi3', 'The primary domain cannot be removed; make another one primary first');
-    const event = await tx.events.append({ aggregateType: ORG_AGGREGATE, aggregateId: ctx.orgId, type: 'org.domain.removed', payload: { domain }, creator: ctx.caller.userId, resourceOwner: ctx.orgId });
-    await tx.orgDomains.remove(ctx.orgId, domain);
-    return { details: changedDetails(event) };
-  }, [[ORG_AGGREGATE, ctx.orgId]]);
+  return store.transaction(
+    async (tx) => {
+      const row = await existing(tx, ctx.orgId, domain);
+      if (row.isPrimary) throw failedPrecondition('ORG-Sjdi3', 'The primary domain cannot be removed; make another one primary first');
+      const event = await tx.events.append({
+        aggregateType: ORG_AGGREGATE,
+        aggregateId: ctx.orgId,
+        type: 'org.domain.removed',
+        payload: { domain },
+        creator: ctx.caller.userId,
+        resourceOwner: ctx.orgId,
+      });
+      await tx.orgDomains.remove(ctx.orgId, domain);
+      return { details: changedDetails(event) };
+    },
+    [[ORG_AGGREGATE, ctx.orgId]],
+  );
 }
 
 const challengeUrl = (domain: string, token: string, options: DomainCheckOptions = {}) =>
@@ -124,12 +154,22 @@ export async function generateOrgDomainValidation(
   const type = input.type as ValidationType;
   if (!VALIDATION_TYPES.includes(type)) throw invalidArgument('ORG-Gsw31', 'invalid type: must be DOMAIN_VALIDATION_TYPE_HTTP or DOMAIN_VALIDATION_TYPE_DNS');
   const token = randomBytes(24).toString('base64url');
-  await store.transaction(async (tx) => {
-    const row = await existing(tx, ctx.orgId, domain);
-    if (row.isVerified) throw failedPrecondition('ORG-HGw21', 'The domain is verified already');
-    const event = await tx.events.append({ aggregateType: ORG_AGGREGATE, aggregateId: ctx.orgId, type: 'org.domain.verification.added', payload: { domain, validationType: type }, creator: ctx.caller.userId, resourceOwner: ctx.orgId });
-    await tx.orgDomains.update(ctx.orgId, domain, { validationType: type, validationToken: token, sequence: event.sequence, changedAt: event.createdAt });
-  }, [[ORG_AGGREGATE, ctx.orgId]]);
+  await store.transaction(
+    async (tx) => {
+      const row = await existing(tx, ctx.orgId, domain);
+      if (row.isVerified) throw failedPrecondition('ORG-HGw21', 'The domain is verified already');
+      const event = await tx.events.append({
+        aggregateType: ORG_AGGREGATE,
+        aggregateId: ctx.orgId,
+        type: 'org.domain.verification.added',
+        payload: { domain, validationType: type },
+        creator: ctx.caller.userId,
+        resourceOwner: ctx.orgId,
+      });
+      await tx.orgDomains.update(ctx.orgId, domain, { validationType: type, validationToken: token, sequence: event.sequence, changedAt: event.createdAt });
+    },
+    [[ORG_AGGREGATE, ctx.orgId]],
+  );
   return { token, url: type === 'DOMAIN_VALIDATION_TYPE_HTTP' ? challengeUrl(domain, token, options) : dnsName(domain) };
 }
 
@@ -170,28 +210,48 @@ export async function validateOrgDomain(store: Store, ctx: RequestContext, rawDo
   }
   // Outside the transaction: the check waits on the network.
   await check(domain, row.validationType, row.validationToken, options);
-  return store.transaction(async (tx) => {
-    const current = await existing(tx, ctx.orgId, domain);
-    if (current.validationToken !== row.validationToken) throw failedPrecondition('ORG-Sjdi3', 'A new validation was generated meanwhile: validate again');
-    if (await tx.orgDomains.verifiedElsewhere(domain, ctx.orgId)) throw alreadyExists('ORG-i2bsd', 'Another organisation has verified this domain');
-    const event = await tx.events.append({ aggregateType: ORG_AGGREGATE, aggregateId: ctx.orgId, type: 'org.domain.verified', payload: { domain }, creator: ctx.caller.userId, resourceOwner: ctx.orgId });
-    await tx.orgDomains.update(ctx.orgId, domain, { isVerified: true, validationToken: null, sequence: event.sequence, changedAt: event.createdAt });
-    return { details: changedDetails(event) };
-  }, [[ORG_AGGREGATE, ctx.orgId], domainLock(domain)]);
+  return store.transaction(
+    async (tx) => {
+      const current = await existing(tx, ctx.orgId, domain);
+      if (current.validationToken !== row.validationToken) throw failedPrecondition('ORG-Sjdi3', 'A new validation was generated meanwhile: validate again');
+      if (await tx.orgDomains.verifiedElsewhere(domain, ctx.orgId)) throw alreadyExists('ORG-i2bsd', 'Another organisation has verified this domain');
+      const event = await tx.events.append({
+        aggregateType: ORG_AGGREGATE,
+        aggregateId: ctx.orgId,
+        type: 'org.domain.verified',
+        payload: { domain },
+        creator: ctx.caller.userId,
+        resourceOwner: ctx.orgId,
+      });
+      await tx.orgDomains.update(ctx.orgId, domain, { isVerified: true, validationToken: null, sequence: event.sequence, changedAt: event.createdAt });
+      return { details: changedDetails(event) };
+    },
+    [[ORG_AGGREGATE, ctx.orgId], domainLock(domain)],
+  );
 }
 
 export async function setPrimaryOrgDomain(store: Store, ctx: RequestContext, rawDomain: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'org.write');
   const domain = normaliseDomain(rawDomain);
   const policy = await domainPolicy.effective(store.read, ctx.instanceId, ctx.orgId);
-  return store.transaction(async (tx) => {
-    const row = await existing(tx, ctx.orgId, domain);
-    if (row.isPrimary) throw failedPrecondition('ORG-Dkd23', 'The domain is the primary one already');
-    if (policy.validateOrgDomains && !row.isVerified) throw failedPrecondition('ORG-Ggd32', 'The domain must be verified before it becomes primary (domain policy: validateOrgDomains)');
-    const taken = await tx.orgs.getByPrimaryDomain(domain);
-    if (taken && taken.id !== ctx.orgId) throw alreadyExists('ORG-i2bsd', 'Another organisation uses this domain as its primary one');
-    const event = await tx.events.append({ aggregateType: ORG_AGGREGATE, aggregateId: ctx.orgId, type: 'org.domain.primary.set', payload: { domain }, creator: ctx.caller.userId, resourceOwner: ctx.orgId });
-    await tx.orgDomains.setPrimary(ctx.orgId, domain, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
-  }, [[ORG_AGGREGATE, ctx.orgId], domainLock(domain)]);
+  return store.transaction(
+    async (tx) => {
+      const row = await existing(tx, ctx.orgId, domain);
+      if (row.isPrimary) throw failedPrecondition('ORG-Dkd23', 'The domain is the primary one already');
+      if (policy.validateOrgDomains && !row.isVerified) throw failedPrecondition('ORG-Ggd32', 'The domain must be verified before it becomes primary (domain policy: validateOrgDomains)');
+      const taken = await tx.orgs.getByPrimaryDomain(domain);
+      if (taken && taken.id !== ctx.orgId) throw alreadyExists('ORG-i2bsd', 'Another organisation uses this domain as its primary one');
+      const event = await tx.events.append({
+        aggregateType: ORG_AGGREGATE,
+        aggregateId: ctx.orgId,
+        type: 'org.domain.primary.set',
+        payload: { domain },
+        creator: ctx.caller.userId,
+        resourceOwner: ctx.orgId,
+      });
+      await tx.orgDomains.setPrimary(ctx.orgId, domain, event.sequence, event.createdAt);
+      return { details: changedDetails(event) };
+    },
+    [[ORG_AGGREGATE, ctx.orgId], domainLock(domain)],
+  );
 }

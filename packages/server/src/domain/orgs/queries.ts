@@ -1,8 +1,8 @@
-import { requirePermission, type RequestContext } from '../context.js';
-import { viewDetails, type ObjectDetails } from '../details.js';
-import { notFound } from '../errors.js';
-import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
 import type { Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { type ObjectDetails, viewDetails } from '../details.js';
+import { notFound } from '../errors.js';
+import { type ListDetails, type ListQueryInput, listDetails, type TextQueryMethod, textMatch, toPage } from '../list.js';
 
 export const ORG_STATES = ['ORG_STATE_UNSPECIFIED', 'ORG_STATE_ACTIVE', 'ORG_STATE_INACTIVE', 'ORG_STATE_REMOVED'] as const;
 export type OrgState = (typeof ORG_STATES)[number];
@@ -38,11 +38,7 @@ export interface OrgSearchQuery {
 }
 
 /** Every organisation of the instance matching all queries (admin API, `iam.read`). */
-export async function listOrgs(
-  store: Store,
-  ctx: RequestContext,
-  input: { query?: ListQueryInput; queries?: OrgSearchQuery[] },
-): Promise<{ details: ListDetails; result: OrgView[] }> {
+export async function listOrgs(store: Store, ctx: RequestContext, input: { query?: ListQueryInput; queries?: OrgSearchQuery[] }): Promise<{ details: ListDetails; result: OrgView[] }> {
   requirePermission(ctx, 'iam.read');
   const names = (input.queries ?? []).flatMap((q) => (q.nameQuery ? [textMatch(q.nameQuery.name, q.nameQuery.method)] : []));
   const at = new Date();

@@ -38,7 +38,7 @@
  * does not keep its id taken the way RemoveUser does (store/repositories/transfer.ts `existingUserIds`).
  */
 import type { Dialect, Repositories, Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition, notFound } from '../errors.js';
 import { removeGrantWithin, removeProjectWithin } from '../projects/removal.js';
@@ -74,35 +74,37 @@ export async function removeOrg(store: Store, ctx: RequestContext): Promise<{ de
   const orgId = ctx.orgId;
   // The instance's login names: user creations (API, sign-in, import) take it too, so none adds a
   // user to the organisation while it is being removed.
-  return store.transaction(async (tx) => {
-    const org = await tx.orgs.get(orgId);
-    if (!org) throw notFound('COMMAND-ak8ew', 'Errors.Org.NotFound');
-    const instance = await tx.instance.get();
-    if (instance?.defaultOrgId === orgId) throw failedPrecondition('COMMA-wG9p1', 'Errors.Org.DefaultOrgNotDeletable: the instance’s default organisation cannot be removed');
-    await requireAuthorityOverUsersOf(tx, ctx, orgId);
-    const creator = ctx.caller.userId;
-    const onOrg = (type: string, payload: Record<string, unknown>) =>
-      tx.events.append({ aggregateType: ORG_AGGREGATE, aggregateId: orgId, type, payload, creator, resourceOwner: orgId });
+  return store.transaction(
+    async (tx) => {
+      const org = await tx.orgs.get(orgId);
+      if (!org) throw notFound('COMMAND-ak8ew', 'Errors.Org.NotFound');
+      const instance = await tx.instance.get();
+      if (instance?.defaultOrgId === orgId) throw failedPrecondition('COMMA-wG9p1', 'Errors.Org.DefaultOrgNotDeletable: the instance’s default organisation cannot be removed');
+      await requireAuthorityOverUsersOf(tx, ctx, orgId);
+      const creator = ctx.caller.userId;
+      const onOrg = (type: string, payload: Record<string, unknown>) => tx.events.append({ aggregateType: ORG_AGGREGATE, aggregateId: orgId, type, payload, creator, resourceOwner: orgId });
 
-    const later = { userGrantsLater: true };
-    const projects = await tx.removal.projectsOf(orgId);
-    for (const project of projects) await removeProjectWithin(tx, ctx, project, 'project.cascade.removed', later);
-    for (const grant of await tx.removal.grantsTo(orgId)) await removeGrantWithin(tx, ctx, grant, grant.orgId, later);
-    // The roles its users hold anywhere (few: roles are given one by one), so that no list of
-    // members shows them a moment longer; then its own members, of any organisation.
-    await removeMembershipsWithin(tx, creator, await tx.members.heldByUsersOf(orgId));
-    for (const m of await tx.removal.membersOf('org', orgId)) await onOrg('org.member.cascade.removed', { userId: m.userId });
-    await tx.members.removeScope('org', orgId);
-    const idps = await tx.removal.idpsOf(orgId);
-    for (const idp of idps) {
-      await onOrg('org.idp.config.cascade.removed', { idpConfigId: idp.id, name: idp.name });
-      await tx.idps.remove(idp.id);
-    }
-    await tx.removal.removeOrg(orgId);
-    const removed = await onOrg('org.removed', { name: org.name });
-    await tx.removal.startOrgRemoval({ orgId, creatorId: creator, projectIds: projects.map((p) => p.id), idpIds: idps.map((i) => i.id), createdAt: removed.createdAt });
-    return { details: changedDetails(removed) };
-  }, [[ORG_AGGREGATE, orgId], loginNamesLock(ctx.instanceId)]);
+      const later = { userGrantsLater: true };
+      const projects = await tx.removal.projectsOf(orgId);
+      for (const project of projects) await removeProjectWithin(tx, ctx, project, 'project.cascade.removed', later);
+      for (const grant of await tx.removal.grantsTo(orgId)) await removeGrantWithin(tx, ctx, grant, grant.orgId, later);
+      // The roles its users hold anywhere (few: roles are given one by one), so that no list of
+      // members shows them a moment longer; then its own members, of any organisation.
+      await removeMembershipsWithin(tx, creator, await tx.members.heldByUsersOf(orgId));
+      for (const m of await tx.removal.membersOf('org', orgId)) await onOrg('org.member.cascade.removed', { userId: m.userId });
+      await tx.members.removeScope('org', orgId);
+      const idps = await tx.removal.idpsOf(orgId);
+      for (const idp of idps) {
+        await onOrg('org.idp.config.cascade.removed', { idpConfigId: idp.id, name: idp.name });
+        await tx.idps.remove(idp.id);
+      }
+      await tx.removal.removeOrg(orgId);
+      const removed = await onOrg('org.removed', { name: org.name });
+      await tx.removal.startOrgRemoval({ orgId, creatorId: creator, projectIds: projects.map((p) => p.id), idpIds: idps.map((i) => i.id), createdAt: removed.createdAt });
+      return { details: changedDetails(removed) };
+    },
+    [[ORG_AGGREGATE, orgId], loginNamesLock(ctx.instanceId)],
+  );
 }
 
 /**
@@ -112,19 +114,22 @@ export async function removeOrg(store: Store, ctx: RequestContext): Promise<{ de
  * and removes what is left.
  */
 export async function continueOrgRemoval(store: Store, orgId: string, budget: BatchBudget = BATCH_BUDGET[store.dialect]): Promise<'more' | 'done'> {
-  return store.transaction(async (tx) => {
-    const removal = await tx.removal.orgRemoval(orgId);
-    if (!removal) return 'done';
-    const started = performance.now();
-    do {
-      if (!(await removeNextStep(tx, orgId, removal.creatorId, removal.projectIds, budget.step))) {
-        await tx.removal.removeLinksOf(removal.idpIds);
-        await tx.removal.finishOrgRemoval(orgId);
-        return 'done';
-      }
-    } while (performance.now() - started < budget.ms);
-    return 'more';
-  }, [[ORG_AGGREGATE, orgId]]);
+  return store.transaction(
+    async (tx) => {
+      const removal = await tx.removal.orgRemoval(orgId);
+      if (!removal) return 'done';
+      const started = performance.now();
+      do {
+        if (!(await removeNextStep(tx, orgId, removal.creatorId, removal.projectIds, budget.step))) {
+          await tx.removal.removeLinksOf(removal.idpIds);
+          await tx.removal.finishOrgRemoval(orgId);
+          return 'done';
+        }
+      } while (performance.now() - started < budget.ms);
+      return 'more';
+    },
+    [[ORG_AGGREGATE, orgId]],
+  );
 }
 
 /** Removes the next few of what is left, in the order of the module's comment; false when nothing is. */

@@ -5,7 +5,7 @@
  * the three import in one direction.
  */
 import { DomainPolicy as DomainDocument } from '../transfer/document.js';
-import { parseWith, type PolicyKind } from './policy.js';
+import { type PolicyKind, parseWith } from './policy.js';
 
 export interface Domain {
   userLoginMustBeDomain: boolean;
@@ -21,7 +21,11 @@ export const domainKind = {
   orgWritePermission: 'iam.policy.write',
   parse: (input: unknown): Domain => {
     const p = parseWith(DomainDocument, input);
-    return { userLoginMustBeDomain: Boolean(p.userLoginMustBeDomain), validateOrgDomains: Boolean(p.validateOrgDomains), smtpSenderAddressMatchesInstanceDomain: Boolean(p.smtpSenderAddressMatchesInstanceDomain) };
+    return {
+      userLoginMustBeDomain: Boolean(p.userLoginMustBeDomain),
+      validateOrgDomains: Boolean(p.validateOrgDomains),
+      smtpSenderAddressMatchesInstanceDomain: Boolean(p.smtpSenderAddressMatchesInstanceDomain),
+    };
   },
   show: (p: Domain) => ({ ...p }),
   documentField: 'domainPolicy',

@@ -5,9 +5,10 @@
  * (`iam.policy.write`) gives an organisation its own. Until the instance's default is changed it is
  * ZITADEL's built-in one (all three on). The kind itself is in domain-kind.ts (read by login names).
  */
-import { policyOperations } from './policy.js';
+
 import { assertBareLoginNamesUnique, loginNamesLock } from '../users/login-names.js';
 import { domainKind } from './domain-kind.js';
+import { policyOperations } from './policy.js';
 
 export const domain = policyOperations({
   ...domainKind,

@@ -16,9 +16,17 @@ type Colour = (typeof COLOURS)[number];
 export type Label = Record<Colour, string> & { hideLoginNameSuffix: boolean; disableWatermark: boolean; themeMode: string };
 
 const BUILT_IN: Label = {
-  primaryColor: '#5469d4', warnColor: '#cd3d56', backgroundColor: '#fafafa', fontColor: '#000000',
-  primaryColorDark: '#2073c4', backgroundColorDark: '#111827', warnColorDark: '#ff3b5b', fontColorDark: '#ffffff',
-  hideLoginNameSuffix: false, disableWatermark: false, themeMode: 'THEME_MODE_AUTO',
+  primaryColor: '#5469d4',
+  warnColor: '#cd3d56',
+  backgroundColor: '#fafafa',
+  fontColor: '#000000',
+  primaryColorDark: '#2073c4',
+  backgroundColorDark: '#111827',
+  warnColorDark: '#ff3b5b',
+  fontColorDark: '#ffffff',
+  hideLoginNameSuffix: false,
+  disableWatermark: false,
+  themeMode: 'THEME_MODE_AUTO',
 };
 
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
@@ -30,11 +38,13 @@ export const label = policyOperations({
   builtIn: BUILT_IN,
   parse: (input: unknown): Label => {
     const p = parseWith(LabelDocument, input) as Partial<Label>;
-    const colours = Object.fromEntries(COLOURS.map((c) => {
-      const value = (p[c] ?? '').trim();
-      if (value && !HEX.test(value)) throw invalidArgument('POLICY-c0l0r', `invalid ${c}: value must be a hex colour such as #5469d4`);
-      return [c, value];
-    })) as Record<Colour, string>;
+    const colours = Object.fromEntries(
+      COLOURS.map((c) => {
+        const value = (p[c] ?? '').trim();
+        if (value && !HEX.test(value)) throw invalidArgument('POLICY-c0l0r', `invalid ${c}: value must be a hex colour such as #5469d4`);
+        return [c, value];
+      }),
+    ) as Record<Colour, string>;
     const themeMode = p.themeMode && p.themeMode !== 'THEME_MODE_UNSPECIFIED' ? p.themeMode : 'THEME_MODE_AUTO';
     return { ...colours, hideLoginNameSuffix: Boolean(p.hideLoginNameSuffix), disableWatermark: Boolean(p.disableWatermark), themeMode };
   },

@@ -49,12 +49,20 @@ export const lockout = policyOperations({
  */
 export async function seedLockoutDefault(store: Store, instanceId: string, maxPasswordAttempts: number): Promise<void> {
   if (maxPasswordAttempts <= 0) return;
-  await store.transaction(async (tx) => {
-    if (await tx.policies.get(instanceId, LOCKOUT)) return;
-    const settings = { maxPasswordAttempts, maxOtpAttempts: 0 };
-    const event = await tx.events.append({
-      aggregateType: 'instance', aggregateId: instanceId, type: 'instance.policy.lockout.changed', payload: { ...settings, from: 'LOCKOUT_MAX_PASSWORD_ATTEMPTS' }, creator: 'SYSTEM', resourceOwner: instanceId,
-    });
-    await tx.policies.upsert({ ownerId: instanceId, kind: LOCKOUT, settings, sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt });
-  }, [['instance', instanceId]]);
+  await store.transaction(
+    async (tx) => {
+      if (await tx.policies.get(instanceId, LOCKOUT)) return;
+      const settings = { maxPasswordAttempts, maxOtpAttempts: 0 };
+      const event = await tx.events.append({
+        aggregateType: 'instance',
+        aggregateId: instanceId,
+        type: 'instance.policy.lockout.changed',
+        payload: { ...settings, from: 'LOCKOUT_MAX_PASSWORD_ATTEMPTS' },
+        creator: 'SYSTEM',
+        resourceOwner: instanceId,
+      });
+      await tx.policies.upsert({ ownerId: instanceId, kind: LOCKOUT, settings, sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt });
+    },
+    [['instance', instanceId]],
+  );
 }

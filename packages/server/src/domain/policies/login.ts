@@ -49,15 +49,40 @@ export interface Login {
 }
 
 const BUILT_IN: Login = {
-  allowUsernamePassword: true, allowRegister: true, allowExternalIdp: true, forceMfa: false, forceMfaLocalOnly: false,
-  passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED', hidePasswordReset: false, ignoreUnknownUsernames: false,
-  allowDomainDiscovery: false, disableLoginWithEmail: false, disableLoginWithPhone: false, defaultRedirectUri: '',
-  passwordCheckLifetime: '864000s', externalLoginCheckLifetime: '864000s', mfaInitSkipLifetime: '2592000s',
-  secondFactorCheckLifetime: '64800s', multiFactorCheckLifetime: '43200s',
-  secondFactors: ['SECOND_FACTOR_TYPE_OTP', 'SECOND_FACTOR_TYPE_U2F'], multiFactors: ['MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION'], idps: [],
+  allowUsernamePassword: true,
+  allowRegister: true,
+  allowExternalIdp: true,
+  forceMfa: false,
+  forceMfaLocalOnly: false,
+  passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED',
+  hidePasswordReset: false,
+  ignoreUnknownUsernames: false,
+  allowDomainDiscovery: false,
+  disableLoginWithEmail: false,
+  disableLoginWithPhone: false,
+  defaultRedirectUri: '',
+  passwordCheckLifetime: '864000s',
+  externalLoginCheckLifetime: '864000s',
+  mfaInitSkipLifetime: '2592000s',
+  secondFactorCheckLifetime: '64800s',
+  multiFactorCheckLifetime: '43200s',
+  secondFactors: ['SECOND_FACTOR_TYPE_OTP', 'SECOND_FACTOR_TYPE_U2F'],
+  multiFactors: ['MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION'],
+  idps: [],
 };
 
-const FLAGS = ['allowUsernamePassword', 'allowRegister', 'allowExternalIdp', 'forceMfa', 'forceMfaLocalOnly', 'hidePasswordReset', 'ignoreUnknownUsernames', 'allowDomainDiscovery', 'disableLoginWithEmail', 'disableLoginWithPhone'] as const;
+const FLAGS = [
+  'allowUsernamePassword',
+  'allowRegister',
+  'allowExternalIdp',
+  'forceMfa',
+  'forceMfaLocalOnly',
+  'hidePasswordReset',
+  'ignoreUnknownUsernames',
+  'allowDomainDiscovery',
+  'disableLoginWithEmail',
+  'disableLoginWithPhone',
+] as const;
 const LIFETIMES = ['passwordCheckLifetime', 'externalLoginCheckLifetime', 'mfaInitSkipLifetime', 'secondFactorCheckLifetime', 'multiFactorCheckLifetime'] as const;
 
 export const login = policyOperations({

@@ -5,11 +5,12 @@
  * per change (`instance.policy.<name>.changed`, `org.policy.<name>.added|changed|removed`). A kind
  * says how its settings are read from a request, compared and shown.
  */
-import type { AggregateLock, Repositories, Store } from '../../store/store.js';
-import type { PolicyRow } from '../../store/repositories/policies.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+
 import type { z } from 'zod';
+import type { PolicyRow } from '../../store/repositories/policies.js';
+import type { AggregateLock, Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
 
 export interface PolicyKind<T extends object, Input, S extends object> {
@@ -89,16 +90,31 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
   async function updateDefault(store: Store, ctx: RequestContext, input: Input): Promise<{ details: ObjectDetails }> {
     requirePermission(ctx, 'iam.policy.write');
     const next = k.parse(input);
-    return store.transaction(async (tx) => {
-      const { policy, row } = await instancePolicy(tx, ctx.instanceId);
-      if (sameSettings(policy, next)) throw failedPrecondition('INSTANCE-Dee31', `The ${k.label} has not been changed`);
-      const event = await tx.events.append({
-        aggregateType: 'instance', aggregateId: ctx.instanceId, type: `instance.policy.${k.eventName}.changed`, payload: { ...next } as Record<string, unknown>, creator: ctx.caller.userId, resourceOwner: ctx.instanceId,
-      });
-      await tx.policies.upsert({ ownerId: ctx.instanceId, kind: k.kind, settings: { ...next } as Record<string, unknown>, sequence: event.sequence, createdAt: row?.createdAt ?? event.createdAt, changedAt: event.createdAt });
-      await k.afterChange?.(tx, ctx.instanceId);
-      return { details: changedDetails(event) };
-    }, [['instance', ctx.instanceId], ...(k.locks?.(ctx.instanceId) ?? [])]);
+    return store.transaction(
+      async (tx) => {
+        const { policy, row } = await instancePolicy(tx, ctx.instanceId);
+        if (sameSettings(policy, next)) throw failedPrecondition('INSTANCE-Dee31', `The ${k.label} has not been changed`);
+        const event = await tx.events.append({
+          aggregateType: 'instance',
+          aggregateId: ctx.instanceId,
+          type: `instance.policy.${k.eventName}.changed`,
+          payload: { ...next } as Record<string, unknown>,
+          creator: ctx.caller.userId,
+          resourceOwner: ctx.instanceId,
+        });
+        await tx.policies.upsert({
+          ownerId: ctx.instanceId,
+          kind: k.kind,
+          settings: { ...next } as Record<string, unknown>,
+          sequence: event.sequence,
+          createdAt: row?.createdAt ?? event.createdAt,
+          changedAt: event.createdAt,
+        });
+        await k.afterChange?.(tx, ctx.instanceId);
+        return { details: changedDetails(event) };
+      },
+      [['instance', ctx.instanceId], ...(k.locks?.(ctx.instanceId) ?? [])],
+    );
   }
 
   async function getOrg(store: Store, ctx: RequestContext): Promise<{ policy: PolicyView<S> }> {
@@ -111,32 +127,54 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
   async function writeOrg(store: Store, ctx: RequestContext, input: Input, mode: 'add' | 'update'): Promise<{ details: ObjectDetails }> {
     requirePermission(ctx, k.orgWritePermission ?? 'policy.write');
     const next = k.parse(input);
-    return store.transaction(async (tx) => {
-      const row = await tx.policies.get(ctx.orgId, k.kind);
-      if (mode === 'add' && row) throw alreadyExists('Org-1T8k0s', `The organisation has a ${k.label} already; update it`);
-      if (mode === 'update' && !row) throw notFound('ORG-0oPew', `The organisation has no ${k.label} of its own; add one`);
-      if (row && sameSettings(settingsOf(row)!, next)) throw failedPrecondition('Org-DAs21', `The ${k.label} has not been changed`);
-      const event = await tx.events.append({
-        aggregateType: 'org', aggregateId: ctx.orgId, type: `org.policy.${k.eventName}.${mode === 'add' ? 'added' : 'changed'}`,
-        payload: { ...next } as Record<string, unknown>, creator: ctx.caller.userId, resourceOwner: ctx.orgId,
-      });
-      await tx.policies.upsert({ ownerId: ctx.orgId, kind: k.kind, settings: { ...next } as Record<string, unknown>, sequence: event.sequence, createdAt: row?.createdAt ?? event.createdAt, changedAt: event.createdAt });
-      await k.afterChange?.(tx, ctx.instanceId);
-      return { details: mode === 'add' ? addedDetails(event) : changedDetails(event) };
-    }, [['org', ctx.orgId], ...(k.locks?.(ctx.instanceId) ?? [])]);
+    return store.transaction(
+      async (tx) => {
+        const row = await tx.policies.get(ctx.orgId, k.kind);
+        if (mode === 'add' && row) throw alreadyExists('Org-1T8k0s', `The organisation has a ${k.label} already; update it`);
+        if (mode === 'update' && !row) throw notFound('ORG-0oPew', `The organisation has no ${k.label} of its own; add one`);
+        if (row && sameSettings(settingsOf(row)!, next)) throw failedPrecondition('Org-DAs21', `The ${k.label} has not been changed`);
+        const event = await tx.events.append({
+          aggregateType: 'org',
+          aggregateId: ctx.orgId,
+          type: `org.policy.${k.eventName}.${mode === 'add' ? 'added' : 'changed'}`,
+          payload: { ...next } as Record<string, unknown>,
+          creator: ctx.caller.userId,
+          resourceOwner: ctx.orgId,
+        });
+        await tx.policies.upsert({
+          ownerId: ctx.orgId,
+          kind: k.kind,
+          settings: { ...next } as Record<string, unknown>,
+          sequence: event.sequence,
+          createdAt: row?.createdAt ?? event.createdAt,
+          changedAt: event.createdAt,
+        });
+        await k.afterChange?.(tx, ctx.instanceId);
+        return { details: mode === 'add' ? addedDetails(event) : changedDetails(event) };
+      },
+      [['org', ctx.orgId], ...(k.locks?.(ctx.instanceId) ?? [])],
+    );
   }
 
   async function resetOrg(store: Store, ctx: RequestContext): Promise<{ details: ObjectDetails }> {
     requirePermission(ctx, k.orgWritePermission ?? 'policy.delete');
-    return store.transaction(async (tx) => {
-      if (!(await tx.policies.get(ctx.orgId, k.kind))) throw notFound('ORG-0oPew', `The organisation has no ${k.label} of its own`);
-      const event = await tx.events.append({
-        aggregateType: 'org', aggregateId: ctx.orgId, type: `org.policy.${k.eventName}.removed`, payload: {}, creator: ctx.caller.userId, resourceOwner: ctx.orgId,
-      });
-      await tx.policies.remove(ctx.orgId, k.kind);
-      await k.afterChange?.(tx, ctx.instanceId);
-      return { details: changedDetails(event) };
-    }, [['org', ctx.orgId], ...(k.locks?.(ctx.instanceId) ?? [])]);
+    return store.transaction(
+      async (tx) => {
+        if (!(await tx.policies.get(ctx.orgId, k.kind))) throw notFound('ORG-0oPew', `The organisation has no ${k.label} of its own`);
+        const event = await tx.events.append({
+          aggregateType: 'org',
+          aggregateId: ctx.orgId,
+          type: `org.policy.${k.eventName}.removed`,
+          payload: {},
+          creator: ctx.caller.userId,
+          resourceOwner: ctx.orgId,
+        });
+        await tx.policies.remove(ctx.orgId, k.kind);
+        await k.afterChange?.(tx, ctx.instanceId);
+        return { details: changedDetails(event) };
+      },
+      [['org', ctx.orgId], ...(k.locks?.(ctx.instanceId) ?? [])],
+    );
   }
 
   return {

@@ -3,10 +3,11 @@
  * exists only in the organisation that owns it (another organisation's project answers 404),
  * and a permission that comes from a project role counts only for that project.
  */
+
+import type { ProjectRow } from '../../store/repositories/projects.js';
+import type { Repositories } from '../../store/store.js';
 import type { RequestContext } from '../context.js';
 import { notFound, permissionDenied } from '../errors.js';
-import type { Repositories } from '../../store/store.js';
-import type { ProjectRow } from '../../store/repositories/projects.js';
 
 export const PROJECT_AGGREGATE = 'project';
 

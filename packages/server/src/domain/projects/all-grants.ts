@@ -6,10 +6,10 @@
  * filtered and paged here, one rule for both stores (roles are a JSON list in the row).
  */
 import type { Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { invalidArgument } from '../errors.js';
-import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
-import { toView, type ProjectGrantView } from './grants.js';
+import { type ListDetails, type ListQueryInput, listDetails, type TextQueryMethod, textMatch, toPage } from '../list.js';
+import { type ProjectGrantView, toView } from './grants.js';
 
 export type AllProjectGrantQuery =
   | { projectNameQuery: { name: string; method?: TextQueryMethod } }
@@ -36,7 +36,8 @@ export async function listAllProjectGrants(
   const queries = (input.queries ?? []) as AllProjectGrantQuery[];
   // The spec says "exactly one field"; a query naming none would match nothing meaningful.
   queries.forEach((q, i) => {
-    if (!['projectNameQuery', 'roleKeyQuery', 'projectIdQuery', 'grantedOrgIdQuery'].some((k) => k in q)) throw invalidArgument('PROJECT-qu3ry', `invalid queries[${i}]: exactly one of projectNameQuery, roleKeyQuery, projectIdQuery, grantedOrgIdQuery`);
+    if (!['projectNameQuery', 'roleKeyQuery', 'projectIdQuery', 'grantedOrgIdQuery'].some((k) => k in q))
+      throw invalidArgument('PROJECT-qu3ry', `invalid queries[${i}]: exactly one of projectNameQuery, roleKeyQuery, projectIdQuery, grantedOrgIdQuery`);
   });
   const kept = grants.filter((g) =>
     queries.every((q) => {

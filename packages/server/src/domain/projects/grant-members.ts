@@ -7,15 +7,15 @@
  * aggregate (`project.grant.member.added|changed|removed`), as in ZITADEL.
  */
 import type { Repositories, Store } from '../../store/store.js';
-import { USER_AGGREGATE } from '../users/aggregate.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
-import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
+import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
 import { PROJECT_GRANT_ROLES } from '../permissions.js';
+import { USER_AGGREGATE } from '../users/aggregate.js';
 import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
 import { projectGrantNotFound } from './grants.js';
-import { toProjectMemberViews, type ProjectMemberView } from './members.js';
+import { type ProjectMemberView, toProjectMemberViews } from './members.js';
 
 function checkRoles(roles: string[]) {
   const unknown = roles.filter((r) => !(PROJECT_GRANT_ROLES as readonly string[]).includes(r));
@@ -32,74 +32,97 @@ async function grantFor(tx: Repositories, ctx: RequestContext, projectId: string
   return { project, grant };
 }
 
-export async function addProjectGrantMember(
-  store: Store,
-  ctx: RequestContext,
-  projectId: string,
-  grantId: string,
-  input: { userId: string; roles: string[] },
-): Promise<{ details: ObjectDetails }> {
+export async function addProjectGrantMember(store: Store, ctx: RequestContext, projectId: string, grantId: string, input: { userId: string; roles: string[] }): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.grant.member.write');
   const roles = [...new Set(input.roles)];
   checkRoles(roles);
-  return store.transaction(async (tx) => {
-    const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.write');
-    const user = await tx.users.get(input.userId);
-    // ZITADEL: the member must belong to the organisation the project is granted to.
-    if (!user || user.orgId !== grant.grantedOrgId) throw failedPrecondition('PROJECT-2E8gd', 'User not found in the granted organisation');
-    if (await tx.members.get('project_grant', grant.id, user.id)) throw alreadyExists('PROJECT-37fug', 'Member already exists');
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.grant.member.added',
-      payload: { grantId: grant.id, userId: user.id, roles }, creator: ctx.caller.userId, resourceOwner: project.orgId,
-    });
-    await tx.members.insert({
-      scopeType: 'project_grant', scopeId: grant.id, userId: user.id, resourceOwner: grant.grantedOrgId, roles,
-      sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
-    });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { details: addedDetails(event) };
-  }, [[USER_AGGREGATE, input.userId], ['project', projectId]]);
+  return store.transaction(
+    async (tx) => {
+      const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.write');
+      const user = await tx.users.get(input.userId);
+      // ZITADEL: the member must belong to the organisation the project is granted to.
+      if (!user || user.orgId !== grant.grantedOrgId) throw failedPrecondition('PROJECT-2E8gd', 'User not found in the granted organisation');
+      if (await tx.members.get('project_grant', grant.id, user.id)) throw alreadyExists('PROJECT-37fug', 'Member already exists');
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.grant.member.added',
+        payload: { grantId: grant.id, userId: user.id, roles },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.members.insert({
+        scopeType: 'project_grant',
+        scopeId: grant.id,
+        userId: user.id,
+        resourceOwner: grant.grantedOrgId,
+        roles,
+        sequence: event.sequence,
+        createdAt: event.createdAt,
+        changedAt: event.createdAt,
+      });
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { details: addedDetails(event) };
+    },
+    [
+      [USER_AGGREGATE, input.userId],
+      ['project', projectId],
+    ],
+  );
 }
 
-export async function updateProjectGrantMember(
-  store: Store,
-  ctx: RequestContext,
-  projectId: string,
-  grantId: string,
-  userId: string,
-  input: { roles: string[] },
-): Promise<{ details: ObjectDetails }> {
+export async function updateProjectGrantMember(store: Store, ctx: RequestContext, projectId: string, grantId: string, userId: string, input: { roles: string[] }): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.grant.member.write');
   const roles = [...new Set(input.roles)];
   checkRoles(roles);
-  return store.transaction(async (tx) => {
-    const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.write');
-    const member = await tx.members.get('project_grant', grant.id, userId);
-    if (!member) throw notFound('PROJECT-05ffd', 'Member not found');
-    if (roles.length === member.roles.length && roles.every((r) => member.roles.includes(r))) throw failedPrecondition('PROJECT-Fshx8', 'Member has not been changed');
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.grant.member.changed',
-      payload: { grantId: grant.id, userId, roles }, creator: ctx.caller.userId, resourceOwner: project.orgId,
-    });
-    await tx.members.update('project_grant', grant.id, userId, roles, event.sequence, event.createdAt);
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId], ['project', projectId]]);
+  return store.transaction(
+    async (tx) => {
+      const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.write');
+      const member = await tx.members.get('project_grant', grant.id, userId);
+      if (!member) throw notFound('PROJECT-05ffd', 'Member not found');
+      if (roles.length === member.roles.length && roles.every((r) => member.roles.includes(r))) throw failedPrecondition('PROJECT-Fshx8', 'Member has not been changed');
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.grant.member.changed',
+        payload: { grantId: grant.id, userId, roles },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.members.update('project_grant', grant.id, userId, roles, event.sequence, event.createdAt);
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { details: changedDetails(event) };
+    },
+    [
+      [USER_AGGREGATE, userId],
+      ['project', projectId],
+    ],
+  );
 }
 
 export async function removeProjectGrantMember(store: Store, ctx: RequestContext, projectId: string, grantId: string, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.grant.member.delete');
-  return store.transaction(async (tx) => {
-    const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.delete');
-    if (!(await tx.members.get('project_grant', grant.id, userId))) throw notFound('PROJECT-05ffd', 'Member not found');
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.grant.member.removed',
-      payload: { grantId: grant.id, userId }, creator: ctx.caller.userId, resourceOwner: project.orgId,
-    });
-    await tx.members.remove('project_grant', grant.id, userId);
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId], ['project', projectId]]);
+  return store.transaction(
+    async (tx) => {
+      const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.delete');
+      if (!(await tx.members.get('project_grant', grant.id, userId))) throw notFound('PROJECT-05ffd', 'Member not found');
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.grant.member.removed',
+        payload: { grantId: grant.id, userId },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.members.remove('project_grant', grant.id, userId);
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { details: changedDetails(event) };
+    },
+    [
+      [USER_AGGREGATE, userId],
+      ['project', projectId],
+    ],
+  );
 }
 
 export async function listProjectGrantMembers(

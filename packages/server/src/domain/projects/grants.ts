@@ -10,14 +10,15 @@
  * (`user.grant.cascade.removed`) and its members (grant-members.ts). A deactivated grant keeps its user grants, but
  * their roles are not put into tokens until it is reactivated (oidc/scopes.ts).
  */
-import type { Repositories, Store } from '../../store/store.js';
+
 import type { ProjectGrantRow } from '../../store/repositories/project-grants.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import type { Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
-import { USER_GRANT_AGGREGATE, cascadeGrantRoles } from '../user-grants/cascade.js';
+import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
+import { cascadeGrantRoles, USER_GRANT_AGGREGATE } from '../user-grants/cascade.js';
 import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
 
 export const PROJECT_GRANT_STATES = ['PROJECT_GRANT_STATE_UNSPECIFIED', 'PROJECT_GRANT_STATE_ACTIVE', 'PROJECT_GRANT_STATE_INACTIVE'] as const;
@@ -68,20 +69,30 @@ export async function addProjectGrant(
   if (!grantedOrgId) throw invalidArgument('PROJECT-3b8fs', 'Project grant is invalid: grantedOrgId is missing');
   const roleKeys = unique(input.roleKeys);
   const grantId = newId();
-  return store.transaction(async (tx) => {
-    const project = await projectForCaller(tx, ctx, projectId, 'project.grant.write');
-    if (grantedOrgId === project.orgId) throw invalidArgument('PROJECT-0wn0r', 'A project cannot be granted to its own organisation');
-    if (!(await tx.orgs.exists(grantedOrgId))) throw failedPrecondition('PROJECT-3m9s1', 'Granted organisation not found');
-    await checkGrantedRoles(tx, project.id, roleKeys);
-    if (await tx.projectGrants.find(project.id, grantedOrgId)) throw alreadyExists('V3-DKcYh', 'Project grant already exists: the project is granted to this organisation');
-    const event = await emit(tx, ctx, project.id, project.orgId, 'project.grant.added', { grantId, grantedOrgId, roleKeys });
-    await tx.projectGrants.insert({
-      id: grantId, projectId: project.id, orgId: project.orgId, grantedOrgId, roleKeys, state: 'PROJECT_GRANT_STATE_ACTIVE',
-      sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
-    });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { grantId, details: addedDetails(event) };
-  }, [[PROJECT_LOCK, projectId]]);
+  return store.transaction(
+    async (tx) => {
+      const project = await projectForCaller(tx, ctx, projectId, 'project.grant.write');
+      if (grantedOrgId === project.orgId) throw invalidArgument('PROJECT-0wn0r', 'A project cannot be granted to its own organisation');
+      if (!(await tx.orgs.exists(grantedOrgId))) throw failedPrecondition('PROJECT-3m9s1', 'Granted organisation not found');
+      await checkGrantedRoles(tx, project.id, roleKeys);
+      if (await tx.projectGrants.find(project.id, grantedOrgId)) throw alreadyExists('V3-DKcYh', 'Project grant already exists: the project is granted to this organisation');
+      const event = await emit(tx, ctx, project.id, project.orgId, 'project.grant.added', { grantId, grantedOrgId, roleKeys });
+      await tx.projectGrants.insert({
+        id: grantId,
+        projectId: project.id,
+        orgId: project.orgId,
+        grantedOrgId,
+        roleKeys,
+        state: 'PROJECT_GRANT_STATE_ACTIVE',
+        sequence: event.sequence,
+        createdAt: event.createdAt,
+        changedAt: event.createdAt,
+      });
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { grantId, details: addedDetails(event) };
+    },
+    [[PROJECT_LOCK, projectId]],
+  );
 }
 
 /** The grant of the context organisation's project, after `permission` was checked for the project. */
@@ -96,18 +107,21 @@ async function grantOfProject(tx: Repositories, ctx: RequestContext, projectId: 
 export async function updateProjectGrant(store: Store, ctx: RequestContext, projectId: string, grantId: string, input: { roleKeys?: string[] }): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.grant.write');
   const roleKeys = unique(input.roleKeys);
-  return store.transaction(async (tx) => {
-    const { project, grant } = await grantOfProject(tx, ctx, projectId, grantId, 'project.grant.write');
-    await checkGrantedRoles(tx, project.id, roleKeys);
-    if (roleKeys.length === grant.roleKeys.length && roleKeys.every((k) => grant.roleKeys.includes(k))) {
-      throw failedPrecondition('PROJECT-0o0pL', 'Project grant has not been changed');
-    }
-    const event = await emit(tx, ctx, project.id, project.orgId, 'project.grant.changed', { grantId, roleKeys });
-    await tx.projectGrants.update(grant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    await cascadeGrantRoles(tx, ctx.caller.userId, grant.id, roleKeys);
-    return { details: changedDetails(event) };
-  }, [[PROJECT_LOCK, projectId]]);
+  return store.transaction(
+    async (tx) => {
+      const { project, grant } = await grantOfProject(tx, ctx, projectId, grantId, 'project.grant.write');
+      await checkGrantedRoles(tx, project.id, roleKeys);
+      if (roleKeys.length === grant.roleKeys.length && roleKeys.every((k) => grant.roleKeys.includes(k))) {
+        throw failedPrecondition('PROJECT-0o0pL', 'Project grant has not been changed');
+      }
+      const event = await emit(tx, ctx, project.id, project.orgId, 'project.grant.changed', { grantId, roleKeys });
+      await tx.projectGrants.update(grant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      await cascadeGrantRoles(tx, ctx.caller.userId, grant.id, roleKeys);
+      return { details: changedDetails(event) };
+    },
+    [[PROJECT_LOCK, projectId]],
+  );
 }
 
 export async function deactivateProjectGrant(store: Store, ctx: RequestContext, projectId: string, grantId: string) {
@@ -120,39 +134,47 @@ export async function reactivateProjectGrant(store: Store, ctx: RequestContext, 
 
 async function setState(store: Store, ctx: RequestContext, projectId: string, grantId: string, state: ProjectGrantState): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.grant.write');
-  return store.transaction(async (tx) => {
-    const { project, grant } = await grantOfProject(tx, ctx, projectId, grantId, 'project.grant.write');
-    if (grant.state === state) {
-      throw state === 'PROJECT_GRANT_STATE_INACTIVE'
-        ? failedPrecondition('PROJECT-47fu8', 'Project grant is not active')
-        : failedPrecondition('PROJECT-2kd9w', 'Project grant is not inactive');
-    }
-    const type = state === 'PROJECT_GRANT_STATE_INACTIVE' ? 'project.grant.deactivated' : 'project.grant.reactivated';
-    const event = await emit(tx, ctx, project.id, project.orgId, type, { grantId });
-    await tx.projectGrants.update(grant.id, { state, sequence: event.sequence, changedAt: event.createdAt });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
-  }, [[PROJECT_LOCK, projectId]]);
+  return store.transaction(
+    async (tx) => {
+      const { project, grant } = await grantOfProject(tx, ctx, projectId, grantId, 'project.grant.write');
+      if (grant.state === state) {
+        throw state === 'PROJECT_GRANT_STATE_INACTIVE' ? failedPrecondition('PROJECT-47fu8', 'Project grant is not active') : failedPrecondition('PROJECT-2kd9w', 'Project grant is not inactive');
+      }
+      const type = state === 'PROJECT_GRANT_STATE_INACTIVE' ? 'project.grant.deactivated' : 'project.grant.reactivated';
+      const event = await emit(tx, ctx, project.id, project.orgId, type, { grantId });
+      await tx.projectGrants.update(grant.id, { state, sequence: event.sequence, changedAt: event.createdAt });
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { details: changedDetails(event) };
+    },
+    [[PROJECT_LOCK, projectId]],
+  );
 }
 
 /** RemoveProjectGrant: with its user grants and its members. */
 export async function removeProjectGrant(store: Store, ctx: RequestContext, projectId: string, grantId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.grant.delete');
-  return store.transaction(async (tx) => {
-    const { project, grant } = await grantOfProject(tx, ctx, projectId, grantId, 'project.grant.delete');
-    const event = await emit(tx, ctx, project.id, project.orgId, 'project.grant.removed', { grantId, grantedOrgId: grant.grantedOrgId });
-    await tx.projectGrants.remove(grant.id);
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    for (const userGrant of await tx.userGrants.byProjectGrant(grant.id)) {
-      await tx.events.append({
-        aggregateType: USER_GRANT_AGGREGATE, aggregateId: userGrant.id, type: 'user.grant.cascade.removed',
-        payload: { userId: userGrant.userId, projectId: userGrant.projectId, projectGrantId: grant.id }, creator: ctx.caller.userId, resourceOwner: userGrant.orgId,
-      });
-      await tx.userGrants.remove(userGrant.id);
-    }
-    await tx.members.removeScope('project_grant', grant.id);
-    return { details: changedDetails(event) };
-  }, [[PROJECT_LOCK, projectId]]);
+  return store.transaction(
+    async (tx) => {
+      const { project, grant } = await grantOfProject(tx, ctx, projectId, grantId, 'project.grant.delete');
+      const event = await emit(tx, ctx, project.id, project.orgId, 'project.grant.removed', { grantId, grantedOrgId: grant.grantedOrgId });
+      await tx.projectGrants.remove(grant.id);
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      for (const userGrant of await tx.userGrants.byProjectGrant(grant.id)) {
+        await tx.events.append({
+          aggregateType: USER_GRANT_AGGREGATE,
+          aggregateId: userGrant.id,
+          type: 'user.grant.cascade.removed',
+          payload: { userId: userGrant.userId, projectId: userGrant.projectId, projectGrantId: grant.id },
+          creator: ctx.caller.userId,
+          resourceOwner: userGrant.orgId,
+        });
+        await tx.userGrants.remove(userGrant.id);
+      }
+      await tx.members.removeScope('project_grant', grant.id);
+      return { details: changedDetails(event) };
+    },
+    [[PROJECT_LOCK, projectId]],
+  );
 }
 
 /** The grant's user grants keep only roles the grant still has (ZITADEL's cascade on a grant change). */

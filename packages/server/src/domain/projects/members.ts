@@ -2,15 +2,16 @@
  * Project members: PROJECT_* roles held on one project (rows of the members table with scope
  * 'project', owned by the project's organisation). Their permissions count only for that project.
  */
+
+import type { MemberWithUser } from '../../store/repositories/members.js';
+import type { Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '../details.js';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
+import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
+import { PROJECT_ROLES } from '../permissions.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
 import { loginNameReader } from '../users/login-names.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
-import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
-import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
-import { PROJECT_ROLES } from '../permissions.js';
-import type { Repositories, Store } from '../../store/store.js';
-import type { MemberWithUser } from '../../store/repositories/members.js';
 import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
 
 export interface ProjectMemberView {
@@ -34,21 +35,34 @@ export async function addProjectMember(store: Store, ctx: RequestContext, projec
   requirePermission(ctx, 'project.member.write');
   const roles = [...new Set(input.roles)];
   checkRoles(roles);
-  return store.transaction(async (tx) => {
-    const project = await projectForCaller(tx, ctx, projectId, 'project.member.write');
-    if (!(await tx.users.get(input.userId))) throw failedPrecondition('PROJECT-3m9ds', 'User not found');
-    if (await tx.members.get('project', project.id, input.userId)) throw alreadyExists('V3-DKcYh', 'Member already exists');
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.member.added',
-      payload: { userId: input.userId, roles }, creator: ctx.caller.userId, resourceOwner: project.orgId,
-    });
-    await tx.members.insert({
-      scopeType: 'project', scopeId: project.id, userId: input.userId, resourceOwner: project.orgId, roles,
-      sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
-    });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { details: addedDetails(event) };
-  }, [[USER_AGGREGATE, input.userId]]);
+  return store.transaction(
+    async (tx) => {
+      const project = await projectForCaller(tx, ctx, projectId, 'project.member.write');
+      if (!(await tx.users.get(input.userId))) throw failedPrecondition('PROJECT-3m9ds', 'User not found');
+      if (await tx.members.get('project', project.id, input.userId)) throw alreadyExists('V3-DKcYh', 'Member already exists');
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.member.added',
+        payload: { userId: input.userId, roles },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.members.insert({
+        scopeType: 'project',
+        scopeId: project.id,
+        userId: input.userId,
+        resourceOwner: project.orgId,
+        roles,
+        sequence: event.sequence,
+        createdAt: event.createdAt,
+        changedAt: event.createdAt,
+      });
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { details: addedDetails(event) };
+    },
+    [[USER_AGGREGATE, input.userId]],
+  );
 }
 
 export async function searchProjectMembers(store: Store, ctx: RequestContext, projectId: string, input: { query?: ListQueryInput }): Promise<{ details: ListDetails; result: ProjectMemberView[] }> {
@@ -61,33 +75,42 @@ export async function searchProjectMembers(store: Store, ctx: RequestContext, pr
 /** Members of a project or of a project grant (grant-members.ts), as ZITADEL's member views show them. */
 export async function toProjectMemberViews(read: Repositories, instanceId: string, rows: MemberWithUser[]): Promise<ProjectMemberView[]> {
   const names = loginNameReader(read, instanceId);
-  return Promise.all(rows.map(async ({ member, user }) => {
-    const displayName = displayNameOf(user.data);
-    return {
-      userId: member.userId,
-      details: viewDetails(member, member.resourceOwner),
-      roles: member.roles,
-      userName: user.userName,
-      preferredLoginName: (await names.of(user)).preferredLoginName,
-      ...(displayName ? { displayName } : {}),
-      userType: user.type === 'human' ? 'TYPE_HUMAN' : 'TYPE_MACHINE',
-    } as ProjectMemberView;
-  }));
+  return Promise.all(
+    rows.map(async ({ member, user }) => {
+      const displayName = displayNameOf(user.data);
+      return {
+        userId: member.userId,
+        details: viewDetails(member, member.resourceOwner),
+        roles: member.roles,
+        userName: user.userName,
+        preferredLoginName: (await names.of(user)).preferredLoginName,
+        ...(displayName ? { displayName } : {}),
+        userType: user.type === 'human' ? 'TYPE_HUMAN' : 'TYPE_MACHINE',
+      } as ProjectMemberView;
+    }),
+  );
 }
 
 export async function removeProjectMember(store: Store, ctx: RequestContext, projectId: string, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.member.delete');
-  return store.transaction(async (tx) => {
-    const project = await projectForCaller(tx, ctx, projectId, 'project.member.delete');
-    if (!(await tx.members.get('project', project.id, userId))) throw notFound('PROJECT-D8JxR', 'Member not found');
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.member.removed',
-      payload: { userId }, creator: ctx.caller.userId, resourceOwner: project.orgId,
-    });
-    await tx.members.remove('project', project.id, userId);
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId]]);
+  return store.transaction(
+    async (tx) => {
+      const project = await projectForCaller(tx, ctx, projectId, 'project.member.delete');
+      if (!(await tx.members.get('project', project.id, userId))) throw notFound('PROJECT-D8JxR', 'Member not found');
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.member.removed',
+        payload: { userId },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.members.remove('project', project.id, userId);
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      return { details: changedDetails(event) };
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }
 
 /** A human's display name (profile) or a machine's name, whichever the user's data holds. */

@@ -3,13 +3,14 @@
  * PROJECT_OWNER, as ZITADEL's AddProject does, so a caller allowed only to create projects
  * (ORG_PROJECT_CREATOR) can then manage what it created.
  */
-import { requirePermission, type RequestContext } from '../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+
+import type { ProjectRow } from '../../store/repositories/projects.js';
+import type { Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '../details.js';
 import { alreadyExists, failedPrecondition } from '../errors.js';
 import { newId } from '../ids.js';
-import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
-import type { Store } from '../../store/store.js';
-import type { ProjectRow } from '../../store/repositories/projects.js';
+import { type ListDetails, type ListQueryInput, listDetails, type TextQueryMethod, textMatch, toPage } from '../list.js';
 import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
 
 export const PROJECT_STATES = ['PROJECT_STATE_UNSPECIFIED', 'PROJECT_STATE_ACTIVE', 'PROJECT_STATE_INACTIVE'] as const;
@@ -57,8 +58,14 @@ export async function addProject(store: Store, ctx: RequestContext, input: AddPr
     const owner = await emit('project.member.added', { userId: ctx.caller.userId, roles: ['PROJECT_OWNER'] });
     await tx.projects.insert({ id, orgId: ctx.orgId, name, state: 'PROJECT_STATE_ACTIVE', ...settings, sequence: owner.sequence, createdAt: added.createdAt, changedAt: owner.createdAt });
     await tx.members.insert({
-      scopeType: 'project', scopeId: id, userId: ctx.caller.userId, resourceOwner: ctx.orgId, roles: ['PROJECT_OWNER'],
-      sequence: owner.sequence, createdAt: owner.createdAt, changedAt: owner.createdAt,
+      scopeType: 'project',
+      scopeId: id,
+      userId: ctx.caller.userId,
+      resourceOwner: ctx.orgId,
+      roles: ['PROJECT_OWNER'],
+      sequence: owner.sequence,
+      createdAt: owner.createdAt,
+      changedAt: owner.createdAt,
     });
     return { id, details: addedDetails(owner) };
   });
@@ -102,18 +109,28 @@ export async function updateProject(store: Store, ctx: RequestContext, projectId
     hasProjectCheck: input.hasProjectCheck ?? false,
     privateLabelingSetting: input.privateLabelingSetting ?? 'PRIVATE_LABELING_SETTING_UNSPECIFIED',
   };
-  return store.transaction(async (tx) => {
-    const project = await projectForCaller(tx, ctx, projectId, 'project.write');
-    const changed = Object.fromEntries(Object.entries(next).filter(([key, value]) => project[key as keyof typeof next] !== value));
-    if (Object.keys(changed).length === 0) throw failedPrecondition('COMMAND-1m9fS', 'Project has not been changed');
-    if (changed.name !== undefined) {
-      const other = await tx.projects.getByName(project.orgId, next.name);
-      if (other && other.id !== project.id) throw alreadyExists('V3-DKcYh', 'Project already exists');
-    }
-    const event = await tx.events.append({ aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: 'project.changed', payload: changed, creator: ctx.caller.userId, resourceOwner: project.orgId });
-    await tx.projects.update(project.id, { ...next, sequence: event.sequence, changedAt: event.createdAt });
-    return { details: changedDetails(event) };
-  }, [['project', projectId]]);
+  return store.transaction(
+    async (tx) => {
+      const project = await projectForCaller(tx, ctx, projectId, 'project.write');
+      const changed = Object.fromEntries(Object.entries(next).filter(([key, value]) => project[key as keyof typeof next] !== value));
+      if (Object.keys(changed).length === 0) throw failedPrecondition('COMMAND-1m9fS', 'Project has not been changed');
+      if (changed.name !== undefined) {
+        const other = await tx.projects.getByName(project.orgId, next.name);
+        if (other && other.id !== project.id) throw alreadyExists('V3-DKcYh', 'Project already exists');
+      }
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.changed',
+        payload: changed,
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.projects.update(project.id, { ...next, sequence: event.sequence, changedAt: event.createdAt });
+      return { details: changedDetails(event) };
+    },
+    [['project', projectId]],
+  );
 }
 
 export function toProjectView(row: ProjectRow): ProjectView {

@@ -7,20 +7,24 @@
  * its members (`project.member.cascade.removed`), its roles; then `project.removed`. Ids stay unused
  * by anything else, so an import can bring the project back with them (issue 30).
  */
-import type { Repositories, Store } from '../../store/store.js';
-import type { ProjectRow } from '../../store/repositories/projects.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { changedDetails, type ObjectDetails } from '../details.js';
+
 import type { StoredEvent } from '../../store/repositories/events.js';
+import type { ProjectRow } from '../../store/repositories/projects.js';
+import type { Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { changedDetails, type ObjectDetails } from '../details.js';
 import { removeUserGrantsWithin } from '../user-grants/cascade.js';
 import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
 
 export async function removeProject(store: Store, ctx: RequestContext, projectId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.delete');
-  return store.transaction(async (tx) => {
-    const project = await projectForCaller(tx, ctx, projectId, 'project.delete');
-    return { details: changedDetails(await removeProjectWithin(tx, ctx, project, 'project.removed')) };
-  }, [['project', projectId]]);
+  return store.transaction(
+    async (tx) => {
+      const project = await projectForCaller(tx, ctx, projectId, 'project.delete');
+      return { details: changedDetails(await removeProjectWithin(tx, ctx, project, 'project.removed')) };
+    },
+    [['project', projectId]],
+  );
 }
 
 /**
@@ -33,7 +37,13 @@ export interface ProjectCascade {
 }
 
 /** The project and what it owns, inside the caller's transaction (RemoveProject, RemoveOrg). */
-export async function removeProjectWithin(tx: Repositories, ctx: RequestContext, project: ProjectRow, type: 'project.removed' | 'project.cascade.removed', cascade: ProjectCascade = {}): Promise<StoredEvent> {
+export async function removeProjectWithin(
+  tx: Repositories,
+  ctx: RequestContext,
+  project: ProjectRow,
+  type: 'project.removed' | 'project.cascade.removed',
+  cascade: ProjectCascade = {},
+): Promise<StoredEvent> {
   const onProject = (eventType: string, payload: Record<string, unknown>) =>
     tx.events.append({ aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type: eventType, payload, creator: ctx.caller.userId, resourceOwner: project.orgId });
   for (const grant of await tx.projectGrants.byProject(project.id)) {
@@ -57,16 +67,30 @@ export async function removeProjectWithin(tx: Repositories, ctx: RequestContext,
 }
 
 /** A project grant with its members and the user grants given through it (the project's aggregate carries the event). */
-export async function removeGrantWithin(tx: Repositories, ctx: RequestContext, grant: { id: string; projectId: string; grantedOrgId: string }, projectOrgId: string, cascade: ProjectCascade = {}): Promise<void> {
+export async function removeGrantWithin(
+  tx: Repositories,
+  ctx: RequestContext,
+  grant: { id: string; projectId: string; grantedOrgId: string },
+  projectOrgId: string,
+  cascade: ProjectCascade = {},
+): Promise<void> {
   await tx.events.append({
-    aggregateType: PROJECT_AGGREGATE, aggregateId: grant.projectId, type: 'project.grant.cascade.removed',
-    payload: { grantId: grant.id, grantedOrgId: grant.grantedOrgId }, creator: ctx.caller.userId, resourceOwner: projectOrgId,
+    aggregateType: PROJECT_AGGREGATE,
+    aggregateId: grant.projectId,
+    type: 'project.grant.cascade.removed',
+    payload: { grantId: grant.id, grantedOrgId: grant.grantedOrgId },
+    creator: ctx.caller.userId,
+    resourceOwner: projectOrgId,
   });
   if (!cascade.userGrantsLater) await removeUserGrantsWithin(tx, ctx.caller.userId, await tx.userGrants.byProjectGrant(grant.id));
   for (const m of await tx.removal.membersOf('project_grant', grant.id)) {
     await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE, aggregateId: grant.projectId, type: 'project.grant.member.cascade.removed',
-      payload: { grantId: grant.id, userId: m.userId }, creator: ctx.caller.userId, resourceOwner: projectOrgId,
+      aggregateType: PROJECT_AGGREGATE,
+      aggregateId: grant.projectId,
+      type: 'project.grant.member.cascade.removed',
+      payload: { grantId: grant.id, userId: m.userId },
+      creator: ctx.caller.userId,
+      resourceOwner: projectOrgId,
     });
   }
   await tx.members.removeScope('project_grant', grant.id);

@@ -3,16 +3,18 @@
  * removing a role also takes it out of every user grant on the project (ZITADEL cascades the
  * same way), in the same transaction.
  */
-import { cascadeRoleRemovalToProjectGrants } from './grants.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { changedDetails, viewDetails, type ObjectDetails } from '../details.js';
-import { alreadyExists, invalidArgument, notFound } from '../errors.js';
-import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
-import { cascadeRoleRemoval } from '../user-grants/cascade.js';
+
 import type { Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { changedDetails, type ObjectDetails, viewDetails } from '../details.js';
+import { alreadyExists, invalidArgument, notFound } from '../errors.js';
+import { type ListDetails, type ListQueryInput, listDetails, type TextQueryMethod, textMatch, toPage } from '../list.js';
+import { cascadeRoleRemoval } from '../user-grants/cascade.js';
+import { cascadeRoleRemovalToProjectGrants } from './grants.js';
 
 /** Commands on one project's roles run one after the other (Store.transaction's locks). */
 const PROJECT_LOCK = 'project';
+
 import type { ProjectRoleRow } from '../../store/repositories/projects.js';
 import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
 
@@ -95,21 +97,24 @@ export async function searchProjectRoles(store: Store, ctx: RequestContext, proj
 
 export async function removeProjectRole(store: Store, ctx: RequestContext, projectId: string, roleKey: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.role.delete');
-  return store.transaction(async (tx) => {
-    const project = await projectForCaller(tx, ctx, projectId, 'project.role.delete');
-    if (!(await tx.projects.roles.get(project.id, roleKey))) throw notFound('COMMAND-DM2xs', 'Role not found');
-    const event = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE,
-      aggregateId: project.id,
-      type: 'project.role.removed',
-      payload: { key: roleKey },
-      creator: ctx.caller.userId,
-      resourceOwner: project.orgId,
-    });
-    await tx.projects.roles.remove(project.id, roleKey);
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
-    await cascadeRoleRemovalToProjectGrants(tx, ctx, project.id, project.orgId, roleKey);
-    await cascadeRoleRemoval(tx, ctx, project.id, roleKey);
-    return { details: changedDetails(event) };
-  }, [[PROJECT_LOCK, projectId]]);
+  return store.transaction(
+    async (tx) => {
+      const project = await projectForCaller(tx, ctx, projectId, 'project.role.delete');
+      if (!(await tx.projects.roles.get(project.id, roleKey))) throw notFound('COMMAND-DM2xs', 'Role not found');
+      const event = await tx.events.append({
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: project.id,
+        type: 'project.role.removed',
+        payload: { key: roleKey },
+        creator: ctx.caller.userId,
+        resourceOwner: project.orgId,
+      });
+      await tx.projects.roles.remove(project.id, roleKey);
+      await tx.projects.touch(project.id, event.sequence, event.createdAt);
+      await cascadeRoleRemovalToProjectGrants(tx, ctx, project.id, project.orgId, roleKey);
+      await cascadeRoleRemoval(tx, ctx, project.id, roleKey);
+      return { details: changedDetails(event) };
+    },
+    [[PROJECT_LOCK, projectId]],
+  );
 }

@@ -4,19 +4,14 @@
  * Writes follow ZITADEL's full-replacement semantics (reference §1.3 step 4): a field omitted from
  * the request is cleared.
  */
-import { requirePermission, type RequestContext } from '../context.js';
-import { changedDetails, viewDetails, type ObjectDetails } from '../details.js';
-import { invalidArgument, notFound } from '../errors.js';
-import { templateProblem } from '../notifications/template.js';
-import { parseLanguage } from '../languages.js';
+
 import type { Repositories, Store } from '../../store/store.js';
-import {
-  builtInText,
-  MESSAGE_TEXT_FIELDS,
-  withoutEmpty,
-  type MessageTextFields,
-  type MessageType,
-} from './message-text.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { changedDetails, type ObjectDetails, viewDetails } from '../details.js';
+import { invalidArgument, notFound } from '../errors.js';
+import { parseLanguage } from '../languages.js';
+import { templateProblem } from '../notifications/template.js';
+import { builtInText, MESSAGE_TEXT_FIELDS, type MessageTextFields, type MessageType, withoutEmpty } from './message-text.js';
 import { instanceTexts, orgTexts, type TextScope } from './text-scope.js';
 
 export interface MessageTextView extends MessageTextFields {
@@ -97,13 +92,7 @@ async function lastSequence(tx: Repositories, scope: TextScope): Promise<number>
  * The owner's text; where none is stored, what applies instead with `isDefault: true`: for the
  * instance the built-in text, for an organisation the instance's (or built-in) text.
  */
-export async function getMessageText(
-  store: Store,
-  ctx: RequestContext,
-  type: MessageType,
-  languageInput: string,
-  scope: TextScope = instanceTexts(ctx),
-): Promise<MessageTextView> {
+export async function getMessageText(store: Store, ctx: RequestContext, type: MessageType, languageInput: string, scope: TextScope = instanceTexts(ctx)): Promise<MessageTextView> {
   requirePermission(ctx, scope.read);
   const language = parseLanguage(languageInput);
   const row = await store.read.messageTexts.get(scope.ownerId, type, language);
@@ -134,13 +123,7 @@ export function getDefaultMessageText(ctx: RequestContext, type: MessageType, la
 }
 
 /** Removes the owner's text so the default applies again (the built-in one, or for an organisation the instance's); 404 when none is set. */
-export async function resetMessageText(
-  store: Store,
-  ctx: RequestContext,
-  type: MessageType,
-  languageInput: string,
-  scope: TextScope = instanceTexts(ctx),
-): Promise<{ details: ObjectDetails }> {
+export async function resetMessageText(store: Store, ctx: RequestContext, type: MessageType, languageInput: string, scope: TextScope = instanceTexts(ctx)): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, scope.delete);
   const language = parseLanguage(languageInput);
   return store.transaction(async (tx) => {

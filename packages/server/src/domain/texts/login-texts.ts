@@ -5,11 +5,12 @@
  * built-in English ones, field by field. Only the fields this service's page has are read;
  * ZITADEL's other screens are kept and shown as they were set.
  */
-import { parseLanguage } from '../languages.js';
+
 import type { Repositories, Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { changedDetails, type ObjectDetails, viewDetails } from '../details.js';
 import { notFound } from '../errors.js';
+import { parseLanguage } from '../languages.js';
 import type { TextScope } from './text-scope.js';
 
 /** The page's strings and the (screen, field) of ZITADEL's login texts each is taken from. */
@@ -63,10 +64,10 @@ export async function pageTexts<F extends PageTextFields>(read: Repositories, in
     const value = screens?.[screen]?.[field];
     return typeof value === 'string' && value.trim() ? value : undefined;
   };
-  return Object.fromEntries(Object.entries(fields).map(([key, [screen, field, builtIn]]) => [
-    key,
-    pick(own?.screens, screen, field) ?? pick(instance?.screens, screen, field) ?? builtIn,
-  ])) as Record<keyof F, string>;
+  return Object.fromEntries(Object.entries(fields).map(([key, [screen, field, builtIn]]) => [key, pick(own?.screens, screen, field) ?? pick(instance?.screens, screen, field) ?? builtIn])) as Record<
+    keyof F,
+    string
+  >;
 }
 
 // ---- ZITADEL's GetCustomLoginTexts, GetDefaultLoginTexts, SetCustomLoginText, ResetCustomLoginTextToDefault ----
@@ -105,8 +106,12 @@ export async function setLoginTexts(store: Store, ctx: RequestContext, scope: Te
   return store.transaction(async (tx) => {
     const current = await tx.loginTexts.get(scope.ownerId, language);
     const event = await tx.events.append({
-      aggregateType: scope.aggregate, aggregateId: scope.ownerId, type: `${scope.aggregate}.customtext.login.set`,
-      payload: { language, screens: Object.keys(screens) }, creator: ctx.caller.userId, resourceOwner: scope.ownerId,
+      aggregateType: scope.aggregate,
+      aggregateId: scope.ownerId,
+      type: `${scope.aggregate}.customtext.login.set`,
+      payload: { language, screens: Object.keys(screens) },
+      creator: ctx.caller.userId,
+      resourceOwner: scope.ownerId,
     });
     await tx.loginTexts.upsert({ ownerId: scope.ownerId, language, screens, sequence: event.sequence, createdAt: current?.createdAt ?? event.createdAt, changedAt: event.createdAt });
     return { details: changedDetails(event) };
@@ -144,8 +149,12 @@ export async function resetLoginTexts(store: Store, ctx: RequestContext, scope: 
   return store.transaction(async (tx) => {
     if (!(await tx.loginTexts.get(scope.ownerId, language))) throw notFound(scope.aggregate === 'org' ? 'ORG-fju90' : 'INSTANCE-fju90', 'Custom login texts not found');
     const event = await tx.events.append({
-      aggregateType: scope.aggregate, aggregateId: scope.ownerId, type: `${scope.aggregate}.customtext.login.removed`,
-      payload: { language }, creator: ctx.caller.userId, resourceOwner: scope.ownerId,
+      aggregateType: scope.aggregate,
+      aggregateId: scope.ownerId,
+      type: `${scope.aggregate}.customtext.login.removed`,
+      payload: { language },
+      creator: ctx.caller.userId,
+      resourceOwner: scope.ownerId,
     });
     await tx.loginTexts.remove(scope.ownerId, language);
     return { details: changedDetails(event) };

@@ -1,5 +1,5 @@
-import defaults from './default-message-texts.json' with { type: 'json' };
 import type { Language } from '../languages.js';
+import defaults from './default-message-texts.json' with { type: 'json' };
 
 export const MESSAGE_TEXT_FIELDS = ['title', 'preHeader', 'subject', 'greeting', 'text', 'buttonText', 'footerText'] as const;
 export type MessageTextField = (typeof MESSAGE_TEXT_FIELDS)[number];

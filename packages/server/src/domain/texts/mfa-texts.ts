@@ -8,7 +8,11 @@ import { pageTexts } from './login-texts.js';
 
 const FIELDS = {
   setupTitle: ['initMfaOtpText', 'title', 'Set up an authenticator app'],
-  setupDescription: ['initMfaOtpText', 'description', 'Scan the QR code with an authenticator app (for example Google Authenticator, Microsoft Authenticator or Authy), or type the secret into it. Then enter the 6-digit code the app shows.'],
+  setupDescription: [
+    'initMfaOtpText',
+    'description',
+    'Scan the QR code with an authenticator app (for example Google Authenticator, Microsoft Authenticator or Authy), or type the secret into it. Then enter the 6-digit code the app shows.',
+  ],
   secretLabel: ['initMfaOtpText', 'secretLabel', 'Secret'],
   codeLabel: ['initMfaOtpText', 'codeLabel', 'Code'],
   setupButtonText: ['initMfaOtpText', 'nextButtonText', 'Confirm and continue'],
@@ -24,5 +28,4 @@ export type SecondFactorTexts = Record<keyof typeof FIELDS, string>;
 
 export const BUILT_IN_SECOND_FACTOR_TEXTS = Object.fromEntries(Object.entries(FIELDS).map(([key, [, , text]]) => [key, text])) as SecondFactorTexts;
 
-export const secondFactorTexts = (read: Repositories, instanceId: string, orgId: string, language: string): Promise<SecondFactorTexts> =>
-  pageTexts(read, instanceId, orgId, language, FIELDS);
+export const secondFactorTexts = (read: Repositories, instanceId: string, orgId: string, language: string): Promise<SecondFactorTexts> => pageTexts(read, instanceId, orgId, language, FIELDS);

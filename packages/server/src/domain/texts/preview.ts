@@ -10,19 +10,19 @@
 import type { SecretBox } from '../../secrets/secret-box.js';
 import type { UserRow } from '../../store/repositories/users.js';
 import type { Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { invalidArgument, RateLimited, unavailable } from '../errors.js';
 import { newId } from '../ids.js';
 import { parseLanguage } from '../languages.js';
-import { renderUserMail, SAMPLE_CODE, type ComposedMessage } from '../notifications/compose.js';
+import { type ComposedMessage, renderUserMail, SAMPLE_CODE } from '../notifications/compose.js';
 import type { MessageKind } from '../notifications/queue.js';
 import { TEMPLATE_VARIABLES } from '../notifications/template.js';
-import { currentMailRoute, defaultSender, mailDropTransport, smtpTransport, type Delivery, type OutgoingMail } from '../notifications/transports.js';
+import { currentMailRoute, type Delivery, defaultSender, mailDropTransport, type OutgoingMail, smtpTransport } from '../notifications/transports.js';
 import type { SlidingWindowLimit } from '../rate-limit.js';
 import { userInContextOrg } from '../users/guard.js';
 import { checkTemplates } from './custom-message-texts.js';
+import { type MessageTextFields, withoutEmpty } from './message-text.js';
 import type { TextScope } from './text-scope.js';
-import { withoutEmpty, type MessageTextFields } from './message-text.js';
 
 /** The kinds of mail the service sends, by the path segment of their text (ZITADEL's). */
 export const MAIL_KIND_BY_SEGMENT = { verifyemail: 'verify_email', init: 'init', passwordreset: 'password_reset' } as const satisfies Record<string, MessageKind>;
@@ -57,7 +57,15 @@ export interface MessageTextPreview {
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** Checks the input as PUT checks a text, finds the user, renders. Permissions are the caller's business. */
-async function render(store: Store, ctx: RequestContext, scope: TextScope, kind: MessageKind, languageInput: string, input: PreviewInput, externalUrl: string): Promise<{ message: ComposedMessage; sampleVariables: string[] }> {
+async function render(
+  store: Store,
+  ctx: RequestContext,
+  scope: TextScope,
+  kind: MessageKind,
+  languageInput: string,
+  input: PreviewInput,
+  externalUrl: string,
+): Promise<{ message: ComposedMessage; sampleVariables: string[] }> {
   const language = parseLanguage(languageInput);
   const draft = input.customText ? withoutEmpty(input.customText) : undefined;
   if (draft) checkTemplates(draft, 'customText.');
@@ -81,7 +89,15 @@ async function render(store: Store, ctx: RequestContext, scope: TextScope, kind:
   return { message, sampleVariables: user ? ['Code'] : [...TEMPLATE_VARIABLES] };
 }
 
-export async function previewMessageText(store: Store, ctx: RequestContext, scope: TextScope, kind: MessageKind, language: string, input: PreviewInput, mail: Pick<MailSettings, 'externalUrl'>): Promise<MessageTextPreview> {
+export async function previewMessageText(
+  store: Store,
+  ctx: RequestContext,
+  scope: TextScope,
+  kind: MessageKind,
+  language: string,
+  input: PreviewInput,
+  mail: Pick<MailSettings, 'externalUrl'>,
+): Promise<MessageTextPreview> {
   requirePermission(ctx, scope.read);
   const { message, sampleVariables } = await render(store, ctx, scope, kind, language, input, mail.externalUrl);
   return { subject: message.subject, html: message.html, plainText: message.text, language: message.language, sampleVariables };

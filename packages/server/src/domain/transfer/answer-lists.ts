@@ -14,7 +14,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { openPiece, sealPiece, SPOOL_FILE_MODE, type SealedFile } from './sealed-file.js';
+import { openPiece, type SealedFile, SPOOL_FILE_MODE, sealPiece } from './sealed-file.js';
 
 /** Text the lists of one import hold in memory before they are written out. */
 const FLUSH_BYTES = 1024 * 1024;
@@ -29,7 +29,10 @@ export class AnswerSpill {
   private readonly pending = new Set<AnswerList<unknown>>();
   private closed = false;
 
-  constructor(private readonly file: SealedFile, private readonly flushBytes = FLUSH_BYTES) {}
+  constructor(
+    private readonly file: SealedFile,
+    private readonly flushBytes = FLUSH_BYTES,
+  ) {}
 
   /** A new, empty list (or one holding `items`). */
   list<T>(items: readonly T[] = []): AnswerList<T> {
@@ -50,7 +53,7 @@ export class AnswerSpill {
 
   /** @internal Seals `text` as a record at the end of the file; returns its offset. */
   write(text: string): number {
-    if (this.closed) throw new Error('the import\'s answer was closed');
+    if (this.closed) throw new Error("the import's answer was closed");
     this.fd ??= openSync(this.file.path, 'wx+', SPOOL_FILE_MODE);
     const offset = this.size;
     const sealed = sealPiece(this.file.key, `${this.file.aad}@${offset}`, text);

@@ -18,8 +18,8 @@
  * providers, texts) whole when any of them was touched, else left out.
  */
 import type { Repositories } from '../../store/store.js';
-import { USER_AGGREGATE } from '../users/aggregate.js';
 import { USER_GRANT_AGGREGATE } from '../user-grants/cascade.js';
+import { USER_AGGREGATE } from '../users/aggregate.js';
 import { ORG_IMPORT_EVENT } from './import/import-data.js';
 
 /** Most events one incremental export reads; past it the checkpoint stops at the last one read and the next export goes on from there. */
@@ -110,15 +110,19 @@ export function narrowedReads(read: Repositories, changes: Changes, requestOrgId
   const users = (orgId: string) => (of(orgId).whole ? undefined : [...of(orgId).userIds]);
   const grants = (orgId: string) => (of(orgId).whole ? undefined : [...of(orgId).userGrantIds]);
   const none = (ids: string[] | undefined) => ids !== undefined && ids.length === 0;
-  const whenOrgLevel = <A extends unknown[], R>(fn: (orgId: string, ...rest: A) => Promise<R[]>) =>
-    (orgId: string, ...rest: A): Promise<R[]> => (orgLevel(orgId) ? fn(orgId, ...rest) : Promise.resolve([]));
+  const whenOrgLevel =
+    <A extends unknown[], R>(fn: (orgId: string, ...rest: A) => Promise<R[]>) =>
+    (orgId: string, ...rest: A): Promise<R[]> =>
+      orgLevel(orgId) ? fn(orgId, ...rest) : Promise.resolve([]);
   /** A machine user's credentials: all when the organisation's level changed, else only the touched users'. */
-  const ofTouchedUsers = <R extends { userId: string }>(fn: (orgId: string) => Promise<R[]>) => async (orgId: string): Promise<R[]> => {
-    const rows = await fn(orgId);
-    if (orgLevel(orgId) || of(orgId).whole) return rows;
-    const ids = of(orgId).userIds;
-    return rows.filter((r) => ids.has(r.userId));
-  };
+  const ofTouchedUsers =
+    <R extends { userId: string }>(fn: (orgId: string) => Promise<R[]>) =>
+    async (orgId: string): Promise<R[]> => {
+      const rows = await fn(orgId);
+      if (orgLevel(orgId) || of(orgId).whole) return rows;
+      const ids = of(orgId).userIds;
+      return rows.filter((r) => ids.has(r.userId));
+    };
   const t = read.transfer;
   return {
     ...read,

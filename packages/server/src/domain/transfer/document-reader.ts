@@ -12,10 +12,10 @@ import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../runtime/worker-threads.js';
 import { DomainError, GrpcCode } from '../errors.js';
 import type { DataOrg } from './document.js';
-import type { Spool } from './spool.js';
-import type { ImportFile, SealedFile } from './sealed-file.js';
 import type { ImportPlan } from './import/order.js';
-import { SPOOLED_DOCUMENT, type DocumentSources, type OrgSource, type ProblemSummary, type SpooledOrg, type UserBatch } from './spooled-document.js';
+import type { ImportFile, SealedFile } from './sealed-file.js';
+import type { Spool } from './spool.js';
+import { type DocumentSources, type OrgSource, type ProblemSummary, SPOOLED_DOCUMENT, type SpooledOrg, type UserBatch } from './spooled-document.js';
 
 /**
  * The reader's heap: small, so that its garbage is collected early (the process's RSS grows by
@@ -135,7 +135,7 @@ export class DocumentReader {
   /** Ends the worker (and with it any reading in progress); safe to call twice. */
   async close(): Promise<void> {
     clearTimeout(this.idleTimer);
-    this.stop(new Error('the import\'s document reader was closed'));
+    this.stop(new Error("the import's document reader was closed"));
     await this.worker.terminate();
   }
 
@@ -197,7 +197,10 @@ export class DocumentReader {
           // Left early (an error, the deadline): the worker ends the file it reads.
           if (!finished && !reader.stopped) {
             await next.catch(() => undefined);
-            await reader.call({ op: 'endUsers', stream }).then(() => reader.openStreams--, () => undefined);
+            await reader.call({ op: 'endUsers', stream }).then(
+              () => reader.openStreams--,
+              () => undefined,
+            );
           } else if (finished) {
             reader.openStreams--;
           }
@@ -237,6 +240,6 @@ const tooMuchForReader = () =>
     GrpcCode.InvalidArgument,
     'IMPORT-r34d3r',
     `the document needs more than the ${READER_LIMITS.maxOldGenerationSizeMb} MiB an import's reader may hold: an organisation's parts other than its users ` +
-      '(projects, applications, grants, memberships, metadata, texts) are read whole, as is each single value; split the organisation\'s user grants, ' +
+      "(projects, applications, grants, memberships, metadata, texts) are read whole, as is each single value; split the organisation's user grants, " +
       'memberships or metadata over several imports of the same organisation (users are not limited: a million per organisation is fine)',
   );

@@ -10,13 +10,13 @@
  * event loop gets its turn (other requests are served while a large document is read).
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { Assembler } from 'stream-json/core/assembler.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
-import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { invalidArgument } from '../errors.js';
 import { toLowerCamel } from './json-names.js';
+import { type ImportFile, openSealed } from './sealed-file.js';
 import { isOrgListField, type OrgListField } from './validate.js';
-import { openSealed, type ImportFile } from './sealed-file.js';
 
 export interface DocumentSink {
   /** A top-level field of a request (not the document): called before its value is read, may throw. */

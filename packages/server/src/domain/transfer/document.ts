@@ -5,23 +5,10 @@
  * element (validate.ts) and never held twice in memory.
  */
 import { z } from 'zod';
-import { hashCostProblem, HASH_COST_TOO_HIGH_ID, isSupportedPasswordHash, UNSUPPORTED_HASH } from '../users/hashed-password.js';
+import { HASH_COST_TOO_HIGH_ID, hashCostProblem, isSupportedPasswordHash, UNSUPPORTED_HASH } from '../users/hashed-password.js';
 import { ENUMS } from './enums.js';
+import { base64Bytes, bool, email, maxBytes, protoDuration, protoEnum, runes, str, strList, timestamp, uint32, uint64 } from './fields.js';
 import { historySchema } from './history.js';
-import {
-  base64Bytes,
-  bool,
-  email,
-  maxBytes,
-  protoDuration,
-  protoEnum,
-  runes,
-  str,
-  strList,
-  timestamp,
-  uint32,
-  uint64,
-} from './fields.js';
 
 const id = runes(1, 200);
 
@@ -154,9 +141,7 @@ export const OIDCApp = z.object({
   additionalOrigins: strList,
   skipNativeAppSuccessPage: bool,
   backChannelLogoutUri: str,
-  loginVersion: z
-    .object({ loginV1: z.object({}).optional(), loginV2: z.object({ baseUri: str }).optional() })
-    .optional(),
+  loginVersion: z.object({ loginV1: z.object({}).optional(), loginV2: z.object({ baseUri: str }).optional() }).optional(),
 });
 /** A bearer credential's SHA-256 in unpadded base64url, as this service stores (and exports) client secrets and tokens. */
 const sha256Base64url = (what: string) => z.string().regex(/^[A-Za-z0-9_-]{43}$/, `must be the SHA-256 of the ${what} in unpadded base64url (43 characters), as this service exports it`);
@@ -194,15 +179,18 @@ export const DataMachineSecret = z.object({
 // An empty value means "no password" (import/users.ts); any other must be verifiable at login,
 // within the cost bounds (auth/hash-cost.ts). The problem carries its id (ZITADEL's for the
 // encoding), which validate.ts gives the 400 when it is the only kind.
-const hashedPasswordValue = z.string().superRefine((value, ctx) => {
-  if (value === '') return;
-  if (!isSupportedPasswordHash(value)) {
-    ctx.addIssue({ code: 'custom', message: UNSUPPORTED_HASH.message, params: { errorId: UNSUPPORTED_HASH.id } });
-    return;
-  }
-  const costly = hashCostProblem(value);
-  if (costly) ctx.addIssue({ code: 'custom', message: costly, params: { errorId: HASH_COST_TOO_HIGH_ID } });
-}).optional();
+const hashedPasswordValue = z
+  .string()
+  .superRefine((value, ctx) => {
+    if (value === '') return;
+    if (!isSupportedPasswordHash(value)) {
+      ctx.addIssue({ code: 'custom', message: UNSUPPORTED_HASH.message, params: { errorId: UNSUPPORTED_HASH.id } });
+      return;
+    }
+    const costly = hashCostProblem(value);
+    if (costly) ctx.addIssue({ code: 'custom', message: costly, params: { errorId: HASH_COST_TOO_HIGH_ID } });
+  })
+  .optional();
 
 export const HumanUser = z.object({
   userName: req(runes(1, 200)),
@@ -227,9 +215,7 @@ export const HumanUser = z.object({
   passwordChangeRequired: bool,
   requestPasswordlessRegistration: bool,
   otpCode: str,
-  idps: z
-    .array(z.object({ configId: id, externalUserId: id, displayName: runes(0, 200).optional() }))
-    .optional(),
+  idps: z.array(z.object({ configId: id, externalUserId: id, displayName: runes(0, 200).optional() })).optional(),
 });
 export const DataHumanUser = z.object({
   userId: id,
@@ -290,14 +276,41 @@ export const UserMetadata = z.object({ id, key: runes(1, 200), value: base64Byte
 
 /** The screens of SetCustomLoginTextsRequest; each screen is a set of short strings. */
 export const LOGIN_TEXT_SCREENS = [
-  'selectAccountText', 'loginText', 'passwordText', 'usernameChangeText', 'usernameChangeDoneText',
-  'initPasswordText', 'initPasswordDoneText', 'emailVerificationText', 'emailVerificationDoneText',
-  'initializeUserText', 'initializeDoneText', 'initMfaPromptText', 'initMfaOtpText', 'initMfaU2fText',
-  'initMfaDoneText', 'mfaProvidersText', 'verifyMfaOtpText', 'verifyMfaU2fText', 'passwordlessText',
-  'passwordChangeText', 'passwordChangeDoneText', 'passwordResetDoneText', 'registrationOptionText',
-  'registrationUserText', 'registrationOrgText', 'linkingUserDoneText', 'externalUserNotFoundText',
-  'successLoginText', 'logoutText', 'footerText', 'passwordlessPromptText', 'passwordlessRegistrationText',
-  'passwordlessRegistrationDoneText', 'externalRegistrationUserOverviewText', 'linkingUserPromptText',
+  'selectAccountText',
+  'loginText',
+  'passwordText',
+  'usernameChangeText',
+  'usernameChangeDoneText',
+  'initPasswordText',
+  'initPasswordDoneText',
+  'emailVerificationText',
+  'emailVerificationDoneText',
+  'initializeUserText',
+  'initializeDoneText',
+  'initMfaPromptText',
+  'initMfaOtpText',
+  'initMfaU2fText',
+  'initMfaDoneText',
+  'mfaProvidersText',
+  'verifyMfaOtpText',
+  'verifyMfaU2fText',
+  'passwordlessText',
+  'passwordChangeText',
+  'passwordChangeDoneText',
+  'passwordResetDoneText',
+  'registrationOptionText',
+  'registrationUserText',
+  'registrationOrgText',
+  'linkingUserDoneText',
+  'externalUserNotFoundText',
+  'successLoginText',
+  'logoutText',
+  'footerText',
+  'passwordlessPromptText',
+  'passwordlessRegistrationText',
+  'passwordlessRegistrationDoneText',
+  'externalRegistrationUserOverviewText',
+  'linkingUserPromptText',
 ] as const;
 // Every screen field is limited to 100–500 runes in ZITADEL; 500 (the largest) is enforced here.
 const Screen = z.record(z.string(), runes(0, 500));

@@ -22,8 +22,8 @@ import { setImmediate } from 'node:timers/promises';
 import { z } from 'zod';
 import type { StoredEvent } from '../../store/repositories/events.js';
 import type { Repositories } from '../../store/store.js';
-import { aggregateOfEventType, isRegisteredEventType } from '../events/types.js';
 import { isSecretName } from '../events/redact.js';
+import { aggregateOfEventType, isRegisteredEventType } from '../events/types.js';
 import { runes, timestamp, uint64 } from './fields.js';
 
 /** The payload mark of an event an import carried over from another instance. */
@@ -151,7 +151,10 @@ export async function importUserHistories(tx: Repositories, users: readonly User
     if (i > 0 && i % USERS_PER_TURN === 0) await setImmediate();
     const user = users[i];
     await appendHistory(tx, 'user', user.id, user.orgId, user.history);
-    await tx.events.append({ aggregateType: 'user', aggregateId: user.id, type: USER_IMPORT_EVENT, payload: { importedEvents: user.history.length }, creator: importer, resourceOwner: user.orgId }, at);
+    await tx.events.append(
+      { aggregateType: 'user', aggregateId: user.id, type: USER_IMPORT_EVENT, payload: { importedEvents: user.history.length }, creator: importer, resourceOwner: user.orgId },
+      at,
+    );
   }
 }
 
@@ -163,7 +166,10 @@ export function historyStamp(history: readonly HistoryEventT[] | undefined, stam
 
 /** Wraps a page's item maker so each user's entry carries its history (read for the whole page at once). */
 export async function withUserHistories<R extends { id: string }>(read: Repositories, page: R[], toItem: (row: R) => unknown): Promise<(row: R) => unknown> {
-  const histories = await userHistories(read, page.map((row) => row.id));
+  const histories = await userHistories(
+    read,
+    page.map((row) => row.id),
+  );
   return (row) => {
     const item = toItem(row) as Record<string, unknown> | undefined;
     const history = histories.get(row.id);

@@ -3,8 +3,8 @@
  * spellings of every name accepted, `timeout` in Go duration syntax with a documented default.
  */
 import { z } from 'zod';
-import { invalidArgument } from '../errors.js';
 import type { GcsLocation } from '../../storage/gcs.js';
+import { invalidArgument } from '../errors.js';
 import { DEFAULT_TRANSFER_TIMEOUT_MS, MAX_TRANSFER_TIMEOUT_MS, parseGoDuration } from './duration.js';
 import { CONFLICT_POLICIES, type ConflictPolicy } from './import/report.js';
 import { normaliseKeysInPlace } from './json-names.js';
@@ -56,9 +56,7 @@ export interface ExportRequest {
   changedByOthers: boolean;
 }
 
-export type ImportSource =
-  | { kind: 'inline'; version: 1 | 2; data: unknown }
-  | { kind: 'gcs'; version: 1 | 2; location: GcsLocation };
+export type ImportSource = { kind: 'inline'; version: 1 | 2; data: unknown } | { kind: 'gcs'; version: 1 | 2; location: GcsLocation };
 
 export interface ImportRequest {
   source: ImportSource;

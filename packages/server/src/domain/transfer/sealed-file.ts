@@ -12,10 +12,10 @@
  * then fails before its transaction commits). A job's document, which may wait on disk and came
  * from elsewhere, is checked whole before it is read (job-documents.ts).
  */
-import { createCipheriv, createDecipheriv, randomBytes, type CipherGCM } from 'node:crypto';
+import { type CipherGCM, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { once } from 'node:events';
 
 /** Mode of every file an import writes: its owner only. */
 export const SPOOL_FILE_MODE = 0o600;

@@ -17,7 +17,7 @@ import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boundHeapGrowth } from '../../runtime/heap-growth.js';
-import { SealedWriter, SPOOL_FILE_MODE, type SealedFile } from './sealed-file.js';
+import { type SealedFile, SealedWriter, SPOOL_FILE_MODE } from './sealed-file.js';
 
 export { SPOOL_FILE_MODE };
 
@@ -70,7 +70,13 @@ export function spoolIn(dir: string, key: Uint8Array): Spool {
  * bytes; past `maxBytes` it stops reading and throws `tooLarge()`. Resolves with the file and the
  * number of bytes.
  */
-export async function spoolTo(spool: Spool, name: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<{ file: SealedFile; bytes: number }> {
+export async function spoolTo(
+  spool: Spool,
+  name: string,
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<{ file: SealedFile; bytes: number }> {
   const file = spool.sealed(name);
   const out = new SealedWriter(file);
   let bytes = 0;

@@ -8,13 +8,13 @@
  * does that with the values sent back.
  */
 import { parentPort } from 'node:worker_threads';
-import { DomainError } from '../errors.js';
 import { lowerThisThreadsPriority } from '../../runtime/worker-threads.js';
+import { DomainError } from '../errors.js';
+import type { ReaderAnswer, ReaderRequest, SerializedError } from './document-reader.js';
 import { toLowerCamel } from './json-names.js';
 import { spoolIn } from './spool.js';
 import { readSpooledParts, readSpooledUsers, SPOOLED_DOCUMENT, spoolDocument, type UserBatch } from './spooled-document.js';
 import { v1TooLarge } from './v1.js';
-import type { ReaderAnswer, ReaderRequest, SerializedError } from './document-reader.js';
 
 lowerThisThreadsPriority(10);
 
@@ -50,7 +50,9 @@ async function answer(req: ReaderRequest): Promise<unknown> {
       const { file, shape, spoolDir, spoolKey, refuseV1 } = req;
       const spool = spoolIn(spoolDir, spoolKey);
       const read = await spoolDocument({
-        file, shape, spool,
+        file,
+        shape,
+        spool,
         beforeEnvelopeValue: (key) => {
           if (refuseV1 && toLowerCamel(key) === 'dataOrgsv1') throw v1TooLarge();
         },

@@ -15,17 +15,18 @@
  * the typed values). Both passes run in the import's reader thread (document-reader.ts), which
  * hands the server's thread an OrgSource per organisation.
  */
-import { Readable } from 'node:stream';
+
 import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
 import { DomainError, GrpcCode } from '../errors.js';
 import { formatPath } from '../zod-issues.js';
 import type { DataOrg, DataOrgs } from './document.js';
 import { readDocumentStream } from './document-stream.js';
+import { type ImportPlan, OutlineBuilder, outlineOf, planImport, REFERENCE_LISTS } from './import/order.js';
 import { normaliseKeysInPlace } from './json-names.js';
+import { type ImportFile, openSealed, readSealed, type SealedFile } from './sealed-file.js';
 import { LineWriter, type Spool } from './spool.js';
-import { openSealed, readSealed, type ImportFile, type SealedFile } from './sealed-file.js';
-import { OutlineBuilder, outlineOf, planImport, REFERENCE_LISTS, type ImportPlan } from './import/order.js';
-import { checkStorableText, isOrgListField, ProblemList, validateOrgField, validateOrgItem, type OrgListField } from './validate.js';
+import { checkStorableText, isOrgListField, type OrgListField, ProblemList, validateOrgField, validateOrgItem } from './validate.js';
 
 /**
  * Users of one organisation imported per batch (import-org.ts, `userBatches`): bounds the memory of

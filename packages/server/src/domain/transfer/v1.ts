@@ -12,12 +12,12 @@
  */
 import { z } from 'zod';
 import { DomainError, GrpcCode, invalidArgument } from '../errors.js';
+import { formatPath } from '../zod-issues.js';
+import type { DataOrg, DataOrgs } from './document.js';
 import { ENUMS } from './enums.js';
 import { bool, protoEnum, runes, strList } from './fields.js';
-import type { DataOrg, DataOrgs } from './document.js';
 import { normaliseKeysInPlace } from './json-names.js';
 import { checkStorableText, ProblemList, validateDataOrgs } from './validate.js';
-import { formatPath } from '../zod-issues.js';
 
 /**
  * The largest version-1 document (`dataOrgsv1`, `dataOrgsv1Gcs`): read whole, not as a stream (it

@@ -5,11 +5,11 @@
  * `orgs[0].humanUsers[3].user.email.email`; up to MAX_REPORTED are named in one message.
  */
 import type { z } from 'zod';
-import { invalidArgument, type DomainError } from '../errors.js';
+import { type DomainError, invalidArgument } from '../errors.js';
 import { findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '../unstorable-text.js';
-import { ORG_LIST_FIELDS, ORG_SINGLE_FIELDS, type DataOrg, type DataOrgs } from './document.js';
-import { normaliseKeysInPlace } from './json-names.js';
 import { describeZodIssue, formatPath } from '../zod-issues.js';
+import { type DataOrg, type DataOrgs, ORG_LIST_FIELDS, ORG_SINGLE_FIELDS } from './document.js';
+import { normaliseKeysInPlace } from './json-names.js';
 
 const MAX_REPORTED = 5;
 
@@ -19,7 +19,6 @@ export interface Problem {
   /** A specific error id (e.g. ZITADEL's `USER-JDk4t`) the rule behind the problem has. */
   errorId?: string;
 }
-
 
 /** Collects problems while walking a document. */
 export class ProblemList {

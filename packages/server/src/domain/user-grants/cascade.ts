@@ -3,9 +3,10 @@
  * project that held it, and a role taken out of a project grant every user grant given through
  * it (ZITADEL's `user.grant.cascade.changed`).
  */
-import type { RequestContext } from '../context.js';
-import type { Repositories } from '../../store/store.js';
+
 import type { UserGrantRow } from '../../store/repositories/user-grants.js';
+import type { Repositories } from '../../store/store.js';
+import type { RequestContext } from '../context.js';
 
 export const USER_GRANT_AGGREGATE = 'usergrant';
 
@@ -34,8 +35,12 @@ export async function cascadeGrantRoles(tx: Repositories, creator: string, proje
     const roleKeys = userGrant.roleKeys.filter((k) => granted.includes(k));
     if (roleKeys.length === userGrant.roleKeys.length) continue;
     const event = await tx.events.append({
-      aggregateType: USER_GRANT_AGGREGATE, aggregateId: userGrant.id, type: 'user.grant.cascade.changed',
-      payload: { roleKeys }, creator, resourceOwner: userGrant.orgId,
+      aggregateType: USER_GRANT_AGGREGATE,
+      aggregateId: userGrant.id,
+      type: 'user.grant.cascade.changed',
+      payload: { roleKeys },
+      creator,
+      resourceOwner: userGrant.orgId,
     });
     await tx.userGrants.update(userGrant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
   }
@@ -47,9 +52,15 @@ export async function cascadeGrantRoles(tx: Repositories, creator: string, proje
  * they were given through, or an organisation. `creator` is who removed that.
  */
 export async function removeUserGrantsWithin(tx: Repositories, creator: string, grants: readonly Pick<UserGrantRow, 'id' | 'userId' | 'projectId' | 'orgId'>[]): Promise<void> {
-  await tx.events.appendAll(grants.map((grant) => ({
-    aggregateType: USER_GRANT_AGGREGATE, aggregateId: grant.id, type: 'user.grant.cascade.removed',
-    payload: { userId: grant.userId, projectId: grant.projectId }, creator, resourceOwner: grant.orgId,
-  })));
+  await tx.events.appendAll(
+    grants.map((grant) => ({
+      aggregateType: USER_GRANT_AGGREGATE,
+      aggregateId: grant.id,
+      type: 'user.grant.cascade.removed',
+      payload: { userId: grant.userId, projectId: grant.projectId },
+      creator,
+      resourceOwner: grant.orgId,
+    })),
+  );
   await tx.removal.removeUserGrants(grants.map((g) => g.id));
 }

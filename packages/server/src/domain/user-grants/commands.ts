@@ -7,13 +7,14 @@
  * through a project grant to the context organisation (domain/projects/grants.ts), and only with
  * the roles that grant has.
  */
-import { USER_AGGREGATE } from '../users/aggregate.js';
-import { requirePermission, type RequestContext } from '../context.js';
+
+import type { GrantRemoval, UserGrantRow } from '../../store/repositories/user-grants.js';
+import type { Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Repositories, Store } from '../../store/store.js';
-import type { GrantRemoval, UserGrantRow } from '../../store/repositories/user-grants.js';
+import { USER_AGGREGATE } from '../users/aggregate.js';
 import { USER_GRANT_AGGREGATE } from './cascade.js';
 
 export const USER_GRANT_STATES = ['USER_GRANT_STATE_UNSPECIFIED', 'USER_GRANT_STATE_ACTIVE', 'USER_GRANT_STATE_INACTIVE'] as const;
@@ -66,27 +67,41 @@ export async function addUserGrant(
   if (!userId.trim() || !input.projectId.trim()) throw invalidArgument('COMMAND-kVfMa', 'User grant is invalid');
   const roleKeys = unique(input.roleKeys);
   const id = newId();
-  return store.transaction(async (tx) => {
-    if (!(await tx.users.get(userId))) throw failedPrecondition('COMMAND-4f8sg', 'User could not be found');
-    const project = await grantableProject(tx, ctx, input.projectId, input.projectGrantId?.trim() || undefined);
-    checkProjectScope(ctx, 'user.grant.write', project.projectId, project.projectGrantId);
-    await checkRoleKeys(tx, project, roleKeys);
-    if (await tx.userGrants.find(ctx.orgId, userId, project.projectId)) throw alreadyExists('V3-DKcYh', 'User grant already exists');
-    const event = await tx.events.append({
-      aggregateType: USER_GRANT_AGGREGATE,
-      aggregateId: id,
-      type: 'user.grant.added',
-      payload: { userId, projectId: project.projectId, ...(project.projectGrantId ? { projectGrantId: project.projectGrantId } : {}), roleKeys },
-      creator: ctx.caller.userId,
-      resourceOwner: ctx.orgId,
-    });
-    await tx.userGrants.insert({
-      id, orgId: ctx.orgId, userId, projectId: project.projectId, projectGrantId: project.projectGrantId, roleKeys, state: 'USER_GRANT_STATE_ACTIVE',
-      sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt,
-    });
-    return { userGrantId: id, details: addedDetails(event) };
-    // The project's lock: a project grant removed or changed meanwhile (grants.ts) waits for this.
-  }, [[USER_AGGREGATE, userId], ['project', input.projectId]]);
+  return store.transaction(
+    async (tx) => {
+      if (!(await tx.users.get(userId))) throw failedPrecondition('COMMAND-4f8sg', 'User could not be found');
+      const project = await grantableProject(tx, ctx, input.projectId, input.projectGrantId?.trim() || undefined);
+      checkProjectScope(ctx, 'user.grant.write', project.projectId, project.projectGrantId);
+      await checkRoleKeys(tx, project, roleKeys);
+      if (await tx.userGrants.find(ctx.orgId, userId, project.projectId)) throw alreadyExists('V3-DKcYh', 'User grant already exists');
+      const event = await tx.events.append({
+        aggregateType: USER_GRANT_AGGREGATE,
+        aggregateId: id,
+        type: 'user.grant.added',
+        payload: { userId, projectId: project.projectId, ...(project.projectGrantId ? { projectGrantId: project.projectGrantId } : {}), roleKeys },
+        creator: ctx.caller.userId,
+        resourceOwner: ctx.orgId,
+      });
+      await tx.userGrants.insert({
+        id,
+        orgId: ctx.orgId,
+        userId,
+        projectId: project.projectId,
+        projectGrantId: project.projectGrantId,
+        roleKeys,
+        state: 'USER_GRANT_STATE_ACTIVE',
+        sequence: event.sequence,
+        createdAt: event.createdAt,
+        changedAt: event.createdAt,
+      });
+      return { userGrantId: id, details: addedDetails(event) };
+      // The project's lock: a project grant removed or changed meanwhile (grants.ts) waits for this.
+    },
+    [
+      [USER_AGGREGATE, userId],
+      ['project', input.projectId],
+    ],
+  );
 }
 
 /**
@@ -117,15 +132,21 @@ async function appendGrantEvent(tx: Repositories, ctx: RequestContext, grant: Us
 export async function updateUserGrant(store: Store, ctx: RequestContext, userId: string, grantId: string, input: { roleKeys?: string[] }): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.grant.write');
   const roleKeys = unique(input.roleKeys);
-  return store.transaction(async (tx) => {
-    const grant = await grantForCaller(tx, ctx, userId, grantId, 'user.grant.write');
-    await checkRoleKeys(tx, grant, roleKeys);
-    const same = roleKeys.length === grant.roleKeys.length && roleKeys.every((k) => grant.roleKeys.includes(k));
-    if (same) throw failedPrecondition('COMMAND-Rs8fy', 'User grant has not been changed');
-    const event = await appendGrantEvent(tx, ctx, grant, 'user.grant.changed', { roleKeys });
-    await tx.userGrants.update(grant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId], [USER_GRANT_AGGREGATE, grantId]]);
+  return store.transaction(
+    async (tx) => {
+      const grant = await grantForCaller(tx, ctx, userId, grantId, 'user.grant.write');
+      await checkRoleKeys(tx, grant, roleKeys);
+      const same = roleKeys.length === grant.roleKeys.length && roleKeys.every((k) => grant.roleKeys.includes(k));
+      if (same) throw failedPrecondition('COMMAND-Rs8fy', 'User grant has not been changed');
+      const event = await appendGrantEvent(tx, ctx, grant, 'user.grant.changed', { roleKeys });
+      await tx.userGrants.update(grant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
+      return { details: changedDetails(event) };
+    },
+    [
+      [USER_AGGREGATE, userId],
+      [USER_GRANT_AGGREGATE, grantId],
+    ],
+  );
 }
 
 export async function deactivateUserGrant(store: Store, ctx: RequestContext, userId: string, grantId: string): Promise<{ details: ObjectDetails }> {
@@ -138,18 +159,22 @@ export async function reactivateUserGrant(store: Store, ctx: RequestContext, use
 
 async function setState(store: Store, ctx: RequestContext, userId: string, grantId: string, state: 'USER_GRANT_STATE_ACTIVE' | 'USER_GRANT_STATE_INACTIVE') {
   requirePermission(ctx, 'user.grant.write');
-  return store.transaction(async (tx) => {
-    const grant = await grantForCaller(tx, ctx, userId, grantId, 'user.grant.write');
-    if (grant.state === state) {
-      throw state === 'USER_GRANT_STATE_INACTIVE'
-        ? failedPrecondition('COMMAND-1S9gx', 'User grant is not active')
-        : failedPrecondition('COMMAND-1ML0v', 'User grant is not inactive');
-    }
-    const type = state === 'USER_GRANT_STATE_INACTIVE' ? 'user.grant.deactivated' : 'user.grant.reactivated';
-    const event = await appendGrantEvent(tx, ctx, grant, type, {});
-    await tx.userGrants.update(grant.id, { state, sequence: event.sequence, changedAt: event.createdAt });
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId], [USER_GRANT_AGGREGATE, grantId]]);
+  return store.transaction(
+    async (tx) => {
+      const grant = await grantForCaller(tx, ctx, userId, grantId, 'user.grant.write');
+      if (grant.state === state) {
+        throw state === 'USER_GRANT_STATE_INACTIVE' ? failedPrecondition('COMMAND-1S9gx', 'User grant is not active') : failedPrecondition('COMMAND-1ML0v', 'User grant is not inactive');
+      }
+      const type = state === 'USER_GRANT_STATE_INACTIVE' ? 'user.grant.deactivated' : 'user.grant.reactivated';
+      const event = await appendGrantEvent(tx, ctx, grant, type, {});
+      await tx.userGrants.update(grant.id, { state, sequence: event.sequence, changedAt: event.createdAt });
+      return { details: changedDetails(event) };
+    },
+    [
+      [USER_AGGREGATE, userId],
+      [USER_GRANT_AGGREGATE, grantId],
+    ],
+  );
 }
 
 /** The removal's event; the store adds the grant, its organisation and its user and project. */
@@ -163,12 +188,18 @@ const grantRemoval = (ctx: RequestContext): GrantRemoval => ({ aggregateType: US
  */
 export async function removeUserGrant(store: Store, ctx: RequestContext, userId: string, grantId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.grant.delete');
-  return store.transaction(async (tx) => {
-    const removed = await tx.userGrants.takeInOrgWithEvent(grantId, ctx.orgId, userId, grantRemoval(ctx));
-    if (!removed) throw grantNotFound();
-    checkProjectScope(ctx, 'user.grant.delete', removed.projectId, removed.projectGrantId);
-    return { details: changedDetails(removed.event) };
-  }, [[USER_AGGREGATE, userId], [USER_GRANT_AGGREGATE, grantId]]);
+  return store.transaction(
+    async (tx) => {
+      const removed = await tx.userGrants.takeInOrgWithEvent(grantId, ctx.orgId, userId, grantRemoval(ctx));
+      if (!removed) throw grantNotFound();
+      checkProjectScope(ctx, 'user.grant.delete', removed.projectId, removed.projectGrantId);
+      return { details: changedDetails(removed.event) };
+    },
+    [
+      [USER_AGGREGATE, userId],
+      [USER_GRANT_AGGREGATE, grantId],
+    ],
+  );
 }
 
 /** BulkRemoveUserGrant: every grant must exist in the context organisation, else nothing is removed. */
@@ -179,11 +210,14 @@ export async function bulkRemoveUserGrants(store: Store, ctx: RequestContext, gr
   // The grants' users are locked as well (a user's removal removes its grants): read them first
   // to know which, then read the grants again under the locks.
   const users = (await store.read.userGrants.manyInOrg(ids, ctx.orgId)).map((g) => [USER_AGGREGATE, g.userId] as const);
-  return store.transaction(async (tx) => {
-    const grants = await tx.userGrants.manyInOrg(ids, ctx.orgId);
-    if (grants.length !== ids.length) throw grantNotFound();
-    for (const grant of grants) checkProjectScope(ctx, 'user.grant.delete', grant.projectId, grant.projectGrantId);
-    for (const grant of grants) await tx.userGrants.takeInOrgWithEvent(grant.id, ctx.orgId, grant.userId, grantRemoval(ctx));
-    return {};
-  }, [...users, ...ids.map((id) => [USER_GRANT_AGGREGATE, id] as const)]);
+  return store.transaction(
+    async (tx) => {
+      const grants = await tx.userGrants.manyInOrg(ids, ctx.orgId);
+      if (grants.length !== ids.length) throw grantNotFound();
+      for (const grant of grants) checkProjectScope(ctx, 'user.grant.delete', grant.projectId, grant.projectGrantId);
+      for (const grant of grants) await tx.userGrants.takeInOrgWithEvent(grant.id, ctx.orgId, grant.userId, grantRemoval(ctx));
+      return {};
+    },
+    [...users, ...ids.map((id) => [USER_GRANT_AGGREGATE, id] as const)],
+  );
 }

@@ -2,15 +2,16 @@
  * User grants, read side (reference §2.4): only grants of the context organisation; a caller
  * whose permission comes from project roles sees only grants on those projects.
  */
-import { requirePermission, type RequestContext } from '../context.js';
-import { viewDetails, type ObjectDetails } from '../details.js';
-import { notFound } from '../errors.js';
-import { listDetails, toPage, type ListDetails, type ListQueryInput } from '../list.js';
-import { displayNameOf } from '../projects/members.js';
-import type { Repositories, Store } from '../../store/store.js';
+
 import type { UserGrantRow } from '../../store/repositories/user-grants.js';
-import { checkProjectScope, type USER_GRANT_STATES } from './commands.js';
+import type { Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { type ObjectDetails, viewDetails } from '../details.js';
+import { notFound } from '../errors.js';
+import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
+import { displayNameOf } from '../projects/members.js';
 import { loginNameReader } from '../users/login-names.js';
+import { checkProjectScope, type USER_GRANT_STATES } from './commands.js';
 
 export interface UserGrantView {
   id: string;
@@ -72,38 +73,40 @@ async function toViews(repos: Repositories, instanceId: string, grants: UserGran
   const orgIds = new Set([...grants.map((g) => g.orgId), ...[...users.values()].flatMap((u) => (u ? [u.orgId] : []))]);
   const orgs = new Map(await Promise.all([...orgIds].map(async (id) => [id, await repos.orgs.get(id)] as const)));
   const names = loginNameReader(repos, instanceId);
-  return Promise.all(grants.map(async (grant) => {
-    const user = users.get(grant.userId);
-    const userOrg = user ? orgs.get(user.orgId) : undefined;
-    const org = orgs.get(grant.orgId);
-    const data = (user?.data ?? {}) as Record<string, unknown>;
-    const profile = (data.profile ?? {}) as Record<string, unknown>;
-    const email = (data.email ?? {}) as Record<string, unknown>;
-    const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
-    const view: UserGrantView = {
-      id: grant.id,
-      details: viewDetails(grant, grant.orgId),
-      roleKeys: grant.roleKeys,
-      state: grant.state as UserGrantView['state'],
-      userId: grant.userId,
-      userName: user?.userName,
-      firstName: text(profile.firstName),
-      lastName: text(profile.lastName),
-      email: text(typeof data.email === 'string' ? data.email : email.email),
-      displayName: user ? displayNameOf(data) : undefined,
-      preferredLoginName: user ? (await names.of(user)).preferredLoginName : undefined,
-      userType: user ? (user.type === 'human' ? 'TYPE_HUMAN' : 'TYPE_MACHINE') : undefined,
-      orgId: grant.orgId,
-      orgName: org?.name,
-      orgDomain: org?.primaryDomain,
-      projectId: grant.projectId,
-      projectGrantId: grant.projectGrantId ?? undefined,
-      projectName: projects.get(grant.projectId)?.name,
-      grantedOrgId: userOrg?.id,
-      grantedOrgName: userOrg?.name,
-      grantedOrgDomain: userOrg?.primaryDomain,
-    };
-    // Zero values are omitted, as ZITADEL's JSON does.
-    return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined)) as unknown as UserGrantView;
-  }));
+  return Promise.all(
+    grants.map(async (grant) => {
+      const user = users.get(grant.userId);
+      const userOrg = user ? orgs.get(user.orgId) : undefined;
+      const org = orgs.get(grant.orgId);
+      const data = (user?.data ?? {}) as Record<string, unknown>;
+      const profile = (data.profile ?? {}) as Record<string, unknown>;
+      const email = (data.email ?? {}) as Record<string, unknown>;
+      const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+      const view: UserGrantView = {
+        id: grant.id,
+        details: viewDetails(grant, grant.orgId),
+        roleKeys: grant.roleKeys,
+        state: grant.state as UserGrantView['state'],
+        userId: grant.userId,
+        userName: user?.userName,
+        firstName: text(profile.firstName),
+        lastName: text(profile.lastName),
+        email: text(typeof data.email === 'string' ? data.email : email.email),
+        displayName: user ? displayNameOf(data) : undefined,
+        preferredLoginName: user ? (await names.of(user)).preferredLoginName : undefined,
+        userType: user ? (user.type === 'human' ? 'TYPE_HUMAN' : 'TYPE_MACHINE') : undefined,
+        orgId: grant.orgId,
+        orgName: org?.name,
+        orgDomain: org?.primaryDomain,
+        projectId: grant.projectId,
+        projectGrantId: grant.projectGrantId ?? undefined,
+        projectName: projects.get(grant.projectId)?.name,
+        grantedOrgId: userOrg?.id,
+        grantedOrgName: userOrg?.name,
+        grantedOrgDomain: userOrg?.primaryDomain,
+      };
+      // Zero values are omitted, as ZITADEL's JSON does.
+      return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined)) as unknown as UserGrantView;
+    }),
+  );
 }

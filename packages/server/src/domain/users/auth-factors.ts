@@ -5,11 +5,11 @@
  * administrator helps a user who lost the phone: the next sign-in asks for the password only.
  */
 import type { Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import type { ObjectDetails } from '../details.js';
 import { notFound } from '../errors.js';
 import { USER_AGGREGATE } from './aggregate.js';
-import { userToChange, userInContextOrg } from './guard.js';
+import { userInContextOrg, userToChange } from './guard.js';
 import { removeOtpOf } from './otp-enrolment.js';
 
 /** ZITADEL's user.v1.AuthFactor, as far as this service has factors. */
@@ -27,9 +27,12 @@ export async function listHumanAuthFactors(store: Store, ctx: RequestContext, us
 
 export async function removeHumanAuthFactorOtp(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
-  return store.transaction(async (tx) => {
-    const user = await userToChange(tx, ctx, userId, 'COMMAND-5M0ds');
-    if (!(await tx.logins.otpSecret(user.id))) throw notFound('COMMAND-3Mif9s', 'The user has no authenticator app (OTP) set up');
-    return removeOtpOf(tx, user, ctx.caller.userId);
-  }, [[USER_AGGREGATE, userId]]);
+  return store.transaction(
+    async (tx) => {
+      const user = await userToChange(tx, ctx, userId, 'COMMAND-5M0ds');
+      if (!(await tx.logins.otpSecret(user.id))) throw notFound('COMMAND-3Mif9s', 'The user has no authenticator app (OTP) set up');
+      return removeOtpOf(tx, user, ctx.caller.userId);
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }

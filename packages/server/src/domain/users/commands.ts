@@ -3,22 +3,24 @@
  * organisation ignoring case (the users_org_user_name_key index backs the check against races);
  * a given `userId` (imports) must be unused in the whole instance.
  */
-import { assertBareLoginNameFree, loginNamesLock } from './login-names.js';
+
 import { hashPassword } from '../../auth/passwords.js';
 import type { Repositories, Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { addedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, invalidArgument } from '../errors.js';
 import { newId } from '../ids.js';
 import { queueUserMessage } from '../notifications/queue.js';
 import { checkHashedPassword } from './hashed-password.js';
+import { assertBareLoginNameFree, loginNamesLock } from './login-names.js';
 import { checkPasswordComplexity } from './password-policy.js';
 import type { AccessTokenType, Gender, HumanData, MachineData, UserState } from './view.js';
 
 export { USER_AGGREGATE } from './aggregate.js';
+
+import type { SecretBox } from '../../secrets/secret-box.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { sealOtpSecret } from './otp-secret.js';
-import type { SecretBox } from '../../secrets/secret-box.js';
 
 export interface ImportHumanUserInput {
   userId?: string;
@@ -94,29 +96,34 @@ export async function createHumanUser(store: Store, by: UserCreator, input: Impo
   };
   // As in ZITADEL, a user who cannot sign in yet (no verified email or no password) is initial.
   const state: UserState = email.isEmailVerified && passwordHash ? 'USER_STATE_ACTIVE' : 'USER_STATE_INITIAL';
-  return createUser(store, by, {
-    userId: input.userId,
-    userName: input.userName,
-    type: 'human',
-    state,
-    data,
-    passwordHash,
-    // Unlike ZITADEL (which drops it for hashed passwords), honoured for both kinds.
-    passwordChangeRequired: Boolean(passwordHash && input.passwordChangeRequired),
-    eventType: 'user.human.added',
-    // The hash never goes into the event log: events can be read back through the API.
-    payload: { userName: input.userName, ...data, passwordSet: Boolean(passwordHash), passwordChangeRequired: Boolean(input.passwordChangeRequired), ...(input.otpCode ? { otpSet: true } : {}) },
-  }, async (tx, created) => {
-    // The secret, never the event: events can be read back through the API.
-    if (input.otpCode) await tx.logins.addOtpSecret(created.userId, sealOtpSecret(secrets, input.otpCode), new Date());
-    // ZITADEL's mails on creation: without a password the init mail (its code also verifies the
-    // email), else for an unverified email the verification mail. Queued with the user, so a
-    // rolled-back creation sends nothing.
-    const recipient = { id: created.userId, orgId: by.orgId, email: email.email };
-    if (by.registersItself) await tx.logins.markSelfRegistered(created.userId, new Date());
-    if (!passwordHash) await queueUserMessage(tx, 'init', recipient);
-    else if (!email.isEmailVerified) await queueUserMessage(tx, 'verify_email', recipient);
-  });
+  return createUser(
+    store,
+    by,
+    {
+      userId: input.userId,
+      userName: input.userName,
+      type: 'human',
+      state,
+      data,
+      passwordHash,
+      // Unlike ZITADEL (which drops it for hashed passwords), honoured for both kinds.
+      passwordChangeRequired: Boolean(passwordHash && input.passwordChangeRequired),
+      eventType: 'user.human.added',
+      // The hash never goes into the event log: events can be read back through the API.
+      payload: { userName: input.userName, ...data, passwordSet: Boolean(passwordHash), passwordChangeRequired: Boolean(input.passwordChangeRequired), ...(input.otpCode ? { otpSet: true } : {}) },
+    },
+    async (tx, created) => {
+      // The secret, never the event: events can be read back through the API.
+      if (input.otpCode) await tx.logins.addOtpSecret(created.userId, sealOtpSecret(secrets, input.otpCode), new Date());
+      // ZITADEL's mails on creation: without a password the init mail (its code also verifies the
+      // email), else for an unverified email the verification mail. Queued with the user, so a
+      // rolled-back creation sends nothing.
+      const recipient = { id: created.userId, orgId: by.orgId, email: email.email };
+      if (by.registersItself) await tx.logins.markSelfRegistered(created.userId, new Date());
+      if (!passwordHash) await queueUserMessage(tx, 'init', recipient);
+      else if (!email.isEmailVerified) await queueUserMessage(tx, 'verify_email', recipient);
+    },
+  );
 }
 
 export interface AddHumanUserInput {
@@ -143,17 +150,21 @@ export async function addMachineUser(store: Store, ctx: RequestContext, input: A
     ...(input.description ? { description: input.description } : {}),
     accessTokenType: input.accessTokenType ?? 'ACCESS_TOKEN_TYPE_BEARER',
   };
-  return createUser(store, { instanceId: ctx.instanceId, orgId: ctx.orgId, creator: ctx.caller.userId }, {
-    userId: input.userId,
-    userName: input.userName,
-    type: 'machine',
-    state: 'USER_STATE_ACTIVE',
-    data,
-    passwordHash: null,
-    passwordChangeRequired: false,
-    eventType: 'user.machine.added',
-    payload: { userName: input.userName, ...data },
-  });
+  return createUser(
+    store,
+    { instanceId: ctx.instanceId, orgId: ctx.orgId, creator: ctx.caller.userId },
+    {
+      userId: input.userId,
+      userName: input.userName,
+      type: 'machine',
+      state: 'USER_STATE_ACTIVE',
+      data,
+      passwordHash: null,
+      passwordChangeRequired: false,
+      eventType: 'user.machine.added',
+      payload: { userName: input.userName, ...data },
+    },
+  );
 }
 
 export interface NewUser {
@@ -170,12 +181,15 @@ export interface NewUser {
 
 /** Creates the user; `then` runs in the same transaction (e.g. queues its first mail). */
 async function createUser(store: Store, by: UserCreator, user: NewUser, then?: (tx: Repositories, created: CreatedUser) => Promise<void>): Promise<CreatedUser> {
-  return store.transaction(async (tx) => {
-    const created = await insertNewUser(tx, by, user);
-    await then?.(tx, created);
-    return created;
-    // Bare login names are checked across organisations (login-names.ts), under their lock.
-  }, [loginNamesLock(by.instanceId), ...(user.userId ? [[USER_AGGREGATE, user.userId] as const] : [])]);
+  return store.transaction(
+    async (tx) => {
+      const created = await insertNewUser(tx, by, user);
+      await then?.(tx, created);
+      return created;
+      // Bare login names are checked across organisations (login-names.ts), under their lock.
+    },
+    [loginNamesLock(by.instanceId), ...(user.userId ? [[USER_AGGREGATE, user.userId] as const] : [])],
+  );
 }
 
 /**

@@ -5,19 +5,19 @@
  * comes after it, so the count survives and nothing else changes.
  */
 import { hashPassword } from '../../auth/passwords.js';
-import type { Repositories, Store } from '../../store/store.js';
 import type { UserRow } from '../../store/repositories/users.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import type { Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { DomainError, failedPrecondition, GrpcCode, invalidArgument } from '../errors.js';
-import { checkCode, CODE_PROBLEM, type CodeCheck, type CodeKind } from '../notifications/codes.js';
 import type { CodeChecksThrottled } from '../login/code-throttle.js';
+import { CODE_PROBLEM, type CodeCheck, type CodeKind, checkCode } from '../notifications/codes.js';
 import { queueUserMessage } from '../notifications/queue.js';
+import { isUnstorableText } from '../unstorable-text.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { userToChange } from './guard.js';
 import { checkPasswordComplexity } from './password-policy.js';
 import type { HumanData } from './view.js';
-import { isUnstorableText } from '../unstorable-text.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const human = (user: UserRow) => user.data as unknown as HumanData;
@@ -34,39 +34,40 @@ async function append(tx: Repositories, user: UserRow, creator: string, type: st
 }
 
 /** ZITADEL's UpdateHumanEmail: a new address, verified at once or mailed a code. */
-export async function updateHumanEmail(
-  store: Store,
-  ctx: RequestContext,
-  userId: string,
-  input: { email: string; isEmailVerified?: boolean },
-): Promise<{ details: ObjectDetails }> {
+export async function updateHumanEmail(store: Store, ctx: RequestContext, userId: string, input: { email: string; isEmailVerified?: boolean }): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
   const email = input.email.trim();
   if (!EMAIL.test(email) || email.length > 200) throw invalidArgument('EMAIL-599BI', 'invalid email: not an email address');
-  return store.transaction(async (tx) => {
-    const user = await humanForEmailChange(tx, ctx, userId);
-    const data = human(user);
-    const verified = Boolean(input.isEmailVerified);
-    if (data.email.email === email && Boolean(data.email.isEmailVerified) === verified) throw failedPrecondition('COMMAND-A8j2F', 'Email not changed');
-    let event = await append(tx, user, ctx.caller.userId, 'user.human.email.changed', { email });
-    if (verified) event = await append(tx, user, ctx.caller.userId, 'user.human.email.verified', {});
-    const next: HumanData = { ...data, email: { email, ...(verified ? { isEmailVerified: true } : {}) } };
-    await tx.users.change(user.id, { data: next as unknown as Record<string, unknown> }, event.sequence, event.createdAt);
-    // The code mailed for the old address must not verify the new one.
-    await tx.notifications.removeCode(user.id, 'email_verification');
-    if (!verified) await queueUserMessage(tx, 'verify_email', { id: user.id, orgId: user.orgId, email });
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId]]);
+  return store.transaction(
+    async (tx) => {
+      const user = await humanForEmailChange(tx, ctx, userId);
+      const data = human(user);
+      const verified = Boolean(input.isEmailVerified);
+      if (data.email.email === email && Boolean(data.email.isEmailVerified) === verified) throw failedPrecondition('COMMAND-A8j2F', 'Email not changed');
+      let event = await append(tx, user, ctx.caller.userId, 'user.human.email.changed', { email });
+      if (verified) event = await append(tx, user, ctx.caller.userId, 'user.human.email.verified', {});
+      const next: HumanData = { ...data, email: { email, ...(verified ? { isEmailVerified: true } : {}) } };
+      await tx.users.change(user.id, { data: next as unknown as Record<string, unknown> }, event.sequence, event.createdAt);
+      // The code mailed for the old address must not verify the new one.
+      await tx.notifications.removeCode(user.id, 'email_verification');
+      if (!verified) await queueUserMessage(tx, 'verify_email', { id: user.id, orgId: user.orgId, email });
+      return { details: changedDetails(event) };
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }
 
 /** ZITADEL's ResendHumanEmailVerification: a new code by mail; the previous one stops working when it is sent. */
 export async function resendEmailVerification(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
-  return store.transaction(async (tx) => {
-    const user = await humanForEmailChange(tx, ctx, userId);
-    if (human(user).email.isEmailVerified) throw failedPrecondition('COMMAND-3m9ds', 'Email is already verified');
-    return { details: await mailVerificationAgain(tx, user, ctx.caller.userId) };
-  }, [[USER_AGGREGATE, userId]]);
+  return store.transaction(
+    async (tx) => {
+      const user = await humanForEmailChange(tx, ctx, userId);
+      if (human(user).email.isEmailVerified) throw failedPrecondition('COMMAND-3m9ds', 'Email is already verified');
+      return { details: await mailVerificationAgain(tx, user, ctx.caller.userId) };
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }
 
 /** The event and the queued mail of a new verification code (the previous code stops working when it is sent). */
@@ -92,13 +93,16 @@ export async function emailVerificationState(store: Store, userId: string): Prom
  */
 export async function mailVerificationAgainFromPage(store: Store, userId: string): Promise<'sent' | 'verified' | 'unknown'> {
   if (!userId || isUnstorableText(userId)) return 'unknown';
-  return store.transaction(async (tx) => {
-    const user = await tx.users.get(userId);
-    if (!user || user.type !== 'human') return 'unknown' as const;
-    if (human(user).email.isEmailVerified) return 'verified' as const;
-    await mailVerificationAgain(tx, user, user.id);
-    return 'sent' as const;
-  }, [[USER_AGGREGATE, userId]]);
+  return store.transaction(
+    async (tx) => {
+      const user = await tx.users.get(userId);
+      if (!user || user.type !== 'human') return 'unknown' as const;
+      if (human(user).email.isEmailVerified) return 'verified' as const;
+      await mailVerificationAgain(tx, user, user.id);
+      return 'sent' as const;
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }
 
 export class CodeRefused extends DomainError {
@@ -125,20 +129,23 @@ export async function verifyEmailWithCode(
   editor = userId,
   authorize?: (tx: Repositories) => Promise<unknown>,
 ): Promise<{ details: ObjectDetails; user: UserRow }> {
-  const outcome = await store.transaction(async (tx) => {
-    await authorize?.(tx);
-    const user = await tx.users.get(userId);
-    if (!user || user.type !== 'human') return { refused: 'none' as const };
-    const data = human(user);
-    const check = await checkCode(tx, user.id, 'email_verification', code, data.email.email);
-    if (check !== 'ok') return { refused: check };
-    const event = await append(tx, user, editor, 'user.human.email.verified', { email: data.email.email });
-    const next: HumanData = { ...data, email: { email: data.email.email, isEmailVerified: true } };
-    // A user waiting only for a verified email (it has a password) can now sign in normally.
-    const state = user.state === 'USER_STATE_INITIAL' && user.passwordHash ? 'USER_STATE_ACTIVE' : user.state;
-    await tx.users.change(user.id, { data: next as unknown as Record<string, unknown>, state }, event.sequence, event.createdAt);
-    return { details: changedDetails(event), user };
-  }, [[USER_AGGREGATE, userId]]);
+  const outcome = await store.transaction(
+    async (tx) => {
+      await authorize?.(tx);
+      const user = await tx.users.get(userId);
+      if (!user || user.type !== 'human') return { refused: 'none' as const };
+      const data = human(user);
+      const check = await checkCode(tx, user.id, 'email_verification', code, data.email.email);
+      if (check !== 'ok') return { refused: check };
+      const event = await append(tx, user, editor, 'user.human.email.verified', { email: data.email.email });
+      const next: HumanData = { ...data, email: { email: data.email.email, isEmailVerified: true } };
+      // A user waiting only for a verified email (it has a password) can now sign in normally.
+      const state = user.state === 'USER_STATE_INITIAL' && user.passwordHash ? 'USER_STATE_ACTIVE' : user.state;
+      await tx.users.change(user.id, { data: next as unknown as Record<string, unknown>, state }, event.sequence, event.createdAt);
+      return { details: changedDetails(event), user };
+    },
+    [[USER_AGGREGATE, userId]],
+  );
   if ('refused' in outcome) throw codeRefusal(outcome.refused!);
   return outcome;
 }
@@ -169,20 +176,23 @@ export async function initializeWithCode(store: Store, instanceId: string, userI
   const target = await store.read.users.get(userId);
   if (target) await checkPasswordComplexity(store.read, instanceId, target.orgId, password);
   const passwordHash = await hashPassword(password);
-  const outcome = await store.transaction(async (tx) => {
-    const user = await tx.users.get(userId);
-    if (!user || user.type !== 'human' || user.state !== 'USER_STATE_INITIAL') return { refused: 'none' as const };
-    const data = human(user);
-    const check = await checkCode(tx, user.id, 'init', code, data.email.email);
-    if (check !== 'ok') return { refused: check };
-    await append(tx, user, user.id, 'user.human.initialization.check.succeeded', {});
-    await append(tx, user, user.id, 'user.human.password.changed', { changeRequired: false });
-    const event = await append(tx, user, user.id, 'user.human.email.verified', { email: data.email.email });
-    const next: HumanData = { ...data, email: { email: data.email.email, isEmailVerified: true } };
-    await tx.users.change(user.id, { data: next as unknown as Record<string, unknown>, state: 'USER_STATE_ACTIVE', passwordHash, passwordChangeRequired: false }, event.sequence, event.createdAt);
-    await tx.notifications.removeCode(user.id, 'email_verification');
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId]]);
+  const outcome = await store.transaction(
+    async (tx) => {
+      const user = await tx.users.get(userId);
+      if (!user || user.type !== 'human' || user.state !== 'USER_STATE_INITIAL') return { refused: 'none' as const };
+      const data = human(user);
+      const check = await checkCode(tx, user.id, 'init', code, data.email.email);
+      if (check !== 'ok') return { refused: check };
+      await append(tx, user, user.id, 'user.human.initialization.check.succeeded', {});
+      await append(tx, user, user.id, 'user.human.password.changed', { changeRequired: false });
+      const event = await append(tx, user, user.id, 'user.human.email.verified', { email: data.email.email });
+      const next: HumanData = { ...data, email: { email: data.email.email, isEmailVerified: true } };
+      await tx.users.change(user.id, { data: next as unknown as Record<string, unknown>, state: 'USER_STATE_ACTIVE', passwordHash, passwordChangeRequired: false }, event.sequence, event.createdAt);
+      await tx.notifications.removeCode(user.id, 'email_verification');
+      return { details: changedDetails(event) };
+    },
+    [[USER_AGGREGATE, userId]],
+  );
   if ('refused' in outcome) throw codeRefusal(outcome.refused!);
   return outcome;
 }

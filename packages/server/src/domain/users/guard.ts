@@ -17,9 +17,10 @@
  * test/http/authorization-matrix.test.ts lists these operations (and every other write of the API,
  * each classified), so a new one cannot go unchecked.
  */
-import type { Repositories } from '../../store/store.js';
+
 import type { MemberRow } from '../../store/repositories/members.js';
 import type { UserRow } from '../../store/repositories/users.js';
+import type { Repositories } from '../../store/store.js';
 import type { RequestContext } from '../context.js';
 import { invalidArgument, notFound, permissionDenied } from '../errors.js';
 import { Permissions } from '../permissions.js';
@@ -79,7 +80,11 @@ export async function requireAuthorityOverUsersLinkedTo(tx: Repositories, ctx: R
 }
 
 async function requireAuthorityOverAll(tx: Repositories, ctx: RequestContext, memberships: readonly Held[], who: string, outcome: string): Promise<void> {
-  const refused = await ungrantable(tx, ctx, memberships.filter((m) => m.userId !== ctx.caller.userId));
+  const refused = await ungrantable(
+    tx,
+    ctx,
+    memberships.filter((m) => m.userId !== ctx.caller.userId),
+  );
   if (refused) {
     const m = refused.membership;
     throw permissionDenied(

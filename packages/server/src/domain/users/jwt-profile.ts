@@ -19,7 +19,7 @@
  * A malformed assertion is an InvalidArgument (OAuth's `invalid_request`), a refused one
  * Unauthenticated (`invalid_grant`); the message says why.
  */
-import { constants, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { constants, createPublicKey, type KeyObject, verify } from 'node:crypto';
 import type { UserRow } from '../../store/repositories/users.js';
 import type { Store } from '../../store/store.js';
 import { invalidArgument, unauthenticated } from '../errors.js';
@@ -76,7 +76,8 @@ function readClaims(assertion: string, audiences: string[], nowS: number): Asser
   const claims = decodePart(parts[1], 'payload');
   const { kid, alg } = header;
   if (typeof kid !== 'string' || !kid) throw refused('JWTPROF-k1d0', 'the assertion names no key: its header needs the key id ("kid") of the key file');
-  if (typeof alg !== 'string' || !Object.hasOwn(ALGORITHMS, alg)) throw refused('JWTPROF-a1g0', `the assertion's algorithm ${JSON.stringify(alg ?? null)} is not allowed: machine keys are RSA keys (${Object.keys(ALGORITHMS).join(', ')})`);
+  if (typeof alg !== 'string' || !Object.hasOwn(ALGORITHMS, alg))
+    throw refused('JWTPROF-a1g0', `the assertion's algorithm ${JSON.stringify(alg ?? null)} is not allowed: machine keys are RSA keys (${Object.keys(ALGORITHMS).join(', ')})`);
   const { iss, sub } = claims;
   if (typeof sub !== 'string' || !sub) throw refused('JWTPROF-s0b0', 'the assertion names no subject ("sub"): it must be the machine user\'s id');
   if (iss !== sub) throw refused('JWTPROF-1ss0', 'the assertion\'s issuer ("iss") and subject ("sub") must both be the machine user\'s id');
@@ -90,7 +91,8 @@ function readClaims(assertion: string, audiences: string[], nowS: number): Asser
   if (iat < nowS - ASSERTION_MAX_AGE_S) throw refused('JWTPROF-1at2', 'the assertion was issued more than an hour ago ("iat"): sign a new one');
   const { nbf } = claims;
   if (nbf !== undefined && typeof nbf !== 'number') throw refused('JWTPROF-nbf0', 'the assertion\'s "nbf" is not a number of seconds');
-  if (typeof nbf === 'number' && nbf > nowS + ASSERTION_CLOCK_SKEW_S) throw refused('JWTPROF-nbf1', 'the assertion is not valid yet ("nbf" is in the future): check the clock of the machine that signed it');
+  if (typeof nbf === 'number' && nbf > nowS + ASSERTION_CLOCK_SKEW_S)
+    throw refused('JWTPROF-nbf1', 'the assertion is not valid yet ("nbf" is in the future): check the clock of the machine that signed it');
   return { kid, alg, userId: sub, aud, exp, iat };
 }
 

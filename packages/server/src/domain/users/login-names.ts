@@ -9,8 +9,9 @@
  * Everything that shows or resolves a login name (user and member views, tokens, mails, the login
  * page) asks this module.
  */
-import type { Repositories } from '../../store/store.js';
+
 import type { UserRow } from '../../store/repositories/users.js';
+import type { Repositories } from '../../store/store.js';
 import { alreadyExists } from '../errors.js';
 import { domainKind } from '../policies/domain-kind.js';
 import { effectivePolicy } from '../policies/policy.js';
@@ -33,11 +34,7 @@ export function loginNamesOf(userName: string, rules: LoginNameRules): LoginName
 }
 
 export async function loginNameRules(read: Repositories, instanceId: string, orgId: string): Promise<LoginNameRules> {
-  const [policy, org, domains] = await Promise.all([
-    effectivePolicy(domainKind, read, instanceId, orgId),
-    read.orgs.get(orgId),
-    read.orgDomains.list(orgId),
-  ]);
+  const [policy, org, domains] = await Promise.all([effectivePolicy(domainKind, read, instanceId, orgId), read.orgs.get(orgId), read.orgDomains.list(orgId)]);
   const primaryDomain = org?.primaryDomain ?? '';
   const verified = domains.filter((d) => d.isVerified && d.domain !== primaryDomain).map((d) => d.domain);
   return { mustBeDomain: policy.userLoginMustBeDomain, primaryDomain, domains: primaryDomain ? [primaryDomain, ...verified] : verified };

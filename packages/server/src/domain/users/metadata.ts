@@ -5,12 +5,13 @@
  * change is an event on the user (`user.metadata.set`, `user.metadata.removed`); the values are
  * not copied into events (they may be large), only the keys.
  */
-import type { Repositories, Store } from '../../store/store.js';
+
 import type { UserMetadataRow } from '../../store/repositories/user-metadata.js';
-import { requirePermission, type RequestContext } from '../context.js';
-import { changedDetails, viewDetails, type ObjectDetails } from '../details.js';
+import type { Repositories, Store } from '../../store/store.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { changedDetails, type ObjectDetails, viewDetails } from '../details.js';
 import { invalidArgument, notFound } from '../errors.js';
-import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
+import { type ListDetails, type ListQueryInput, listDetails, type TextQueryMethod, textMatch, toPage } from '../list.js';
 import { isUnstorableText } from '../unstorable-text.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { userInContextOrg, userToChange } from './guard.js';

@@ -11,12 +11,12 @@
  * (login/code-throttle.ts, kind 'otp_setup'), as every short code checked for a user does.
  */
 import { Secret, TOTP } from 'otpauth';
-import type { Repositories, Store } from '../../store/store.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
+import type { Repositories, Store } from '../../store/store.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
-import { matchingStep, TOTP_PERIOD_S } from '../login/totp.js';
 import { codeCheckTurn } from '../login/code-throttle.js';
+import { matchingStep, TOTP_PERIOD_S } from '../login/totp.js';
 import { USER_AGGREGATE } from './aggregate.js';
 import { loginNameRules, loginNamesOf } from './login-names.js';
 import { openOtpSecret, sealOtpSecret } from './otp-secret.js';
@@ -55,16 +55,22 @@ async function humanUser(tx: Repositories, userId: string) {
  * whose app is set up already gets 409 `COMMAND-do9se` (remove it first).
  */
 export async function startOtpEnrolment(store: Store, box: SecretBox, caller: EnrolmentCaller, at = new Date()): Promise<OtpEnrolment> {
-  return store.transaction(async (tx) => {
-    const user = await humanUser(tx, caller.userId);
-    if (await tx.logins.otpSecret(user.id)) throw alreadyExists('COMMAND-do9se', 'An authenticator app (OTP) is already set up');
-    const secret = new Secret({ size: SECRET_BYTES }).base32;
-    const account = loginNamesOf(user.userName, await loginNameRules(tx, caller.instanceId, user.orgId)).preferredLoginName;
-    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.added', payload: {}, creator: caller.userId, resourceOwner: user.orgId }, at);
-    await tx.otpEnrolment.setPending(user.id, sealOtpSecret(box, secret), at);
-    await tx.users.change(user.id, {}, event.sequence, event.createdAt);
-    return { url: otpauthUri(caller.issuerName, account, secret), secret, details: changedDetails(event) };
-  }, [[USER_AGGREGATE, caller.userId]]);
+  return store.transaction(
+    async (tx) => {
+      const user = await humanUser(tx, caller.userId);
+      if (await tx.logins.otpSecret(user.id)) throw alreadyExists('COMMAND-do9se', 'An authenticator app (OTP) is already set up');
+      const secret = new Secret({ size: SECRET_BYTES }).base32;
+      const account = loginNamesOf(user.userName, await loginNameRules(tx, caller.instanceId, user.orgId)).preferredLoginName;
+      const event = await tx.events.append(
+        { aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.added', payload: {}, creator: caller.userId, resourceOwner: user.orgId },
+        at,
+      );
+      await tx.otpEnrolment.setPending(user.id, sealOtpSecret(box, secret), at);
+      await tx.users.change(user.id, {}, event.sequence, event.createdAt);
+      return { url: otpauthUri(caller.issuerName, account, secret), secret, details: changedDetails(event) };
+    },
+    [[USER_AGGREGATE, caller.userId]],
+  );
 }
 
 /** The secret waiting for its first code, if any (a secret sealed by a key since removed counts as none). */
@@ -95,40 +101,46 @@ export async function pendingOtpEnrolment(read: Repositories, box: SecretBox, ca
  */
 export async function confirmOtpEnrolment(store: Store, box: SecretBox, userId: string, code: string, now = Date.now()): Promise<{ details: ObjectDetails }> {
   const trimmed = code.replace(/\s/g, '');
-  const outcome = await store.transaction(async (tx) => {
-    const user = await humanUser(tx, userId);
-    if (await tx.logins.otpSecret(user.id)) throw failedPrecondition('COMMAND-qx4ls', 'The authenticator app (OTP) is already set up');
-    const secret = await pendingOtpSecret(tx, box, user.id);
-    if (!secret) throw notFound('COMMAND-3Mif9s', 'No authenticator app (OTP) is being set up; add one first');
-    const at = new Date(now);
-    const turn = await codeCheckTurn(tx, user.id, 'otp_setup', at);
-    if (turn.throttled) return { refused: turn.throttled };
-    const step = matchingStep(secret, trimmed, now);
-    if (step === undefined) {
-      await turn.failed();
-      return { refused: invalidArgument('EVENT-8isk2', 'The code is invalid') };
-    }
-    await turn.passed();
-    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.verified', payload: {}, creator: userId, resourceOwner: user.orgId }, at);
-    await tx.logins.addOtpSecret(user.id, sealOtpSecret(box, secret), at);
-    await tx.logins.setLastOtpStep(user.id, step, at);
-    await tx.otpEnrolment.removePending(user.id);
-    await tx.users.change(user.id, {}, event.sequence, event.createdAt);
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId]]);
+  const outcome = await store.transaction(
+    async (tx) => {
+      const user = await humanUser(tx, userId);
+      if (await tx.logins.otpSecret(user.id)) throw failedPrecondition('COMMAND-qx4ls', 'The authenticator app (OTP) is already set up');
+      const secret = await pendingOtpSecret(tx, box, user.id);
+      if (!secret) throw notFound('COMMAND-3Mif9s', 'No authenticator app (OTP) is being set up; add one first');
+      const at = new Date(now);
+      const turn = await codeCheckTurn(tx, user.id, 'otp_setup', at);
+      if (turn.throttled) return { refused: turn.throttled };
+      const step = matchingStep(secret, trimmed, now);
+      if (step === undefined) {
+        await turn.failed();
+        return { refused: invalidArgument('EVENT-8isk2', 'The code is invalid') };
+      }
+      await turn.passed();
+      const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: 'user.human.mfa.otp.verified', payload: {}, creator: userId, resourceOwner: user.orgId }, at);
+      await tx.logins.addOtpSecret(user.id, sealOtpSecret(box, secret), at);
+      await tx.logins.setLastOtpStep(user.id, step, at);
+      await tx.otpEnrolment.removePending(user.id);
+      await tx.users.change(user.id, {}, event.sequence, event.createdAt);
+      return { details: changedDetails(event) };
+    },
+    [[USER_AGGREGATE, userId]],
+  );
   if ('refused' in outcome) throw outcome.refused;
   return outcome;
 }
 
 /** RemoveMyAuthFactorOTP: the app, set up or being set up, is removed; none → 404 `COMMAND-Hd9sd`. */
 export async function removeOwnOtp(store: Store, userId: string): Promise<{ details: ObjectDetails }> {
-  return store.transaction(async (tx) => {
-    const user = await humanUser(tx, userId);
-    const ready = await tx.logins.otpSecret(user.id);
-    const pending = await tx.otpEnrolment.pending(user.id);
-    if (!ready && !pending) throw notFound('COMMAND-Hd9sd', 'The user has no authenticator app (OTP)');
-    return removeOtpOf(tx, user, userId);
-  }, [[USER_AGGREGATE, userId]]);
+  return store.transaction(
+    async (tx) => {
+      const user = await humanUser(tx, userId);
+      const ready = await tx.logins.otpSecret(user.id);
+      const pending = await tx.otpEnrolment.pending(user.id);
+      if (!ready && !pending) throw notFound('COMMAND-Hd9sd', 'The user has no authenticator app (OTP)');
+      return removeOtpOf(tx, user, userId);
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }
 
 /**

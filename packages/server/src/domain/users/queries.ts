@@ -1,9 +1,9 @@
 import type { Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { notFound } from '../errors.js';
-import { listDetails, textMatch, toPage, type ListDetails, type ListQueryInput, type TextQueryMethod } from '../list.js';
+import { type ListDetails, type ListQueryInput, listDetails, type TextQueryMethod, textMatch, toPage } from '../list.js';
+import { type LoginNameRules, loginNameRules } from './login-names.js';
 import { toUserView, type UserView } from './view.js';
-import { loginNameRules, type LoginNameRules } from './login-names.js';
 
 export interface UserSearchQuery {
   userNameQuery?: { userName: string; method?: TextQueryMethod };
@@ -18,15 +18,11 @@ export async function getUserById(store: Store, ctx: RequestContext, userId: str
   return toUserView(user, await orgRules(store, ctx));
 }
 
-export async function listUsers(
-  store: Store,
-  ctx: RequestContext,
-  input: { query?: ListQueryInput; queries?: UserSearchQuery[] },
-): Promise<{ details: ListDetails; result: UserView[] }> {
+export async function listUsers(store: Store, ctx: RequestContext, input: { query?: ListQueryInput; queries?: UserSearchQuery[] }): Promise<{ details: ListDetails; result: UserView[] }> {
   requirePermission(ctx, 'user.read');
   const queries = input.queries ?? [];
   const names = queries.flatMap((q) => (q.userNameQuery ? [textMatch(q.userNameQuery.userName, q.userNameQuery.method)] : []));
-  const types = [...new Set(queries.flatMap((q) => (q.typeQuery ? [q.typeQuery.type === 'TYPE_HUMAN' ? 'human' : 'machine'] as const : [])))];
+  const types = [...new Set(queries.flatMap((q) => (q.typeQuery ? ([q.typeQuery.type === 'TYPE_HUMAN' ? 'human' : 'machine'] as const) : [])))];
   const at = new Date();
   // Queries are ANDed: two different types can never both match.
   if (types.length > 1) return { details: listDetails(0, at), result: [] };

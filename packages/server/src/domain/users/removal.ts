@@ -8,7 +8,7 @@
 import type { NewEvent, StoredEvent } from '../../store/repositories/events.js';
 import type { MemberRow, MemberScope } from '../../store/repositories/members.js';
 import type { Repositories, Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { PROJECT_AGGREGATE } from '../projects/access.js';
 import { removeUserGrantsWithin } from '../user-grants/cascade.js';
@@ -17,11 +17,14 @@ import { userToChange } from './guard.js';
 
 export async function removeUser(store: Store, ctx: RequestContext, userId: string): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.delete');
-  return store.transaction(async (tx) => {
-    const user = await userToChange(tx, ctx, userId, 'COMMAND-m9od');
-    const [event] = await removeUsersWithin(tx, ctx.caller.userId, [user], 'user.removed');
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId]]);
+  return store.transaction(
+    async (tx) => {
+      const user = await userToChange(tx, ctx, userId, 'COMMAND-m9od');
+      const [event] = await removeUsersWithin(tx, ctx.caller.userId, [user], 'user.removed');
+      return { details: changedDetails(event) };
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }
 
 export interface RemovedUser {
@@ -40,13 +43,30 @@ export interface RemovedUser {
  * the removal of an organisation lists them. The rows go in a few statements, however many users:
  * what a removed organisation's batches cost is mostly their events. Returns the users' events.
  */
-export async function removeUsersWithin(tx: Repositories, creator: string, users: readonly RemovedUser[], type: 'user.removed' | 'user.cascade.removed', machineKeyEvents = false): Promise<StoredEvent[]> {
+export async function removeUsersWithin(
+  tx: Repositories,
+  creator: string,
+  users: readonly RemovedUser[],
+  type: 'user.removed' | 'user.cascade.removed',
+  machineKeyEvents = false,
+): Promise<StoredEvent[]> {
   const ids = users.map((u) => u.id);
   const orgOf = new Map(users.map((u) => [u.id, u.orgId]));
-  const events = await tx.events.appendAll(users.map((user) => ({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type, payload: { userName: user.userName }, creator, resourceOwner: user.orgId })));
+  const events = await tx.events.appendAll(
+    users.map((user) => ({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type, payload: { userName: user.userName }, creator, resourceOwner: user.orgId })),
+  );
   if (machineKeyEvents) {
     const keys = await tx.removal.machineKeysOf(ids);
-    await tx.events.appendAll(keys.map((key) => ({ aggregateType: USER_AGGREGATE, aggregateId: key.userId, type: 'user.machine.key.cascade.removed', payload: { keyId: key.id }, creator, resourceOwner: orgOf.get(key.userId)! })));
+    await tx.events.appendAll(
+      keys.map((key) => ({
+        aggregateType: USER_AGGREGATE,
+        aggregateId: key.userId,
+        type: 'user.machine.key.cascade.removed',
+        payload: { keyId: key.id },
+        creator,
+        resourceOwner: orgOf.get(key.userId)!,
+      })),
+    );
   }
   await removeMembershipsWithin(tx, creator, await tx.removal.membershipsOf(ids));
   await removeUserGrantsWithin(tx, creator, await tx.removal.userGrantsOf(ids));
@@ -70,7 +90,16 @@ export async function removeMembershipsWithin(tx: Repositories, creator: string,
     const grant = grants.get(m.scopeId);
     // A grant's members go with the grant (projects/removal.ts): a membership outliving it has no project to tell.
     if (!grant) return [];
-    return [{ aggregateType: PROJECT_AGGREGATE, aggregateId: grant.projectId, type: 'project.grant.member.cascade.removed', payload: { grantId: grant.id, userId: m.userId }, creator, resourceOwner: grant.orgId }];
+    return [
+      {
+        aggregateType: PROJECT_AGGREGATE,
+        aggregateId: grant.projectId,
+        type: 'project.grant.member.cascade.removed',
+        payload: { grantId: grant.id, userId: m.userId },
+        creator,
+        resourceOwner: grant.orgId,
+      },
+    ];
   });
   await tx.events.appendAll(events);
   for (const m of memberships) await tx.members.remove(m.scopeType as MemberScope, m.scopeId, m.userId);

@@ -5,7 +5,7 @@
  * failed password checks the lockout policy counted.
  */
 import type { Store } from '../../store/store.js';
-import { requirePermission, type RequestContext } from '../context.js';
+import { type RequestContext, requirePermission } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition } from '../errors.js';
 import { USER_AGGREGATE } from './aggregate.js';
@@ -21,7 +21,12 @@ interface Transition {
 }
 
 const TRANSITIONS = {
-  deactivate: { event: 'user.deactivated', from: ['USER_STATE_ACTIVE', 'USER_STATE_LOCKED'], refuse: ['COMMAND-ke0fw', 'User is not active (an initial user cannot be deactivated)'], to: 'USER_STATE_INACTIVE' },
+  deactivate: {
+    event: 'user.deactivated',
+    from: ['USER_STATE_ACTIVE', 'USER_STATE_LOCKED'],
+    refuse: ['COMMAND-ke0fw', 'User is not active (an initial user cannot be deactivated)'],
+    to: 'USER_STATE_INACTIVE',
+  },
   reactivate: { event: 'user.reactivated', from: ['USER_STATE_INACTIVE'], refuse: ['COMMAND-6M0sf', 'User is not inactive'], to: 'USER_STATE_ACTIVE' },
   lock: { event: 'user.locked', from: ['USER_STATE_ACTIVE', 'USER_STATE_INITIAL'], refuse: ['COMMAND-3NN8v', 'User is not active or initial'], to: 'USER_STATE_LOCKED' },
   unlock: { event: 'user.unlocked', from: ['USER_STATE_LOCKED'], refuse: ['COMMAND-4M0ds', 'User is not locked'], to: 'USER_STATE_ACTIVE' },
@@ -32,12 +37,15 @@ export type UserStateChange = keyof typeof TRANSITIONS;
 export async function changeUserState(store: Store, ctx: RequestContext, userId: string, change: UserStateChange): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'user.write');
   const t: Transition = TRANSITIONS[change];
-  return store.transaction(async (tx) => {
-    const user = await userToChange(tx, ctx, userId, 'COMMAND-m0gDf');
-    if (!t.from.includes(user.state as UserState)) throw failedPrecondition(...t.refuse);
-    const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: t.event, payload: {}, creator: ctx.caller.userId, resourceOwner: user.orgId });
-    await tx.users.change(user.id, { state: t.to }, event.sequence, event.createdAt);
-    if (change === 'unlock') await tx.logins.clearFailures(user.id);
-    return { details: changedDetails(event) };
-  }, [[USER_AGGREGATE, userId]]);
+  return store.transaction(
+    async (tx) => {
+      const user = await userToChange(tx, ctx, userId, 'COMMAND-m0gDf');
+      if (!t.from.includes(user.state as UserState)) throw failedPrecondition(...t.refuse);
+      const event = await tx.events.append({ aggregateType: USER_AGGREGATE, aggregateId: user.id, type: t.event, payload: {}, creator: ctx.caller.userId, resourceOwner: user.orgId });
+      await tx.users.change(user.id, { state: t.to }, event.sequence, event.createdAt);
+      if (change === 'unlock') await tx.logins.clearFailures(user.id);
+      return { details: changedDetails(event) };
+    },
+    [[USER_AGGREGATE, userId]],
+  );
 }

@@ -2,14 +2,12 @@
  * How a stored user reads (ZITADEL's user.v1.User). `data` holds the type-specific part:
  * humans `{profile, email, phone?}`, machines `{name, description?, accessTokenType}`.
  */
-import { viewDetails, type ObjectDetails } from '../details.js';
-import type { UserRow } from '../../store/repositories/users.js';
-import { loginNamesOf, type LoginNameRules } from './login-names.js';
 
-export const USER_STATES = [
-  'USER_STATE_UNSPECIFIED', 'USER_STATE_ACTIVE', 'USER_STATE_INACTIVE', 'USER_STATE_DELETED',
-  'USER_STATE_LOCKED', 'USER_STATE_SUSPEND', 'USER_STATE_INITIAL',
-] as const;
+import type { UserRow } from '../../store/repositories/users.js';
+import { type ObjectDetails, viewDetails } from '../details.js';
+import { type LoginNameRules, loginNamesOf } from './login-names.js';
+
+export const USER_STATES = ['USER_STATE_UNSPECIFIED', 'USER_STATE_ACTIVE', 'USER_STATE_INACTIVE', 'USER_STATE_DELETED', 'USER_STATE_LOCKED', 'USER_STATE_SUSPEND', 'USER_STATE_INITIAL'] as const;
 export type UserState = (typeof USER_STATES)[number];
 export const GENDERS = ['GENDER_UNSPECIFIED', 'GENDER_FEMALE', 'GENDER_MALE', 'GENDER_DIVERSE'] as const;
 export type Gender = (typeof GENDERS)[number];

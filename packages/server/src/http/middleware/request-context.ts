@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../env.js';
 import type { Logger } from '../../log.js';
+import type { AppEnv } from '../env.js';
 
 const SANE_ID = /^[\w.:-]{1,128}$/;
 

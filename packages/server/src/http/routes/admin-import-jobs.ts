@@ -5,18 +5,18 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { z } from 'zod';
-import type { zGetImportJobResponse, zListImportJobsResponse } from '../generated/schemas.gen.js';
 import { invalidArgument, unavailable } from '../../domain/errors.js';
-import { cancelImportJob, getImportJob, listImportJobs, startImportJob } from '../../domain/transfer/import/jobs.js';
+import { jsonText } from '../../domain/transfer/answer-lists.js';
 import { DocumentTooLarge, type JobDocuments } from '../../domain/transfer/import/job-documents.js';
+import { cancelImportJob, getImportJob, listImportJobs, startImportJob } from '../../domain/transfer/import/jobs.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { bodyTooLarge, respondError } from '../errors.js';
-import { requestBody } from '../request-body.js';
 import { OPERATIONS } from '../generated/operations.gen.js';
+import type { zGetImportJobResponse, zListImportJobsResponse } from '../generated/schemas.gen.js';
 import { routesOf } from '../operation.js';
+import { requestBody } from '../request-body.js';
 import { importBodyLimit, mayImport, streamedJson, textStream } from './admin-transfer.js';
-import { jsonText } from '../../domain/transfer/answer-lists.js';
 
 export const START_IMPORT_JOB_PATH = OPERATIONS.StartImportJob.path;
 

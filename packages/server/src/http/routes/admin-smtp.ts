@@ -4,8 +4,17 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { listNotifications } from '../../domain/notifications/queue.js';
 import {
-  activateSmtpProvider, addSmtpProvider, deactivateSmtpProvider, getActiveSmtpProvider, getSmtpProvider, listSmtpProviders,
-  removeSmtpProvider, testSmtpProviderById, testSmtpSettings, updateSmtpPassword, updateSmtpProvider,
+  activateSmtpProvider,
+  addSmtpProvider,
+  deactivateSmtpProvider,
+  getActiveSmtpProvider,
+  getSmtpProvider,
+  listSmtpProviders,
+  removeSmtpProvider,
+  testSmtpProviderById,
+  testSmtpSettings,
+  updateSmtpPassword,
+  updateSmtpProvider,
 } from '../../domain/notifications/smtp-providers.js';
 import type { SecretBox } from '../../secrets/secret-box.js';
 import type { RouteDeps } from '../deps.js';

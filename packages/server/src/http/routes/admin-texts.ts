@@ -2,10 +2,10 @@
  * Instance message texts (description §4.1): openapi/paths/admin/text-verifyemail.yaml.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { getDefaultMessageText, getMessageText, getOrgDefaultMessageText, resetMessageText, setMessageText } from '../../domain/texts/custom-message-texts.js';
-import { orgTexts } from '../../domain/texts/text-scope.js';
-import { MESSAGE_TYPES } from '../../domain/texts/message-text.js';
 import { SUPPORTED_LANGUAGES } from '../../domain/languages.js';
+import { getDefaultMessageText, getMessageText, getOrgDefaultMessageText, resetMessageText, setMessageText } from '../../domain/texts/custom-message-texts.js';
+import { MESSAGE_TYPES } from '../../domain/texts/message-text.js';
+import { orgTexts } from '../../domain/texts/text-scope.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';
@@ -51,7 +51,5 @@ export function registerManagementTextRoutes(app: OpenAPIHono<AppEnv>, deps: Rou
   route('ResetOrgCustomVerifyEmailMessageTextToDefault', async (c) =>
     c.json(await resetMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language, orgTexts(c.get('ctx'))), 200),
   );
-  route('GetOrgDefaultVerifyEmailMessageText', async (c) =>
-    c.json({ customText: await getOrgDefaultMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language) }, 200),
-  );
+  route('GetOrgDefaultVerifyEmailMessageText', async (c) => c.json({ customText: await getOrgDefaultMessageText(store, c.get('ctx'), MESSAGE_TYPES.verifyEmail, c.req.valid('param').language) }, 200));
 }

@@ -7,21 +7,21 @@ import type { Context, MiddlewareHandler, TypedResponse } from 'hono';
 import type { JSONParsed } from 'hono/utils/types';
 import type { z } from 'zod';
 import { requirePermission } from '../../domain/context.js';
-import { ConcurrencyGate, concurrencyLimit } from '../middleware/concurrency-limit.js';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
+import { jsonText } from '../../domain/transfer/answer-lists.js';
 import { exportData } from '../../domain/transfer/export/export-data.js';
 import { importData } from '../../domain/transfer/import/import-data.js';
-import { createSpool, spoolTo } from '../../domain/transfer/spool.js';
-import { jsonText } from '../../domain/transfer/answer-lists.js';
 import type { OnTransferProgress } from '../../domain/transfer/progress.js';
+import { createSpool, spoolTo } from '../../domain/transfer/spool.js';
 import type { GcsOptions } from '../../storage/gcs.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { bodyTooLarge, respondError } from '../errors.js';
-import { requestBody } from '../request-body.js';
 import { OPERATIONS } from '../generated/operations.gen.js';
 import type { zExportDataResponse, zImportDataResponse } from '../generated/schemas.gen.js';
+import { ConcurrencyGate, concurrencyLimit } from '../middleware/concurrency-limit.js';
 import { routesOf } from '../operation.js';
+import { requestBody } from '../request-body.js';
 
 /**
  * Default largest import body: 512 MiB (MAX_IMPORT_BODY_BYTES). The body goes to a file as it
@@ -117,7 +117,10 @@ export function registerAdminTransferRoutes(app: OpenAPIHono<AppEnv>, deps: Tran
       }
       // The answer's lists are read from the spool as the answer is written: the spool goes when it is sent.
       c.set('importSpoolKept', true);
-      return streamedJson<ImportDataResponse>(c, textStream(c, 'import answer', jsonText(answer), () => input.spool.remove()));
+      return streamedJson<ImportDataResponse>(
+        c,
+        textStream(c, 'import answer', jsonText(answer), () => input.spool.remove()),
+      );
     },
     // Who calls (route adds the authentication), and whether it may import, before a byte of its
     // body is read; then a bounded number of imports at once, each body to a file as it arrives.

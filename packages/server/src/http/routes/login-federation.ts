@@ -10,8 +10,8 @@
  */
 import type { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { type AttemptLookup, jwtFromProxy, linkWithPassword, oidcCallback, providerCallback, startProviderSignIn } from '../../domain/federation/browser-flow.js';
 import { AGENT_COOKIE } from '../../domain/federation/browser-state.js';
-import { jwtFromProxy, linkWithPassword, oidcCallback, providerCallback, startProviderSignIn, type AttemptLookup } from '../../domain/federation/browser-flow.js';
 import { OIDC_CALLBACK_PATH } from '../../domain/federation/oidc-upstream.js';
 import { clientAddress } from '../client-address.js';
 import type { AppEnv } from '../env.js';

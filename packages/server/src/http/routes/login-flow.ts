@@ -7,8 +7,8 @@
  */
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { deleteCookie, setCookie } from 'hono/cookie';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type Provider from 'oidc-provider';
 import { EXPIRED, type LoginDeps, type LoginOutcome, type SignInAttempt } from '../../domain/login/flow.js';
 import type { AccessTokenReader } from '../../oidc/access-tokens.js';
@@ -71,7 +71,7 @@ export async function formOf(c: Context): Promise<Record<string, string> | undef
  * cookies on the issuer's scheme and hands a sign-in to oidc-provider; the mail's pages need neither.
  */
 export async function answer(c: Context<AppEnv>, outcome: LoginOutcome, deps?: OidcRouteDeps): Promise<Response> {
-  const withDeps = () => deps ?? fail('a login outcome with cookies or a sign-in needs the sign-in routes\' dependencies');
+  const withDeps = () => deps ?? fail("a login outcome with cookies or a sign-in needs the sign-in routes' dependencies");
   for (const cookie of outcome.cookies ?? []) {
     if ('remove' in cookie) deleteCookie(c, cookie.name, { path: cookie.path });
     else setCookie(c, cookie.name, cookie.value, { path: cookie.path, httpOnly: true, sameSite: 'Lax', secure: withDeps().issuer.startsWith('https:'), maxAge: cookie.maxAgeSeconds });

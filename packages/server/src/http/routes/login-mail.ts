@@ -6,7 +6,7 @@
  * Server-rendered, no JavaScript, like the login page.
  */
 import type { Context, Hono } from 'hono';
-import { resendVerification, setPasswordPage, setPasswordWithCode, verifyEmailPage, type MailLink, type MailPageDeps, type SetPasswordKind } from '../../domain/login/mail-pages.js';
+import { type MailLink, type MailPageDeps, resendVerification, type SetPasswordKind, setPasswordPage, setPasswordWithCode, verifyEmailPage } from '../../domain/login/mail-pages.js';
 import { SlidingWindowLimit } from '../../domain/rate-limit.js';
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../env.js';

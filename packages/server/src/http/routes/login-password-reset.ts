@@ -8,7 +8,10 @@ import type { AppEnv } from '../env.js';
 import { forAttempt, formOf, type OidcRouteDeps } from './login-flow.js';
 
 export function registerPasswordResetRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
-  app.get('/ui/login/:uid/password/reset', forAttempt(deps, (attempt) => passwordResetForm(deps, attempt)));
+  app.get(
+    '/ui/login/:uid/password/reset',
+    forAttempt(deps, (attempt) => passwordResetForm(deps, attempt)),
+  );
   app.post(
     '/ui/login/:uid/password/reset',
     forAttempt(deps, async (attempt, c) => requestPasswordReset(deps, attempt, (await formOf(c))?.loginName ?? '')),

@@ -9,7 +9,10 @@ import type { AppEnv } from '../env.js';
 import { forAttempt, formOf, type OidcRouteDeps } from './login-flow.js';
 
 export function registerRegistrationRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
-  app.get('/ui/login/:uid/register', forAttempt(deps, (attempt) => registrationForm(deps, attempt)));
+  app.get(
+    '/ui/login/:uid/register',
+    forAttempt(deps, (attempt) => registrationForm(deps, attempt)),
+  );
   app.post(
     '/ui/login/:uid/register',
     forAttempt(deps, async (attempt, c) => {

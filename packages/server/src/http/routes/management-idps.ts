@@ -19,9 +19,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, deps: Rout
 
   route('AddOrgOIDCIDP', async (c) => c.json(await addOidcIdp(store, secrets, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('json')), 200));
 
-  route('UpdateOrgIDPOIDCConfig', async (c) =>
-    c.json(await updateIdpOidcConfig(store, secrets, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId, c.req.valid('json')), 200),
-  );
+  route('UpdateOrgIDPOIDCConfig', async (c) => c.json(await updateIdpOidcConfig(store, secrets, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId, c.req.valid('json')), 200));
 
   route('ListOrgIDPs', async (c) => c.json(await listIdps(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('json')), 200));
 
@@ -31,9 +29,7 @@ export function registerManagementIdpRoutes(app: OpenAPIHono<AppEnv>, deps: Rout
 
   route('RemoveOrgIDP', async (c) => c.json(await removeIdp(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId), 200));
 
-  route('UpdateOrgIDPJWTConfig', async (c) =>
-    c.json(await updateIdpJwtConfig(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId, c.req.valid('json')), 200),
-  );
+  route('UpdateOrgIDPJWTConfig', async (c) => c.json(await updateIdpJwtConfig(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId, c.req.valid('json')), 200));
 
   route('DeactivateOrgIDP', async (c) => c.json(await deactivateIdp(store, c.get('ctx'), orgScope(c.get('ctx').orgId), c.req.valid('param').idpId), 200));
 

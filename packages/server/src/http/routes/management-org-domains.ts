@@ -2,15 +2,7 @@
  * The organisation's domains: openapi/paths/management/org-domains.yaml.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import {
-  addOrgDomain,
-  generateOrgDomainValidation,
-  listOrgDomains,
-  removeOrgDomain,
-  setPrimaryOrgDomain,
-  validateOrgDomain,
-  type DomainCheckOptions,
-} from '../../domain/orgs/domains.js';
+import { addOrgDomain, type DomainCheckOptions, generateOrgDomainValidation, listOrgDomains, removeOrgDomain, setPrimaryOrgDomain, validateOrgDomain } from '../../domain/orgs/domains.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';
@@ -25,9 +17,7 @@ export function registerManagementOrgDomainRoutes(app: OpenAPIHono<AppEnv>, deps
 
   route('RemoveOrgDomain', async (c) => c.json(await removeOrgDomain(store, c.get('ctx'), c.req.valid('param').domain), 200));
 
-  route('GenerateOrgDomainValidation', async (c) =>
-    c.json(await generateOrgDomainValidation(store, c.get('ctx'), c.req.valid('param').domain, c.req.valid('json'), checks), 200),
-  );
+  route('GenerateOrgDomainValidation', async (c) => c.json(await generateOrgDomainValidation(store, c.get('ctx'), c.req.valid('param').domain, c.req.valid('json'), checks), 200));
 
   route('ValidateOrgDomain', async (c) => c.json(await validateOrgDomain(store, c.get('ctx'), c.req.valid('param').domain, checks), 200));
 

@@ -15,9 +15,7 @@ export function registerManagementOrgMemberRoutes(app: OpenAPIHono<AppEnv>, deps
 
   route('ListOrgMembers', async (c) => c.json(await listMembers(store, c.get('ctx'), orgScope(c.get('ctx')), c.req.valid('json')), 200));
 
-  route('UpdateOrgMember', async (c) =>
-    c.json(await updateMember(store, c.get('ctx'), orgScope(c.get('ctx')), c.req.valid('param').userId, c.req.valid('json')), 200),
-  );
+  route('UpdateOrgMember', async (c) => c.json(await updateMember(store, c.get('ctx'), orgScope(c.get('ctx')), c.req.valid('param').userId, c.req.valid('json')), 200));
 
   route('RemoveOrgMember', async (c) => c.json(await removeMember(store, c.get('ctx'), orgScope(c.get('ctx')), c.req.valid('param').userId), 200));
 }

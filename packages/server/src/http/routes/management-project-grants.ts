@@ -2,6 +2,8 @@
  * Project grants (management API): openapi/paths/management/project-grants.yaml.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { listAllProjectGrants } from '../../domain/projects/all-grants.js';
+import { addProjectGrantMember, listProjectGrantMembers, removeProjectGrantMember, updateProjectGrantMember } from '../../domain/projects/grant-members.js';
 import {
   addProjectGrant,
   deactivateProjectGrant,
@@ -12,8 +14,6 @@ import {
   removeProjectGrant,
   updateProjectGrant,
 } from '../../domain/projects/grants.js';
-import { addProjectGrantMember, listProjectGrantMembers, removeProjectGrantMember, updateProjectGrantMember } from '../../domain/projects/grant-members.js';
-import { listAllProjectGrants } from '../../domain/projects/all-grants.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';

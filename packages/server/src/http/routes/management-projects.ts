@@ -4,8 +4,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { addProjectMember, removeProjectMember, searchProjectMembers } from '../../domain/projects/members.js';
 import { addProject, getProject, searchProjects, updateProject } from '../../domain/projects/projects.js';
-import { addProjectRole, bulkAddProjectRoles, removeProjectRole, searchProjectRoles } from '../../domain/projects/roles.js';
 import { removeProject } from '../../domain/projects/removal.js';
+import { addProjectRole, bulkAddProjectRoles, removeProjectRole, searchProjectRoles } from '../../domain/projects/roles.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';

@@ -19,9 +19,7 @@ export function registerManagementUserChangeRoutes(app: OpenAPIHono<AppEnv>, dep
 
   route('SetHumanPassword', async (c) => c.json(await setHumanPassword(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200));
 
-  route('SendHumanResetPasswordNotification', async (c) =>
-    c.json(await requestPasswordReset(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json') ?? {}), 200),
-  );
+  route('SendHumanResetPasswordNotification', async (c) => c.json(await requestPasswordReset(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json') ?? {}), 200));
 
   route('UpdateHumanPhone', async (c) => c.json(await updateHumanPhone(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json')), 200));
 

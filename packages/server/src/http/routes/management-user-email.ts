@@ -15,7 +15,5 @@ export function registerManagementUserEmailRoutes(app: OpenAPIHono<AppEnv>, deps
 
   route('ResendHumanEmailVerification', async (c) => c.json(await resendEmailVerification(store, c.get('ctx'), c.req.valid('param').userId), 200));
 
-  route('VerifyHumanEmail', async (c) =>
-    c.json(await verifyEmailForCaller(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json').verificationCode), 200),
-  );
+  route('VerifyHumanEmail', async (c) => c.json(await verifyEmailForCaller(store, c.get('ctx'), c.req.valid('param').userId, c.req.valid('json').verificationCode), 200));
 }

@@ -2,14 +2,7 @@
  * User grants (management API, reference §2): openapi/paths/management/user-grants.yaml.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import {
-  addUserGrant,
-  bulkRemoveUserGrants,
-  deactivateUserGrant,
-  reactivateUserGrant,
-  removeUserGrant,
-  updateUserGrant,
-} from '../../domain/user-grants/commands.js';
+import { addUserGrant, bulkRemoveUserGrants, deactivateUserGrant, reactivateUserGrant, removeUserGrant, updateUserGrant } from '../../domain/user-grants/commands.js';
 import { getUserGrant, searchUserGrants } from '../../domain/user-grants/queries.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';

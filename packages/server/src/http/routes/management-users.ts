@@ -3,8 +3,8 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { addHumanUser, addMachineUser, importHumanUser } from '../../domain/users/commands.js';
-import { removeUser } from '../../domain/users/removal.js';
 import { getUserById, listUsers } from '../../domain/users/queries.js';
+import { removeUser } from '../../domain/users/removal.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';

@@ -4,8 +4,8 @@
  * openapi/paths/management/text-previews.yaml. The rules are in domain/texts/preview.ts.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { instanceTexts, orgTexts } from '../../domain/texts/text-scope.js';
 import { MAIL_KIND_BY_SEGMENT, previewMessageText, testMessageText } from '../../domain/texts/preview.js';
+import { instanceTexts, orgTexts } from '../../domain/texts/text-scope.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';
@@ -16,9 +16,8 @@ export function registerMessageTextPreviewRoutes(app: OpenAPIHono<AppEnv>, deps:
 
   for (const level of ['admin', 'management'] as const) {
     const scope = level === 'admin' ? instanceTexts : orgTexts;
-    const ids = level === 'admin'
-      ? ({ preview: 'PreviewDefaultMessageText', test: 'TestDefaultMessageText' } as const)
-      : ({ preview: 'PreviewCustomMessageText', test: 'TestCustomMessageText' } as const);
+    const ids =
+      level === 'admin' ? ({ preview: 'PreviewDefaultMessageText', test: 'TestDefaultMessageText' } as const) : ({ preview: 'PreviewCustomMessageText', test: 'TestCustomMessageText' } as const);
 
     route(ids.preview, async (c) => {
       const { messageType, language } = c.req.valid('param');

@@ -7,8 +7,8 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { getDefaultMessageText, getMessageText, getOrgDefaultMessageText, resetMessageText, setMessageText } from '../../domain/texts/custom-message-texts.js';
-import { orgTexts } from '../../domain/texts/text-scope.js';
 import { MESSAGE_TYPE_BY_SEGMENT, type MessageTypeSegment } from '../../domain/texts/message-text.js';
+import { orgTexts } from '../../domain/texts/text-scope.js';
 import type { RouteDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';
@@ -20,9 +20,10 @@ export function registerMessageTextRoutes(app: OpenAPIHono<AppEnv>, deps: RouteD
 
   for (const level of ['admin', 'management'] as const) {
     const scope = (ctx: Parameters<typeof orgTexts>[0]) => (level === 'management' ? orgTexts(ctx) : undefined);
-    const ids = level === 'admin'
-      ? ({ set: 'SetDefaultMessageText', get: 'GetCustomMessageText', reset: 'ResetCustomMessageTextToDefault', def: 'GetDefaultMessageText' } as const)
-      : ({ set: 'SetCustomMessageText', get: 'GetOrgCustomMessageText', reset: 'ResetOrgCustomMessageTextToDefault', def: 'GetOrgDefaultMessageText' } as const);
+    const ids =
+      level === 'admin'
+        ? ({ set: 'SetDefaultMessageText', get: 'GetCustomMessageText', reset: 'ResetCustomMessageTextToDefault', def: 'GetDefaultMessageText' } as const)
+        : ({ set: 'SetCustomMessageText', get: 'GetOrgCustomMessageText', reset: 'ResetOrgCustomMessageTextToDefault', def: 'GetOrgDefaultMessageText' } as const);
 
     route(ids.set, async (c) => {
       const { messageType, language } = c.req.valid('param');
@@ -38,9 +39,7 @@ export function registerMessageTextRoutes(app: OpenAPIHono<AppEnv>, deps: RouteD
     });
     route(ids.def, async (c) => {
       const { messageType, language } = c.req.valid('param');
-      const customText = level === 'admin'
-        ? getDefaultMessageText(c.get('ctx'), typed(messageType), language)
-        : await getOrgDefaultMessageText(store, c.get('ctx'), typed(messageType), language);
+      const customText = level === 'admin' ? getDefaultMessageText(c.get('ctx'), typed(messageType), language) : await getOrgDefaultMessageText(store, c.get('ctx'), typed(messageType), language);
       return c.json({ customText }, 200);
     });
   }

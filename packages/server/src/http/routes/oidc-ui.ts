@@ -15,9 +15,9 @@ import { clientAddress } from '../client-address.js';
 import type { AppEnv } from '../env.js';
 import { registerFederationRoutes } from './login-federation.js';
 import { answer, attemptFrom, forAttempt, formOf, interactionOf, node, type OidcRouteDeps } from './login-flow.js';
-import { registerLoginStepRoutes } from './login-steps.js';
 import { registerPasswordResetRoutes } from './login-password-reset.js';
 import { registerRegistrationRoutes } from './login-register.js';
+import { registerLoginStepRoutes } from './login-steps.js';
 
 export function registerOidcRoutes(app: Hono<AppEnv>, deps: OidcRouteDeps) {
   const { provider, store } = deps;

@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../env.js';
 import type { RouteDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
 import { routesOf } from '../operation.js';
 
 export interface SystemDeps extends RouteDeps {

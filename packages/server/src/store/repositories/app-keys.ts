@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt } from 'drizzle-orm';
-import type { Tables } from '../schema.js';
 import type { Db } from '../db.js';
+import type { Tables } from '../schema.js';
 import type { PageQuery } from './orgs.js';
 
 export type AppKeyRow = Tables['appKeys']['$inferSelect'];
@@ -13,7 +13,11 @@ export function appKeyRepository(db: Db, t: Tables) {
       await db.insert(k).values(row);
     },
     async get(appId: string, keyId: string): Promise<AppKeyRow | undefined> {
-      const [row] = await db.select().from(k).where(and(eq(k.appId, appId), eq(k.id, keyId))).limit(1);
+      const [row] = await db
+        .select()
+        .from(k)
+        .where(and(eq(k.appId, appId), eq(k.id, keyId)))
+        .limit(1);
       return row;
     },
     async search(appId: string, page: PageQuery): Promise<{ total: number; rows: AppKeyRow[] }> {
@@ -25,7 +29,11 @@ export function appKeyRepository(db: Db, t: Tables) {
     },
     /** The keys an assertion may be signed with now: not yet expired. */
     async usable(appId: string, now: Date): Promise<Pick<AppKeyRow, 'id' | 'publicKey'>[]> {
-      return db.select({ id: k.id, publicKey: k.publicKey }).from(k).where(and(eq(k.appId, appId), gt(k.expiresAt, now))).orderBy(asc(k.id));
+      return db
+        .select({ id: k.id, publicKey: k.publicKey })
+        .from(k)
+        .where(and(eq(k.appId, appId), gt(k.expiresAt, now)))
+        .orderBy(asc(k.id));
     },
     async remove(id: string): Promise<void> {
       await db.delete(k).where(eq(k.id, id));

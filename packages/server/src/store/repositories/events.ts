@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, ne, sql, type SQL } from 'drizzle-orm';
-import type { Tables } from '../schema.js';
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, ne, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db.js';
+import type { Tables } from '../schema.js';
 
 export interface NewEvent {
   aggregateType: string;
@@ -129,7 +129,14 @@ export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDi
      */
     async touchedSince(position: number, upTo: number, owners: readonly string[] | undefined, limit: number, notBy?: string) {
       return db
-        .select({ position: t.events.position, aggregateType: t.events.aggregateType, aggregateId: t.events.aggregateId, type: t.events.type, payload: t.events.payload, resourceOwner: t.events.resourceOwner })
+        .select({
+          position: t.events.position,
+          aggregateType: t.events.aggregateType,
+          aggregateId: t.events.aggregateId,
+          type: t.events.type,
+          payload: t.events.payload,
+          resourceOwner: t.events.resourceOwner,
+        })
         .from(t.events)
         .where(and(gt(t.events.position, position), lte(t.events.position, upTo), owners ? inArray(t.events.resourceOwner, [...owners]) : undefined, notBy ? ne(t.events.creator, notBy) : undefined))
         .orderBy(asc(t.events.position))

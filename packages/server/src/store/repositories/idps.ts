@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, type SQL } from 'drizzle-orm';
-import type { Tables } from '../schema.js';
 import type { Db } from '../db.js';
-import { selectPage, textCondition, type PageQuery, type TextMatch } from './search.js';
+import type { Tables } from '../schema.js';
+import { type PageQuery, selectPage, type TextMatch, textCondition } from './search.js';
 
 export type IdpRow = Tables['idps']['$inferSelect'];
 export type IdpChange = Partial<Omit<IdpRow, 'id' | 'ownerId' | 'ownerType' | 'createdAt'>>;

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, inArray, lt, notInArray, or } from 'drizzle-orm';
-import type { Tables } from '../schema.js';
 import type { Db } from '../db.js';
-import { selectPage, type PageQuery } from './search.js';
+import type { Tables } from '../schema.js';
+import { type PageQuery, selectPage } from './search.js';
 
 export type ImportJobRow = Tables['importJobs']['$inferSelect'];
 
@@ -43,12 +43,18 @@ export function importJobRepository(db: Db, t: Tables, dialect: { skipLocked: bo
       const [candidate] = await (dialect.skipLocked ? candidates.for('update', { skipLocked: true }) : candidates);
       if (!candidate) return undefined;
       const [before] = await db.select().from(j).where(eq(j.id, candidate.id)).limit(1);
-      const taken = await db.update(j).set({ leaseOwner: owner, leaseUntil }).where(and(eq(j.id, candidate.id), due)).returning({ id: j.id });
+      const taken = await db
+        .update(j)
+        .set({ leaseOwner: owner, leaseUntil })
+        .where(and(eq(j.id, candidate.id), due))
+        .returning({ id: j.id });
       return taken.length === 1 ? before : undefined;
     },
     /** Running jobs of `node` whose lease has not run out, with its holder. */
     async leasedRunning(node: string, now: Date): Promise<{ id: string; leaseOwner: string }[]> {
-      const rows = await db.select({ id: j.id, leaseOwner: j.leaseOwner }).from(j)
+      const rows = await db
+        .select({ id: j.id, leaseOwner: j.leaseOwner })
+        .from(j)
         .where(and(eq(j.node, node), inArray(j.phase, [...RUNNING_IMPORT_PHASES]), gte(j.leaseUntil, now)));
       return rows.flatMap((r) => (r.leaseOwner ? [{ id: r.id, leaseOwner: r.leaseOwner }] : []));
     },
@@ -71,12 +77,19 @@ export function importJobRepository(db: Db, t: Tables, dialect: { skipLocked: bo
     async addCommittedOrg(id: string, owner: string, orgId: string, at: Date): Promise<boolean> {
       const [row] = await db.select({ committed: j.committedOrgIds }).from(j).where(leased(id, owner)).limit(1);
       if (!row) return false;
-      await db.update(j).set({ committedOrgIds: [...row.committed, orgId], changedAt: at }).where(leased(id, owner));
+      await db
+        .update(j)
+        .set({ committedOrgIds: [...row.committed, orgId], changedAt: at })
+        .where(leased(id, owner));
       return true;
     },
     /** A caller's change if the job is still in `phase`; false when it is not. */
     async changeIfPhase(id: string, phase: string, change: Partial<ImportJobRow>): Promise<boolean> {
-      const rows = await db.update(j).set(change).where(and(eq(j.id, id), eq(j.phase, phase))).returning({ id: j.id });
+      const rows = await db
+        .update(j)
+        .set(change)
+        .where(and(eq(j.id, id), eq(j.phase, phase)))
+        .returning({ id: j.id });
       return rows.length === 1;
     },
     /** The job's answer, written as JSON text in parts of RESULT_PART_CHARS (in the transaction that ends the job). */
@@ -94,7 +107,11 @@ export function importJobRepository(db: Db, t: Tables, dialect: { skipLocked: bo
     /** The job's answer as JSON text, read a part at a time (nothing when it has none). */
     async *resultText(id: string): AsyncGenerator<string> {
       for (let part = 0; ; part++) {
-        const [row] = await db.select({ text: r.text }).from(r).where(and(eq(r.jobId, id), eq(r.part, part))).limit(1);
+        const [row] = await db
+          .select({ text: r.text })
+          .from(r)
+          .where(and(eq(r.jobId, id), eq(r.part, part)))
+          .limit(1);
         if (!row) return;
         yield row.text;
       }

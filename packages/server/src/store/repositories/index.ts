@@ -3,36 +3,36 @@
  * and never sees drizzle or SQL. One file per table group, named after it.
  */
 import { authTables } from '../auth-writes.js';
-import { watchWrites } from '../watch-writes.js';
-import type { Tables } from '../schema.js';
 import type { Db } from '../db.js';
+import type { Tables } from '../schema.js';
+import { watchWrites } from '../watch-writes.js';
+import { appKeyRepository } from './app-keys.js';
+import type { DialectStatements, SetTextWithEvent } from './dialect-statements.js';
 import { eventRepository } from './events.js';
 import { idpLinkRepository } from './idp-links.js';
-import { notificationRepository } from './notifications.js';
-import { importJobRepository } from './import-jobs.js';
-import { userMetadataRepository } from './user-metadata.js';
-import { policyRepository } from './policies.js';
 import { idpRepository } from './idps.js';
+import { importJobRepository } from './import-jobs.js';
 import { instanceRepository } from './instance.js';
 import { loginRepository } from './logins.js';
-import { otpEnrolmentRepository } from './otp-enrolment.js';
-import { memberRepository } from './members.js';
-import { appKeyRepository } from './app-keys.js';
 import { machineKeyRepository } from './machine-keys.js';
-import { oidcAppRepository } from './oidc-apps.js';
+import { memberRepository } from './members.js';
+import { notificationRepository } from './notifications.js';
 import { oidcRepository } from './oidc.js';
-import { orgRepository } from './orgs.js';
+import { oidcAppRepository } from './oidc-apps.js';
 import { orgDomainRepository } from './org-domains.js';
+import { orgRepository } from './orgs.js';
+import { otpEnrolmentRepository } from './otp-enrolment.js';
+import { policyRepository } from './policies.js';
+import { projectGrantRepository } from './project-grants.js';
 import { projectRepository } from './projects.js';
+import { registeredEventsOnly } from './registered-events.js';
+import { removalRepository } from './removal.js';
 import { loginTextRepository, messageTextRepository } from './texts.js';
 import { tokenRepository } from './tokens.js';
 import { transferRepository } from './transfer.js';
-import { removalRepository } from './removal.js';
 import { userGrantRepository } from './user-grants.js';
-import { projectGrantRepository } from './project-grants.js';
+import { userMetadataRepository } from './user-metadata.js';
 import { userRepository } from './users.js';
-import { registeredEventsOnly } from './registered-events.js';
-import type { DialectStatements, SetTextWithEvent } from './dialect-statements.js';
 
 export type { AppendedEvent, DialectStatements, MessageTextStatements, SetTextWithEvent, TextState } from './dialect-statements.js';
 

@@ -1,5 +1,5 @@
-import type { Tables } from '../schema.js';
 import type { Db } from '../db.js';
+import type { Tables } from '../schema.js';
 
 export interface InstanceRow {
   id: string;

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, sql } from 'drizzle-orm';
+import type { Db } from '../db.js';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../db.js';
 import type { PageQuery } from './search.js';
 import type { UserRow } from './users.js';
 
@@ -13,16 +13,26 @@ export function machineKeyRepository(db: Db, t: Tables) {
   // Read on every JWT-profile grant: prepared, the key with its user (one round trip on PostgreSQL,
   // not two). The expiry is checked on the row (a placeholder cannot carry a Date on both dialects).
   const withUser = once(() =>
-    db.select({ publicKey: k.publicKey, expiresAt: k.expiresAt, user: getTableColumns(t.users) }).from(k).innerJoin(t.users, eq(t.users.id, k.userId))
+    db
+      .select({ publicKey: k.publicKey, expiresAt: k.expiresAt, user: getTableColumns(t.users) })
+      .from(k)
+      .innerJoin(t.users, eq(t.users.id, k.userId))
       // A user of a removed organisation signs nothing in, though its rows may not be gone yet (users.ts).
       .innerJoin(t.orgs, eq(t.orgs.id, t.users.orgId))
-      .where(and(eq(k.userId, sql.placeholder('userId')), eq(k.id, sql.placeholder('keyId')))).limit(1).prepare('machine_keys_with_user'));
+      .where(and(eq(k.userId, sql.placeholder('userId')), eq(k.id, sql.placeholder('keyId'))))
+      .limit(1)
+      .prepare('machine_keys_with_user'),
+  );
   return {
     async insert(row: MachineKeyRow): Promise<void> {
       await db.insert(k).values(row);
     },
     async get(userId: string, keyId: string): Promise<MachineKeyRow | undefined> {
-      const [row] = await db.select().from(k).where(and(eq(k.userId, userId), eq(k.id, keyId))).limit(1);
+      const [row] = await db
+        .select()
+        .from(k)
+        .where(and(eq(k.userId, userId), eq(k.id, keyId)))
+        .limit(1);
       return row;
     },
     async listByUser(userId: string, page: PageQuery): Promise<{ total: number; rows: MachineKeyRow[] }> {

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, exists, inArray, or, sql } from 'drizzle-orm';
+import type { Db } from '../db.js';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../db.js';
 import type { PageQuery } from './search.js';
 import type { UserRow } from './users.js';
 
@@ -20,12 +20,7 @@ export function memberRepository(db: Db, t: Tables) {
     db
       .select({ scopeType: t.members.scopeType, scopeId: t.members.scopeId, roles: t.members.roles })
       .from(t.members)
-      .where(
-        and(
-          eq(t.members.userId, sql.placeholder('userId')),
-          or(eq(t.members.scopeType, 'instance'), eq(t.members.resourceOwner, sql.placeholder('orgId'))),
-        ),
-      )
+      .where(and(eq(t.members.userId, sql.placeholder('userId')), or(eq(t.members.scopeType, 'instance'), eq(t.members.resourceOwner, sql.placeholder('orgId')))))
       .prepare('members_for_user_in_org'),
   );
   return {
@@ -63,7 +58,14 @@ export function memberRepository(db: Db, t: Tables) {
       return db
         .select()
         .from(t.members)
-        .where(exists(db.select({ one: sql`1` }).from(t.users).where(and(eq(t.users.id, t.members.userId), eq(t.users.orgId, orgId)))));
+        .where(
+          exists(
+            db
+              .select({ one: sql`1` })
+              .from(t.users)
+              .where(and(eq(t.users.id, t.members.userId), eq(t.users.orgId, orgId))),
+          ),
+        );
     },
     /** Every membership held by a user linked to the identity provider (domain/users/guard.ts); read as `heldByUsersOf`. */
     async heldByUsersLinkedTo(idpId: string): Promise<MemberRow[]> {
@@ -71,20 +73,18 @@ export function memberRepository(db: Db, t: Tables) {
       return db
         .select()
         .from(t.members)
-        .where(exists(db.select({ one: sql`1` }).from(l).where(and(eq(l.userId, t.members.userId), eq(l.idpId, idpId)))));
+        .where(
+          exists(
+            db
+              .select({ one: sql`1` })
+              .from(l)
+              .where(and(eq(l.userId, t.members.userId), eq(l.idpId, idpId))),
+          ),
+        );
     },
     /** Members of one scope with the user and organisation fields a member listing shows. */
-    async search(
-      scopeType: MemberScope,
-      scopeId: string,
-      filter: { userIds?: string[] },
-      page: PageQuery,
-    ): Promise<{ total: number; rows: MemberWithUser[] }> {
-      const where = and(
-        eq(t.members.scopeType, scopeType),
-        eq(t.members.scopeId, scopeId),
-        filter.userIds ? inArray(t.members.userId, filter.userIds) : undefined,
-      );
+    async search(scopeType: MemberScope, scopeId: string, filter: { userIds?: string[] }, page: PageQuery): Promise<{ total: number; rows: MemberWithUser[] }> {
+      const where = and(eq(t.members.scopeType, scopeType), eq(t.members.scopeId, scopeId), filter.userIds ? inArray(t.members.userId, filter.userIds) : undefined);
       const [{ total }] = await db.select({ total: count() }).from(t.members).where(where);
       const order = page.asc ? asc : desc;
       const rows = await db
@@ -109,9 +109,7 @@ export function memberRepository(db: Db, t: Tables) {
       await db.delete(t.members).where(and(eq(t.members.scopeType, scopeType), eq(t.members.scopeId, scopeId)));
     },
     async remove(scopeType: MemberScope, scopeId: string, userId: string): Promise<void> {
-      await db
-        .delete(t.members)
-        .where(and(eq(t.members.scopeType, scopeType), eq(t.members.scopeId, scopeId), eq(t.members.userId, userId)));
+      await db.delete(t.members).where(and(eq(t.members.scopeType, scopeType), eq(t.members.scopeId, scopeId), eq(t.members.userId, userId)));
     },
   };
 }

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, inArray, isNull, lt, lte, or, type SQL } from 'drizzle-orm';
-import type { Tables } from '../schema.js';
 import type { Db } from '../db.js';
+import type { Tables } from '../schema.js';
 import type { PageQuery } from './search.js';
 
 export type OutboxRow = Tables['outbox']['$inferSelect'];
@@ -24,7 +24,11 @@ export function notificationRepository(db: Db, t: Tables, dialect: { skipLocked:
       const candidates = db.select({ id: o.id }).from(o).where(due).orderBy(asc(o.nextAttemptAt), asc(o.id)).limit(limit);
       const ids = (await (dialect.skipLocked ? candidates.for('update', { skipLocked: true }) : candidates)).map((r) => r.id);
       if (ids.length === 0) return [];
-      return db.update(o).set({ leaseUntil }).where(and(inArray(o.id, ids), due)).returning();
+      return db
+        .update(o)
+        .set({ leaseUntil })
+        .where(and(inArray(o.id, ids), due))
+        .returning();
     },
     /**
      * Extends the lease `lease` (the exact lease time a worker was given, its token) to `until`;
@@ -32,12 +36,19 @@ export function notificationRepository(db: Db, t: Tables, dialect: { skipLocked:
      * leased the message, which then sends it).
      */
     async renewLease(id: string, lease: Date, until: Date): Promise<boolean> {
-      const rows = await db.update(o).set({ leaseUntil: until }).where(and(eq(o.id, id), eq(o.status, 'pending'), eq(o.leaseUntil, lease))).returning({ id: o.id });
+      const rows = await db
+        .update(o)
+        .set({ leaseUntil: until })
+        .where(and(eq(o.id, id), eq(o.status, 'pending'), eq(o.leaseUntil, lease)))
+        .returning({ id: o.id });
       return rows.length === 1;
     },
     /** Records the outcome, if the message is still under this lease. */
     async markSent(id: string, lease: Date, via: string, at: Date): Promise<void> {
-      await db.update(o).set({ status: 'sent', deliveredVia: via, sentAt: at, leaseUntil: null, lastError: null }).where(and(eq(o.id, id), eq(o.leaseUntil, lease)));
+      await db
+        .update(o)
+        .set({ status: 'sent', deliveredVia: via, sentAt: at, leaseUntil: null, lastError: null })
+        .where(and(eq(o.id, id), eq(o.leaseUntil, lease)));
     },
     async markAttemptFailed(id: string, lease: Date, attempts: number, error: string, next: Date | undefined): Promise<void> {
       await db
@@ -67,7 +78,11 @@ export function notificationRepository(db: Db, t: Tables, dialect: { skipLocked:
 
     // ---- one-time codes ----
     async code(userId: string, kind: string): Promise<UserCodeRow | undefined> {
-      const [row] = await db.select().from(t.userCodes).where(and(eq(t.userCodes.userId, userId), eq(t.userCodes.kind, kind))).limit(1);
+      const [row] = await db
+        .select()
+        .from(t.userCodes)
+        .where(and(eq(t.userCodes.userId, userId), eq(t.userCodes.kind, kind)))
+        .limit(1);
       return row;
     },
     async putCode(row: UserCodeRow): Promise<void> {
@@ -75,7 +90,10 @@ export function notificationRepository(db: Db, t: Tables, dialect: { skipLocked:
       await db.insert(t.userCodes).values(row);
     },
     async setCodeAttempts(userId: string, kind: string, attempts: number): Promise<void> {
-      await db.update(t.userCodes).set({ attempts }).where(and(eq(t.userCodes.userId, userId), eq(t.userCodes.kind, kind)));
+      await db
+        .update(t.userCodes)
+        .set({ attempts })
+        .where(and(eq(t.userCodes.userId, userId), eq(t.userCodes.kind, kind)));
     },
     async removeCode(userId: string, kind: string): Promise<void> {
       await db.delete(t.userCodes).where(and(eq(t.userCodes.userId, userId), eq(t.userCodes.kind, kind)));

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../db.js';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../db.js';
 import type { PageQuery } from './orgs.js';
 
 export type OidcAppRow = Tables['oidcApps']['$inferSelect'];
@@ -9,10 +9,21 @@ export type OidcAppRow = Tables['oidcApps']['$inferSelect'];
 export function oidcAppRepository(db: Db, t: Tables) {
   const a = t.oidcApps;
   // Every token request and introspection looks its client up (oidc/clients.ts): prepared.
-  const byClientIdQuery = once(() => db.select().from(a).where(eq(a.clientId, sql.placeholder('clientId'))).limit(1).prepare('oidc_apps_by_client_id'));
+  const byClientIdQuery = once(() =>
+    db
+      .select()
+      .from(a)
+      .where(eq(a.clientId, sql.placeholder('clientId')))
+      .limit(1)
+      .prepare('oidc_apps_by_client_id'),
+  );
   return {
     async get(projectId: string, appId: string): Promise<OidcAppRow | undefined> {
-      const [row] = await db.select().from(a).where(and(eq(a.projectId, projectId), eq(a.id, appId))).limit(1);
+      const [row] = await db
+        .select()
+        .from(a)
+        .where(and(eq(a.projectId, projectId), eq(a.id, appId)))
+        .limit(1);
       return row;
     },
     async byClientId(clientId: string): Promise<OidcAppRow | undefined> {

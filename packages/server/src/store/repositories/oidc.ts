@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import type { Db } from '../db.js';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../db.js';
 
 export type OidcPayloadRow = Tables['oidcPayloads']['$inferSelect'];
 export type OidcKeyRow = Tables['oidcKeys']['$inferSelect'];
@@ -13,7 +13,14 @@ export function oidcRepository(db: Db, t: Tables) {
   const alive = (now: Date) => or(isNull(p.expiresAt), gt(p.expiresAt, now));
   // Every opaque token, code and session oidc-provider looks up goes through here: prepared. The
   // expiry is checked on the row (a placeholder cannot carry a Date on both dialects).
-  const byKindId = once(() => db.select().from(p).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id')))).limit(1).prepare('oidc_payloads_by_kind_id'));
+  const byKindId = once(() =>
+    db
+      .select()
+      .from(p)
+      .where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id'))))
+      .limit(1)
+      .prepare('oidc_payloads_by_kind_id'),
+  );
   // A sign-in writes five rows and reads, consumes and deletes one each (bench `signin`): prepared
   // too. drizzle encodes a placeholder's value with its column's encoder even when it is null,
   // which a time column's cannot take: the expiry is a bare placeholder, encoded by `toDriver`.
@@ -23,8 +30,14 @@ export function oidcRepository(db: Db, t: Tables) {
     db
       .insert(p)
       .values({
-        kind: sql.placeholder('kind'), id: sql.placeholder('id'), payload: sql.placeholder('payload'), grantId: sql.placeholder('grantId'),
-        uid: sql.placeholder('uid'), userCode: sql.placeholder('userCode'), consumedAt: sql.placeholder('consumedAt'), expiresAt,
+        kind: sql.placeholder('kind'),
+        id: sql.placeholder('id'),
+        payload: sql.placeholder('payload'),
+        grantId: sql.placeholder('grantId'),
+        uid: sql.placeholder('uid'),
+        userCode: sql.placeholder('userCode'),
+        consumedAt: sql.placeholder('consumedAt'),
+        expiresAt,
       })
       .onConflictDoUpdate({
         target: [p.kind, p.id],
@@ -34,13 +47,34 @@ export function oidcRepository(db: Db, t: Tables) {
       .prepare('oidc_payloads_upsert'),
   );
   const toDriver = (at: Date | null) => (at === null ? null : p.expiresAt.mapToDriverValue(at));
-  const byKindUid = once(() => db.select().from(p).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.uid, sql.placeholder('uid')))).prepare('oidc_payloads_by_kind_uid'));
-  const consumeRow = once(() => db.update(p).set({ consumedAt: sql`${sql.placeholder('at')}` }).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id')))).prepare('oidc_payloads_consume'));
-  const destroyRow = once(() => db.delete(p).where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id')))).prepare('oidc_payloads_destroy'));
+  const byKindUid = once(() =>
+    db
+      .select()
+      .from(p)
+      .where(and(eq(p.kind, sql.placeholder('kind')), eq(p.uid, sql.placeholder('uid'))))
+      .prepare('oidc_payloads_by_kind_uid'),
+  );
+  const consumeRow = once(() =>
+    db
+      .update(p)
+      .set({ consumedAt: sql`${sql.placeholder('at')}` })
+      .where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id'))))
+      .prepare('oidc_payloads_consume'),
+  );
+  const destroyRow = once(() =>
+    db
+      .delete(p)
+      .where(and(eq(p.kind, sql.placeholder('kind')), eq(p.id, sql.placeholder('id'))))
+      .prepare('oidc_payloads_destroy'),
+  );
   const isAlive = (row: OidcPayloadRow, now: Date) => row.expiresAt === null || row.expiresAt.getTime() > now.getTime();
   // One key among three kinds: what oidc-provider's token lookup (introspection, revocation) asks at once.
   const byIdOfKinds = once(() =>
-    db.select().from(p).where(and(or(eq(p.kind, sql.placeholder('kind1')), eq(p.kind, sql.placeholder('kind2')), eq(p.kind, sql.placeholder('kind3'))), eq(p.id, sql.placeholder('id')))).prepare('oidc_payloads_by_id_of_kinds'),
+    db
+      .select()
+      .from(p)
+      .where(and(or(eq(p.kind, sql.placeholder('kind1')), eq(p.kind, sql.placeholder('kind2')), eq(p.kind, sql.placeholder('kind3'))), eq(p.id, sql.placeholder('id'))))
+      .prepare('oidc_payloads_by_id_of_kinds'),
   );
   return {
     payloads: {
@@ -60,7 +94,11 @@ export function oidcRepository(db: Db, t: Tables) {
         return (await byKindUid().execute({ kind, uid })).find((row) => isAlive(row, now));
       },
       async findByUserCode(kind: string, userCode: string, now: Date): Promise<OidcPayloadRow | undefined> {
-        const [row] = await db.select().from(p).where(and(eq(p.kind, kind), eq(p.userCode, userCode), alive(now))).limit(1);
+        const [row] = await db
+          .select()
+          .from(p)
+          .where(and(eq(p.kind, kind), eq(p.userCode, userCode), alive(now)))
+          .limit(1);
         return row;
       },
       async consume(kind: string, id: string, at: number): Promise<void> {
@@ -105,7 +143,10 @@ export function oidcRepository(db: Db, t: Tables) {
       /** Sets an expiry on every key of the kind that has none (they are being rotated out). */
       /** Every key of `kind` expires by `expiresAt` at the latest (one already expiring sooner keeps its time). */
       async expireAll(kind: string, expiresAt: Date): Promise<void> {
-        await db.update(k).set({ expiresAt }).where(and(eq(k.kind, kind), or(isNull(k.expiresAt), gt(k.expiresAt, expiresAt))));
+        await db
+          .update(k)
+          .set({ expiresAt })
+          .where(and(eq(k.kind, kind), or(isNull(k.expiresAt), gt(k.expiresAt, expiresAt))));
       },
     },
   };

@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../db.js';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../db.js';
-import { selectPage, textCondition, type PageQuery, type TextMatch } from './search.js';
+import { type PageQuery, selectPage, type TextMatch, textCondition } from './search.js';
 
 // Re-exported: some repositories import the paging type from here.
 export type { PageQuery } from './search.js';
@@ -11,7 +11,14 @@ export type OrgRow = Tables['orgs']['$inferSelect'];
 
 export function orgRepository(db: Db, t: Tables) {
   // Read for every login name (tokens, userinfo, sign-in): prepared.
-  const byId = once(() => db.select().from(t.orgs).where(eq(t.orgs.id, sql.placeholder('id'))).limit(1).prepare('orgs_by_id'));
+  const byId = once(() =>
+    db
+      .select()
+      .from(t.orgs)
+      .where(eq(t.orgs.id, sql.placeholder('id')))
+      .limit(1)
+      .prepare('orgs_by_id'),
+  );
   return {
     async get(id: string): Promise<OrgRow | undefined> {
       const [row] = await byId().execute({ id });
@@ -25,8 +32,15 @@ export function orgRepository(db: Db, t: Tables) {
     async insert(row: OrgRow): Promise<void> {
       await db.insert(t.orgs).values(row);
       await db.insert(t.orgDomains).values({
-        orgId: row.id, domain: row.primaryDomain, isVerified: true, isPrimary: true, validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED',
-        validationToken: null, sequence: row.sequence, createdAt: row.createdAt, changedAt: row.changedAt,
+        orgId: row.id,
+        domain: row.primaryDomain,
+        isVerified: true,
+        isPrimary: true,
+        validationType: 'DOMAIN_VALIDATION_TYPE_UNSPECIFIED',
+        validationToken: null,
+        sequence: row.sequence,
+        createdAt: row.createdAt,
+        changedAt: row.changedAt,
       });
     },
     /** An import's OVERWRITE of the organisation's state (there is no DeactivateOrg here). */

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, or } from 'drizzle-orm';
-import type { Tables } from '../schema.js';
 import type { Db } from '../db.js';
-import { selectPage, type PageQuery } from './search.js';
+import type { Tables } from '../schema.js';
+import { type PageQuery, selectPage } from './search.js';
 
 export type ProjectGrantRow = Tables['projectGrants']['$inferSelect'];
 
@@ -15,7 +15,11 @@ export function projectGrantRepository(db: Db, t: Tables) {
     },
     /** The grant of `projectId` to `grantedOrgId` (a project is granted to an organisation once). */
     async find(projectId: string, grantedOrgId: string): Promise<ProjectGrantRow | undefined> {
-      const [row] = await db.select().from(g).where(and(eq(g.projectId, projectId), eq(g.grantedOrgId, grantedOrgId))).limit(1);
+      const [row] = await db
+        .select()
+        .from(g)
+        .where(and(eq(g.projectId, projectId), eq(g.grantedOrgId, grantedOrgId)))
+        .limit(1);
       return row;
     },
     async byProject(projectId: string): Promise<ProjectGrantRow[]> {

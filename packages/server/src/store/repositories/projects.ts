@@ -1,8 +1,8 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../db.js';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../db.js';
-import { selectPage, textCondition, type TextMatch } from './search.js';
+import { selectPage, type TextMatch, textCondition } from './search.js';
 
 export type ProjectRow = Tables['projects']['$inferSelect'];
 export type ProjectRoleRow = Tables['projectRoles']['$inferSelect'];
@@ -30,22 +30,40 @@ export function projectRepository(db: Db, t: Tables) {
   const p = t.projects;
   const r = t.projectRoles;
   // Read for every token and userinfo of an application (role assertion, project checks): prepared.
-  const byId = once(() => db.select().from(p).where(eq(p.id, sql.placeholder('id'))).limit(1).prepare('projects_by_id'));
+  const byId = once(() =>
+    db
+      .select()
+      .from(p)
+      .where(eq(p.id, sql.placeholder('id')))
+      .limit(1)
+      .prepare('projects_by_id'),
+  );
   return {
     /** The project if it belongs to `orgId` (projects of other organisations do not exist there). */
     async getInOrg(id: string, orgId: string): Promise<ProjectRow | undefined> {
-      const [row] = await db.select().from(p).where(and(eq(p.id, id), eq(p.orgId, orgId))).limit(1);
+      const [row] = await db
+        .select()
+        .from(p)
+        .where(and(eq(p.id, id), eq(p.orgId, orgId)))
+        .limit(1);
       return row;
     },
     async get(id: string): Promise<ProjectRow | undefined> {
       const [row] = await byId().execute({ id });
       return row;
     },
-    async update(id: string, change: Partial<Pick<ProjectRow, 'name' | 'state' | 'projectRoleAssertion' | 'projectRoleCheck' | 'hasProjectCheck' | 'privateLabelingSetting' | 'sequence' | 'changedAt'>>): Promise<void> {
+    async update(
+      id: string,
+      change: Partial<Pick<ProjectRow, 'name' | 'state' | 'projectRoleAssertion' | 'projectRoleCheck' | 'hasProjectCheck' | 'privateLabelingSetting' | 'sequence' | 'changedAt'>>,
+    ): Promise<void> {
       await db.update(p).set(change).where(eq(p.id, id));
     },
     async getByName(orgId: string, name: string): Promise<ProjectRow | undefined> {
-      const [row] = await db.select().from(p).where(and(eq(p.orgId, orgId), eq(p.name, name))).limit(1);
+      const [row] = await db
+        .select()
+        .from(p)
+        .where(and(eq(p.orgId, orgId), eq(p.name, name)))
+        .limit(1);
       return row;
     },
     async byIds(ids: string[]): Promise<ProjectRow[]> {
@@ -68,7 +86,11 @@ export function projectRepository(db: Db, t: Tables) {
 
     roles: {
       async get(projectId: string, roleKey: string): Promise<ProjectRoleRow | undefined> {
-        const [row] = await db.select().from(r).where(and(eq(r.projectId, projectId), eq(r.roleKey, roleKey))).limit(1);
+        const [row] = await db
+          .select()
+          .from(r)
+          .where(and(eq(r.projectId, projectId), eq(r.roleKey, roleKey)))
+          .limit(1);
         return row;
       },
       /** Which of `keys` are defined on the project. */
@@ -84,7 +106,10 @@ export function projectRepository(db: Db, t: Tables) {
         if (rows.length) await db.insert(r).values(rows);
       },
       async update(projectId: string, roleKey: string, change: Partial<Pick<ProjectRoleRow, 'displayName' | 'group' | 'sequence' | 'changedAt'>>): Promise<void> {
-        await db.update(r).set(change).where(and(eq(r.projectId, projectId), eq(r.roleKey, roleKey)));
+        await db
+          .update(r)
+          .set(change)
+          .where(and(eq(r.projectId, projectId), eq(r.roleKey, roleKey)));
       },
       async remove(projectId: string, roleKey: string): Promise<void> {
         await db.delete(r).where(and(eq(r.projectId, projectId), eq(r.roleKey, roleKey)));

@@ -1,6 +1,6 @@
-import { and, asc, eq, getTableColumns, inArray, sql, type Column } from 'drizzle-orm';
-import type { Tables } from '../schema.js';
+import { and, asc, type Column, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db.js';
+import type { Tables } from '../schema.js';
 
 export type OrgRemovalRow = Tables['orgRemovals']['$inferSelect'];
 
@@ -32,7 +32,10 @@ export function removalRepository(db: Db, t: Tables) {
     machineKeysOf: (userIds: string[]) => (userIds.length ? db.select().from(t.machineKeys).where(inArray(t.machineKeys.userId, userIds)) : Promise.resolve([])),
     /** Memberships of one scope (an organisation, a project, a project grant). */
     membersOf: (scopeType: string, scopeId: string) =>
-      db.select().from(t.members).where(and(eq(t.members.scopeType, scopeType), eq(t.members.scopeId, scopeId))),
+      db
+        .select()
+        .from(t.members)
+        .where(and(eq(t.members.scopeType, scopeType), eq(t.members.scopeId, scopeId))),
     /** Every membership of these users, whatever its scope. */
     membershipsOf: (userIds: string[]) => (userIds.length ? db.select().from(t.members).where(inArray(t.members.userId, userIds)) : Promise.resolve([])),
     /** Every user grant of these users, in any organisation. */
@@ -40,8 +43,7 @@ export function removalRepository(db: Db, t: Tables) {
     /** Up to `limit` user grants the organisation gave (on its projects or on projects granted to it), in no order (as `usersOf`). */
     userGrantsGivenBy: (orgId: string, limit: number) => db.select().from(t.userGrants).where(eq(t.userGrants.orgId, orgId)).limit(limit),
     /** Up to `limit` user grants on these projects, whoever gave them, in no order (as `usersOf`). */
-    userGrantsOn: (projectIds: string[], limit: number) =>
-      projectIds.length ? db.select().from(t.userGrants).where(inArray(t.userGrants.projectId, projectIds)).limit(limit) : Promise.resolve([]),
+    userGrantsOn: (projectIds: string[], limit: number) => (projectIds.length ? db.select().from(t.userGrants).where(inArray(t.userGrants.projectId, projectIds)).limit(limit) : Promise.resolve([])),
     async removeUserGrants(ids: string[]): Promise<void> {
       if (ids.length) await db.delete(t.userGrants).where(inArray(t.userGrants.id, ids));
     },

@@ -4,7 +4,7 @@
  * Case-insensitive matches compare against a lower-cased key column (stored lower-cased by the
  * domain) where the table has one.
  */
-import { asc, count, desc, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { type AnyColumn, asc, count, desc, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db } from '../db.js';
 
@@ -19,14 +19,11 @@ export interface PageQuery {
  * One page of `table`'s rows matching `where` and the total count of matches. `order` lists the
  * sort columns, each in the page's direction; end it with a unique column so pages are stable.
  */
-export async function selectPage<T extends PgTable>(
-  db: Db,
-  table: T,
-  where: SQL | undefined,
-  order: AnyColumn[],
-  page: PageQuery,
-): Promise<{ total: number; rows: T['$inferSelect'][] }> {
-  const [{ total }] = await db.select({ total: count() }).from(table as PgTable).where(where);
+export async function selectPage<T extends PgTable>(db: Db, table: T, where: SQL | undefined, order: AnyColumn[], page: PageQuery): Promise<{ total: number; rows: T['$inferSelect'][] }> {
+  const [{ total }] = await db
+    .select({ total: count() })
+    .from(table as PgTable)
+    .where(where);
   const direction = page.asc ? asc : desc;
   const rows = await db
     .select()

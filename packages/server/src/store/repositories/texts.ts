@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../db.js';
 import { once } from '../prepared.js';
 import type { MessageTextFields, Tables } from '../schema.js';
-import type { Db } from '../db.js';
 
 export type MessageTextRow = Tables['messageTexts']['$inferSelect'];
 
@@ -14,12 +14,7 @@ export const copyTextRow = (row: MessageTextRow): MessageTextRow => ({
 });
 
 export function messageTextRepository(db: Db, t: Tables) {
-  const key = (ownerId: string, messageType: string, language: string) =>
-    and(
-      eq(t.messageTexts.ownerId, ownerId),
-      eq(t.messageTexts.messageType, messageType),
-      eq(t.messageTexts.language, language),
-    );
+  const key = (ownerId: string, messageType: string, language: string) => and(eq(t.messageTexts.ownerId, ownerId), eq(t.messageTexts.messageType, messageType), eq(t.messageTexts.language, language));
   // Reading one text and writing one are the text write's fast path: each dialect's own statements
   // (DialectStatements.messageTexts, composed from store/text-write-sql.ts), not drizzle's.
   return {
@@ -30,7 +25,10 @@ export function messageTextRepository(db: Db, t: Tables) {
       await db.delete(t.messageTexts).where(key(ownerId, messageType, language));
     },
     async update(ownerId: string, messageType: string, language: string, fields: MessageTextFields, sequence: number, changedAt: Date) {
-      await db.update(t.messageTexts).set({ fields, sequence, changedAt }).where(key(ownerId, messageType, language));
+      await db
+        .update(t.messageTexts)
+        .set({ fields, sequence, changedAt })
+        .where(key(ownerId, messageType, language));
     },
   };
 }
@@ -41,7 +39,12 @@ export type LoginTextRow = Tables['loginTexts']['$inferSelect'];
 export function loginTextRepository(db: Db, t: Tables) {
   // Every login page reads its texts (the instance's and the organisation's): prepared.
   const byOwnerLanguage = once(() =>
-    db.select().from(t.loginTexts).where(and(eq(t.loginTexts.ownerId, sql.placeholder('ownerId')), eq(t.loginTexts.language, sql.placeholder('language')))).limit(1).prepare('login_texts_by_owner_language'),
+    db
+      .select()
+      .from(t.loginTexts)
+      .where(and(eq(t.loginTexts.ownerId, sql.placeholder('ownerId')), eq(t.loginTexts.language, sql.placeholder('language'))))
+      .limit(1)
+      .prepare('login_texts_by_owner_language'),
   );
   return {
     async get(ownerId: string, language: string): Promise<LoginTextRow | undefined> {
@@ -49,10 +52,13 @@ export function loginTextRepository(db: Db, t: Tables) {
       return row;
     },
     async upsert(row: LoginTextRow): Promise<void> {
-      await db.insert(t.loginTexts).values(row).onConflictDoUpdate({
-        target: [t.loginTexts.ownerId, t.loginTexts.language],
-        set: { screens: row.screens, sequence: row.sequence, changedAt: row.changedAt },
-      });
+      await db
+        .insert(t.loginTexts)
+        .values(row)
+        .onConflictDoUpdate({
+          target: [t.loginTexts.ownerId, t.loginTexts.language],
+          set: { screens: row.screens, sequence: row.sequence, changedAt: row.changedAt },
+        });
     },
     async remove(ownerId: string, language: string): Promise<void> {
       await db.delete(t.loginTexts).where(and(eq(t.loginTexts.ownerId, ownerId), eq(t.loginTexts.language, language)));

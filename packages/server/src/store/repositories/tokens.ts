@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../db.js';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../db.js';
 import type { PageQuery } from './search.js';
 
 export type PersonalAccessTokenRow = Tables['personalAccessTokens']['$inferSelect'];
@@ -53,13 +53,7 @@ export function tokenRepository(db: Db, t: Tables) {
       const where = eq(t.personalAccessTokens.userId, userId);
       const [{ total }] = await db.select({ total: count() }).from(t.personalAccessTokens).where(where);
       const order = page.asc ? asc : desc;
-      const rows = await db
-        .select()
-        .from(t.personalAccessTokens)
-        .where(where)
-        .orderBy(order(t.personalAccessTokens.createdAt), order(t.personalAccessTokens.id))
-        .limit(page.limit)
-        .offset(page.offset);
+      const rows = await db.select().from(t.personalAccessTokens).where(where).orderBy(order(t.personalAccessTokens.createdAt), order(t.personalAccessTokens.id)).limit(page.limit).offset(page.offset);
       return { total: Number(total), rows };
     },
     async remove(id: string): Promise<void> {

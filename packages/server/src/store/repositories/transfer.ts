@@ -5,8 +5,8 @@
  */
 import { and, asc, eq, gt, inArray, notInArray, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Tables } from '../schema.js';
 import type { Db } from '../db.js';
+import type { Tables } from '../schema.js';
 
 type Row<K extends keyof Tables> = Tables[K]['$inferInsert'];
 
@@ -75,19 +75,31 @@ function exportReads(db: Db, t: Tables) {
     /** Personal access tokens of the organisation's users (their hashes: the tokens are never stored), by id. */
     async tokensOf(orgId: string) {
       const p = t.personalAccessTokens;
-      return db.select({ id: p.id, userId: p.userId, tokenHash: p.tokenHash, expiresAt: p.expiresAt }).from(p)
-        .innerJoin(t.users, eq(t.users.id, p.userId)).where(eq(t.users.orgId, orgId)).orderBy(asc(p.id));
+      return db
+        .select({ id: p.id, userId: p.userId, tokenHash: p.tokenHash, expiresAt: p.expiresAt })
+        .from(p)
+        .innerJoin(t.users, eq(t.users.id, p.userId))
+        .where(eq(t.users.orgId, orgId))
+        .orderBy(asc(p.id));
     },
     /** Client secrets of the organisation's machine users (their hashes), by user id. */
     async machineSecretsOf(orgId: string) {
       const m = t.machineSecrets;
-      return db.select({ userId: m.userId, clientId: m.clientId, secretHash: m.secretHash }).from(m)
-        .innerJoin(t.users, eq(t.users.id, m.userId)).where(eq(t.users.orgId, orgId)).orderBy(asc(m.userId));
+      return db
+        .select({ userId: m.userId, clientId: m.clientId, secretHash: m.secretHash })
+        .from(m)
+        .innerJoin(t.users, eq(t.users.id, m.userId))
+        .where(eq(t.users.orgId, orgId))
+        .orderBy(asc(m.userId));
     },
     /** The organisation's identity providers of both kinds, by id. */
     async idpsOf(orgId: string) {
       const i = t.idps;
-      return db.select().from(i).where(and(eq(i.ownerId, orgId), eq(i.ownerType, 'IDP_OWNER_TYPE_ORG'))).orderBy(asc(i.id));
+      return db
+        .select()
+        .from(i)
+        .where(and(eq(i.ownerId, orgId), eq(i.ownerType, 'IDP_OWNER_TYPE_ORG')))
+        .orderBy(asc(i.id));
     },
     /** User grants owned by the organisation whose user belongs to one of `userOrgIds`, paged by id. */
     async userGrantsPage(orgId: string, userOrgIds: string[], afterId: string, limit: number, onlyIds?: readonly string[]) {
@@ -135,7 +147,10 @@ function importExistenceChecks(db: Db, t: Tables) {
   const existing = async (column: PgColumn, table: PgTable, ids: string[], extra?: SQL): Promise<Set<string>> => {
     const found = new Set<string>();
     await chunked([...new Set(ids)], async (chunk) => {
-      const rows = await db.select({ v: column }).from(table).where(and(inArray(column, chunk), extra));
+      const rows = await db
+        .select({ v: column })
+        .from(table)
+        .where(and(inArray(column, chunk), extra));
       for (const r of rows as { v: string }[]) found.add(r.v);
     });
     return found;
@@ -150,7 +165,10 @@ function importExistenceChecks(db: Db, t: Tables) {
       const removed = new Set<string>();
       const e = t.events;
       await chunked([...new Set(ids)], async (chunk) => {
-        const rows = await db.select({ id: e.aggregateId, type: e.type, sequence: e.sequence }).from(e).where(and(eq(e.aggregateType, 'user'), inArray(e.aggregateId, chunk)));
+        const rows = await db
+          .select({ id: e.aggregateId, type: e.type, sequence: e.sequence })
+          .from(e)
+          .where(and(eq(e.aggregateType, 'user'), inArray(e.aggregateId, chunk)));
         const last = new Map<string, { type: string; sequence: number }>();
         for (const r of rows) if ((last.get(r.id)?.sequence ?? -1) < Number(r.sequence)) last.set(r.id, { type: r.type, sequence: Number(r.sequence) });
         for (const [id, event] of last) if (event.type !== 'user.cascade.removed') removed.add(id);
@@ -198,7 +216,10 @@ function importExistenceChecks(db: Db, t: Tables) {
       const out = new Set<string>();
       const g = t.userGrants;
       await chunked([...new Set(userIds)], async (chunk) => {
-        const rows = await db.select({ u: g.userId, p: g.projectId }).from(g).where(and(eq(g.orgId, orgId), inArray(g.userId, chunk)));
+        const rows = await db
+          .select({ u: g.userId, p: g.projectId })
+          .from(g)
+          .where(and(eq(g.orgId, orgId), inArray(g.userId, chunk)));
         for (const r of rows) out.add(`${r.p}_${r.u}`);
       });
       return out;
@@ -208,7 +229,10 @@ function importExistenceChecks(db: Db, t: Tables) {
       const out = new Set<string>();
       const m = t.members;
       await chunked([...new Set(scopeIds)], async (chunk) => {
-        const rows = await db.select({ s: m.scopeId, u: m.userId }).from(m).where(and(eq(m.scopeType, scopeType), inArray(m.scopeId, chunk)));
+        const rows = await db
+          .select({ s: m.scopeId, u: m.userId })
+          .from(m)
+          .where(and(eq(m.scopeType, scopeType), inArray(m.scopeId, chunk)));
         for (const r of rows) out.add(`${r.s}_${r.u}`);
       });
       return out;

@@ -1,7 +1,7 @@
-import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../db.js';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../db.js';
 import type { AppendEvent, NewEvent, StoredEvent } from './events.js';
 import { selectPage } from './search.js';
 
@@ -41,8 +41,20 @@ export function userGrantRepository(db: Db, t: Tables, statements: { appendEvent
   const g = t.userGrants;
   // A grant's read and removal (4.2, RemoveUserGrant) are a hot path: prepared. user_grants is not
   // one of authentication's tables (auth-writes.ts), so its delete may be prepared too.
-  const inOrg = once(() => db.select().from(g).where(and(eq(g.id, sql.placeholder('id')), eq(g.orgId, sql.placeholder('orgId')))).limit(1).prepare('user_grants_in_org'));
-  const removeById = once(() => db.delete(g).where(eq(g.id, sql.placeholder('id'))).prepare('user_grants_remove'));
+  const inOrg = once(() =>
+    db
+      .select()
+      .from(g)
+      .where(and(eq(g.id, sql.placeholder('id')), eq(g.orgId, sql.placeholder('orgId'))))
+      .limit(1)
+      .prepare('user_grants_in_org'),
+  );
+  const removeById = once(() =>
+    db
+      .delete(g)
+      .where(eq(g.id, sql.placeholder('id')))
+      .prepare('user_grants_remove'),
+  );
   return {
     /** The grant if it belongs to `orgId`: grants of other organisations do not exist there. */
     async getInOrg(id: string, orgId: string): Promise<UserGrantRow | undefined> {
@@ -51,7 +63,10 @@ export function userGrantRepository(db: Db, t: Tables, statements: { appendEvent
     },
     async manyInOrg(ids: string[], orgId: string): Promise<UserGrantRow[]> {
       if (ids.length === 0) return [];
-      return db.select().from(g).where(and(inArray(g.id, ids), eq(g.orgId, orgId)));
+      return db
+        .select()
+        .from(g)
+        .where(and(inArray(g.id, ids), eq(g.orgId, orgId)));
     },
     async find(orgId: string, userId: string, projectId: string): Promise<UserGrantRow | undefined> {
       const [row] = await db

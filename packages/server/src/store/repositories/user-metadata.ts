@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Tables } from '../schema.js';
+import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db.js';
-import { textCondition, type PageQuery, type TextMatch } from './search.js';
+import type { Tables } from '../schema.js';
+import { type PageQuery, type TextMatch, textCondition } from './search.js';
 
 export type UserMetadataRow = Tables['userMetadata']['$inferSelect'];
 
@@ -9,7 +9,11 @@ export function userMetadataRepository(db: Db, t: Tables) {
   const m = t.userMetadata;
   return {
     async get(userId: string, key: string): Promise<UserMetadataRow | undefined> {
-      const [row] = await db.select().from(m).where(and(eq(m.userId, userId), eq(m.key, key))).limit(1);
+      const [row] = await db
+        .select()
+        .from(m)
+        .where(and(eq(m.userId, userId), eq(m.key, key)))
+        .limit(1);
       return row;
     },
     async upsert(row: UserMetadataRow): Promise<void> {

@@ -15,27 +15,47 @@ export async function* apps(o: OrgExport): AsyncGenerator<string> {
   const { req } = o;
   const allApps = await o.read.transfer.appsOf(o.org.id);
   const apiApps = allApps.filter((a) => a.appType === 'api');
-  yield* listField('apiApps', apiApps.map((a) => ({
-    appId: a.id,
-    app: protoCompact({ projectId: a.projectId, name: a.name, authMethodType: (a.config as { authMethodType?: string }).authMethodType }),
-    identityServiceClient: client(a, req),
-    ...exportedState(a.state),
-  })));
+  yield* listField(
+    'apiApps',
+    apiApps.map((a) => ({
+      appId: a.id,
+      app: protoCompact({ projectId: a.projectId, name: a.name, authMethodType: (a.config as { authMethodType?: string }).authMethodType }),
+      identityServiceClient: client(a, req),
+      ...exportedState(a.state),
+    })),
+  );
   const oidcApps = allApps.filter((a) => a.appType !== 'api');
-  yield* listField('oidcApps', oidcApps.map((a) => ({
-    appId: a.id,
-    app: compact({ projectId: a.projectId, name: a.name, ...oidcConfig(a.config) }),
-    identityServiceClient: client(a, req),
-    ...exportedState(a.state),
-  })));
+  yield* listField(
+    'oidcApps',
+    oidcApps.map((a) => ({
+      appId: a.id,
+      app: compact({ projectId: a.projectId, name: a.name, ...oidcConfig(a.config) }),
+      identityServiceClient: client(a, req),
+      ...exportedState(a.state),
+    })),
+  );
 }
 
 const client = (a: AppRow, req: ExportRequest) => compact({ clientId: a.clientId, clientSecretHash: req.withPasswords ? (a.clientSecretHash ?? undefined) : undefined });
 
 const OIDC_CONFIG_FIELDS = [
-  'redirectUris', 'responseTypes', 'grantTypes', 'appType', 'authMethodType', 'postLogoutRedirectUris', 'version',
-  'devMode', 'accessTokenType', 'accessTokenRoleAssertion', 'idTokenRoleAssertion', 'idTokenUserinfoAssertion',
-  'clockSkew', 'additionalOrigins', 'skipNativeAppSuccessPage', 'backChannelLogoutUri', 'loginVersion',
+  'redirectUris',
+  'responseTypes',
+  'grantTypes',
+  'appType',
+  'authMethodType',
+  'postLogoutRedirectUris',
+  'version',
+  'devMode',
+  'accessTokenType',
+  'accessTokenRoleAssertion',
+  'idTokenRoleAssertion',
+  'idTokenUserinfoAssertion',
+  'clockSkew',
+  'additionalOrigins',
+  'skipNativeAppSuccessPage',
+  'backChannelLogoutUri',
+  'loginVersion',
 ] as const;
 /** Enum values that are the proto zero value and therefore omitted. */
 const ZERO_ENUMS = new Set(['OIDC_APP_TYPE_WEB', 'OIDC_AUTH_METHOD_TYPE_BASIC', 'OIDC_VERSION_1_0', 'OIDC_TOKEN_TYPE_BEARER']);

@@ -12,7 +12,15 @@ export async function* domains(o: OrgExport): AsyncGenerator<string> {
   if (!domains.length) return;
   // The domain this instance generated from the organisation's name is marked: it is this instance's, not the organisation's.
   const generated = orgPrimaryDomain(org.name, o.instanceDomain);
-  yield* listField('domains', domains.map((d) => ({
-    orgId: org.id, domainName: d.domain, isVerified: d.isVerified, isPrimary: d.isPrimary, validationType: d.validationType, ...(d.domain === generated ? { identityServiceGenerated: true } : {}),
-  })));
+  yield* listField(
+    'domains',
+    domains.map((d) => ({
+      orgId: org.id,
+      domainName: d.domain,
+      isVerified: d.isVerified,
+      isPrimary: d.isPrimary,
+      validationType: d.validationType,
+      ...(d.domain === generated ? { identityServiceGenerated: true } : {}),
+    })),
+  );
 }

@@ -16,14 +16,14 @@
  * organisation (`identityServiceGenerated`), which an import leaves to the target's own.
  */
 import { processSecretBox, type SecretBox } from '../../../secrets/secret-box.js';
-import type { OnTransferProgress } from '../progress.js';
-import { requirePermission, type RequestContext } from '../../context.js';
-import { DomainError, GrpcCode, notFound } from '../../errors.js';
+import { type GcsOptions, writeGcsObject } from '../../../storage/gcs.js';
 import type { Repositories, Store } from '../../../store/store.js';
-import { writeGcsObject, type GcsOptions } from '../../../storage/gcs.js';
-import { parseExportRequest, type ExportRequest } from '../request.js';
-import { exportOrgEntry } from './org-entry.js';
+import { type RequestContext, requirePermission } from '../../context.js';
+import { DomainError, GrpcCode, notFound } from '../../errors.js';
 import { changesPrefix, narrowedReads, readChanges } from '../changes.js';
+import type { OnTransferProgress } from '../progress.js';
+import { type ExportRequest, parseExportRequest } from '../request.js';
+import { exportOrgEntry } from './org-entry.js';
 
 export interface ExportDeps {
   gcs?: GcsOptions;
@@ -44,14 +44,7 @@ export interface ExportResult {
 const timedOut = (timeoutMs: number) => new DomainError(GrpcCode.DeadlineExceeded, 'EXPORT-t1me0', `export timed out after ${timeoutMs / 1000}s`);
 
 /** The document as JSON text, organisation by organisation (export/org-entry.ts). */
-export async function* exportDocument(
-  read: Repositories,
-  req: ExportRequest,
-  signal: AbortSignal,
-  secrets: SecretBox,
-  prefix = '',
-  onProgress?: OnTransferProgress,
-): AsyncGenerator<string> {
+export async function* exportDocument(read: Repositories, req: ExportRequest, signal: AbortSignal, secrets: SecretBox, prefix = '', onProgress?: OnTransferProgress): AsyncGenerator<string> {
   const started = performance.now();
   const orgs = await read.transfer.orgsToExport(req.orgIds, req.excludedOrgIds);
   const orgIds = orgs.map((o) => o.id);

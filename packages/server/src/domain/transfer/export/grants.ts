@@ -7,27 +7,37 @@ import type { Repositories } from '../../../store/store.js';
 import { exportedState } from '../resource-states.js';
 import { compact } from './compact.js';
 import { projectGrantMembers } from './members.js';
-import { listField, PAGE, pagedList, type OrgExport } from './section.js';
+import { listField, type OrgExport, PAGE, pagedList } from './section.js';
 
 type GrantRow = Awaited<ReturnType<Repositories['transfer']['userGrantsPage']>>[number];
 
 /** Grants of this organisation's projects to exported organisations (as ZITADEL), then their members. */
 export async function* projectGrants(o: OrgExport): AsyncGenerator<string> {
   const grants = (await o.read.projectGrants.ownedBy(o.org.id)).filter((g) => o.orgIds.includes(g.grantedOrgId));
-  yield* listField('projectGrants', grants.map((g) => ({
-    grantId: g.id, projectGrant: compact({ projectId: g.projectId, grantedOrgId: g.grantedOrgId, roleKeys: g.roleKeys }), ...exportedState(g.state),
-  })));
+  yield* listField(
+    'projectGrants',
+    grants.map((g) => ({
+      grantId: g.id,
+      projectGrant: compact({ projectId: g.projectId, grantedOrgId: g.grantedOrgId, roleKeys: g.roleKeys }),
+      ...exportedState(g.state),
+    })),
+  );
   yield* projectGrantMembers(o, grants);
 }
 
 /** userGrants, a page at a time; their ids are this service's extension (identityServiceGrantId). */
 export const userGrants = (o: OrgExport) =>
-  pagedList<GrantRow>('userGrants', (last) => o.read.transfer.userGrantsPage(o.org.id, o.orgIds, last?.grant.id ?? '', PAGE), async (page) => {
-    // A user grant given through a project grant goes only with that grant (its project's organisation exported).
-    const viaGrant = [...new Set(page.flatMap(({ grant: g }) => (g.projectGrantId ? [g.projectGrantId] : [])))];
-    const exportedGrants = new Set((await Promise.all(viaGrant.map((id) => o.read.projectGrants.get(id)))).flatMap((g) => (g && o.orgIds.includes(g.orgId) ? [g.id] : [])));
-    return ({ grant: g }) =>
-      !g.projectGrantId || exportedGrants.has(g.projectGrantId)
-        ? compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys, ...exportedState(g.state), identityServiceGrantId: g.id })
-        : undefined;
-  }, o.deadline);
+  pagedList<GrantRow>(
+    'userGrants',
+    (last) => o.read.transfer.userGrantsPage(o.org.id, o.orgIds, last?.grant.id ?? '', PAGE),
+    async (page) => {
+      // A user grant given through a project grant goes only with that grant (its project's organisation exported).
+      const viaGrant = [...new Set(page.flatMap(({ grant: g }) => (g.projectGrantId ? [g.projectGrantId] : [])))];
+      const exportedGrants = new Set((await Promise.all(viaGrant.map((id) => o.read.projectGrants.get(id)))).flatMap((g) => (g && o.orgIds.includes(g.orgId) ? [g.id] : [])));
+      return ({ grant: g }) =>
+        !g.projectGrantId || exportedGrants.has(g.projectGrantId)
+          ? compact({ userId: g.userId, projectId: g.projectId, projectGrantId: g.projectGrantId ?? undefined, roleKeys: g.roleKeys, ...exportedState(g.state), identityServiceGrantId: g.id })
+          : undefined;
+    },
+    o.deadline,
+  );

@@ -4,6 +4,8 @@
  * the export's alone (the import's, import/org-entry.ts, follows references instead) and it is what
  * an export has always written: documents stay byte for byte the same.
  */
+
+import { orgHistoryJson } from '../history.js';
 import { apps } from './apps.js';
 import { credentials } from './credentials.js';
 import { domains } from './domains.js';
@@ -14,16 +16,28 @@ import { members } from './members.js';
 import { orgFields } from './org.js';
 import { policies } from './policies.js';
 import { projectRoles, projects } from './projects.js';
-import { orgHistoryJson } from '../history.js';
 import { CHUNK_CHARS, type OrgExport, type Section } from './section.js';
 import { loginTexts, messageTexts } from './texts.js';
 import { userLinks, userMetadata, users } from './users.js';
 
 const SECTIONS: readonly Section[] = [
-  users, domains, policies, userMetadata, projects, projectRoles, apps,
+  users,
+  domains,
+  policies,
+  userMetadata,
+  projects,
+  projectRoles,
+  apps,
   // Only with `withKeys`.
-  keys, credentials,
-  projectGrants, userGrants, members, idps, userLinks, loginTexts, messageTexts,
+  keys,
+  credentials,
+  projectGrants,
+  userGrants,
+  members,
+  idps,
+  userLinks,
+  loginTexts,
+  messageTexts,
 ];
 
 /** The entry as JSON text, `,` before it unless it is the first. */

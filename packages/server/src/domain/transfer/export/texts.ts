@@ -7,7 +7,10 @@ const MESSAGE_LIST_BY_TYPE = Object.fromEntries(Object.entries(MESSAGE_TEXT_LIST
 
 export async function* loginTexts(o: OrgExport): AsyncGenerator<string> {
   const texts = await o.read.transfer.loginTextsOf(o.org.id);
-  yield* listField('loginTexts', texts.map((l) => ({ language: l.language, ...l.screens })));
+  yield* listField(
+    'loginTexts',
+    texts.map((l) => ({ language: l.language, ...l.screens })),
+  );
 }
 
 /** One list per kind of message (`initMessageTexts`, …), in the order the kinds are first met. */

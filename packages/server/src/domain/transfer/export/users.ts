@@ -2,13 +2,14 @@
  * Users, their metadata and their links to identity providers (import/users.ts): the lists that
  * grow with the organisation, each read and written a page at a time (section.ts, pagedList).
  */
+
+import type { Repositories } from '../../../store/store.js';
 import { toLinkViews } from '../../federation/links.js';
 import { openOtpSecret } from '../../users/otp-secret.js';
-import type { Repositories } from '../../../store/store.js';
+import { withUserHistories } from '../history.js';
 import type { ExportRequest } from '../request.js';
 import { compact } from './compact.js';
-import { withUserHistories } from '../history.js';
-import { PAGE, pagedList, type OrgExport } from './section.js';
+import { type OrgExport, PAGE, pagedList } from './section.js';
 
 /**
  * Users per page when their histories go with them: each page's events (three or more per user)
@@ -27,10 +28,16 @@ export async function* users(o: OrgExport): AsyncGenerator<string> {
   const { read, req, org } = o;
   const userPage = req.withHistory ? HISTORY_PAGE : PAGE;
   for (const type of ['human', 'machine'] as const) {
-    yield* pagedList<UserRow>(`${type}Users`, (last) => read.transfer.usersPage(org.id, type, last?.id ?? '', userPage), async (page) => {
-      const toItem = type === 'machine' ? machineUser : await humanUsers(o, page);
-      return req.withHistory ? withUserHistories(read, page, toItem) : toItem;
-    }, o.deadline, userPage);
+    yield* pagedList<UserRow>(
+      `${type}Users`,
+      (last) => read.transfer.usersPage(org.id, type, last?.id ?? '', userPage),
+      async (page) => {
+        const toItem = type === 'machine' ? machineUser : await humanUsers(o, page);
+        return req.withHistory ? withUserHistories(read, page, toItem) : toItem;
+      },
+      o.deadline,
+      userPage,
+    );
   }
 }
 
@@ -42,14 +49,24 @@ async function humanUsers(o: OrgExport, page: UserRow[]): Promise<(u: UserRow) =
 
 /** userMetadata: ZITADEL's SetUserMetadataRequest (id = the user). */
 export const userMetadata = (o: OrgExport) =>
-  pagedList<MetadataRow>('userMetadata', (last) => o.read.userMetadata.pageByOrg(o.org.id, last, PAGE), () => (m) => ({ id: m.userId, key: m.key, value: m.value }), o.deadline);
+  pagedList<MetadataRow>(
+    'userMetadata',
+    (last) => o.read.userMetadata.pageByOrg(o.org.id, last, PAGE),
+    () => (m) => ({ id: m.userId, key: m.key, value: m.value }),
+    o.deadline,
+  );
 
 export const userLinks = (o: OrgExport) =>
-  pagedList<LinkRow>('userLinks', (last) => o.read.idpLinks.pageByOrg(o.org.id, last, PAGE), async (page) => {
-    const views = await toLinkViews(o.read, page);
-    const byRow = new Map(page.map((row, i) => [row, views[i]]));
-    return (row) => byRow.get(row);
-  }, o.deadline);
+  pagedList<LinkRow>(
+    'userLinks',
+    (last) => o.read.idpLinks.pageByOrg(o.org.id, last, PAGE),
+    async (page) => {
+      const views = await toLinkViews(o.read, page);
+      const byRow = new Map(page.map((row, i) => [row, views[i]]));
+      return (row) => byRow.get(row);
+    },
+    o.deadline,
+  );
 
 function humanUser(u: UserRow, req: ExportRequest, otp: string | undefined) {
   const data = u.data as { profile?: Record<string, unknown>; email?: Record<string, unknown>; phone?: Record<string, unknown> };

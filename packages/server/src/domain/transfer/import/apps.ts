@@ -5,14 +5,15 @@
  * as in ZITADEL; a confidential client then gets a secret nobody knows until it is regenerated. The
  * configuration takes AddOIDCApp's defaults (withDefaults, domain/apps/oidc-config.ts).
  */
+
+import { generateToken, hashToken } from '../../../auth/tokens.js';
 import type { Repositories } from '../../../store/store.js';
-import { withDefaults, type OidcAppInput } from '../../apps/oidc-config.js';
+import { type OidcAppInput, withDefaults } from '../../apps/oidc-config.js';
 import { newId } from '../../ids.js';
 import { PROJECT_AGGREGATE } from '../../projects/access.js';
 import type { DataOrg } from '../document.js';
-import { msg, stripUndefined, type OrgImport } from './report.js';
-import { generateToken, hashToken } from '../../../auth/tokens.js';
 import { importedState } from '../resource-states.js';
+import { msg, type OrgImport, stripUndefined } from './report.js';
 
 export interface AppImportInput {
   oidcApps: NonNullable<DataOrg['oidcApps']>;
@@ -27,7 +28,10 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
   const { orgId } = run;
   const { oidcApps: apps, apiApps, projectNames } = input;
   const everyApp = [...apps, ...apiApps];
-  const { inThisOrg } = await run.projects(tx, everyApp.map((a) => a.app.projectId));
+  const { inThisOrg } = await run.projects(
+    tx,
+    everyApp.map((a) => a.app.projectId),
+  );
   const takenApps = await tx.transfer.existingOidcAppIds(everyApp.map((a) => a.appId));
   const takenClientIds = await tx.transfer.existingClientIds(everyApp.flatMap((a) => (a.identityServiceClient ? [a.identityServiceClient.clientId] : [])));
   const appRows: Parameters<Repositories['transfer']['insertOidcApps']>[0] = [];
@@ -53,7 +57,11 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
    * document's, and its secret's hash when the document carries this client's. Its client id stays:
    * relying parties here use it.
    */
-  const existing = async (type: string, a: { appId: string; state?: string; app: { projectId: string }; identityServiceClient?: { clientId: string; clientSecretHash?: string } }, wanted: Record<string, unknown>) => {
+  const existing = async (
+    type: string,
+    a: { appId: string; state?: string; app: { projectId: string }; identityServiceClient?: { clientId: string; clientSecretHash?: string } },
+    wanted: Record<string, unknown>,
+  ) => {
     const here = await tx.oidcApps.get(a.app.projectId, a.appId);
     // Another project's application (or another of the document's): refused under every policy.
     if ((!here || here.orgId !== orgId) && run.policy !== 'REPORT') {
@@ -63,7 +71,11 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
     const given = a.identityServiceClient;
     const secret = given?.clientSecretHash && given.clientId === here.clientId && here.clientSecretHash ? { clientSecretHash: given.clientSecretHash } : {};
     await run.overwrite(tx, {
-      type, id: a.appId, aggregate: [PROJECT_AGGREGATE, here.projectId], eventType: 'project.application.changed', payload: { appId: a.appId },
+      type,
+      id: a.appId,
+      aggregate: [PROJECT_AGGREGATE, here.projectId],
+      eventType: 'project.application.changed',
+      payload: { appId: a.appId },
       current: { name: here.name, config: here.config, state: here.state, ...(secret.clientSecretHash ? { clientSecretHash: here.clientSecretHash } : {}) },
       wanted: { ...wanted, state: importedState(a.state, 'APP_STATE_INACTIVE'), ...secret },
       stateEvent: (to) => (to === 'APP_STATE_INACTIVE' ? 'project.application.deactivated' : 'project.application.reactivated'),
@@ -84,7 +96,12 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
     const publicClient = config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_NONE' || config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT';
     const { clientId, secretHash } = credentials('oidc_app', a.appId, projectId, a.identityServiceClient);
     appRows.push({
-      id: a.appId, projectId, orgId, name, state: importedState(a.state, 'APP_STATE_INACTIVE'), clientId,
+      id: a.appId,
+      projectId,
+      orgId,
+      name,
+      state: importedState(a.state, 'APP_STATE_INACTIVE'),
+      clientId,
       clientSecretHash: publicClient ? null : secretHash,
       config: fullConfig,
       ...run.stamp,
@@ -103,9 +120,16 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
     const { clientId, secretHash } = credentials('api_app', a.appId, a.app.projectId, a.identityServiceClient);
     // A PRIVATE_KEY_JWT application has no secret: its keys (appKeys) are imported later.
     appRows.push({
-      id: a.appId, projectId: a.app.projectId, orgId, name: a.app.name, state: importedState(a.state, 'APP_STATE_INACTIVE'), clientId, appType: 'api',
+      id: a.appId,
+      projectId: a.app.projectId,
+      orgId,
+      name: a.app.name,
+      state: importedState(a.state, 'APP_STATE_INACTIVE'),
+      clientId,
+      appType: 'api',
       clientSecretHash: authMethodType === 'API_AUTH_METHOD_TYPE_BASIC' ? secretHash : null,
-      config: { authMethodType }, ...run.stamp,
+      config: { authMethodType },
+      ...run.stamp,
     });
     run.imported('apiAppIds', a.appId);
   }

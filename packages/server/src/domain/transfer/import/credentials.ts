@@ -8,8 +8,9 @@
  * A token is never changed (as through the API: made or removed), so an existing one stays; a
  * client secret is replaced under OVERWRITE (GenerateMachineSecret's event), its client id never.
  */
-import type { Repositories } from '../../../store/store.js';
+
 import { NO_EXPIRY } from '../../../auth/tokens.js';
+import type { Repositories } from '../../../store/store.js';
 import { USER_AGGREGATE } from '../../users/aggregate.js';
 import type { DataOrg } from '../document.js';
 import { msg, type OrgImport } from './report.js';
@@ -40,7 +41,7 @@ export async function importPersonalAccessTokens(tx: Repositories, tokens: NonNu
       // The same token is here when its id, user and hash are: anything else is another token's.
       const here = await tx.tokens.getForUser(user.id, id);
       if (!here || here.tokenHash !== t.tokenHash) {
-        run.clash(type, id, msg('IMPORT-p4tTk', 'the id or the token is another personal access token\'s here; the token was not imported'));
+        run.clash(type, id, msg('IMPORT-p4tTk', "the id or the token is another personal access token's here; the token was not imported"));
         continue;
       }
       if (run.exists(type, id, msg('IMPORT-p4tAl', 'Errors.User.PAT.AlreadyExists'))) run.unchanged(type, id, msg('IMPORT-p4tSt', 'a token is never changed; the one here stays'));
@@ -75,8 +76,13 @@ export async function importMachineSecrets(tx: Repositories, secrets: NonNullabl
       }
       if (!run.exists(type, id, msg('COMMAND-x8910', 'Errors.User.Machine.Secret.AlreadyExists'))) continue;
       await run.overwrite(tx, {
-        type, id, aggregate: [USER_AGGREGATE, user.id], eventType: 'user.machine.secret.set', payload: { clientId: s.clientId },
-        current: { secretHash: here.secretHash }, wanted: { secretHash: s.clientSecretHash },
+        type,
+        id,
+        aggregate: [USER_AGGREGATE, user.id],
+        eventType: 'user.machine.secret.set',
+        payload: { clientId: s.clientId },
+        current: { secretHash: here.secretHash },
+        wanted: { secretHash: s.clientSecretHash },
         apply: (_, at) => tx.logins.machineSecrets.upsert({ userId: user.id, clientId: s.clientId, secretHash: s.clientSecretHash, createdAt: at.changedAt }),
       });
       continue;

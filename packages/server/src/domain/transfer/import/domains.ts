@@ -51,7 +51,11 @@ export async function importDomains(tx: Repositories, domains: NonNullable<DataO
       }
       if (run.policy === 'REPORT' || run.policy === 'FAIL') run.listed('domains', domain);
       await run.overwrite(tx, {
-        type: 'domain', id: `${orgId}_${domain}`, aggregate: ['org', orgId], eventType: 'org.domain.changed', payload: { domain },
+        type: 'domain',
+        id: `${orgId}_${domain}`,
+        aggregate: ['org', orgId],
+        eventType: 'org.domain.changed',
+        payload: { domain },
         current: { isVerified: existing.isVerified, validationType: existing.validationType, ...(d.isPrimary ? { isPrimary: existing.isPrimary } : {}) },
         wanted: { isVerified: Boolean(d.isVerified), validationType, ...(d.isPrimary ? { isPrimary: true } : {}) },
         apply: async ({ isPrimary, ...change }, at) => {

@@ -7,20 +7,24 @@
  * export gives it (`identityServiceGrantId`; ZITADEL's AddUserGrantRequest has none, so a document
  * from ZITADEL gets new ones): integrations that stored a grant's id keep finding it after a move.
  */
-import type { Repositories } from '../../../store/store.js';
-import { newId } from '../../ids.js';
-import type { DataOrg } from '../document.js';
-import { PROJECT_AGGREGATE } from '../../projects/access.js';
-import { USER_GRANT_AGGREGATE, cascadeGrantRoles } from '../../user-grants/cascade.js';
+
 import type { ProjectGrantRow } from '../../../store/repositories/project-grants.js';
 import type { UserGrantRow } from '../../../store/repositories/user-grants.js';
-import { msg, roleSet, type OrgImport } from './report.js';
+import type { Repositories } from '../../../store/store.js';
+import { newId } from '../../ids.js';
+import { PROJECT_AGGREGATE } from '../../projects/access.js';
+import { cascadeGrantRoles, USER_GRANT_AGGREGATE } from '../../user-grants/cascade.js';
+import type { DataOrg } from '../document.js';
 import { importedState } from '../resource-states.js';
 import { listedUnderEitherOrg } from './grant-parties.js';
+import { msg, type OrgImport, roleSet } from './report.js';
 
 export async function importProjectGrants(tx: Repositories, projectGrants: NonNullable<DataOrg['projectGrants']>, run: OrgImport): Promise<void> {
   const { orgId } = run;
-  const { inThisOrg } = await run.projects(tx, projectGrants.map((g) => g.projectGrant.projectId));
+  const { inThisOrg } = await run.projects(
+    tx,
+    projectGrants.map((g) => g.projectGrant.projectId),
+  );
   const projectGrantRoles = await tx.transfer.existingRoleKeys([...new Set(projectGrants.map((g) => g.projectGrant.projectId))]);
   const takenProjectGrantIds = await tx.projectGrants.existingIds(projectGrants.map((g) => g.grantId).filter(Boolean));
   for (const { grantId: givenId, projectGrant: pg, state: givenState } of projectGrants) {
@@ -45,8 +49,13 @@ export async function importProjectGrants(tx: Repositories, projectGrants: NonNu
       if (!run.exists('project_grant', id, msg('V3-DKcYh', 'Errors.Project.Grant.AlreadyExists')) || !here) continue;
       const roleKeys = pg.roleKeys ?? [];
       await run.overwrite(tx, {
-        type: 'project_grant', id, aggregate: [PROJECT_AGGREGATE, pg.projectId], eventType: 'project.grant.changed', payload: { grantId: here.id },
-        current: { roleKeys: roleSet(here.roleKeys), state: here.state }, wanted: { roleKeys: roleSet(roleKeys), state: importedState(givenState, 'PROJECT_GRANT_STATE_INACTIVE') },
+        type: 'project_grant',
+        id,
+        aggregate: [PROJECT_AGGREGATE, pg.projectId],
+        eventType: 'project.grant.changed',
+        payload: { grantId: here.id },
+        current: { roleKeys: roleSet(here.roleKeys), state: here.state },
+        wanted: { roleKeys: roleSet(roleKeys), state: importedState(givenState, 'PROJECT_GRANT_STATE_INACTIVE') },
         stateEvent: (to) => (to === 'PROJECT_GRANT_STATE_INACTIVE' ? 'project.grant.deactivated' : 'project.grant.reactivated'),
         apply: async ({ roleKeys: changedRoles, state }, at) => {
           await tx.projectGrants.update(here.id, { ...(changedRoles ? { roleKeys } : {}), ...(state ? { state: state as ProjectGrantRow['state'] } : {}), ...at });
@@ -58,16 +67,33 @@ export async function importProjectGrants(tx: Repositories, projectGrants: NonNu
     }
     const grantId = givenId || newId();
     takenProjectGrantIds.add(grantId);
-    await tx.projectGrants.insert({ id: grantId, projectId: pg.projectId, orgId, grantedOrgId: pg.grantedOrgId, roleKeys: pg.roleKeys ?? [], state: importedState(givenState, 'PROJECT_GRANT_STATE_INACTIVE'), ...run.stamp });
+    await tx.projectGrants.insert({
+      id: grantId,
+      projectId: pg.projectId,
+      orgId,
+      grantedOrgId: pg.grantedOrgId,
+      roleKeys: pg.roleKeys ?? [],
+      state: importedState(givenState, 'PROJECT_GRANT_STATE_INACTIVE'),
+      ...run.stamp,
+    });
     run.imported('projectGrants', { grantId, projectId: pg.projectId, orgId }, id);
   }
 }
 
 export async function importUserGrants(tx: Repositories, grants: NonNullable<DataOrg['userGrants']>, run: OrgImport): Promise<void> {
   const { orgId } = run;
-  const { inThisOrg } = await run.projects(tx, grants.map((g) => g.projectId));
-  const { userExists } = await run.users(tx, grants.map((g) => g.userId));
-  const takenGrants = await tx.transfer.existingUserGrantKeys(orgId, grants.map((g) => g.userId));
+  const { inThisOrg } = await run.projects(
+    tx,
+    grants.map((g) => g.projectId),
+  );
+  const { userExists } = await run.users(
+    tx,
+    grants.map((g) => g.userId),
+  );
+  const takenGrants = await tx.transfer.existingUserGrantKeys(
+    orgId,
+    grants.map((g) => g.userId),
+  );
   const takenGrantIds = await tx.transfer.existingUserGrantIds(grants.flatMap((g) => (g.identityServiceGrantId ? [g.identityServiceGrantId] : [])));
   const allRoleKeys = await tx.transfer.existingRoleKeys([...new Set(grants.map((g) => g.projectId))]);
   const grantRows: Parameters<Repositories['transfer']['insertUserGrants']>[0] = [];
@@ -98,10 +124,16 @@ export async function importUserGrants(tx: Repositories, grants: NonNullable<Dat
         continue;
       }
       await run.overwrite(tx, {
-        type: 'user_grant', id, aggregate: [USER_GRANT_AGGREGATE, here.id], eventType: 'user.grant.changed', payload: { userId: g.userId, projectId: g.projectId },
-        current: { roleKeys: roleSet(here.roleKeys), state: here.state }, wanted: { roleKeys: roleSet(g.roleKeys), state: importedState(g.state, 'USER_GRANT_STATE_INACTIVE') },
+        type: 'user_grant',
+        id,
+        aggregate: [USER_GRANT_AGGREGATE, here.id],
+        eventType: 'user.grant.changed',
+        payload: { userId: g.userId, projectId: g.projectId },
+        current: { roleKeys: roleSet(here.roleKeys), state: here.state },
+        wanted: { roleKeys: roleSet(g.roleKeys), state: importedState(g.state, 'USER_GRANT_STATE_INACTIVE') },
         stateEvent: (to) => (to === 'USER_GRANT_STATE_INACTIVE' ? 'user.grant.deactivated' : 'user.grant.reactivated'),
-        apply: ({ roleKeys: changedRoles, state }, at) => tx.userGrants.update(here.id, { ...(changedRoles ? { roleKeys: g.roleKeys ?? [] } : {}), ...(state ? { state: state as UserGrantRow['state'] } : {}), ...at }),
+        apply: ({ roleKeys: changedRoles, state }, at) =>
+          tx.userGrants.update(here.id, { ...(changedRoles ? { roleKeys: g.roleKeys ?? [] } : {}), ...(state ? { state: state as UserGrantRow['state'] } : {}), ...at }),
       });
       continue;
     }
@@ -119,7 +151,16 @@ export async function importUserGrants(tx: Repositories, grants: NonNullable<Dat
     const grantId = givenId || newId();
     takenGrantIds.add(grantId);
     takenGrants.add(key);
-    grantRows.push({ id: grantId, orgId: owner, userId: g.userId, projectId: g.projectId, projectGrantId: projectGrant?.id ?? null, roleKeys: g.roleKeys ?? [], state: importedState(g.state, 'USER_GRANT_STATE_INACTIVE'), ...run.stamp });
+    grantRows.push({
+      id: grantId,
+      orgId: owner,
+      userId: g.userId,
+      projectId: g.projectId,
+      projectGrantId: projectGrant?.id ?? null,
+      roleKeys: g.roleKeys ?? [],
+      state: importedState(g.state, 'USER_GRANT_STATE_INACTIVE'),
+      ...run.stamp,
+    });
     run.imported('userGrants', { projectId: g.projectId, userId: g.userId }, id);
   }
   await tx.transfer.insertUserGrants(grantRows);

@@ -7,8 +7,8 @@ import type { IdpRow } from '../../../store/repositories/idps.js';
 import type { Repositories } from '../../../store/store.js';
 import { oidcRowFields } from '../../idps/commands.js';
 import type { DataOrg } from '../document.js';
-import { msg, type OrgImport } from './report.js';
 import { importedState } from '../resource-states.js';
+import { msg, type OrgImport } from './report.js';
 
 export interface IdpImportInput {
   jwtIdps: NonNullable<DataOrg['jwtIdps']>;
@@ -30,7 +30,13 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
    * (a new name must be free in the organisation, as for UpdateOrgIDP); a client secret the
    * document leaves out stays as it is.
    */
-  const existing = async (type: string, idpId: string, givenState: string | undefined, wanted: Omit<IdpRow, 'id' | 'ownerId' | 'ownerType' | 'state' | 'sequence' | 'createdAt' | 'changedAt'>, clientSecret?: string) => {
+  const existing = async (
+    type: string,
+    idpId: string,
+    givenState: string | undefined,
+    wanted: Omit<IdpRow, 'id' | 'ownerId' | 'ownerType' | 'state' | 'sequence' | 'createdAt' | 'changedAt'>,
+    clientSecret?: string,
+  ) => {
     const here = await tx.idps.get(idpId);
     // Another owner's provider, or one of another kind: refused under every policy.
     if ((!here || here.ownerId !== orgId || here.idpType !== wanted.idpType) && run.policy !== 'REPORT') {
@@ -43,7 +49,11 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
     const current = Object.fromEntries(Object.keys(fields).map((key) => [key, here[key as keyof IdpRow]]));
     const sameSecret = !clientSecret || (here.oidcClientSecretSealed !== null && input.isIdpSecret(here.oidcClientSecretSealed, clientSecret));
     await run.overwrite(tx, {
-      type, id: idpId, aggregate: ['org', orgId], eventType: 'org.idp.config.changed', payload: { idpId },
+      type,
+      id: idpId,
+      aggregate: ['org', orgId],
+      eventType: 'org.idp.config.changed',
+      payload: { idpId },
       current: { ...current, state: here.state, ...(sameSecret ? {} : { clientSecret: 'here' }) },
       wanted: { ...fields, state: importedState(givenState, 'IDP_STATE_INACTIVE'), ...(sameSecret ? {} : { clientSecret: 'document' }) },
       stateEvent: (to) => (to === 'IDP_STATE_INACTIVE' ? 'org.idp.config.deactivated' : 'org.idp.config.reactivated'),
@@ -63,9 +73,18 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
   };
   for (const i of jwtIdps) {
     const fields = {
-      name: i.idp.name, nameKey: i.idp.name.toLowerCase(), stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED', autoRegister: i.idp.autoRegister ?? false,
-      jwtEndpoint: i.idp.jwtEndpoint, jwtIssuer: i.idp.issuer, jwtKeysEndpoint: i.idp.keysEndpoint, jwtHeaderName: i.idp.headerName, jwtAudience: i.idp.audience ?? '',
-      idpType: 'IDP_TYPE_JWT', oidcConfig: null, oidcClientSecretSealed: null,
+      name: i.idp.name,
+      nameKey: i.idp.name.toLowerCase(),
+      stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED',
+      autoRegister: i.idp.autoRegister ?? false,
+      jwtEndpoint: i.idp.jwtEndpoint,
+      jwtIssuer: i.idp.issuer,
+      jwtKeysEndpoint: i.idp.keysEndpoint,
+      jwtHeaderName: i.idp.headerName,
+      jwtAudience: i.idp.audience ?? '',
+      idpType: 'IDP_TYPE_JWT',
+      oidcConfig: null,
+      oidcClientSecretSealed: null,
     };
     if (takenIdps.has(i.idpId)) {
       await existing('jwt_idp', i.idpId, i.state, fields);
@@ -88,7 +107,10 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
     // offered at the login until an administrator sets one (UpdateOrgIDPOIDCConfig).
     const sealed = i.idp.clientSecret ? input.sealIdpSecret(i.idp.clientSecret) : null;
     const fields = {
-      name: i.idp.name, nameKey: i.idp.name.toLowerCase(), stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED', autoRegister: i.idp.autoRegister ?? false,
+      name: i.idp.name,
+      nameKey: i.idp.name.toLowerCase(),
+      stylingType: i.idp.stylingType ?? 'STYLING_TYPE_UNSPECIFIED',
+      autoRegister: i.idp.autoRegister ?? false,
       ...oidcRowFields(config, sealed),
     };
     if (takenIdps.has(i.idpId)) {

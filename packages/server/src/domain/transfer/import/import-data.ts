@@ -8,32 +8,45 @@
  * A dry run (`dryRun`) is the same import in one transaction that is rolled back, and an import
  * under the FAIL policy the same import in one transaction that a conflict rolls back (inOneTransaction).
  */
-import { processSecretBox, type SecretBox } from '../../../secrets/secret-box.js';
-import { openOtpSecret, sealOtpSecret } from '../../users/otp-secret.js';
-import { OIDC_CLIENT_SECRET_PURPOSE } from '../../idps/idp.js';
-import { hashPassword } from '../../../auth/passwords.js';
-import { verifyPassword } from '../../../auth/password-verifier.js';
-import type { AggregateLock, Repositories, Store } from '../../../store/store.js';
+
 import { stat } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { gcsError, readGcsObject, type GcsOptions } from '../../../storage/gcs.js';
-import { requirePermission, type RequestContext } from '../../context.js';
+import { verifyPassword } from '../../../auth/password-verifier.js';
+import { hashPassword } from '../../../auth/passwords.js';
+import { processSecretBox, type SecretBox } from '../../../secrets/secret-box.js';
+import { type GcsOptions, gcsError, readGcsObject } from '../../../storage/gcs.js';
+import type { AggregateLock, Repositories, Store } from '../../../store/store.js';
+import { type RequestContext, requirePermission } from '../../context.js';
 import { DomainError, GrpcCode } from '../../errors.js';
+import { OIDC_CLIENT_SECRET_PURPOSE } from '../../idps/idp.js';
+import { openOtpSecret, sealOtpSecret } from '../../users/otp-secret.js';
+import { type AnswerList, AnswerSpill } from '../answer-lists.js';
 import type { DataOrg } from '../document.js';
-import { importedLater } from './order.js';
-import { importOrgEntry, type OrgImportContext } from './org-entry.js';
-import { orgImportLocks } from './org.js';
-import { importReferences, type OrgReferences } from './references.js';
-import { addOutcomes, msg, newOutcomeSink, OrgImport, timeoutError, type ConflictPolicy, type ImportError, type ImportSuccessOrg, type OutcomeCounts, type OutcomeSink, type ResourceOutcome } from './report.js';
+import { acquireReader, type DocumentReader, releaseReader } from '../document-reader.js';
 import type { OnOrgUsersProgress, OnTransferProgress } from '../progress.js';
 import { parseImportRequest } from '../request.js';
+import { type ImportFile, plainBytes, readSealed, type SealedFile } from '../sealed-file.js';
+import { type Spool, spoolTo } from '../spool.js';
+import { type DocumentSources, inMemorySources, type OrgSource, SPOOLED_DOCUMENT, USER_BATCH } from '../spooled-document.js';
 import { MAX_V1_DOCUMENT_BYTES, parseDataOrgsV1, v1TooLarge } from '../v1.js';
 import { parseDataOrgs } from '../validate.js';
-import { spoolTo, type Spool } from '../spool.js';
-import { AnswerSpill, type AnswerList } from '../answer-lists.js';
-import { plainBytes, readSealed, type ImportFile, type SealedFile } from '../sealed-file.js';
-import { acquireReader, releaseReader, type DocumentReader } from '../document-reader.js';
-import { inMemorySources, SPOOLED_DOCUMENT, USER_BATCH, type DocumentSources, type OrgSource } from '../spooled-document.js';
+import { importedLater } from './order.js';
+import { orgImportLocks } from './org.js';
+import { importOrgEntry, type OrgImportContext } from './org-entry.js';
+import { importReferences, type OrgReferences } from './references.js';
+import {
+  addOutcomes,
+  type ConflictPolicy,
+  type ImportError,
+  type ImportSuccessOrg,
+  msg,
+  newOutcomeSink,
+  OrgImport,
+  type OutcomeCounts,
+  type OutcomeSink,
+  type ResourceOutcome,
+  timeoutError,
+} from './report.js';
 
 export interface ImportDeps {
   gcs?: GcsOptions;
@@ -92,7 +105,12 @@ export const ORG_IMPORT_EVENT = 'org.data.imported';
  * where each organisation is kept: the spool for the current format, memory for the version-1
  * one. 400 naming the first invalid paths.
  */
-async function loadDocument(input: ImportInput, deps: ImportDeps, signal: { readonly aborted: boolean }, reader: DocumentReader): Promise<{ doc: DocumentSources; timeoutMs: number; notifyUsers: boolean; conflictPolicy: ConflictPolicy; dryRun: boolean }> {
+async function loadDocument(
+  input: ImportInput,
+  deps: ImportDeps,
+  signal: { readonly aborted: boolean },
+  reader: DocumentReader,
+): Promise<{ doc: DocumentSources; timeoutMs: number; notifyUsers: boolean; conflictPolicy: ConflictPolicy; dryRun: boolean }> {
   const { spool } = input;
   // Reading and validating are one pass over the file (spooled-document.ts).
   deps.onPhase?.('validating');
@@ -157,7 +175,11 @@ export async function importData(store: Store, ctx: RequestContext, input: Impor
   // performance.now() rather than a timer: checked between steps, it cannot miss a short deadline.
   const started = performance.now();
   let deadline = Number.POSITIVE_INFINITY;
-  const signal = { get aborted() { return performance.now() >= deadline || deps.signal?.aborted === true; } };
+  const signal = {
+    get aborted() {
+      return performance.now() >= deadline || deps.signal?.aborted === true;
+    },
+  };
   // The document is read in a worker thread while the import runs (document-reader.ts).
   const reader = acquireReader();
   try {
@@ -171,8 +193,14 @@ export async function importData(store: Store, ctx: RequestContext, input: Impor
 
 /** importData once its document is read and validated (pass 2). */
 async function importRead(
-  store: Store, ctx: RequestContext, read: Awaited<ReturnType<typeof loadDocument>>, deps: ImportDeps, spill: AnswerSpill,
-  signal: { readonly aborted: boolean }, started: number, setDeadline: (at: number) => void,
+  store: Store,
+  ctx: RequestContext,
+  read: Awaited<ReturnType<typeof loadDocument>>,
+  deps: ImportDeps,
+  spill: AnswerSpill,
+  signal: { readonly aborted: boolean },
+  started: number,
+  setDeadline: (at: number) => void,
 ): Promise<ImportDataResponse> {
   const { doc, timeoutMs, notifyUsers, conflictPolicy, dryRun } = read;
   const sources = doc.orgs;
@@ -181,8 +209,18 @@ async function importRead(
   setDeadline(started + timeoutMs);
   if (signal.aborted) throw timeoutError(timeoutMs, []);
   const run: ImportRun = {
-    ctx, secrets, signal, started, timeoutMs, notifyUsers, policy: conflictPolicy, listOutcomes: dryRun, spill,
-    onProgress: deps.onProgress, onOrgUsersProgress: deps.onOrgUsersProgress, onOrgCommit: deps.onOrgCommit,
+    ctx,
+    secrets,
+    signal,
+    started,
+    timeoutMs,
+    notifyUsers,
+    policy: conflictPolicy,
+    listOutcomes: dryRun,
+    spill,
+    onProgress: deps.onProgress,
+    onOrgUsersProgress: deps.onOrgUsersProgress,
+    onOrgCommit: deps.onOrgCommit,
     // A dry run's stand-in: which hash a new password gets changes no outcome, only that it has one.
     hashPlain: dryRun ? async () => DRY_RUN_HASH : hashPassword,
   };
@@ -215,8 +253,11 @@ class DryRunOver extends Error {
  *   row is then locked only for that moment, not from the first organisation on).
  */
 async function inOneTransaction(
-  store: Store, locks: AggregateLock[], run: ImportRun,
-  importIn: (inside: ImportStore, run: ImportRun) => Promise<ImportDataResponse>, end: 'roll back' | 'commit',
+  store: Store,
+  locks: AggregateLock[],
+  run: ImportRun,
+  importIn: (inside: ImportStore, run: ImportRun) => Promise<ImportDataResponse>,
+  end: 'roll back' | 'commit',
 ): Promise<ImportDataResponse> {
   const committed: string[] = [];
   const inner: ImportRun = { ...run, onOrgCommit: run.onOrgCommit && (async (_tx, orgId) => void committed.push(orgId)) };
@@ -231,7 +272,11 @@ async function inOneTransaction(
     if (error instanceof DryRunOver) return error.result;
     // Whatever the timeout says it completed was rolled back with the rest.
     if (error instanceof DomainError && error.id === 'IMPORT-t1me0') {
-      throw new DomainError(GrpcCode.DeadlineExceeded, error.id, `import timed out after ${run.timeoutMs / 1000}s; it ran in one transaction (${end === 'commit' ? 'conflictPolicy FAIL' : 'a dry run'}), which was rolled back: nothing was imported`);
+      throw new DomainError(
+        GrpcCode.DeadlineExceeded,
+        error.id,
+        `import timed out after ${run.timeoutMs / 1000}s; it ran in one transaction (${end === 'commit' ? 'conflictPolicy FAIL' : 'a dry run'}), which was rolled back: nothing was imported`,
+      );
     }
     throw error;
   }
@@ -265,7 +310,11 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
   const errors = run.spill.list<ImportError>();
   const missingUsers = new Map<string, number>();
   const orgs: ImportSuccessOrg[] = [];
-  const timedOut = () => timeoutError(timeoutMs, orgs.map((o) => o.orgId));
+  const timedOut = () =>
+    timeoutError(
+      timeoutMs,
+      orgs.map((o) => o.orgId),
+    );
   // Set once, at the first start: the suffix of the organisations' generated domains.
   const instanceDomain = (await store.read.instance.get())?.domain ?? 'localhost';
   try {
@@ -282,7 +331,16 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
       const orgMissingUsers = new Map<string, number>();
       let orgOutcomes = newSink();
       const context: OrgImportContext = {
-        instanceId: ctx.instanceId, org: await source.parts(), userBatches: () => source.userBatches(USER_BATCH), plainHashes, signal, errors: orgErrors, importedLater: importedLater(doc.plan, index), onTimeout: timedOut, missingUsers: orgMissingUsers, notifyUsers,
+        instanceId: ctx.instanceId,
+        org: await source.parts(),
+        userBatches: () => source.userBatches(USER_BATCH),
+        plainHashes,
+        signal,
+        errors: orgErrors,
+        importedLater: importedLater(doc.plan, index),
+        onTimeout: timedOut,
+        missingUsers: orgMissingUsers,
+        notifyUsers,
         sealOtp: (base32) => sealOtpSecret(secrets, base32),
         openOtp: (stored) => {
           try {
@@ -299,23 +357,28 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
             return false; // sealed under a key no longer held: the document's replaces it
           }
         },
-        policy: run.policy, outcomes: orgOutcomes, importer: ctx,
+        policy: run.policy,
+        outcomes: orgOutcomes,
+        importer: ctx,
         onUsersDone: run.onOrgUsersProgress && ((usersDone) => run.onOrgUsersProgress!({ orgId: org.orgId ?? '', usersDone })),
       };
-      const done = await store.transaction(async (tx) => {
-        // The store may run a transaction more than once (a group that failed runs each of its
-        // transactions again alone): what one reports starts afresh on every run.
-        context.errors = orgErrors = run.spill.list();
-        orgMissingUsers.clear();
-        context.outcomes = orgOutcomes = newSink();
-        context.deferred = undefined;
-        const imported = await importOrgEntry(tx, context);
-        // The audit record commits with the organisation: one that survives a crash later in the
-        // import still says who brought it in, and with what. Nothing brought in, no record.
-        if (imported && orgOutcomes.counts.created + orgOutcomes.counts.changed > 0) await tx.events.append(orgImportEvent(ctx, imported, orgErrors.length, orgOutcomes.counts));
-        if (imported) await run.onOrgCommit?.(tx, imported.orgId);
-        return imported;
-      }, orgImportLocks(org, ctx.instanceId, instanceDomain));
+      const done = await store.transaction(
+        async (tx) => {
+          // The store may run a transaction more than once (a group that failed runs each of its
+          // transactions again alone): what one reports starts afresh on every run.
+          context.errors = orgErrors = run.spill.list();
+          orgMissingUsers.clear();
+          context.outcomes = orgOutcomes = newSink();
+          context.deferred = undefined;
+          const imported = await importOrgEntry(tx, context);
+          // The audit record commits with the organisation: one that survives a crash later in the
+          // import still says who brought it in, and with what. Nothing brought in, no record.
+          if (imported && orgOutcomes.counts.created + orgOutcomes.counts.changed > 0) await tx.events.append(orgImportEvent(ctx, imported, orgErrors.length, orgOutcomes.counts));
+          if (imported) await run.onOrgCommit?.(tx, imported.orgId);
+          return imported;
+        },
+        orgImportLocks(org, ctx.instanceId, instanceDomain),
+      );
       errors.append(orgErrors);
       addCounts(missingUsers, orgMissingUsers);
       addOutcomes(outcomes, orgOutcomes);
@@ -378,8 +441,12 @@ async function importDocument(store: ImportStore, doc: DocumentSources, run: Imp
     message: msg('IMPORT-usr0t', `user ${userId} is neither in the document nor on this instance; ${count} grant(s)/membership(s) naming it were not imported`),
   }));
   return {
-    ...(errors.length ? { errors } : {}), ...(warnings.length ? { warnings } : {}), success: orgs.length ? { orgs } : {},
-    summary: outcomes.counts, summaryByType: outcomes.byType, ...(outcomes.list ? { resources: outcomes.list } : {}),
+    ...(errors.length ? { errors } : {}),
+    ...(warnings.length ? { warnings } : {}),
+    success: orgs.length ? { orgs } : {},
+    summary: outcomes.counts,
+    summaryByType: outcomes.byType,
+    ...(outcomes.list ? { resources: outcomes.list } : {}),
   };
 }
 

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { boundHeapGrowth } from '../../../runtime/heap-growth.js';
 import type { SecretBox } from '../../../secrets/secret-box.js';
 import { failedPrecondition } from '../../errors.js';
-import { IV_BYTES, SealedFileError, SealedWriter, TAG_BYTES, verifySealed, type ImportFile, type SealedFile } from '../sealed-file.js';
+import { type ImportFile, IV_BYTES, type SealedFile, SealedFileError, SealedWriter, TAG_BYTES, verifySealed } from '../sealed-file.js';
 
 export interface JobDocuments {
   /** The folder of the files. */

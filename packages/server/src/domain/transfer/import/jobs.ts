@@ -10,14 +10,14 @@
 import type { ImportJobRow } from '../../../store/repositories/import-jobs.js';
 import { RUNNING_IMPORT_PHASES } from '../../../store/repositories/import-jobs.js';
 import type { Store } from '../../../store/store.js';
-import { requirePermission, type RequestContext } from '../../context.js';
-import { addedDetails, changedDetails, viewDetails, type ObjectDetails } from '../../details.js';
+import { type RequestContext, requirePermission } from '../../context.js';
+import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '../../details.js';
 import { failedPrecondition, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { listDetails, toPage, type ListQueryInput } from '../../list.js';
+import { type ListQueryInput, listDetails, toPage } from '../../list.js';
 import { RawJson } from '../answer-lists.js';
-import { removeJobDocument, writeJobDocument, type JobDocuments } from './job-documents.js';
-import { readLiveProgress, type LiveJobProgress } from './job-progress.js';
+import { type JobDocuments, removeJobDocument, writeJobDocument } from './job-documents.js';
+import { type LiveJobProgress, readLiveProgress } from './job-progress.js';
 
 export const IMPORT_JOB_AGGREGATE = 'import_job';
 export const IMPORT_JOB_ADDED = 'import.job.added';
@@ -91,15 +91,36 @@ export async function startImportJob(store: Store, ctx: RequestContext, body: As
   try {
     const event = await store.transaction(async (tx) => {
       const appended = await tx.events.append({
-        aggregateType: IMPORT_JOB_AGGREGATE, aggregateId: id, type: IMPORT_JOB_ADDED, payload: { documentBytes: bytes },
-        creator: ctx.caller.userId, resourceOwner: ctx.instanceId,
+        aggregateType: IMPORT_JOB_AGGREGATE,
+        aggregateId: id,
+        type: IMPORT_JOB_ADDED,
+        payload: { documentBytes: bytes },
+        creator: ctx.caller.userId,
+        resourceOwner: ctx.instanceId,
       });
       await tx.importJobs.insert({
-        id, creatorId: ctx.caller.userId, creatorOrgId: ctx.caller.orgId, phase: 'queued', cancelRequested: false,
-        node: options.documents.node, documentFile: file, documentBytes: bytes,
-        orgsDone: 0, orgsTotal: null, usersDone: 0, usersTotal: null, committedOrgIds: [], error: null,
-        attempts: 0, leaseOwner: null, leaseUntil: null,
-        sequence: appended.sequence, createdAt: appended.createdAt, changedAt: appended.createdAt, startedAt: null, finishedAt: null,
+        id,
+        creatorId: ctx.caller.userId,
+        creatorOrgId: ctx.caller.orgId,
+        phase: 'queued',
+        cancelRequested: false,
+        node: options.documents.node,
+        documentFile: file,
+        documentBytes: bytes,
+        orgsDone: 0,
+        orgsTotal: null,
+        usersDone: 0,
+        usersTotal: null,
+        committedOrgIds: [],
+        error: null,
+        attempts: 0,
+        leaseOwner: null,
+        leaseUntil: null,
+        sequence: appended.sequence,
+        createdAt: appended.createdAt,
+        changedAt: appended.createdAt,
+        startedAt: null,
+        finishedAt: null,
       });
       return appended;
     });
@@ -143,26 +164,39 @@ export async function listImportJobs(store: Store, ctx: RequestContext, input: {
  */
 export async function cancelImportJob(store: Store, ctx: RequestContext, id: string, documents?: JobDocuments): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'iam.write');
-  const outcome = await store.transaction(async (tx) => {
-    const row = await tx.importJobs.get(id);
-    if (!row) throw notFound('IMPORT-j0b04', `import job ${id} not found`);
-    if (ENDED_IMPORT_PHASES.includes(row.phase as ImportJobPhase)) throw failedPrecondition('IMPORT-j0b09', `import job ${id} has ended (${row.phase}): there is nothing to cancel`);
-    if (row.cancelRequested) return { details: viewDetails(row, ctx.instanceId) };
-    const queued = row.phase === 'queued';
-    const event = await tx.events.append({
-      aggregateType: IMPORT_JOB_AGGREGATE, aggregateId: id, type: queued ? IMPORT_JOB_CANCELLED : IMPORT_JOB_CANCEL_REQUESTED, payload: {},
-      creator: ctx.caller.userId, resourceOwner: ctx.instanceId,
-    });
-    const stamp = { sequence: event.sequence, changedAt: event.createdAt };
-    // A worker may lease the queued job meanwhile (the lease does not change its phase; its first
-    // write, `reading`, is refused once the phase has ended): only a job still queued is ended here.
-    const ended = queued && (await tx.importJobs.changeIfPhase(id, 'queued', {
-      ...stamp, phase: 'cancelled', cancelRequested: true, finishedAt: event.createdAt, documentFile: null,
-      error: { code: 1, id: 'IMPORT-j0bc1', message: 'cancelled before it began; nothing was imported' },
-    }));
-    if (!ended) await tx.importJobs.change(id, { ...stamp, cancelRequested: true });
-    return { details: changedDetails(event), removeFile: ended && row.node === documents?.node ? row.documentFile : undefined };
-  }, [[IMPORT_JOB_AGGREGATE, id]]);
+  const outcome = await store.transaction(
+    async (tx) => {
+      const row = await tx.importJobs.get(id);
+      if (!row) throw notFound('IMPORT-j0b04', `import job ${id} not found`);
+      if (ENDED_IMPORT_PHASES.includes(row.phase as ImportJobPhase)) throw failedPrecondition('IMPORT-j0b09', `import job ${id} has ended (${row.phase}): there is nothing to cancel`);
+      if (row.cancelRequested) return { details: viewDetails(row, ctx.instanceId) };
+      const queued = row.phase === 'queued';
+      const event = await tx.events.append({
+        aggregateType: IMPORT_JOB_AGGREGATE,
+        aggregateId: id,
+        type: queued ? IMPORT_JOB_CANCELLED : IMPORT_JOB_CANCEL_REQUESTED,
+        payload: {},
+        creator: ctx.caller.userId,
+        resourceOwner: ctx.instanceId,
+      });
+      const stamp = { sequence: event.sequence, changedAt: event.createdAt };
+      // A worker may lease the queued job meanwhile (the lease does not change its phase; its first
+      // write, `reading`, is refused once the phase has ended): only a job still queued is ended here.
+      const ended =
+        queued &&
+        (await tx.importJobs.changeIfPhase(id, 'queued', {
+          ...stamp,
+          phase: 'cancelled',
+          cancelRequested: true,
+          finishedAt: event.createdAt,
+          documentFile: null,
+          error: { code: 1, id: 'IMPORT-j0bc1', message: 'cancelled before it began; nothing was imported' },
+        }));
+      if (!ended) await tx.importJobs.change(id, { ...stamp, cancelRequested: true });
+      return { details: changedDetails(event), removeFile: ended && row.node === documents?.node ? row.documentFile : undefined };
+    },
+    [[IMPORT_JOB_AGGREGATE, id]],
+  );
   if (outcome.removeFile && documents) removeJobDocument(documents, outcome.removeFile);
   return { details: outcome.details };
 }

@@ -5,8 +5,9 @@
  * imported resource, a key gets no event of its own (the organisation's `org.data.imported` is the
  * record); a key that exists already is reported and skipped, so a second run adds nothing.
  */
-import type { Repositories } from '../../../store/store.js';
+
 import { NO_EXPIRY } from '../../../auth/tokens.js';
+import type { Repositories } from '../../../store/store.js';
 import { usesPrivateKeyJwt } from '../../apps/app-keys.js';
 import { DomainError } from '../../errors.js';
 import { rsaPublicKeyPem } from '../../key-pairs.js';
@@ -44,7 +45,11 @@ export async function importMachineKeys(tx: Repositories, keys: NonNullable<Data
     const type = 'machine_user_key';
     const user = k.userId ? await tx.users.get(k.userId) : undefined;
     if (!user || user.orgId !== c.orgId || user.type !== 'machine') {
-      c.refuse(type, id, msg('COMMAND-Dggw2', `Errors.User.NotFound: ${k.userId ?? '(no userId)'} is no machine user of organisation ${c.orgId}, in the document or on this instance; the key was not imported`));
+      c.refuse(
+        type,
+        id,
+        msg('COMMAND-Dggw2', `Errors.User.NotFound: ${k.userId ?? '(no userId)'} is no machine user of organisation ${c.orgId}, in the document or on this instance; the key was not imported`),
+      );
       continue;
     }
     if (!id) {
@@ -78,7 +83,11 @@ export async function importAppKeys(tx: Repositories, keys: NonNullable<DataOrg[
     const type = 'app_key';
     const app = k.projectId && k.appId ? await tx.oidcApps.get(k.projectId, k.appId) : undefined;
     if (!app || app.orgId !== c.orgId) {
-      c.refuse(type, id, msg('PROJECT-n0tF0', `Errors.Project.App.NotFound: ${k.appId ?? '(no appId)'} is no application of project ${k.projectId ?? '(none)'} in organisation ${c.orgId}; the key was not imported`));
+      c.refuse(
+        type,
+        id,
+        msg('PROJECT-n0tF0', `Errors.Project.App.NotFound: ${k.appId ?? '(no appId)'} is no application of project ${k.projectId ?? '(none)'} in organisation ${c.orgId}; the key was not imported`),
+      );
       continue;
     }
     if (!usesPrivateKeyJwt(app)) {

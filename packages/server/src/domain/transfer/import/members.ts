@@ -6,10 +6,10 @@
 import type { MemberScope } from '../../../store/repositories/members.js';
 import type { Repositories } from '../../../store/store.js';
 import { ORG_ROLES, PROJECT_GRANT_ROLES, PROJECT_ROLES } from '../../permissions.js';
-import type { DataOrg } from '../document.js';
 import { PROJECT_AGGREGATE } from '../../projects/access.js';
-import { msg, roleSet, type OrgImport } from './report.js';
+import type { DataOrg } from '../document.js';
 import { listedUnderEitherOrg } from './grant-parties.js';
+import { msg, type OrgImport, roleSet } from './report.js';
 
 export interface MemberImportInput {
   orgMembers: NonNullable<DataOrg['orgMembers']>;
@@ -20,8 +20,14 @@ export interface MemberImportInput {
 export async function importMembers(tx: Repositories, input: MemberImportInput, run: OrgImport): Promise<void> {
   const { orgId } = run;
   const { orgMembers, projectMembers, projectGrantMembers } = input;
-  const { inThisOrg } = await run.projects(tx, projectMembers.map((m) => m.projectId));
-  const { userExists } = await run.users(tx, [...orgMembers, ...projectMembers, ...projectGrantMembers].map((m) => m.userId));
+  const { inThisOrg } = await run.projects(
+    tx,
+    projectMembers.map((m) => m.projectId),
+  );
+  const { userExists } = await run.users(
+    tx,
+    [...orgMembers, ...projectMembers, ...projectGrantMembers].map((m) => m.userId),
+  );
   const memberRows: Parameters<Repositories['transfer']['insertMembers']>[0] = [];
   const takenOrgMembers = await tx.transfer.existingMemberKeys('org', [orgId]);
   for (const m of orgMembers) {
@@ -33,14 +39,18 @@ export async function importMembers(tx: Repositories, input: MemberImportInput, 
       continue;
     }
     if (takenOrgMembers.has(`${orgId}_${m.userId}`)) {
-      if (run.exists('org_member', id, msg('ORG-poWwe', 'Errors.Org.Member.AlreadyExists'))) await overwriteMember(tx, run, 'org_member', id, ['org', orgId, m.userId], ['org', orgId], 'org.member.changed', m.roles);
+      if (run.exists('org_member', id, msg('ORG-poWwe', 'Errors.Org.Member.AlreadyExists')))
+        await overwriteMember(tx, run, 'org_member', id, ['org', orgId, m.userId], ['org', orgId], 'org.member.changed', m.roles);
       continue;
     }
     takenOrgMembers.add(`${orgId}_${m.userId}`);
     memberRows.push({ scopeType: 'org', scopeId: orgId, userId: m.userId, resourceOwner: orgId, roles: m.roles, ...run.stamp });
     run.imported('orgMembers', m.userId);
   }
-  const takenProjectMembers = await tx.transfer.existingMemberKeys('project', projectMembers.map((m) => m.projectId));
+  const takenProjectMembers = await tx.transfer.existingMemberKeys(
+    'project',
+    projectMembers.map((m) => m.projectId),
+  );
   for (const m of projectMembers) {
     const id = `${orgId}_${m.projectId}_${m.userId}`;
     if (!inThisOrg(m.projectId, 'project_member', id) || !userExists(m.userId)) continue;
@@ -71,7 +81,11 @@ export async function importMembers(tx: Repositories, input: MemberImportInput, 
     const user = await tx.users.get(m.userId);
     const bad = (m.roles ?? []).filter((r) => !(PROJECT_GRANT_ROLES as readonly string[]).includes(r));
     if (user?.orgId !== grant.grantedOrgId || bad.length || !m.roles?.length) {
-      run.refuse('project_grant_member', id, msg('PROJECT-0wpld', `Errors.Project.Member.Invalid: ${bad.length || !m.roles?.length ? `roles ${bad.join(', ') || '(none)'}` : 'the user is not of the granted organisation'}`));
+      run.refuse(
+        'project_grant_member',
+        id,
+        msg('PROJECT-0wpld', `Errors.Project.Member.Invalid: ${bad.length || !m.roles?.length ? `roles ${bad.join(', ') || '(none)'}` : 'the user is not of the granted organisation'}`),
+      );
       continue;
     }
     if ((await tx.members.get('project_grant', grant.id, m.userId)) || memberRows.some((r) => r.scopeType === 'project_grant' && r.scopeId === grant.id && r.userId === m.userId)) {
@@ -88,14 +102,25 @@ export async function importMembers(tx: Repositories, input: MemberImportInput, 
 
 /** OVERWRITE of a membership: its roles take the document's (a membership given twice in the document: created by the first). */
 async function overwriteMember(
-  tx: Repositories, run: OrgImport, type: string, id: string,
-  [scopeType, scopeId, userId]: [MemberScope, string, string], aggregate: [string, string], eventType: string, roles: string[],
+  tx: Repositories,
+  run: OrgImport,
+  type: string,
+  id: string,
+  [scopeType, scopeId, userId]: [MemberScope, string, string],
+  aggregate: [string, string],
+  eventType: string,
+  roles: string[],
 ): Promise<void> {
   const here = await tx.members.get(scopeType, scopeId, userId);
   if (!here) return run.unchanged(type, id);
   await run.overwrite(tx, {
-    type, id, aggregate, eventType, payload: { userId, ...(scopeType === 'project_grant' ? { grantId: scopeId } : {}) },
-    current: { roles: roleSet(here.roles) }, wanted: { roles: roleSet(roles) },
+    type,
+    id,
+    aggregate,
+    eventType,
+    payload: { userId, ...(scopeType === 'project_grant' ? { grantId: scopeId } : {}) },
+    current: { roles: roleSet(here.roles) },
+    wanted: { roles: roleSet(roles) },
     apply: (_, at) => tx.members.update(scopeType, scopeId, userId, roles, at.sequence, at.changedAt),
   });
 }

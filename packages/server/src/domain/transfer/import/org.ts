@@ -62,8 +62,12 @@ export async function importOrganisation(tx: Repositories, org: DataOrg, run: Or
       const wanted = org.orgState === 'ORG_STATE_INACTIVE' || org.orgState === 'ORG_STATE_ACTIVE' ? org.orgState : existingOrg.state;
       if (wanted !== existingOrg.state) {
         await run.overwrite(tx, {
-          type: 'org', id: orgId, aggregate: ['org', orgId], eventType: 'org.changed',
-          current: { state: existingOrg.state }, wanted: { state: wanted },
+          type: 'org',
+          id: orgId,
+          aggregate: ['org', orgId],
+          eventType: 'org.changed',
+          current: { state: existingOrg.state },
+          wanted: { state: wanted },
           stateEvent: (to) => (to === 'ORG_STATE_INACTIVE' ? 'org.deactivated' : 'org.reactivated'),
           apply: (_, at) => tx.orgs.setState(orgId, wanted, at.sequence, at.changedAt),
         });
@@ -84,19 +88,25 @@ export async function importOrganisation(tx: Repositories, org: DataOrg, run: Or
       return false;
     }
     await tx.orgs.insert({
-      id: orgId, name, nameKey: name.toLowerCase(), state: org.orgState === 'ORG_STATE_INACTIVE' ? 'ORG_STATE_INACTIVE' : 'ORG_STATE_ACTIVE', primaryDomain, ...run.stamp,
+      id: orgId,
+      name,
+      nameKey: name.toLowerCase(),
+      state: org.orgState === 'ORG_STATE_INACTIVE' ? 'ORG_STATE_INACTIVE' : 'ORG_STATE_ACTIVE',
+      primaryDomain,
+      ...run.stamp,
     });
     run.created('org', orgId);
     // The source's trail of the organisation (history.ts); the import's `org.data.imported` follows it.
     if (org.identityServiceOrgHistory?.length) {
       // The id of an organisation removed here keeps its trail (ids stay taken): the source's is not put after it.
-      if (await tx.events.exists('org', orgId)) run.refuse('org_history', orgId, msg('IMPORT-h1st0', 'the organisation\'s id has a trail here already (a removed organisation\'s): its history was not imported'));
+      if (await tx.events.exists('org', orgId))
+        run.refuse('org_history', orgId, msg('IMPORT-h1st0', "the organisation's id has a trail here already (a removed organisation's): its history was not imported"));
       else await appendHistory(tx, 'org', orgId, orgId, org.identityServiceOrgHistory);
     }
   }
 
   for (const [field, spec] of Object.entries(UNSUPPORTED_LISTS)) {
-    for (const item of ((org as Record<string, Record<string, string>[]>)[field] ?? [])) {
+    for (const item of (org as Record<string, Record<string, string>[]>)[field] ?? []) {
       run.refuse(spec.type, spec.id(item, orgId), msg('IMPORT-uNsup', spec.why ?? `${field} are not supported by this service; this entry was not imported`));
     }
   }

@@ -26,8 +26,12 @@ export async function importPolicies(tx: Repositories, org: DataOrg, run: OrgImp
       if (!run.exists(kind.importType, orgId, msg('Org-1T8k0s', `Errors.Org.${kind.documentField}.AlreadyExists`))) continue;
       // The API's change event of the policy (domain/policies/policy.ts).
       await run.overwrite(tx, {
-        type: kind.importType, id: orgId, aggregate: ['org', orgId], eventType: `org.policy.${kind.eventName}.changed`,
-        current: existing.settings, wanted: settings as Record<string, unknown>,
+        type: kind.importType,
+        id: orgId,
+        aggregate: ['org', orgId],
+        eventType: `org.policy.${kind.eventName}.changed`,
+        current: existing.settings,
+        wanted: settings as Record<string, unknown>,
         apply: (_, at) => tx.policies.upsert({ ...existing, settings: settings as Record<string, unknown>, sequence: at.sequence, changedAt: at.changedAt }),
       });
       continue;

@@ -6,8 +6,8 @@
 import type { Repositories } from '../../../store/store.js';
 import { PROJECT_AGGREGATE } from '../../projects/access.js';
 import type { DataOrg } from '../document.js';
-import { msg, type OrgImport } from './report.js';
 import { importedState } from '../resource-states.js';
+import { msg, type OrgImport } from './report.js';
 
 /** Imports the projects; answers the names of those imported now, by id (apps' client ids use them). */
 export async function importProjects(tx: Repositories, projects: NonNullable<DataOrg['projects']>, run: OrgImport): Promise<Map<string, string>> {
@@ -17,14 +17,16 @@ export async function importProjects(tx: Repositories, projects: NonNullable<Dat
   const projectRows: Parameters<Repositories['transfer']['insertProjects']>[0] = [];
   for (const p of projects) {
     const settings = {
-      projectRoleAssertion: p.project.projectRoleAssertion ?? false, projectRoleCheck: p.project.projectRoleCheck ?? false,
-      hasProjectCheck: p.project.hasProjectCheck ?? false, privateLabelingSetting: p.project.privateLabelingSetting ?? 'PRIVATE_LABELING_SETTING_UNSPECIFIED',
+      projectRoleAssertion: p.project.projectRoleAssertion ?? false,
+      projectRoleCheck: p.project.projectRoleCheck ?? false,
+      hasProjectCheck: p.project.hasProjectCheck ?? false,
+      privateLabelingSetting: p.project.privateLabelingSetting ?? 'PRIVATE_LABELING_SETTING_UNSPECIFIED',
     };
     if (takenProjects.has(p.projectId)) {
       const here = await tx.projects.get(p.projectId);
       // Another organisation's project (or another of the document's): refused under every policy.
       if ((!here || here.orgId !== orgId) && run.policy !== 'REPORT') {
-        run.clash('project', p.projectId, msg('COMMAND-opamwu', `Errors.Project.AlreadyExisting: the id is ${here ? `a project of organisation ${here.orgId}` : 'another of the document\'s'} here`));
+        run.clash('project', p.projectId, msg('COMMAND-opamwu', `Errors.Project.AlreadyExisting: the id is ${here ? `a project of organisation ${here.orgId}` : "another of the document's"} here`));
         continue;
       }
       if (!run.exists('project', p.projectId, msg('COMMAND-opamwu', 'Errors.Project.AlreadyExisting')) || !here) continue;
@@ -35,7 +37,10 @@ export async function importProjects(tx: Repositories, projects: NonNullable<Dat
       }
       const { name, projectRoleAssertion, projectRoleCheck, hasProjectCheck, privateLabelingSetting, state } = here;
       await run.overwrite(tx, {
-        type: 'project', id: p.projectId, aggregate: [PROJECT_AGGREGATE, p.projectId], eventType: 'project.changed',
+        type: 'project',
+        id: p.projectId,
+        aggregate: [PROJECT_AGGREGATE, p.projectId],
+        eventType: 'project.changed',
         current: { name, projectRoleAssertion, projectRoleCheck, hasProjectCheck, privateLabelingSetting, state },
         wanted: { name: p.project.name, ...settings, state: importedState(p.state, 'PROJECT_STATE_INACTIVE') },
         stateEvent: (to) => (to === 'PROJECT_STATE_INACTIVE' ? 'project.deactivated' : 'project.reactivated'),
@@ -59,7 +64,10 @@ export async function importProjects(tx: Repositories, projects: NonNullable<Dat
 
 export async function importProjectRoles(tx: Repositories, roles: NonNullable<DataOrg['projectRoles']>, run: OrgImport): Promise<void> {
   const { orgId } = run;
-  const { inThisOrg } = await run.projects(tx, roles.map((r) => r.projectId));
+  const { inThisOrg } = await run.projects(
+    tx,
+    roles.map((r) => r.projectId),
+  );
   const takenRoles = await tx.transfer.existingRoleKeys([...new Set(roles.map((r) => r.projectId))]);
   const roleRows: Parameters<Repositories['transfer']['insertProjectRoles']>[0] = [];
   for (const r of roles) {
@@ -74,8 +82,13 @@ export async function importProjectRoles(tx: Repositories, roles: NonNullable<Da
         continue;
       }
       await run.overwrite(tx, {
-        type: 'project_role', id: key, aggregate: [PROJECT_AGGREGATE, r.projectId], eventType: 'project.role.changed', payload: { key: r.roleKey },
-        current: { displayName: here.displayName, group: here.group }, wanted: { displayName: r.displayName, group: r.group ?? '' },
+        type: 'project_role',
+        id: key,
+        aggregate: [PROJECT_AGGREGATE, r.projectId],
+        eventType: 'project.role.changed',
+        payload: { key: r.roleKey },
+        current: { displayName: here.displayName, group: here.group },
+        wanted: { displayName: r.displayName, group: r.group ?? '' },
         apply: (change, at) => tx.projects.roles.update(r.projectId, r.roleKey, { ...change, sequence: at.sequence, changedAt: at.changedAt }),
       });
       continue;

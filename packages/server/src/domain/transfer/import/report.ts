@@ -107,17 +107,43 @@ export function addOutcomes(into: OutcomeSink, from: OutcomeSink): void {
  * transaction rolls back (import-data.ts), so nothing of it is written.
  */
 export class ImportConflict extends DomainError {
-  constructor(readonly type: string, readonly resourceId: string, reason: string) {
-    super(GrpcCode.AlreadyExists, 'IMPORT-f41l0', `conflictPolicy FAIL: ${type} ${resourceId} exists already, or clashes with a resource that does (${reason}); the import stopped there and nothing was imported`);
+  constructor(
+    readonly type: string,
+    readonly resourceId: string,
+    reason: string,
+  ) {
+    super(
+      GrpcCode.AlreadyExists,
+      'IMPORT-f41l0',
+      `conflictPolicy FAIL: ${type} ${resourceId} exists already, or clashes with a resource that does (${reason}); the import stopped there and nothing was imported`,
+    );
   }
 }
 
 /** The outcome type of each success list's entries (their id is the value, when a string). */
 const TYPE_OF: Record<ListKey, string> = {
-  humanUserIds: 'human_user', machineUserIds: 'machine_user', projectIds: 'project', projectRoles: 'project_role', oidcAppIds: 'oidc_app', apiAppIds: 'api_app',
-  userGrants: 'user_grant', projectGrants: 'project_grant', projectGrantMembers: 'project_grant_member', orgMembers: 'org_member', projectMembers: 'project_member',
-  jwtIdps: 'jwt_idp', oidcIpds: 'oidc_idp', userLinks: 'user_link', userMetadata: 'user_metadata', loginTexts: 'login_texts', messageTexts: 'message_text', domains: 'domain',
-  machineKeys: 'machine_user_key', appKeys: 'app_key', personalAccessTokens: 'personal_access_token', machineSecrets: 'machine_secret',
+  humanUserIds: 'human_user',
+  machineUserIds: 'machine_user',
+  projectIds: 'project',
+  projectRoles: 'project_role',
+  oidcAppIds: 'oidc_app',
+  apiAppIds: 'api_app',
+  userGrants: 'user_grant',
+  projectGrants: 'project_grant',
+  projectGrantMembers: 'project_grant_member',
+  orgMembers: 'org_member',
+  projectMembers: 'project_member',
+  jwtIdps: 'jwt_idp',
+  oidcIpds: 'oidc_idp',
+  userLinks: 'user_link',
+  userMetadata: 'user_metadata',
+  loginTexts: 'login_texts',
+  messageTexts: 'message_text',
+  domains: 'domain',
+  machineKeys: 'machine_user_key',
+  appKeys: 'app_key',
+  personalAccessTokens: 'personal_access_token',
+  machineSecrets: 'machine_secret',
 };
 
 /** A resource that exists, as the document wants it: compared field by field with what is here. */
@@ -282,10 +308,15 @@ export class OrgImport {
     const changed = Object.fromEntries(Object.entries(o.wanted).filter(([key, value]) => !sameValue(value, o.current[key])));
     const fields = Object.keys(changed);
     if (!fields.length) return this.unchanged(o.type, o.id);
-    const append = (type: string, payload: Record<string, unknown>) => tx.events.append({
-      aggregateType: o.aggregate[0], aggregateId: o.aggregate[1], type,
-      payload: { ...o.payload, ...payload, source: 'import' }, creator: this.creator, resourceOwner: this.orgId,
-    });
+    const append = (type: string, payload: Record<string, unknown>) =>
+      tx.events.append({
+        aggregateType: o.aggregate[0],
+        aggregateId: o.aggregate[1],
+        type,
+        payload: { ...o.payload, ...payload, source: 'import' },
+        creator: this.creator,
+        resourceOwner: this.orgId,
+      });
     const stateChanged = o.stateEvent !== undefined && 'state' in changed;
     const others = fields.filter((f) => !stateChanged || f !== 'state');
     let event = others.length ? await append(o.eventType, { changed: others }) : undefined;
@@ -336,6 +367,5 @@ export const timeoutError = (ms: number, done: string[]) =>
   new DomainError(
     GrpcCode.DeadlineExceeded,
     'IMPORT-t1me0',
-    `import timed out after ${ms / 1000}s; the organisation in progress was rolled back and later ones were not started` +
-      (done.length ? ` (completed: ${done.join(', ')})` : ' (none was completed)'),
+    `import timed out after ${ms / 1000}s; the organisation in progress was rolled back and later ones were not started` + (done.length ? ` (completed: ${done.join(', ')})` : ' (none was completed)'),
   );

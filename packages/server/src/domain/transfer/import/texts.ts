@@ -6,8 +6,8 @@
 import type { Repositories } from '../../../store/store.js';
 import { SUPPORTED_LANGUAGES } from '../../languages.js';
 import { templateProblem } from '../../notifications/template.js';
-import { MESSAGE_TEXT_LISTS, type DataOrg } from '../document.js';
-import { msg, stripUndefined, type OrgImport } from './report.js';
+import { type DataOrg, MESSAGE_TEXT_LISTS } from '../document.js';
+import { msg, type OrgImport, stripUndefined } from './report.js';
 
 const MESSAGE_ERROR_TYPES: Record<string, string> = {
   initMessages: 'init_message',
@@ -44,8 +44,13 @@ export async function importTexts(tx: Repositories, org: DataOrg, run: OrgImport
       }
       // The API's event (domain/texts/login-texts.ts).
       await run.overwrite(tx, {
-        type: 'login_texts', id, aggregate: ['org', orgId], eventType: 'org.customtext.login.set', payload: { language },
-        current: { screens: here.screens }, wanted: { screens },
+        type: 'login_texts',
+        id,
+        aggregate: ['org', orgId],
+        eventType: 'org.customtext.login.set',
+        payload: { language },
+        current: { screens: here.screens },
+        wanted: { screens },
         apply: (_change, at) => tx.loginTexts.upsert({ ...here, screens: screens as Record<string, Record<string, string>>, sequence: at.sequence, changedAt: at.changedAt }),
       });
       continue;
@@ -59,7 +64,7 @@ export async function importTexts(tx: Repositories, org: DataOrg, run: OrgImport
   const takenTexts = await tx.transfer.existingMessageTextKeys(orgId);
   const textRows: Parameters<Repositories['transfer']['insertMessageTexts']>[0] = [];
   for (const [list, messageType] of Object.entries(MESSAGE_TEXT_LISTS)) {
-    for (const text of ((org as Record<string, { language: string }[]>)[list] ?? [])) {
+    for (const text of (org as Record<string, { language: string }[]>)[list] ?? []) {
       const language = text.language.toLowerCase();
       const type = MESSAGE_ERROR_TYPES[list];
       const id = `${orgId}_${language}`;
@@ -72,7 +77,11 @@ export async function importTexts(tx: Repositories, org: DataOrg, run: OrgImport
       const { language: _, ...fields } = text as Record<string, string>;
       // Texts this service renders always render (notifications/template.ts): a broken one is reported, not stored.
       const rendered = messageType === 'VerifyEmail' || messageType === 'InitCode';
-      const broken = !rendered ? undefined : Object.entries(fields).map(([key, value]) => [key, typeof value === 'string' ? templateProblem(value) : undefined] as const).find(([, problem]) => problem);
+      const broken = !rendered
+        ? undefined
+        : Object.entries(fields)
+            .map(([key, value]) => [key, typeof value === 'string' ? templateProblem(value) : undefined] as const)
+            .find(([, problem]) => problem);
       if (broken) {
         run.refuse(type, id, msg('TEXT-t3mpl', `invalid ${broken[0]}: ${broken[1]}`));
         continue;
@@ -85,8 +94,13 @@ export async function importTexts(tx: Repositories, org: DataOrg, run: OrgImport
         }
         // The API's event (domain/texts/custom-message-texts.ts).
         await run.overwrite(tx, {
-          type, id, aggregate: ['org', orgId], eventType: 'org.customtext.set', payload: { template: messageType, language },
-          current: { fields: stripUndefined(here.fields as Record<string, unknown>) }, wanted: { fields: stripUndefined(fields) },
+          type,
+          id,
+          aggregate: ['org', orgId],
+          eventType: 'org.customtext.set',
+          payload: { template: messageType, language },
+          current: { fields: stripUndefined(here.fields as Record<string, unknown>) },
+          wanted: { fields: stripUndefined(fields) },
           apply: (_change, at) => tx.messageTexts.update(orgId, messageType, language, stripUndefined(fields), at.sequence, at.changedAt),
         });
         continue;
