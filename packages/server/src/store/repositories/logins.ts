@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, like, not, sql } from 'drizzle-orm';
+import type { Db } from '../db.js';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
-import type { Db } from '../db.js';
 import type { UserRow } from './users.js';
 
 /** The kinds of short codes whose wrong guesses are counted per user (domain/login/code-throttle.ts). */
@@ -24,18 +24,17 @@ export function loginRepository(db: Db, t: Tables) {
   const u = t.users;
   // Every client-credentials token looks its machine client up (oidc/clients.ts): prepared.
   const machineSecretByClientId = once(() =>
-    db.select().from(t.machineSecrets).where(eq(t.machineSecrets.clientId, sql.placeholder('clientId'))).limit(1).prepare('machine_secrets_by_client_id'),
+    db
+      .select()
+      .from(t.machineSecrets)
+      .where(eq(t.machineSecrets.clientId, sql.placeholder('clientId')))
+      .limit(1)
+      .prepare('machine_secrets_by_client_id'),
   );
-  // Every password sign-in asks whether the user has an authenticator app (twice): prepared.
-  const otpSecretByUser = once(() => db.select().from(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, sql.placeholder('userId'))).limit(1).prepare('user_otp_secrets_by_user'));
   return {
     /** Users whose (lower-cased) user name is `userNameKey`, with their organisation's primary domain. */
     async usersByNameKey(userNameKey: string): Promise<Array<{ user: UserRow; orgPrimaryDomain: string }>> {
-      return db
-        .select({ user: u, orgPrimaryDomain: t.orgs.primaryDomain })
-        .from(u)
-        .innerJoin(t.orgs, eq(t.orgs.id, u.orgId))
-        .where(eq(u.userNameKey, userNameKey));
+      return db.select({ user: u, orgPrimaryDomain: t.orgs.primaryDomain }).from(u).innerJoin(t.orgs, eq(t.orgs.id, u.orgId)).where(eq(u.userNameKey, userNameKey));
     },
     /** Failed password checks since the last success (the lockout policy's `maxPasswordAttempts`). */
     async failures(userId: string): Promise<number> {
@@ -43,7 +42,10 @@ export function loginRepository(db: Db, t: Tables) {
       return row?.count ?? 0;
     },
     async setFailures(userId: string, count: number, at: Date): Promise<void> {
-      await db.insert(t.passwordFailures).values({ userId, count, changedAt: at }).onConflictDoUpdate({ target: t.passwordFailures.userId, set: { count, changedAt: at } });
+      await db
+        .insert(t.passwordFailures)
+        .values({ userId, count, changedAt: at })
+        .onConflictDoUpdate({ target: t.passwordFailures.userId, set: { count, changedAt: at } });
     },
     /** Forgets the failed password checks, or (`'all'`, an unlock) those and every wrong code of the user. */
     async clearFailures(userId: string, what: 'password' | 'all' = 'all'): Promise<void> {
@@ -53,12 +55,19 @@ export function loginRepository(db: Db, t: Tables) {
     codeFailures: {
       async get(userId: string, kind: CodeKindCounted): Promise<CodeFailures | undefined> {
         const f = t.codeCheckFailures;
-        const [row] = await db.select({ count: f.count, lastFailureAt: f.lastFailureAt }).from(f).where(and(eq(f.userId, userId), eq(f.kind, kind))).limit(1);
+        const [row] = await db
+          .select({ count: f.count, lastFailureAt: f.lastFailureAt })
+          .from(f)
+          .where(and(eq(f.userId, userId), eq(f.kind, kind)))
+          .limit(1);
         return row;
       },
       async set(userId: string, kind: CodeKindCounted, count: number, at: Date): Promise<void> {
         const f = t.codeCheckFailures;
-        await db.insert(f).values({ userId, kind, count, lastFailureAt: at }).onConflictDoUpdate({ target: [f.userId, f.kind], set: { count, lastFailureAt: at } });
+        await db
+          .insert(f)
+          .values({ userId, kind, count, lastFailureAt: at })
+          .onConflictDoUpdate({ target: [f.userId, f.kind], set: { count, lastFailureAt: at } });
       },
       async clear(userId: string, kinds: CodeKindCounted[]): Promise<void> {
         const f = t.codeCheckFailures;
@@ -73,48 +82,7 @@ export function loginRepository(db: Db, t: Tables) {
       const [row] = await db.select({ userId: t.selfRegistrations.userId }).from(t.selfRegistrations).where(eq(t.selfRegistrations.userId, userId)).limit(1);
       return row !== undefined;
     },
-    /** The time step of the user's last accepted TOTP code. */
-    async lastOtpStep(userId: string): Promise<number | undefined> {
-      const [row] = await db.select({ lastStep: t.otpChecks.lastStep }).from(t.otpChecks).where(eq(t.otpChecks.userId, userId)).limit(1);
-      return row?.lastStep ?? undefined;
-    },
-    async setLastOtpStep(userId: string, lastStep: number, at: Date): Promise<void> {
-      await db.insert(t.otpChecks).values({ userId, lastStep, changedAt: at }).onConflictDoUpdate({ target: t.otpChecks.userId, set: { lastStep, changedAt: at } });
-    },
-    /** The user's TOTP secret (base32), if an authenticator app is set up. */
-    async otpSecret(userId: string): Promise<string | undefined> {
-      const [row] = await otpSecretByUser().execute({ userId });
-      return row?.secret;
-    },
-    /** Rows whose secret does not start with `sealedPrefix` (stored by an earlier version). */
-    async plainOtpSecrets(sealedPrefix: string, limit: number): Promise<Array<{ userId: string; secret: string }>> {
-      return db
-        .select({ userId: t.userOtpSecrets.userId, secret: t.userOtpSecrets.secret })
-        .from(t.userOtpSecrets)
-        .where(not(like(t.userOtpSecrets.secret, `${sealedPrefix}%`)))
-        .limit(limit);
-    },
-    async otpSecretsPage(afterUserId: string, limit: number): Promise<Array<{ userId: string; secret: string }>> {
-      return db
-        .select({ userId: t.userOtpSecrets.userId, secret: t.userOtpSecrets.secret })
-        .from(t.userOtpSecrets)
-        .where(gt(t.userOtpSecrets.userId, afterUserId))
-        .orderBy(asc(t.userOtpSecrets.userId))
-        .limit(limit);
-    },
-    /** Replaces a secret only if it is still `expected` (another process may have sealed it first). */
-    async replaceOtpSecret(userId: string, expected: string, secret: string): Promise<void> {
-      await db.update(t.userOtpSecrets).set({ secret }).where(and(eq(t.userOtpSecrets.userId, userId), eq(t.userOtpSecrets.secret, expected)));
-    },
-    async addOtpSecret(userId: string, secret: string, at: Date): Promise<void> {
-      await db.insert(t.userOtpSecrets).values({ userId, secret, createdAt: at });
-    },
-    async removeOtpSecret(userId: string): Promise<void> {
-      await db.delete(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, userId));
-      await db.delete(t.otpChecks).where(eq(t.otpChecks.userId, userId));
-      const f = t.codeCheckFailures;
-      await db.delete(f).where(and(eq(f.userId, userId), inArray(f.kind, ['otp', 'otp_setup'])));
-    },
+    ...otpRecords(db, t),
     async setUserState(userId: string, state: string, sequence: number, changedAt: Date): Promise<void> {
       await db.update(u).set({ state, sequence, changedAt }).where(eq(u.id, userId));
     },
@@ -150,7 +118,15 @@ export function loginRepository(db: Db, t: Tables) {
       const g = t.userGrants;
       const pg = t.projectGrants;
       const rows = await db
-        .select({ orgId: g.orgId, orgPrimaryDomain: t.orgs.primaryDomain, projectId: g.projectId, roleKeys: g.roleKeys, projectGrantId: g.projectGrantId, grantState: pg.state, grantRoleKeys: pg.roleKeys })
+        .select({
+          orgId: g.orgId,
+          orgPrimaryDomain: t.orgs.primaryDomain,
+          projectId: g.projectId,
+          roleKeys: g.roleKeys,
+          projectGrantId: g.projectGrantId,
+          grantState: pg.state,
+          grantRoleKeys: pg.roleKeys,
+        })
         .from(g)
         .innerJoin(t.orgs, eq(t.orgs.id, g.orgId))
         .leftJoin(pg, eq(pg.id, g.projectGrantId))
@@ -160,6 +136,69 @@ export function loginRepository(db: Db, t: Tables) {
         if (grantState !== 'PROJECT_GRANT_STATE_ACTIVE') return [];
         return [{ ...grant, roleKeys: grant.roleKeys.filter((k) => grantRoleKeys?.includes(k)) }];
       });
+    },
+  };
+}
+
+/** A user's authenticator app (TOTP): its sealed secret, and the step of the last code taken (no code twice). */
+function otpRecords(db: Db, t: Tables) {
+  // Every password sign-in asks whether the user has an authenticator app (twice): prepared.
+  const otpSecretByUser = once(() =>
+    db
+      .select()
+      .from(t.userOtpSecrets)
+      .where(eq(t.userOtpSecrets.userId, sql.placeholder('userId')))
+      .limit(1)
+      .prepare('user_otp_secrets_by_user'),
+  );
+  return {
+    /** The time step of the user's last accepted TOTP code. */
+    async lastOtpStep(userId: string): Promise<number | undefined> {
+      const [row] = await db.select({ lastStep: t.otpChecks.lastStep }).from(t.otpChecks).where(eq(t.otpChecks.userId, userId)).limit(1);
+      return row?.lastStep ?? undefined;
+    },
+    async setLastOtpStep(userId: string, lastStep: number, at: Date): Promise<void> {
+      await db
+        .insert(t.otpChecks)
+        .values({ userId, lastStep, changedAt: at })
+        .onConflictDoUpdate({ target: t.otpChecks.userId, set: { lastStep, changedAt: at } });
+    },
+    /** The user's TOTP secret (base32), if an authenticator app is set up. */
+    async otpSecret(userId: string): Promise<string | undefined> {
+      const [row] = await otpSecretByUser().execute({ userId });
+      return row?.secret;
+    },
+    /** Rows whose secret does not start with `sealedPrefix` (stored by an earlier version). */
+    async plainOtpSecrets(sealedPrefix: string, limit: number): Promise<Array<{ userId: string; secret: string }>> {
+      return db
+        .select({ userId: t.userOtpSecrets.userId, secret: t.userOtpSecrets.secret })
+        .from(t.userOtpSecrets)
+        .where(not(like(t.userOtpSecrets.secret, `${sealedPrefix}%`)))
+        .limit(limit);
+    },
+    async otpSecretsPage(afterUserId: string, limit: number): Promise<Array<{ userId: string; secret: string }>> {
+      return db
+        .select({ userId: t.userOtpSecrets.userId, secret: t.userOtpSecrets.secret })
+        .from(t.userOtpSecrets)
+        .where(gt(t.userOtpSecrets.userId, afterUserId))
+        .orderBy(asc(t.userOtpSecrets.userId))
+        .limit(limit);
+    },
+    /** Replaces a secret only if it is still `expected` (another process may have sealed it first). */
+    async replaceOtpSecret(userId: string, expected: string, secret: string): Promise<void> {
+      await db
+        .update(t.userOtpSecrets)
+        .set({ secret })
+        .where(and(eq(t.userOtpSecrets.userId, userId), eq(t.userOtpSecrets.secret, expected)));
+    },
+    async addOtpSecret(userId: string, secret: string, at: Date): Promise<void> {
+      await db.insert(t.userOtpSecrets).values({ userId, secret, createdAt: at });
+    },
+    async removeOtpSecret(userId: string): Promise<void> {
+      await db.delete(t.userOtpSecrets).where(eq(t.userOtpSecrets.userId, userId));
+      await db.delete(t.otpChecks).where(eq(t.otpChecks.userId, userId));
+      const f = t.codeCheckFailures;
+      await db.delete(f).where(and(eq(f.userId, userId), inArray(f.kind, ['otp', 'otp_setup'])));
     },
   };
 }

@@ -7,12 +7,12 @@
  */
 import type { UserRow } from '../../../store/repositories/users.js';
 import type { Repositories } from '../../../store/store.js';
-import { USER_AGGREGATE } from '../../users/aggregate.js';
 import { queueUserMessage } from '../../notifications/queue.js';
+import { USER_AGGREGATE } from '../../users/aggregate.js';
 import { bareLoginOrgIds } from '../../users/login-names.js';
 import type { DataOrg } from '../document.js';
 import { historyStamp, importUserHistories, type UserHistory } from '../history.js';
-import { msg, stripUndefined, type OrgImport } from './report.js';
+import { msg, type OrgImport, stripUndefined } from './report.js';
 
 export interface UserImportOptions {
   /** Whose default policies apply (bare login names). */
@@ -38,45 +38,16 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
   // Without domains in login names (this organisation's domain policy), a user name is also a
   // login name across organisations: one another such organisation holds is refused too.
   const bareOrgs = await bareLoginOrgIds(tx, o.instanceId);
-  const takenBare = bareOrgs.includes(orgId) ? await tx.transfer.existingUserNameKeysIn(bareOrgs.filter((id) => id !== orgId), names) : new Set<string>();
+  const takenBare = bareOrgs.includes(orgId)
+    ? await tx.transfer.existingUserNameKeysIn(
+        bareOrgs.filter((id) => id !== orgId),
+        names,
+      )
+    : new Set<string>();
   const userRows: Parameters<Repositories['transfer']['insertUsers']>[0] = [];
   const otpRows: Parameters<Repositories['transfer']['insertOtpSecrets']>[0] = [];
   const histories: UserHistory[] = [];
-  /** The document's user, when its id is taken here: left, refused or overwritten by the conflict policy. */
-  const existing = async (type: string, row: Pick<UserRow, 'id' | 'type' | 'userName' | 'state' | 'data' | 'passwordHash' | 'passwordChangeRequired'>, given: { state: boolean; password: boolean; otp?: string }) => {
-    const here = await tx.users.get(row.id);
-    // Not this user: a removed user's id, or one of another organisation or kind; refused under every policy.
-    if ((!here || here.orgId !== orgId || here.type !== row.type) && run.policy !== 'REPORT') {
-      return run.clash(type, row.id, msg('COMMAND-ziuna', `Errors.User.AlreadyExisting: the id is ${here ? `a ${here.type} user of organisation ${here.orgId}` : 'a removed user\'s, or another of the document\'s'} here`));
-    }
-    if (!run.exists(type, row.id, msg('COMMAND-ziuna', 'Errors.User.AlreadyExisting')) || !here) return;
-    if (here.userName !== row.userName) {
-      return run.clash(type, row.id, msg('IMPORT-usr4m', `the user is named "${here.userName}" here; an import does not rename a user`));
-    }
-    if (!(await run.mayChangeUser(tx, type, row.id, row.id))) return;
-    // What the document leaves out (a state, a password, a TOTP secret) stays as it is here. A TOTP
-    // secret the document brings replaces this one (a second factor set up at a sync's source); the
-    // event names the field, never the secret.
-    const otpHere = given.otp === undefined ? undefined : await tx.logins.otpSecret(row.id);
-    const pick = (u: typeof row, otp: string | undefined) => ({
-      data: u.data, ...(given.state ? { state: u.state } : {}), ...(given.password ? { passwordHash: u.passwordHash, passwordChangeRequired: u.passwordChangeRequired } : {}),
-      ...(given.otp === undefined ? {} : { otp: otp ?? null }),
-    });
-    await run.overwrite(tx, {
-      type, id: row.id, aggregate: [USER_AGGREGATE, row.id], eventType: `user.${row.type}.changed`,
-      current: pick(here, otpHere === undefined ? undefined : o.openOtp?.(otpHere)), wanted: pick(row, given.otp),
-      stateEvent: (to, from) => userStateEvent(to, from) ?? `user.${row.type}.changed`,
-      apply: async ({ otp, ...change }, at) => {
-        if (typeof otp === 'string') {
-          if (otpHere !== undefined) await tx.logins.removeOtpSecret(row.id);
-          await tx.logins.addOtpSecret(row.id, o.sealOtp(otp), at.changedAt);
-        }
-        await tx.users.change(row.id, change, at.sequence, at.changedAt);
-        // Unlocked: the failed checks the lockout policy counted are forgotten, as UnlockUser does.
-        if (here.state === 'USER_STATE_LOCKED' && change.state === 'USER_STATE_ACTIVE') await tx.logins.clearFailures(row.id);
-      },
-    });
-  };
+  const existing = (type: string, row: ExistingUserRow, given: GivenFields) => existingUser(tx, run, o, type, row, given);
   const claim = (type: string, id: string, userName: string): boolean => {
     const key = userName.toLowerCase();
     if (takenNames.has(key)) {
@@ -101,9 +72,16 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
     const givenState = Boolean(h.state && h.state !== 'USER_STATE_UNSPECIFIED');
     const state = givenState ? h.state! : u.email.isEmailVerified && passwordHash ? 'USER_STATE_ACTIVE' : 'USER_STATE_INITIAL';
     const row = {
-      id: h.userId, orgId, type: 'human' as const, userName: u.userName, userNameKey: u.userName.toLowerCase(), state,
+      id: h.userId,
+      orgId,
+      type: 'human' as const,
+      userName: u.userName,
+      userNameKey: u.userName.toLowerCase(),
+      state,
       data: stripUndefined({ profile: stripUndefined(u.profile), email: stripUndefined(u.email), ...(u.phone ? { phone: stripUndefined(u.phone) } : {}) }),
-      passwordHash, passwordChangeRequired: Boolean(passwordHash && u.passwordChangeRequired), ...historyStamp(h.identityServiceHistory, stamp),
+      passwordHash,
+      passwordChangeRequired: Boolean(passwordHash && u.passwordChangeRequired),
+      ...historyStamp(h.identityServiceHistory, stamp),
     };
     if (takenIds.has(h.userId)) {
       await existing('human_user', row, { state: givenState, password: Boolean(passwordHash), otp: u.otpCode || undefined });
@@ -125,10 +103,16 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
     }
     const givenState = Boolean(m.state && m.state !== 'USER_STATE_UNSPECIFIED');
     const row = {
-      id: m.userId, orgId, type: 'machine' as const, userName: m.user.userName, userNameKey: m.user.userName.toLowerCase(),
+      id: m.userId,
+      orgId,
+      type: 'machine' as const,
+      userName: m.user.userName,
+      userNameKey: m.user.userName.toLowerCase(),
       state: givenState ? m.state! : 'USER_STATE_ACTIVE',
       data: stripUndefined({ name: m.user.name, description: m.user.description, accessTokenType: m.user.accessTokenType ?? 'ACCESS_TOKEN_TYPE_BEARER' }),
-      passwordHash: null, passwordChangeRequired: false, ...historyStamp(m.identityServiceHistory, stamp),
+      passwordHash: null,
+      passwordChangeRequired: false,
+      ...historyStamp(m.identityServiceHistory, stamp),
     };
     if (takenIds.has(m.userId)) {
       await existing('machine_user', row, { state: givenState, password: false });
@@ -157,6 +141,57 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
 }
 
 /** Users' metadata: of this organisation's users (in the document or already here). */
+type ExistingUserRow = Pick<UserRow, 'id' | 'type' | 'userName' | 'state' | 'data' | 'passwordHash' | 'passwordChangeRequired'>;
+/** Which of the user's fields the document gives (what it leaves out stays as it is here). */
+type GivenFields = { state: boolean; password: boolean; otp?: string };
+
+/** The document's user, when its id is taken here: left, refused or overwritten by the conflict policy. */
+async function existingUser(tx: Repositories, run: OrgImport, o: UserImportOptions, type: string, row: ExistingUserRow, given: GivenFields): Promise<void> {
+  const { orgId } = run;
+  const here = await tx.users.get(row.id);
+  // Not this user: a removed user's id, or one of another organisation or kind; refused under every policy.
+  if ((!here || here.orgId !== orgId || here.type !== row.type) && run.policy !== 'REPORT') {
+    return run.clash(
+      type,
+      row.id,
+      msg('COMMAND-ziuna', `Errors.User.AlreadyExisting: the id is ${here ? `a ${here.type} user of organisation ${here.orgId}` : "a removed user's, or another of the document's"} here`),
+    );
+  }
+  if (!run.exists(type, row.id, msg('COMMAND-ziuna', 'Errors.User.AlreadyExisting')) || !here) return;
+  if (here.userName !== row.userName) {
+    return run.clash(type, row.id, msg('IMPORT-usr4m', `the user is named "${here.userName}" here; an import does not rename a user`));
+  }
+  if (!(await run.mayChangeUser(tx, type, row.id, row.id))) return;
+  // What the document leaves out (a state, a password, a TOTP secret) stays as it is here. A TOTP
+  // secret the document brings replaces this one (a second factor set up at a sync's source); the
+  // event names the field, never the secret.
+  const otpHere = given.otp === undefined ? undefined : await tx.logins.otpSecret(row.id);
+  const pick = (u: typeof row, otp: string | undefined) => ({
+    data: u.data,
+    ...(given.state ? { state: u.state } : {}),
+    ...(given.password ? { passwordHash: u.passwordHash, passwordChangeRequired: u.passwordChangeRequired } : {}),
+    ...(given.otp === undefined ? {} : { otp: otp ?? null }),
+  });
+  await run.overwrite(tx, {
+    type,
+    id: row.id,
+    aggregate: [USER_AGGREGATE, row.id],
+    eventType: `user.${row.type}.changed`,
+    current: pick(here, otpHere === undefined ? undefined : o.openOtp?.(otpHere)),
+    wanted: pick(row, given.otp),
+    stateEvent: (to, from) => userStateEvent(to, from) ?? `user.${row.type}.changed`,
+    apply: async ({ otp, ...change }, at) => {
+      if (typeof otp === 'string') {
+        if (otpHere !== undefined) await tx.logins.removeOtpSecret(row.id);
+        await tx.logins.addOtpSecret(row.id, o.sealOtp(otp), at.changedAt);
+      }
+      await tx.users.change(row.id, change, at.sequence, at.changedAt);
+      // Unlocked: the failed checks the lockout policy counted are forgotten, as UnlockUser does.
+      if (here.state === 'USER_STATE_LOCKED' && change.state === 'USER_STATE_ACTIVE') await tx.logins.clearFailures(row.id);
+    },
+  });
+}
+
 export async function importUserMetadata(tx: Repositories, metadata: NonNullable<DataOrg['userMetadata']>, run: OrgImport): Promise<void> {
   const { orgId } = run;
   for (const m of metadata) {
@@ -172,8 +207,13 @@ export async function importUserMetadata(tx: Repositories, metadata: NonNullable
     if (here) {
       if (!run.exists('user_metadata', id, msg('META-4lr3X', 'Errors.Metadata.AlreadyExists'))) continue;
       await run.overwrite(tx, {
-        type: 'user_metadata', id, aggregate: [USER_AGGREGATE, user.id], eventType: 'user.metadata.set', payload: { key: m.key },
-        current: { value: here.value }, wanted: { value },
+        type: 'user_metadata',
+        id,
+        aggregate: [USER_AGGREGATE, user.id],
+        eventType: 'user.metadata.set',
+        payload: { key: m.key },
+        current: { value: here.value },
+        wanted: { value },
         apply: (_, at) => tx.userMetadata.upsert({ ...here, value, sequence: at.sequence, changedAt: at.changedAt }),
       });
       continue;
