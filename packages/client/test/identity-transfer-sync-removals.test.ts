@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { totpCode } from '@identity-service/server/src/domain/login/totp.js';
 import { confirmOtpEnrolment, startOtpEnrolment } from '@identity-service/server/src/domain/users/otp-enrolment.js';
 import { processSecretBox } from '@identity-service/server/src/secrets/secret-box.js';
-import { describeEachStore } from '@identity-service/server/test/support/instance.js';
+import { describeEachStore, insertMachineUserWithToken } from '@identity-service/server/test/support/instance.js';
 import { startOidcServer, type OidcTestServer } from '@identity-service/server/test/support/oidc-server.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CliIo } from '../src/cli/identity-transfer.js';
@@ -36,6 +36,8 @@ describeEachStore('identity-transfer sync: removals of every kind', (dialect) =>
   let dir: string;
   let orgId: string;
   let partnerId: string;
+  /** The sync's token at the target: a service user of its own, so the admin's changes there are local ones. */
+  let follower: string;
   const ids: Record<string, string> = {};
   const inOrg = (id: string) => ({ 'x-service-orgid': id });
   const ok = async (s: OidcTestServer, method: string, path: string, body?: unknown, org: string | undefined = orgId) => {
@@ -46,7 +48,7 @@ describeEachStore('identity-transfer sync: removals of every kind', (dialect) =>
   const round = async (file: string, conflictPolicy: SyncOptions['conflictPolicy'] = 'OVERWRITE', orgs = [orgId, partnerId]) => {
     const io = capture();
     const code = await sync(io, {
-      from: { url: source.issuer, token: source.t.adminToken }, to: { url: target.issuer, token: target.t.adminToken }, orgs,
+      from: { url: source.issuer, token: source.t.adminToken }, to: { url: target.issuer, token: follower }, orgs,
       withPasswords: true, withOtp: true, withKeys: true, conflictPolicy, checkpointFile: join(dir, file), intervalMs: 0, once: true, timeout: '1m',
     });
     return { code, io };
@@ -62,6 +64,7 @@ describeEachStore('identity-transfer sync: removals of every kind', (dialect) =>
   beforeAll(async () => {
     [source, target] = await Promise.all([startOidcServer(dialect, { instanceDomain: 'source.example' }), startOidcServer(dialect, { instanceDomain: 'target.example' })]);
     dir = mkdtempSync(join(tmpdir(), 'sync-removals-'));
+    follower = (await insertMachineUserWithToken(target.t, { instanceRoles: ['IAM_OWNER'] })).token;
     orgId = (await ok(source, 'POST', '/management/v1/orgs', { name: 'Removals Co' })).id;
     partnerId = (await ok(source, 'POST', '/management/v1/orgs', { name: 'Partner Co' })).id;
     const human = async (userName: string, org = orgId) =>
@@ -71,6 +74,7 @@ describeEachStore('identity-transfer sync: removals of every kind', (dialect) =>
     ids.ann = await human('ann');
     ids.bob = await human('bob');
     ids.carl = await human('carl', partnerId);
+    ids.dora = await human('dora');
     ids.robot = (await ok(source, 'POST', '/management/v1/users/machine', { userName: 'robot', name: 'robot' })).userId;
     await ok(source, 'POST', `/management/v1/users/${ids.ann}/metadata/team`, { value: Buffer.from('blue').toString('base64') });
     const box = processSecretBox();
@@ -132,7 +136,7 @@ describeEachStore('identity-transfer sync: removals of every kind', (dialect) =>
     { kind: 'message_text', remove: () => ok(source, 'DELETE', '/management/v1/text/message/init/de'), present: (d) => has(d.initMessages, (x) => x.language === 'de') },
     // With its grant to the partner (a cascade at both sides).
     { kind: 'project', remove: () => ok(source, 'DELETE', `/management/v1/projects/${ids.oldProject}`), present: (d) => has(d.projects, (x) => x.projectId === ids.oldProject) || has(d.projectGrants, (g) => g.grantId === ids.keptGrant) },
-    { kind: 'user', remove: () => ok(source, 'DELETE', `/management/v1/users/${ids.bob}`), present: (d) => user(d, ids.bob!) !== undefined },
+    { kind: 'user', remove: () => ok(source, 'DELETE', `/management/v1/users/${ids.dora}`), present: (d) => user(d, ids.dora!) !== undefined },
   ];
   const presentAt = async (s: OidcTestServer) => {
     const d = await at(s);
@@ -175,5 +179,48 @@ describeEachStore('identity-transfer sync: removals of every kind', (dialect) =>
     expect(repeated.io.out.join('\n')).not.toContain('removed at the target');
     expect(await lastEventAt(target)).toBe(last);
     expect(await presentAt(target)).toEqual([]);
+  }, 120_000);
+
+  it('a removal of what the target changed too follows the conflict policy: the target\u2019s kept (SKIP), the source\u2019s applied (OVERWRITE)', async () => {
+    const file = 'conflict.json';
+    expect((await round(file)).code).toBe(0);
+    // The target renames the project (a local change of the organisation's resources); the source removes a role of it.
+    await ok(target, 'PUT', `/management/v1/projects/${ids.project}`, { name: 'shop at the target' });
+    await ok(source, 'DELETE', `/management/v1/projects/${ids.project}/roles/auditor`);
+    const rolesAt = async (s: OidcTestServer) => ((await at(s)).projectRoles as Item[]).map((r) => r.roleKey);
+    const skipped = await round(file, 'SKIP');
+    expect(skipped.code, skipped.io.err.join('\n')).toBe(0);
+    expect(skipped.io.out).toContain('changed at the target too, kept there: 1 resource(s)');
+    expect(await rolesAt(target)).toContain('auditor');
+    // Again under OVERWRITE: the source's removal wins (what SKIP kept stays the target's).
+    await ok(target, 'PUT', `/management/v1/projects/${ids.project}`, { name: 'shop at the target again' });
+    await ok(source, 'DELETE', `/management/v1/projects/${ids.project}/roles/buyer`);
+    const overwritten = await round(file, 'OVERWRITE');
+    expect(overwritten.code, overwritten.io.err.join('\n')).toBe(0);
+    expect(overwritten.io.out).toContain(`changed at the target too, overwritten with the source's: org_resources ${orgId}`);
+    expect(await rolesAt(target)).toEqual(['auditor']);
+  }, 120_000);
+
+  it('an organisation removed at the source is removed at the target and followed no more; with none left, sync stops with 0', async () => {
+    const file = 'org.json';
+    expect((await round(file)).code).toBe(0);
+    await ok(source, 'DELETE', '/management/v1/orgs/me');
+    const removed = await round(file);
+    expect(removed.code, removed.io.err.join('\n')).toBe(0);
+    expect(removed.io.out).toContain(`organisation ${orgId} was removed at the source: removed at the target, no longer followed`);
+    expect((await target.api('GET', '/management/v1/orgs/me', undefined, undefined, inOrg(orgId))).status).toBe(403);
+    expect(JSON.parse(readFileSync(join(dir, file), 'utf8'))).toMatchObject({ removedOrgs: [orgId] });
+    // The partner is still followed: its changes arrive.
+    const erin = (await ok(source, 'POST', '/management/v1/users/machine', { userName: 'erin', name: 'erin' }, partnerId)).userId;
+    const next = await round(file);
+    expect(next.code, next.io.err.join('\n')).toBe(0);
+    expect((await target.api('GET', `/management/v1/users/${erin}`, undefined, undefined, inOrg(partnerId))).status).toBe(200);
+    // The partner removed too: nothing left to follow.
+    await ok(source, 'DELETE', '/management/v1/orgs/me', undefined, partnerId);
+    expect((await round(file)).code).toBe(0);
+    expect((await target.api('GET', '/management/v1/orgs/me', undefined, undefined, inOrg(partnerId))).status).toBe(403);
+    const done = await round(file);
+    expect(done.code).toBe(0);
+    expect(done.io.out).toContain('sync: every organisation followed was removed at the source; nothing left to follow');
   }, 120_000);
 });
