@@ -5535,7 +5535,8 @@ export interface components {
              *     events after it touched (users, user grants and their metadata, links and credentials; the
              *     organisation's other resources whole when any of them changed; organisations without a change left
              *     out), and the answer adds `checkpoint` and `removed`. `"0"`: the whole organisations, with the
-             *     checkpoint (a sync's first copy).
+             *     checkpoint (a sync's first copy). An organisation of `orgIds` removed after the position is no 404:
+             *     the answer reports its removal.
              * @example 48213
              */
             changedSince?: string | number;
