@@ -30,7 +30,9 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, write
 import { dirname } from 'node:path';
 import { answerMessage, base, request } from './http.js';
 import type { CliIo } from './identity-transfer.js';
-import { conflictsOf, touchedBy, withoutConflicts, type ChangesAnswer, type OrgRemovals, type Removal } from './sync-conflicts.js';
+import { Readable } from 'node:stream';
+import { Conflicts, Touched, unitOfEntry, unitOfRemoval, type OrgRemovals, type Removal } from './sync-conflicts.js';
+import { entriesOf, SealedSpool, type Entry } from './sync-document.js';
 
 /** Where a sync is: the source's position applied, and the target's position after the sync's last writes. */
 export interface SyncState {
@@ -207,77 +209,136 @@ async function applyRemovals(io: CliIo, to: SyncEndpoint, removed: OrgRemovals[]
   return count;
 }
 
-/** An instance's incremental export of the followed organisations (secrets only from the source). */
-async function changesAt(endpoint: SyncEndpoint, opts: SyncOptions, orgs: string[], since: string, secrets: boolean, byOthers = false): Promise<ChangesAnswer> {
+/** An instance's incremental export of the followed organisations (secrets only from the source), read as it arrives. */
+async function changesAt(endpoint: SyncEndpoint, opts: SyncOptions, orgs: string[], since: string, secrets: boolean, byOthers = false): Promise<AsyncIterable<Entry>> {
   const res = await call(endpoint, 'POST', '/admin/v1/export', {
     orgIds: orgs, changedSince: since, responseOutput: true, timeout: opts.timeout, ...(byOthers ? { changedByOthers: true } : {}),
     ...(secrets ? { withPasswords: opts.withPasswords, withOtp: opts.withOtp, ...(opts.withKeys ? { withKeys: true } : {}) } : {}),
   });
-  const side = endpoint === opts.from ? 'source' : 'target';
-  if (!res.ok) throw await refusedOrRetried(res, `the ${side} refused the export`);
-  const changes = (await res.json()) as ChangesAnswer;
-  if (typeof changes.checkpoint !== 'string') throw new Refused(`the ${side} answers no checkpoint: it does not offer changedSince (identity-service with issue 51 needed)`);
-  return changes;
+  if (!res.ok) throw await refusedOrRetried(res, `the ${sideOf(opts, endpoint)} refused the export`);
+  return entriesOf((res.body ?? []) as AsyncIterable<Uint8Array>);
+}
+
+const sideOf = (opts: SyncOptions, endpoint: SyncEndpoint) => (endpoint === opts.from ? 'source' : 'target');
+
+/** An answer's top-level fields, noted as its entries go by. */
+class AnswerHead {
+  private checkpoint?: unknown;
+  removed: OrgRemovals[] = [];
+
+  entry(e: Entry): void {
+    if (e.at !== 'root') return;
+    if (e.key === 'checkpoint') this.checkpoint = e.value;
+    else if (e.key === 'removed' && Array.isArray(e.value)) this.removed = e.value as OrgRemovals[];
+  }
+
+  /** The checkpoint, once the answer has been read. */
+  checkpointOf(side: string): string {
+    if (typeof this.checkpoint !== 'string') throw new Refused(`the ${side} answers no checkpoint: it does not offer changedSince (identity-service with issue 51 needed)`);
+    return this.checkpoint;
+  }
+}
+
+/** The target's position and what changed there other than by this sync since `since` (sync-conflicts.ts). */
+async function localChanges(opts: SyncOptions, orgs: string[], since: string): Promise<{ checkpoint: string; touched: Touched }> {
+  const head = new AnswerHead();
+  const touched = new Touched();
+  for await (const e of await changesAt(opts.to, opts, orgs, since, false, true)) {
+    head.entry(e);
+    touched.entry(e);
+  }
+  return { checkpoint: head.checkpointOf('target'), touched };
 }
 
 /**
- * What the source changed, less what the policy keeps of the target's local changes (sync-conflicts.ts).
- * FAIL: a Refused error, nothing applied.
+ * The conflict policy on what the source and the target both changed: what is kept of the target's
+ * (nothing under OVERWRITE). FAIL: a Refused error, nothing applied.
  */
-function resolveConflicts(io: CliIo, opts: SyncOptions, changes: ChangesAnswer, local: ChangesAnswer): ChangesAnswer {
-  const conflicts = conflictsOf(touchedBy(changes), touchedBy(local));
-  if (!conflicts.length) return changes;
-  const listed = conflicts.map((c) => `${c.type} ${c.id}`);
+function keptAtTarget(io: CliIo, opts: SyncOptions, conflicts: Conflicts): Conflicts | undefined {
+  const listed = conflicts.list.map((c) => `${c.type} ${c.id}`);
+  if (!listed.length) return undefined;
   if (opts.conflictPolicy === 'OVERWRITE') {
     io.stdout(`changed at the target too, overwritten with the source's: ${listed.join(', ')}`);
-    return changes;
+    return undefined;
   }
   if (opts.conflictPolicy === 'FAIL') {
     for (const line of listed) io.stderr(`changed at the target too: ${line}`);
-    throw new Refused(`${conflicts.length} resource(s) changed at the target too; nothing of this round applied (conflict policy FAIL)`);
+    throw new Refused(`${listed.length} resource(s) changed at the target too; nothing of this round applied (conflict policy FAIL)`);
   }
   if (opts.conflictPolicy === 'REPORT') for (const line of listed) io.stderr(`changed at the target too, kept there: ${line}`);
-  else io.stdout(`changed at the target too, kept there: ${conflicts.length} resource(s)`);
-  return withoutConflicts(changes, conflicts);
+  else io.stdout(`changed at the target too, kept there: ${listed.length} resource(s)`);
+  return conflicts;
+}
+
+/** The import of the spooled document at the target, less what the policy keeps there; its answer reported. */
+async function importSpooled(io: CliIo, opts: SyncOptions, spool: SealedSpool, policy: SyncOptions['conflictPolicy'], kept?: Conflicts): Promise<void> {
+  const prefix = `${JSON.stringify({ timeout: opts.timeout, conflictPolicy: policy }).slice(0, -1)},"dataOrgs":`;
+  const body = spool.body(prefix, (e) => !kept?.has(unitOfEntry(e)));
+  const imported = await request(`${base(opts.to.url)}/admin/v1/import`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${opts.to.token}`, 'content-type': 'application/json' },
+    body: Readable.toWeb(Readable.from(body)) as ReadableStream,
+    duplex: 'half',
+    signal: AbortSignal.timeout(10 * 60_000),
+  } as RequestInit);
+  if (!imported.ok) {
+    // FAIL: a resource the target changed stopped the import; nothing of it was written.
+    throw imported.status === 409 || opts.conflictPolicy === 'FAIL' ? new Refused((await refusedOrRetried(imported, 'the target refused the import')).message) : await refusedOrRetried(imported, 'the target refused the import');
+  }
+  const answer = (await imported.json()) as ImportAnswer;
+  if (policy === 'FAIL' && answer.errors?.length) throw new Refused(`the target refused the first copy: ${answer.errors.length} error(s)`);
+  const s = answer.summary;
+  if (s) io.stdout(`applied ${spool.orgs} organisation(s): ${s.created} created, ${s.changed} changed, ${s.unchanged} unchanged, ${s.skipped ?? 0} skipped, ${s.refused} refused`);
+  // What the target holds differently and the policy kept (REPORT), or refused: said, never silently.
+  for (const e of answer.errors ?? []) io.stderr(`not applied: ${e.type} ${e.id}: ${e.message}`);
 }
 
 /** The organisations still followed: those named, less those removed at the source. */
 const followed = (opts: SyncOptions, state: SyncState) => opts.orgs.filter((id) => !state.removedOrgs?.includes(id));
 
-/** One round: what changed since the state's checkpoint, applied to the target; the new state. */
+/**
+ * One round: what changed since the state's checkpoint, applied to the target; the new state. The
+ * source's answer is read as it arrives into a sealed spool (sync-document.ts), meeting the
+ * target's local changes on the way; no document is held in memory.
+ */
 export async function syncRound(io: CliIo, opts: SyncOptions, state: SyncState): Promise<SyncState> {
   const orgs = followed(opts, state);
-  const fromSource = await changesAt(opts.from, opts, orgs, state.checkpoint, true);
   // The first copy goes to the import under the policy itself, as migrate's would; later rounds meet
   // what changed at the target since the last one other than by this sync (its token's user) here,
   // and the import then takes the rest.
   const first = state.targetCheckpoint === undefined;
-  const local = first ? undefined : await changesAt(opts.to, opts, orgs, state.targetCheckpoint!, false, true);
-  const changes = local ? resolveConflicts(io, opts, fromSource, local) : fromSource;
-  const policy = first ? opts.conflictPolicy : 'OVERWRITE';
-  // Removals first, in the source's order, then the import: each removal meets the target as the
-  // source's met it (what the source removed and gave back is not reported removed, changes.ts).
-  await applyRemovals(io, opts.to, changes.removed);
-  if (changes.orgs.length) {
-    const imported = await call(opts.to, 'POST', '/admin/v1/import', { timeout: opts.timeout, conflictPolicy: policy, dataOrgs: { orgs: changes.orgs } });
-    if (!imported.ok) {
-      // FAIL: a resource the target changed stopped the import; nothing of it was written.
-      throw imported.status === 409 || opts.conflictPolicy === 'FAIL' ? new Refused((await refusedOrRetried(imported, 'the target refused the import')).message) : await refusedOrRetried(imported, 'the target refused the import');
+  const local = first ? undefined : await localChanges(opts, orgs, state.targetCheckpoint!);
+  const conflicts = new Conflicts(local?.touched);
+  const head = new AnswerHead();
+  const spool = new SealedSpool();
+  try {
+    await spool.write(await changesAt(opts.from, opts, orgs, state.checkpoint, true), (e) => {
+      head.entry(e);
+      if (e.at !== 'root') conflicts.meet(unitOfEntry(e));
+    });
+    const checkpoint = head.checkpointOf('source');
+    for (const r of head.removed) {
+      if (r.orgRemoved) conflicts.meet({ type: 'org', id: r.orgId });
+      for (const resource of r.resources) conflicts.meet(unitOfRemoval(resource, r.orgId));
     }
-    const answer = (await imported.json()) as ImportAnswer;
-    if (policy === 'FAIL' && answer.errors?.length) throw new Refused(`the target refused the first copy: ${answer.errors.length} error(s)`);
-    const s = answer.summary;
-    if (s) io.stdout(`applied ${changes.orgs.length} organisation(s): ${s.created} created, ${s.changed} changed, ${s.unchanged} unchanged, ${s.skipped ?? 0} skipped, ${s.refused} refused`);
-    // What the target holds differently and the policy kept (REPORT), or refused: said, never silently.
-    for (const e of answer.errors ?? []) io.stderr(`not applied: ${e.type} ${e.id}: ${e.message}`);
+    const kept = keptAtTarget(io, opts, conflicts);
+    const removed = head.removed
+      .filter((r) => !kept?.has({ type: 'org', id: r.orgId }))
+      .map((r) => ({ ...r, resources: r.resources.filter((resource) => !kept?.has(unitOfRemoval(resource, r.orgId))) }));
+    // Removals first, in the source's order, then the import: each removal meets the target as the
+    // source's met it (what the source removed and gave back is not reported removed, changes.ts).
+    await applyRemovals(io, opts.to, removed);
+    if (spool.orgs) await importSpooled(io, opts, spool, first ? opts.conflictPolicy : 'OVERWRITE', kept);
+    // An organisation the source removed is followed no more, whether removed at the target too or kept there by the policy.
+    const gone = head.removed.filter((r) => r.orgRemoved).map((r) => r.orgId);
+    for (const orgId of gone) if (!removed.some((r) => r.orgId === orgId)) io.stdout(`organisation ${orgId} was removed at the source, kept at the target (changed there too): no longer followed`);
+    const removedOrgs = [...(state.removedOrgs ?? []), ...gone];
+    // After the first copy (the organisations exist there now): the target's position, from which its local changes count.
+    const targetCheckpoint = local ? local.checkpoint : (await localChanges(opts, orgs, END_OF_LOG)).checkpoint;
+    return { checkpoint, targetCheckpoint, ...(removedOrgs.length ? { removedOrgs } : {}) };
+  } finally {
+    spool.remove();
   }
-  // An organisation the source removed is followed no more, whether removed at the target too or kept there by the policy.
-  const gone = fromSource.removed.filter((r) => r.orgRemoved).map((r) => r.orgId);
-  for (const orgId of gone) if (!changes.removed.some((r) => r.orgId === orgId)) io.stdout(`organisation ${orgId} was removed at the source, kept at the target (changed there too): no longer followed`);
-  const removedOrgs = [...(state.removedOrgs ?? []), ...gone];
-  // After the first copy (the organisations exist there now): the target's position, from which its local changes count.
-  const targetCheckpoint = local ? local.checkpoint : (await changesAt(opts.to, opts, orgs, END_OF_LOG, false, true)).checkpoint;
-  return { checkpoint: fromSource.checkpoint, targetCheckpoint, ...(removedOrgs.length ? { removedOrgs } : {}) };
 }
 
 const pause = (ms: number, signal?: AbortSignal) =>
