@@ -17,8 +17,8 @@ import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { Assembler } from 'stream-json/core/assembler.js';
-import { jsonParser, type Token } from 'stream-json/core/parser.js';
-import { getManyValues, isMany, none } from 'stream-chain/defs.js';
+import type { Token } from 'stream-json/core/parser.js';
+import { tokenBatches } from './json-tokens.js';
 
 /** A top-level field of the answer (`checkpoint`, `removed`), an organisation's single field, or one item of its lists. */
 export type Entry = { at: 'root'; key: string; value: unknown } | { at: 'field' | 'item'; orgId: string; field: string; value: unknown };
@@ -89,22 +89,11 @@ class EntryReader {
 
 /** The entries of an answer's body, as they arrive. */
 export async function* entriesOf(body: AsyncIterable<Uint8Array>): AsyncGenerator<Entry> {
-  const tokenize = jsonParser({ packValues: true, streamValues: false });
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   const reader = new EntryReader();
-  const feed = (text: string | typeof none) => {
-    const out = tokenize(text as string);
-    if (out === none) return;
-    if (isMany(out)) for (const token of getManyValues(out as never) as Token[]) reader.token(token);
-    else reader.token(out as Token);
-  };
-  for await (const chunk of body) {
-    feed(decoder.decode(chunk, { stream: true }));
+  for await (const tokens of tokenBatches(body)) {
+    for (const t of tokens) reader.token(t);
     yield* reader.ready.splice(0);
   }
-  feed(decoder.decode());
-  feed(none);
-  yield* reader.ready.splice(0);
 }
 
 /** A spool of one round's organisation entries, sealed under a key held in memory only. */
