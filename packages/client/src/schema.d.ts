@@ -5535,7 +5535,8 @@ export interface components {
              *     events after it touched (users, user grants and their metadata, links and credentials; the
              *     organisation's other resources whole when any of them changed; organisations without a change left
              *     out), and the answer adds `checkpoint` and `removed`. `"0"`: the whole organisations, with the
-             *     checkpoint (a sync's first copy).
+             *     checkpoint (a sync's first copy). An organisation of `orgIds` removed after the position is no 404:
+             *     the answer reports its removal.
              * @example 48213
              */
             changedSince?: string | number;
@@ -5571,14 +5572,28 @@ export interface components {
              *     the next one `changedSince` it. A decimal string, as 64-bit numbers are written.
              */
             checkpoint?: string;
-            /** @description With `changedSince`, what was removed since, per organisation (user grants with their user). */
+            /**
+             * @description With `changedSince`, what was removed since, per organisation, in the order it was removed: each
+             *     resource as its `kind` and the ids the management API's path for removing it names (`user`: userId;
+             *     `user_grant`: userId, grantId; `user_metadata`: userId, key; `machine_key`: userId, keyId;
+             *     `personal_access_token`: userId, tokenId; `machine_secret`, `otp`: userId; `idp_link`: userId, idpId,
+             *     linkedUserId; `project`: projectId; `project_role`: projectId, roleKey; `project_member`: projectId,
+             *     userId; `app`: projectId, appId; `app_key`: projectId, appId, keyId; `project_grant`: projectId,
+             *     grantId; `project_grant_member`: projectId, grantId, userId; `org_member`: userId; `idp`: idpId;
+             *     `org_domain`: domain; `login_texts`: language; `message_text`: messageType, language; `policy`: policy,
+             *     the path below `/management/v1/policies/`). Cascades are left out (the target's removal cascades
+             *     too), except users and user grants. An organisation removed since is `orgRemoved: true`, with no
+             *     resources.
+             */
             removed?: {
                 orgId: string;
-                userIds: string[];
-                userGrants: {
-                    userId: string;
-                    userGrantId: string;
-                }[];
+                orgRemoved?: boolean;
+                resources: ({
+                    /** @example project_role */
+                    kind: string;
+                } & {
+                    [key: string]: string;
+                })[];
             }[];
             orgs?: {
                 [key: string]: unknown;

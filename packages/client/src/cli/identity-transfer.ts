@@ -369,7 +369,8 @@ const COMMANDS = {
       'sync --from-url URL --from-token PAT --to-url URL --to-token PAT --org ID… --checkpoint FILE',
       '[--with-passwords] [--with-otp] [--with-keys] [--conflict-policy POLICY] [--interval 1s] [--once] [--timeout 30m]',
     ],
-    about: 'Copies organisations once, then follows the source: each change applied to the target within about the interval, resumable from the checkpoint in FILE.',
+    about:
+      'Copies organisations once, then follows the source: each change, removals of every kind included, applied to the target within about the interval, resumable from the checkpoint in FILE. An organisation removed at the source is removed at the target and followed no more.',
     options: [
       ['--from-url URL', 'the source service'],
       ['--from-token PAT', 'a token of the source with iam.read'],

@@ -5,22 +5,27 @@
  * says which side wins: OVERWRITE the source, SKIP and REPORT the target (REPORT lists each one),
  * FAIL neither (the round is not applied). A resource changed only at the target is left as it is.
  *
- * Resources are met by id: users (with their metadata, links and credentials), user grants, and
- * the organisation's other resources as one (the incremental export answers them whole).
+ * Resources are met by id, one entry of the answers at a time (sync-document.ts): users (with their
+ * metadata, links and credentials), user grants, and the organisation's other resources as one
+ * (the incremental export answers them whole). A removal is met as a change of what it removed
+ * (`unitOfRemoval`); the removal of an organisation meets any change the target made in it.
  */
+import type { Entry } from './sync-document.js';
 
-export interface ChangedOrg {
+/** A removed resource: its kind and the ids its removal's path names (the export's `removed`). */
+export type Removal = { kind: string } & Record<string, string>;
+
+export interface OrgRemovals {
   orgId: string;
-  humanUsers?: { userId: string }[];
-  machineUsers?: { userId: string }[];
-  userGrants?: { identityServiceGrantId?: string }[];
-  [list: string]: unknown;
+  /** The organisation itself was removed at its side. */
+  orgRemoved?: boolean;
+  resources: Removal[];
 }
 
-export interface ChangesAnswer {
-  checkpoint: string;
-  removed: { orgId: string; userIds: string[]; userGrants: { userId: string; userGrantId: string }[] }[];
-  orgs: ChangedOrg[];
+export interface Conflict {
+  /** `org`: the source removed the organisation, which the target changed. */
+  type: 'user' | 'user_grant' | 'org_resources' | 'org';
+  id: string;
 }
 
 /** A user's lists besides the users themselves, and the field naming the user in each. */
@@ -31,63 +36,75 @@ const PER_USER_LISTS: Record<string, string> = {
   identityServicePersonalAccessTokens: 'userId',
   identityServiceMachineSecrets: 'userId',
 };
-/** What is not the organisation's own resources: these, the users and their lists. */
-const NOT_ORG_LEVEL = new Set(['orgId', 'org', 'orgState', 'humanUsers', 'machineUsers', 'userGrants', ...Object.keys(PER_USER_LISTS)]);
+/** The organisation's own fields that are not its resources (its id, name and state). */
+const NOT_RESOURCES = new Set(['orgId', 'org', 'orgState']);
 
-export interface Touched {
-  users: Set<string>;
-  grants: Set<string>;
-  /** Organisations whose own resources changed. */
-  orgLevel: Set<string>;
+/** Kinds of removal that are a user's own (the user is their conflict's unit). */
+const USER_KINDS = new Set(['user', 'user_metadata', 'machine_key', 'personal_access_token', 'machine_secret', 'otp', 'idp_link']);
+
+/** What an organisation's field or list item is met by: a user, a user grant, the organisation's resources, or nothing. */
+export function unitOfEntry(e: Entry & { at: 'field' | 'item' }): Conflict | undefined {
+  const item = (e.value ?? {}) as Record<string, unknown>;
+  if (e.field === 'humanUsers' || e.field === 'machineUsers') return { type: 'user', id: String(item.userId) };
+  if (e.field === 'userGrants') return typeof item.identityServiceGrantId === 'string' ? { type: 'user_grant', id: item.identityServiceGrantId } : undefined;
+  const userField = PER_USER_LISTS[e.field];
+  if (userField) return { type: 'user', id: String(item[userField]) };
+  return NOT_RESOURCES.has(e.field) ? undefined : { type: 'org_resources', id: e.orgId };
 }
 
-export function touchedBy(answer: ChangesAnswer): Touched {
-  const touched: Touched = { users: new Set(), grants: new Set(), orgLevel: new Set() };
-  for (const org of answer.orgs) {
-    for (const u of [...(org.humanUsers ?? []), ...(org.machineUsers ?? [])]) touched.users.add(u.userId);
-    for (const g of org.userGrants ?? []) if (g.identityServiceGrantId) touched.grants.add(g.identityServiceGrantId);
-    if (Object.keys(org).some((key) => !NOT_ORG_LEVEL.has(key))) touched.orgLevel.add(org.orgId);
+/** What a removal is met by, as `unitOfEntry`. */
+export function unitOfRemoval(r: Removal, orgId: string): Conflict {
+  if (USER_KINDS.has(r.kind)) return { type: 'user', id: r.userId ?? '' };
+  if (r.kind === 'user_grant') return { type: 'user_grant', id: r.grantId ?? '' };
+  return { type: 'org_resources', id: orgId };
+}
+
+const keyOf = (c: Conflict) => `${c.type} ${c.id}`;
+
+/** What one side changed, by unit: the target's local changes, against which the source's are met. */
+export class Touched {
+  private readonly units = new Set<string>();
+  /** Organisations with any change. */
+  private readonly orgs = new Set<string>();
+
+  entry(e: Entry): void {
+    if (e.at === 'root') {
+      if (e.key === 'removed') for (const r of e.value as OrgRemovals[]) this.removals(r);
+      return;
+    }
+    this.orgs.add(e.orgId);
+    const unit = unitOfEntry(e);
+    if (unit) this.units.add(keyOf(unit));
   }
-  for (const r of answer.removed) {
-    for (const id of r.userIds) touched.users.add(id);
-    for (const g of r.userGrants) touched.grants.add(g.userGrantId);
+
+  private removals(r: OrgRemovals): void {
+    this.orgs.add(r.orgId);
+    for (const resource of r.resources) this.units.add(keyOf(unitOfRemoval(resource, r.orgId)));
   }
-  return touched;
+
+  /** Whether a unit the source changed was changed here too (the source's removal of an organisation: anything in it). */
+  has(c: Conflict): boolean {
+    return c.type === 'org' ? this.orgs.has(c.id) : this.units.has(keyOf(c));
+  }
 }
 
-export interface Conflict {
-  type: 'user' | 'user_grant' | 'org_resources';
-  id: string;
-}
+/** The conflicts found so far in a round, in the order met, each once. */
+export class Conflicts {
+  private readonly found = new Map<string, Conflict>();
 
-export function conflictsOf(source: Touched, target: Touched): Conflict[] {
-  return [
-    ...[...source.users].filter((id) => target.users.has(id)).map((id) => ({ type: 'user' as const, id })),
-    ...[...source.grants].filter((id) => target.grants.has(id)).map((id) => ({ type: 'user_grant' as const, id })),
-    ...[...source.orgLevel].filter((id) => target.orgLevel.has(id)).map((id) => ({ type: 'org_resources' as const, id })),
-  ];
-}
+  constructor(private readonly local: Touched | undefined) {}
 
-/** The source's answer without what conflicts: the target's version of those stays. */
-export function withoutConflicts(answer: ChangesAnswer, conflicts: readonly Conflict[]): ChangesAnswer {
-  const users = new Set(conflicts.filter((c) => c.type === 'user').map((c) => c.id));
-  const grants = new Set(conflicts.filter((c) => c.type === 'user_grant').map((c) => c.id));
-  const orgs = new Set(conflicts.filter((c) => c.type === 'org_resources').map((c) => c.id));
-  const keepUser = (u: { userId: string }) => !users.has(u.userId);
-  return {
-    checkpoint: answer.checkpoint,
-    removed: answer.removed.map((r) => ({ orgId: r.orgId, userIds: r.userIds.filter((id) => !users.has(id)), userGrants: r.userGrants.filter((g) => !grants.has(g.userGrantId)) })),
-    orgs: answer.orgs.map((org) => {
-      const out: ChangedOrg = { orgId: org.orgId };
-      for (const [key, value] of Object.entries(org)) {
-        if (key === 'orgId') continue;
-        if (orgs.has(org.orgId) && !NOT_ORG_LEVEL.has(key)) continue;
-        if (key === 'humanUsers' || key === 'machineUsers') out[key] = (value as { userId: string }[]).filter(keepUser);
-        else if (key === 'userGrants') out[key] = (value as { identityServiceGrantId?: string }[]).filter((g) => !g.identityServiceGrantId || !grants.has(g.identityServiceGrantId));
-        else if (PER_USER_LISTS[key]) out[key] = (value as Record<string, string>[]).filter((item) => !users.has(item[PER_USER_LISTS[key]!]!));
-        else out[key] = value;
-      }
-      return out;
-    }),
-  };
+  /** Notes `unit` if the target changed it too. */
+  meet(unit: Conflict | undefined): void {
+    if (unit && this.local?.has(unit)) this.found.set(keyOf(unit), unit);
+  }
+
+  get list(): Conflict[] {
+    return [...this.found.values()];
+  }
+
+  /** Whether `unit` is one of them (what the policy then keeps of the target's). */
+  has(unit: Conflict | undefined): boolean {
+    return unit !== undefined && this.found.has(keyOf(unit));
+  }
 }

@@ -20,9 +20,9 @@
  * projects, applications and their client ids, grants' `identityServiceGrantId`, keys, tokens) is compared.
  */
 import { createHash } from 'node:crypto';
-import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { Assembler } from 'stream-json/core/assembler.js';
-import { jsonParser, type Token } from 'stream-json/core/parser.js';
+import type { Token } from 'stream-json/core/parser.js';
+import { tokenBatches } from './json-tokens.js';
 
 /** One resource of a document, reduced to what the comparison needs. */
 export interface Resource {
@@ -250,22 +250,11 @@ class ResourceReader {
 
 /** The resources of an export's body, a chunk's worth at a time. */
 async function* resourceBatches(body: AsyncIterable<Uint8Array>, onIgnored: (n: number) => void): AsyncGenerator<Resource[]> {
-  const tokenize = jsonParser({ packValues: true, streamValues: false });
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   const reader = new ResourceReader();
-  const feed = (text: string | typeof none) => {
-    const out = tokenize(text as string);
-    if (out === none) return;
-    if (isMany(out)) for (const token of getManyValues(out as never) as Token[]) reader.token(token);
-    else reader.token(out as Token);
-  };
-  for await (const chunk of body) {
-    feed(decoder.decode(chunk, { stream: true }));
+  for await (const tokens of tokenBatches(body)) {
+    for (const t of tokens) reader.token(t);
     if (reader.ready.length) yield reader.ready.splice(0);
   }
-  feed(decoder.decode());
-  feed(none);
-  if (reader.ready.length) yield reader.ready.splice(0);
   onIgnored(reader.ignored);
 }
 

@@ -9,7 +9,7 @@ import { createTestInstance, describeEachStore, type TestInstance } from '../sup
 
 interface ExportAnswer {
   checkpoint: string;
-  removed: { orgId: string; userIds: string[]; userGrants: { userId: string; userGrantId: string }[] }[];
+  removed: { orgId: string; orgRemoved?: boolean; resources: ({ kind: string } & Record<string, string>)[] }[];
   orgs: {
     orgId: string;
     humanUsers?: { userId: string; user: { profile: { firstName: string }; hashedPassword?: { value: string } } }[];
@@ -97,15 +97,13 @@ describeEachStore('the incremental export (changedSince)', (dialect) => {
     expect(org.userMetadata).toEqual([{ id: created, key: 'team', value: Buffer.from('blue').toString('base64') }]);
     // Nothing of the organisation's own changed after the checkpoint: its projects stay out.
     expect(org.projects).toBeUndefined();
-    // The removed user's grant went with it (a cascade), the other was removed on its own.
+    // The removed user's grant went with it (a cascade, after it), the other was removed on its own: in the order they were.
     const removals = next.removed.find((r) => r.orgId === orgId)!;
-    expect(removals.userIds).toEqual([removed]);
-    expect(removals.userGrants).toEqual(
-      expect.arrayContaining([
-        { userId: untouched, userGrantId: removedGrant },
-        { userId: removed, userGrantId: keptGrant },
-      ]),
-    );
+    expect(removals.resources).toEqual([
+      { kind: 'user_grant', userId: untouched, grantId: removedGrant },
+      { kind: 'user', userId: removed },
+      { kind: 'user_grant', userId: removed, grantId: keptGrant },
+    ]);
 
     // A change of the organisation's own resources brings them whole.
     await json(await t.call('POST', `/management/v1/projects/${projectId}/roles`, { headers: inOrg(orgId), body: { roleKey: 'writer', displayName: 'Writer' } }));
@@ -181,6 +179,42 @@ describeEachStore('the incremental export (changedSince)', (dialect) => {
     for (const changedSince of ['-1', 'abc', '1.5']) {
       const res = await t.call('POST', '/admin/v1/export', { body: { orgIds: [orgId], changedSince, responseOutput: true } });
       expect(res.status, changedSince).toBe(400);
+    }
+  });
+
+  it('reports removals of every kind by kind and ids, not one given back, and an organisation removed since by itself (then 404 as any unknown one)', async () => {
+    const leaving = (await json(await t.call('POST', '/management/v1/orgs', { body: { name: 'Leaving Co' } }))).id as string;
+    const project = (await json(await t.call('POST', '/management/v1/projects', { headers: inOrg(leaving), body: { name: 'leaving shop' } }))).id as string;
+    await json(await t.call('POST', `/management/v1/projects/${project}/roles`, { headers: inOrg(leaving), body: { roleKey: 'again', displayName: 'Again' } }));
+    await json(await t.call('POST', '/management/v1/orgs/me/domains', { headers: inOrg(leaving), body: { domain: 'leaving.example.com' } }));
+    await json(await t.call('POST', '/management/v1/policies/lockout', { headers: inOrg(leaving), body: { maxPasswordAttempts: 4 } }));
+    const start = await exportSince('999999999999999', [leaving]);
+
+    await json(await t.call('DELETE', `/management/v1/projects/${project}/roles/again`, { headers: inOrg(leaving) }));
+    await json(await t.call('POST', `/management/v1/projects/${project}/roles`, { headers: inOrg(leaving), body: { roleKey: 'again', displayName: 'Again' } }));
+    await json(await t.call('DELETE', '/management/v1/orgs/me/domains/leaving.example.com', { headers: inOrg(leaving) }));
+    await json(await t.call('DELETE', '/management/v1/policies/lockout', { headers: inOrg(leaving) }));
+    await json(await t.call('DELETE', `/management/v1/projects/${project}`, { headers: inOrg(leaving) }));
+    const changed = await exportSince(start.checkpoint, [leaving]);
+    expect(changed.removed).toEqual([
+      {
+        orgId: leaving,
+        resources: [
+          { kind: 'org_domain', domain: 'leaving.example.com' },
+          { kind: 'policy', policy: 'lockout' },
+          { kind: 'project', projectId: project },
+        ],
+      },
+    ]);
+
+    await json(await t.call('DELETE', '/management/v1/orgs/me', { headers: inOrg(leaving) }));
+    const gone = await exportSince(changed.checkpoint, [leaving]);
+    expect(gone).toMatchObject({ removed: [{ orgId: leaving, orgRemoved: true, resources: [] }], orgs: [] });
+    // From before its removal only: after it, or without changedSince, an unknown organisation as before.
+    for (const body of [{ changedSince: gone.checkpoint }, {}]) {
+      const res = await t.call('POST', '/admin/v1/export', { body: { orgIds: [leaving], responseOutput: true, ...body } });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ details: [{ id: 'EXPORT-0rg404' }] });
     }
   });
 });

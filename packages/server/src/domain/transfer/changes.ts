@@ -16,17 +16,20 @@
  * grants, metadata, links and a machine user's credentials only for the users and grants touched;
  * the organisation's other resources (projects, applications, policies, domains, members,
  * providers, texts) whole when any of them was touched, else left out.
+ *
+ * Removals of every kind are reported by the events that made them (removals.ts), in their order,
+ * with the ids the target's API needs; an organisation removed since is reported by itself. A
+ * resource removed and then added again (a role key, a member, a domain) is not reported removed:
+ * the document carries it as it is now.
  */
 import type { Repositories } from '../../store/store.js';
 import { USER_GRANT_AGGREGATE } from '../user-grants/cascade.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
 import { ORG_IMPORT_EVENT } from './import/import-data.js';
+import { ORG_REMOVED, type Removal, removalKey, removalOf, restoredBy } from './removals.js';
 
 /** Most events one incremental export reads; past it the checkpoint stops at the last one read and the next export goes on from there. */
 export const MAX_CHANGED_EVENTS = 5000;
-
-const USER_REMOVALS = new Set(['user.removed', 'user.cascade.removed']);
-const GRANT_REMOVALS = new Set(['user.grant.removed', 'user.grant.cascade.removed']);
 
 export interface OrgChanges {
   /** Users (human or machine) with an event since the checkpoint, and still there. */
@@ -39,8 +42,10 @@ export interface OrgChanges {
    * resource it creates, so the organisation is answered whole.
    */
   whole: boolean;
-  removedUserIds: Set<string>;
-  removedUserGrants: Map<string, { userId: string; userGrantId: string }>;
+  /** What was removed, in the order it was (removals.ts), by `removalKey`: a target removes it in the same order. */
+  removed: Map<string, Removal>;
+  /** The organisation itself was removed: reported alone, what went with it goes with it at the target too. */
+  orgRemoved: boolean;
 }
 
 export interface Changes {
@@ -50,7 +55,7 @@ export interface Changes {
   orgs?: Map<string, OrgChanges>;
 }
 
-const newOrgChanges = (): OrgChanges => ({ userIds: new Set(), userGrantIds: new Set(), orgLevel: false, whole: false, removedUserIds: new Set(), removedUserGrants: new Map() });
+const newOrgChanges = (): OrgChanges => ({ userIds: new Set(), userGrantIds: new Set(), orgLevel: false, whole: false, removed: new Map(), orgRemoved: false });
 
 /**
  * What changed in `orgIds` (all organisations when undefined) after `since`; changes made by
@@ -70,20 +75,20 @@ export async function readChanges(read: Repositories, orgIds: readonly string[] 
   for (const e of events) {
     let org = orgs.get(e.resourceOwner);
     if (!org) orgs.set(e.resourceOwner, (org = newOrgChanges()));
+    const removal = removalOf(e);
+    if (removal) org.removed.set(removalKey(removal), removal);
+    const restored = restoredBy(e);
+    if (restored) org.removed.delete(removalKey(restored));
     if (e.aggregateType === USER_AGGREGATE) {
-      if (USER_REMOVALS.has(e.type)) {
-        org.userIds.delete(e.aggregateId);
-        org.removedUserIds.add(e.aggregateId);
-      } else org.userIds.add(e.aggregateId);
+      if (removal?.kind === 'user') org.userIds.delete(e.aggregateId);
+      else org.userIds.add(e.aggregateId);
     } else if (e.aggregateType === USER_GRANT_AGGREGATE) {
-      if (GRANT_REMOVALS.has(e.type)) {
-        org.userGrantIds.delete(e.aggregateId);
-        const userId = typeof e.payload.userId === 'string' ? e.payload.userId : '';
-        org.removedUserGrants.set(e.aggregateId, { userId, userGrantId: e.aggregateId });
-      } else org.userGrantIds.add(e.aggregateId);
+      if (removal?.kind === 'user_grant') org.userGrantIds.delete(e.aggregateId);
+      else org.userGrantIds.add(e.aggregateId);
     } else {
       org.orgLevel = true;
       if (e.type === ORG_IMPORT_EVENT) org.whole = true;
+      if (e.type === ORG_REMOVED) org.orgRemoved = true;
     }
   }
   return { checkpoint, orgs };
@@ -92,9 +97,16 @@ export async function readChanges(read: Repositories, orgIds: readonly string[] 
 /** The answer's part before `"orgs"`: the checkpoint and the removals, per organisation. */
 export function changesPrefix(changes: Changes): string {
   const removed = [...(changes.orgs ?? new Map<string, OrgChanges>())]
-    .filter(([, o]) => o.removedUserIds.size || o.removedUserGrants.size)
-    .map(([orgId, o]) => ({ orgId, userIds: [...o.removedUserIds], userGrants: [...o.removedUserGrants.values()] }));
+    .filter(([, o]) => o.removed.size || o.orgRemoved)
+    .map(([orgId, o]) => (o.orgRemoved ? { orgId, orgRemoved: true, resources: [] } : { orgId, resources: [...o.removed.values()] }));
   return `"checkpoint":${JSON.stringify(String(changes.checkpoint))},"removed":${JSON.stringify(removed)},`;
+}
+
+/** Organisations of `orgIds` with an event after `since` (those no longer here were removed since: changes.ts reports it). */
+export async function orgsChangedSince(read: Repositories, orgIds: readonly string[], since: number): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const orgId of orgIds) if ((await read.events.touchedSince(since, Number.MAX_SAFE_INTEGER, [orgId], 1)).length) found.add(orgId);
+  return found;
 }
 
 /**

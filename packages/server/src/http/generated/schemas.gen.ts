@@ -358,10 +358,9 @@ export const zExportDataResponse = z.object({
     checkpoint: z.string().optional(),
     removed: z.array(z.object({
         orgId: z.string(),
-        userIds: z.array(z.string()),
-        userGrants: z.array(z.object({
-            userId: z.string(),
-            userGrantId: z.string()
+        orgRemoved: z.boolean().optional(),
+        resources: z.array(z.object({
+            kind: z.string()
         }))
     })).optional(),
     orgs: z.array(z.record(z.string(), z.unknown())).optional()

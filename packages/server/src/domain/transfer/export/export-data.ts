@@ -20,7 +20,7 @@ import { type GcsOptions, writeGcsObject } from '../../../storage/gcs.js';
 import type { Repositories, Store } from '../../../store/store.js';
 import { type RequestContext, requirePermission } from '../../context.js';
 import { DomainError, GrpcCode, notFound } from '../../errors.js';
-import { changesPrefix, narrowedReads, readChanges } from '../changes.js';
+import { changesPrefix, narrowedReads, orgsChangedSince, readChanges } from '../changes.js';
 import type { OnTransferProgress } from '../progress.js';
 import { type ExportRequest, parseExportRequest } from '../request.js';
 import { exportOrgEntry } from './org-entry.js';
@@ -64,20 +64,25 @@ export async function* exportDocument(read: Repositories, req: ExportRequest, si
 
 /**
  * Every organisation `orgIds` names must exist: ZITADEL answers an unknown one with an empty
- * document, so a typo in `--org` looked like a successful export of nothing (issue 30).
+ * document, so a typo in `--org` looked like a successful export of nothing (issue 30). An
+ * incremental export also takes one removed after `changedSince` (returned: it reports the removal).
  */
-async function requireNamedOrgs(store: Store, orgIds: string[] | undefined): Promise<void> {
-  if (!orgIds?.length) return;
+async function requireNamedOrgs(store: Store, orgIds: string[] | undefined, changedSince?: number): Promise<string[]> {
+  if (!orgIds?.length) return [];
   const found = new Set((await store.read.transfer.orgsToExport(orgIds, [])).map((o) => o.id));
-  const unknown = [...new Set(orgIds)].filter((id) => !found.has(id));
+  let unknown = [...new Set(orgIds)].filter((id) => !found.has(id));
+  // An incremental export of an organisation removed since: its removal is the answer (changes.ts).
+  const removed = changedSince === undefined || !unknown.length ? new Set<string>() : await orgsChangedSince(store.read, unknown, changedSince);
+  unknown = unknown.filter((id) => !removed.has(id));
   if (unknown.length) throw notFound('EXPORT-0rg404', `Errors.Org.NotFound: no organisation ${unknown.join(', ')} on this instance; nothing was exported`);
+  return [...removed];
 }
 
 /** Runs an export: permission, request, then the outputs (GCS first, then the streamed body). */
 export async function exportData(store: Store, ctx: RequestContext, raw: unknown, deps: ExportDeps = {}): Promise<ExportResult> {
   requirePermission(ctx, 'iam.read');
   const req = parseExportRequest(raw);
-  await requireNamedOrgs(store, req.orgIds);
+  const removedSince = await requireNamedOrgs(store, req.orgIds, req.changedSince || undefined);
   // A Go duration may be below a millisecond ("1ns"); the timer takes whole milliseconds only.
   const signal = AbortSignal.timeout(Math.ceil(req.timeoutMs));
   // An incremental export (changes.ts): the same document, written from reads narrowed to what changed.
@@ -85,7 +90,12 @@ export async function exportData(store: Store, ctx: RequestContext, raw: unknown
   let changes = '';
   if (req.changedSince !== undefined) {
     const exported = (await store.read.transfer.orgsToExport(req.orgIds, req.excludedOrgIds)).map((o) => o.id);
-    const changed = await readChanges(store.read, req.orgIds || req.excludedOrgIds.length ? exported : undefined, req.changedSince, req.changedByOthers ? ctx.caller.userId : undefined);
+    const changed = await readChanges(
+      store.read,
+      req.orgIds || req.excludedOrgIds.length ? [...exported, ...removedSince] : undefined,
+      req.changedSince,
+      req.changedByOthers ? ctx.caller.userId : undefined,
+    );
     read = narrowedReads(store.read, changed, exported);
     changes = changesPrefix(changed);
   }
