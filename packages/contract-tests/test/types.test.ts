@@ -26,8 +26,12 @@ type ServerSchema<K extends string> = `z${K}Writable` extends keyof Generated ? 
 
 /** Each assignable to the other: for open objects, which openapi-typescript writes as an intersection with an index signature. */
 type Interchangeable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-/** Components with `additionalProperties: true` (their fields are still compared, through assignability). */
-type OpenObjects = 'DataOrgs' | 'ImportDataRequest' | 'OIDCDiscovery';
+/**
+ * Components with open objects — `additionalProperties: true`, or typed as in ExportDataResponse's
+ * removed resources (`kind` and string ids) — which the two generators write as different but
+ * interchangeable types: their fields are still compared, through assignability.
+ */
+type OpenObjects = 'DataOrgs' | 'ExportDataResponse' | 'ImportDataRequest' | 'OIDCDiscovery';
 type Agree<K extends string, A, B> = Same<A, B> extends true ? true : K extends OpenObjects ? Interchangeable<A, B> : false;
 
 /** The components whose server schema's output differs from the client's type. */
