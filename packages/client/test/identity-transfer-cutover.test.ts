@@ -8,8 +8,8 @@
  * the target with the same relying party (its client id came along), the same login names (both
  * instances serve one domain, as the target takes the source's over), their current passwords and
  * the same app. No sign-in fails, at the source or at the target; the old password of the person
- * who changed it is refused at the target, and so is an access token the source issued (tokens do
- * not travel: people signed in at the source sign in again). Each store on either side: SQLite → PostgreSQL and
+ * who changed it is refused at the target, and so are an access token and a refresh token the
+ * source issued (tokens do not travel: people signed in at the source sign in again). Each store on either side: SQLite → PostgreSQL and
  * PostgreSQL → SQLite.
  */
 import { spawn } from 'node:child_process';
@@ -46,6 +46,8 @@ interface Attempt {
   detail: string;
   /** The access token the relying party got. */
   accessToken?: string;
+  /** The refresh token it got (it asks for offline_access). */
+  refreshToken?: string;
 }
 
 /** The real CLI as its own process, its output kept. */
@@ -123,7 +125,12 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
     try {
       const config = await oc.discovery(new URL(server.issuer), clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
       const verifier = oc.randomPKCECodeVerifier();
-      const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid profile', code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+      const url = oc.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid profile offline_access',
+        code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
       const browser = new Browser();
       let signedIn = await loginThroughForm(browser, url.href, REDIRECT, person.loginName, password);
       if (person.app) {
@@ -136,7 +143,7 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
       if (!signedIn.callback) return attempt(false, `login page ${signedIn.page?.status}: ${textOf(signedIn.page?.html ?? '')}`);
       const tokens = await oc.authorizationCodeGrant(config, signedIn.callback, { pkceCodeVerifier: verifier });
       const sub = tokens.claims()?.sub;
-      return sub === person.userId ? { ...attempt(true, 'signed in'), accessToken: tokens.access_token } : attempt(false, `ID token for ${sub}`);
+      return sub === person.userId ? { ...attempt(true, 'signed in'), accessToken: tokens.access_token, refreshToken: tokens.refresh_token } : attempt(false, `ID token for ${sub}`);
     } catch (error) {
       return attempt(false, error instanceof Error ? error.message : String(error));
     }
@@ -155,6 +162,7 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
         name: 'portal-web',
         redirectUris: [REDIRECT],
         appType: 'OIDC_APP_TYPE_USER_AGENT',
+        grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
         authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
         devMode: true,
       },
@@ -227,6 +235,18 @@ describe.each(PAIRS)('cut-over from a %s source to a %s target', (fromStore, toS
       const userinfo = async (s: OidcTestServer) => (await fetch(`${s.issuer}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${fromSource}` } })).status;
       expect(await userinfo(source)).toBe(200);
       expect(await userinfo(target)).toBe(401);
+      // Nor does a refresh token: the target never issued it (invalid_grant), while the source still takes it.
+      const refreshFromSource = attempts.find((a) => a.at === 'source' && a.ok && a.refreshToken)!.refreshToken!;
+      const refresh = async (s: OidcTestServer) => {
+        const res = await fetch(`${s.issuer}/oauth/v2/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshFromSource, client_id: clientId }),
+        });
+        return { status: res.status, body: (await res.json()) as { error?: string; access_token?: string } };
+      };
+      expect(await refresh(target)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      expect(await refresh(source)).toMatchObject({ status: 200, body: { access_token: expect.any(String) } });
     } finally {
       if (!syncStopped) sync.child.kill('SIGKILL');
     }
