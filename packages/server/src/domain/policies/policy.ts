@@ -73,7 +73,7 @@ async function instancePolicyOf<T extends object>(k: StoredKind<T>, read: Reposi
  * policy) reads it without importing those operations back.
  */
 export async function effectivePolicy<T extends object>(k: StoredKind<T>, read: Repositories, instanceId: string, orgId: string): Promise<T> {
-  return storedSettings(k, await read.policies.get(orgId, k.kind)) ?? (await instancePolicyOf(k, read, instanceId)).policy;
+  return storedSettings(k, await read.policies.firstOf(orgId, instanceId, k.kind)) ?? k.builtIn;
 }
 
 export function policyOperations<T extends object, Input, S extends object>(k: PolicyKind<T, Input, S>) {

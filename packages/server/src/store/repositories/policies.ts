@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db.js';
 import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
@@ -17,10 +17,25 @@ export function policyRepository(db: Db, t: Tables) {
       .limit(1)
       .prepare('policies_by_owner_kind'),
   );
+  // The policy that applies (an organisation's own, else the instance's) is read for every login
+  // page, sign-in step and mail: both owners in one statement, one round trip on PostgreSQL where
+  // reading them one after the other took two (BENCHMARKS.md, "A sign-in's round trips on PostgreSQL").
+  const ofEitherOwner = once(() =>
+    db
+      .select()
+      .from(p)
+      .where(and(inArray(p.ownerId, [sql.placeholder('first'), sql.placeholder('second')]), eq(p.kind, sql.placeholder('kind'))))
+      .prepare('policies_of_either_owner'),
+  );
   return {
     async get(ownerId: string, kind: string): Promise<PolicyRow | undefined> {
       const [row] = await byOwnerKind().execute({ ownerId, kind });
       return row;
+    },
+    /** The policy of kind `kind` of the first owner that has one: `first`'s, else `second`'s. */
+    async firstOf(first: string, second: string, kind: string): Promise<PolicyRow | undefined> {
+      const rows: PolicyRow[] = await ofEitherOwner().execute({ first, second, kind });
+      return rows.find((row) => row.ownerId === first) ?? rows.find((row) => row.ownerId === second);
     },
     /** Every owner's policy of one kind (the instance's and the organisations' own). */
     async listKind(kind: string): Promise<PolicyRow[]> {
