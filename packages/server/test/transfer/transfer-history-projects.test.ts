@@ -10,6 +10,7 @@
  * written. Two instances on one store kind, both stores.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { OrgRemovalWorker } from '../../src/background/org-removal-worker.js';
 import { isSecretName } from '../../src/domain/events/redact.js';
 import { EVENT_TYPES } from '../../src/domain/events/types.js';
 import { createTestInstance, describeEachStore, type TestInstance } from '../support/instance.js';
@@ -225,6 +226,30 @@ describeEachStore('history of projects, applications, user grants and identity p
     const grant = { source: await grantEvents(source), target: await grantEvents(target) };
     expect(comparableEvents(grant.target.slice(0, -1))).toEqual(comparableEvents(grant.source));
     expect(grant.target[grant.target.length - 1].type.type).toBe('user.grant.data.imported');
+  });
+
+  it("an organisation removed at the target and imported again with its history: ids with a trail there keep it, the history reported, no failure", async () => {
+    const document = await exportOrg(source, { withHistory: true });
+    const target = await newTarget();
+    await importInto(target, document);
+    await ok(target, 'DELETE', '/management/v1/orgs/me');
+    await new OrgRemovalWorker({ store: target.store }).runPending();
+    // With the organisation gone its change lists answer 403: the trails as the store keeps them.
+    const trail = async (aggregateType: string, aggregateId: string) =>
+      (await target.store.read.events.search({ aggregateTypes: [aggregateType], aggregateId, limit: 1000, offset: 0, asc: true })).events.map((e) => `${e.sequence} ${e.type}`);
+    const removedTrail = { project: await trail('project', projectId), grant: await trail('usergrant', grantId) };
+    expect(removedTrail.grant[removedTrail.grant.length - 1]).toMatch(/ user\.grant\.cascade\.removed$/);
+
+    // The users went with their organisation, so their ids may come back (as the organisation's,
+    // projects' and grants'); each trail stays as it is, and the import says so rather than failing.
+    const again = await importInto(target, document);
+    const userId = document.orgs[0].humanUsers[0].userId;
+    expect(again.success.orgs[0].humanUserIds).toEqual([userId]);
+    expect(again.errors.map((e: { type: string; id: string }) => `${e.type} ${e.id}`).sort()).toEqual(
+      [`human_user_history ${userId}`, `org_history ${orgId}`, `project_history ${projectId}`, `user_grant_history ${grantId}`].sort(),
+    );
+    expect(await trail('project', projectId)).toEqual(removedTrail.project);
+    expect(await trail('usergrant', grantId)).toEqual(removedTrail.grant);
   });
 
   it('a history with a gap, an event of another aggregate or an unknown type is a 400 naming its path, and nothing is written', async () => {
