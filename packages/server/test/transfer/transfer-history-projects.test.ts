@@ -185,7 +185,12 @@ describeEachStore('history of projects, applications, user grants and identity p
     expect(projectRow).toMatchObject({ sequence: project.source.length + 1, createdAt: new Date(project.source[0].changeDate) });
     expect(appRow).toMatchObject({ sequence: Number(app.target[app.target.length - 1].sequence), createdAt: new Date(app.source[0].changeDate) });
     expect(grantRow).toMatchObject({ sequence: 4, state: 'USER_GRANT_STATE_INACTIVE', createdAt: new Date(grant.source[0].creationDate) });
-    expect(idpRow).toMatchObject({ sequence: Number(idp.target[idp.target.length - 1].sequence), name: 'Partner portal', state: 'IDP_STATE_INACTIVE', createdAt: new Date(idp.source[0].creationDate) });
+    expect(idpRow).toMatchObject({
+      sequence: Number(idp.target[idp.target.length - 1].sequence),
+      name: 'Partner portal',
+      state: 'IDP_STATE_INACTIVE',
+      createdAt: new Date(idp.source[0].creationDate),
+    });
   });
 
   it('without withHistory nothing of these histories travels, and the import appends none of them', async () => {
@@ -228,7 +233,7 @@ describeEachStore('history of projects, applications, user grants and identity p
     expect(grant.target[grant.target.length - 1].type.type).toBe('user.grant.data.imported');
   });
 
-  it("an organisation removed at the target and imported again with its history: ids with a trail there keep it, the history reported, no failure", async () => {
+  it('an organisation removed at the target and imported again with its history: ids with a trail there keep it, the history reported, no failure', async () => {
     const document = await exportOrg(source, { withHistory: true });
     const target = await newTarget();
     await importInto(target, document);
