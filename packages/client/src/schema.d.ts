@@ -5433,14 +5433,22 @@ export interface components {
          *     target having generated its own, rather than holding the source's domain name as a verified domain.
          *
          *     **History carried through a move.** A document exported with `withHistory` carries the source's events of
-         *     each user (`humanUsers[].identityServiceHistory`, `machineUsers[].identityServiceHistory`) and of the
-         *     organisation (`identityServiceOrgHistory`): lists of `{type, sequence, createdAt, editorId, payload}`, sequences
-         *     1, 2, 3 … without gaps, types of this service's trail (ListEventTypes) and of the object's aggregate. The
-         *     import gives each user and organisation it creates that history (types, sequences, dates and editors kept,
-         *     each payload marked `identityServiceImported: true`), followed by the import's own event (`user.data.imported`,
-         *     `org.data.imported`), so ListUserChanges and ListOrgChanges at the target show the source's history, then
-         *     the import. An object that exists already on the target keeps its own trail. A history with an unknown
-         *     event type, a gap, a repeated sequence or a date going back is a 400 naming its path, and nothing is written.
+         *     each user (`humanUsers[].identityServiceHistory`, `machineUsers[].identityServiceHistory`), project
+         *     (`projects[].identityServiceHistory`: its own, its roles', applications', grants' and members', which are
+         *     the project's aggregate's as in ZITADEL), user grant (`userGrants[].identityServiceHistory`) and of the
+         *     organisation (`identityServiceOrgHistory`, its identity providers' and members' among them): lists of
+         *     `{type, sequence, createdAt, editorId, payload}`, sequences 1, 2, 3 … without gaps, types of this service's
+         *     trail (ListEventTypes) and of the object's aggregate. The import gives each user, project, user grant and
+         *     organisation it creates that history (types, sequences, dates and editors kept, each payload marked
+         *     `identityServiceImported: true`), followed by the import's own event (`user.data.imported`,
+         *     `project.data.imported`, `user.grant.data.imported`, `org.data.imported`), and each application and
+         *     identity provider it creates within a project or organisation it created so gets its own on that
+         *     aggregate (`project.application.data.imported` with `appId`, `org.idp.data.imported` with `idpConfigId`):
+         *     ListUserChanges, ListOrgChanges, ListProjectChanges and ListAppChanges at the target show the source's
+         *     history, then the import. An object that exists already on the target keeps its own trail, and so does
+         *     an id whose object was removed there (the history is then reported in `errors` as `<kind>_history`). A
+         *     history with an unknown event type, one of another aggregate, a gap, a repeated sequence or a date going
+         *     back is a 400 naming its path, and nothing is written.
          *
          *     **Keys survive a move.** `machineKeys` and `appKeys` (public keys) are imported with their ids and
          *     expirations, for machine users and PRIVATE_KEY_JWT applications of the same organisation (in the
@@ -5514,10 +5522,11 @@ export interface components {
             withKeys?: boolean;
             with_keys?: boolean;
             /**
-             * @description Include each exported object's audit trail, this service's extensions: every user's events in its entry
-             *     (`humanUsers[].identityServiceHistory`, `machineUsers[].identityServiceHistory`) and the organisation's
-             *     own events (`identityServiceOrgHistory`), each `{type, sequence, createdAt, editorId, payload}` in
-             *     sequence order. Payloads carry no secrets (no command writes one into an event, and a field named like
+             * @description Include each exported object's audit trail, this service's extensions: every user's, project's and user
+             *     grant's events in its entry (`humanUsers[].identityServiceHistory`, `machineUsers[].identityServiceHistory`,
+             *     `projects[].identityServiceHistory` with its roles' and applications', `userGrants[].identityServiceHistory`)
+             *     and the organisation's own events with its identity providers' (`identityServiceOrgHistory`), each
+             *     `{type, sequence, createdAt, editorId, payload}` in sequence order. Payloads carry no secrets (no command writes one into an event, and a field named like
              *     a secret is left out), with or without the other options. Off by default: imported resources then
              *     arrive without their event stream (description §4.5).
              */

@@ -87,7 +87,7 @@ interface ExportOptions {
   withOtp: boolean;
   /** Machine and application keys, and machine users' token and secret hashes: service accounts keep working after a move. */
   withKeys: boolean;
-  /** Each user's and organisation's events: the target's change lists show the source's history, then the import. */
+  /** Each user's, project's, user grant's and organisation's events: the target's change lists show the source's history, then the import. */
   withHistory?: boolean;
   timeout?: string;
 }
@@ -313,7 +313,7 @@ const COMMANDS = {
       ['--with-passwords', "include users' password hashes (and client secrets' hashes)"],
       ['--with-otp', "include users' TOTP secrets"],
       ['--with-keys', "include machine and application public keys, and machine users' token and client secret hashes"],
-      ['--with-history', "include each user's and the organisation's events (no secrets), which an import puts before its own"],
+      ['--with-history', "include the events of each user, project (its apps and roles), user grant and the organisation (its identity providers), no secrets; an import puts them before its own"],
       ['--timeout DURATION', "the service's time limit for the export (e.g. 10m)"],
       ['--out FILE', 'where to write the document, readable by you only (FILE.partial until it is complete)'],
     ],
@@ -344,7 +344,7 @@ const COMMANDS = {
       ['--with-passwords', "move users' password hashes (and client secrets' hashes)"],
       ['--with-otp', "move users' TOTP secrets"],
       ['--with-keys', "move machine and application keys and machine users' tokens and client secrets: service accounts keep working"],
-      ['--with-history', "move each user's and the organisation's events: the target's change lists show the source's history, then the import"],
+      ['--with-history', "move the events of users, projects (apps, roles), user grants and the organisation (identity providers): the target's change lists show the source's history, then the import"],
       ...IMPORT_OPTIONS,
       ['--timeout DURATION', "the target's time limit for the import (default 30m)"],
     ],

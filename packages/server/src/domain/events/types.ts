@@ -85,6 +85,7 @@ export const EVENT_TYPES: Readonly<Record<string, string>> = {
   'org.domain.primary.set': 'Primary domain set',
   'org.domain.removed': 'Domain removed',
   'org.idp.config.cascade.removed': 'Identity provider removed with the organization',
+  'org.idp.data.imported': 'Identity provider imported',
   ...ownerEvents('org', 'Organization'),
   ...policyEvents('org', ['added', 'changed', 'removed']),
 
@@ -143,6 +144,7 @@ export const EVENT_TYPES: Readonly<Record<string, string>> = {
   'user.grant.reactivated': 'Authorization reactivated',
   'user.grant.removed': 'Authorization removed',
   'user.grant.cascade.removed': 'Authorization removed with what it was given through',
+  'user.grant.data.imported': 'Authorization imported',
 
   'project.added': 'Project added',
   'project.changed': 'Project changed',
@@ -150,6 +152,7 @@ export const EVENT_TYPES: Readonly<Record<string, string>> = {
   'project.reactivated': 'Project reactivated',
   'project.removed': 'Project removed',
   'project.cascade.removed': 'Project removed with the organization',
+  'project.data.imported': 'Project imported',
   'project.member.added': 'Project member added',
   'project.member.changed': 'Project member changed',
   'project.member.removed': 'Project member removed',
@@ -174,6 +177,7 @@ export const EVENT_TYPES: Readonly<Record<string, string>> = {
   'project.application.reactivated': 'Application reactivated',
   'project.application.removed': 'Application removed',
   'project.application.cascade.removed': 'Application removed with its project',
+  'project.application.data.imported': 'Application imported',
   'project.application.config.oidc.added': 'OIDC configuration added',
   'project.application.config.oidc.changed': 'OIDC configuration changed',
   'project.application.config.oidc.secret.changed': 'OIDC client secret changed',

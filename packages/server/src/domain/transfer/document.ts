@@ -99,6 +99,8 @@ export const DataProject = z.object({
     privateLabelingSetting: protoEnum(ENUMS.PrivateLabelingSetting).optional(),
   }),
   state: resourceState(ENUMS.ProjectState),
+  /** This service's extension: the project's events at the source, its roles', apps', grants' and members' with them (`withHistory`, history.ts). */
+  identityServiceHistory: historySchema('project').optional(),
 });
 
 export const ProjectRole = z.object({
@@ -266,6 +268,8 @@ export const UserGrant = z.object({
   state: resourceState(ENUMS.UserGrantState),
   // This service's extension, likewise: the grant's id (ZITADEL's request has none; its import mints one).
   identityServiceGrantId: id.optional(),
+  // And its events at the source (`withHistory`, history.ts).
+  identityServiceHistory: historySchema('usergrant').optional(),
 });
 
 export const OrgMember = z.object({ userId: id, roles: strList });

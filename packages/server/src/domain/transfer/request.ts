@@ -45,7 +45,7 @@ export interface ExportRequest {
   withOtp: boolean;
   /** Include machine users' and applications' public keys (`machineKeys`, `appKeys`); §2.8 leaves them out by default. */
   withKeys: boolean;
-  /** Include each exported user's and organisation's events (history.ts); left out by default, as ZITADEL's export does. */
+  /** Include each exported user's, project's, user grant's and organisation's events (history.ts); left out by default, as ZITADEL's export does. */
   withHistory: boolean;
   responseOutput: boolean;
   gcsOutput?: GcsLocation;

@@ -108,6 +108,24 @@ export function eventRepository(db: Db, t: Tables, append: AppendEvent, appendDi
     },
 
     /**
+     * Which of these aggregates of one type ever had an event (an import gives a carried history only
+     * to an aggregate without one: domain/transfer/history.ts). In chunks, so a page of users is one
+     * statement per 500 ids, read from the (type, id, sequence) index.
+     */
+    async withTrail(aggregateType: string, aggregateIds: readonly string[]): Promise<Set<string>> {
+      const found = new Set<string>();
+      const ids = [...new Set(aggregateIds)];
+      for (let i = 0; i < ids.length; i += 500) {
+        const rows = await db
+          .selectDistinct({ id: t.events.aggregateId })
+          .from(t.events)
+          .where(and(eq(t.events.aggregateType, aggregateType), inArray(t.events.aggregateId, ids.slice(i, i + 500))));
+        for (const row of rows) found.add(row.id);
+      }
+      return found;
+    },
+
+    /**
      * The events of these aggregates of one type (an export's page of users), aggregate by aggregate
      * in sequence order: the order of the (type, id, sequence) index, so a page is read from the
      * index alone (ordered by position, SQLite walked the whole log for every page).

@@ -6,18 +6,10 @@
 import type { Repositories } from '../../../store/store.js';
 import { toLinkViews } from '../../federation/links.js';
 import { openOtpSecret } from '../../users/otp-secret.js';
-import { withUserHistories } from '../history.js';
+import { HISTORY_PAGE, withHistories } from '../history.js';
 import type { ExportRequest } from '../request.js';
 import { compact } from './compact.js';
 import { type OrgExport, PAGE, pagedList } from './section.js';
-
-/**
- * Users per page when their histories go with them: each page's events (three or more per user)
- * live as long as the page is written, and what outlives a scavenge is promoted to the old
- * generation; at 1,000 users a page, 1,000,000 users with three events each grew the peak RSS by
- * 187 MiB, at 100 by 10.6 MiB (bench:export-memory with BENCH_HISTORY=1: 33 s, a document of 704 MiB).
- */
-const HISTORY_PAGE = 100;
 
 type UserRow = Awaited<ReturnType<Repositories['transfer']['usersPage']>>[number];
 type MetadataRow = Awaited<ReturnType<Repositories['userMetadata']['pageByOrg']>>[number];
@@ -33,7 +25,7 @@ export async function* users(o: OrgExport): AsyncGenerator<string> {
       (last) => read.transfer.usersPage(org.id, type, last?.id ?? '', userPage),
       async (page) => {
         const toItem = type === 'machine' ? machineUser : await humanUsers(o, page);
-        return req.withHistory ? withUserHistories(read, page, toItem) : toItem;
+        return req.withHistory ? withHistories(read, 'user', page, (u) => u.id, toItem) : toItem;
       },
       o.deadline,
       userPage,

@@ -12,6 +12,7 @@ import { type OidcAppInput, withDefaults } from '../../apps/oidc-config.js';
 import { newId } from '../../ids.js';
 import { PROJECT_AGGREGATE } from '../../projects/access.js';
 import type { DataOrg } from '../document.js';
+import { importPart } from '../history.js';
 import { importedState } from '../resource-states.js';
 import { msg, type OrgImport, stripUndefined } from './report.js';
 
@@ -82,6 +83,8 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
       apply: (change, at) => tx.oidcApps.update(a.appId, { ...change, sequence: at.sequence, changedAt: at.changedAt }),
     });
   };
+  // An application of a project created here with its history (history.ts): the import's event for it, its row created when the source created it.
+  const stampOf = (projectId: string, appId: string) => importPart(tx, run, 'app', { parentId: projectId, id: appId, resourceOwner: orgId }, run.stamp);
   for (const a of apps) {
     if (!inThisOrg(a.app.projectId, 'oidc_app', a.appId)) continue;
     const { projectId, name, ...config } = a.app;
@@ -104,7 +107,7 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
       clientId,
       clientSecretHash: publicClient ? null : secretHash,
       config: fullConfig,
-      ...run.stamp,
+      ...(await stampOf(projectId, a.appId)),
     });
     run.imported('oidcAppIds', a.appId);
   }
@@ -129,7 +132,7 @@ export async function importApps(tx: Repositories, input: AppImportInput, run: O
       appType: 'api',
       clientSecretHash: authMethodType === 'API_AUTH_METHOD_TYPE_BASIC' ? secretHash : null,
       config: { authMethodType },
-      ...run.stamp,
+      ...(await stampOf(a.app.projectId, a.appId)),
     });
     run.imported('apiAppIds', a.appId);
   }

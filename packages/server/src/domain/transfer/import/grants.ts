@@ -15,6 +15,7 @@ import { newId } from '../../ids.js';
 import { PROJECT_AGGREGATE } from '../../projects/access.js';
 import { cascadeGrantRoles, USER_GRANT_AGGREGATE } from '../../user-grants/cascade.js';
 import type { DataOrg } from '../document.js';
+import { HistoryImport } from '../history.js';
 import { importedState } from '../resource-states.js';
 import { listedUnderEitherOrg } from './grant-parties.js';
 import { msg, type OrgImport, roleSet } from './report.js';
@@ -97,6 +98,13 @@ export async function importUserGrants(tx: Repositories, grants: NonNullable<Dat
   const takenGrantIds = await tx.transfer.existingUserGrantIds(grants.flatMap((g) => (g.identityServiceGrantId ? [g.identityServiceGrantId] : [])));
   const allRoleKeys = await tx.transfer.existingRoleKeys([...new Set(grants.map((g) => g.projectId))]);
   const grantRows: Parameters<Repositories['transfer']['insertUserGrants']>[0] = [];
+  // The source's trail of each user grant created here (history.ts); an id the import mints has none here.
+  const histories = await HistoryImport.of(
+    tx,
+    run,
+    USER_GRANT_AGGREGATE,
+    grants.flatMap((g) => (g.identityServiceGrantId ? [{ id: g.identityServiceGrantId, history: g.identityServiceHistory }] : [])),
+  );
   for (const g of grants) {
     const id = `${orgId}_${g.projectId}_${g.userId}`;
     // Through a project grant: the grant must give this organisation the project, and the roles.
@@ -159,9 +167,10 @@ export async function importUserGrants(tx: Repositories, grants: NonNullable<Dat
       projectGrantId: projectGrant?.id ?? null,
       roleKeys: g.roleKeys ?? [],
       state: importedState(g.state, 'USER_GRANT_STATE_INACTIVE'),
-      ...run.stamp,
+      ...histories.take('user_grant', grantId, owner, g.identityServiceHistory, run.stamp),
     });
     run.imported('userGrants', { projectId: g.projectId, userId: g.userId }, id);
   }
   await tx.transfer.insertUserGrants(grantRows);
+  await histories.append(tx);
 }

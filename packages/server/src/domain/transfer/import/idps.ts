@@ -7,6 +7,7 @@ import type { IdpRow } from '../../../store/repositories/idps.js';
 import type { Repositories } from '../../../store/store.js';
 import { oidcRowFields } from '../../idps/commands.js';
 import type { DataOrg } from '../document.js';
+import { importPart } from '../history.js';
 import { importedState } from '../resource-states.js';
 import { msg, type OrgImport } from './report.js';
 
@@ -71,6 +72,9 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
     takenIdpNames.add(nameKey);
     return nameKey;
   };
+  // A provider of an organisation created here with its history (its events are the organisation's:
+  // history.ts): the import's event for it, its row created when the source created it.
+  const stampOf = (idpId: string) => importPart(tx, run, 'idp', { parentId: orgId, id: idpId, resourceOwner: orgId }, run.stamp);
   for (const i of jwtIdps) {
     const fields = {
       name: i.idp.name,
@@ -92,7 +96,7 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
     }
     const nameKey = claimIdp('jwt_idp', i.idpId, i.idp.name);
     if (!nameKey) continue;
-    idpRows.push({ id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', state: importedState(i.state, 'IDP_STATE_INACTIVE'), ...fields, ...run.stamp });
+    idpRows.push({ id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', state: importedState(i.state, 'IDP_STATE_INACTIVE'), ...fields, ...(await stampOf(i.idpId)) });
     run.imported('jwtIdps', i.idpId);
   }
   for (const i of oidcIdps) {
@@ -119,7 +123,7 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
     }
     const nameKey = claimIdp('oidc_idp', i.idpId, i.idp.name);
     if (!nameKey) continue;
-    idpRows.push({ id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', state: importedState(i.state, 'IDP_STATE_INACTIVE'), ...fields, ...run.stamp });
+    idpRows.push({ id: i.idpId, ownerId: orgId, ownerType: 'IDP_OWNER_TYPE_ORG', state: importedState(i.state, 'IDP_STATE_INACTIVE'), ...fields, ...(await stampOf(i.idpId)) });
     run.imported('oidcIpds', i.idpId);
   }
   await tx.transfer.insertIdps(idpRows);

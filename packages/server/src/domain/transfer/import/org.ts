@@ -9,7 +9,7 @@ import { normaliseDomain } from '../../orgs/domains.js';
 import { orgBeingRemoved } from '../../orgs/removal.js';
 import { loginNamesLock } from '../../users/login-names.js';
 import type { DataOrg } from '../document.js';
-import { appendHistory } from '../history.js';
+import { HistoryImport } from '../history.js';
 import { msg, type OrgImport } from './report.js';
 
 /** A document may omit the name (ZITADEL's Auth0 migration output does): the id stands in. */
@@ -96,13 +96,11 @@ export async function importOrganisation(tx: Repositories, org: DataOrg, run: Or
       ...run.stamp,
     });
     run.created('org', orgId);
-    // The source's trail of the organisation (history.ts); the import's `org.data.imported` follows it.
-    if (org.identityServiceOrgHistory?.length) {
-      // The id of an organisation removed here keeps its trail (ids stay taken): the source's is not put after it.
-      if (await tx.events.exists('org', orgId))
-        run.refuse('org_history', orgId, msg('IMPORT-h1st0', "the organisation's id has a trail here already (a removed organisation's): its history was not imported"));
-      else await appendHistory(tx, 'org', orgId, orgId, org.identityServiceOrgHistory);
-    }
+    // The source's trail of the organisation (history.ts), unless its id has one here (a removed
+    // organisation's, ids stay taken); the import's `org.data.imported` follows it.
+    const history = await HistoryImport.of(tx, run, 'org', [{ id: orgId, history: org.identityServiceOrgHistory }]);
+    history.take('org', orgId, orgId, org.identityServiceOrgHistory, run.stamp);
+    await history.append(tx);
   }
 
   for (const [field, spec] of Object.entries(UNSUPPORTED_LISTS)) {

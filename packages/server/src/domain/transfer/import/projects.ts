@@ -1,11 +1,13 @@
 /**
- * The organisation's projects and their roles. A project's id is unique in the instance and its
+ * The organisation's projects and their roles (a project created with the history its entry carries:
+ * history.ts). A project's id is unique in the instance and its
  * name in the organisation, as for AddProject (domain/projects/projects.ts); a role's key in its
  * project, as for AddProjectRole; roles may name only this organisation's projects.
  */
 import type { Repositories } from '../../../store/store.js';
 import { PROJECT_AGGREGATE } from '../../projects/access.js';
 import type { DataOrg } from '../document.js';
+import { HistoryImport } from '../history.js';
 import { importedState } from '../resource-states.js';
 import { msg, type OrgImport } from './report.js';
 
@@ -15,6 +17,13 @@ export async function importProjects(tx: Repositories, projects: NonNullable<Dat
   const takenProjects = await tx.transfer.existingProjectIds(projects.map((p) => p.projectId));
   const takenProjectNames = await tx.transfer.existingProjectNames(orgId);
   const projectRows: Parameters<Repositories['transfer']['insertProjects']>[0] = [];
+  // The source's trail of each project created here (history.ts): its own, its roles', apps', grants' and members' events.
+  const histories = await HistoryImport.of(
+    tx,
+    run,
+    PROJECT_AGGREGATE,
+    projects.map((p) => ({ id: p.projectId, history: p.identityServiceHistory })),
+  );
   for (const p of projects) {
     const settings = {
       projectRoleAssertion: p.project.projectRoleAssertion ?? false,
@@ -55,10 +64,12 @@ export async function importProjects(tx: Repositories, projects: NonNullable<Dat
     }
     takenProjects.add(p.projectId);
     takenProjectNames.add(p.project.name);
-    projectRows.push({ id: p.projectId, orgId, name: p.project.name, state: importedState(p.state, 'PROJECT_STATE_INACTIVE'), ...settings, ...run.stamp });
+    const stamp = histories.take('project', p.projectId, orgId, p.identityServiceHistory, run.stamp);
+    projectRows.push({ id: p.projectId, orgId, name: p.project.name, state: importedState(p.state, 'PROJECT_STATE_INACTIVE'), ...settings, ...stamp });
     run.imported('projectIds', p.projectId);
   }
   await tx.transfer.insertProjects(projectRows);
+  await histories.append(tx);
   return new Map(projectRows.map((p) => [p.id, p.name]));
 }
 

@@ -12,6 +12,7 @@ import type { RequestContext } from '../../context.js';
 import { DomainError, GrpcCode } from '../../errors.js';
 import { authorityOver } from '../../users/guard.js';
 import type { AnswerList } from '../answer-lists.js';
+import type { HistoryEventT, HistoryRun } from '../history.js';
 
 export interface ImportError {
   type: string;
@@ -185,9 +186,11 @@ export const roleSet = (roles: readonly string[] | undefined) => [...new Set(rol
 export const msg = (id: string, key: string) => `ID=${id} Message=${key}`;
 
 /** One organisation's import (or its deferred references) in one run of its transaction. */
-export class OrgImport {
+export class OrgImport implements HistoryRun {
   /** Imported resources have no events of their own (description §4.5 rule 3): their rows start at sequence 0. */
   readonly stamp: { sequence: number; createdAt: Date; changedAt: Date };
+  /** The source histories this run appended (`withHistory`, history.ts): the parts of those objects get the import's event too. */
+  readonly carried = new Map<string, readonly HistoryEventT[]>();
 
   constructor(
     readonly orgId: string,
@@ -241,6 +244,11 @@ export class OrgImport {
     this.outcomes.counts[key]++;
     (this.outcomes.byType[outcome.type] ??= noOutcomes())[key]++;
     this.outcomes.list?.push(outcome);
+  }
+
+  /** The resource was created, but its aggregate has a trail here (a removed one's id): the document's history of it was not appended. */
+  historyRefused(type: string, id: string): void {
+    this.refuse(`${type}_history`, id, msg('IMPORT-h1st0', `the ${type.replace(/_/g, ' ')}'s id has a trail here already (a removed one's): its history was not imported`));
   }
 
   /** The resource was not imported, and why (an entry of the answer's `errors`). */

@@ -11,7 +11,7 @@ import { queueUserMessage } from '../../notifications/queue.js';
 import { USER_AGGREGATE } from '../../users/aggregate.js';
 import { bareLoginOrgIds } from '../../users/login-names.js';
 import type { DataOrg } from '../document.js';
-import { historyStamp, importUserHistories, type UserHistory } from '../history.js';
+import { HistoryImport } from '../history.js';
 import { msg, type OrgImport, stripUndefined } from './report.js';
 
 export interface UserImportOptions {
@@ -46,7 +46,11 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
     : new Set<string>();
   const userRows: Parameters<Repositories['transfer']['insertUsers']>[0] = [];
   const otpRows: Parameters<Repositories['transfer']['insertOtpSecrets']>[0] = [];
-  const histories: UserHistory[] = [];
+  // The source's trail of each user created here (history.ts), appended once their rows are in.
+  const histories = await HistoryImport.of(tx, run, 'user', [
+    ...humans.map((h) => ({ id: h.userId, history: h.identityServiceHistory })),
+    ...machines.map((m) => ({ id: m.userId, history: m.identityServiceHistory })),
+  ]);
   const existing = (type: string, row: ExistingUserRow, given: GivenFields) => existingUser(tx, run, o, type, row, given);
   const claim = (type: string, id: string, userName: string): boolean => {
     const key = userName.toLowerCase();
@@ -81,15 +85,14 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
       data: stripUndefined({ profile: stripUndefined(u.profile), email: stripUndefined(u.email), ...(u.phone ? { phone: stripUndefined(u.phone) } : {}) }),
       passwordHash,
       passwordChangeRequired: Boolean(passwordHash && u.passwordChangeRequired),
-      ...historyStamp(h.identityServiceHistory, stamp),
+      ...stamp,
     };
     if (takenIds.has(h.userId)) {
       await existing('human_user', row, { state: givenState, password: Boolean(passwordHash), otp: u.otpCode || undefined });
       continue;
     }
     if (!claim('human_user', h.userId, h.user.userName)) continue;
-    userRows.push(row);
-    if (h.identityServiceHistory?.length) histories.push({ id: h.userId, orgId, history: h.identityServiceHistory });
+    userRows.push({ ...row, ...histories.take('human_user', h.userId, orgId, h.identityServiceHistory, stamp) });
     if (u.otpCode) otpRows.push({ userId: h.userId, secret: o.sealOtp(u.otpCode), createdAt: at });
     for (const link of u.idps ?? []) {
       run.refuse('user_link', `${h.userId}_${link.configId}`, msg('IMPORT-uNsup', 'IDP links are not supported by this service and were not imported'));
@@ -112,20 +115,19 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
       data: stripUndefined({ name: m.user.name, description: m.user.description, accessTokenType: m.user.accessTokenType ?? 'ACCESS_TOKEN_TYPE_BEARER' }),
       passwordHash: null,
       passwordChangeRequired: false,
-      ...historyStamp(m.identityServiceHistory, stamp),
+      ...stamp,
     };
     if (takenIds.has(m.userId)) {
       await existing('machine_user', row, { state: givenState, password: false });
       continue;
     }
     if (!claim('machine_user', m.userId, m.user.userName)) continue;
-    userRows.push(row);
-    if (m.identityServiceHistory?.length) histories.push({ id: m.userId, orgId, history: m.identityServiceHistory });
+    userRows.push({ ...row, ...histories.take('machine_user', m.userId, orgId, m.identityServiceHistory, stamp) });
     run.imported('machineUserIds', m.userId);
   }
   await tx.transfer.insertUsers(userRows);
-  // The source's trail of each user created here, then the import's event (history.ts).
-  await importUserHistories(tx, histories, run.creator, at);
+  // Each created user's source trail, then the import's `user.data.imported`.
+  await histories.append(tx);
   if (o.notifyUsers) {
     // ZITADEL's triggers, as for a user added through the API (users/commands.ts).
     for (const row of userRows) {
