@@ -54,7 +54,7 @@ export async function importIdps(tx: Repositories, input: IdpImportInput, run: O
       id: idpId,
       aggregate: ['org', orgId],
       eventType: 'org.idp.config.changed',
-      payload: { idpId },
+      payload: { idpConfigId: idpId },
       current: { ...current, state: here.state, ...(sameSecret ? {} : { clientSecret: 'here' }) },
       wanted: { ...fields, state: importedState(givenState, 'IDP_STATE_INACTIVE'), ...(sameSecret ? {} : { clientSecret: 'document' }) },
       stateEvent: (to) => (to === 'IDP_STATE_INACTIVE' ? 'org.idp.config.deactivated' : 'org.idp.config.reactivated'),
