@@ -5410,7 +5410,8 @@ export interface components {
          *     What this service exports and imports per organisation: `orgId`, `org.name`, `orgState`, `humanUsers`
          *     (`hashedPassword` with `withPasswords`: on import in the formats and within the cost bounds listed for
          *     ImportHumanUserRequest's `hashedPassword.value`, else 400 naming its path, e.g.
-         *     `orgs[0].humanUsers[1].user.hashedPassword.value`; `otpCode` with `withOtp`), `machineUsers` (ids and
+         *     `orgs[0].humanUsers[1].user.hashedPassword.value`; `otpCode` with `withOtp`, and beside it this service's `identityServiceOtpLastStep`: the time step of the
+         *     last code the source accepted, which stays spent at the target), `machineUsers` (ids and
          *     `accessTokenType` kept), `projects`, `projectRoles`, `oidcApps`, `userGrants`, `orgMembers`, `projectMembers`, `jwtIdps`,
          *     `loginTexts` and the message texts `initMessages`, `passwordResetMessages`, `verifyEmailMessages`,
          *     `verifyPhoneMessages`, `domainClaimedMessages`, `passwordlessRegistrationMessages`,

@@ -16,7 +16,7 @@
  * Ignored, as they differ between instances by design: the domain each instance generated for the
  * organisation from its own domain (`identityServiceGenerated`, which the import skips), and this
  * service's extensions the target has where the source's document has none (a ZITADEL source: the
- * client ids and grant ids the import minted). Everything else an export → import keeps (ids of users,
+ * client ids and grant ids the import minted), and bookkeeping (`NOT_COMPARED`). Everything else an export → import keeps (ids of users,
  * projects, applications and their client ids, grants' `identityServiceGrantId`, keys, tokens) is compared.
  */
 import { createHash } from 'node:crypto';
@@ -97,10 +97,17 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * An item's fields that are bookkeeping, not what a person set: the step of the last TOTP code a user
+ * gave (a replay guard, `identityServiceOtpLastStep`) moves at each sign-in, at either instance, and
+ * only ever forward at the target; comparing it would list every user who signed in since the last round.
+ */
+const NOT_COMPARED = new Set(['identityServiceOtpLastStep']);
+
 /** The leaves of an item (objects walked, arrays and scalars are leaves) as `path=value` lines. */
 function leaves(value: unknown, path: string, out: [string, string][]): [string, string][] {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const key of Object.keys(value)) leaves((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, out);
+    for (const key of Object.keys(value)) if (path || !NOT_COMPARED.has(key)) leaves((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, out);
   } else {
     out.push([path, `${path}=${canonical(value)}\n`]);
   }

@@ -225,6 +225,11 @@ export const DataHumanUser = z.object({
   state: protoEnum(ENUMS.UserState).optional(),
   /** This service's extension: the user's events at the source (ExportData's `withHistory`, history.ts). */
   identityServiceHistory: historySchema('user').optional(),
+  /**
+   * This service's extension, with `otpCode` (ExportData's `withOtp`): the time step of the last TOTP
+   * code the source accepted, so that code cannot be used again at the target (domain/login/totp.ts).
+   */
+  identityServiceOtpLastStep: uint32.optional(),
 });
 
 export const MachineUser = z.object({

@@ -43,11 +43,16 @@ function exportReads(db: Db, t: Tables) {
         .orderBy(asc(u.id))
         .limit(limit);
     },
-    async otpSecrets(userIds: string[]): Promise<Map<string, string>> {
-      const out = new Map<string, string>();
+    /** Each user's sealed TOTP secret, with the time step of the last code accepted (the replay guard, `otp_checks`). */
+    async otpSecrets(userIds: string[]): Promise<Map<string, { secret: string; lastStep?: number }>> {
+      const out = new Map<string, { secret: string; lastStep?: number }>();
       await chunked(userIds, async (chunk) => {
-        const rows = await db.select().from(t.userOtpSecrets).where(inArray(t.userOtpSecrets.userId, chunk));
-        for (const r of rows) out.set(r.userId, r.secret);
+        const rows = await db
+          .select({ userId: t.userOtpSecrets.userId, secret: t.userOtpSecrets.secret, lastStep: t.otpChecks.lastStep })
+          .from(t.userOtpSecrets)
+          .leftJoin(t.otpChecks, eq(t.otpChecks.userId, t.userOtpSecrets.userId))
+          .where(inArray(t.userOtpSecrets.userId, chunk));
+        for (const r of rows) out.set(r.userId, { secret: r.secret, ...(r.lastStep == null ? {} : { lastStep: Number(r.lastStep) }) });
       });
       return out;
     },
@@ -262,6 +267,7 @@ function importInserts(db: Db, t: Tables) {
   return {
     insertUsers: (rows: Row<'users'>[]) => chunked(rows, async (c) => void (await db.insert(t.users).values(c))),
     insertOtpSecrets: (rows: Row<'userOtpSecrets'>[]) => chunked(rows, async (c) => void (await db.insert(t.userOtpSecrets).values(c))),
+    insertOtpChecks: (rows: Row<'otpChecks'>[]) => chunked(rows, async (c) => void (await db.insert(t.otpChecks).values(c))),
     insertProjects: (rows: Row<'projects'>[]) => chunked(rows, async (c) => void (await db.insert(t.projects).values(c))),
     insertProjectRoles: (rows: Row<'projectRoles'>[]) => chunked(rows, async (c) => void (await db.insert(t.projectRoles).values(c))),
     insertOidcApps: (rows: Row<'oidcApps'>[]) => chunked(rows, async (c) => void (await db.insert(t.oidcApps).values(c))),

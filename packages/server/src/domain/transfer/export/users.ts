@@ -36,7 +36,10 @@ export async function* users(o: OrgExport): AsyncGenerator<string> {
 /** The item maker of a page of human users (their TOTP secrets read for the page at once). */
 async function humanUsers(o: OrgExport, page: UserRow[]): Promise<(u: UserRow) => unknown> {
   const otp = o.req.withOtp ? await o.read.transfer.otpSecrets(page.map((u) => u.id)) : undefined;
-  return (u) => humanUser(u, o.req, otp?.has(u.id) ? openOtpSecret(o.secrets, otp.get(u.id)!) : undefined);
+  return (u) => {
+    const app = otp?.get(u.id);
+    return humanUser(u, o.req, app ? { secret: openOtpSecret(o.secrets, app.secret), lastStep: app.lastStep } : undefined);
+  };
 }
 
 /** userMetadata: ZITADEL's SetUserMetadataRequest (id = the user). */
@@ -60,7 +63,7 @@ export const userLinks = (o: OrgExport) =>
     o.deadline,
   );
 
-function humanUser(u: UserRow, req: ExportRequest, otp: string | undefined) {
+function humanUser(u: UserRow, req: ExportRequest, otp: { secret: string; lastStep?: number } | undefined) {
   const data = u.data as { profile?: Record<string, unknown>; email?: Record<string, unknown>; phone?: Record<string, unknown> };
   return {
     userId: u.id,
@@ -71,9 +74,11 @@ function humanUser(u: UserRow, req: ExportRequest, otp: string | undefined) {
       phone: data.phone ? compact(data.phone) : undefined,
       hashedPassword: req.withPasswords && u.passwordHash ? { value: u.passwordHash } : undefined,
       passwordChangeRequired: req.withPasswords ? u.passwordChangeRequired : undefined,
-      otpCode: req.withOtp ? otp : undefined,
+      otpCode: req.withOtp ? otp?.secret : undefined,
     }),
     state: u.state,
+    // The step of the last code the source accepted: at the target, that code and older ones stay spent.
+    identityServiceOtpLastStep: req.withOtp ? otp?.lastStep : undefined,
   };
 }
 

@@ -46,6 +46,7 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
     : new Set<string>();
   const userRows: Parameters<Repositories['transfer']['insertUsers']>[0] = [];
   const otpRows: Parameters<Repositories['transfer']['insertOtpSecrets']>[0] = [];
+  const otpCheckRows: Parameters<Repositories['transfer']['insertOtpChecks']>[0] = [];
   // The source's trail of each user created here (history.ts), appended once their rows are in.
   const histories = await HistoryImport.of(tx, run, 'user', [
     ...humans.map((h) => ({ id: h.userId, history: h.identityServiceHistory })),
@@ -88,12 +89,13 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
       ...stamp,
     };
     if (takenIds.has(h.userId)) {
-      await existing('human_user', row, { state: givenState, password: Boolean(passwordHash), otp: u.otpCode || undefined });
+      await existing('human_user', row, { state: givenState, password: Boolean(passwordHash), otp: u.otpCode || undefined, otpLastStep: u.otpCode ? h.identityServiceOtpLastStep : undefined });
       continue;
     }
     if (!claim('human_user', h.userId, h.user.userName)) continue;
     userRows.push({ ...row, ...histories.take('human_user', h.userId, orgId, h.identityServiceHistory, stamp) });
     if (u.otpCode) otpRows.push({ userId: h.userId, secret: o.sealOtp(u.otpCode), createdAt: at });
+    if (u.otpCode && h.identityServiceOtpLastStep !== undefined) otpCheckRows.push({ userId: h.userId, lastStep: h.identityServiceOtpLastStep, changedAt: at });
     for (const link of u.idps ?? []) {
       run.refuse('user_link', `${h.userId}_${link.configId}`, msg('IMPORT-uNsup', 'IDP links are not supported by this service and were not imported'));
     }
@@ -140,12 +142,13 @@ export async function importUsers(tx: Repositories, org: DataOrg, run: OrgImport
     }
   }
   await tx.transfer.insertOtpSecrets(otpRows);
+  await tx.transfer.insertOtpChecks(otpCheckRows);
 }
 
 /** Users' metadata: of this organisation's users (in the document or already here). */
 type ExistingUserRow = Pick<UserRow, 'id' | 'type' | 'userName' | 'state' | 'data' | 'passwordHash' | 'passwordChangeRequired'>;
 /** Which of the user's fields the document gives (what it leaves out stays as it is here). */
-type GivenFields = { state: boolean; password: boolean; otp?: string };
+type GivenFields = { state: boolean; password: boolean; otp?: string; otpLastStep?: number };
 
 /** The document's user, when its id is taken here: left, refused or overwritten by the conflict policy. */
 async function existingUser(tx: Repositories, run: OrgImport, o: UserImportOptions, type: string, row: ExistingUserRow, given: GivenFields): Promise<void> {
@@ -192,6 +195,13 @@ async function existingUser(tx: Repositories, run: OrgImport, o: UserImportOptio
       if (here.state === 'USER_STATE_LOCKED' && change.state === 'USER_STATE_ACTIVE') await tx.logins.clearFailures(row.id);
     },
   });
+  // The source's last accepted TOTP code stays spent here (a sync's round after a sign-in there). A
+  // replay guard only moves forward and is not a field of the user: raised under OVERWRITE, with no
+  // event of its own, as a sign-in's check raises it with the check's event.
+  if (run.policy === 'OVERWRITE' && given.otpLastStep !== undefined) {
+    const stepHere = await tx.logins.lastOtpStep(row.id);
+    if (stepHere === undefined || stepHere < given.otpLastStep) await tx.logins.setLastOtpStep(row.id, given.otpLastStep, run.at);
+  }
 }
 
 export async function importUserMetadata(tx: Repositories, metadata: NonNullable<DataOrg['userMetadata']>, run: OrgImport): Promise<void> {
