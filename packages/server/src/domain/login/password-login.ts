@@ -101,7 +101,8 @@ export async function checkPasswordLogin(
         let event = await emit('user.human.password.check.failed');
         const lock = policy.maxPasswordAttempts > 0 && failures >= policy.maxPasswordAttempts;
         if (lock) event = await emit('user.locked', { failedPasswordAttempts: failures });
-        await tx.logins.setUserState(user.id, lock ? 'USER_STATE_LOCKED' : current.state, event.sequence, at);
+        if (lock) await tx.logins.setUserState(user.id, 'USER_STATE_LOCKED', event.sequence, at);
+        else await tx.logins.moveUserSequence(user.id, event.sequence);
         return lock ? ({ ok: false, reason: 'locked', ...refused } as const) : ({ ok: false, reason: 'invalid_credentials', ...refused } as const);
       }
 
@@ -117,7 +118,7 @@ export async function checkPasswordLogin(
         const updated = await emit('user.human.password.hash.updated', { algorithm: 'argon2id' });
         await tx.logins.setPasswordHash(user.id, newHash, updated.sequence, at);
       } else {
-        await tx.logins.setUserState(user.id, current.state, event.sequence, at);
+        await tx.logins.moveUserSequence(user.id, event.sequence);
       }
       const otpRequired = (await tx.logins.otpSecret(user.id)) !== undefined;
       return { ok: true, userId: user.id, orgId: current.orgId, rehashed: !!newHash, otpRequired, passwordChangeRequired: current.passwordChangeRequired } as const;

@@ -76,13 +76,14 @@ export async function checkTotpLogin(store: Store, secrets: SecretBox, instanceI
         let event = await emit('user.human.mfa.otp.check.failed');
         const lock = policy.maxOtpAttempts > 0 && failures >= policy.maxOtpAttempts;
         if (lock) event = await emit('user.locked', { failedOtpAttempts: failures });
-        await tx.logins.setUserState(userId, lock ? 'USER_STATE_LOCKED' : current.state, event.sequence, at);
+        if (lock) await tx.logins.setUserState(userId, 'USER_STATE_LOCKED', event.sequence, at);
+        else await tx.logins.moveUserSequence(userId, event.sequence);
         return { ok: false, reason: lock ? 'locked' : 'invalid_code' } as const;
       }
       await turn.passed();
       await tx.logins.setLastOtpStep(userId, step, at);
       const event = await emit('user.human.mfa.otp.check.succeeded');
-      await tx.logins.setUserState(userId, current.state, event.sequence, at);
+      await tx.logins.moveUserSequence(userId, event.sequence);
       return { ok: true } as const;
       // The user's lock: the throttle's count is read, then written, so checks of one user (in any
       // process) take turns and each sees the count the one before wrote.

@@ -82,7 +82,7 @@ export function createRepositories(base: Db, t: Tables, statements: DialectState
     oidcApps: oidcAppRepository(db, t),
     appKeys: appKeyRepository(db, t),
     machineKeys: machineKeyRepository(db, t),
-    logins: loginRepository(db, t),
+    logins: loginRepository(db, t, base),
     otpEnrolment: otpEnrolmentRepository(db, t),
     transfer: transferRepository(db, t),
     removal: removalRepository(db, t),

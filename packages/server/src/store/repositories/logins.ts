@@ -20,7 +20,11 @@ export type MachineSecretRow = Tables['machineSecrets']['$inferSelect'];
  * the failed-attempt counter, password hash and state changes, machine secrets, and the roles
  * a user holds through active user grants.
  */
-export function loginRepository(db: Db, t: Tables) {
+/**
+ * `unwatched` is the connection without the authentication watch (auth-writes.ts), for the one
+ * write to `users` that changes nothing authentication reads: see `moveUserSequence`.
+ */
+export function loginRepository(db: Db, t: Tables, unwatched: Db = db) {
   const u = t.users;
   // Every client-credentials token looks its machine client up (oidc/clients.ts): prepared.
   const machineSecretByClientId = once(() =>
@@ -83,6 +87,16 @@ export function loginRepository(db: Db, t: Tables) {
       return row !== undefined;
     },
     ...otpRecords(db, t),
+    /**
+     * The user's row follows its trail (`sequence`) after an event that changes nothing of the user:
+     * a password or code check that passed, or failed without locking. Not an authentication write:
+     * every sign-in would otherwise empty every authentication cache (tokens, clients, userinfo) for
+     * all API traffic beside it. The change date stays the last change's, as ZITADEL's does
+     * (userinfo's `updated_at`).
+     */
+    async moveUserSequence(userId: string, sequence: number): Promise<void> {
+      await unwatched.update(u).set({ sequence }).where(eq(u.id, userId));
+    },
     async setUserState(userId: string, state: string, sequence: number, changedAt: Date): Promise<void> {
       await db.update(u).set({ state, sequence, changedAt }).where(eq(u.id, userId));
     },
