@@ -1,10 +1,10 @@
 /**
- * A migrated PostgreSQL database and a client to it that counts the queries it sends (the real
+ * A migrated PostgreSQL database (a copy of the run's template) and a client to it that counts the queries it sends (the real
  * client, instrumented, not a stand-in): for tests that check how many round trips a path makes.
  */
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store/store.js';
-import { freshPostgresDatabase } from './instance.js';
+import { freshMigratedPostgresDatabase } from './instance.js';
 
 export interface CountedPostgres {
   /** The store that migrated the database (close it with the client). */
@@ -16,8 +16,8 @@ export interface CountedPostgres {
 }
 
 export async function countedPostgres(): Promise<CountedPostgres> {
-  const url = await freshPostgresDatabase();
-  const store = await openStore({ dialect: 'postgres', target: url }); // migrates
+  const url = await freshMigratedPostgresDatabase();
+  const store = await openStore({ dialect: 'postgres', target: url }); // a copy of the migrated template: nothing left to migrate
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   let sent = 0;

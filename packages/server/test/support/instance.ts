@@ -41,13 +41,25 @@ export interface TestInstance {
 
 let dbCounter = 0;
 
-/** A connection URL to a new, empty PostgreSQL database on the test server. */
-export async function freshPostgresDatabase(): Promise<string> {
+/** A connection URL to a new, empty PostgreSQL database on the test server (what a first start migrates). */
+export function freshPostgresDatabase(): Promise<string> {
+  return newPostgresDatabase('');
+}
+
+/**
+ * A connection URL to a new PostgreSQL database with every migration applied: a copy of the template
+ * global-postgres.ts migrated once for the run (opening it migrates nothing; about 1 s less per store).
+ */
+export function freshMigratedPostgresDatabase(): Promise<string> {
+  return newPostgresDatabase(` template ${inject('postgresTemplate')}`);
+}
+
+async function newPostgresDatabase(template: string): Promise<string> {
   const adminUrl = inject('postgresUrl');
   const name = `test_${process.pid}_${Date.now()}_${dbCounter++}`;
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
-  await client.query(`create database ${name}`);
+  await client.query(`create database ${name}${template}`);
   await client.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
@@ -56,7 +68,7 @@ export async function freshPostgresDatabase(): Promise<string> {
 
 export async function openTestStore(dialect: Dialect): Promise<{ store: Store; location: StoreLocation; cleanup: () => void }> {
   if (dialect === 'postgres') {
-    const location = { dialect, target: await freshPostgresDatabase() };
+    const location = { dialect, target: await freshMigratedPostgresDatabase() };
     return { store: await openStore(location), location, cleanup: () => undefined };
   }
   const dir = mkdtempSync(join(tmpdir(), 'identity-sqlite-'));
