@@ -10,6 +10,10 @@
  *
  * The report happens when the query is built. A prepared statement (prepared.ts) is built once,
  * so writes to these tables must not be prepared.
+ *
+ * One write to `users` is left unwatched on purpose: a sign-in's check moving the user's sequence
+ * (logins.moveUserSequence), which changes nothing authentication reads and would otherwise empty
+ * every cache at each sign-in.
  */
 import type { Tables } from './schema.js';
 
