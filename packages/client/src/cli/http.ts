@@ -45,3 +45,6 @@ export async function failure(res: Response): Promise<Error> {
 }
 
 export const base = (url: string) => url.replace(/\/+$/, '');
+
+/** A response's body as chunks (none for a body-less answer). */
+export const bodyOf = (res: Response): AsyncIterable<Uint8Array> => (res.body ?? []) as unknown as AsyncIterable<Uint8Array>;
