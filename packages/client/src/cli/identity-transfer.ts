@@ -27,7 +27,7 @@ import { closeSync, createReadStream, createWriteStream, openSync, readSync, ren
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { base, bodyOf, failure, request } from './http.js';
+import { base, bodyOf, failure, request, streamedRequest } from './http.js';
 import { type Counts, completeAnswer, type ImportAnswer, readImportAnswer } from './import-answer.js';
 import { sync } from './sync.js';
 import { compareExports, describeComparison } from './verify.js';
@@ -164,9 +164,8 @@ async function sendImportRequest(io: CliIo, url: string, token: string, body: As
   const res = await request(`${base(url)}/admin/v1/import${jobs ? '/jobs' : ''}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: Readable.toWeb(Readable.from(body)) as ReadableStream,
-    duplex: 'half',
-  } as RequestInit);
+    ...streamedRequest(body),
+  });
   onSent();
   if (!res.ok) throw await failure(res);
   if (!jobs) return completeAnswer((await readImportAnswer(bodyOf(res))) as ImportAnswer);

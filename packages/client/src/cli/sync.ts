@@ -28,8 +28,7 @@
  */
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Readable } from 'node:stream';
-import { answerMessage, base, bodyOf, request } from './http.js';
+import { answerMessage, base, bodyOf, request, streamedRequest } from './http.js';
 import { completeAnswer, type ImportAnswer, readImportAnswer } from './import-answer.js';
 import type { CliIo } from './identity-transfer.js';
 import { Conflicts, type OrgRemovals, type Removal, Touched, unitOfEntry, unitOfRemoval } from './sync-conflicts.js';
@@ -277,10 +276,9 @@ async function importSpooled(io: CliIo, opts: SyncOptions, spool: SealedSpool, p
   const imported = await request(`${base(opts.to.url)}/admin/v1/import`, {
     method: 'POST',
     headers: { authorization: `Bearer ${opts.to.token}`, 'content-type': 'application/json' },
-    body: Readable.toWeb(Readable.from(body)) as ReadableStream,
-    duplex: 'half',
+    ...streamedRequest(body),
     signal: AbortSignal.timeout(10 * 60_000),
-  } as RequestInit);
+  });
   if (!imported.ok) {
     // FAIL: a resource the target changed stopped the import; nothing of it was written.
     throw imported.status === 409 || opts.conflictPolicy === 'FAIL'
