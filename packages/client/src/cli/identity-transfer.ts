@@ -29,6 +29,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { base, bodyOf, failure, request, streamedRequest } from './http.js';
 import { type Counts, completeAnswer, type ImportAnswer, readImportAnswer } from './import-answer.js';
+import { countItems, readJsonWithSinks } from './json-tokens.js';
 import { sync } from './sync.js';
 import { compareExports, describeComparison } from './verify.js';
 
@@ -71,6 +72,17 @@ function progress(io: CliIo, label: string, total?: number) {
       return bytes;
     },
   };
+}
+
+/**
+ * The organisations of an exported document with the lengths of their lists, read from the file as
+ * a stream: a million users' document (346 MiB) parsed whole would take gigabytes.
+ */
+export async function exportedOrgs(file: string): Promise<({ orgId: string } & Record<string, unknown>)[]> {
+  const doc = (await readJsonWithSinks(createReadStream(file), (path) => (path.length === 3 && path[0] === 'orgs' ? countItems() : undefined))) as {
+    orgs: ({ orgId: string } & Record<string, unknown>)[];
+  };
+  return doc.orgs;
 }
 
 /** Counts bytes through an async iterable of chunks. */
@@ -472,8 +484,8 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     }
     renameSync(partial, out);
     const bytes = bar.done();
-    const orgs = (JSON.parse((await import('node:fs')).readFileSync(out, 'utf8')) as { orgs: { orgId: string; humanUsers?: unknown[]; machineUsers?: unknown[] }[] }).orgs;
-    for (const o of orgs) io.stdout(`org ${o.orgId}: ${o.humanUsers?.length ?? 0} human users, ${o.machineUsers?.length ?? 0} machine users`);
+    const orgs = await exportedOrgs(out);
+    for (const o of orgs) io.stdout(`org ${o.orgId}: ${o.humanUsers ?? 0} human users, ${o.machineUsers ?? 0} machine users`);
     io.stdout(`exported ${orgs.length} organisation(s), ${bytes} bytes → ${out}`);
     return 0;
   }

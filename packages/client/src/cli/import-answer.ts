@@ -8,8 +8,7 @@
  * its count, and `errors` and `warnings` their first LISTED entries, their number and their number
  * per kind of resource.
  */
-import type { Token } from 'stream-json/core/parser.js';
-import { tokenBatches } from './json-tokens.js';
+import { type ArraySink, countItems, readJsonWithSinks } from './json-tokens.js';
 
 /** Errors and warnings kept to be shown (the rest are counted). */
 export const LISTED = 20;
@@ -37,20 +36,6 @@ export interface ImportAnswer {
   resources?: number;
 }
 
-/** What becomes of an array's items: each is handed over as it is complete, then `end` gives what stands for the array. */
-interface ArraySink {
-  item(value: unknown): void;
-  end(): unknown;
-}
-
-type Path = readonly string[];
-type Frame = { path: Path; object?: Record<string, unknown>; key?: string; array?: unknown[]; sink?: ArraySink };
-
-const counter = (): ArraySink => {
-  let n = 0;
-  return { item: () => void n++, end: () => n };
-};
-
 const problems = (): ArraySink => {
   const out: Problems = { first: [], total: 0, byType: {} };
   return {
@@ -65,75 +50,15 @@ const problems = (): ArraySink => {
 };
 
 /**
- * A JSON body assembled from its tokens, where `sinkFor` may take an array's items (its path: the
- * keys down to it, `*` for an array's item) instead of keeping them.
- */
-export async function readJsonWithSinks(body: AsyncIterable<Uint8Array>, sinkFor: (path: Path) => ArraySink | undefined): Promise<unknown> {
-  const stack: Frame[] = [];
-  let root: unknown;
-  const pathOfNext = (): Path => {
-    const top = stack.at(-1);
-    if (!top) return [];
-    return [...top.path, top.object ? top.key! : '*'];
-  };
-  const place = (value: unknown) => {
-    const top = stack.at(-1);
-    if (!top) root = value;
-    else if (top.object) top.object[top.key!] = value;
-    else if (top.sink) top.sink.item(value);
-    else top.array!.push(value);
-  };
-  const token = (t: Token) => {
-    switch (t.name) {
-      case 'startObject':
-        stack.push({ path: pathOfNext(), object: {} });
-        break;
-      case 'startArray': {
-        const path = pathOfNext();
-        const sink = sinkFor(path);
-        stack.push(sink ? { path, sink } : { path, array: [] });
-        break;
-      }
-      case 'endObject':
-      case 'endArray': {
-        const done = stack.pop()!;
-        place(done.object ?? (done.sink ? done.sink.end() : done.array));
-        break;
-      }
-      case 'keyValue':
-        stack.at(-1)!.key = t.value as string;
-        break;
-      case 'stringValue':
-        place(t.value);
-        break;
-      case 'numberValue':
-        place(Number(t.value));
-        break;
-      case 'nullValue':
-        place(null);
-        break;
-      case 'trueValue':
-        place(true);
-        break;
-      case 'falseValue':
-        place(false);
-        break;
-    }
-  };
-  for await (const tokens of tokenBatches(body)) for (const t of tokens) token(t);
-  return root;
-}
-
-/**
  * ImportData's answer at `at` in the body (`[]` for ImportData's own, `['job', 'result']` for an
  * import job's view), its lists counted; the rest of the body as it is.
  */
-export function readImportAnswer(body: AsyncIterable<Uint8Array>, at: Path = []): Promise<unknown> {
-  const under = (path: Path, ...rest: string[]) => path.length === at.length + rest.length && [...at, ...rest].every((key, i) => key === '*' || key === path[i]);
+export function readImportAnswer(body: AsyncIterable<Uint8Array>, at: readonly string[] = []): Promise<unknown> {
+  const under = (path: readonly string[], ...rest: string[]) => path.length === at.length + rest.length && [...at, ...rest].every((key, i) => key === '*' || key === path[i]);
   return readJsonWithSinks(body, (path) => {
     if (under(path, 'errors') || under(path, 'warnings')) return problems();
     // Every list of an organisation's entry, and a dry run's outcomes.
-    if (under(path, 'success', 'orgs', '*', '*') || under(path, 'resources')) return counter();
+    if (under(path, 'success', 'orgs', '*', '*') || under(path, 'resources')) return countItems();
     return undefined;
   });
 }
