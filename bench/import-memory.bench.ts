@@ -22,7 +22,7 @@
  * zitadel; orgs: how many organisations the users are spread over (default 1); store sqlite
  * (default) or postgres. Cloud Storage is a file server of this process (bench/support/gcs-file-server.ts):
  * the emulator takes 130 MB at most. BENCH_KEEP=1 keeps the work folders; BENCH_HISTORY=1 gives each user three events of its source's history; BENCH_PROF=<folder> writes
- * the servers' CPU profiles there (--cpu-prof).
+ * the servers' CPU profiles there (--cpu-prof); BENCH_SERVER_NODE_ARGS gives the servers node options (`--trace-gc`).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -117,7 +117,8 @@ async function freshStore(work: string, name: string, c: Case, pg?: BenchPostgre
 async function startServer(work: string, name: string, database: string, gcsEndpoint: string): Promise<Child> {
   const port = await freePort();
   return startChild({
-    args: ['dist/main.js'],
+    // BENCH_SERVER_NODE_ARGS: node's own options for the servers (--trace-gc is not allowed in NODE_OPTIONS).
+    args: [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'],
     cwd: SERVER_DIR,
     env: {
       PORT: String(port),
