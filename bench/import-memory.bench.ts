@@ -317,6 +317,12 @@ async function runCase(c: Case, gcs: GcsFileServer, pg?: BenchPostgres): Promise
   }
 }
 
+/** A case's row of the table. */
+function row(r: Result): string {
+  const p = r.probes;
+  return `| ${r.users.toLocaleString('en')} | ${r.ids} | ${r.orgs.toLocaleString('en')} | ${r.path} | ${r.store} | ${r.mib.toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(r.users / r.seconds).toLocaleString('en')} | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | ${(r.peak - r.before).toFixed(1)} | ${p.p50.toFixed(1)} / ${p.p99.toFixed(1)} / ${p.max.toFixed(1)} (${p.count}, ${p.failed}) | ${r.cliPeak === undefined ? '–' : `${r.cliStart?.toFixed(1)} → ${r.cliPeak.toFixed(1)}`} | ${r.source ? `${r.source.before.toFixed(1)} → ${r.source.peak.toFixed(1)}` : '–'} | ${r.load.map((l) => l.toFixed(2)).join(' → ')} |`;
+}
+
 async function main() {
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-changed'], { cwd: SERVER_DIR, stdio: 'inherit' });
   const gcs = await startGcsFileServer();
@@ -336,6 +342,8 @@ async function main() {
       console.log(
         `  ${r.users.toLocaleString('en')} users (${r.ids} ids, ${r.orgs} org(s), ${r.path}, ${r.store}): ${r.seconds.toFixed(1)} s, ${Math.round(r.users / r.seconds)} users/s; server RSS +${(r.peak - r.before).toFixed(1)} MiB; GETs p99 ${r.probes.p99.toFixed(1)} ms; load ${r.load.map((l) => l.toFixed(2)).join(' → ')}`,
       );
+      // The case's whole row at once: a long series cut short keeps the rows of the cases it ran.
+      console.log(`  ${row(r)}`);
     }
   } finally {
     await gcs.stop();
@@ -345,12 +353,7 @@ async function main() {
     '\n| users | ids | orgs | path | store | document MiB | import s | users/s | server RSS before MiB | peak MiB | peak − before MiB | GETs meanwhile p50 / p99 / max ms (n, failed) | CLI start-up → peak RSS MiB | source before → peak MiB | load avg (1 min) start → end |',
   );
   console.log('| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |');
-  for (const r of results) {
-    const p = r.probes;
-    console.log(
-      `| ${r.users.toLocaleString('en')} | ${r.ids} | ${r.orgs.toLocaleString('en')} | ${r.path} | ${r.store} | ${r.mib.toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(r.users / r.seconds).toLocaleString('en')} | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | ${(r.peak - r.before).toFixed(1)} | ${p.p50.toFixed(1)} / ${p.p99.toFixed(1)} / ${p.max.toFixed(1)} (${p.count}, ${p.failed}) | ${r.cliPeak === undefined ? '–' : `${r.cliStart?.toFixed(1)} → ${r.cliPeak.toFixed(1)}`} | ${r.source ? `${r.source.before.toFixed(1)} → ${r.source.peak.toFixed(1)}` : '–'} | ${r.load.map((l) => l.toFixed(2)).join(' → ')} |`,
-    );
-  }
+  for (const r of results) console.log(row(r));
 }
 
 main().catch((error) => {
