@@ -8,7 +8,10 @@
  *   cli-migrate  `identity-transfer migrate` from a second server holding the users (imported there first)
  * Reported per case: the import's duration and users per second, the server's RSS before it and its
  * peak (VmHWM of a process started fresh for the case) and their difference, the latency of small
- * authenticated GETs sent every 10 ms meanwhile (p50, p99, max), and for the CLI its own peak RSS.
+ * authenticated GETs sent every 10 ms meanwhile (p50, p99, max); for the CLI its own peak RSS and its
+ * start-up footprint (the peak of `identity-transfer --help`), and for migrate the source server's
+ * RSS before and peak while it answers the export (restarted on its store after the users were
+ * imported there, so its peak is the export's, not that import's).
  * Users carry bcrypt hashes (a migration carries them; nothing is hashed). Targets (issue 49): peak −
  * before ≤ 256 MiB on every path, p99 ≤ 100 ms, ≥ 2,000 users/s.
  *
@@ -19,11 +22,11 @@
  * zitadel; orgs: how many organisations the users are spread over (default 1); store sqlite
  * (default) or postgres. Cloud Storage is a file server of this process (bench/support/gcs-file-server.ts):
  * the emulator takes 130 MB at most. BENCH_KEEP=1 keeps the work folders; BENCH_HISTORY=1 gives each user three events of its source's history; BENCH_PROF=<folder> writes
- * the servers' CPU profiles there (--cpu-prof).
+ * the servers' CPU profiles there (--cpu-prof); BENCH_SERVER_NODE_ARGS gives the servers node options (`--trace-gc`).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -38,6 +41,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
 const SERVER_DIR = join(ROOT, 'packages', 'server');
 const CLI = join(ROOT, 'packages', 'client', 'bin', 'identity-transfer.mjs');
+const PEAK_RSS_ON_EXIT = join(HERE, 'support', 'peak-rss-on-exit.mjs');
 const PATHS = ['inline', 'gcs', 'job', 'cli-import', 'cli-migrate'] as const;
 type Path = (typeof PATHS)[number];
 const BCRYPT = '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
@@ -105,11 +109,16 @@ async function writeDocument(file: string, c: Case): Promise<number> {
   return statSync(file).size;
 }
 
-async function startServer(work: string, name: string, c: Case, gcsEndpoint: string, pg?: BenchPostgres): Promise<Child> {
+/** A fresh store for server `name`: a database of the bench's PostgreSQL or a SQLite file. */
+async function freshStore(work: string, name: string, c: Case, pg?: BenchPostgres): Promise<string> {
+  return c.store === 'postgres' ? pg!.createDatabase(`bench_${name}_${Date.now()}`) : join(work, `${name}.db`);
+}
+
+async function startServer(work: string, name: string, database: string, gcsEndpoint: string): Promise<Child> {
   const port = await freePort();
-  const database = c.store === 'postgres' ? await pg!.createDatabase(`bench_${name}_${Date.now()}`) : join(work, `${name}.db`);
   return startChild({
-    args: ['dist/main.js'],
+    // BENCH_SERVER_NODE_ARGS: node's own options for the servers (--trace-gc is not allowed in NODE_OPTIONS).
+    args: [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'],
     cwd: SERVER_DIR,
     env: {
       PORT: String(port),
@@ -157,24 +166,36 @@ async function* inlineBody(file: string) {
   yield '}';
 }
 
-/** Runs the CLI to its end: its exit code, output and peak RSS (sampled from /proc while it runs). */
+/** Runs the CLI to its end: its exit code, output and peak RSS (VmHWM as it exits, written by a preload). */
 async function runCli(args: string[]): Promise<{ code: number | null; output: string; peakMiB: number }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', PEAK_RSS_ON_EXIT, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += String(d)));
   child.stderr.on('data', (d) => (output += String(d)));
-  let peakMiB = 0;
-  const sampler = setInterval(() => {
-    try {
-      const now = procMiB(child.pid, 'VmHWM');
-      if (Number.isFinite(now)) peakMiB = Math.max(peakMiB, now);
-    } catch {
-      // ended
-    }
-  }, 100);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  clearInterval(sampler);
-  return { code, output, peakMiB };
+  const [code] = (await once(child, 'close')) as [number | null];
+  const kib = /^peak-rss-kib (\d+)$/m.exec(output)?.[1];
+  return { code, output, peakMiB: kib ? Number(kib) / 1024 : NaN };
+}
+
+/** A server process's RSS just before something is asked of it, and the sampler of its peak since (VmHWM reset where the kernel lets us). */
+function watchRss(pid: number | undefined): { before: number; peak: () => number } {
+  let reset = false;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5'); // 5: reset the peak resident set to the current one
+    reset = true;
+  } catch {
+    // not ours to reset: the peak is sampled instead
+  }
+  const before = procMiB(pid, 'VmRSS');
+  let sampled = before;
+  const sampler = reset ? undefined : setInterval(() => (sampled = Math.max(sampled, procMiB(pid, 'VmRSS'))), 100);
+  return {
+    before,
+    peak: () => {
+      if (sampler) clearInterval(sampler);
+      return reset ? procMiB(pid, 'VmHWM') : sampled;
+    },
+  };
 }
 
 /** Polls the job until it ends (a poll every 500 ms, as the CLI's): its answer. */
@@ -196,6 +217,10 @@ interface Result extends Case {
   before: number;
   peak: number;
   cliPeak?: number;
+  /** The CLI's start-up footprint: the peak RSS of `identity-transfer --help`. */
+  cliStart?: number;
+  /** migrate: the source server's RSS before and its peak while it answered the export. */
+  source?: { before: number; peak: number };
   probes: ProbeLatencies;
   /** The machine's 1-minute load average as the import started and as it ended (a shared machine: 2 cores). */
   load: [number, number];
@@ -215,12 +240,20 @@ async function runCase(c: Case, gcs: GcsFileServer, pg?: BenchPostgres): Promise
 
     let source: Child | undefined;
     if (c.path === 'cli-migrate') {
-      source = await startServer(work, 'source', c, gcs.endpoint, pg);
+      const database = await freshStore(work, 'source', c, pg);
+      const loading = await startServer(work, 'source', database, gcs.endpoint);
+      try {
+        const res = await post(`${loading.baseUrl}/admin/v1/import`, token('source'), JSON.stringify({ timeout: '2h', dataOrgsGcs: location }));
+        if (res.status !== 200) throw new Error(`the source's import answered ${res.status}: ${res.text.slice(0, 300)}`);
+      } finally {
+        await loading.stop();
+      }
+      // A fresh process on the store holding the users: what it grows by answering the export is its own.
+      source = await startServer(work, 'source', database, gcs.endpoint);
       servers.push(source);
-      const res = await post(`${source.baseUrl}/admin/v1/import`, token('source'), JSON.stringify({ timeout: '2h', dataOrgsGcs: location }));
-      if (res.status !== 200) throw new Error(`the source's import answered ${res.status}: ${res.text.slice(0, 300)}`);
+      await fetch(`${source.baseUrl}/admin/v1/languages`, { headers: { authorization: `Bearer ${token('source')}` } });
     }
-    const server = await startServer(work, 'target', c, gcs.endpoint, pg);
+    const server = await startServer(work, 'target', await freshStore(work, 'target', c, pg), gcs.endpoint);
     servers.push(server);
     const admin = token('target');
     const headers = { authorization: `Bearer ${admin}` };
@@ -231,6 +264,8 @@ async function runCase(c: Case, gcs: GcsFileServer, pg?: BenchPostgres): Promise
     const stopProbes = probeWhile(`${server.baseUrl}/admin/v1/languages`, headers, PROBE_INTERVAL_MS);
     let imported = 0;
     let cliPeak: number | undefined;
+    let cliStart: number | undefined;
+    let sourceRss: Result['source'];
     if (c.path === 'inline' || c.path === 'gcs') {
       const body = c.path === 'inline' ? inlineBody(file) : JSON.stringify({ timeout: '2h', dataOrgsGcs: location });
       const res = await post(`${server.baseUrl}/admin/v1/import`, admin, body);
@@ -262,9 +297,12 @@ async function runCase(c: Case, gcs: GcsFileServer, pg?: BenchPostgres): Promise
               // The bench's organisations, not the source's default one (the target has its own "Default").
               ...Array.from({ length: c.orgs }, (_, o) => ['--org', ID_SHAPES[c.ids](900_000_000 + o)]).flat(),
             ];
+      cliStart = (await runCli(['--help'])).peakMiB;
+      const sourceWatch = source ? watchRss(source.proc.pid) : undefined;
       const cli = await runCli(args);
       if (cli.code !== 0) throw new Error(`the CLI exited with ${cli.code}: ${cli.output.slice(-500)}`);
       cliPeak = cli.peakMiB;
+      if (sourceWatch) sourceRss = { before: sourceWatch.before, peak: sourceWatch.peak() };
       // The CLI's summary: a line per kind of resource, "human_user  <created>  <updated>  …".
       imported = Number(/^human_user\s+(\d+)/m.exec(cli.output)?.[1] ?? 0);
     }
@@ -272,11 +310,17 @@ async function runCase(c: Case, gcs: GcsFileServer, pg?: BenchPostgres): Promise
     const probes = await stopProbes();
     const peak = procMiB(server.proc.pid, 'VmHWM');
     if (imported !== c.users) throw new Error(`${imported} users imported of ${c.users}`);
-    return { ...c, mib: bytes / 1048576, seconds, before, peak, cliPeak, probes, load: [loadBefore, loadavg()[0]] };
+    return { ...c, mib: bytes / 1048576, seconds, before, peak, cliPeak, cliStart, source: sourceRss, probes, load: [loadBefore, loadavg()[0]] };
   } finally {
     for (const s of servers) await s.stop();
     if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** A case's row of the table. */
+function row(r: Result): string {
+  const p = r.probes;
+  return `| ${r.users.toLocaleString('en')} | ${r.ids} | ${r.orgs.toLocaleString('en')} | ${r.path} | ${r.store} | ${r.mib.toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(r.users / r.seconds).toLocaleString('en')} | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | ${(r.peak - r.before).toFixed(1)} | ${p.p50.toFixed(1)} / ${p.p99.toFixed(1)} / ${p.max.toFixed(1)} (${p.count}, ${p.failed}) | ${r.cliPeak === undefined ? '–' : `${r.cliStart?.toFixed(1)} → ${r.cliPeak.toFixed(1)}`} | ${r.source ? `${r.source.before.toFixed(1)} → ${r.source.peak.toFixed(1)}` : '–'} | ${r.load.map((l) => l.toFixed(2)).join(' → ')} |`;
 }
 
 async function main() {
@@ -298,21 +342,18 @@ async function main() {
       console.log(
         `  ${r.users.toLocaleString('en')} users (${r.ids} ids, ${r.orgs} org(s), ${r.path}, ${r.store}): ${r.seconds.toFixed(1)} s, ${Math.round(r.users / r.seconds)} users/s; server RSS +${(r.peak - r.before).toFixed(1)} MiB; GETs p99 ${r.probes.p99.toFixed(1)} ms; load ${r.load.map((l) => l.toFixed(2)).join(' → ')}`,
       );
+      // The case's whole row at once: a long series cut short keeps the rows of the cases it ran.
+      console.log(`  ${row(r)}`);
     }
   } finally {
     await gcs.stop();
     await pg?.stop();
   }
   console.log(
-    '\n| users | ids | orgs | path | store | document MiB | import s | users/s | server RSS before MiB | peak MiB | peak − before MiB | GETs meanwhile p50 / p99 / max ms (n, failed) | CLI peak RSS MiB | load avg (1 min) start → end |',
+    '\n| users | ids | orgs | path | store | document MiB | import s | users/s | server RSS before MiB | peak MiB | peak − before MiB | GETs meanwhile p50 / p99 / max ms (n, failed) | CLI start-up → peak RSS MiB | source before → peak MiB | load avg (1 min) start → end |',
   );
-  console.log('| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |');
-  for (const r of results) {
-    const p = r.probes;
-    console.log(
-      `| ${r.users.toLocaleString('en')} | ${r.ids} | ${r.orgs.toLocaleString('en')} | ${r.path} | ${r.store} | ${r.mib.toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(r.users / r.seconds).toLocaleString('en')} | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | ${(r.peak - r.before).toFixed(1)} | ${p.p50.toFixed(1)} / ${p.p99.toFixed(1)} / ${p.max.toFixed(1)} (${p.count}, ${p.failed}) | ${r.cliPeak?.toFixed(1) ?? '–'} | ${r.load.map((l) => l.toFixed(2)).join(' → ')} |`,
-    );
-  }
+  console.log('| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |');
+  for (const r of results) console.log(row(r));
 }
 
 main().catch((error) => {

@@ -2,6 +2,8 @@
  * The CLI's HTTP: one fetch that names why a connection failed, and one reading of a refused
  * answer, for every command (export, import, migrate, verify, sync).
  */
+import { ReadableStream as WebReadableStream } from 'node:stream/web';
+
 /** Why a connection failed, from Node's error code (fetch reports only "fetch failed", the code is in `cause`). */
 function connectionReason(error: unknown): string {
   let cause: unknown = error;
@@ -45,3 +47,17 @@ export async function failure(res: Response): Promise<Error> {
 }
 
 export const base = (url: string) => url.replace(/\/+$/, '');
+
+/**
+ * The fields of a request whose body is streamed (an import's document): read a chunk at a time as
+ * fetch sends it, and never redirected. With fetch's default (`redirect: 'follow'`) undici clones
+ * the request to be able to follow a redirect, which tees its body: the branch not sent keeps every
+ * chunk until the request is gone. An upload of a million users' document (346 MiB) grew the CLI
+ * by ~380 MiB that way (BENCHMARKS.md, "Imports at a million users"). A streamed body cannot be
+ * sent twice anyway: a redirect is an error.
+ */
+export const streamedRequest = (chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) =>
+  ({ body: WebReadableStream.from(chunks) as unknown as ReadableStream<Uint8Array>, duplex: 'half', redirect: 'error' }) as RequestInit;
+
+/** A response's body as chunks (none for a body-less answer). */
+export const bodyOf = (res: Response): AsyncIterable<Uint8Array> => (res.body ?? []) as unknown as AsyncIterable<Uint8Array>;

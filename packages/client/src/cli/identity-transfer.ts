@@ -27,7 +27,9 @@ import { closeSync, createReadStream, createWriteStream, openSync, readSync, ren
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { base, failure, request } from './http.js';
+import { base, bodyOf, failure, request, streamedRequest } from './http.js';
+import { type Counts, completeAnswer, type ImportAnswer, readImportAnswer } from './import-answer.js';
+import { countItems, readJsonWithSinks } from './json-tokens.js';
 import { sync } from './sync.js';
 import { compareExports, describeComparison } from './verify.js';
 
@@ -70,6 +72,17 @@ function progress(io: CliIo, label: string, total?: number) {
       return bytes;
     },
   };
+}
+
+/**
+ * The organisations of an exported document with the lengths of their lists, read from the file as
+ * a stream: a million users' document (346 MiB) parsed whole would take gigabytes.
+ */
+export async function exportedOrgs(file: string): Promise<({ orgId: string } & Record<string, unknown>)[]> {
+  const doc = (await readJsonWithSinks(createReadStream(file), (path) => (path.length === 3 && path[0] === 'orgs' ? countItems() : undefined))) as {
+    orgs: ({ orgId: string } & Record<string, unknown>)[];
+  };
+  return doc.orgs;
 }
 
 /** Counts bytes through an async iterable of chunks. */
@@ -123,24 +136,12 @@ type ConflictPolicy = (typeof CONFLICT_POLICIES)[number];
 /** The request's fields, in the API's names (given ones only: the service's defaults otherwise). */
 const requestFields = (o: ImportOptions) => ({ timeout: o.timeout, ...(o.dryRun ? { dryRun: true } : {}), ...(o.conflictPolicy ? { conflictPolicy: o.conflictPolicy } : {}) });
 
-type Counts = { created: number; unchanged: number; changed: number; skipped?: number; refused: number };
-
-interface ImportSummary {
-  errors?: { type: string; id: string; message: string }[];
-  warnings?: { type: string; id: string; message: string }[];
-  success: { orgs?: Record<string, unknown>[] };
-  /** This service's (absent in ZITADEL's answer): the outcomes, in all and per kind of resource. */
-  summary?: Counts;
-  summaryByType?: Record<string, Counts>;
-  dryRun?: boolean;
-}
-
 interface ImportJob {
   id: string;
   phase: string;
   progress: { orgsDone: number; orgsTotal?: number; usersDone: number; usersTotal?: number };
   committedOrgIds: string[];
-  result?: ImportSummary;
+  result?: ImportAnswer;
   error?: { code: number; id: string; message: string };
 }
 
@@ -170,17 +171,16 @@ async function offersImportJobs(url: string, token: string): Promise<boolean> {
  * Sends an import request (its body as a stream) and returns ImportData's answer: through an import
  * job whose progress is shown while it runs where the target has jobs, else through ImportData.
  */
-async function sendImportRequest(io: CliIo, url: string, token: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, onSent: () => void): Promise<ImportSummary> {
+async function sendImportRequest(io: CliIo, url: string, token: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, onSent: () => void): Promise<ImportAnswer> {
   const jobs = await offersImportJobs(url, token);
   const res = await request(`${base(url)}/admin/v1/import${jobs ? '/jobs' : ''}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: Readable.toWeb(Readable.from(body)) as ReadableStream,
-    duplex: 'half',
-  } as RequestInit);
+    ...streamedRequest(body),
+  });
   onSent();
   if (!res.ok) throw await failure(res);
-  if (!jobs) return (await res.json()) as ImportSummary;
+  if (!jobs) return completeAnswer((await readImportAnswer(bodyOf(res))) as ImportAnswer);
   const { id } = (await res.json()) as { id: string };
   return followImportJob(io, url, token, id);
 }
@@ -205,7 +205,8 @@ async function followImportJob(io: CliIo, url: string, token: string, id: string
   for (let round = 0; ; round++) {
     const res = await request(`${base(url)}/admin/v1/import/jobs/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
     if (!res.ok) throw await failure(res);
-    const { job } = (await res.json()) as { job: ImportJob };
+    // Its answer, once done, lists every imported id: read as a stream, counted (import-answer.ts).
+    const { job } = (await readImportAnswer(bodyOf(res), ['job', 'result'])) as { job: ImportJob };
     const line = describeJob(job);
     const ended = job.phase === 'done' || job.phase === 'failed' || job.phase === 'cancelled';
     // In a log, users advancing within an organisation make a line every few seconds, not every poll.
@@ -219,14 +220,14 @@ async function followImportJob(io: CliIo, url: string, token: string, id: string
     }
     if (ended) {
       if (io.tty) process.stderr.write('\n');
-      if (job.phase === 'done' && job.result) return job.result;
+      if (job.phase === 'done' && job.result) return completeAnswer(job.result);
       throw new Error(`import job ${id} ${job.phase}: ${job.error?.message ?? 'no reason given'}`);
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS[Math.min(round, POLL_MS.length - 1)]));
   }
 }
 
-async function sendImport(io: CliIo, url: string, token: string, document: AsyncIterable<Uint8Array>, options: ImportOptions, onSent: () => void): Promise<ImportSummary> {
+async function sendImport(io: CliIo, url: string, token: string, document: AsyncIterable<Uint8Array>, options: ImportOptions, onSent: () => void): Promise<ImportAnswer> {
   const fields = JSON.stringify(requestFields(options));
   async function* body() {
     yield Buffer.from(`${fields.slice(0, -1)},"dataOrgs":`);
@@ -250,17 +251,17 @@ const OUTCOME_COLUMNS = [
  * (ZITADEL, an older identity-service) what its answer lists: the success lists as created, the
  * errors as failed.
  */
-function outcomesByType(result: ImportSummary): Map<string, Required<Counts>> {
+function outcomesByType(result: ImportAnswer): Map<string, Required<Counts>> {
   const out = new Map<string, Required<Counts>>();
   const row = (type: string) => out.get(type) ?? out.set(type, { created: 0, unchanged: 0, changed: 0, skipped: 0, refused: 0 }).get(type)!;
   if (result.summaryByType) {
     for (const [type, counts] of Object.entries(result.summaryByType)) Object.assign(row(type), { skipped: 0, ...counts });
     return out;
   }
-  for (const org of result.success.orgs ?? []) {
-    for (const [list, items] of Object.entries(org)) if (list !== 'orgId' && Array.isArray(items)) row(list).created += items.length;
+  for (const org of result.success.orgs) {
+    for (const [list, count] of Object.entries(org)) if (list !== 'orgId' && typeof count === 'number') row(list).created += count;
   }
-  for (const e of result.errors ?? []) row(e.type).refused++;
+  for (const [type, count] of Object.entries(result.errors.byType)) row(type).refused += count;
   return out;
 }
 
@@ -270,7 +271,7 @@ function outcomesByType(result: ImportSummary): Map<string, Required<Counts>> {
  * Failures are listed (the first 20) on stderr; warnings (what was left out on purpose) as notes.
  * Exit code: 1 when any resource failed, else 0.
  */
-function summarise(io: CliIo, result: ImportSummary, dryRun: boolean): number {
+function summarise(io: CliIo, result: ImportAnswer, dryRun: boolean): number {
   const byType = outcomesByType(result);
   const total: Required<Counts> = { created: 0, unchanged: 0, changed: 0, skipped: 0, refused: 0 };
   for (const counts of byType.values()) for (const [key] of OUTCOME_COLUMNS) total[key] += counts[key];
@@ -280,7 +281,7 @@ function summarise(io: CliIo, result: ImportSummary, dryRun: boolean): number {
   for (const [type, counts] of [...byType].sort(([a], [b]) => a.localeCompare(b))) io.stdout(`${type.padEnd(width)}  ${cells(counts)}`);
   io.stdout(`${'total'.padEnd(width)}  ${cells(total)}`);
 
-  const orgs = (result.success.orgs ?? []).map((o) => String(o.orgId));
+  const orgs = result.success.orgs.map((o) => String(o.orgId));
   const outcomes = OUTCOME_COLUMNS.map(([key, title]) => `${total[key]} ${title}`).join(', ');
   const written = total.created + total.changed;
   if (dryRun || result.dryRun) io.stdout(`dry run: nothing was written; the import would give ${outcomes}`);
@@ -288,12 +289,13 @@ function summarise(io: CliIo, result: ImportSummary, dryRun: boolean): number {
     io.stdout(`nothing was written: ${total.refused ? 'every resource of the document failed, or was there already' : 'every resource of the document was there already'} (${outcomes})`);
   else io.stdout(`imported into ${orgs.length} organisation(s) (${orgs.length <= 5 ? orgs.join(', ') : `${orgs.slice(0, 5).join(', ')}, …`}): ${outcomes}`);
 
-  const errors = result.errors ?? [];
-  for (const e of errors.slice(0, 20)) io.stderr(`  failed: ${e.type} ${e.id}: ${e.message}`);
-  if (errors.length > 20) io.stderr(`  … and ${errors.length - 20} more`);
+  const { errors, warnings } = result;
+  for (const e of errors.first) io.stderr(`  failed: ${e.type} ${e.id}: ${e.message}`);
+  if (errors.total > errors.first.length) io.stderr(`  … and ${errors.total - errors.first.length} more`);
   // Left out on purpose (e.g. the source's administrator named as owner): said, not a failure.
-  for (const w of result.warnings ?? []) io.stderr(`  note: ${w.message}`);
-  return errors.length || total.refused ? 1 : 0;
+  for (const w of warnings.first) io.stderr(`  note: ${w.message}`);
+  if (warnings.total > warnings.first.length) io.stderr(`  … and ${warnings.total - warnings.first.length} more notes`);
+  return errors.total || total.refused ? 1 : 0;
 }
 
 /** The import's own options, shared by import and migrate. */
@@ -482,8 +484,8 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     }
     renameSync(partial, out);
     const bytes = bar.done();
-    const orgs = (JSON.parse((await import('node:fs')).readFileSync(out, 'utf8')) as { orgs: { orgId: string; humanUsers?: unknown[]; machineUsers?: unknown[] }[] }).orgs;
-    for (const o of orgs) io.stdout(`org ${o.orgId}: ${o.humanUsers?.length ?? 0} human users, ${o.machineUsers?.length ?? 0} machine users`);
+    const orgs = await exportedOrgs(out);
+    for (const o of orgs) io.stdout(`org ${o.orgId}: ${o.humanUsers ?? 0} human users, ${o.machineUsers ?? 0} machine users`);
     io.stdout(`exported ${orgs.length} organisation(s), ${bytes} bytes → ${out}`);
     return 0;
   }

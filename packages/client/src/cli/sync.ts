@@ -28,8 +28,8 @@
  */
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Readable } from 'node:stream';
-import { answerMessage, base, request } from './http.js';
+import { answerMessage, base, bodyOf, request, streamedRequest } from './http.js';
+import { completeAnswer, type ImportAnswer, readImportAnswer } from './import-answer.js';
 import type { CliIo } from './identity-transfer.js';
 import { Conflicts, type OrgRemovals, type Removal, Touched, unitOfEntry, unitOfRemoval } from './sync-conflicts.js';
 import { type Entry, entriesOf, SealedSpool } from './sync-document.js';
@@ -70,11 +70,6 @@ export interface SyncOptions {
   timeout: string;
   /** Ends the loop after the round under way (SIGINT, SIGTERM). */
   signal?: AbortSignal;
-}
-
-interface ImportAnswer {
-  errors?: { type: string; id: string; message: string }[];
-  summary?: { created: number; changed: number; unchanged: number; skipped?: number; refused: number };
 }
 
 /** A refusal: not tried again. */
@@ -281,22 +276,23 @@ async function importSpooled(io: CliIo, opts: SyncOptions, spool: SealedSpool, p
   const imported = await request(`${base(opts.to.url)}/admin/v1/import`, {
     method: 'POST',
     headers: { authorization: `Bearer ${opts.to.token}`, 'content-type': 'application/json' },
-    body: Readable.toWeb(Readable.from(body)) as ReadableStream,
-    duplex: 'half',
+    ...streamedRequest(body),
     signal: AbortSignal.timeout(10 * 60_000),
-  } as RequestInit);
+  });
   if (!imported.ok) {
     // FAIL: a resource the target changed stopped the import; nothing of it was written.
     throw imported.status === 409 || opts.conflictPolicy === 'FAIL'
       ? new Refused((await refusedOrRetried(imported, 'the target refused the import')).message)
       : await refusedOrRetried(imported, 'the target refused the import');
   }
-  const answer = (await imported.json()) as ImportAnswer;
-  if (policy === 'FAIL' && answer.errors?.length) throw new Refused(`the target refused the first copy: ${answer.errors.length} error(s)`);
+  // The first copy's answer lists every id imported: read as a stream, counted (import-answer.ts).
+  const answer = completeAnswer((await readImportAnswer(bodyOf(imported))) as ImportAnswer);
+  if (policy === 'FAIL' && answer.errors.total) throw new Refused(`the target refused the first copy: ${answer.errors.total} error(s)`);
   const s = answer.summary;
   if (s) io.stdout(`applied ${spool.orgs} organisation(s): ${s.created} created, ${s.changed} changed, ${s.unchanged} unchanged, ${s.skipped ?? 0} skipped, ${s.refused} refused`);
   // What the target holds differently and the policy kept (REPORT), or refused: said, never silently.
-  for (const e of answer.errors ?? []) io.stderr(`not applied: ${e.type} ${e.id}: ${e.message}`);
+  for (const e of answer.errors.first) io.stderr(`not applied: ${e.type} ${e.id}: ${e.message}`);
+  if (answer.errors.total > answer.errors.first.length) io.stderr(`not applied: … and ${answer.errors.total - answer.errors.first.length} more`);
 }
 
 /** The organisations still followed: those named, less those removed at the source. */
