@@ -34,13 +34,13 @@ export const workClock: () => number = threadCpuUsage
 export class SlicePacer {
   private size: number;
 
-  /** Slices of `maxItems` at most (also the first slice's size), aiming at `sliceMs` of work each. */
+  /** Slices of `maxItems` at most, aiming at `sliceMs` of work each; the first of MIN_ITEMS (nothing is known yet of what an item costs). */
   constructor(
     private readonly maxItems: number,
     private readonly sliceMs = SLICE_MS,
     private readonly clock = workClock,
   ) {
-    this.size = maxItems;
+    this.size = Math.min(MIN_ITEMS, maxItems);
   }
 
   /** The items a slice takes now. */
@@ -62,6 +62,6 @@ export class SlicePacer {
 
   private adapt(items: number, ms: number): void {
     const fit = ms > 0 ? Math.floor((items * this.sliceMs) / ms) : this.maxItems;
-    this.size = Math.max(MIN_ITEMS, Math.min(this.maxItems, fit, this.size * MAX_GROWTH));
+    this.size = Math.max(Math.min(MIN_ITEMS, this.maxItems), Math.min(this.maxItems, fit, this.size * MAX_GROWTH));
   }
 }
