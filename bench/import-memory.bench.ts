@@ -22,7 +22,9 @@
  * zitadel; orgs: how many organisations the users are spread over (default 1); store sqlite
  * (default) or postgres. Cloud Storage is a file server of this process (bench/support/gcs-file-server.ts):
  * the emulator takes 130 MB at most. BENCH_KEEP=1 keeps the work folders; BENCH_HISTORY=1 gives each user three events of its source's history; BENCH_PROF=<folder> writes
- * the servers' CPU profiles there (--cpu-prof); BENCH_SERVER_NODE_ARGS gives the servers node options (`--trace-gc`).
+ * the servers' CPU profiles there (--cpu-prof); BENCH_SERVER_NODE_ARGS gives the servers node options (`--trace-gc`); BENCH_LAG=<path prefix> writes `<prefix>.<pid>`, a line per stretch in which
+ * the server's event loop turned more than 50 ms late, with the thread's CPU time in it (support/loop-lag.mjs: much CPU is
+ * the service's own work, little is a machine whose cores are busy elsewhere).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -114,6 +116,15 @@ async function freshStore(work: string, name: string, c: Case, pg?: BenchPostgre
   return c.store === 'postgres' ? pg!.createDatabase(`bench_${name}_${Date.now()}`) : join(work, `${name}.db`);
 }
 
+/** BENCH_PROF: CPU profiles (--cpu-prof); BENCH_LAG=<path prefix>: the server's late turns of its event loop, with its CPU time in each (support/loop-lag.mjs). */
+function serverNodeOptions(): { NODE_OPTIONS?: string; LAG_LOG?: string } {
+  const options = [
+    process.env.BENCH_PROF ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROF}` : '',
+    process.env.BENCH_LAG ? `--import=${join(HERE, 'support', 'loop-lag.mjs')}` : '',
+  ].filter(Boolean);
+  return { ...(options.length ? { NODE_OPTIONS: options.join(' ') } : {}), ...(process.env.BENCH_LAG ? { LAG_LOG: process.env.BENCH_LAG } : {}) };
+}
+
 async function startServer(work: string, name: string, database: string, gcsEndpoint: string): Promise<Child> {
   const port = await freePort();
   return startChild({
@@ -133,7 +144,7 @@ async function startServer(work: string, name: string, database: string, gcsEndp
       MAX_IMPORT_BODY_BYTES: String(1024 * 1024 * 1024),
       // The probes open a connection each while earlier ones wait (100 per address by default).
       HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000',
-      ...(process.env.BENCH_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROF}` } : {}),
+      ...serverNodeOptions(),
     },
     port,
     readyPath: '/readyz',

@@ -130,6 +130,18 @@ export class AnswerList<T> {
     yield* this.pending;
   }
 
+  /**
+   * The entries' JSON texts joined by commas (the inside of the list's JSON array), a record at a
+   * time: the text of up to FLUSH_BYTES of entries in one piece. JSON.stringify writes no raw
+   * line break, so a record's separators become commas as they are. Entry by entry, through the
+   * nested generators of `pieces`, the answer of a million users held the event loop for seconds:
+   * an async generator hands each piece on in microtasks, without a turn of the loop in between.
+   */
+  async *joinedJson(): AsyncGenerator<string> {
+    for (const offset of this.records) yield (await this.spill.read(offset)).replaceAll('\n', ',');
+    if (this.pending.length) yield this.pending.join(',');
+  }
+
   /** The entries (tests, small lists). */
   async toArray(): Promise<T[]> {
     const out: T[] = [];
@@ -147,8 +159,9 @@ export class RawJson {
 const CHUNK_CHARS = 64 * 1024;
 
 /**
- * `value` as JSON text, in pieces of about 64 KiB: as JSON.stringify would write it (undefined
- * fields left out, toJSON honoured), with every AnswerList and RawJson read as it is written.
+ * `value` as JSON text, in pieces of 64 KiB or more (a list's record comes whole, up to about
+ * 1 MiB): as JSON.stringify would write it (undefined fields left out, toJSON honoured), with every
+ * AnswerList and RawJson read as it is written.
  */
 export async function* jsonText(value: unknown): AsyncGenerator<string> {
   let out = '';
@@ -166,7 +179,7 @@ async function* pieces(value: unknown): AsyncGenerator<string> {
   if (value instanceof AnswerList) {
     let first = true;
     yield '[';
-    for await (const text of value.json()) {
+    for await (const text of value.joinedJson()) {
       yield first ? text : `,${text}`;
       first = false;
     }

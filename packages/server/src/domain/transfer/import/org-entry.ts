@@ -7,12 +7,14 @@
  * nothing. Imported resources get no events of their own (description §4.5 rule 3): their state
  * rows start at sequence 0.
  */
+import { SlicePacer } from '../../../runtime/paced-slices.js';
 import type { Repositories } from '../../../store/store.js';
 import type { RequestContext } from '../../context.js';
 import type { DomainError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { AnswerList } from '../answer-lists.js';
 import type { DataOrg } from '../document.js';
+import { USER_BATCH } from '../spooled-document.js';
 import { importApps } from './apps.js';
 import { importMachineSecrets, importPersonalAccessTokens } from './credentials.js';
 import { importDomains } from './domains.js';
@@ -88,9 +90,13 @@ export async function importOrgEntry(tx: Repositories, c: OrgImportContext): Pro
   await importUsers(tx, org, run, userOptions);
   check();
   // Batch by batch, in this same transaction: a later batch sees the users of the earlier ones.
+  // Each batch in slices of bounded work, the event loop turning between two (paced-slices.ts):
+  // on SQLite the writes hold the thread, and a whole batch held it 18–120 ms.
+  const pacer = new SlicePacer(USER_BATCH);
   let usersDone = 0;
   for await (const batch of c.userBatches?.() ?? []) {
-    await importUsers(tx, { ...org, humanUsers: batch.humanUsers ?? [], machineUsers: batch.machineUsers ?? [] }, run, userOptions);
+    await pacer.each(batch.humanUsers ?? [], (humanUsers) => importUsers(tx, { ...org, humanUsers, machineUsers: [] }, run, userOptions));
+    await pacer.each(batch.machineUsers ?? [], (machineUsers) => importUsers(tx, { ...org, humanUsers: [], machineUsers }, run, userOptions));
     check();
     c.onUsersDone?.((usersDone += (batch.humanUsers?.length ?? 0) + (batch.machineUsers?.length ?? 0)));
   }
