@@ -118,10 +118,9 @@ async function freshStore(work: string, name: string, c: Case, pg?: BenchPostgre
 
 /** BENCH_PROF: CPU profiles (--cpu-prof); BENCH_LAG=<path prefix>: the server's late turns of its event loop, with its CPU time in each (support/loop-lag.mjs). */
 function serverNodeOptions(): { NODE_OPTIONS?: string; LAG_LOG?: string } {
-  const options = [
-    process.env.BENCH_PROF ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROF}` : '',
-    process.env.BENCH_LAG ? `--import=${join(HERE, 'support', 'loop-lag.mjs')}` : '',
-  ].filter(Boolean);
+  const options = [process.env.BENCH_PROF ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROF}` : '', process.env.BENCH_LAG ? `--import=${join(HERE, 'support', 'loop-lag.mjs')}` : ''].filter(
+    Boolean,
+  );
   return { ...(options.length ? { NODE_OPTIONS: options.join(' ') } : {}), ...(process.env.BENCH_LAG ? { LAG_LOG: process.env.BENCH_LAG } : {}) };
 }
 

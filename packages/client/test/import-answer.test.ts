@@ -46,10 +46,14 @@ it('counts the lists of a small answer and keeps everything else', async () => {
   };
   const text = JSON.stringify(body);
   // Chunks cut anywhere, a character's bytes split between two.
-  const answer = completeAnswer((await readImportAnswer((async function* () {
-    const bytes = Buffer.from(text);
-    for (let i = 0; i < bytes.length; i += 7) yield bytes.subarray(i, i + 7);
-  })())) as ImportAnswer);
+  const answer = completeAnswer(
+    (await readImportAnswer(
+      (async function* () {
+        const bytes = Buffer.from(text);
+        for (let i = 0; i < bytes.length; i += 7) yield bytes.subarray(i, i + 7);
+      })(),
+    )) as ImportAnswer,
+  );
   expect(answer).toEqual({
     success: { orgs: [{ orgId: ORG, humanUserIds: 2, userGrants: 1 }, { orgId: '4' }] },
     errors: { first: body.errors, total: 1, byType: { project: 1 } },

@@ -33,7 +33,7 @@ it('keeps nothing of what it has sent', async () => {
     }
     gc();
     const before = process.memoryUsage().arrayBuffers;
-    const { port } = (server.address() as AddressInfo);
+    const { port } = server.address() as AddressInfo;
     const res = await request(`http://127.0.0.1:${port}/`, { method: 'POST', ...streamedRequest(document()) });
     expect(((await res.json()) as { received: number }).received).toBe(total);
     // While the request and its answer are still referenced (as the CLI holds them while it follows the job).

@@ -95,4 +95,3 @@ export async function readJsonWithSinks(body: AsyncIterable<Uint8Array>, sinkFor
   for await (const tokens of tokenBatches(body)) for (const t of tokens) token(t);
   return root;
 }
-

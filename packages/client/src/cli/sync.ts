@@ -29,8 +29,8 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { answerMessage, base, bodyOf, request, streamedRequest } from './http.js';
-import { completeAnswer, type ImportAnswer, readImportAnswer } from './import-answer.js';
 import type { CliIo } from './identity-transfer.js';
+import { completeAnswer, type ImportAnswer, readImportAnswer } from './import-answer.js';
 import { Conflicts, type OrgRemovals, type Removal, Touched, unitOfEntry, unitOfRemoval } from './sync-conflicts.js';
 import { type Entry, entriesOf, SealedSpool } from './sync-document.js';
 

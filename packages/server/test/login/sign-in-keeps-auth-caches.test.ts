@@ -31,7 +31,12 @@ describeEachStore('a sign-in keeps the authentication caches', (dialect) => {
               orgId: ORG,
               org: { name: 'Cache Co' },
               lockoutPolicy: { maxPasswordAttempts: 3, maxOtpAttempts: 0 },
-              humanUsers: [{ userId: USER, user: { userName: 'cora', profile: { firstName: 'Co', lastName: 'Ra' }, email: { email: 'cora@example.com', isEmailVerified: true }, password: PASSWORD, otpCode: SECRET } }],
+              humanUsers: [
+                {
+                  userId: USER,
+                  user: { userName: 'cora', profile: { firstName: 'Co', lastName: 'Ra' }, email: { email: 'cora@example.com', isEmailVerified: true }, password: PASSWORD, otpCode: SECRET },
+                },
+              ],
             },
           ],
         },
