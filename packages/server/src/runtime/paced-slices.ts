@@ -23,6 +23,9 @@ const MAX_GROWTH = 2;
 type CpuUsage = { user: number; system: number };
 const threadCpuUsage = (process as { threadCpuUsage?: () => CpuUsage }).threadCpuUsage?.bind(process);
 
+/** Whether `workClock` is the thread's CPU time (Node 23.9+: the project's runtime), not the wall clock. */
+export const workClockIsCpu = threadCpuUsage !== undefined;
+
 /** ms of work so far: the thread's CPU time, else the wall clock. */
 export const workClock: () => number = threadCpuUsage
   ? () => {
