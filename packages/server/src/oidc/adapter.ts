@@ -10,6 +10,9 @@
  * back from the value it was asked for. A row read from the table therefore cannot be replayed.
  * Other kinds keep their ids: sessions and device codes are also found by uid / user code,
  * where there is no value to restore `jti` from.
+ *
+ * Each write is one statement (`store.statement`: on PostgreSQL without BEGIN … COMMIT), and
+ * each is whole on its own: the library never needs two of them to commit together.
  */
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { AuthCache } from '../auth/auth-cache.js';
@@ -106,8 +109,8 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
       if (hasNul(id) || JSON.stringify(payload).includes('\\u0000')) throw nulPayloadError();
-      await store.transaction((tx) =>
-        tx.oidc.payloads.upsert({
+      await store.statement((repositories) =>
+        repositories.oidc.payloads.upsert({
           kind: this.kind,
           id: storedKey(this.kind, id),
           payload: (TOKEN_KINDS.has(this.kind) ? withoutJti(payload) : payload) as Record<string, unknown>,
@@ -147,19 +150,19 @@ export function storeAdapter(store: Store, findClient: ClientLookup) {
 
     async consume(id: string): Promise<void> {
       if (hasNul(id)) return;
-      await store.transaction((tx) => tx.oidc.payloads.consume(this.kind, storedKey(this.kind, id), Math.floor(Date.now() / 1000)));
+      await store.statement((repositories) => repositories.oidc.payloads.consume(this.kind, storedKey(this.kind, id), Math.floor(Date.now() / 1000)));
       noteTokenWrite(this.kind);
     }
 
     async destroy(id: string): Promise<void> {
       if (hasNul(id)) return;
-      await store.transaction((tx) => tx.oidc.payloads.destroy(this.kind, storedKey(this.kind, id)));
+      await store.statement((repositories) => repositories.oidc.payloads.destroy(this.kind, storedKey(this.kind, id)));
       noteTokenWrite(this.kind);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
       if (hasNul(grantId)) return;
-      await store.transaction((tx) => tx.oidc.payloads.revokeByGrantId(this.kind, grantId));
+      await store.statement((repositories) => repositories.oidc.payloads.revokeByGrantId(this.kind, grantId));
       noteTokenWrite(this.kind);
     }
   };

@@ -56,10 +56,13 @@ export async function openPostgresStore(url: string): Promise<Store> {
     }),
   );
 
+  // On the pool, outside any transaction: reads, and `statement`'s one write (refused for authentication's tables).
+  const onPool = createRepositories(drizzle(pool) as unknown as Db, tables, { ...postgresHotPath(pool), settledPosition: postgresSettledPosition(pool) }, { onAuthWrite: refuseAuthWrite });
   return {
     dialect: 'postgres',
-    read: createRepositories(drizzle(pool) as unknown as Db, tables, { ...postgresHotPath(pool), settledPosition: postgresSettledPosition(pool) }, { onAuthWrite: refuseAuthWrite }),
+    read: onPool,
     transaction: (fn, locks) => transactions.run(fn, lockKeys(locks)),
+    statement: (fn) => fn(onPool),
     exclusive,
     authGeneration: () => authGeneration,
     ping: async () => {

@@ -95,6 +95,8 @@ export async function openSqliteStore(path: string): Promise<Store> {
     read: reader,
     // `locks` need nothing here: BEGIN IMMEDIATE already makes every write transaction the only one.
     transaction: (fn) => transactions.run(() => fn(writer)),
+    // Statements are in-process calls here: a transaction of the queue costs no round trip.
+    statement: (fn) => transactions.run(() => fn(writer)),
     // Across processes BEGIN IMMEDIATE + busy_timeout serialise writers; within this process a
     // second queue (not the transaction queue, which `fn` itself uses) runs one `fn` at a time.
     exclusive: (fn) => serializeExclusive(fn),

@@ -23,6 +23,15 @@ export interface Store {
    * See ARCHITECTURE.md, "The event log".
    */
   transaction<T>(fn: (tx: Repositories) => Promise<T>, locks?: readonly AggregateLock[]): Promise<T>;
+  /**
+   * Runs `fn`, which sends **one** write statement of state that has no events and takes no lock
+   * (oidc-provider's working state: oidc/adapter.ts), as a statement of its own. PostgreSQL runs it
+   * on the pool outside BEGIN … COMMIT (one statement alone is atomic: two round trips fewer than a
+   * transaction, 7 transactions per sign-in, BENCHMARKS.md "A sign-in's round trips"); SQLite as a
+   * transaction of its queue (its one writer connection). Never for a table authentication reads
+   * (auth-writes.ts: refused) nor for more than one statement (nothing would roll the first back).
+   */
+  statement<T>(fn: (repositories: Repositories) => Promise<T>): Promise<T>;
   /** Runs `fn` while no other process on this store runs it (first-start bootstrap). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /**
