@@ -106,14 +106,16 @@ export async function importOrgEntry(tx: Repositories, c: OrgImportContext): Pro
   await importApps(tx, { oidcApps: org.oidcApps ?? [], apiApps: org.apiApps ?? [], appKeys: org.appKeys ?? [], projectNames }, run);
   check();
   await importIdps(tx, { jwtIdps: org.jwtIdps ?? [], oidcIdps: org.oidcIdps ?? [], sealIdpSecret: c.sealIdpSecret, isIdpSecret: c.isIdpSecret }, run);
-  await importUserMetadata(tx, org.userMetadata ?? [], run);
+  // Lists as long as the users (a value per user, a link per user) in slices too.
+  const listPacer = new SlicePacer(USER_BATCH);
+  await listPacer.each(org.userMetadata ?? [], (userMetadata) => importUserMetadata(tx, userMetadata, run));
   check();
   // Public keys of this organisation's machine users and PRIVATE_KEY_JWT applications; the hashes of its machine users' tokens and secrets.
   await importMachineKeys(tx, org.machineKeys ?? [], run);
   await importAppKeys(tx, org.appKeys ?? [], run);
   await importPersonalAccessTokens(tx, org.identityServicePersonalAccessTokens ?? [], run);
   await importMachineSecrets(tx, org.identityServiceMachineSecrets ?? [], run);
-  await importUserLinks(tx, org.userLinks ?? [], run);
+  await listPacer.each(org.userLinks ?? [], (userLinks) => importUserLinks(tx, userLinks, run));
 
   // User grants and memberships: now, or after the organisations whose users they name.
   const { now, later } = splitReferences(org, c.importedLater);

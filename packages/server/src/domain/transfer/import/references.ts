@@ -4,8 +4,10 @@
  * imported later in the same import (order.ts), after every organisation in a transaction
  * of their own (import-data.ts).
  */
+import { SlicePacer } from '../../../runtime/paced-slices.js';
 import type { Repositories } from '../../../store/store.js';
 import type { DataOrg } from '../document.js';
+import { USER_BATCH } from '../spooled-document.js';
 import { importProjectGrants, importUserGrants } from './grants.js';
 import { importMembers } from './members.js';
 import type { OrgImport } from './report.js';
@@ -22,7 +24,11 @@ export type OrgReferences = Pick<DataOrg, 'userGrants' | 'orgMembers' | 'project
 export async function importReferences(tx: Repositories, refs: OrgReferences, run: OrgImport): Promise<void> {
   run.check();
   await importProjectGrants(tx, refs.projectGrants ?? [], run);
-  await importUserGrants(tx, refs.userGrants ?? [], run);
+  // A grant per user (or several): in slices of bounded work, as the users are (paced-slices.ts). A
+  // grant given twice in the document, once in each of two slices, is then found by the second as
+  // the first wrote it (under OVERWRITE: unchanged, or changed to the second's roles).
+  await new SlicePacer(USER_BATCH).each(refs.userGrants ?? [], (userGrants) => importUserGrants(tx, userGrants, run));
+  // Members are few (and each call reads the organisation's members): whole.
   await importMembers(tx, { orgMembers: refs.orgMembers ?? [], projectMembers: refs.projectMembers ?? [], projectGrantMembers: refs.projectGrantMembers ?? [] }, run);
 }
 
