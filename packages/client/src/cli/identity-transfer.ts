@@ -29,6 +29,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { base, bodyOf, failure, request, streamedRequest } from './http.js';
 import { type Counts, completeAnswer, type ImportAnswer, readImportAnswer } from './import-answer.js';
+import { requestBody, scanRequestFile } from './import-request-file.js';
 import { countItems, readJsonWithSinks } from './json-tokens.js';
 import { sync } from './sync.js';
 import { compareExports, describeComparison } from './verify.js';
@@ -503,20 +504,12 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     // its head tells (only the head is read: a document of a million users is hundreds of MiB).
     const head = readHead(file, 4096);
     if (/"(data_orgs|dataOrgs|data_orgsv1|dataOrgsv1)"\s*:/.test(head) && !/^\s*\{\s*"orgs"/.test(head)) {
-      const body = JSON.parse((await import('node:fs')).readFileSync(file, 'utf8')) as Record<string, unknown>;
-      // The command line's options win over the file's fields (under either spelling).
-      const given = requestFields({ ...importOpts, timeout: values.timeout ?? String(body.timeout ?? importOpts.timeout) });
-      for (const key of ['dry_run', 'conflict_policy'])
-        if (
-          Object.hasOwn(
-            given,
-            key.replace(/_(.)/, (_, c: string) => c.toUpperCase()),
-          )
-        )
-          delete body[key];
-      const text = JSON.stringify({ ...body, ...given });
+      // Read in two passes, the document never held (import-request-file.ts); the command line's
+      // options win over the file's fields (under either spelling).
+      const scanned = await scanRequestFile(file);
+      const given = requestFields({ ...importOpts, timeout: values.timeout ?? String(scanned.fields.timeout ?? importOpts.timeout) });
       // A dry run asked for in the file is said by the answer (`dryRun: true`).
-      return summarise(io, await sendImportRequest(io, url, token, [Buffer.from(text)], () => bar.done()), importOpts.dryRun);
+      return summarise(io, await sendImportRequest(io, url, token, counted(requestBody(file, scanned, given), bar.add), () => bar.done()), importOpts.dryRun);
     }
     return summarise(io, await sendImport(io, url, token, counted(createReadStream(file), bar.add), importOpts, () => bar.done()), importOpts.dryRun);
   }
