@@ -91,7 +91,7 @@ describe("an import's answer", () => {
   );
 });
 
-describeEachStore("a job's answer in the store", (dialect) => {
+describeEachStore('an import of many users, and its answer', (dialect) => {
   let t: TestInstance;
   beforeAll(async () => {
     t = await createTestInstance(dialect);
@@ -126,16 +126,6 @@ describeEachStore("a job's answer in the store", (dialect) => {
     },
     120_000,
   );
-});
-
-describeEachStore('an import of many users', (dialect) => {
-  let t: TestInstance;
-  beforeAll(async () => {
-    t = await createTestInstance(dialect);
-  }, 60_000);
-  afterAll(async () => {
-    await t?.close();
-  });
 
   it.skipIf(!workClockIsCpu)(
     'gives the event loop a turn after each slice of bounded work, not after each batch of 200 users (needs the thread CPU clock: Node 23.9+)',
