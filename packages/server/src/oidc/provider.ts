@@ -22,6 +22,7 @@ import { tokenAmr } from './authentication-methods.js';
 import { isReservedClaim, personClaims, reservedClaims } from './claims.js';
 import { CLOCK_TOLERANCE } from './client-assertions.js';
 import { type ClientExtras, compareHashedClientSecret, EXTRA_CLIENT_METADATA, type OAuthClients, refusedRedirectReason } from './clients.js';
+import { cookieSigner } from './cookie-keys.js';
 import { signInPolicy } from './interaction-policy.js';
 import { answerIntrospection } from './introspection.js';
 import { DEFAULT_SIGNING_ALGORITHM, type KeyRing, SIGNING_ALGORITHMS, type SigningAlgorithm, signingAlgorithm } from './keys.js';
@@ -174,7 +175,9 @@ function providerConfiguration(deps: OidcProviderDeps, alg: SigningAlgorithm): C
     // active web key signs them); discovery lists the algorithms of the published keys.
     clientDefaults: { grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: alg },
     enabledJWA: { idTokenSigningAlgValues: [...SIGNING_ALGORITHMS] },
-    cookies: { keys: keys.cookie },
+    // A signer with Keygrip's format and the keys built once (cookie-keys.ts): oidc-provider and koa's
+    // cookies take any Keygrip, though the configuration's type names arrays only.
+    cookies: { keys: cookieSigner(keys.cookie) as unknown as string[] },
     routes: ROUTES,
     scopes: [...OIDC_SCOPES],
     claims: {
