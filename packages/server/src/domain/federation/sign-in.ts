@@ -63,7 +63,7 @@ export async function providersFor(store: Store, orgId: string, instanceId: stri
   const policy = await policyOf(orgId);
   if (!policy.allowExternalIdp) return [];
   const listed = new Set(policy.idps.map((i) => i.idpId));
-  const { rows } = await store.read.idps.search({ ownerIds: [orgId, instanceId], sortBy: 'name', offset: 0, limit: 50, asc: true });
+  const rows = await store.read.idps.ofEitherOwner(orgId, instanceId);
   // An OIDC provider imported without its client secret cannot sign anybody in until one is set.
   const usable = (row: IdpRow) => row.idpType !== 'IDP_TYPE_OIDC' || row.oidcClientSecretSealed !== null;
   return rows.filter((row) => row.state === 'IDP_STATE_ACTIVE' && usable(row) && (listed.size === 0 || listed.has(row.id)));

@@ -1,5 +1,6 @@
-import { and, eq, inArray, isNotNull, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db.js';
+import { once } from '../prepared.js';
 import type { Tables } from '../schema.js';
 import { type PageQuery, selectPage, type TextMatch, textCondition } from './search.js';
 
@@ -15,8 +16,25 @@ export interface IdpSearch extends PageQuery {
   sortBy: 'created' | 'name';
 }
 
+/** The most providers a login page offers (ZITADEL's default page size). */
+export const LOGIN_PAGE_IDPS = 50;
+
 export function idpRepository(db: Db, t: Tables) {
+  // Every login page lists the providers of its organisation and the instance: prepared.
+  const ofEitherOwnerQuery = once(() =>
+    db
+      .select()
+      .from(t.idps)
+      .where(inArray(t.idps.ownerId, [sql.placeholder('first'), sql.placeholder('second')]))
+      .orderBy(asc(t.idps.nameKey), asc(t.idps.id))
+      .limit(LOGIN_PAGE_IDPS)
+      .prepare('idps_of_either_owner'),
+  );
   return {
+    /** The providers of two owners (an organisation and the instance), by name, at most LOGIN_PAGE_IDPS. */
+    async ofEitherOwner(first: string, second: string): Promise<IdpRow[]> {
+      return ofEitherOwnerQuery().execute({ first, second });
+    },
     async get(id: string): Promise<IdpRow | undefined> {
       const [row] = await db.select().from(t.idps).where(eq(t.idps.id, id)).limit(1);
       return row;

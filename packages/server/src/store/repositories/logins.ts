@@ -35,10 +35,35 @@ export function loginRepository(db: Db, t: Tables, unwatched: Db = db) {
       .limit(1)
       .prepare('machine_secrets_by_client_id'),
   );
+  // A sign-in finds its user by login name, forgets its failed checks and moves its sequence: prepared,
+  // as the rest of a sign-in's statements are (a drizzle query built per call costs more than it runs).
+  const usersByNameKeyQuery = once(() =>
+    db
+      .select({ user: u, orgPrimaryDomain: t.orgs.primaryDomain })
+      .from(u)
+      .innerJoin(t.orgs, eq(t.orgs.id, u.orgId))
+      .where(eq(u.userNameKey, sql.placeholder('userNameKey')))
+      .prepare('users_by_name_key'),
+  );
+  const clearPasswordFailures = once(() =>
+    db
+      .delete(t.passwordFailures)
+      .where(eq(t.passwordFailures.userId, sql.placeholder('userId')))
+      .prepare('password_failures_clear'),
+  );
+  // On the unwatched connection: preparing a write reports it once, when it is built (auth-writes.ts),
+  // and this one is not to be reported at all.
+  const moveSequence = once(() =>
+    unwatched
+      .update(u)
+      .set({ sequence: sql`${sql.placeholder('sequence')}` })
+      .where(eq(u.id, sql.placeholder('userId')))
+      .prepare('users_move_sequence'),
+  );
   return {
     /** Users whose (lower-cased) user name is `userNameKey`, with their organisation's primary domain. */
     async usersByNameKey(userNameKey: string): Promise<Array<{ user: UserRow; orgPrimaryDomain: string }>> {
-      return db.select({ user: u, orgPrimaryDomain: t.orgs.primaryDomain }).from(u).innerJoin(t.orgs, eq(t.orgs.id, u.orgId)).where(eq(u.userNameKey, userNameKey));
+      return usersByNameKeyQuery().execute({ userNameKey });
     },
     /** Failed password checks since the last success (the lockout policy's `maxPasswordAttempts`). */
     async failures(userId: string): Promise<number> {
@@ -53,7 +78,7 @@ export function loginRepository(db: Db, t: Tables, unwatched: Db = db) {
     },
     /** Forgets the failed password checks, or (`'all'`, an unlock) those and every wrong code of the user. */
     async clearFailures(userId: string, what: 'password' | 'all' = 'all'): Promise<void> {
-      await db.delete(t.passwordFailures).where(eq(t.passwordFailures.userId, userId));
+      await clearPasswordFailures().execute({ userId });
       if (what === 'all') await db.delete(t.codeCheckFailures).where(eq(t.codeCheckFailures.userId, userId));
     },
     codeFailures: {
@@ -95,7 +120,7 @@ export function loginRepository(db: Db, t: Tables, unwatched: Db = db) {
      * (userinfo's `updated_at`).
      */
     async moveUserSequence(userId: string, sequence: number): Promise<void> {
-      await unwatched.update(u).set({ sequence }).where(eq(u.id, userId));
+      await moveSequence().execute({ userId, sequence });
     },
     async setUserState(userId: string, state: string, sequence: number, changedAt: Date): Promise<void> {
       await db.update(u).set({ state, sequence, changedAt }).where(eq(u.id, userId));
