@@ -11,6 +11,7 @@
  *
  * An entry is also never served past its own `notAfter` (a token's expiry).
  */
+import { LruMap } from '../runtime/lru-map.js';
 import type { Store } from '../store/store.js';
 
 /** How long another process's change can go unseen here (README, ARCHITECTURE.md). */
@@ -31,9 +32,8 @@ export interface AuthCacheOptions {
 }
 
 export class AuthCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly entries: LruMap<string, Entry<V>>;
   private readonly ttlMs: number;
-  private readonly maxEntries: number;
   private readonly now: () => number;
 
   constructor(
@@ -41,7 +41,7 @@ export class AuthCache<V> {
     options: AuthCacheOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? AUTH_CACHE_TTL_MS;
-    this.maxEntries = options.maxEntries ?? AUTH_CACHE_MAX_ENTRIES;
+    this.entries = new LruMap(options.maxEntries ?? AUTH_CACHE_MAX_ENTRIES);
     this.now = options.now ?? Date.now;
   }
 
@@ -56,12 +56,8 @@ export class AuthCache<V> {
     const generation = this.store.authGeneration();
     const hit = this.entries.get(key);
     if (hit) {
-      if (hit.generation === generation && now < hit.validUntil) {
-        // Re-inserted: Map iteration order is insertion order, so the first key is the least recently used.
-        this.entries.delete(key);
-        this.entries.set(key, hit);
-        return hit.value;
-      }
+      // The `get` made it the most recently used (lru-map.ts).
+      if (hit.generation === generation && now < hit.validUntil) return hit.value;
       this.entries.delete(key);
     }
     const loaded = await load();
@@ -69,7 +65,6 @@ export class AuthCache<V> {
     const validUntil = Math.min(now + this.ttlMs, loaded.notAfter ?? Infinity);
     if (validUntil > now && this.store.authGeneration() === generation) {
       this.entries.set(key, { value: loaded.value, generation, validUntil });
-      if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     }
     return loaded.value;
   }

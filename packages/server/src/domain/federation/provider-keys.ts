@@ -7,6 +7,7 @@
  */
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { fetchLimited, OutboundError, type OutboundLimits } from '../../outbound/limited-fetch.js';
+import { LruMap } from '../../runtime/lru-map.js';
 
 export const KEYS_LIMITS: OutboundLimits = { timeoutMs: 5_000, maxBytes: 256 * 1024 };
 export const KEYS_FRESH_MS = 5 * 60_000;
@@ -21,7 +22,7 @@ interface Cached {
 }
 
 export class ProviderKeys {
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache = new LruMap<string, Cached>(MAX_ENDPOINTS);
   private readonly inFlight = new Map<string, Promise<Cached>>();
 
   constructor(
@@ -63,9 +64,7 @@ export class ProviderKeys {
       throw new OutboundError(`${endpoint} answered with an unusable key set (${(error as Error).message})`);
     }
     const entry: Cached = { keys, kids: new Set(set.keys.map((k) => k.kid)), readAt: this.now() };
-    this.cache.delete(endpoint);
     this.cache.set(endpoint, entry);
-    if (this.cache.size > MAX_ENDPOINTS) this.cache.delete(this.cache.keys().next().value!);
     return entry;
   }
 }
