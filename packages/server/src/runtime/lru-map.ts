@@ -23,8 +23,9 @@ export class LruMap<K, V> {
   private oldest: Node<K, V> | undefined;
   private newest: Node<K, V> | undefined;
 
+  /** `maxEntries` 0: nothing is kept (a cache turned off). */
   constructor(private readonly maxEntries: number) {
-    if (!(maxEntries >= 1)) throw new Error('an LruMap holds at least one entry');
+    if (!(maxEntries >= 0)) throw new Error('an LruMap holds zero entries or more');
   }
 
   /** The value, which becomes the most recently used; undefined when the key is not kept. */
@@ -37,6 +38,7 @@ export class LruMap<K, V> {
 
   /** Keeps the value as the most recently used, forgetting the least recently used past the bound. */
   set(key: K, value: V): void {
+    if (this.maxEntries === 0) return;
     const node = this.nodes.get(key);
     if (node) {
       node.value = value;

@@ -109,7 +109,10 @@ describe('LruMap', () => {
     map.set('y', 8);
     map.set('z', 7); // b, x, y, z: b forgotten
     expect([map.get('b'), map.get('x'), map.size]).toEqual([undefined, 9, 3]);
-    expect(() => new LruMap(0)).toThrow();
+    const none = new LruMap<string, number>(0);
+    none.set('a', 1);
+    expect([none.get('a'), none.size]).toEqual([undefined, 0]);
+    expect(() => new LruMap(-1)).toThrow();
   });
 });
 
