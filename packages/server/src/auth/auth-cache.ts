@@ -11,7 +11,7 @@
  *
  * An entry is also never served past its own `notAfter` (a token's expiry).
  */
-import { LruMap } from '../runtime/lru-map.js';
+import { GenerationCache, type GenerationCacheOptions } from '../runtime/generation-cache.js';
 import type { Store } from '../store/store.js';
 
 /** How long another process's change can go unseen here (README, ARCHITECTURE.md). */
@@ -19,57 +19,11 @@ export const AUTH_CACHE_TTL_MS = 1000;
 /** Bounds memory: least recently used entries go first. */
 export const AUTH_CACHE_MAX_ENTRIES = 10_000;
 
-interface Entry<V> {
-  value: V;
-  generation: number;
-  validUntil: number;
-}
+export type AuthCacheOptions = Partial<GenerationCacheOptions>;
 
-export interface AuthCacheOptions {
-  ttlMs?: number;
-  maxEntries?: number;
-  now?: () => number;
-}
-
-export class AuthCache<V> {
-  private readonly entries: LruMap<string, Entry<V>>;
-  private readonly ttlMs: number;
-  private readonly now: () => number;
-
-  constructor(
-    private readonly store: Pick<Store, 'authGeneration'>,
-    options: AuthCacheOptions = {},
-  ) {
-    this.ttlMs = options.ttlMs ?? AUTH_CACHE_TTL_MS;
-    this.entries = new LruMap(options.maxEntries ?? AUTH_CACHE_MAX_ENTRIES);
-    this.now = options.now ?? Date.now;
-  }
-
-  /**
-   * The cached value, or `load()`'s. `load` returns the value and the latest instant it may be
-   * served (undefined: only the TTL bounds it), or undefined for "do not cache" (its result is
-   * then returned uncached). The generation is read before `load` runs, so a write committed
-   * while it ran leaves an entry that is never served.
-   */
-  async get(key: string, load: () => Promise<{ value: V; notAfter?: number } | { uncached: V }>): Promise<V> {
-    const now = this.now();
-    const generation = this.store.authGeneration();
-    const hit = this.entries.get(key);
-    if (hit) {
-      // The `get` made it the most recently used (lru-map.ts).
-      if (hit.generation === generation && now < hit.validUntil) return hit.value;
-      this.entries.delete(key);
-    }
-    const loaded = await load();
-    if ('uncached' in loaded) return loaded.uncached;
-    const validUntil = Math.min(now + this.ttlMs, loaded.notAfter ?? Infinity);
-    if (validUntil > now && this.store.authGeneration() === generation) {
-      this.entries.set(key, { value: loaded.value, generation, validUntil });
-    }
-    return loaded.value;
-  }
-
-  get size(): number {
-    return this.entries.size;
+/** A generation cache (runtime/generation-cache.ts) with authentication's TTL and bound. */
+export class AuthCache<V> extends GenerationCache<V> {
+  constructor(store: Pick<Store, 'authGeneration'>, options: AuthCacheOptions = {}) {
+    super(store, { ttlMs: options.ttlMs ?? AUTH_CACHE_TTL_MS, maxEntries: options.maxEntries ?? AUTH_CACHE_MAX_ENTRIES, now: options.now });
   }
 }

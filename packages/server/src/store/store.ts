@@ -3,6 +3,7 @@
  * re-exported here for the layers above); which dialect runs underneath (SQLite file or PostgreSQL
  * server) is decided once, in `openStore`.
  */
+import { withKeptPolicyReads } from './policy-reads.js';
 import type { Dialect, Store } from './store-types.js';
 
 export type { Db } from './db.js';
@@ -39,8 +40,8 @@ export function parseDatabaseUrl(url: string | undefined, defaultSqliteFile: str
 export async function openStore(location: StoreLocation): Promise<Store> {
   if (location.dialect === 'postgres') {
     const { openPostgresStore } = await import('./postgres.js');
-    return openPostgresStore(location.target);
+    return withKeptPolicyReads(await openPostgresStore(location.target));
   }
   const { openSqliteStore } = await import('./sqlite.js');
-  return openSqliteStore(location.target);
+  return withKeptPolicyReads(await openSqliteStore(location.target));
 }
