@@ -13,7 +13,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signInThroughForm } from '../support/code-flow.js';
 import { describeEachStore } from '../support/instance.js';
-import { createOidcApp, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
+import { importHuman, type OidcTestServer, publicClientInNewProject, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';
@@ -49,18 +49,9 @@ describeEachStore('a sign-in’s statements', (dialect) => {
 
   beforeAll(async () => {
     s = await startOidcServer(dialect);
-    const project = await s.api('POST', '/management/v1/projects', { name: 'statements' });
-    const app = await createOidcApp(s, project.body.id, {
-      name: 'spa',
-      redirectUris: [REDIRECT],
-      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
-      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_USER_AGENT',
-      authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
-      devMode: true,
-    });
+    const clientId = await publicClientInNewProject(s, { name: 'statements' }, 'spa', REDIRECT);
     await importHuman(s, 'stella', { password: PASSWORD });
-    config = await oc.discovery(new URL(s.issuer), app.clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
+    config = await oc.discovery(new URL(s.issuer), clientId, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
   }, 120_000);
   afterAll(() => s?.close());
 
