@@ -15,16 +15,8 @@ export interface CodeFailures {
 
 export type MachineSecretRow = Tables['machineSecrets']['$inferSelect'];
 
-/**
- * What logging in and issuing tokens read and write about users: finding a user by login name,
- * the failed-attempt counter, password hash and state changes, machine secrets, and the roles
- * a user holds through active user grants.
- */
-/**
- * `unwatched` is the connection without the authentication watch (auth-writes.ts), for the one
- * write to `users` that changes nothing authentication reads: see `moveUserSequence`.
- */
-export function loginRepository(db: Db, t: Tables, unwatched: Db = db) {
+/** The statements a sign-in and a client-credentials token run on every call: prepared (store/prepared.ts). */
+function preparedLoginStatements(db: Db, t: Tables, unwatched: Db) {
   const u = t.users;
   // Every client-credentials token looks its machine client up (oidc/clients.ts): prepared.
   const machineSecretByClientId = once(() =>
@@ -60,6 +52,21 @@ export function loginRepository(db: Db, t: Tables, unwatched: Db = db) {
       .where(eq(u.id, sql.placeholder('userId')))
       .prepare('users_move_sequence'),
   );
+  return { machineSecretByClientId, usersByNameKeyQuery, clearPasswordFailures, moveSequence };
+}
+
+/**
+ * What logging in and issuing tokens read and write about users: finding a user by login name,
+ * the failed-attempt counter, password hash and state changes, machine secrets, and the roles
+ * a user holds through active user grants.
+ */
+/**
+ * `unwatched` is the connection without the authentication watch (auth-writes.ts), for the one
+ * write to `users` that changes nothing authentication reads: see `moveUserSequence`.
+ */
+export function loginRepository(db: Db, t: Tables, unwatched: Db = db) {
+  const u = t.users;
+  const { machineSecretByClientId, usersByNameKeyQuery, clearPasswordFailures, moveSequence } = preparedLoginStatements(db, t, unwatched);
   return {
     /** Users whose (lower-cased) user name is `userNameKey`, with their organisation's primary domain. */
     async usersByNameKey(userNameKey: string): Promise<Array<{ user: UserRow; orgPrimaryDomain: string }>> {
