@@ -78,6 +78,12 @@ export function groupCommitQueue(borrow: () => Promise<TransactionConnection>) {
   /** A runner: groups (or lone transactions) one after the other while transactions wait. */
   async function drain(runner: Runner) {
     while (waiting.length > 0) {
+      // One transaction waits: one turn of the event loop first lets the requests already read
+      // reach the queue and join it (SQLite's queue waits the same turn). Without it the first
+      // writer to arrive after a COMMIT ran alone while the rest queued behind it: under load every
+      // other group was a lone transaction, its five round trips paid for one write, and the PUT of
+      // one text served 13–22 % fewer requests at 9–19 % more CPU each (BENCHMARKS.md round 28).
+      if (waiting.length === 1) await new Promise((resolve) => setImmediate(resolve));
       runner.since = performance.now();
       const group = waiting.splice(0, MAX_GROUP);
       if (group.length === 1) {

@@ -72,6 +72,29 @@ describeEachStore('concurrent transactions', (dialect) => {
 });
 
 describe('group commit on PostgreSQL', () => {
+  it('writes that arrive in one turn of the event loop share one transaction, the first of them too', async () => {
+    const { store, cleanup } = await openTestStore('postgres');
+    // Counted on the driver itself: every transaction the store runs opens with one BEGIN.
+    const query = pg.Client.prototype.query;
+    let begins = 0;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      if (args[0] === 'begin') begins++;
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      const event = (aggregateId: string) => ({ aggregateType: 'user', aggregateId, type: 'user.metadata.set', payload: {}, creator: 'c', resourceOwner: 'o' });
+      // As concurrent requests reach the store: one after the other, in the same turn. The first
+      // used to start a transaction of its own at once, and the others a second one behind it.
+      const sequences = await Promise.all(Array.from({ length: 5 }, (_, i) => store.transaction((tx) => tx.events.append(event(`one-turn-${i}`)))));
+      expect(sequences.map((appended) => appended.sequence)).toEqual([1, 1, 1, 1, 1]);
+      expect(begins).toBe(1);
+    } finally {
+      pg.Client.prototype.query = query;
+      await store.close();
+      cleanup();
+    }
+  });
+
   it('a long transaction holds up only its own group: a write queued behind it is answered long before it ends', async () => {
     const { store, cleanup } = await openTestStore('postgres');
     try {
