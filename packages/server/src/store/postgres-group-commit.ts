@@ -13,6 +13,7 @@
  * (aggregate, sequence) key fired or PostgreSQL rolled it back to break a deadlock. And more than
  * one runner: a group that stalls (an import) lets another start (MAX_RUNNERS, STALLED_MS).
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { UniqueViolation } from '../domain/errors.js';
 import type { TransactionConnection } from './postgres-connection.js';
 import type { Repositories } from './repositories/index.js';
@@ -83,7 +84,7 @@ export function groupCommitQueue(borrow: () => Promise<TransactionConnection>) {
       // writer to arrive after a COMMIT ran alone while the rest queued behind it: under load every
       // other group was a lone transaction, its five round trips paid for one write, and the PUT of
       // one text served 13–22 % fewer requests at 9–19 % more CPU each (BENCHMARKS.md round 28).
-      if (waiting.length === 1) await new Promise((resolve) => setImmediate(resolve));
+      if (waiting.length === 1) await yieldToEventLoop();
       runner.since = performance.now();
       const group = waiting.splice(0, MAX_GROUP);
       if (group.length === 1) {

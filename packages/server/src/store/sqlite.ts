@@ -7,6 +7,7 @@
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
@@ -173,7 +174,7 @@ function groupCommitQueue(conn: Database.Database, afterGroup: () => void, check
         // better-sqlite3 is synchronous, so a request runs from its socket read to this point
         // without yielding, and transactions of concurrent requests would never be queued
         // together. One turn of the event loop lets the requests already read reach here.
-        await new Promise((resolve) => setImmediate(resolve));
+        await yieldToEventLoop();
         if (waiting.length === 0) break;
       }
       const tx = waiting.shift()!;
