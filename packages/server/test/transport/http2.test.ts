@@ -5,7 +5,7 @@
  * limits here. Real server on 127.0.0.1, node's http2 client.
  */
 import { request as http1Request } from 'node:http';
-import { constants, type Http2ServerResponse } from 'node:http2';
+import { constants, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Stream } from 'node:http2';
 import { type AddressInfo, connect, createServer as createTcpServer } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { createAccessTokenInterceptor, createAdminClient } from '@zitadel/node/dist/api/index.js';
@@ -439,6 +439,34 @@ describe('the listener alone (no store)', () => {
       const client = createAdminClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, createAccessTokenInterceptor('a-token'));
       await expect(client.healthz({})).rejects.toThrow(/UNIMPLEMENTED: probe$/);
       expect(seen).toEqual([{ version: '2.0', method: 'POST', url: '/zitadel.admin.v1.AdminService/Healthz', contentType: 'application/grpc' }]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('a closed stream keeps no listener a turn after its close: what they hold is not kept with it', async () => {
+    const streams: ServerHttp2Stream[] = [];
+    const server = createLimitedHttpServer(
+      (req, res) => {
+        streams.push((req as Http2ServerRequest).stream);
+        req.resume();
+        req.on('end', () => res.end('ok'));
+      },
+      { ...LIMITS, maxConnections: 10, maxConnectionsPerAddress: 10 },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { session } = await h2cSession((server.address() as AddressInfo).port);
+      expect((await h2cRequest(session, 'POST', '/any', { body: 'a body' }).answer).text).toBe('ok');
+      const [stream] = streams;
+      // Node's compatibility request and response, and the listener's own watch, listen to it while it is open.
+      await expect.poll(() => stream.closed).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(stream.eventNames().filter((name) => name !== 'error')).toEqual([]);
+      expect(stream.listenerCount('error')).toBe(1);
+      session.close();
     } finally {
       server.closeAllConnections();
       server.close();
