@@ -280,9 +280,10 @@ export class H2cSessions {
  * what they queued). Why: node keeps a closed stream's object alive through young-generation
  * collections, and with it everything its listeners hold: node's compatibility request and
  * response, the handler's closures and what they reach. Under gRPC load on one session that
- * promoted ~2.4 KB a call to the old generation and made scavenges cost ~8 µs a call, three times
- * a REST call's (BENCHMARKS.md round 29). Nothing is emitted on a stream after 'close'; a no-op
- * error listener stays so that a late error from node could not become an uncaught one.
+ * promoted 5.4 KB a call to the old generation, and GC paused 9.8 µs a call (a REST call: 2.7);
+ * dropped, 3.3 KB and 5.0 µs (BENCHMARKS.md round 29). Nothing is emitted on a stream after
+ * 'close'; a no-op error listener stays so that a late error from node could not become an
+ * uncaught one.
  */
 function releaseClosedStream(stream: ServerHttp2Stream): void {
   stream.removeAllListeners();
