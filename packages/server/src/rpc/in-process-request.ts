@@ -63,6 +63,68 @@ for (const name of DEFERRED_METHODS) {
 // `instanceof Request` holds, as it does for node-server's requests.
 Object.setPrototypeOf(InProcessRequest.prototype, Request.prototype);
 
+/** HTTP's whitespace, which undici's Headers strips from the ends of a value. */
+const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/**
+ * The headers of a request made in process: the few the gateway passes on (rest-twin-call.ts),
+ * kept in a Map under their lower-case names. Why: undici's Headers checks and converts every
+ * name and value on each `set` and `get`; the five sets and the route's reads cost ~1.5 µs of a
+ * gRPC call (a profile of the bench's `rpc` target, BENCHMARKS.md round 30), and these names and
+ * values were already checked by node's parser or connect's Headers. `instanceof Headers` holds,
+ * and undici (a real Request, `new Headers(these)`) reads them as the iterable of pairs they are.
+ */
+export class InProcessHeaders {
+  readonly #values = new Map<string, string>();
+
+  get(name: string): string | null {
+    return this.#values.get(name.toLowerCase()) ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.#values.has(name.toLowerCase());
+  }
+
+  set(name: string, value: string): void {
+    this.#values.set(name.toLowerCase(), String(value).replace(EDGE_WHITESPACE, ''));
+  }
+
+  append(name: string, value: string): void {
+    const previous = this.get(name);
+    this.set(name, previous === null ? value : `${previous}, ${value}`);
+  }
+
+  delete(name: string): void {
+    this.#values.delete(name.toLowerCase());
+  }
+
+  getSetCookie(): string[] {
+    return [];
+  }
+
+  /** In name order, as Headers iterates. */
+  entries(): IterableIterator<[string, string]> {
+    return [...this.#values].sort(([a], [b]) => (a < b ? -1 : 1))[Symbol.iterator]();
+  }
+
+  keys(): IterableIterator<string> {
+    return [...this.entries()].map(([name]) => name)[Symbol.iterator]();
+  }
+
+  values(): IterableIterator<string> {
+    return [...this.entries()].map(([, value]) => value)[Symbol.iterator]();
+  }
+
+  forEach(callback: (value: string, name: string, headers: Headers) => void, thisArg?: unknown): void {
+    for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this as unknown as Headers);
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+}
+Object.setPrototypeOf(InProcessHeaders.prototype, Headers.prototype);
+
 /** A request for `app.fetch` with a JSON body (or none), `content-length` declared. */
 export function inProcessRequest(url: string, method: string, headers: Headers, body: string | undefined, signal: AbortSignal): Request {
   if (body !== undefined) headers.set('content-length', String(Buffer.byteLength(body)));

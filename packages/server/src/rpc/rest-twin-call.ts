@@ -10,7 +10,7 @@ import type { DescMessage, Message } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { DomainError, GrpcCode } from '../domain/errors.js';
 import type { NodeRequest } from '../transport/http-server.js';
-import { answerText, inProcessRequest } from './in-process-request.js';
+import { answerText, InProcessHeaders, inProcessRequest } from './in-process-request.js';
 import { messageOfRestAnswer, restRequestOf, rpcErrorOfDomainError, rpcErrorOfRestAnswer } from './rest-mapping.js';
 import { header, type RpcCall, type RpcRoute } from './rpc-call.js';
 
@@ -53,7 +53,7 @@ export async function callRestTwin(route: RpcRoute, message: Message, call: RpcC
 const PASSED_HEADERS = ['authorization', 'x-zitadel-orgid', 'x-service-orgid'] as const;
 
 export function restHeaders(metadata: Headers | NodeRequest, call: RpcCall, withBody: boolean): Headers {
-  const headers = new Headers();
+  const headers = new InProcessHeaders() as unknown as Headers;
   for (const name of PASSED_HEADERS) {
     const value = metadata instanceof Headers ? metadata.get(name) : header(metadata, name);
     if (value) headers.set(name, value);

@@ -7,7 +7,7 @@ import { inspect } from 'node:util';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { answerText, inProcessRequest } from '../../src/rpc/in-process-request.js';
+import { answerText, InProcessHeaders, inProcessRequest } from '../../src/rpc/in-process-request.js';
 
 const make = (body?: string) =>
   inProcessRequest('http://rpc.internal/x?a=1', body === undefined ? 'GET' : 'PUT', new Headers({ 'content-type': 'application/json' }), body, new AbortController().signal);
@@ -36,6 +36,35 @@ describe('in-process request', () => {
     const app = new Hono().put('/x', async (c) => c.json({ a: c.req.query('a'), type: c.req.header('content-type'), body: await c.req.json() }));
     const res = await app.fetch(make('{"n":3}'));
     expect(await res.json()).toEqual({ a: '1', type: 'application/json', body: { n: 3 } });
+  });
+
+  it("keeps the gateway's headers as undici's Headers would: names in any case, values trimmed, in name order, read by undici itself", async () => {
+    const headers = new InProcessHeaders() as unknown as Headers;
+    headers.set('X-Request-Id', 'r1');
+    headers.set('authorization', ' Bearer t \t');
+    headers.append('accept', 'a');
+    headers.append('Accept', 'b');
+    const web = new Headers([
+      ['X-Request-Id', 'r1'],
+      ['authorization', ' Bearer t \t'],
+      ['accept', 'a'],
+      ['Accept', 'b'],
+    ]);
+    expect(headers instanceof Headers).toBe(true);
+    for (const name of ['x-request-id', 'AUTHORIZATION', 'accept', 'absent']) {
+      expect([headers.get(name), headers.has(name)]).toEqual([web.get(name), web.has(name)]);
+    }
+    expect([...headers]).toEqual([...web]);
+    expect([...headers.keys()]).toEqual([...web.keys()]);
+    expect([...headers.values()]).toEqual([...web.values()]);
+    const seen: string[] = [];
+    headers.forEach((value, name) => seen.push(`${name}=${value}`));
+    expect(seen).toEqual(['accept=a, b', 'authorization=Bearer t', 'x-request-id=r1']);
+    headers.delete('Accept');
+    expect(headers.has('accept')).toBe(false);
+    // undici reads them as the pairs they are: a copy, and a real Request (what `real()` and ImportData build).
+    expect(Object.fromEntries(new Headers(headers))).toEqual({ authorization: 'Bearer t', 'x-request-id': 'r1' });
+    expect(new Request('http://rpc.internal/x', { headers }).headers.get('authorization')).toBe('Bearer t');
   });
 
   it("reads an answer's text from node-server's lightweight Response without building undici's", async () => {
