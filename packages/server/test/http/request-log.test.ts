@@ -39,6 +39,16 @@ describeEachStore('the request log line', (dialect) => {
     expect(infoLines.find((l) => l.msg === 'request' && l.requestId === refused.headers.get('x-request-id'))).toMatchObject({ status: 400 });
   });
 
+  it('a REST call an RPC makes in process: no line of its own (the RPC logs one), no request id header on its answer, the caller handed back', async () => {
+    const rpcCall: { userId?: string } = {};
+    const headers = { authorization: `Bearer ${info.adminToken}`, 'content-type': 'application/json', 'x-request-id': 'in-process-1' };
+    const res = await info.app.request('/admin/v1/text/message/verifyemail/en', { method: 'PUT', headers, body: JSON.stringify({ title: 'in process' }) }, { rpcCall });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBeNull();
+    expect(rpcCall.userId).toBe(info.adminUserId);
+    expect(infoLines.filter((l) => l.requestId === 'in-process-1')).toEqual([]);
+  });
+
   it('above info: no request lines, and the request id is still answered', async () => {
     const res = await warn.call('PUT', '/admin/v1/text/message/verifyemail/en', { body: { title: 'quiet' } });
     expect(res.status).toBe(200);

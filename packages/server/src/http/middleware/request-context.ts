@@ -36,11 +36,12 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     // a web Headers object for every response, which @hono/node-server then copies header by
     // header (about 2 % of a text GET's CPU); node merges headers set here with those the
     // response is written with. Elsewhere (app.request in tests) through Hono.
-    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    // An RPC's REST call in process: its answer's headers are not the RPC's (the RPC has its own
+    // request id, which it logs), and a header set here would build a Headers object for nothing.
+    const { outgoing, rpcCall } = (c.env ?? {}) as { outgoing?: ServerResponse; rpcCall?: InProcessRpcCall };
     if (outgoing) outgoing.setHeader('x-request-id', requestId);
-    else c.header('x-request-id', requestId);
+    else if (!rpcCall) c.header('x-request-id', requestId);
     await next();
-    const rpcCall = (c.env as { rpcCall?: InProcessRpcCall } | undefined)?.rpcCall;
     if (rpcCall) {
       rpcCall.userId = c.get('ctx')?.caller.userId;
       return;
