@@ -40,7 +40,7 @@ export const MAX_TIMEOUT_MS = Number.MAX_SAFE_INTEGER;
 export async function serveUnaryRpc(req: NodeRequest, res: NodeResponse, protocol: UnaryProtocol, route: RpcRoute, call: RpcCall): Promise<void> {
   const abort = new AbortController();
   // Left attached: once the answer is written there is nothing to abort.
-  res.once('close', () => {
+  res.on('close', () => {
     if (!res.writableEnded) abort.abort(new ConnectError('the client went away', Code.Canceled));
   });
   let deadline: NodeJS.Timeout | undefined;
@@ -95,7 +95,9 @@ export function decodeBinary(schema: DescMessage, bytes: Buffer): Message {
 
 /**
  * The request body, or the first refusal `check` returns while it arrives (what follows is not kept).
- * The listeners are left on the request, which is answered and dropped; they are passed inline
+ * The listeners are left on the request, which is answered and dropped; `on` rather than `once`
+ * (each event comes at most once; `once` wraps every listener in one more closure, and a second
+ * 'error' finds a listener still there). They are passed inline
  * rather than named because tsx, which runs the sources (dev, tests, bench), gives every named
  * function a `name` property as it is created: six per call here cost ~4 % of a Connect call's CPU.
  */
@@ -115,16 +117,16 @@ export function readBody(req: NodeRequest, check: (chunks: Buffer[], received: n
         reject(refusal);
       }
     });
-    req.once('end', () => {
+    req.on('end', () => {
       if (!reading) return;
       reading = false;
       resolve({ body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received), received });
     });
-    req.once('error', () => {
+    req.on('error', () => {
       reading = false;
       reject(new ConnectError('the request failed while it was read', Code.Canceled));
     });
-    req.once('aborted', () => {
+    req.on('aborted', () => {
       reading = false;
       reject(new ConnectError('the client went away', Code.Canceled));
     });
