@@ -9,6 +9,8 @@
  * straight from node's request unless a web stream is asked for. The declared `content-length`
  * lets the body limit decide from the headers (http/middleware/body-limit.ts) as it does for REST.
  */
+import { inspect } from 'node:util';
+
 const encoder = new TextEncoder();
 
 /** Request members served from the real Request, built on first use (node-server's list, the same idea). */
@@ -121,6 +123,11 @@ export class InProcessHeaders {
 
   [Symbol.iterator](): IterableIterator<[string, string]> {
     return this.entries();
+  }
+
+  /** undici's own would read its private list, which this has not: a logged request must not throw. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `Headers ${inspect(Object.fromEntries(this.entries()))}`;
   }
 }
 Object.setPrototypeOf(InProcessHeaders.prototype, Headers.prototype);

@@ -65,6 +65,8 @@ describe('in-process request', () => {
     // undici reads them as the pairs they are: a copy, and a real Request (what `real()` and ImportData build).
     expect(Object.fromEntries(new Headers(headers))).toEqual({ authorization: 'Bearer t', 'x-request-id': 'r1' });
     expect(new Request('http://rpc.internal/x', { headers }).headers.get('authorization')).toBe('Bearer t');
+    // Logged or printed, as undici's are.
+    expect(inspect(headers)).toBe("Headers { authorization: 'Bearer t', 'x-request-id': 'r1' }");
   });
 
   it("reads an answer's text from node-server's lightweight Response without building undici's", async () => {
