@@ -72,7 +72,7 @@ export function createRpcHandler(options: RpcHandlerOptions): RequestHandler {
     const call: RpcCall = { req, path, requestId: requestIdOf(header(req, 'x-request-id')), remoteAddress: req.socket?.remoteAddress, rest: {} };
     const target = targets.get(path);
     if (req.httpVersionMajor === 1 || target?.isImport) hookAnswerHead(res, call);
-    res.on('close', () => {
+    res.once('close', () => {
       call.importCall?.abandon();
       logCall(options.logger, call, res, started);
     });
