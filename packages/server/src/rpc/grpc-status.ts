@@ -16,10 +16,9 @@ import type { ConnectError } from '@connectrpc/connect';
 import type { UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
 
+import { COMPRESSED_FLAG, enveloped, TRAILER_FLAG } from './grpc-envelope.js';
+
 const GRPC_MESSAGE = 'grpc-message';
-/** gRPC-web: an envelope whose data is the trailer (its first byte's high bit), not compressed (its low bit). */
-const TRAILER_FLAG = 0x80;
-const COMPRESSED_FLAG = 0x01;
 
 /** The spec's percent-encoding of a status message: bytes 0x20–0x7E but `%` as they are, the others `%XX`. */
 export function percentEncodeGrpcMessage(message: string): string {
@@ -94,10 +93,5 @@ function respecifiedTrailerFrame(frame: Uint8Array): Uint8Array {
   const text = Buffer.from(frame.buffer, frame.byteOffset + 5, frame.byteLength - 5).toString('latin1');
   const rewritten = text.replace(/^(grpc-message:[ \t]*)([^\r\n]*)/im, (_, name: string, value: string) => name + respecified(value));
   if (rewritten === text) return frame;
-  const data = Buffer.from(rewritten, 'latin1');
-  const out = Buffer.alloc(5 + data.length);
-  out[0] = frame[0];
-  out.writeUInt32BE(data.length, 1);
-  data.copy(out, 5);
-  return out;
+  return enveloped(frame[0], Buffer.from(rewritten, 'latin1'));
 }

@@ -12,6 +12,7 @@ import { toBinary } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { parseTimeout } from '@connectrpc/connect/protocol-grpc';
 import type { NodeRequest, NodeResponse } from '../transport/http-server.js';
+import { COMPRESSED_FLAG, enveloped } from './grpc-envelope.js';
 import { grpcStatusFields } from './grpc-status.js';
 import { header } from './rpc-call.js';
 import { decodeBinary, MAX_TIMEOUT_MS, readBody, type UnaryOutcome, type UnaryProtocol } from './unary-rpc.js';
@@ -20,7 +21,6 @@ import { decodeBinary, MAX_TIMEOUT_MS, readBody, type UnaryOutcome, type UnaryPr
 const GRPC_PROTO_TYPES = new Set(['application/grpc', 'application/grpc+proto']);
 /** What connect answers gRPC with (its `contentTypeProto`). */
 const ANSWER_TYPE = 'application/grpc+proto';
-const COMPRESSED_FLAG = 0b1;
 
 /** Whether the lean path takes this gRPC call: protobuf, over HTTP/2, not compressed. */
 export function isPlainGrpc(req: NodeRequest, contentType: string | undefined): boolean {
@@ -65,17 +65,5 @@ function answerGrpc(res: NodeResponse, schema: DescMessage, outcome: UnaryOutcom
     return;
   }
   (res as Http2ServerResponse).addTrailers({ 'grpc-status': '0' });
-  res.end(enveloped(toBinary(schema, outcome.output)));
-}
-
-/**
- * connect's `encodeEnvelope` (flags 0) in a Buffer from node's pool: `new Uint8Array` allocates an
- * ArrayBuffer of its own, ~0.5 µs a call where a pooled slice costs next to nothing (BENCHMARKS.md round 30).
- */
-function enveloped(message: Uint8Array): Buffer {
-  const frame = Buffer.allocUnsafe(5 + message.length);
-  frame[0] = 0;
-  frame.writeUInt32BE(message.length, 1);
-  frame.set(message, 5);
-  return frame;
+  res.end(enveloped(0, toBinary(schema, outcome.output)));
 }
