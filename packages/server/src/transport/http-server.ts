@@ -7,7 +7,7 @@
  * Bounds on what a client can hold, over either version: a connection that has not sent its
  * request's headers within `headersTimeoutMs` (an idle one included), or its whole request within
  * `requestTimeoutMs`, is answered 408 and closed; one left idle after a response is closed after
- * `keepAliveTimeoutMs`; beyond `maxConnections` open connections a new one is closed at once,
+ * `keepAliveTimeoutMs` (HTTP/1.1: plus KEEP_ALIVE_GRACE_MS); beyond `maxConnections` open connections a new one is closed at once,
  * and so is one from an address that already holds `maxConnectionsPerAddress` (so one client
  * cannot take the whole cap); an HTTP/2 session is one connection. What node refuses before a
  * request reaches the app (headers over 16 KiB → 431, a timeout → 408, unparsable HTTP → 400) is
@@ -41,6 +41,15 @@ export interface ConnectionLimits {
   maxConnectionsPerAddress: number;
 }
 
+/**
+ * How long node keeps an idle HTTP/1.1 connection open past `keepAliveTimeout`: the Keep-Alive
+ * header advertises the timeout, and a client that reuses the connection right at it must not meet
+ * the close (a reset request). Node 20 adds a fixed 1 s; Node ≥ 24.6 reads `keepAliveTimeoutBuffer`
+ * (default 1 s), given here so both runtimes agree. HTTP/2 sessions get no grace: GOAWAY tells the
+ * client before the close.
+ */
+export const KEEP_ALIVE_GRACE_MS = 1_000;
+
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 120_000,
@@ -69,6 +78,8 @@ export class ServiceServer extends Server {
         headersTimeout: limits.headersTimeoutMs,
         requestTimeout: limits.requestTimeoutMs,
         keepAliveTimeout: limits.keepAliveTimeoutMs,
+        // Not in @types/node 20's ServerOptions; node 20 ignores it and adds the same 1 s itself.
+        ...{ keepAliveTimeoutBuffer: KEEP_ALIVE_GRACE_MS },
         maxHeaderSize: MAX_HEADER_BYTES,
         // Node checks the two timeouts every 30 s by default, which would let a connection live up
         // to 30 s past them; a check is a walk over open connections, cheap at this cap.
