@@ -120,9 +120,9 @@ describeEachStore('connections: timeouts and a cap', (dialect) => {
   });
 
   // Node keeps it KEEP_ALIVE_GRACE_MS past the timeout, so the close came exactly at this test's old
-  // bound (timeout + 1 s) and passed only because the poll below noticed the answer late; it failed
-  // CI once at 1,380 ms. The bounds now say both: not before the timeout, and not long after the grace.
-  it('a kept-alive connection is closed after the keep-alive timeout (and node\'s grace) once answered, not before', async () => {
+  // bound (timeout + 1 s), which passed only while a poll noticed the answer late; it failed CI once
+  // at 1,380 ms. The bounds now say both: not before the timeout, and not long after the grace.
+  it('a kept-alive connection is closed after the keep-alive timeout (and node’s grace) once answered, not before', async () => {
     const { socket, closed } = await connection();
     const answered = new Promise<number>((resolve) => socket.once('data', () => resolve(Date.now())));
     socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
