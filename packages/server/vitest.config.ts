@@ -16,7 +16,9 @@ const ISOLATED = [
 
 export default defineConfig({
   test: {
-    globalSetup: ['./test/support/global-postgres.ts', './test/support/global-spools.ts'],
+    // The temporary root first: its TMPDIR reaches the others and the workers, its teardown runs last.
+    globalSetup: ['./test/support/global-temp-root.ts', './test/support/global-postgres.ts'],
+    setupFiles: ['./test/support/remove-temp-dirs.ts'],
     // Two files at a time, also on a 2-core machine (vitest's default there is one: cores − 1). Most
     // files spend their time waiting (on a child process, Chromium, PostgreSQL, a socket, a timer),
     // so a second file fills the waits: the suite takes about half as long. Tests that measure

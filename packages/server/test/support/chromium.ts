@@ -66,8 +66,8 @@ export async function startRedirectTarget(path: string): Promise<RedirectTarget>
   };
 }
 
-/** Where screenshots go: the test output, kept after the run. */
-const OUTPUT = join(tmpdir(), 'identity-service-test-output');
+/** Where screenshots go: the test output, kept after the run (outside the run's temporary root, global-temp-root.ts). */
+const OUTPUT = process.env.TEST_OUTPUT_DIR ?? join(tmpdir(), 'identity-service-test-output');
 
 /** The whole page as a PNG in the test output, `<name>-<time>.png`; its path is printed, named as `what`. */
 export async function screenshot(page: Page, name: string, what: string): Promise<void> {
