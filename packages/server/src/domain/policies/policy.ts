@@ -81,6 +81,31 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
   const instancePolicy = (read: Repositories, instanceId: string) => instancePolicyOf(k, read, instanceId);
   const view = (policy: T, isDefault: boolean, details: Partial<ObjectDetails>): PolicyView<S> => ({ details, ...k.show(policy), isDefault });
 
+  /**
+   * An owner's policy set to `next` (the instance's default or an organisation's own): its event,
+   * its row (created when `row` is undefined), then what the kind checks after a change.
+   */
+  async function writePolicy(tx: Repositories, ctx: RequestContext, owner: { aggregateType: 'instance' | 'org'; ownerId: string; row: PolicyRow | undefined; change: 'added' | 'changed' }, next: T) {
+    const event = await tx.events.append({
+      aggregateType: owner.aggregateType,
+      aggregateId: owner.ownerId,
+      type: `${owner.aggregateType}.policy.${k.eventName}.${owner.change}`,
+      payload: { ...next } as Record<string, unknown>,
+      creator: ctx.caller.userId,
+      resourceOwner: owner.ownerId,
+    });
+    await tx.policies.upsert({
+      ownerId: owner.ownerId,
+      kind: k.kind,
+      settings: { ...next } as Record<string, unknown>,
+      sequence: event.sequence,
+      createdAt: owner.row?.createdAt ?? event.createdAt,
+      changedAt: event.createdAt,
+    });
+    await k.afterChange?.(tx, ctx.instanceId);
+    return event;
+  }
+
   async function getDefault(store: Store, ctx: RequestContext, permission = 'iam.policy.read'): Promise<{ policy: PolicyView<S> }> {
     requirePermission(ctx, permission);
     const { policy, row } = await instancePolicy(store.read, ctx.instanceId);
@@ -94,23 +119,7 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
       async (tx) => {
         const { policy, row } = await instancePolicy(tx, ctx.instanceId);
         if (sameSettings(policy, next)) throw failedPrecondition('INSTANCE-Dee31', `The ${k.label} has not been changed`);
-        const event = await tx.events.append({
-          aggregateType: 'instance',
-          aggregateId: ctx.instanceId,
-          type: `instance.policy.${k.eventName}.changed`,
-          payload: { ...next } as Record<string, unknown>,
-          creator: ctx.caller.userId,
-          resourceOwner: ctx.instanceId,
-        });
-        await tx.policies.upsert({
-          ownerId: ctx.instanceId,
-          kind: k.kind,
-          settings: { ...next } as Record<string, unknown>,
-          sequence: event.sequence,
-          createdAt: row?.createdAt ?? event.createdAt,
-          changedAt: event.createdAt,
-        });
-        await k.afterChange?.(tx, ctx.instanceId);
+        const event = await writePolicy(tx, ctx, { aggregateType: 'instance', ownerId: ctx.instanceId, row, change: 'changed' }, next);
         return { details: changedDetails(event) };
       },
       [['instance', ctx.instanceId], ...(k.locks?.(ctx.instanceId) ?? [])],
@@ -133,23 +142,7 @@ export function policyOperations<T extends object, Input, S extends object>(k: P
         if (mode === 'add' && row) throw alreadyExists('Org-1T8k0s', `The organisation has a ${k.label} already; update it`);
         if (mode === 'update' && !row) throw notFound('ORG-0oPew', `The organisation has no ${k.label} of its own; add one`);
         if (row && sameSettings(settingsOf(row)!, next)) throw failedPrecondition('Org-DAs21', `The ${k.label} has not been changed`);
-        const event = await tx.events.append({
-          aggregateType: 'org',
-          aggregateId: ctx.orgId,
-          type: `org.policy.${k.eventName}.${mode === 'add' ? 'added' : 'changed'}`,
-          payload: { ...next } as Record<string, unknown>,
-          creator: ctx.caller.userId,
-          resourceOwner: ctx.orgId,
-        });
-        await tx.policies.upsert({
-          ownerId: ctx.orgId,
-          kind: k.kind,
-          settings: { ...next } as Record<string, unknown>,
-          sequence: event.sequence,
-          createdAt: row?.createdAt ?? event.createdAt,
-          changedAt: event.createdAt,
-        });
-        await k.afterChange?.(tx, ctx.instanceId);
+        const event = await writePolicy(tx, ctx, { aggregateType: 'org', ownerId: ctx.orgId, row, change: mode === 'add' ? 'added' : 'changed' }, next);
         return { details: mode === 'add' ? addedDetails(event) : changedDetails(event) };
       },
       [['org', ctx.orgId], ...(k.locks?.(ctx.instanceId) ?? [])],
