@@ -12,11 +12,11 @@ import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
 import type { Store } from '../../store/store.js';
 import { type RequestContext, requirePermission } from '../context.js';
-import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
+import { addedDetails, type ObjectDetails } from '../details.js';
 import { failedPrecondition } from '../errors.js';
 import { newId } from '../ids.js';
-import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
-import { APP_LOCK, appNotFound, checkName } from './app-basics.js';
+import { projectForCaller } from '../projects/access.js';
+import { APP_LOCK, appNotFound, checkName, insertApp, recordAppChange } from './app-basics.js';
 
 export const API_AUTH_METHOD_TYPES = ['API_AUTH_METHOD_TYPE_BASIC', 'API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT'] as const;
 export type ApiAuthMethodType = (typeof API_AUTH_METHOD_TYPES)[number];
@@ -47,25 +47,7 @@ export async function addApiApp(
   const clientSecret = usesSecret(authMethodType) ? generateToken() : undefined;
   return store.transaction(async (tx) => {
     const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
-    const emit = (type: string, payload: Record<string, unknown>) =>
-      tx.events.append({ aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type, payload, creator: ctx.caller.userId, resourceOwner: project.orgId });
-    await emit('project.application.added', { appId, name });
-    const event = await emit('project.application.config.api.added', { appId, clientId, authMethodType, hasSecret: !!clientSecret });
-    await tx.oidcApps.insert({
-      id: appId,
-      projectId: project.id,
-      orgId: project.orgId,
-      name,
-      state: 'APP_STATE_ACTIVE',
-      clientId,
-      appType: 'api',
-      clientSecretHash: clientSecret ? hashToken(clientSecret) : null,
-      config: { authMethodType },
-      sequence: event.sequence,
-      createdAt: event.createdAt,
-      changedAt: event.createdAt,
-    });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    const event = await insertApp(tx, ctx, project, { id: appId, name, clientId, appType: 'api', clientSecret, config: { authMethodType } }, { authMethodType });
     return { appId, details: addedDetails(event), clientId, ...(clientSecret ? { clientSecret } : {}) };
   });
 }
@@ -91,17 +73,8 @@ export async function regenerateApiClientSecret(store: Store, ctx: RequestContex
       if (!usesSecret(apiConfigOf(row).authMethodType)) {
         throw failedPrecondition('COMMAND-Gnwt5', 'Errors.Project.App.APIAuthMethodNoSecret: an application with the auth method PRIVATE_KEY_JWT has no client secret (it uses its keys)');
       }
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.application.config.api.secret.changed',
-        payload: { appId },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
-      });
-      await tx.oidcApps.update(row.id, { clientSecretHash: hashToken(clientSecret), sequence: event.sequence, changedAt: event.createdAt });
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
-      return { clientSecret, details: changedDetails(event) };
+      const details = await recordAppChange(tx, ctx, project, row, { type: 'project.application.config.api.secret.changed', payload: {}, row: { clientSecretHash: hashToken(clientSecret) } });
+      return { clientSecret, details };
     },
     [[APP_LOCK, appId]],
   );
@@ -128,22 +101,12 @@ export async function updateApiAppConfig(
       const { project, row } = await apiAppFor(tx, ctx, projectId, appId);
       if (apiConfigOf(row).authMethodType === authMethodType) throw failedPrecondition('COMMAND-1m88i', 'Errors.NoChangesFound');
       const clientSecret = usesSecret(authMethodType) ? generateToken() : undefined;
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
+      const details = await recordAppChange(tx, ctx, project, row, {
         type: 'project.application.config.api.changed',
-        payload: { appId, authMethodType, ...(clientSecret ? { secretGenerated: true } : {}) },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
+        payload: { authMethodType, ...(clientSecret ? { secretGenerated: true } : {}) },
+        row: { config: { ...row.config, authMethodType }, clientSecretHash: clientSecret ? hashToken(clientSecret) : null },
       });
-      await tx.oidcApps.update(row.id, {
-        config: { ...row.config, authMethodType },
-        clientSecretHash: clientSecret ? hashToken(clientSecret) : null,
-        sequence: event.sequence,
-        changedAt: event.createdAt,
-      });
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
-      return { details: changedDetails(event), ...(clientSecret ? { clientSecret } : {}) };
+      return { details, ...(clientSecret ? { clientSecret } : {}) };
     },
     [[APP_LOCK, appId]],
   );

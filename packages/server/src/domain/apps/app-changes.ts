@@ -5,11 +5,11 @@
 import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { Store } from '../../store/store.js';
 import { type RequestContext, requirePermission } from '../context.js';
-import { changedDetails, type ObjectDetails } from '../details.js';
+import type { ObjectDetails } from '../details.js';
 import { failedPrecondition, invalidArgument } from '../errors.js';
-import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
+import { projectForCaller } from '../projects/access.js';
 import { isApiApp } from './api-apps.js';
-import { APP_LOCK, appNotFound, checkName } from './app-basics.js';
+import { APP_LOCK, appNotFound, checkName, recordAppChange } from './app-basics.js';
 import { needsSecret } from './oidc-apps.js';
 import { storedOidcConfig } from './oidc-config.js';
 
@@ -23,17 +23,7 @@ export async function updateApp(store: Store, ctx: RequestContext, projectId: st
       const row = await tx.oidcApps.get(project.id, appId);
       if (!row) throw appNotFound();
       if (row.name === name) throw invalidArgument('COMMAND-2m8vx', 'Errors.NoChangesFound');
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.application.changed',
-        payload: { appId, name },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
-      });
-      await tx.oidcApps.update(row.id, { name, sequence: event.sequence, changedAt: event.createdAt });
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
-      return { details: changedDetails(event) };
+      return { details: await recordAppChange(tx, ctx, project, row, { type: 'project.application.changed', payload: { name }, row: { name } }) };
     },
     [[APP_LOCK, appId]],
   );
@@ -60,17 +50,8 @@ export async function regenerateOidcClientSecret(store: Store, ctx: RequestConte
         );
       }
       const clientSecret = generateToken();
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.application.config.oidc.secret.changed',
-        payload: { appId },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
-      });
-      await tx.oidcApps.update(row.id, { clientSecretHash: hashToken(clientSecret), sequence: event.sequence, changedAt: event.createdAt });
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
-      return { clientSecret, details: changedDetails(event) };
+      const details = await recordAppChange(tx, ctx, project, row, { type: 'project.application.config.oidc.secret.changed', payload: {}, row: { clientSecretHash: hashToken(clientSecret) } });
+      return { clientSecret, details };
     },
     [[APP_LOCK, appId]],
   );

@@ -19,7 +19,7 @@ import { failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { type KeyType, keyExpiration, newKeyPair } from '../key-pairs.js';
 import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
-import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
+import { appendProjectEvent, projectForCaller } from '../projects/access.js';
 import { apiConfigOf, isApiApp } from './api-apps.js';
 import { APP_LOCK, appNotFound } from './app-basics.js';
 import { storedOidcConfig } from './oidc-config.js';
@@ -69,13 +69,13 @@ export async function addAppKey(
       if (!usesPrivateKeyJwt(app)) {
         throw failedPrecondition('COMMAND-Dff54', 'Errors.Project.App.AuthMethodNoPrivateKeyJWT: keys are for applications with the auth method PRIVATE_KEY_JWT');
       }
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.application.key.added',
-        payload: { appId: app.id, clientId: app.clientId, keyId, type: input.type, expirationDate: expiresAt.toISOString(), publicKey },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
+      const event = await appendProjectEvent(tx, ctx, project, 'project.application.key.added', {
+        appId: app.id,
+        clientId: app.clientId,
+        keyId,
+        type: input.type,
+        expirationDate: expiresAt.toISOString(),
+        publicKey,
       });
       await tx.appKeys.insert({
         id: keyId,
@@ -90,7 +90,6 @@ export async function addAppKey(
         createdAt: event.createdAt,
         changedAt: event.createdAt,
       });
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       const keyFile = { type: 'application', keyId, key: privateKey, appId: app.id, clientId: app.clientId };
       return { id: keyId, details: addedDetails(event), keyDetails: Buffer.from(JSON.stringify(keyFile)).toString('base64') };
     },
@@ -123,16 +122,8 @@ export async function removeAppKey(store: Store, ctx: RequestContext, projectId:
       const { project, app } = await appFor(tx, ctx, projectId, appId, 'project.app.write');
       const row = await tx.appKeys.get(app.id, keyId);
       if (!row) throw keyNotFound('COMMAND-4m77G');
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.application.key.removed',
-        payload: { appId: app.id, keyId },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
-      });
+      const event = await appendProjectEvent(tx, ctx, project, 'project.application.key.removed', { appId: app.id, keyId });
       await tx.appKeys.remove(row.id);
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       return { details: changedDetails(event) };
     },
     [[APP_LOCK, appId]],

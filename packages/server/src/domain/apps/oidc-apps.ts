@@ -11,9 +11,9 @@ import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '.
 import { failedPrecondition, invalidArgument, permissionDenied } from '../errors.js';
 import { newId } from '../ids.js';
 import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
-import { PROJECT_AGGREGATE, projectForCaller } from '../projects/access.js';
+import { appendProjectEvent, projectForCaller } from '../projects/access.js';
 import { type ApiConfigView, apiConfigOf, isApiApp } from './api-apps.js';
-import { APP_LOCK, appNotFound, checkName } from './app-basics.js';
+import { APP_LOCK, appNotFound, checkName, insertApp, recordAppChange } from './app-basics.js';
 import { complianceProblems, type OidcAppConfig, type OidcAppInput, storedOidcConfig, validateOidcConfig, withDefaults } from './oidc-config.js';
 
 export interface LocalizedMessage {
@@ -74,25 +74,8 @@ export async function addOidcApp(
   const clientSecret = needsSecret(config) ? generateToken() : undefined;
   return store.transaction(async (tx) => {
     const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
-    const emit = (type: string, payload: Record<string, unknown>) =>
-      tx.events.append({ aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type, payload, creator: ctx.caller.userId, resourceOwner: project.orgId });
-    await emit('project.application.added', { appId, name });
-    const event = await emit('project.application.config.oidc.added', { appId, clientId, ...config, hasSecret: !!clientSecret });
-    await tx.oidcApps.insert({
-      id: appId,
-      projectId: project.id,
-      orgId: project.orgId,
-      name,
-      state: 'APP_STATE_ACTIVE',
-      clientId,
-      appType: 'oidc',
-      clientSecretHash: clientSecret ? hashToken(clientSecret) : null,
-      config: config as unknown as Record<string, unknown>,
-      sequence: event.sequence,
-      createdAt: event.createdAt,
-      changedAt: event.createdAt,
-    });
-    await tx.projects.touch(project.id, event.sequence, event.createdAt);
+    const settings = config as unknown as Record<string, unknown>;
+    const event = await insertApp(tx, ctx, project, { id: appId, name, clientId, appType: 'oidc', clientSecret, config: settings }, settings);
     return { appId, details: addedDetails(event), clientId, ...(clientSecret ? { clientSecret } : {}), ...compliance(config) };
   });
 }
@@ -129,22 +112,12 @@ export async function updateOidcAppConfig(store: Store, ctx: RequestContext, pro
       validateOidcConfig(config);
       if (JSON.stringify(config) === JSON.stringify(before)) throw invalidArgument('COMMAND-1m88i', 'Errors.NoChangesFound');
       const clientSecret = needsSecret(config) && !row.clientSecretHash ? generateToken() : undefined;
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
+      const details = await recordAppChange(tx, ctx, project, row, {
         type: 'project.application.config.oidc.changed',
-        payload: { appId, ...diff(before, config), ...(clientSecret ? { secretGenerated: true } : {}) },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
+        payload: { ...diff(before, config), ...(clientSecret ? { secretGenerated: true } : {}) },
+        row: { config: config as unknown as Record<string, unknown>, clientSecretHash: needsSecret(config) ? (clientSecret ? hashToken(clientSecret) : row.clientSecretHash) : null },
       });
-      await tx.oidcApps.update(row.id, {
-        config: config as unknown as Record<string, unknown>,
-        clientSecretHash: needsSecret(config) ? (clientSecret ? hashToken(clientSecret) : row.clientSecretHash) : null,
-        sequence: event.sequence,
-        changedAt: event.createdAt,
-      });
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
-      return { details: changedDetails(event), ...(clientSecret ? { clientSecret } : {}) };
+      return { details, ...(clientSecret ? { clientSecret } : {}) };
     },
     [[APP_LOCK, appId]],
   );
@@ -165,18 +138,10 @@ export async function removeApp(store: Store, ctx: RequestContext, projectId: st
       if (!ctx.permissions.allowsProject('project.app.delete', project.id)) {
         throw permissionDenied('AUTH-5mWD2', 'No matching permissions found (project.app.delete)');
       }
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.application.removed',
-        payload: { appId, name: row.name, clientId: row.clientId },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
-      });
+      const event = await appendProjectEvent(tx, ctx, project, 'project.application.removed', { appId, name: row.name, clientId: row.clientId });
       await tx.oidcApps.remove(row.id);
       // Its keys go with it (app-keys.ts): nothing could use them, and the app id stays taken.
       await tx.appKeys.removeAllOf(row.id);
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       return { details: changedDetails(event) };
     },
     [[APP_LOCK, appId]],

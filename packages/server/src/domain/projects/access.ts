@@ -4,6 +4,7 @@
  * and a permission that comes from a project role counts only for that project.
  */
 
+import type { StoredEvent } from '../../store/repositories/events.js';
 import type { ProjectRow } from '../../store/repositories/projects.js';
 import type { Repositories } from '../../store/store.js';
 import type { RequestContext } from '../context.js';
@@ -21,4 +22,15 @@ export async function projectForCaller(repos: Repositories, ctx: RequestContext,
     throw permissionDenied('AUTH-5mWD2', `No matching permissions found (${permission})`);
   }
   return project;
+}
+
+/**
+ * An event on `project`'s aggregate, which carries the changes of its roles, grants, members and
+ * applications too, and the project's row touched with the event's position (its `changedAt` and
+ * sequence move with every such change, as ZITADEL's project view does).
+ */
+export async function appendProjectEvent(tx: Repositories, ctx: RequestContext, project: Pick<ProjectRow, 'id' | 'orgId'>, type: string, payload: Record<string, unknown>): Promise<StoredEvent> {
+  const event = await tx.events.append({ aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type, payload, creator: ctx.caller.userId, resourceOwner: project.orgId });
+  await tx.projects.touch(project.id, event.sequence, event.createdAt);
+  return event;
 }

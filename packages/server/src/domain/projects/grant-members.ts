@@ -13,7 +13,7 @@ import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '..
 import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
 import { PROJECT_GRANT_ROLES } from '../permissions.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
-import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
+import { appendProjectEvent, projectForCaller } from './access.js';
 import { projectGrantNotFound } from './grants.js';
 import { type ProjectMemberView, toProjectMemberViews } from './members.js';
 
@@ -43,14 +43,7 @@ export async function addProjectGrantMember(store: Store, ctx: RequestContext, p
       // ZITADEL: the member must belong to the organisation the project is granted to.
       if (!user || user.orgId !== grant.grantedOrgId) throw failedPrecondition('PROJECT-2E8gd', 'User not found in the granted organisation');
       if (await tx.members.get('project_grant', grant.id, user.id)) throw alreadyExists('PROJECT-37fug', 'Member already exists');
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.grant.member.added',
-        payload: { grantId: grant.id, userId: user.id, roles },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
-      });
+      const event = await appendProjectEvent(tx, ctx, project, 'project.grant.member.added', { grantId: grant.id, userId: user.id, roles });
       await tx.members.insert({
         scopeType: 'project_grant',
         scopeId: grant.id,
@@ -61,7 +54,6 @@ export async function addProjectGrantMember(store: Store, ctx: RequestContext, p
         createdAt: event.createdAt,
         changedAt: event.createdAt,
       });
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       return { details: addedDetails(event) };
     },
     [
@@ -81,16 +73,8 @@ export async function updateProjectGrantMember(store: Store, ctx: RequestContext
       const member = await tx.members.get('project_grant', grant.id, userId);
       if (!member) throw notFound('PROJECT-05ffd', 'Member not found');
       if (roles.length === member.roles.length && roles.every((r) => member.roles.includes(r))) throw failedPrecondition('PROJECT-Fshx8', 'Member has not been changed');
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.grant.member.changed',
-        payload: { grantId: grant.id, userId, roles },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
-      });
+      const event = await appendProjectEvent(tx, ctx, project, 'project.grant.member.changed', { grantId: grant.id, userId, roles });
       await tx.members.update('project_grant', grant.id, userId, roles, event.sequence, event.createdAt);
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       return { details: changedDetails(event) };
     },
     [
@@ -106,16 +90,8 @@ export async function removeProjectGrantMember(store: Store, ctx: RequestContext
     async (tx) => {
       const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.delete');
       if (!(await tx.members.get('project_grant', grant.id, userId))) throw notFound('PROJECT-05ffd', 'Member not found');
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.grant.member.removed',
-        payload: { grantId: grant.id, userId },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
-      });
+      const event = await appendProjectEvent(tx, ctx, project, 'project.grant.member.removed', { grantId: grant.id, userId });
       await tx.members.remove('project_grant', grant.id, userId);
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       return { details: changedDetails(event) };
     },
     [

@@ -12,7 +12,7 @@ import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../l
 import { PROJECT_ROLES } from '../permissions.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
 import { loginNameReader } from '../users/login-names.js';
-import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
+import { appendProjectEvent, projectForCaller } from './access.js';
 
 export interface ProjectMemberView {
   userId: string;
@@ -40,14 +40,7 @@ export async function addProjectMember(store: Store, ctx: RequestContext, projec
       const project = await projectForCaller(tx, ctx, projectId, 'project.member.write');
       if (!(await tx.users.get(input.userId))) throw failedPrecondition('PROJECT-3m9ds', 'User not found');
       if (await tx.members.get('project', project.id, input.userId)) throw alreadyExists('V3-DKcYh', 'Member already exists');
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.member.added',
-        payload: { userId: input.userId, roles },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
-      });
+      const event = await appendProjectEvent(tx, ctx, project, 'project.member.added', { userId: input.userId, roles });
       await tx.members.insert({
         scopeType: 'project',
         scopeId: project.id,
@@ -58,7 +51,6 @@ export async function addProjectMember(store: Store, ctx: RequestContext, projec
         createdAt: event.createdAt,
         changedAt: event.createdAt,
       });
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       return { details: addedDetails(event) };
     },
     [[USER_AGGREGATE, input.userId]],
@@ -97,16 +89,8 @@ export async function removeProjectMember(store: Store, ctx: RequestContext, pro
     async (tx) => {
       const project = await projectForCaller(tx, ctx, projectId, 'project.member.delete');
       if (!(await tx.members.get('project', project.id, userId))) throw notFound('PROJECT-D8JxR', 'Member not found');
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.member.removed',
-        payload: { userId },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
-      });
+      const event = await appendProjectEvent(tx, ctx, project, 'project.member.removed', { userId });
       await tx.members.remove('project', project.id, userId);
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       return { details: changedDetails(event) };
     },
     [[USER_AGGREGATE, userId]],

@@ -16,7 +16,7 @@ import { cascadeRoleRemovalToProjectGrants } from './grants.js';
 const PROJECT_LOCK = 'project';
 
 import type { ProjectRoleRow } from '../../store/repositories/projects.js';
-import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
+import { appendProjectEvent, PROJECT_AGGREGATE, projectForCaller } from './access.js';
 
 export interface RoleInput {
   key: string;
@@ -101,16 +101,8 @@ export async function removeProjectRole(store: Store, ctx: RequestContext, proje
     async (tx) => {
       const project = await projectForCaller(tx, ctx, projectId, 'project.role.delete');
       if (!(await tx.projects.roles.get(project.id, roleKey))) throw notFound('COMMAND-DM2xs', 'Role not found');
-      const event = await tx.events.append({
-        aggregateType: PROJECT_AGGREGATE,
-        aggregateId: project.id,
-        type: 'project.role.removed',
-        payload: { key: roleKey },
-        creator: ctx.caller.userId,
-        resourceOwner: project.orgId,
-      });
+      const event = await appendProjectEvent(tx, ctx, project, 'project.role.removed', { key: roleKey });
       await tx.projects.roles.remove(project.id, roleKey);
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       await cascadeRoleRemovalToProjectGrants(tx, ctx, project.id, project.orgId, roleKey);
       await cascadeRoleRemoval(tx, ctx, project.id, roleKey);
       return { details: changedDetails(event) };
