@@ -76,21 +76,33 @@ async function append(tx: Repositories, ctx: RequestContext, type: string, paylo
   return tx.events.append({ aggregateType: INSTANCE_AGGREGATE, aggregateId: ctx.instanceId, type, payload, creator: ctx.caller.userId, resourceOwner: ctx.instanceId });
 }
 
+/** A change to provider `id`: the instance's event of `type` (its payload names the provider), then the row changed with the event's position. */
+async function changeProvider(tx: Repositories, ctx: RequestContext, id: string, type: string, payload: Record<string, unknown>, change: Partial<SmtpProviderRow>) {
+  const event = await append(tx, ctx, type, { id, ...payload });
+  await tx.notifications.updateProvider(id, { ...change, sequence: event.sequence, changedAt: event.createdAt });
+  return event;
+}
+
+/** The provider's settings a request gives, with ZITADEL's defaults for those it leaves out. */
+function settingsOf(input: SmtpProviderInput) {
+  return {
+    senderAddress: input.senderAddress,
+    senderName: input.senderName,
+    tls: input.tls ?? false,
+    host: input.host,
+    user: input.user ?? '',
+    replyToAddress: input.replyToAddress ?? '',
+    description: input.description ?? '',
+  };
+}
+
 export async function addSmtpProvider(store: Store, secrets: SecretBox, ctx: RequestContext, input: SmtpProviderInput): Promise<{ details: ObjectDetails; id: string }> {
   requirePermission(ctx, 'iam.write');
   validate(input);
   const id = newId();
   const passwordSealed = input.password ? secrets.seal(input.password, SMTP_PASSWORD_PURPOSE) : null;
   return store.transaction(async (tx) => {
-    const settings = {
-      senderAddress: input.senderAddress,
-      senderName: input.senderName,
-      tls: input.tls ?? false,
-      host: input.host,
-      user: input.user ?? '',
-      replyToAddress: input.replyToAddress ?? '',
-      description: input.description ?? '',
-    };
+    const settings = settingsOf(input);
     const event = await append(tx, ctx, 'instance.smtp.config.added', { id, ...settings, passwordSet: Boolean(passwordSealed) });
     await tx.notifications.insertProvider({ id, ...settings, passwordSealed, state: 'SMTP_CONFIG_INACTIVE', sequence: event.sequence, createdAt: event.createdAt, changedAt: event.createdAt });
     return { details: addedDetails(event), id };
@@ -103,21 +115,19 @@ export async function updateSmtpProvider(store: Store, secrets: SecretBox, ctx: 
   return store.transaction(async (tx) => {
     const row = await tx.notifications.provider(id);
     if (!row) throw notFoundError();
-    const next = {
-      senderAddress: input.senderAddress,
-      senderName: input.senderName,
-      tls: input.tls ?? false,
-      host: input.host,
-      user: input.user ?? '',
-      replyToAddress: input.replyToAddress ?? '',
-      description: input.description ?? '',
-    };
+    const next = settingsOf(input);
     const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => row[k as keyof typeof next] !== v));
     // ZITADEL's UpdateSMTPConfig takes an optional password too.
     const passwordSealed = input.password ? secrets.seal(input.password, SMTP_PASSWORD_PURPOSE) : undefined;
     if (Object.keys(changed).length === 0 && !passwordSealed) throw failedPrecondition('SMTP-nm0Ch', 'SMTP configuration has not been changed');
-    const event = await append(tx, ctx, 'instance.smtp.config.changed', { id, ...changed, ...(passwordSealed ? { passwordChanged: true } : {}) });
-    await tx.notifications.updateProvider(id, { ...changed, ...(passwordSealed ? { passwordSealed } : {}), sequence: event.sequence, changedAt: event.createdAt });
+    const event = await changeProvider(
+      tx,
+      ctx,
+      id,
+      'instance.smtp.config.changed',
+      { ...changed, ...(passwordSealed ? { passwordChanged: true } : {}) },
+      { ...changed, ...(passwordSealed ? { passwordSealed } : {}) },
+    );
     return { details: changedDetails(event) };
   });
 }
@@ -127,8 +137,7 @@ export async function updateSmtpPassword(store: Store, secrets: SecretBox, ctx: 
   const passwordSealed = secrets.seal(password, SMTP_PASSWORD_PURPOSE);
   return store.transaction(async (tx) => {
     if (!(await tx.notifications.provider(id))) throw notFoundError();
-    const event = await append(tx, ctx, 'instance.smtp.config.password.changed', { id });
-    await tx.notifications.updateProvider(id, { passwordSealed, sequence: event.sequence, changedAt: event.createdAt });
+    const event = await changeProvider(tx, ctx, id, 'instance.smtp.config.password.changed', {}, { passwordSealed });
     return { details: changedDetails(event) };
   });
 }
@@ -141,11 +150,9 @@ export async function activateSmtpProvider(store: Store, ctx: RequestContext, id
     if (row.state === 'SMTP_CONFIG_ACTIVE') throw failedPrecondition('SMTP-Ah1vE', 'SMTP configuration is already active');
     for (const other of await tx.notifications.allProviders()) {
       if (other.state !== 'SMTP_CONFIG_ACTIVE') continue;
-      const off = await append(tx, ctx, 'instance.smtp.config.deactivated', { id: other.id });
-      await tx.notifications.updateProvider(other.id, { state: 'SMTP_CONFIG_INACTIVE', sequence: off.sequence, changedAt: off.createdAt });
+      await changeProvider(tx, ctx, other.id, 'instance.smtp.config.deactivated', {}, { state: 'SMTP_CONFIG_INACTIVE' });
     }
-    const event = await append(tx, ctx, 'instance.smtp.config.activated', { id });
-    await tx.notifications.updateProvider(id, { state: 'SMTP_CONFIG_ACTIVE', sequence: event.sequence, changedAt: event.createdAt });
+    const event = await changeProvider(tx, ctx, id, 'instance.smtp.config.activated', {}, { state: 'SMTP_CONFIG_ACTIVE' });
     return { details: changedDetails(event) };
   });
 }
@@ -156,8 +163,7 @@ export async function deactivateSmtpProvider(store: Store, ctx: RequestContext, 
     const row = await tx.notifications.provider(id);
     if (!row) throw notFoundError();
     if (row.state !== 'SMTP_CONFIG_ACTIVE') throw failedPrecondition('SMTP-km8Ds', 'SMTP configuration is not active');
-    const event = await append(tx, ctx, 'instance.smtp.config.deactivated', { id });
-    await tx.notifications.updateProvider(id, { state: 'SMTP_CONFIG_INACTIVE', sequence: event.sequence, changedAt: event.createdAt });
+    const event = await changeProvider(tx, ctx, id, 'instance.smtp.config.deactivated', {}, { state: 'SMTP_CONFIG_INACTIVE' });
     return { details: changedDetails(event) };
   });
 }
