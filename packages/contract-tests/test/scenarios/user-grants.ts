@@ -9,7 +9,7 @@ const GRANT = '/management/v1/users/{userId}/grants/{grantId}' as const;
 
 export function userGrantScenarios(h: () => Harness) {
   it('user grants: the RemoveUserGrant scenario and every documented status', async () => {
-    const { admin, anonymous, instance } = h();
+    const { anonymous, instance } = h();
     const { orgId: orgA } = await insertOrg(instance, 'Contract grants A');
     const { orgId: orgB } = await insertOrg(instance, 'Contract grants B');
     const inA = h().clientFor(instance.adminToken, orgA);

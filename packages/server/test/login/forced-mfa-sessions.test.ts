@@ -20,7 +20,6 @@ import { Browser, loginThroughForm, type OidcTestServer, startOidcServer } from 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'F0rced-Passw0rd!';
 const SCOPE = 'openid offline_access';
-const API_SCOPE = 'openid urn:zitadel:iam:org:project:id:zitadel:aud';
 
 describeEachStore('a second factor required after the sign-in (existing sessions and refresh tokens)', (dialect) => {
   let s: OidcTestServer;

@@ -8,7 +8,7 @@ import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
 import { type JwtIssuer, type LegacyProxy, startJwtIssuer, startLegacyProxy } from '../support/jwt-idp.js';
-import { Browser, importHuman, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
+import { Browser, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const HEADER = 'x-legacy-token';

@@ -8,7 +8,7 @@ import { decodeJwt } from 'jose';
 import * as oc from 'openid-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../support/instance.js';
-import { Browser, createOidcApp, importHuman, loginThroughForm, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
+import { Browser, loginThroughForm, type OidcTestServer, startOidcServer } from '../support/oidc-server.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const PASSWORD = 'Secr3t-Passw0rd!';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { IMPORT_EVENT, ORG_IMPORT_EVENT } from '../../src/domain/transfer/import/import-data.js';
 import { type GcsEmulator, startGcsEmulator } from '../support/gcs-emulator.js';
 import { createTestInstance, describeEachStore, insertMachineUserWithToken, type TestInstance } from '../support/instance.js';
-import { BCRYPT, richDocument, TOTP } from '../support/transfer-documents.js';
+import { richDocument } from '../support/transfer-documents.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));
 

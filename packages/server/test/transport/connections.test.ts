@@ -203,10 +203,8 @@ describeEachStore('connections: a limit per client address', (dialect) => {
   // Dual-stack, as HOST=:: would be: IPv4 clients then arrive as ::ffff:a.b.c.d.
   const served = serveWithLimits(dialect, PER_ADDRESS, '::', open);
   let port: number;
-  let t: TestInstance;
   beforeAll(() => {
     port = served.port();
-    t = served.instance();
   });
 
   /** A raw connection to `host` from `from`, once connected, with a promise of its close. */

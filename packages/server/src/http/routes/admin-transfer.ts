@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler, TypedResponse } from 'hono';
 import type { JSONParsed } from 'hono/utils/types';
 import type { z } from 'zod';
 import { requirePermission } from '../../domain/context.js';
-import { DomainError, GrpcCode } from '../../domain/errors.js';
+import { DomainError } from '../../domain/errors.js';
 import { jsonText } from '../../domain/transfer/answer-lists.js';
 import { exportData } from '../../domain/transfer/export/export-data.js';
 import { importData } from '../../domain/transfer/import/import-data.js';

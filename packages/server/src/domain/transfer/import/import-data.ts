@@ -21,7 +21,6 @@ import { DomainError, GrpcCode } from '../../errors.js';
 import { OIDC_CLIENT_SECRET_PURPOSE } from '../../idps/idp.js';
 import { openOtpSecret, sealOtpSecret } from '../../users/otp-secret.js';
 import { type AnswerList, AnswerSpill } from '../answer-lists.js';
-import type { DataOrg } from '../document.js';
 import { acquireReader, type DocumentReader, releaseReader } from '../document-reader.js';
 import type { OnOrgUsersProgress, OnTransferProgress } from '../progress.js';
 import { parseImportRequest } from '../request.js';
