@@ -60,8 +60,13 @@ describeEachStore('API applications', (dialect) => {
     const app = (await s.api('GET', `/management/v1/projects/${projectId}/apps/${appId}`, undefined, undefined, inOrg)).body.app;
     expect(app).toMatchObject({ name: 'orders-api', apiConfig: { clientId, authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' } });
     expect(app.oidcConfig).toBeUndefined();
-    expect((await s.api('PUT', `/management/v1/projects/${projectId}/apps/${appId}/oidc_config`, { redirectUris: ['https://x.example/cb'] }, undefined, inOrg)).status).toBe(400);
-    expect((await s.api('POST', `/management/v1/projects/${projectId}/apps/${appId}/oidc_config/_generate_client_secret`, undefined, undefined, inOrg)).status).toBe(400);
+    // Each refusal names the operation that does it for an API application.
+    const oidcConfig = await s.api('PUT', `/management/v1/projects/${projectId}/apps/${appId}/oidc_config`, { redirectUris: ['https://x.example/cb'] }, undefined, inOrg);
+    expect(oidcConfig.status).toBe(400);
+    expect(oidcConfig.body.details[0]).toMatchObject({ id: 'COMMAND-Gnwt4', message: expect.stringContaining('use UpdateAPIAppConfig') });
+    const oidcSecret = await s.api('POST', `/management/v1/projects/${projectId}/apps/${appId}/oidc_config/_generate_client_secret`, undefined, undefined, inOrg);
+    expect(oidcSecret.status).toBe(400);
+    expect(oidcSecret.body.details[0]).toMatchObject({ id: 'COMMAND-Gnwt4', message: expect.stringContaining('use RegenerateAPIClientSecret') });
 
     const renewed = await s.api('POST', `/management/v1/projects/${projectId}/apps/${appId}/api_config/_generate_client_secret`, undefined, undefined, inOrg);
     expect(renewed.status).toBe(200);

@@ -8,9 +8,8 @@ import { type RequestContext, requirePermission } from '../context.js';
 import type { ObjectDetails } from '../details.js';
 import { failedPrecondition, invalidArgument } from '../errors.js';
 import { projectForCaller } from '../projects/access.js';
-import { isApiApp } from './api-apps.js';
 import { APP_LOCK, appNotFound, checkName, recordAppChange } from './app-basics.js';
-import { needsSecret } from './oidc-apps.js';
+import { needsSecret, oidcAppFor } from './oidc-apps.js';
 import { storedOidcConfig } from './oidc-config.js';
 
 /** Renames the application. The same name again answers 400 (ZITADEL: `COMMAND-2m8vx` Errors.NoChangesFound). */
@@ -39,10 +38,7 @@ export async function regenerateOidcClientSecret(store: Store, ctx: RequestConte
   requirePermission(ctx, 'project.app.write');
   return store.transaction(
     async (tx) => {
-      const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
-      const row = await tx.oidcApps.get(project.id, appId);
-      if (!row) throw appNotFound();
-      if (isApiApp(row)) throw failedPrecondition('COMMAND-Gnwt4', 'The application is not an OIDC application: use RegenerateAPIClientSecret');
+      const { project, row } = await oidcAppFor(tx, ctx, projectId, appId, 'RegenerateAPIClientSecret');
       if (!needsSecret(storedOidcConfig(row.config))) {
         throw failedPrecondition(
           'COMMAND-Ggh3a',

@@ -5,7 +5,7 @@
  */
 import { generateToken, hashToken } from '../../auth/tokens.js';
 import type { OidcAppRow } from '../../store/repositories/oidc-apps.js';
-import type { Store } from '../../store/store.js';
+import type { Repositories, Store } from '../../store/store.js';
 import { type RequestContext, requirePermission } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails, viewDetails } from '../details.js';
 import { failedPrecondition, invalidArgument, permissionDenied } from '../errors.js';
@@ -96,6 +96,18 @@ export async function listApps(store: Store, ctx: RequestContext, projectId: str
 }
 
 /**
+ * The OIDC application of the project, for a change, or 404; an API application → 400 naming the
+ * operation that changes it instead (`apiOperation`), as apiAppFor (api-apps.ts) does the other way.
+ */
+export async function oidcAppFor(tx: Repositories, ctx: RequestContext, projectId: string, appId: string, apiOperation: string) {
+  const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
+  const row = await tx.oidcApps.get(project.id, appId);
+  if (!row) throw appNotFound();
+  if (isApiApp(row)) throw failedPrecondition('COMMAND-Gnwt4', `The application is not an OIDC application: use ${apiOperation}`);
+  return { project, row };
+}
+
+/**
  * Replaces the OIDC settings given (fields left out keep their value). Switching from NONE to a
  * secret-based method needs a secret: one is generated and returned, as only then it can be shown.
  */
@@ -103,10 +115,7 @@ export async function updateOidcAppConfig(store: Store, ctx: RequestContext, pro
   requirePermission(ctx, 'project.app.write');
   return store.transaction(
     async (tx) => {
-      const project = await projectForCaller(tx, ctx, projectId, 'project.app.write');
-      const row = await tx.oidcApps.get(project.id, appId);
-      if (!row) throw appNotFound();
-      if (isApiApp(row)) throw failedPrecondition('COMMAND-Gnwt4', 'The application is not an OIDC application: use UpdateAPIAppConfig');
+      const { project, row } = await oidcAppFor(tx, ctx, projectId, appId, 'UpdateAPIAppConfig');
       const before = storedOidcConfig(row.config);
       const config = withDefaults(input, before);
       validateOidcConfig(config);
