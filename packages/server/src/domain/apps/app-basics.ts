@@ -9,7 +9,7 @@ import type { Repositories } from '../../store/store.js';
 import type { RequestContext } from '../context.js';
 import { changedDetails, type ObjectDetails } from '../details.js';
 import { invalidArgument, notFound } from '../errors.js';
-import { appendProjectEvent } from '../projects/access.js';
+import { appendProjectEvent, appendProjectEvents } from '../projects/access.js';
 
 /** Commands on one application run one after the other (Store.transaction's locks). */
 export const APP_LOCK = 'app';
@@ -34,13 +34,10 @@ export async function insertApp(
   app: { id: string; name: string; clientId: string; appType: 'oidc' | 'api'; clientSecret: string | undefined; config: Record<string, unknown> },
   settings: Record<string, unknown>,
 ): Promise<StoredEvent> {
-  await appendProjectEvent(tx, ctx, project, 'project.application.added', { appId: app.id, name: app.name });
-  const event = await appendProjectEvent(tx, ctx, project, `project.application.config.${app.appType}.added`, {
-    appId: app.id,
-    clientId: app.clientId,
-    ...settings,
-    hasSecret: !!app.clientSecret,
-  });
+  const [, event] = await appendProjectEvents(tx, ctx, project, [
+    ['project.application.added', { appId: app.id, name: app.name }],
+    [`project.application.config.${app.appType}.added`, { appId: app.id, clientId: app.clientId, ...settings, hasSecret: !!app.clientSecret }],
+  ]);
   await tx.oidcApps.insert({
     id: app.id,
     projectId: project.id,
@@ -55,7 +52,7 @@ export async function insertApp(
     createdAt: event.createdAt,
     changedAt: event.createdAt,
   });
-  return event;
+  return event!;
 }
 
 /** What an application's row takes from a change (the event's position is added). */

@@ -25,12 +25,27 @@ export async function projectForCaller(repos: Repositories, ctx: RequestContext,
 }
 
 /**
- * An event on `project`'s aggregate, which carries the changes of its roles, grants, members and
- * applications too, and the project's row touched with the event's position (its `changedAt` and
- * sequence move with every such change, as ZITADEL's project view does).
+ * Events on `project`'s aggregate, which carries the changes of its roles, grants, members and
+ * applications too, in order, and the project's row touched once with the last one's position (its
+ * `changedAt` and sequence move with every such change, as ZITADEL's project view does).
  */
+export async function appendProjectEvents(
+  tx: Repositories,
+  ctx: RequestContext,
+  project: Pick<ProjectRow, 'id' | 'orgId'>,
+  events: [type: string, payload: Record<string, unknown>][],
+): Promise<StoredEvent[]> {
+  const appended: StoredEvent[] = [];
+  for (const [type, payload] of events) {
+    appended.push(await tx.events.append({ aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type, payload, creator: ctx.caller.userId, resourceOwner: project.orgId }));
+  }
+  const last = appended.at(-1);
+  if (last) await tx.projects.touch(project.id, last.sequence, last.createdAt);
+  return appended;
+}
+
+/** One event on the project's aggregate, the project touched (appendProjectEvents). */
 export async function appendProjectEvent(tx: Repositories, ctx: RequestContext, project: Pick<ProjectRow, 'id' | 'orgId'>, type: string, payload: Record<string, unknown>): Promise<StoredEvent> {
-  const event = await tx.events.append({ aggregateType: PROJECT_AGGREGATE, aggregateId: project.id, type, payload, creator: ctx.caller.userId, resourceOwner: project.orgId });
-  await tx.projects.touch(project.id, event.sequence, event.createdAt);
-  return event;
+  const [event] = await appendProjectEvents(tx, ctx, project, [[type, payload]]);
+  return event!;
 }

@@ -6,15 +6,15 @@
  * given through the grant and the grant's members, and nothing else. Events go on the project
  * aggregate (`project.grant.member.added|changed|removed`), as in ZITADEL.
  */
-import type { Repositories, Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { type RequestContext, requirePermission } from '../context.js';
 import { addedDetails, changedDetails, type ObjectDetails } from '../details.js';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors.js';
 import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
 import { PROJECT_GRANT_ROLES } from '../permissions.js';
 import { USER_AGGREGATE } from '../users/aggregate.js';
-import { appendProjectEvent, projectForCaller } from './access.js';
-import { projectGrantNotFound } from './grants.js';
+import { appendProjectEvent } from './access.js';
+import { grantOfProject } from './grants.js';
 import { type ProjectMemberView, toProjectMemberViews } from './members.js';
 
 function checkRoles(roles: string[]) {
@@ -24,21 +24,13 @@ function checkRoles(roles: string[]) {
   }
 }
 
-/** The grant of the context organisation's project, after `permission` was checked for the project. */
-async function grantFor(tx: Repositories, ctx: RequestContext, projectId: string, grantId: string, permission: string) {
-  const project = await projectForCaller(tx, ctx, projectId, permission);
-  const grant = await tx.projectGrants.get(grantId);
-  if (!grant || grant.projectId !== project.id) throw projectGrantNotFound();
-  return { project, grant };
-}
-
 export async function addProjectGrantMember(store: Store, ctx: RequestContext, projectId: string, grantId: string, input: { userId: string; roles: string[] }): Promise<{ details: ObjectDetails }> {
   requirePermission(ctx, 'project.grant.member.write');
   const roles = [...new Set(input.roles)];
   checkRoles(roles);
   return store.transaction(
     async (tx) => {
-      const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.write');
+      const { project, grant } = await grantOfProject(tx, ctx, projectId, grantId, 'project.grant.member.write');
       const user = await tx.users.get(input.userId);
       // ZITADEL: the member must belong to the organisation the project is granted to.
       if (!user || user.orgId !== grant.grantedOrgId) throw failedPrecondition('PROJECT-2E8gd', 'User not found in the granted organisation');
@@ -69,7 +61,7 @@ export async function updateProjectGrantMember(store: Store, ctx: RequestContext
   checkRoles(roles);
   return store.transaction(
     async (tx) => {
-      const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.write');
+      const { project, grant } = await grantOfProject(tx, ctx, projectId, grantId, 'project.grant.member.write');
       const member = await tx.members.get('project_grant', grant.id, userId);
       if (!member) throw notFound('PROJECT-05ffd', 'Member not found');
       if (roles.length === member.roles.length && roles.every((r) => member.roles.includes(r))) throw failedPrecondition('PROJECT-Fshx8', 'Member has not been changed');
@@ -88,7 +80,7 @@ export async function removeProjectGrantMember(store: Store, ctx: RequestContext
   requirePermission(ctx, 'project.grant.member.delete');
   return store.transaction(
     async (tx) => {
-      const { project, grant } = await grantFor(tx, ctx, projectId, grantId, 'project.grant.member.delete');
+      const { project, grant } = await grantOfProject(tx, ctx, projectId, grantId, 'project.grant.member.delete');
       if (!(await tx.members.get('project_grant', grant.id, userId))) throw notFound('PROJECT-05ffd', 'Member not found');
       const event = await appendProjectEvent(tx, ctx, project, 'project.grant.member.removed', { grantId: grant.id, userId });
       await tx.members.remove('project_grant', grant.id, userId);
@@ -109,7 +101,7 @@ export async function listProjectGrantMembers(
   input: { query?: ListQueryInput },
 ): Promise<{ details: ListDetails; result: ProjectMemberView[] }> {
   requirePermission(ctx, 'project.grant.member.read');
-  const { grant } = await grantFor(store.read, ctx, projectId, grantId, 'project.grant.member.read');
+  const { grant } = await grantOfProject(store.read, ctx, projectId, grantId, 'project.grant.member.read');
   const { total, rows } = await store.read.members.search('project_grant', grant.id, {}, toPage(input.query));
   return { details: listDetails(total), result: await toProjectMemberViews(store.read, ctx.instanceId, rows) };
 }

@@ -19,7 +19,7 @@ import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '..
 import { newId } from '../ids.js';
 import { type ListDetails, type ListQueryInput, listDetails, toPage } from '../list.js';
 import { cascadeGrantRoles, USER_GRANT_AGGREGATE } from '../user-grants/cascade.js';
-import { PROJECT_AGGREGATE, projectForCaller } from './access.js';
+import { appendProjectEvent, PROJECT_AGGREGATE, projectForCaller } from './access.js';
 
 export const PROJECT_GRANT_STATES = ['PROJECT_GRANT_STATE_UNSPECIFIED', 'PROJECT_GRANT_STATE_ACTIVE', 'PROJECT_GRANT_STATE_INACTIVE'] as const;
 export type ProjectGrantState = (typeof PROJECT_GRANT_STATES)[number];
@@ -53,10 +53,6 @@ async function checkGrantedRoles(tx: Repositories, projectId: string, roleKeys: 
   }
 }
 
-function emit(tx: Repositories, ctx: RequestContext, projectId: string, projectOrgId: string, type: string, payload: Record<string, unknown>) {
-  return tx.events.append({ aggregateType: PROJECT_AGGREGATE, aggregateId: projectId, type, payload, creator: ctx.caller.userId, resourceOwner: projectOrgId });
-}
-
 /** AddProjectGrant: the context organisation's project to another organisation, with some of its roles. */
 export async function addProjectGrant(
   store: Store,
@@ -76,7 +72,7 @@ export async function addProjectGrant(
       if (!(await tx.orgs.exists(grantedOrgId))) throw failedPrecondition('PROJECT-3m9s1', 'Granted organisation not found');
       await checkGrantedRoles(tx, project.id, roleKeys);
       if (await tx.projectGrants.find(project.id, grantedOrgId)) throw alreadyExists('V3-DKcYh', 'Project grant already exists: the project is granted to this organisation');
-      const event = await emit(tx, ctx, project.id, project.orgId, 'project.grant.added', { grantId, grantedOrgId, roleKeys });
+      const event = await appendProjectEvent(tx, ctx, project, 'project.grant.added', { grantId, grantedOrgId, roleKeys });
       await tx.projectGrants.insert({
         id: grantId,
         projectId: project.id,
@@ -88,7 +84,6 @@ export async function addProjectGrant(
         createdAt: event.createdAt,
         changedAt: event.createdAt,
       });
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       return { grantId, details: addedDetails(event) };
     },
     [[PROJECT_LOCK, projectId]],
@@ -96,7 +91,7 @@ export async function addProjectGrant(
 }
 
 /** The grant of the context organisation's project, after `permission` was checked for the project. */
-async function grantOfProject(tx: Repositories, ctx: RequestContext, projectId: string, grantId: string, permission: string) {
+export async function grantOfProject(tx: Repositories, ctx: RequestContext, projectId: string, grantId: string, permission: string) {
   const project = await projectForCaller(tx, ctx, projectId, permission);
   const grant = await tx.projectGrants.get(grantId);
   if (!grant || grant.projectId !== project.id) throw projectGrantNotFound();
@@ -114,9 +109,8 @@ export async function updateProjectGrant(store: Store, ctx: RequestContext, proj
       if (roleKeys.length === grant.roleKeys.length && roleKeys.every((k) => grant.roleKeys.includes(k))) {
         throw failedPrecondition('PROJECT-0o0pL', 'Project grant has not been changed');
       }
-      const event = await emit(tx, ctx, project.id, project.orgId, 'project.grant.changed', { grantId, roleKeys });
+      const event = await appendProjectEvent(tx, ctx, project, 'project.grant.changed', { grantId, roleKeys });
       await tx.projectGrants.update(grant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       await cascadeGrantRoles(tx, ctx.caller.userId, grant.id, roleKeys);
       return { details: changedDetails(event) };
     },
@@ -141,9 +135,8 @@ async function setState(store: Store, ctx: RequestContext, projectId: string, gr
         throw state === 'PROJECT_GRANT_STATE_INACTIVE' ? failedPrecondition('PROJECT-47fu8', 'Project grant is not active') : failedPrecondition('PROJECT-2kd9w', 'Project grant is not inactive');
       }
       const type = state === 'PROJECT_GRANT_STATE_INACTIVE' ? 'project.grant.deactivated' : 'project.grant.reactivated';
-      const event = await emit(tx, ctx, project.id, project.orgId, type, { grantId });
+      const event = await appendProjectEvent(tx, ctx, project, type, { grantId });
       await tx.projectGrants.update(grant.id, { state, sequence: event.sequence, changedAt: event.createdAt });
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       return { details: changedDetails(event) };
     },
     [[PROJECT_LOCK, projectId]],
@@ -156,9 +149,8 @@ export async function removeProjectGrant(store: Store, ctx: RequestContext, proj
   return store.transaction(
     async (tx) => {
       const { project, grant } = await grantOfProject(tx, ctx, projectId, grantId, 'project.grant.delete');
-      const event = await emit(tx, ctx, project.id, project.orgId, 'project.grant.removed', { grantId, grantedOrgId: grant.grantedOrgId });
+      const event = await appendProjectEvent(tx, ctx, project, 'project.grant.removed', { grantId, grantedOrgId: grant.grantedOrgId });
       await tx.projectGrants.remove(grant.id);
-      await tx.projects.touch(project.id, event.sequence, event.createdAt);
       for (const userGrant of await tx.userGrants.byProjectGrant(grant.id)) {
         await tx.events.append({
           aggregateType: USER_GRANT_AGGREGATE,
@@ -177,13 +169,20 @@ export async function removeProjectGrant(store: Store, ctx: RequestContext, proj
   );
 }
 
-/** The grant's user grants keep only roles the grant still has (ZITADEL's cascade on a grant change). */
 /** A removed project role leaves every grant of the project that granted it (and, through cascade.ts, its user grants). */
 export async function cascadeRoleRemovalToProjectGrants(tx: Repositories, ctx: RequestContext, projectId: string, projectOrgId: string, roleKey: string): Promise<void> {
   for (const grant of await tx.projectGrants.byProject(projectId)) {
     if (!grant.roleKeys.includes(roleKey)) continue;
     const roleKeys = grant.roleKeys.filter((k) => k !== roleKey);
-    const event = await emit(tx, ctx, projectId, projectOrgId, 'project.grant.cascade.changed', { grantId: grant.id, roleKeys });
+    // The role's removal touched the project already (roles.ts); its cascades do not again.
+    const event = await tx.events.append({
+      aggregateType: PROJECT_AGGREGATE,
+      aggregateId: projectId,
+      type: 'project.grant.cascade.changed',
+      payload: { grantId: grant.id, roleKeys },
+      creator: ctx.caller.userId,
+      resourceOwner: projectOrgId,
+    });
     await tx.projectGrants.update(grant.id, { roleKeys, sequence: event.sequence, changedAt: event.createdAt });
   }
 }

@@ -16,7 +16,7 @@ import { cascadeRoleRemovalToProjectGrants } from './grants.js';
 const PROJECT_LOCK = 'project';
 
 import type { ProjectRoleRow } from '../../store/repositories/projects.js';
-import { appendProjectEvent, PROJECT_AGGREGATE, projectForCaller } from './access.js';
+import { appendProjectEvent, appendProjectEvents, projectForCaller } from './access.js';
 
 export interface RoleInput {
   key: string;
@@ -48,24 +48,23 @@ async function addRoles(tx: Repositories, ctx: RequestContext, projectId: string
   const keys = roles.map((r) => r.key.trim());
   const taken = await tx.projects.roles.existingKeys(project.id, keys);
   if (taken.length > 0 || new Set(keys).size !== keys.length) throw alreadyExists('V3-DKcYh', 'Role already exists');
-  const rows: ProjectRoleRow[] = [];
-  let last;
-  for (const [i, role] of roles.entries()) {
-    const displayName = role.displayName.trim();
-    const group = role.group?.trim() ?? '';
-    last = await tx.events.append({
-      aggregateType: PROJECT_AGGREGATE,
-      aggregateId: project.id,
-      type: 'project.role.added',
-      payload: { key: keys[i], displayName, group },
-      creator: ctx.caller.userId,
-      resourceOwner: project.orgId,
-    });
-    rows.push({ projectId: project.id, roleKey: keys[i], orgId: project.orgId, displayName, group, sequence: last.sequence, createdAt: last.createdAt, changedAt: last.createdAt });
-  }
+  const added = roles.map((role, i) => ({ roleKey: keys[i]!, displayName: role.displayName.trim(), group: role.group?.trim() ?? '' }));
+  const events = await appendProjectEvents(
+    tx,
+    ctx,
+    project,
+    added.map(({ roleKey, displayName, group }) => ['project.role.added', { key: roleKey, displayName, group }]),
+  );
+  const rows: ProjectRoleRow[] = added.map((role, i) => ({
+    projectId: project.id,
+    orgId: project.orgId,
+    ...role,
+    sequence: events[i]!.sequence,
+    createdAt: events[i]!.createdAt,
+    changedAt: events[i]!.createdAt,
+  }));
   await tx.projects.roles.insert(rows);
-  await tx.projects.touch(project.id, last!.sequence, last!.createdAt);
-  return { details: changedDetails(last!) };
+  return { details: changedDetails(events.at(-1)!) };
 }
 
 export interface RoleSearch {
