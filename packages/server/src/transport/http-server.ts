@@ -44,7 +44,7 @@ export interface ConnectionLimits {
 /**
  * How long node keeps an idle HTTP/1.1 connection open past `keepAliveTimeout`: the Keep-Alive
  * header advertises the timeout, and a client that reuses the connection right at it must not meet
- * the close (a reset request). Node 20 adds a fixed 1 s; Node ≥ 24.6 reads `keepAliveTimeoutBuffer`
+ * the close (a reset request). Node 20 adds a fixed 1 s; Node 24 (24.18 here) reads `keepAliveTimeoutBuffer`
  * (default 1 s), given here so both runtimes agree. HTTP/2 sessions get no grace: GOAWAY tells the
  * client before the close.
  */
